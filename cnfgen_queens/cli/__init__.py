@@ -1,0 +1,113 @@
+"""Command-line entry points: ``cnfgen-queens SUBCOMMAND`` and ``gen-queens``.
+
+Each subcommand lives in its own module ``cli/<name>.py`` with ``HELP``,
+``add_arguments(parser)`` and ``run(args) -> int``; only the chosen one is
+imported, so start-up stays fast.  ``main(argv)`` is callable in-process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from .common import EXIT_USAGE, CliError, fail
+
+# name -> (module, one-line help); the order is the order of --help
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "gen": ("gen", "generate the N-queens CNF (same as gen-queens)"),
+    "solve": ("solve", "run a SAT solver on a CNF and check its answer"),
+    "solvers": ("solvers", "list known solvers: found or not, path, version"),
+    "decode": ("decode", "turn solver output into a board"),
+    "block": ("block", "blocking clause(s) for the placement in solver output"),
+    "merge": ("merge", "append blocking clauses to a CNF, fixing the header"),
+    "enumerate": ("enumerate", "list every solution (blocking-clause loop)"),
+    "count": ("count", "count every solution (blocking-clause loop)"),
+    "batch": ("batch", "run a YAML-configured grid of experiments"),
+    "report": ("report", "tables and plots from a results database"),
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CliError(message, EXIT_USAGE)
+
+
+def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, object]:
+    module = importlib.import_module(f"{__name__}.{SUBCOMMANDS[name][0]}")
+    parser = Parser(prog=prog, description=SUBCOMMANDS[name][1])
+    module.add_arguments(parser)  # type: ignore[attr-defined]
+    return parser, module
+
+
+def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
+    parser, module = _build(name, prog)
+    args = parser.parse_args(list(argv))
+    args.command_line = command
+    args.prog = prog
+    return int(module.run(args))  # type: ignore[attr-defined]
+
+
+def _guard(prog: str, fn: object, *a: object) -> int:
+    try:
+        return fn(*a)  # type: ignore[operator]
+    except CliError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`); silence the flush at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except Exception as e:  # never a traceback for the user
+        if os.environ.get("CNFGEN_QUEENS_DEBUG"):
+            raise
+        print(f"{prog}: error: {type(e).__name__}: {e} (set CNFGEN_QUEENS_DEBUG=1 for a traceback)", file=sys.stderr)
+        return 1
+
+
+def _command(prog: str, argv: Sequence[str]) -> str:
+    import shlex
+
+    return shlex.join([prog, *argv])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``cnfgen-queens SUBCOMMAND ...``"""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    prog = "cnfgen-queens"
+    if not argv or argv[0] in ("-h", "--help"):
+        print(f"usage: {prog} SUBCOMMAND [options]   ({prog} SUBCOMMAND --help)\n\nsubcommands:")
+        for name, (_, text) in SUBCOMMANDS.items():
+            print(f"  {name:<10} {text}")
+        return 0 if argv else EXIT_USAGE
+    if argv[0] in ("-V", "--version"):
+        from .. import __version__
+
+        print(f"{prog} {__version__}")
+        return 0
+    name = argv[0]
+    if name not in SUBCOMMANDS:
+        return _guard(prog, fail, f"unknown subcommand {name!r}; valid: {', '.join(SUBCOMMANDS)}")
+    return _guard(f"{prog} {name}", _run, name, f"{prog} {name}", argv[1:], _command(prog, argv))
+
+
+def gen_main(argv: Sequence[str] | None = None) -> int:
+    """``gen-queens N ...`` (the same as ``cnfgen-queens gen``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return _guard("gen-queens", _run, "gen", "gen-queens", argv, _command("gen-queens", argv))
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+def gen_entry() -> None:
+    sys.exit(gen_main())

@@ -1,0 +1,91 @@
+"""The N-queens formula: at-least-one per row, at-most-one per line.
+
+Clause order (fixed, so the same options give the same bytes): the at-least-one
+clause of each row, then (with ``column_alo``) of each column, then the
+at-most-one encoding of every line of length >= 2 in :meth:`Board.lines` order.
+Auxiliary variables are numbered from ``N*N + 1`` in that same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from . import __version__
+from .board import Board
+from .encodings import Clause, Encoding, VarPool, get
+
+
+@dataclass(frozen=True)
+class QueensFormula:
+    """What ``gen-queens`` generates: board size, encoding and its parameters."""
+
+    n: int
+    encoding: str = "pairwise"
+    column_alo: bool = False
+    group_size: int | None = None
+
+    def __post_init__(self) -> None:
+        Board(self.n)  # validates n
+        get(self.encoding)  # validates the name
+
+    @property
+    def board(self) -> Board:
+        return Board(self.n)
+
+    @property
+    def enc(self) -> Encoding:
+        return get(self.encoding)
+
+    @property
+    def params(self) -> dict[str, int]:
+        return self.enc.accepted({"group_size": self.group_size} if self.group_size else {})
+
+    def line_lengths(self) -> Iterator[int]:
+        return (len(line.cells) for line in self.board.lines())
+
+    def counts(self) -> tuple[int, int]:
+        """``(variables, clauses)`` without building the formula."""
+        n = self.n
+        clauses = n * (2 if self.column_alo else 1)
+        aux = 0
+        cache: dict[int, tuple[int, int]] = {}
+        for length in self.line_lengths():
+            if length not in cache:
+                cache[length] = self.enc.count(length, **self.params)
+            c, a = cache[length]
+            clauses += c
+            aux += a
+        return n * n + aux, clauses
+
+    def clauses(self) -> Iterator[Clause]:
+        """Every clause, streamed line by line."""
+        board, n = self.board, self.n
+        for r in range(n):
+            yield tuple(board.var(r, c) for c in range(n))
+        if self.column_alo:
+            for c in range(n):
+                yield tuple(board.var(r, c) for r in range(n))
+        pool = VarPool(n * n)
+        enc, params = self.enc, self.params
+        for line in board.lines():
+            yield from enc(board.line_vars(line), pool, **params)
+
+    def describe(self) -> str:
+        extra = "".join(f" {k}={v}" for k, v in self.params.items())
+        return f"n={self.n} encoding={self.encoding}{extra} column_alo={str(self.column_alo).lower()}"
+
+    def header_comments(self, command: str | None = None) -> list[str]:
+        """Comment lines (without the leading ``c``) for the DIMACS header."""
+        n = self.n
+        num_vars, _ = self.counts()
+        aux = f"; auxiliary variables {n * n + 1}..{num_vars}" if num_vars > n * n else ""
+        lines = [
+            f"cnfgen-queens {__version__}: {n}-queens",
+            self.describe(),
+            f"x(r,c) = r*{n} + c + 1 for r,c in 0..{n - 1} (row-major, 1-based){aux}",
+        ]
+        if command:
+            lines.append(f"command: {command}")
+        lines.append("p show " + " ".join(map(str, range(1, n * n + 1))) + " 0")
+        return lines
