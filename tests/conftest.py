@@ -1,0 +1,36 @@
+"""Shared fixtures: real solver binaries (skip where absent, fail under CI)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+IN_CI = bool(os.environ.get("CI"))
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def find_binary(name: str) -> str | None:
+    """A solver binary on PATH, or kissat inside the passagemath-kissat wheel."""
+    found = shutil.which(name)
+    if found:
+        return found
+    if name == "kissat":
+        wheel = Path(sysconfig.get_paths()["purelib"]) / "sage_wheels" / "bin" / "kissat"
+        if wheel.is_file():
+            return str(wheel)
+    return None
+
+
+def need_solver(name: str) -> str:
+    """Path of a real solver; skip with a reason when absent, but fail under CI (CI has them all)."""
+    path = find_binary(name)
+    if path is None:
+        msg = f"solver {name!r} not installed (scripts/install-solvers.sh installs it)"
+        if IN_CI:
+            pytest.fail(msg + "; CI must have every solver")
+        pytest.skip(msg)
+    return path
