@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 Cell = tuple[int, int]
 LineKind = Literal["row", "column", "diagonal", "antidiagonal"]
 LINE_KINDS: tuple[LineKind, ...] = ("row", "column", "diagonal", "antidiagonal")
+CELL_STEP: dict[str, Cell] = {"row": (0, 1), "column": (1, 0), "diagonal": (1, 1), "antidiagonal": (1, -1)}
 
 
 @dataclass(frozen=True)
@@ -55,34 +56,43 @@ class Board:
             raise ValueError(f"variable {var} is not a cell of a {self.n}x{self.n} board")
         return divmod(var - 1, self.n)
 
-    def lines(self, kinds: tuple[LineKind, ...] = LINE_KINDS) -> Iterator[Line]:
-        """Lines of length >= 2 in a fixed order: rows, columns, diagonals, anti-diagonals.
+    def progressions(self, kinds: tuple[LineKind, ...] = LINE_KINDS) -> Iterator[tuple[LineKind, int, Cell, int]]:
+        """``(kind, index, first cell, length)`` of every line of length >= 2, in :meth:`lines` order.
 
-        Rows and columns by index; diagonals by ``r - c + N - 1`` ascending and
-        anti-diagonals by ``r + c`` ascending; cells within a line by increasing row
-        (by increasing column for rows).
+        Rows and columns by index; diagonals (r - c constant) by ``r - c + N - 1``
+        ascending and anti-diagonals by ``r + c`` ascending; a line's cells run by
+        increasing row (increasing column for rows), so its variables form an
+        arithmetic progression with step :meth:`var_step`.
         """
         n = self.n
+        if n < 2:
+            return
         for kind in kinds:
             if kind == "row":
-                for r in range(n):
-                    if n >= 2:
-                        yield Line(kind, r, tuple((r, c) for c in range(n)))
+                yield from ((kind, r, (r, 0), n) for r in range(n))
             elif kind == "column":
-                for c in range(n):
-                    if n >= 2:
-                        yield Line(kind, c, tuple((r, c) for r in range(n)))
+                yield from ((kind, c, (0, c), n) for c in range(n))
             elif kind == "diagonal":
                 for k in range(1, 2 * n - 2):
-                    d = k - (n - 1)  # d = r - c
-                    cells = tuple((r, r - d) for r in range(max(0, d), min(n, n + d)))
-                    yield Line(kind, k, cells)
+                    d = k - (n - 1)  # r - c
+                    yield kind, k, (max(0, d), max(0, d) - d), n - abs(d)
             elif kind == "antidiagonal":
                 for s in range(1, 2 * n - 2):
-                    cells = tuple((r, s - r) for r in range(max(0, s - n + 1), min(n, s + 1)))
-                    yield Line(kind, s, cells)
+                    r0 = max(0, s - n + 1)
+                    yield kind, s, (r0, s - r0), min(s, 2 * n - 2 - s) + 1
             else:
                 raise ValueError(f"unknown line kind {kind!r}")
+
+    def lines(self, kinds: tuple[LineKind, ...] = LINE_KINDS) -> Iterator[Line]:
+        """Lines of length >= 2 in a fixed order (see :meth:`progressions`)."""
+        for kind, index, (r, c), length in self.progressions(kinds):
+            dr, dc = CELL_STEP[kind]
+            yield Line(kind, index, tuple((r + i * dr, c + i * dc) for i in range(length)))
+
+    def var_step(self, kind: LineKind) -> int:
+        """Difference between consecutive variables along a line of ``kind``."""
+        dr, dc = CELL_STEP[kind]
+        return dr * self.n + dc
 
     def line_vars(self, line: Line) -> list[int]:
         return [r * self.n + c + 1 for r, c in line.cells]
@@ -116,9 +126,7 @@ class Board:
         g.add_nodes_from((r, c) for r in range(self.n) for c in range(self.n))
         for line in self.lines():
             cells = line.cells
-            g.add_edges_from(
-                (cells[i], cells[j]) for i in range(len(cells)) for j in range(i + 1, len(cells))
-            )
+            g.add_edges_from((cells[i], cells[j]) for i in range(len(cells)) for j in range(i + 1, len(cells)))
         return g
 
 

@@ -176,9 +176,7 @@ def iter_body(
                 current = []
             else:
                 if abs(lit) > num_vars:
-                    raise DimacsError(
-                        f"{name}:{lineno}: variable {abs(lit)} exceeds the header's {num_vars}"
-                    )
+                    raise DimacsError(f"{name}:{lineno}: variable {abs(lit)} exceeds the header's {num_vars}")
                 current.append(lit)
     if current:
         warn(f"{name}: last clause has no terminating 0; taken as ended")
@@ -268,17 +266,22 @@ def violated_clause(cnf: Cnf, true_vars: set[int] | Iterable[int]) -> tuple[int,
 
 
 def merge(base: Path, blocks: Iterable[Path], out: BinaryIO, warn: Warn = _stderr_warn) -> int:
-    """Copy ``base`` with the clauses of ``blocks`` appended and the count corrected.
+    """Copy ``base`` with the clauses of the ``blocks`` files appended and the count corrected.
 
     A blocks file is bare clause lines or a full DIMACS file (its header is checked
-    and dropped).  Every block literal must be within the base's variables.  The
-    base body is copied as bytes, not parsed.  Returns the total clause count.
+    and dropped).  Every block literal must be within the base's variables.
+    Returns the total clause count.
     """
-    with open(base, "rb") as f:
-        header = read_header(f, str(base))
+    header = read_header_file(base)
     extra: list[Clause] = []
     for path in blocks:
         extra.extend(read_blocks(path, header.num_vars, warn))
+    return merge_clauses(base, extra, out, header)
+
+
+def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header | None = None) -> int:
+    """Copy ``base`` (its body as bytes, not parsed) with ``extra`` appended; returns the clause count."""
+    header = header or read_header_file(base)
     total = header.num_clauses + len(extra)
     write_header(out, header.num_vars, total, header.comments)
     with open(base, "rb") as f:

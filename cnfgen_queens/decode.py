@@ -1,0 +1,143 @@
+"""From a model to a board, checked on its own, and back to blocking clauses.
+
+A model is read only on the N*N cell variables (auxiliary variables are not
+determined by the board).  The placement is checked independently of any CNF:
+exactly one queen per row and no two queens attacking (an independent set of the
+conflict graph).  Formats: Unicode/ASCII board, seed 001's positions, JSON, SVG
+and PNG.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from .board import Board, Placement, find_attack, images
+
+Clause = tuple[int, ...]
+FORMATS = ("board", "positions", "json", "line", "svg", "png")
+
+
+class DecodeError(ValueError):
+    """A model that is not an N-queens solution; the message says why."""
+
+
+def placement_from_true_vars(n: int, true_vars: Iterable[int]) -> Placement:
+    """The placement of the true cell variables (1..N*N), checked to be a solution."""
+    board = Board(n)
+    queens = sorted(board.cell(v) for v in set(true_vars) if 0 < v <= n * n)
+    pair = find_attack(board, queens)
+    if pair is not None:
+        (r1, c1), (r2, c2) = pair
+        raise DecodeError(
+            f"queens at row {r1 + 1} column {c1 + 1} (variable {board.var(r1, c1)}) and "
+            f"row {r2 + 1} column {c2 + 1} (variable {board.var(r2, c2)}) attack each other"
+        )
+    if len(queens) != n:
+        raise DecodeError(f"{len(queens)} queens on a {n}x{n} board, expected {n}")
+    return tuple(c for _, c in queens)
+
+
+def blocking_clause(placement: Placement) -> Clause:
+    """Seed 000's clause: the negated queens, over cell variables only."""
+    n = len(placement)
+    return tuple(-(r * n + c + 1) for r, c in enumerate(placement))
+
+
+def blocking_clauses(placement: Placement, symmetric: bool = False) -> list[Clause]:
+    """One clause, or one per distinct image under the 8 symmetries."""
+    if not symmetric:
+        return [blocking_clause(placement)]
+    return [blocking_clause(p) for p in images(placement)]
+
+
+# -- formats ----------------------------------------------------------------------
+
+
+def as_line(placement: Placement) -> str:
+    """Columns per row, 1-based, space separated: the solutions-file format."""
+    return " ".join(str(c + 1) for c in placement)
+
+
+def parse_line(text: str, n: int | None = None) -> Placement:
+    """Inverse of :func:`as_line`, checked to be a solution."""
+    try:
+        cols = [int(t) - 1 for t in text.split()]
+    except ValueError:
+        raise DecodeError(f"not a placement line: {text.strip()!r}") from None
+    size = len(cols) if n is None else n
+    if len(cols) != size or any(not 0 <= c < size for c in cols):
+        raise DecodeError(f"not a placement of {size} queens: {text.strip()!r}")
+    return placement_from_true_vars(size, (r * size + c + 1 for r, c in enumerate(cols)))
+
+
+def as_board(placement: Placement, ascii: bool = False) -> str:
+    queen, empty = ("Q", ".") if ascii else ("\u265b", "\u00b7")
+    n = len(placement)
+    return "".join(" ".join(queen if c == q else empty for c in range(n)) + "\n" for q in placement)
+
+
+def as_positions(placement: Placement) -> str:
+    """Seed 001's style: ``1) Row: 1, Column: 5``, one line per queen."""
+    return "".join(f"{r + 1}) Row: {r + 1}, Column: {c + 1}\n" for r, c in enumerate(placement))
+
+
+def as_json(placement: Placement) -> str:
+    return json.dumps({"n": len(placement), "columns": [c + 1 for c in placement]}) + "\n"
+
+
+def as_svg(placement: Placement, cell: int = 40) -> str:
+    """A standalone SVG picture of the board."""
+    n = len(placement)
+    size = n * cell
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">',
+        f"<title>{n}-queens: {as_line(placement)}</title>",
+    ]
+    for r in range(n):
+        for c in range(n):
+            fill = "#f0d9b5" if (r + c) % 2 == 0 else "#b58863"
+            parts.append(f'<rect x="{c * cell}" y="{r * cell}" width="{cell}" height="{cell}" fill="{fill}"/>')
+    for r, c in enumerate(placement):
+        cx, cy, rad = c * cell + cell / 2, r * cell + cell / 2, cell * 0.32
+        parts.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="{rad:g}" fill="#222" stroke="#fff" stroke-width="2"/>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def write_png(placement: Placement, path: Path) -> None:
+    """PNG picture of the board via matplotlib (Agg), written atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .dimacs import atomic_output
+
+    n = len(placement)
+    fig, ax = plt.subplots(figsize=(max(2.0, n * 0.4), max(2.0, n * 0.4)), dpi=100)
+    colours = [[(0.94, 0.85, 0.71) if (r + c) % 2 == 0 else (0.71, 0.53, 0.39) for c in range(n)] for r in range(n)]
+    ax.imshow(colours, interpolation="nearest")
+    ax.scatter(list(placement), list(range(n)), s=(200 * 8 / max(n, 8)) ** 1.2 / 4, c="black", marker="o")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(f"{n}-queens")
+    with atomic_output(path) as f:
+        fig.savefig(f, format="png", bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+
+
+def render(placement: Placement, fmt: str, ascii: bool = False) -> str:
+    """Text formats (board, positions, json, line, svg)."""
+    if fmt == "board":
+        return as_board(placement, ascii)
+    if fmt == "positions":
+        return as_positions(placement)
+    if fmt == "json":
+        return as_json(placement)
+    if fmt == "line":
+        return as_line(placement) + "\n"
+    if fmt == "svg":
+        return as_svg(placement)
+    raise ValueError(f"format {fmt!r} is not a text format")

@@ -1,0 +1,272 @@
+"""Every solution by the seeds' loop: solve, decode, block, repeat until UNSAT.
+
+Two engines share one contract (an iterator of checked placements):
+
+* embedded (``pysat:NAME``): one incremental solver, blocking clauses added in
+  place; the fast path.
+* external (any binary): a restart loop over files in a work directory.  Each
+  solution is appended durably to ``DIR/solutions.txt`` (flush + fsync) before the
+  next solver call, and the blocking clauses are re-derived from that file, so
+  ``resume`` after a crash or ``kill -9`` loses nothing and repeats nothing.
+
+With ``symmetric`` every image of a solution under the 8 symmetries is blocked;
+each orbit is then found once and counted at its size (the fundamental count is
+OEIS A002562).  ``count_cubes`` splits counting by the first row's queen column,
+counts the left half and doubles it (mirror symmetry), in parallel processes.
+Module named ``enumeration`` so that it does not shadow the builtin ``enumerate``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .board import Placement, images
+from .decode import DecodeError, as_line, blocking_clauses, parse_line, placement_from_true_vars
+from .formula import QueensFormula
+
+SOLUTIONS = "solutions.txt"
+
+
+class EnumerationError(RuntimeError):
+    """The loop stopped before UNSAT (solver error, limit, bad model); found solutions are kept."""
+
+    def __init__(self, message: str, status: str = "ERROR") -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Found:
+    """One solution: the representative placement and the size of its orbit (1 unless symmetric)."""
+
+    placement: Placement
+    weight: int = 1
+    resumed: bool = False  # read back from a solutions file, not found in this run
+
+
+@dataclass(frozen=True)
+class CountResult:
+    count: int | None
+    fundamental: int | None
+    status: str
+    wall: float
+    solver_calls: int
+    error: str | None = None
+
+
+def _weight(placement: Placement, symmetric: bool) -> int:
+    return len(images(placement)) if symmetric else 1
+
+
+# -- embedded ---------------------------------------------------------------------
+
+
+def pysat_name(solver: str) -> str | None:
+    return solver.split(":", 1)[1] if solver.startswith("pysat:") else None
+
+
+def enumerate_embedded(
+    formula: QueensFormula,
+    solver: str = "pysat:cadical195",
+    *,
+    symmetric: bool = False,
+    assumptions: tuple[int, ...] = (),
+    deadline: float | None = None,
+) -> Iterator[Found]:
+    """Solutions from one incremental PySAT solver; each model is decoded and checked."""
+    from pysat.solvers import Solver, SolverNames
+
+    name = pysat_name(solver) or solver
+    known = {n for names in vars(SolverNames).values() if isinstance(names, tuple) for n in names}
+    if name not in known:
+        raise EnumerationError(f"unknown embedded solver {solver!r}; valid: pysat:" + ", pysat:".join(sorted(known)))
+    n2 = formula.n * formula.n
+    with Solver(name=name, bootstrap_with=formula.clauses()) as s:
+        while True:
+            if deadline is not None and time.monotonic() > deadline:
+                raise EnumerationError("time limit reached", "TIMEOUT")
+            if not s.solve(assumptions=list(assumptions)):
+                return
+            model = s.get_model() or []
+            try:
+                placement = placement_from_true_vars(formula.n, (v for v in model[:n2] if v > 0))
+            except DecodeError as e:
+                raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
+            for clause in blocking_clauses(placement, symmetric):
+                s.add_clause(clause)
+            yield Found(placement, _weight(placement, symmetric))
+
+
+def _count_cube(formula: QueensFormula, solver: str, cube: tuple[int, ...]) -> int:
+    return sum(1 for _ in enumerate_embedded(formula, solver, assumptions=cube))
+
+
+def cubes(n: int, depth: int = 1) -> list[tuple[int, tuple[int, ...]]]:
+    """``(first-row column, assumptions)`` for the left half of the first row (and the middle
+    column for odd N), split ``depth`` rows deep over non-attacking queen columns."""
+    first = range(n // 2 + n % 2)
+    out: list[tuple[int, tuple[int, ...]]] = []
+
+    def extend(prefix: list[int]) -> None:
+        r = len(prefix)
+        if r == min(depth, n):
+            out.append((prefix[0], tuple(i * n + c + 1 for i, c in enumerate(prefix))))
+            return
+        for c in range(n) if r else first:
+            if all(c != pc and abs(c - pc) != r - i for i, pc in enumerate(prefix)):
+                extend([*prefix, c])
+
+    extend([])
+    return out
+
+
+def count_cubes(formula: QueensFormula, solver: str = "pysat:cadical195", jobs: int = 1, depth: int = 1) -> int:
+    """Count all solutions by cubes on the first rows: first-row columns < N/2 counted twice
+    (the left-right mirror), the middle column of odd N once; cubes run in ``jobs`` processes."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    n = formula.n
+    work = cubes(n, depth)
+    if jobs <= 1:
+        counts = [_count_cube(formula, solver, a) for _, a in work]
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            counts = list(pool.map(_count_cube, [formula] * len(work), [solver] * len(work), [a for _, a in work]))
+    return sum((2 if col < n // 2 else 1) * k for (col, _), k in zip(work, counts, strict=True))
+
+
+# -- external ---------------------------------------------------------------------
+
+
+def read_solutions(path: Path, n: int) -> list[Placement]:
+    """Placements of a solutions file; a torn last line (no newline) is dropped and truncated away."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        keep = data.rfind(b"\n") + 1
+        with open(path, "r+b") as f:
+            f.truncate(keep)
+            os.fsync(f.fileno())
+        data = data[:keep]
+    return [parse_line(line, n) for line in data.decode().splitlines() if line.strip()]
+
+
+def _append_durably(path: Path, line: str) -> None:
+    with open(path, "a", encoding="ascii") as f:
+        f.write(line + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def enumerate_external(
+    formula: QueensFormula,
+    solver: str,
+    workdir: Path,
+    *,
+    symmetric: bool = False,
+    resume: bool = False,
+    limits: object | None = None,
+    solvers_file: Path | None = None,
+    solver_args: tuple[str, ...] = (),
+    on_call: Callable[[], None] | None = None,
+) -> Iterator[Found]:
+    """Restart loop over files in ``workdir`` with an external solver (see module docstring)."""
+    from .dimacs import atomic_output, merge_clauses, write_clauses, write_header
+    from .solvers import Limits, Status, solve
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    sol_path = workdir / SOLUTIONS
+    if sol_path.exists() and sol_path.stat().st_size and not resume:
+        raise EnumerationError(f"{sol_path} already holds solutions: use --resume, or another --out directory", "USAGE")
+    found = read_solutions(sol_path, formula.n) if resume else []
+    sol_path.touch()
+    base = workdir / "base.cnf"
+    num_vars, num_clauses = formula.counts()
+    with atomic_output(base) as f:
+        write_header(f, num_vars, num_clauses, formula.header_comments("cnfgen-queens enumerate"))
+        write_clauses(f, formula.clauses())
+    blocks = [c for p in found for c in blocking_clauses(p, symmetric)]
+    for p in found:
+        yield Found(p, _weight(p, symmetric), resumed=True)
+    current = workdir / "current.cnf"
+    while True:
+        with atomic_output(current) as f:
+            merge_clauses(base, blocks, f)
+        if on_call:
+            on_call()
+        out = solve(current, solver, limits=limits or Limits(), args=solver_args, solvers_file=solvers_file)
+        if out.status == Status.UNSAT:
+            return
+        if out.status != Status.SAT:
+            detail = out.error or out.stderr_tail.strip().splitlines()[-1:] or ""
+            raise EnumerationError(f"{solver}: {out.status.value} {detail}".strip(), out.status.value)
+        try:
+            placement = placement_from_true_vars(formula.n, out.true_vars())
+        except DecodeError as e:
+            raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
+        _append_durably(sol_path, as_line(placement))
+        blocks += blocking_clauses(placement, symmetric)
+        yield Found(placement, _weight(placement, symmetric))
+
+
+# -- one entry point ----------------------------------------------------------------
+
+
+def solutions(
+    formula: QueensFormula,
+    solver: str = "pysat:cadical195",
+    *,
+    symmetric: bool = False,
+    workdir: Path | None = None,
+    resume: bool = False,
+    limits: object | None = None,
+    **external: object,
+) -> Iterator[Found]:
+    """Embedded loop for ``pysat:`` solvers, the durable restart loop otherwise."""
+    if pysat_name(solver) is not None:
+        t = getattr(limits, "time", None)
+        deadline = time.monotonic() + t if t else None
+        yield from enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline)
+        return
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
+            yield from enumerate_external(formula, solver, Path(tmp), symmetric=symmetric, limits=limits, **external)
+        return
+    yield from enumerate_external(
+        formula, solver, workdir, symmetric=symmetric, resume=resume, limits=limits, **external
+    )
+
+
+def count_solutions(
+    formula: QueensFormula,
+    solver: str = "pysat:cadical195",
+    *,
+    limits: object | None = None,
+    symmetric: bool = False,
+    workdir: Path | None = None,
+) -> CountResult:
+    """Count all solutions (and orbits when ``symmetric``); never raises for solver trouble."""
+    start = time.monotonic()
+    calls = [0]
+    count = fundamental = 0
+    kwargs: dict[str, object] = {}
+    if pysat_name(solver) is None:
+        kwargs["on_call"] = lambda: calls.__setitem__(0, calls[0] + 1)
+    try:
+        for f in solutions(formula, solver, symmetric=symmetric, workdir=workdir, limits=limits, **kwargs):
+            count += f.weight
+            fundamental += 1
+            if pysat_name(solver) is not None:
+                calls[0] += 1
+    except EnumerationError as e:
+        return CountResult(None, None, e.status, time.monotonic() - start, calls[0], str(e))
+    if pysat_name(solver) is not None:
+        calls[0] += 1  # the final UNSAT call
+    wall = time.monotonic() - start
+    return CountResult(count, fundamental if symmetric else None, "UNSAT", wall, calls[0])
