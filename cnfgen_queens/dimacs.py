@@ -219,9 +219,8 @@ def read_cnf(path: Path | str, warn: Warn = _stderr_warn) -> Cnf:
     if b"c" not in body and b"%" not in body and b"p" not in body:
         try:
             arr = np.fromstring(body, dtype=np.int64, sep=" ") if body.strip() else np.zeros(0, np.int64)
-            if arr.size == 0 or arr[-1] == 0:
-                if arr.size == 0 or int(np.abs(arr).max()) <= header.num_vars:
-                    lits = arr.astype(np.int32)
+            if arr.size == 0 or (arr[-1] == 0 and int(np.abs(arr).max()) <= header.num_vars):
+                lits = arr.astype(np.int32)
         except ValueError:
             lits = None
     if lits is None:  # slow, diagnostic path

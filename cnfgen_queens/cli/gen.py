@@ -1,42 +1,128 @@
-"""``gen-queens N``: write the N-queens CNF."""
+"""``gen-queens N``: write the N-queens CNF (or its OPB / MiniZinc model)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from .common import board_size, fail, output, positive_int
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {value}")
+    return value
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("n", type=board_size, metavar="N", nargs="?", help="board size (N >= 1)")
-    p.add_argument("-e", "--encoding", default="pairwise", help="at-most-one encoding (default: pairwise)")
-    p.add_argument("--group-size", type=positive_int("group size"), default=None,
-                   help="group size of the commander encoding (default 3)")
+    p.add_argument("-e", "--encoding", default=None, help="at-most-one encoding (default: pairwise)")
+    p.add_argument(
+        "--group-size",
+        type=positive_int("group size"),
+        default=None,
+        help="group size of the commander (default 3) and bimander (default 2) encodings",
+    )
     p.add_argument("--column-alo", action="store_true", help="add the redundant at-least-one per column")
-    p.add_argument("--block", action="append", default=[], metavar="FILE",
-                   help="append the blocking clauses of FILE (repeatable)")
+    p.add_argument(
+        "--block",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="append the blocking clauses of FILE (repeatable; unshuffled names)",
+    )
     p.add_argument("--no-comments", action="store_true", help="no comment header")
     p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically instead of stdout")
-    p.add_argument("--list-encodings", action="store_true", help="list the encodings and exit")
+    p.add_argument(
+        "--format",
+        choices=("cnf", "opb", "mzn"),
+        default="cnf",
+        help="cnf (DIMACS, default), opb (pseudo-Boolean: '= 1' per row, '<= 1' per other line) "
+        "or mzn (MiniZinc: all_different on q, q+i, q-i)",
+    )
+    p.add_argument(
+        "--shuffle",
+        type=_seed,
+        metavar="SEED",
+        default=None,
+        help="permute clause order, literal order and variable names with this seed (recorded in "
+        "the header, so decode/block can undo it); holds all clauses in memory",
+    )
+    p.add_argument(
+        "--list-encodings",
+        action="store_true",
+        help="list the encodings with their clause and auxiliary counts for a line of -n literals",
+    )
+    p.add_argument(
+        "-n",
+        "--line-length",
+        type=positive_int("line length"),
+        default=8,
+        metavar="LEN",
+        help="line length for --list-encodings (default 8)",
+    )
+
+
+def list_encodings(length: int, group_size: int | None) -> None:
+    from .. import encodings
+
+    params = {"group_size": group_size} if group_size else {}
+    print(f"{'encoding':<18} {'clauses':>8} {'aux':>6}  {'UP':<3} description   (n = {length} literals)")
+    for name in encodings.names():
+        enc = encodings.get(name)
+        clauses, aux = enc.count(length, **params)
+        up = "yes" if enc.propagation_complete else "no"
+        print(f"{name:<18} {clauses:>8} {aux:>6}  {up:<3} {enc.description}")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.list_encodings:
+        try:
+            list_encodings(args.line_length, args.group_size)
+        except ValueError as e:
+            fail(str(e))
+        return 0
+    if args.n is None:
+        fail("missing N (the board size)")
+    if args.format != "cnf":
+        return run_export(args)
+    return run_cnf(args)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from ..exports import mzn_comments, mzn_text, opb_comments, write_opb
+
+    cnf_only = {
+        "--encoding": args.encoding,
+        "--group-size": args.group_size,
+        "--column-alo": args.column_alo,
+        "--block": args.block,
+        "--shuffle": args.shuffle,
+    }
+    for flag, value in cnf_only.items():
+        if value not in (None, False, []):
+            fail(f"{flag} applies to --format cnf only")
+    command = None if args.no_comments else args.command_line
+    with output(args.output) as out:
+        if args.format == "opb":
+            write_opb(out, args.n, [] if args.no_comments else opb_comments(args.n, command))
+        else:
+            out.write(mzn_text(args.n, [] if args.no_comments else mzn_comments(args.n, command)).encode())
+    return 0
+
+
+def run_cnf(args: argparse.Namespace) -> int:
     from ..dimacs import DimacsError, read_blocks, write_clauses, write_header
     from ..encodings import UnknownEncoding
     from ..formula import QueensFormula
 
-    if args.list_encodings:
-        from .. import encodings
-
-        for name in encodings.names():
-            enc = encodings.get(name)
-            print(f"{name:<12} {enc.description}")
-        return 0
-    if args.n is None:
-        fail("missing N (the board size)")
     try:
-        formula = QueensFormula(args.n, args.encoding, args.column_alo, args.group_size)
+        formula = QueensFormula(args.n, args.encoding or "pairwise", args.column_alo, args.group_size)
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
     num_vars, num_clauses = formula.counts()
@@ -48,10 +134,28 @@ def run(args: argparse.Namespace) -> int:
             fail(f"cannot read {path}: {e.strerror or e}")
         except DimacsError as e:
             fail(str(e))
+    total = num_clauses + len(blocks)
     comments = [] if args.no_comments else formula.header_comments(args.command_line)
+    clauses = formula.clauses()
+    if args.shuffle is not None:
+        from itertools import chain
+
+        from ..shuffle import shuffle_clauses, shuffle_comments
+
+        if args.no_comments:
+            print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
+        else:
+            comments = shuffle_comments(comments, num_vars, args.shuffle)
+        clauses = iter(shuffle_clauses(chain(clauses, blocks), num_vars, args.shuffle))
+        blocks = []  # shuffled in with the formula's clauses
     with output(args.output) as out:
-        write_header(out, num_vars, num_clauses + len(blocks), comments)
-        written = write_clauses(out, formula.clauses()) + write_clauses(out, blocks)
-    if written != num_clauses + len(blocks):  # an internal invariant, never expected
-        fail(f"internal error: wrote {written} clauses, header says {num_clauses + len(blocks)}", 1)
+        if args.shuffle is None:  # streaming, vectorised for large N (same bytes either way)
+            from ..generate import write_cnf
+
+            written = write_cnf(out, formula, comments, blocks)
+        else:
+            write_header(out, num_vars, total, comments)
+            written = write_clauses(out, clauses) + write_clauses(out, blocks)
+    if written != total:  # an internal invariant, never expected
+        fail(f"internal error: wrote {written} clauses, header says {total}", 1)
     return 0

@@ -10,7 +10,7 @@ import importlib
 
 from .base import REGISTRY, Clause, Encoding, VarPool, measured_counts, register
 
-_MODULES = ("pairwise", "sequential", "commander", "nested")
+_MODULES = ("pairwise", "sequential", "commander", "nested", "binary", "product", "bimander", "ladder", "pysat_card")
 for _m in _MODULES:
     importlib.import_module(f"{__name__}.{_m}")
 
