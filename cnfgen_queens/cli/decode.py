@@ -1,0 +1,31 @@
+"""``cnfgen-queens decode``: solver output to a board, checked on its own."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .common import fail, output
+from .model_input import add_input_arguments, load
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_input_arguments(p)
+    p.add_argument("--format", choices=("board", "positions", "json", "line", "svg", "png"), default="board",
+                   help="board (Unicode), positions (seed 001 style), json, line, svg or png (needs -o)")
+    p.add_argument("--ascii", action="store_true", help="Q and . instead of Unicode in --format board")
+    p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..decode import render, write_png
+
+    if args.format == "png" and not args.output:
+        fail("--format png needs -o FILE")
+    placement = load(args).placement
+    if args.format == "png":
+        write_png(placement, Path(args.output))
+        return 0
+    with output(args.output) as out:
+        out.write(render(placement, args.format, args.ascii).encode())
+    return 0

@@ -1,0 +1,31 @@
+"""``cnfgen-queens merge BASE BLOCKS...``: append blocking clauses, header count corrected."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .common import fail, output
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("base", metavar="BASE.cnf", help="the DIMACS file to extend (copied, not parsed)")
+    p.add_argument("blocks", nargs="+", metavar="BLOCKS",
+                   help="bare clause lines or full DIMACS files; variables must be within BASE's header")
+    p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..dimacs import DimacsError, merge
+
+    for path in (args.base, *args.blocks):
+        if not Path(path).is_file():
+            fail(f"cannot read {path}: no such file")
+    if args.output and Path(args.output).resolve() == Path(args.base).resolve():
+        pass  # atomic output makes in-place merging safe: the base is read before the rename
+    try:
+        with output(args.output) as out:
+            merge(Path(args.base), [Path(b) for b in args.blocks], out)
+    except DimacsError as e:
+        fail(str(e))
+    return 0

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The seeds' loop in plain shell: generate, solve with an external binary, decode,
+# block, merge, repeat until UNSAT.  Prints each placement (1-based column per row)
+# and a last line `count: K`.
+#
+#   usage: scripts/enumerate.sh N [SOLVER]     SOLVER: kissat (default), minisat,
+#          cadical, picosat, cryptominisat5, or any binary printing s/v lines
+#          with exit codes 10 (SAT) / 20 (UNSAT).
+set -euo pipefail
+
+usage() { echo "usage: $0 N [SOLVER]" >&2; exit 2; }
+[[ $# -ge 1 && $# -le 2 ]] || usage
+n=$1
+solver=${2:-kissat}
+[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "$0: N must be a positive integer, got '$n'" >&2; exit 2; }
+
+# the binary: PATH, or kissat inside the passagemath-kissat wheel (`solvers --path` knows both)
+bin=$(cnfgen-queens solvers --path "$solver") || exit 2
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/enumerate.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+gen-queens "$n" -o "$work/base.cnf"
+: > "$work/blocks.cnf"
+cp "$work/base.cnf" "$work/current.cnf"
+
+count=0
+while true; do
+    rc=0
+    case $(basename "$solver") in
+        minisat*) "$bin" -verb=0 "$work/current.cnf" "$work/answer" > /dev/null || rc=$? ;;
+        *) "$bin" "$work/current.cnf" > "$work/answer" || rc=$? ;;
+    esac
+    case $rc in
+        10) ;;
+        20) break ;;
+        *) echo "$0: $solver exited with $rc (neither 10 SAT nor 20 UNSAT); $count solution(s) before it" >&2
+           exit 1 ;;
+    esac
+    cnfgen-queens decode "$work/answer" -n "$n" --format line
+    cnfgen-queens block "$work/answer" -n "$n" >> "$work/blocks.cnf"
+    cnfgen-queens merge "$work/base.cnf" "$work/blocks.cnf" -o "$work/current.cnf"
+    count=$((count + 1))
+done
+echo "count: $count"
