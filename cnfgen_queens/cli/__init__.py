@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .common import EXIT_USAGE, CliError, fail
+from .common import EXIT_USAGE, CliError, Exit, fail
 
 # name -> (module, one-line help); the order is the order of --help
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -57,6 +57,8 @@ def _guard(prog: str, fn: object, *a: object) -> int:
         return fn(*a)  # type: ignore[operator]
     except CliError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
+        return e.code
+    except Exit as e:
         return e.code
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)

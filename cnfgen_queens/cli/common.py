@@ -20,6 +20,14 @@ class CliError(Exception):
         self.code = code
 
 
+class Exit(Exception):
+    """Leave the subcommand quietly with an exit code (what was to be said is said)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise CliError(message, code)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..board import Placement
-from .common import board_size, fail, read_input
+from .common import Exit, board_size, fail, read_input
 
 EXIT_NO_SOLUTION = 1
 MINISAT_FIRST = ("SAT", "UNSAT", "INDET")
@@ -74,7 +74,7 @@ def load(args: argparse.Namespace) -> Decoded:
         fail(f"{name}: {claim.problem}", EXIT_NO_SOLUTION)
     if claim.answer == "UNSAT":
         print("no solution")
-        raise SystemExit(EXIT_NO_SOLUTION)
+        raise Exit(EXIT_NO_SOLUTION)
     if claim.model is None:
         what = "UNKNOWN answer" if claim.answer == "UNKNOWN" else "no model (no v lines, no SAT result)"
         fail(f"{name}: {what}", EXIT_NO_SOLUTION)

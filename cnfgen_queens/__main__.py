@@ -1,0 +1,5 @@
+"""``python -m cnfgen_queens SUBCOMMAND ...``"""
+
+from .cli import entry
+
+entry()

@@ -1,0 +1,113 @@
+"""``cnfgen-queens batch CONFIG.yaml``: run a YAML-configured grid of experiments into SQLite."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from .common import fail, positive_int
+
+if TYPE_CHECKING:
+    from ..experiments.config import Config
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", metavar="CONFIG.yaml", help="the experiment config (see README: Batch experiments)")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=positive_int("jobs"),
+        default=None,
+        help="parallel runs (default: the number of cores); with --scheduler the cluster decides",
+    )
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="local process pool (default) or Dask distributed",
+    )
+    p.add_argument(
+        "--scheduler", metavar="ADDR", help="Dask scheduler address (tcp://host:8786); default: a LocalCluster"
+    )
+    p.add_argument("--fresh", action="store_true", help="delete every stored result in the results file, start over")
+    p.add_argument("--retry-errors", action="store_true", help="run again the runs stored with status ERROR")
+    p.add_argument("--dry-run", action="store_true", help="print the grid size and the runs, run nothing")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..experiments.config import ConfigError, load
+    from ..experiments.store import StoreError
+
+    if args.scheduler and args.executor != "dask":
+        fail("--scheduler needs --executor dask")
+    try:
+        config = load(args.config)
+    except ConfigError as e:
+        fail(str(e))
+    try:
+        if args.dry_run:
+            return _dry_run(config, args)
+        return _run(config, args)
+    except StoreError as e:
+        fail(str(e))
+
+
+def _dry_run(config: Config, args: argparse.Namespace) -> int:
+    from ..experiments.grid import expand
+    from ..experiments.store import Store
+
+    runs, oversized = expand(config)
+    done: set[str] = set()
+    if config.results.is_file() and not args.fresh:
+        with Store(config.results, readonly=True) as store:
+            done = store.done_keys(retry_errors=args.retry_errors)
+    c = config
+    factors = [f"{len(c.ns)} N", f"{len(c.encodings)} encodings"]
+    factors += [f"{len(c.shuffle_seeds)} seeds"] if c.shuffle_seeds else []
+    factors += [f"{len(c.solvers)} solvers", f"{c.repeats} repeats"]
+    left_out = f" (less {len(oversized)} instances over max_clauses)" if oversized else ""
+    todo = sum(r.key not in done for r in runs)
+    print(
+        f"grid: {' x '.join(factors)}{left_out} = {len(runs)} runs; {todo} to do, "
+        f"{len(runs) - todo} already in {c.results}"
+    )
+    for inst in oversized:
+        print(f"left out: n={inst.n} {inst.encoding} ({inst.clauses} clauses > max_clauses {c.max_clauses})")
+    for r in runs:
+        print(f"{'done' if r.key in done else 'todo'} {r.key} {r.describe()}")
+    return 0
+
+
+def _run(config: Config, args: argparse.Namespace) -> int:
+    from ..experiments.batch import run_batch
+
+    jobs = args.jobs or os.cpu_count() or 1
+    try:
+        summary = run_batch(
+            config,
+            jobs=jobs,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            fresh=args.fresh,
+            retry_errors=args.retry_errors,
+            progress=not args.no_progress,
+            log=lambda m: print(m, file=sys.stderr),
+        )
+    except ImportError as e:
+        fail(f"--executor {args.executor} needs {e.name or e}: pip install 'cnfgen-queens[dask]'")
+    except OSError as e:
+        fail(f"cannot start the batch: {e}", 1)
+    results = config.results
+    print(
+        f"{summary.done} runs done ({summary.solved} solved), {summary.skipped} already stored, "
+        f"{summary.total} in the grid; results in {results} ({summary.seconds:.1f} s)"
+    )
+    for line in summary.failed:
+        print(f"{args.prog}: error: {line}", file=sys.stderr)
+    if summary.interrupted:
+        print(f"{args.prog}: interrupted; {summary.done} finished runs saved, run again to resume", file=sys.stderr)
+        return 130
+    return 1 if summary.failed else 0

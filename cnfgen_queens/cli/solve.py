@@ -1,0 +1,130 @@
+"""``cnfgen-queens solve FILE|-``: run a SAT solver, check its answer, print SAT-competition output.
+
+Exit codes follow the SAT competition: 10 SAT, 20 UNSAT, 0 unknown or a limit
+reached, 1 solver error, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import fail, positive_float, positive_int
+
+V_LINE = 78  # characters per v line, as kissat and cadical wrap
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="DIMACS CNF file, or - for stdin")
+    p.add_argument("-s", "--solver", default=None, metavar="NAME|PATH",
+                   help="profile name (kissat, minisat, cadical, ...), path to a binary, or pysat:NAME "
+                        "(default: pysat:cadical195, embedded)")
+    p.add_argument("-t", "--time-limit", type=positive_float("time limit"), metavar="S",
+                   help="wall-clock limit in seconds")
+    p.add_argument("-m", "--memory-limit", type=positive_int("memory limit"), metavar="MB",
+                   help="address-space limit in MB (binaries only)")
+    p.add_argument("--solver-args", default="", metavar='"..."', help="extra arguments for the solver (one string)")
+    p.add_argument("--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it")
+    p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
+    p.add_argument("--json", action="store_true", help="print one JSON record instead of competition output")
+    p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
+# fmt: skip
+
+
+def _v_lines(model: tuple[int, ...]) -> str:
+    lines, line = [], "v"
+    for tok in (*map(str, model), "0"):
+        if len(line) + 1 + len(tok) > V_LINE:
+            lines.append(line)
+            line = "v"
+        line += " " + tok
+    lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _stdin_to_file(tmpdir: str) -> Path:
+    data = sys.stdin.buffer.read()
+    if not data.strip():
+        fail("no input on stdin")
+    path = Path(tmpdir) / "stdin.cnf"
+    path.write_bytes(data)
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import shlex
+    import tempfile
+
+    from ..dimacs import DimacsError, read_cnf
+    from ..solvers import DEFAULT_SOLVER, Limits, ProfileError, SolverNotFound, Status, resolve, solve
+    from ..solvers.outcome import S_LINES
+
+    solver = args.solver or DEFAULT_SOLVER
+    solvers_file = Path(args.solvers_file) if args.solvers_file else None
+    try:
+        extra = shlex.split(args.solver_args)
+    except ValueError as e:
+        fail(f"--solver-args: {e}")
+    proof = Path(args.proof) if args.proof else None
+    if proof is not None:
+        from ..dimacs import check_writable
+
+        try:
+            check_writable(proof)
+        except OSError as e:
+            fail(f"cannot write {proof}: {e}")
+    try:
+        spec = resolve(solver, solvers_file)
+    except (SolverNotFound, ProfileError) as e:
+        fail(str(e))
+    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
+        path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)
+        name = "<stdin>" if args.file == "-" else args.file
+        try:
+            cnf = read_cnf(path)
+        except OSError as e:
+            fail(f"cannot read {name}: {e.strerror or e}")
+        except DimacsError as e:
+            fail(str(e).replace(str(path), name))
+        try:
+            outcome = solve(path, solver, limits=Limits(args.time_limit, args.memory_limit), args=extra,
+                            proof=proof, solvers_file=solvers_file, cnf=cnf)  # fmt: skip
+        except (SolverNotFound, ProfileError, ValueError) as e:
+            fail(str(e))
+    if args.json:
+        record = {"file": name, "solver_path": spec.path, **outcome.to_dict()}
+        if args.no_model:
+            record["model"] = None
+        print(json.dumps(record))
+        return outcome.exit_status
+    out = [f"c cnfgen-queens solve {name}", f"c solver {outcome.solver} {outcome.version or '(version unknown)'}"
+           + (f" at {spec.path}" if spec.path else " (embedded)")]  # fmt: skip
+    if args.memory_limit and spec.embedded:
+        out.append("c memory limit not enforced for an embedded solver")
+    times = f"c wall {outcome.wall:.3f} s"
+    if outcome.cpu is not None:
+        times += f"  cpu {outcome.cpu:.3f} s"
+    if outcome.peak_memory_mb is not None:
+        times += f"  peak {outcome.peak_memory_mb:.1f} MB"
+    if outcome.exit_code is not None:
+        times += f"  exit {outcome.exit_code}"
+    out.append(times)
+    out.append(f"c status {outcome.status}")
+    if outcome.status is Status.SAT:
+        out.append(f"c model verified against all {cnf.num_clauses} clauses")
+    if outcome.proof is not None:
+        out.append(f"c proof {proof} {outcome.proof}")
+    if outcome.error:
+        out.append(f"c {'error' if outcome.status is Status.ERROR else 'note'}: {outcome.error}")
+    if outcome.status is Status.ERROR and outcome.stderr_tail:
+        out += [f"c stderr: {line}" for line in outcome.stderr_tail.splitlines()[-5:]]
+    out.append(f"s {S_LINES.get(outcome.status, 'UNKNOWN')}")
+    sys.stdout.write("\n".join(out) + "\n")
+    if outcome.model is not None and not args.no_model:
+        sys.stdout.write(_v_lines(outcome.model))
+    sys.stdout.flush()
+    if outcome.status is Status.ERROR:
+        print(f"{args.prog}: error: {outcome.solver}: {outcome.error}", file=sys.stderr)
+    return outcome.exit_status

@@ -1,0 +1,59 @@
+"""``cnfgen-queens solvers``: every known solver, found or not, with path and version."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .common import fail
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
+    p.add_argument("--json", action="store_true", help="one JSON record per solver")
+    p.add_argument("--embedded", action="store_true", help="also list the embedded pysat:NAME solvers")
+    p.add_argument("--path", metavar="SOLVER", help="print the binary SOLVER resolves to (for shell scripts) and exit")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import asdict
+
+    from ..solvers import ProfileError, list_solvers
+
+    if args.path:
+        from ..solvers import SolverNotFound, resolve
+
+        try:
+            spec = resolve(args.path, Path(args.solvers_file) if args.solvers_file else None)
+        except (SolverNotFound, ProfileError) as e:
+            fail(str(e))
+        if not spec.path:
+            fail(f"{args.path} is embedded (in-process): it has no binary")
+        print(spec.path)
+        return 0
+    try:
+        rows = list_solvers(Path(args.solvers_file) if args.solvers_file else None)
+    except ProfileError as e:
+        fail(str(e))
+    if args.json:
+        for row in rows:
+            print(json.dumps(asdict(row)))
+    else:
+        print(f"{'name':<18} {'found':<6} {'version':<28} path / how to install")
+        for row in rows:
+            where = row.path if row.found else f"install: {row.install}"
+            print(f"{row.name:<18} {'yes' if row.found else 'no':<6} {row.version or '-':<28} {where}")
+    if args.embedded:
+        from ..solvers.discovery import embedded_available, embedded_names, embedded_version
+
+        for name in embedded_names():
+            found = embedded_available(name)
+            version = embedded_version(name) if found else None
+            if args.json:
+                print(json.dumps({"name": f"pysat:{name}", "found": found, "path": None, "version": version,
+                                  "source": "embedded", "install": "" if found else "see pysat's docs"}))  # fmt: skip
+            else:
+                note = "(embedded, in-process)" if found else "(embedded; its backend package is missing)"
+                print(f"{'pysat:' + name:<18} {'yes' if found else 'no':<6} {version or '-':<28} {note}")
+    return 0

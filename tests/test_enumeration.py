@@ -1,0 +1,107 @@
+"""Enumeration and counting, checked against OEIS A000170 / A002562 (data/known_counts.csv)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cnfgen_queens import encodings
+from cnfgen_queens.board import images
+from cnfgen_queens.cli import main
+from cnfgen_queens.enumeration import count_cubes, count_solutions, cubes, enumerate_embedded
+from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.known_counts import known_counts
+
+from conftest import need_solver
+
+KNOWN = known_counts()
+
+
+@pytest.mark.parametrize("encoding", encodings.names())
+def test_count_every_encoding_matches_a000170(encoding: str) -> None:
+    for n in range(1, 11):
+        result = count_solutions(QueensFormula(n, encoding))
+        assert result.count == KNOWN[n][0], (encoding, n)
+        assert result.status == "UNSAT" and result.error is None
+
+
+def test_fundamental_matches_a002562_up_to_10() -> None:
+    for n in range(1, 11):
+        result = count_solutions(QueensFormula(n), symmetric=True)
+        assert (result.count, result.fundamental) == (KNOWN[n][0], KNOWN[n][1]), n
+
+
+def test_solutions_are_distinct_and_valid() -> None:
+    found = [f.placement for f in enumerate_embedded(QueensFormula(8, "sequential"))]
+    assert len(found) == len(set(found)) == 92
+    orbits = [f for f in enumerate_embedded(QueensFormula(8), symmetric=True)]
+    assert sum(f.weight for f in orbits) == 92
+    assert {p for f in orbits for p in images(f.placement)} == set(found)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_cube_counts(depth: int) -> None:
+    for n in range(1, 11):
+        assert count_cubes(QueensFormula(n), depth=depth) == KNOWN[n][0], (n, depth)
+
+
+def test_cubes_cover_the_left_half() -> None:
+    assert [c for c, _ in cubes(8, 1)] == [0, 1, 2, 3]
+    assert [c for c, _ in cubes(9, 1)] == [0, 1, 2, 3, 4]
+    # two-row cubes: the second queen never attacks the first
+    for col, (a, b) in cubes(8, 2):
+        r0, c0 = divmod(a - 1, 8)
+        r1, c1 = divmod(b - 1, 8)
+        assert (r0, c0, r1) == (0, col, 1) and abs(c1 - c0) > 1
+
+
+def test_count_cli_parallel_and_symmetric(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["count", "10", "--jobs", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 724"
+    assert main(["count", "9", "--symmetric", "-e", "commander"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == ["fundamental: 46", "count: 352"]
+
+
+def test_enumerate_cli_formats_and_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["enumerate", "6", "--format", "json"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == "count: 4" and len(out) == 5 and all(line.startswith('{"n": 6') for line in out[:4])
+    assert main(["enumerate", "8", "--limit", "3"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[-1] == "count: 3" and "--limit" in captured.err
+
+
+def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["count", "8", "--jobs", "2", "--solver", "minisat"]) == 2
+    assert main(["enumerate", "8", "--resume"]) == 2
+    assert main(["count", "0"]) == 2
+    assert main(["count", "8", "--solver", "pysat:nosuch"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 4 and all("error" in line for line in err)
+
+
+@pytest.mark.parametrize("solver", ["kissat", "minisat"])
+def test_external_loop_counts(solver: str, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    need_solver(solver)
+    for n in range(1, 9):
+        out = tmp_path / f"{solver}-{n}"
+        assert main(["count", str(n), "--solver", solver, "--out", str(out), "--quiet"]) == 0
+        assert capsys.readouterr().out.splitlines()[-1] == f"count: {KNOWN[n][0]}"
+        lines = (out / "solutions.txt").read_text().splitlines()
+        assert len(lines) == len(set(lines)) == KNOWN[n][0]
+
+
+def test_external_loop_symmetric(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    need_solver("kissat")
+    assert main(["count", "8", "--solver", "kissat", "--symmetric", "--out", str(tmp_path), "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[-2:] == ["fundamental: 12", "count: 92"]
+    assert len((tmp_path / "solutions.txt").read_text().splitlines()) == 12
+
+
+def test_existing_solutions_need_resume(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    need_solver("kissat")
+    assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--quiet"]) == 0
+    assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--quiet"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--resume", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 4"
