@@ -1,0 +1,74 @@
+"""PySAT's cardinality encodings as at-most-one encodings ``pysat:NAME``.
+
+A. Ignatiev, A. Morgado and J. Marques-Silva, "PySAT: a Python toolkit for
+prototyping with SAT oracles", SAT 2018.  Each CNF-producing ``pysat.card.EncType``
+is called as ``CardEnc.atmost(lits, bound=1, top_id=pool.top, encoding=...)``.
+Auxiliary ids are then taken from our own pool: PySAT numbers them from
+``top_id + 1`` (the clash of its issue 207 comes from omitting ``top_id``), and any
+gap it leaves is closed by renumbering the auxiliaries in increasing order to
+``pool.top + 1 ...``, so the header's variable count is exact and no variable is
+unused.  Counts have no closed form here: they are measured by building once per
+(name, n) and cached.  PySAT is imported only when an encoding is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+from .base import Clause, Encoding, VarPool, measured_counts, register
+
+# name -> (original paper, propagation complete: measured by tests/test_encodings_more.py)
+PYSAT_ENCODINGS: dict[str, tuple[str, bool]] = {
+    "seqcounter": ("C. Sinz, CP 2005", True),
+    "sortnetwrk": ("sorting networks, N. Een and N. Sorensson, JSAT 2 (2006)", True),
+    "cardnetwrk": ("R. Asin et al., Constraints 16 (2011)", True),
+    "bitwise": ("A. M. Frisch et al., J. Autom. Reasoning 35 (2005)", True),
+    "ladder": ("I. P. Gent and P. Nightingale, ModRef 2004", True),
+    "totalizer": ("O. Bailleux and Y. Boufkhad, CP 2003", True),
+    "mtotalizer": ("T. Ogawa et al., ICTAI 2013", True),
+    "kmtotalizer": ("A. Morgado, C. Dodaro and J. Marques-Silva, CP 2014", True),
+}
+PREFIX = "pysat:"
+
+
+def pysat_atmost_one(kind: str, lits: Sequence[int], pool: VarPool) -> list[Clause]:
+    """The clauses of PySAT's ``kind`` encoding of at-most-one over ``lits``, ids from ``pool``."""
+    if len(lits) <= 1:
+        return []
+    from pysat.card import CardEnc, EncType
+
+    cnf = CardEnc.atmost(lits=list(lits), bound=1, top_id=pool.top, encoding=getattr(EncType, kind))
+    inputs = {abs(x) for x in lits}
+    aux = sorted({abs(x) for c in cnf.clauses for x in c} - inputs)
+    if aux and aux[0] <= pool.top:  # would be PySAT issue 207: never expected with top_id
+        raise RuntimeError(f"pysat:{kind} used auxiliary variable {aux[0]} <= top {pool.top} (PySAT issue 207)")
+    base = pool.top
+    pool.top += len(aux)
+    if not aux or aux[-1] == pool.top:  # already base+1..base+len(aux): no renumbering
+        return [tuple(c) for c in cnf.clauses]
+    rename = {v: base + 1 + i for i, v in enumerate(aux)}
+    return [tuple(x if abs(x) in inputs else (rename[x] if x > 0 else -rename[-x]) for x in c) for c in cnf.clauses]
+
+
+def _make(kind: str, reference: str, complete: bool) -> Encoding:
+    def encode(lits: Sequence[int], pool: VarPool) -> list[Clause]:
+        return pysat_atmost_one(kind, lits, pool)
+
+    @cache
+    def counts(n: int) -> tuple[int, int]:
+        return measured_counts(encode, n)
+
+    encode.__doc__ = f"PySAT {kind} at-most-one ({reference})."
+    return Encoding(
+        name=PREFIX + kind,
+        encode=encode,
+        counts=counts,
+        description=f"PySAT CardEnc {kind} ({reference}); counts measured",
+        reference=f"{reference}; A. Ignatiev et al., PySAT, SAT 2018",
+        propagation_complete=complete,
+    )
+
+
+for _kind, (_ref, _complete) in PYSAT_ENCODINGS.items():
+    register(_make(_kind, _ref, _complete))

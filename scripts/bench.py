@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Every performance figure of issue 6, measured side by side in one run.
+
+1. Generator: ``gen-queens`` vs PySAT (CardEnc + CNF.to_file) for pairwise N=200 and
+   sequential N=1000 (wall, clauses/s, peak RSS); peak RSS of every encoding at a large N.
+2. Start-up: ``gen-queens 8``, ``decode``, ``block``, ``merge``: median wall of 10.
+3. Counting: ``count 14 --jobs 2`` (first-two-row cubes, mirror symmetry) vs one PySAT
+   CaDiCaL 1.9.5 blocking loop over the full formula, and vs a C bit-board backtracker
+   compiled here (our own ~20 lines, the classic bitmask recursion).
+4. External loop: ``scripts/enumerate.sh 8`` with kissat.
+
+``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_enum  # noqa: E402
+import bench_gen  # noqa: E402
+
+BIN = bench_enum.BIN
+
+C_BACKTRACKER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static long count(unsigned all, unsigned cols, unsigned left, unsigned right) {
+    if (cols == all) return 1;
+    long total = 0;
+    unsigned free = all & ~(cols | left | right);
+    while (free) {
+        unsigned bit = free & -free;
+        free ^= bit;
+        total += count(all, cols | bit, (left | bit) << 1, (right | bit) >> 1);
+    }
+    return total;
+}
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    printf("%ld\n", count((1u << n) - 1, 0, 0, 0));
+    return 0;
+}
+"""
+
+BASELINE_LOOP = """
+import sys
+from pysat.solvers import Solver
+from cnfgen_queens.formula import QueensFormula
+n = int(sys.argv[1])
+count = 0
+with Solver(name="cadical195", bootstrap_with=QueensFormula(n).clauses()) as s:
+    while s.solve():
+        model = s.get_model()
+        s.add_clause([-v for v in model[: n * n] if v > 0])
+        count += 1
+print(count)
+"""
+
+
+def wall_of(argv: list[str], expect: str | None = None) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, env=bench_enum.env())
+    wall = time.perf_counter() - start
+    if proc.returncode not in (0, 10) or (expect is not None and proc.stdout.split()[-1:] != [expect]):
+        raise SystemExit(f"{argv[:4]} failed: {proc.returncode} {proc.stdout[-200:]} {proc.stderr[-300:]}")
+    return wall
+
+
+def generator(quick: bool, work: Path) -> list[str]:
+    out = []
+    cases = bench_gen.QUICK_CASES if quick else bench_gen.FULL_CASES
+    for encoding, n in cases:
+        ours = bench_gen.measure("gen-queens", encoding, n, work)
+        theirs = bench_gen.measure("pysat", encoding, n, work)
+        out.append(
+            f"{encoding} N={n}: gen-queens {ours.wall:.2f} s {ours.peak_mb:.0f} MB; PySAT {theirs.wall:.2f} s "
+            f"{theirs.peak_mb:.0f} MB; speed-up x{theirs.wall / ours.wall:.1f}"
+        )
+    big = {"pairwise": 200, "sequential": 1000, "commander": 1000, "binary": 1000, "product": 1000,
+           "bimander": 1000, "ladder": 1000, "nested": 60, "pysat:seqcounter": 300, "pysat:totalizer": 200}  # fmt: skip
+    if quick:
+        big = {k: max(8, v // 5) for k, v in big.items()}
+    for encoding, n in big.items():
+        run = bench_gen.measure("gen-queens", encoding, n, work)
+        out.append(f"peak RSS {encoding} N={n}: {run.peak_mb:.0f} MB ({run.wall:.2f} s, {run.num_clauses:,} clauses)")
+    return out
+
+
+def startup(work: Path) -> list[str]:
+    cnf, answer, blocks = work / "q8.cnf", work / "q8.out", work / "b.cnf"
+    subprocess.run([str(BIN / "gen-queens"), "8", "-o", str(cnf)], check=True)
+    proc = subprocess.run([str(BIN / "cnfgen-queens"), "solve", str(cnf)], capture_output=True, text=True)
+    answer.write_text(proc.stdout)
+    blocks.write_text(subprocess.run([str(BIN / "cnfgen-queens"), "block", str(answer), "-n", "8"],
+                                     capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    cq = str(BIN / "cnfgen-queens")
+    cmds = {
+        "gen-queens 8": [str(BIN / "gen-queens"), "8"],
+        "decode": [cq, "decode", str(answer), "-n", "8"],
+        "block": [cq, "block", str(answer), "-n", "8"],
+        "merge": [cq, "merge", str(cnf), str(blocks), "-o", str(work / "m.cnf")],
+        "python -c pass (floor)": [sys.executable, "-c", "pass"],
+    }
+    return [f"start-up {name}: {statistics.median(wall_of(c) for _ in range(10)) * 1000:.0f} ms (median of 10)"
+            for name, c in cmds.items()]  # fmt: skip
+
+
+def counting(quick: bool, work: Path) -> list[str]:
+    n = 11 if quick else 14
+    known = {11: "2680", 14: "365596"}[n]
+    out = []
+    base = wall_of([sys.executable, "-c", BASELINE_LOOP, str(n)], known)
+    cubes = wall_of([str(BIN / "cnfgen-queens"), "count", str(n), "--jobs", "2"], known)
+    out.append(f"count {n}: one PySAT CaDiCaL 1.9.5 blocking loop {base:.2f} s; count --jobs 2 {cubes:.2f} s; "
+               f"speed-up x{base / cubes:.1f}")  # fmt: skip
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc:
+        src, exe = work / "nq.c", work / "nq"
+        src.write_text(C_BACKTRACKER)
+        subprocess.run([cc, "-O2", "-o", str(exe), str(src)], check=True)
+        c_wall = min(wall_of([str(exe), str(n)], known) for _ in range(3))
+        out.append(f"count {n}: C bit-board backtracker {c_wall:.3f} s; count --jobs 2 is x{cubes / c_wall:.0f} slower")
+    return out
+
+
+def external(quick: bool) -> list[str]:
+    n, known = (6, "4") if quick else (8, "92")
+    wall = wall_of(["bash", str(bench_enum.ROOT / "scripts" / "enumerate.sh"), str(n)], known)
+    return [f"scripts/enumerate.sh {n} (kissat): {wall:.2f} s wall"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
+    ap.add_argument("--only", choices=("generator", "startup", "counting", "external"), action="append")
+    args = ap.parse_args(argv)
+    parts = args.only or ["generator", "startup", "counting", "external"]
+    with tempfile.TemporaryDirectory(prefix="bench.") as tmp:
+        work = Path(tmp)
+        for part in parts:
+            lines = {
+                "generator": lambda: generator(args.quick, work),
+                "startup": lambda: startup(work),
+                "counting": lambda: counting(args.quick, work),
+                "external": lambda: external(args.quick),
+            }[part]()
+            for line in lines:
+                print(line, flush=True)
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Set up and pass the tests on a fresh machine: a virtual environment with the
+# package and its test extra, the real solvers (Debian packages as root, kissat
+# from the passagemath-kissat wheel), then ruff and pytest.  Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+# shellcheck disable=SC1091
+. .venv/bin/activate
+python -m pip install -q --upgrade pip
+python -m pip install -q -e '.[test]' --config-settings editable_mode=compat
+bash scripts/install-solvers.sh
+ruff check .
+ruff format --check .
+python -m pytest -q "$@"
