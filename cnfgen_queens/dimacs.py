@@ -66,6 +66,9 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
     """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for secrets; a CNF is an ordinary file
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
@@ -216,10 +219,12 @@ def read_cnf(path: Path | str, warn: Warn = _stderr_warn) -> Cnf:
     header = read_header(io.BytesIO(data), str(path))
     body = data[header.body_offset :]
     lits: np.ndarray | None = None
-    if b"c" not in body and b"%" not in body and b"p" not in body:
+    lone_sign = b"+" in body or body.rstrip()[-1:] == b"-" or any(b"-" + w in body for w in (b" ", b"\n", b"\t", b"\r"))
+    if not lone_sign and b"c" not in body and b"%" not in body and b"p" not in body:
         try:
             arr = np.fromstring(body, dtype=np.int64, sep=" ") if body.strip() else np.zeros(0, np.int64)
-            if arr.size == 0 or (arr[-1] == 0 and int(np.abs(arr).max()) <= header.num_vars):
+            ok = arr.size == 0 or (arr[-1] == 0 and int(np.abs(arr).max()) <= header.num_vars)
+            if ok and arr.size == _count_tokens(body):  # fromstring also takes a lone sign: count words
                 lits = arr.astype(np.int32)
         except ValueError:
             lits = None
@@ -233,6 +238,17 @@ def read_cnf(path: Path | str, warn: Warn = _stderr_warn) -> Cnf:
     if cnf.num_clauses != header.num_clauses:
         warn(f"{path}: header says {header.num_clauses} clauses, file has {cnf.num_clauses}")
     return cnf
+
+
+def _count_tokens(body: bytes) -> int:
+    """Whitespace-separated words in ``body`` (vectorised)."""
+    import numpy as np
+
+    b = np.frombuffer(body, dtype=np.uint8)
+    if not b.size:
+        return 0
+    space = (b == 32) | (b == 10) | (b == 9) | (b == 13) | (b == 11) | (b == 12)
+    return int(np.count_nonzero(~space[1:] & space[:-1])) + int(not space[0])
 
 
 def violated_clause(cnf: Cnf, true_vars: set[int] | Iterable[int]) -> tuple[int, Clause] | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from . import __version__
 from .board import Board
-from .encodings import Clause, Encoding, VarPool, get
+from .encodings import Clause, Encoding, VarPool, get, names
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,12 @@ class QueensFormula:
 
     def __post_init__(self) -> None:
         Board(self.n)  # validates n
-        get(self.encoding)  # validates the name
+        enc = get(self.encoding)  # validates the name
+        if self.group_size is not None:
+            if "group_size" not in enc.params:
+                takers = ", ".join(e for e in names() if "group_size" in get(e).params)
+                raise ValueError(f"--group-size applies to {takers}, not to {self.encoding}")
+            enc.count(2, group_size=self.group_size)  # validates the value
 
     @property
     def board(self) -> Board:

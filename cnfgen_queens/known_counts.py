@@ -1,0 +1,31 @@
+"""Known N-queens solution counts, shipped as ``cnfgen_queens/data/known_counts.csv``.
+
+Columns ``n,a000170,a002562``: all solutions (OEIS A000170, https://oeis.org/A000170)
+and solutions up to the 8 symmetries of the square (OEIS A002562,
+https://oeis.org/A002562), for N = 1..27.  Lines starting with ``#`` are comments.
+An empty ``a002562`` cell means unknown.
+"""
+
+from __future__ import annotations
+
+import csv
+from functools import cache
+from importlib import resources
+
+RESOURCE = "data/known_counts.csv"
+
+
+def known_counts() -> dict[int, tuple[int, int | None]]:
+    """``{n: (A000170(n), A002562(n) or None)}`` from the shipped CSV (a fresh copy)."""
+    return dict(_load())
+
+
+@cache
+def _load() -> dict[int, tuple[int, int | None]]:
+    text = resources.files("cnfgen_queens").joinpath(RESOURCE).read_text(encoding="utf-8")
+    rows = csv.DictReader(line for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    out: dict[int, tuple[int, int | None]] = {}
+    for row in rows:
+        fundamental = row["a002562"].strip()
+        out[int(row["n"])] = (int(row["a000170"]), int(fundamental) if fundamental else None)
+    return out
