@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_enum  # noqa: E402
-import bench_gen  # noqa: E402
+import bench_enum
+import bench_gen
 
 BIN = bench_enum.BIN
 

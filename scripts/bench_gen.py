@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -78,9 +77,10 @@ class Run:
 
 
 def gen_queens_command() -> list[str]:
-    exe = shutil.which("gen-queens")
-    if exe:
-        return [exe]
+    # the console script next to this interpreter: a PATH lookup may find a wrapper (pyenv's shims)
+    exe = Path(sys.executable).parent / "gen-queens"
+    if exe.is_file():
+        return [str(exe)]
     return [sys.executable, "-c", "from cnfgen_queens.cli import gen_entry; gen_entry()"]
 
 
