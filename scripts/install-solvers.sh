@@ -34,4 +34,4 @@ for spec in passagemath-kissat dratify; do
     fi
 done
 
-"$PYTHON" -m cnfgen_queens.cli solvers 2>/dev/null || cnfgen-queens solvers
+"$PYTHON" -m cnfgen_queens solvers

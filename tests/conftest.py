@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -14,15 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def find_binary(name: str) -> str | None:
-    """A solver binary on PATH, or kissat inside the passagemath-kissat wheel."""
-    found = shutil.which(name)
-    if found:
-        return found
-    if name == "kissat":
-        wheel = Path(sysconfig.get_paths()["purelib"]) / "sage_wheels" / "bin" / "kissat"
-        if wheel.is_file():
-            return str(wheel)
-    return None
+    """A solver binary on PATH, or kissat inside the passagemath-kissat wheel (the runner's own discovery)."""
+    from cnfgen_queens.solvers.discovery import find_binary as discover
+
+    return discover(name)
 
 
 def need_solver(name: str) -> str:

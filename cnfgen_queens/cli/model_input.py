@@ -31,7 +31,7 @@ class Decoded:
     forward: list[int] | None  # original -> file variable names, for a shuffled CNF
 
 
-def _size_from_header(header, path: str) -> int:  # noqa: ANN001
+def _size_from_header(header, path: str) -> int:
     """N from our header: the ``n=N`` description, else the length of ``p show``."""
     for c in header.comments:
         m = re.match(r"n=(\d+)\s", c + " ")

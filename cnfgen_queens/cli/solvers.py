@@ -40,10 +40,10 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             print(json.dumps(asdict(row)))
     else:
-        print(f"{'name':<18} {'found':<6} {'version':<28} path / how to install")
+        print(f"{'name':<18} {'found':<6} {'version':<30} path / how to install")
         for row in rows:
             where = row.path if row.found else f"install: {row.install}"
-            print(f"{row.name:<18} {'yes' if row.found else 'no':<6} {row.version or '-':<28} {where}")
+            print(f"{row.name:<18} {'yes' if row.found else 'no':<6} {row.version or '-':<30} {where}")
     if args.embedded:
         from ..solvers.discovery import embedded_available, embedded_names, embedded_version
 
@@ -54,6 +54,6 @@ def run(args: argparse.Namespace) -> int:
                 print(json.dumps({"name": f"pysat:{name}", "found": found, "path": None, "version": version,
                                   "source": "embedded", "install": "" if found else "see pysat's docs"}))  # fmt: skip
             else:
-                note = "(embedded, in-process)" if found else "(embedded; its backend package is missing)"
-                print(f"{'pysat:' + name:<18} {'yes' if found else 'no':<6} {version or '-':<28} {note}")
+                note = "(embedded pysat, no binary needed)" if found else "(embedded; its backend package is missing)"
+                print(f"{'pysat:' + name:<18} {'yes' if found else 'no':<6} {version or '-':<30} {note}")
     return 0

@@ -1,0 +1,76 @@
+"""Records of a solver run: the limits asked for, the status and the outcome.
+
+One :class:`Outcome` whatever the solver (binary or embedded), in the spirit of
+runsolver (Roussel, "Controlling a solver execution with the runsolver tool",
+JSAT 7, 2011): status, exit code, wall and CPU time, peak memory, stderr tail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits: ``time`` in wall-clock seconds, ``memory`` in MB (None: unlimited)."""
+
+    time: float | None = None
+    memory: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.time is not None and not self.time > 0:
+            raise ValueError(f"time limit must be positive, got {self.time}")
+        if self.memory is not None and not self.memory > 0:
+            raise ValueError(f"memory limit must be positive, got {self.memory}")
+
+
+class Status(StrEnum):
+    """What a run established; only SAT and UNSAT are answers."""
+
+    SAT = "SAT"
+    UNSAT = "UNSAT"
+    UNKNOWN = "UNKNOWN"
+    TIMEOUT = "TIMEOUT"
+    MEMOUT = "MEMOUT"
+    ERROR = "ERROR"
+
+
+# SAT-competition exit codes of the CLI (0: no answer, 1: solver error)
+EXIT_CODES = {Status.SAT: 10, Status.UNSAT: 20, Status.ERROR: 1}
+S_LINES = {Status.SAT: "SATISFIABLE", Status.UNSAT: "UNSATISFIABLE"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one solver run; a SAT model here has been checked against every clause."""
+
+    status: Status
+    solver: str
+    version: str | None
+    model: tuple[int, ...] | None  # signed literals, one per variable 1..V
+    exit_code: int | None  # the solver's exit status; -signal when killed by a signal
+    wall: float
+    cpu: float | None
+    peak_memory_mb: float | None
+    verified: bool  # SAT: model checked; UNSAT: DRAT proof checked
+    error: str | None
+    stderr_tail: str
+    proof: str | None  # "verified" / "unverified" / None (no proof asked or written)
+
+    def true_vars(self) -> set[int]:
+        """The variables the model sets true (empty without a model)."""
+        return {lit for lit in self.model or () if lit > 0}
+
+    @property
+    def exit_status(self) -> int:
+        """The CLI exit code: 10 SAT, 20 UNSAT, 1 ERROR, 0 otherwise."""
+        return EXIT_CODES.get(self.status, 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (status as its name, model as a list)."""
+        d = asdict(self)
+        d["status"] = self.status.value
+        d["model"] = list(self.model) if self.model is not None else None
+        return d

@@ -1,0 +1,229 @@
+"""Solver profiles: how to call a solver, where its answer appears, its own limit flags, its quirks.
+
+A command template is a list of tokens with placeholders ``{solver}`` (the binary),
+``{cnf}``, ``{model}`` (a result file, MiniSat style), ``{proof}``, ``{time}``
+(whole seconds, rounded up), ``{memory}`` (MB), ``{flags}`` (the profile's limit and
+proof flags that apply) and ``{args}`` (the user's extra arguments).  A token whose
+placeholder has no value (no proof asked, no limit) is dropped, so write
+``--time={time}`` as one token.  Output styles: ``competition`` (``s``/``v`` lines,
+SAT-competition rules) and ``minisat`` (``SAT``/``UNSAT``/``INDET`` plus the model in
+the result file).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+OUTPUT_STYLES = ("competition", "minisat")
+PLACEHOLDER = re.compile(r"\{(solver|cnf|model|proof|time|memory|flags|args)\}")
+DEFAULT_TEMPLATE = ("{solver}", "{flags}", "{args}", "{cnf}")
+
+
+class ProfileError(ValueError):
+    """A user profile that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How to run one solver and read its answer."""
+
+    name: str
+    binary: str  # executable name looked up on PATH, or a path
+    template: tuple[str, ...] = DEFAULT_TEMPLATE
+    time_flags: tuple[str, ...] = ()  # the solver's own time limit (the runner enforces one anyway)
+    memory_flags: tuple[str, ...] = ()
+    proof_flags: tuple[str, ...] = ()  # flags that make it write text DRAT to {proof}
+    proof: bool = False  # writes DRAT with --proof
+    output: str = "competition"
+    sat_exit: frozenset[int] = frozenset({10})
+    unsat_exit: frozenset[int] = frozenset({20})
+    unknown_exit: frozenset[int] = frozenset({0})
+    version_args: tuple[str, ...] | None = ("--version",)
+    install: str = "put it on PATH"
+    quirks: str = ""
+    source: str = "built-in"
+
+    def command(
+        self,
+        solver: str,
+        cnf: Path,
+        *,
+        model: Path | None = None,
+        proof: Path | None = None,
+        time: float | None = None,
+        memory: int | None = None,
+        args: Sequence[str] = (),
+    ) -> list[str]:
+        """The argument vector for one run."""
+        values: dict[str, str | None] = {
+            "solver": solver,
+            "cnf": str(cnf),
+            "model": str(model) if model is not None else None,
+            "proof": str(proof) if proof is not None else None,
+            "time": str(max(1, math.ceil(time))) if time is not None else None,
+            "memory": str(int(memory)) if memory is not None else None,
+        }
+        flags: list[str] = []
+        if time is not None:
+            flags += self.time_flags
+        if memory is not None:
+            flags += self.memory_flags
+        if proof is not None:
+            flags += self.proof_flags
+        template = list(self.template)
+        if "{flags}" not in template:
+            template.insert(1, "{flags}")
+        if "{args}" not in template:
+            template.insert(template.index("{flags}") + 1, "{args}")
+        out: list[str] = []
+        for token in template:
+            if token == "{flags}":
+                out += [_fill(t, values) for t in flags if _fill(t, values) is not None]  # type: ignore[misc]
+            elif token == "{args}":
+                out += list(args)
+            elif (filled := _fill(token, values)) is not None:
+                out.append(filled)
+        return out
+
+    @property
+    def uses_own_time_limit(self) -> bool:
+        return bool(self.time_flags) or any("{time}" in t for t in self.template)
+
+
+def _fill(token: str, values: Mapping[str, str | None]) -> str | None:
+    """``token`` with its placeholders filled, or None when one has no value."""
+    missing = False
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal missing
+        value = values.get(m.group(1))
+        if value is None:
+            missing = True
+            return ""
+        return value
+
+    filled = PLACEHOLDER.sub(sub, token)
+    return None if missing else filled
+
+
+def _p(name: str, **kw: object) -> Profile:
+    return Profile(name=name, binary=str(kw.pop("binary", name)), **kw)  # type: ignore[arg-type]
+
+
+APT = "apt-get install {}"
+BUILTIN: dict[str, Profile] = {
+    p.name: p
+    for p in [
+        _p("kissat", template=("{solver}", "{flags}", "{args}", "{cnf}", "{proof}"),
+           time_flags=("--time={time}",), proof_flags=("--no-binary",), proof=True,
+           install="pip install passagemath-kissat (bundles the binary), or build github.com/arminbiere/kissat",
+           quirks="own time limit prints 's UNKNOWN', exit 0"),
+        _p("cadical", template=("{solver}", "{flags}", "{args}", "{cnf}", "{proof}"),
+           time_flags=("-t", "{time}"), proof_flags=("--no-binary",), proof=True, install=APT.format("cadical"),
+           quirks="own time limit prints only 'c UNKNOWN', exit 0; Debian's --version says 'sc2021'"),
+        _p("minisat", template=("{solver}", "{flags}", "{args}", "{cnf}", "{model}"), output="minisat",
+           time_flags=("-cpu-lim={time}",), memory_flags=("-mem-lim={memory}",), version_args=None,
+           install=APT.format("minisat"), quirks="model only in the result file (SAT/UNSAT/INDET); no --version"),
+        _p("picosat", time_flags=("-L", "{time}"), install=APT.format("picosat"),
+           quirks="exits 0 on errors and prints them on stdout; -R writes RUP, not DRAT"),
+        _p("cryptominisat5", time_flags=("--maxtime", "{time}"), unknown_exit=frozenset({0, 15}),
+           install=APT.format("cryptominisat"), quirks="'s INDETERMINATE' with exit 15; proofs are FRAT"),
+        _p("clasp", time_flags=("--time-limit={time}",), sat_exit=frozenset({10, 30}),
+           unknown_exit=frozenset({0, 1}), install=APT.format("clasp"),
+           quirks="prints v lines before the s line; exit 30 when the model is proved unique; "
+           "own time limit exits 1"),
+        _p("glucose", template=("{solver}", "-model", "{flags}", "{args}", "{cnf}"),
+           time_flags=("-cpu-lim={time}",), memory_flags=("-mem-lim={memory}",),
+           proof_flags=("-certified", "-certified-output={proof}"), proof=True, version_args=None,
+           install=APT.format("glucose"), quirks="prints no model without -model"),
+        _p("lingeling", time_flags=("-T", "{time}"),
+           install="build github.com/arminbiere/lingeling (or use pysat:lingeling)"),
+    ]
+}  # fmt: skip
+
+
+def generic(binary: str) -> Profile:
+    """The SAT-competition profile for any other binary: ``BINARY [args] CNF``, s/v lines, exit 10/20."""
+    return Profile(name=Path(binary).name, binary=binary, version_args=None, source="generic",
+                   install="check the path", quirks="generic SAT-competition output")  # fmt: skip
+
+
+# -- user profiles (YAML) ---------------------------------------------------------
+
+_KEYS = {"command", "time_flags", "memory_flags", "proof_flags", "output", "sat_exit", "unsat_exit",
+         "unknown_exit", "version_args", "install", "quirks"}  # fmt: skip
+
+
+def load_user_profiles(path: Path) -> dict[str, Profile]:
+    """Profiles from a YAML file ``solvers: {NAME: {command: ..., ...}}`` (see configs/solvers.yaml)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except OSError as e:
+        raise ProfileError(f"cannot read {path}: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        raise ProfileError(f"{path}: not valid YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("solvers"), dict):
+        raise ProfileError(f"{path}: expected a mapping 'solvers: {{NAME: {{command: ...}}}}'")
+    return {str(name): _user_profile(path, str(name), spec) for name, spec in data["solvers"].items()}
+
+
+def _user_profile(path: Path, name: str, spec: object) -> Profile:
+    where = f"{path}: solver {name!r}"
+    if not isinstance(spec, dict):
+        raise ProfileError(f"{where}: expected a mapping with at least 'command'")
+    unknown = set(map(str, spec)) - _KEYS
+    if unknown:
+        raise ProfileError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; valid: {', '.join(sorted(_KEYS))}")
+    command = spec.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ProfileError(f"{where}: 'command' must be a string like 'mysolver {{args}} {{cnf}}'")
+    tokens = shlex.split(command)
+    binary, template = tokens[0], ("{solver}", *tokens[1:])
+    for token in template:
+        for m in re.finditer(r"\{([^{}]*)\}", token):
+            if not PLACEHOLDER.fullmatch(m.group(0)):
+                raise ProfileError(f"{where}: unknown placeholder {m.group(0)} in 'command'")
+    if not any("{cnf}" in t for t in template):
+        raise ProfileError(f"{where}: 'command' has no {{cnf}} placeholder")
+    output = str(spec.get("output", "competition"))
+    if output not in OUTPUT_STYLES:
+        raise ProfileError(f"{where}: output must be one of {', '.join(OUTPUT_STYLES)}, got {output!r}")
+    if output == "minisat" and not any("{model}" in t for t in template):
+        raise ProfileError(f"{where}: output 'minisat' needs a {{model}} placeholder in 'command'")
+    profile = Profile(name=name, binary=binary, template=template, output=output, source=str(path))
+    kw: dict[str, object] = {}
+    for key in ("time_flags", "memory_flags", "proof_flags", "version_args"):
+        if key in spec:
+            value = spec[key]
+            if value is not None and not isinstance(value, str):
+                raise ProfileError(f"{where}: {key!r} must be a string")
+            kw[key] = tuple(shlex.split(value)) if value is not None else (None if key == "version_args" else ())
+    for key in ("sat_exit", "unsat_exit", "unknown_exit"):
+        if key in spec:
+            value = spec[key]
+            if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
+                raise ProfileError(f"{where}: {key!r} must be a list of integers")
+            kw[key] = frozenset(value)
+    for key in ("install", "quirks"):
+        if key in spec:
+            kw[key] = str(spec[key])
+    kw["proof"] = bool(kw.get("proof_flags")) or any("{proof}" in t for t in template)
+    return replace(profile, **kw)  # type: ignore[arg-type]
+
+
+def all_profiles(solvers_file: Path | None = None) -> dict[str, Profile]:
+    """Built-in profiles, overridden and extended by the user's YAML file."""
+    profiles = dict(BUILTIN)
+    if solvers_file is not None:
+        profiles.update(load_user_profiles(solvers_file))
+    return profiles
+
+
+__all__ = ["BUILTIN", "OUTPUT_STYLES", "Profile", "ProfileError", "all_profiles", "generic", "load_user_profiles"]

@@ -1,0 +1,61 @@
+"""DRAT proofs of unsatisfiability: check a text DRAT file with dratify where it is installed.
+
+DRAT: Wetzler, Heule, Hunt, "DRAT-trim: Efficient checking and trimming using
+expressive clausal proofs", SAT 2014.  dratify (PyPI) is an independent forward
+checker (RUP and RAT); it is pure Python, so very large proofs are left unverified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..dimacs import Cnf
+
+MAX_PROOF_BYTES = 20 * 1024 * 1024  # above this the pure-Python checker takes too long; say unverified
+
+
+@dataclass(frozen=True)
+class ProofCheck:
+    """``verdict``: "verified", "unverified" (no checker, too big, unreadable) or "rejected"."""
+
+    verdict: str
+    detail: str
+
+
+def write_text_proof(path: Path, lines: Iterable[str]) -> None:
+    """Write DRAT lines (as pysat's get_proof() returns them) atomically."""
+    from ..dimacs import atomic_output
+
+    with atomic_output(Path(path)) as f:
+        for line in lines:
+            f.write(line.encode() + b"\n")
+
+
+def check_drat(cnf: Cnf, proof: Path, max_bytes: int = MAX_PROOF_BYTES) -> ProofCheck:
+    """Check the text DRAT file ``proof`` against ``cnf``."""
+    try:
+        import dratify
+    except ImportError:
+        return ProofCheck("unverified", "no checker installed (pip install dratify)")
+    try:
+        size = Path(proof).stat().st_size
+        if size > max_bytes:
+            return ProofCheck("unverified", f"proof is {size / 2**20:.0f} MB, above the {max_bytes / 2**20:.0f} MB "
+                                            "the in-process checker takes; check it with drat-trim")  # fmt: skip
+        text = Path(proof).read_text(encoding="ascii", errors="replace")
+    except OSError as e:
+        return ProofCheck("unverified", f"cannot read the proof: {e.strerror or e}")
+    formula = dratify.CNF(cnf.num_vars)
+    for clause in cnf.clauses():
+        formula.add_dimacs(clause)
+    try:
+        result = dratify.check_proof(formula, text)
+    except ValueError as e:  # not text DRAT (binary, truncated)
+        return ProofCheck("rejected", f"dratify {dratify.__version__} cannot read it: {e}")
+    if result.ok:
+        return ProofCheck("verified", f"dratify {dratify.__version__}: {result.reason}")
+    return ProofCheck("rejected", f"dratify {dratify.__version__}: {result.reason}")

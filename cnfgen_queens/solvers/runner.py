@@ -1,0 +1,165 @@
+"""``solve``: run any solver (profile, path or embedded) under limits and trust nothing it says.
+
+Every SAT model is checked against every clause before it is reported; a DRAT
+proof, when asked for and a checker is installed, is checked before UNSAT is
+called verified.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .discovery import SolverSpec, resolve
+from .outcome import Limits, Outcome, Status
+from .parse import Claim, classify, parse_competition, parse_minisat
+from .process import run_process
+
+if TYPE_CHECKING:
+    from ..dimacs import Cnf
+
+STDERR_TAIL = 2000  # characters of stderr kept in the outcome
+OWN_LIMIT_SLACK = 1.0  # seconds the solver's own time limit gets before the runner stops it
+
+
+def check_model(cnf: Cnf, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None]:
+    """The full model (variables the solver left out are false) and None, or None and the reason it is wrong."""
+    n = cnf.num_vars
+    value: dict[int, bool] = {}
+    for lit in model:
+        var = abs(lit)
+        if var > n:
+            return None, f"model mentions variable {var}, but the CNF has {n}"
+        if value.get(var, lit > 0) != (lit > 0):
+            return None, f"model sets variable {var} both true and false"
+        value[var] = lit > 0
+    from ..dimacs import violated_clause
+
+    true_vars = {v for v, t in value.items() if t}
+    bad = violated_clause(cnf, true_vars)
+    if bad is not None:
+        index, clause = bad
+        text = " ".join(map(str, clause)) + " 0"
+        return None, f"model violates clause {index + 1} of {cnf.num_clauses}: {text}"
+    return tuple(v if value.get(v, False) else -v for v in range(1, n + 1)), None
+
+
+def solve(
+    cnf_path: Path,
+    solver: str = "pysat:cadical195",
+    *,
+    limits: Limits = Limits(),  # noqa: B008 (frozen)
+    args: Sequence[str] = (),
+    proof: Path | None = None,
+    solvers_file: Path | None = None,
+    cnf: Cnf | None = None,
+) -> Outcome:
+    """Run ``solver`` on ``cnf_path`` and return a checked :class:`Outcome`.
+
+    Raises SolverNotFound (one-line message) for an unknown or missing solver,
+    ProfileError for a bad solvers file, DimacsError/OSError for an unreadable CNF,
+    ValueError when ``proof`` is asked of a solver that writes none.
+    """
+    spec = resolve(solver, solvers_file)
+    if cnf is None:
+        from ..dimacs import read_cnf
+
+        cnf = read_cnf(cnf_path)
+    if spec.embedded is not None:
+        return _solve_embedded(spec, cnf, limits, proof, args)
+    return _solve_binary(spec, Path(cnf_path), cnf, limits, args, proof)
+
+
+def _solve_embedded(spec: SolverSpec, cnf: Cnf, limits: Limits, proof: Path | None, args: Sequence[str]) -> Outcome:
+    from .embedded import solve_embedded
+
+    if args:
+        raise ValueError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
+    assert spec.embedded is not None
+    run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None)
+    status, error, model, verified = run.status, run.error, None, False
+    if status is Status.SAT:
+        model, error = check_model(cnf, run.model or ())
+        status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
+    proof_state = None
+    if proof is not None and status is Status.UNSAT and run.proof_lines is not None:
+        from .proof import write_text_proof
+
+        write_text_proof(proof, run.proof_lines)
+        status, error, verified, proof_state = _check_proof(cnf, proof)
+    code = run.exit_code if run.status in (Status.ERROR, Status.MEMOUT) else None
+    return Outcome(status, spec.name, spec.version, model, code, run.wall, run.cpu, run.peak_memory_mb,
+                   verified, error, "", proof_state)  # fmt: skip
+
+
+def _check_proof(cnf: Cnf, proof: Path) -> tuple[Status, str | None, bool, str]:
+    """(status, note, verified, proof state) for an UNSAT answer whose DRAT proof is at ``proof``."""
+    from .proof import check_drat
+
+    check = check_drat(cnf, proof)
+    if check.verdict == "rejected":
+        return Status.ERROR, f"UNSAT proof rejected: {check.detail}", False, "unverified"
+    if check.verdict == "verified":
+        return Status.UNSAT, None, True, "verified"
+    return Status.UNSAT, f"proof {check.detail}", False, "unverified"
+
+
+def _solve_binary(
+    spec: SolverSpec, cnf_path: Path, cnf: Cnf, limits: Limits, args: Sequence[str], proof: Path | None
+) -> Outcome:
+    profile = spec.profile
+    assert profile is not None and spec.path is not None
+    if proof is not None and not profile.proof:
+        raise ValueError(
+            f"solver {spec.name} writes no DRAT proof; --proof works with kissat, cadical, pysat:cadical195"
+        )
+    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-solve-") as tmp:
+        model_file = Path(tmp) / "model.txt" if profile.output == "minisat" else None
+        proof_file = Path(tmp) / "proof.drat" if proof is not None else None
+        argv = profile.command(spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time,
+                               memory=limits.memory, args=args)  # fmt: skip
+        deadline = None
+        if limits.time is not None:
+            own = profile.uses_own_time_limit
+            deadline = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
+        try:
+            run = run_process(argv, deadline=deadline, memory_mb=limits.memory)
+        except OSError as e:
+            return Outcome(Status.ERROR, spec.name, spec.version, None, None, 0.0, None, None, False,
+                           f"cannot start {shlex.join(argv)}: {e.strerror or e}", "", None)  # fmt: skip
+        stdout = run.stdout.decode("utf-8", "replace")
+        stderr = run.stderr.decode("utf-8", "replace")
+        claim: Claim
+        if profile.output == "minisat":
+            text = model_file.read_text(errors="replace") if model_file and model_file.exists() else None
+            claim = parse_minisat(text)
+        else:
+            claim = parse_competition(stdout)
+        noise = stderr + "\n" + (claim.garbage or "") + ("\n" + stdout if profile.output == "minisat" else "")
+        status, error = classify(claim, profile, run.exit_code, timed_out=run.timed_out, limits=limits,
+                                 wall=run.wall, cpu=run.cpu, output=noise)  # fmt: skip
+        model, verified = None, False
+        if status is Status.SAT:
+            model, error = check_model(cnf, claim.model or ())
+            status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
+        last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
+        if status in (Status.ERROR, Status.MEMOUT) and last and error and last not in error:
+            error += f" ({last[:120]})"
+        if run.leftovers and status is not Status.TIMEOUT:
+            error = (error + "; " if error else "") + f"killed {run.leftovers} process(es) it left running"
+        proof_state = None
+        if proof is not None and proof_file is not None and proof_file.exists():
+            import shutil
+
+            shutil.move(str(proof_file), str(proof))
+            if status is Status.UNSAT:
+                status, perr, verified, proof_state = _check_proof(cnf, proof)
+                error = perr or error
+        elif proof is not None and status is Status.UNSAT:
+            proof_state, error = "unverified", "the solver wrote no proof file"
+    tail = stderr[-STDERR_TAIL:] if stderr.strip() else ""
+    return Outcome(status, spec.name, spec.version, model, run.exit_code, run.wall, run.cpu, run.peak_memory_mb,
+                   verified, error, tail, proof_state)  # fmt: skip
