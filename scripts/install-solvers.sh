@@ -6,7 +6,8 @@
 set -eu
 
 PYTHON=${PYTHON:-python3}
-DEBS="minisat cadical picosat cryptominisat clasp"
+# minizinc (with gecode) and sat4j run the MiniZinc and OPB exports in the tests
+DEBS="minisat cadical picosat cryptominisat clasp minizinc sat4j"
 
 missing=""
 for pkg in $DEBS; do

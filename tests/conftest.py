@@ -27,3 +27,10 @@ def need_solver(name: str) -> str:
             pytest.fail(msg + "; CI must have every solver")
         pytest.skip(msg)
     return path
+
+
+def need_tool(reason: str) -> None:
+    """Skip for a missing tool with ``reason``, but fail under CI (CI installs every tool)."""
+    if IN_CI:
+        pytest.fail(reason + "; CI must have it")
+    pytest.skip(reason)

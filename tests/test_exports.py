@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import need_tool
 from pysat.solvers import Solver
 
 from cnfgen_queens.board import Board, find_attack
@@ -110,7 +111,7 @@ def test_opb_parser_is_strict() -> None:
 def sat4j(path: Path) -> tuple[str, set[int]]:
     java = shutil.which("java")
     if java is None or not SAT4J_JAR.is_file():
-        pytest.skip("sat4j not installed (apt-get install sat4j)")
+        need_tool("sat4j not installed (scripts/install-solvers.sh installs it)")
     run = subprocess.run([java, "-jar", str(SAT4J_JAR), str(path)], capture_output=True, text=True, timeout=120)
     status = next(line[2:].strip() for line in run.stdout.splitlines() if line.startswith("s "))
     true = {
@@ -153,7 +154,7 @@ def test_mzn_structure() -> None:
 def test_mzn_counts_with_minizinc(tmp_path: Path, n: int, expected: int) -> None:
     minizinc = shutil.which("minizinc")
     if minizinc is None:
-        pytest.skip("minizinc not installed (apt-get install minizinc)")
+        need_tool("minizinc not installed (scripts/install-solvers.sh installs it)")
     path = tmp_path / "q.mzn"
     assert gen_main([str(n), "--format", "mzn", "-o", str(path)]) == 0
     run = subprocess.run([minizinc, "--solver", "gecode", "-a", str(path)], capture_output=True, text=True, timeout=120)

@@ -7,12 +7,41 @@ clause -> :class:`Outcome`.
 
 from __future__ import annotations
 
-from .discovery import SolverNotFound, SolverSpec, list_solvers, resolve
-from .outcome import Limits, Outcome, Status
-from .profiles import Profile, ProfileError
-from .runner import check_model, solve
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .discovery import SolverNotFound, SolverSpec, list_solvers, resolve
+    from .outcome import Limits, Outcome, Status
+    from .profiles import Profile, ProfileError
+    from .runner import check_model, solve
 
 DEFAULT_SOLVER = "pysat:cadical195"
+
+# name -> submodule; imported on first use (PEP 562), so that `decode` reading output with
+# `solvers.parse` does not pay for discovery and the runner at start-up
+_LAZY = {
+    "SolverNotFound": "discovery",
+    "SolverSpec": "discovery",
+    "list_solvers": "discovery",
+    "resolve": "discovery",
+    "Limits": "outcome",
+    "Outcome": "outcome",
+    "Status": "outcome",
+    "Profile": "profiles",
+    "ProfileError": "profiles",
+    "check_model": "runner",
+    "solve": "runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_SOLVER",
