@@ -9,7 +9,6 @@ and PNG.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -84,6 +83,8 @@ def as_positions(placement: Placement) -> str:
 
 
 def as_json(placement: Placement) -> str:
+    import json
+
     return json.dumps({"n": len(placement), "columns": [c + 1 for c in placement]}) + "\n"
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -64,6 +63,8 @@ def write_clauses(out: BinaryIO, clauses: Iterable[Clause]) -> int:
 @contextmanager
 def atomic_output(path: Path) -> Iterator[BinaryIO]:
     """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename)."""
+    import tempfile  # lazily: it pulls in random, shutil, bz2 and lzma
+
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     umask = os.umask(0)

@@ -52,7 +52,9 @@ def q8(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("solver", sorted(RAW))
-def test_decode_and_block_every_profile(solver: str, q8: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_decode_and_block_every_profile(
+    solver: str, q8: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     answer, rc = raw_output(solver, q8, tmp_path)
     assert rc in (10, 30), rc  # clasp says 30 when it proved the model unique... or 10
     assert main(["decode", str(answer), "--cnf", str(q8), "--format", "line"]) == 0
@@ -69,7 +71,7 @@ def test_decode_and_block_every_profile(solver: str, q8: Path, tmp_path: Path, c
     assert clause.strip() in sym and 1 <= len(sym) <= 8 and len(set(sym)) == len(sym)
 
 
-def test_decode_own_solve_output_and_unsat(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_decode_own_solve_output_and_unsat(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cnf = tmp_path / "q6.cnf"
     gen_main(["6", "-o", str(cnf)])
     assert main(["solve", str(cnf)]) == 10
@@ -88,7 +90,7 @@ def test_decode_own_solve_output_and_unsat(tmp_path: Path, capsys) -> None:  # n
     assert main(["block", str(minisat_unsat), "-n", "3"]) == 1
 
 
-def test_decode_rejects_attacking_queens(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_decode_rejects_attacking_queens(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.out"
     bad.write_text("s SATISFIABLE\nv 1 7 12 14 0\n")  # (0,0) and (1,2) fine, (2,3) attacks (1,2)
     assert main(["decode", str(bad), "-n", "4"]) == 1
@@ -100,7 +102,7 @@ def test_decode_rejects_attacking_queens(tmp_path: Path, capsys) -> None:  # noq
     assert "1 queens on a 4x4 board" in capsys.readouterr().err
 
 
-def test_decode_pictures(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_decode_pictures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sol = tmp_path / "sol.out"
     sol.write_text("s SATISFIABLE\nv 2 8 9 15 0\n")  # 4-queens: columns 2 4 1 3
     assert main(["decode", str(sol), "-n", "4", "--format", "svg", "-o", str(tmp_path / "b.svg")]) == 0
@@ -113,7 +115,7 @@ def test_decode_pictures(tmp_path: Path, capsys) -> None:  # noqa: ANN001
     assert main(["decode", str(sol), "-n", "4", "--format", "png"]) == 2
 
 
-def test_merge_counts_and_kissat_strict(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_merge_counts_and_kissat_strict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     kissat = need_solver("kissat")
     base = tmp_path / "base.cnf"
     gen_main(["5", "-e", "commander", "-o", str(base)])
@@ -126,8 +128,10 @@ def test_merge_counts_and_kissat_strict(tmp_path: Path, capsys) -> None:  # noqa
     text = merged.read_text()
     header = next(line for line in text.splitlines() if line.startswith("p "))
     base_clauses = int(next(ln for ln in base.read_text().splitlines() if ln.startswith("p ")).split()[3])
-    assert header.split()[2:] == [next(ln for ln in base.read_text().splitlines() if ln.startswith("p ")).split()[2],
-                                  str(base_clauses + 3)]
+    assert header.split()[2:] == [
+        next(ln for ln in base.read_text().splitlines() if ln.startswith("p ")).split()[2],
+        str(base_clauses + 3),
+    ]
     assert text.startswith("c cnfgen-queens")  # comments kept
     proc = subprocess.run([kissat, "--strict", "-q", "-n", str(merged)], capture_output=True, text=True)
     assert proc.returncode == 10, proc.stdout + proc.stderr
@@ -137,7 +141,7 @@ def test_merge_counts_and_kissat_strict(tmp_path: Path, capsys) -> None:  # noqa
     assert "999" in capsys.readouterr().err
 
 
-def test_gen_block_option_equals_merge(tmp_path: Path, capsysbinary) -> None:  # noqa: ANN001
+def test_gen_block_option_equals_merge(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     blocks = tmp_path / "b.cnf"
     blocks.write_text("-2 -8 -9 -15 0\n")
     gen_main(["4", "--no-comments", "-o", str(tmp_path / "base.cnf")])
@@ -147,7 +151,7 @@ def test_gen_block_option_equals_merge(tmp_path: Path, capsysbinary) -> None:  #
     assert capsysbinary.readouterr().out == direct
 
 
-def shell(args: list[str], **kw) -> subprocess.CompletedProcess[str]:  # noqa: ANN003
+def shell(args: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     return subprocess.run(args, capture_output=True, text=True, env=env, **kw)
 

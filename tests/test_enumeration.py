@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from conftest import need_solver
 
 from cnfgen_queens import encodings
 from cnfgen_queens.board import images
@@ -10,8 +13,6 @@ from cnfgen_queens.cli import main
 from cnfgen_queens.enumeration import count_cubes, count_solutions, cubes, enumerate_embedded
 from cnfgen_queens.formula import QueensFormula
 from cnfgen_queens.known_counts import known_counts
-
-from conftest import need_solver
 
 KNOWN = known_counts()
 
@@ -81,7 +82,7 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("solver", ["kissat", "minisat"])
-def test_external_loop_counts(solver: str, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+def test_external_loop_counts(solver: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_solver(solver)
     for n in range(1, 9):
         out = tmp_path / f"{solver}-{n}"
@@ -91,14 +92,14 @@ def test_external_loop_counts(solver: str, tmp_path, capsys: pytest.CaptureFixtu
         assert len(lines) == len(set(lines)) == KNOWN[n][0]
 
 
-def test_external_loop_symmetric(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+def test_external_loop_symmetric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_solver("kissat")
     assert main(["count", "8", "--solver", "kissat", "--symmetric", "--out", str(tmp_path), "--quiet"]) == 0
     assert capsys.readouterr().out.splitlines()[-2:] == ["fundamental: 12", "count: 92"]
     assert len((tmp_path / "solutions.txt").read_text().splitlines()) == 12
 
 
-def test_existing_solutions_need_resume(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+def test_existing_solutions_need_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_solver("kissat")
     assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--quiet"]) == 0
     assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--quiet"]) == 2

@@ -11,8 +11,12 @@ from .model_input import add_input_arguments, load
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input_arguments(p)
-    p.add_argument("--format", choices=("board", "positions", "json", "line", "svg", "png"), default="board",
-                   help="board (Unicode), positions (seed 001 style), json, line, svg or png (needs -o)")
+    p.add_argument(
+        "--format",
+        choices=("board", "positions", "json", "line", "svg", "png"),
+        default="board",
+        help="board (Unicode), positions (seed 001 style), json, line, svg or png (needs -o)",
+    )
     p.add_argument("--ascii", action="store_true", help="Q and . instead of Unicode in --format board")
     p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically instead of stdout")
 

@@ -10,8 +10,12 @@ from .common import fail, output
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("base", metavar="BASE.cnf", help="the DIMACS file to extend (copied, not parsed)")
-    p.add_argument("blocks", nargs="+", metavar="BLOCKS",
-                   help="bare clause lines or full DIMACS files; variables must be within BASE's header")
+    p.add_argument(
+        "blocks",
+        nargs="+",
+        metavar="BLOCKS",
+        help="bare clause lines or full DIMACS files; variables must be within BASE's header",
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically instead of stdout")
 
 

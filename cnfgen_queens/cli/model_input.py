@@ -17,9 +17,13 @@ MINISAT_FIRST = ("SAT", "UNSAT", "INDET")
 
 
 def add_input_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("input", nargs="?", metavar="FILE",
-                   help="solver output: s/v lines (kissat, cadical, ..., `cnfgen-queens solve`) or a minisat "
-                        "result file; '-' or nothing for stdin")
+    p.add_argument(
+        "input",
+        nargs="?",
+        metavar="FILE",
+        help="solver output: s/v lines (kissat, cadical, ..., `cnfgen-queens solve`) or a minisat "
+        "result file; '-' or nothing for stdin",
+    )
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("-n", type=board_size, metavar="N", help="board size")
     size.add_argument("--cnf", metavar="CNF", help="the CNF that was solved (gives N, undoes --shuffle)")
