@@ -295,10 +295,36 @@ def merge(base: Path, blocks: Iterable[Path], out: BinaryIO, warn: Warn = _stder
     return merge_clauses(base, extra, out, header)
 
 
+def count_body_clauses(base: Path, header: Header, warn: Warn = _stderr_warn) -> int:
+    """Clauses in the body of ``base``: counted on bytes (lines ending in ``0``) when every clause
+    ends its line, as in this tool's files; parsed exactly when that count disagrees with the header."""
+    count = 0
+    with open(base, "rb") as f:
+        f.seek(header.body_offset)
+        first = True
+        while chunk := f.read(1 << 20):
+            chunk += f.readline()  # end on a line boundary
+            if first and (chunk.startswith(b"0\n") or chunk.startswith(b"0\r\n")):
+                count += 1
+            first = False
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\t", b" ")
+            count += chunk.count(b" 0\n") + chunk.count(b"\n0\n")
+            if not chunk.endswith(b"\n") and (chunk.endswith(b" 0") or chunk == b"0"):
+                count += 1
+    if count == header.num_clauses:
+        return count
+    with open(base, "rb") as f:
+        f.seek(header.body_offset)
+        count = sum(1 for _ in iter_body(f, str(base), header.body_line, header.num_vars, warn))
+    if count != header.num_clauses:
+        warn(f"{base}: header says {header.num_clauses} clauses, file has {count}; the merged header says {count}")
+    return count
+
+
 def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header | None = None) -> int:
     """Copy ``base`` (its body as bytes, not parsed) with ``extra`` appended; returns the clause count."""
     header = header or read_header_file(base)
-    total = header.num_clauses + len(extra)
+    total = count_body_clauses(base, header) + len(extra)
     write_header(out, header.num_vars, total, header.comments)
     with open(base, "rb") as f:
         f.seek(header.body_offset)
@@ -315,8 +341,11 @@ def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header
 def read_blocks(path: Path, num_vars: int, warn: Warn = _stderr_warn) -> list[Clause]:
     """Clauses of a blocks file: bare clause lines, or a DIMACS file whose header is dropped."""
     name = str(path)
-    with open(path, "rb") as f:
-        lines = f.readlines()
+    if name == "-":
+        name, lines = "<stdin>", sys.stdin.buffer.readlines()
+    else:
+        with open(path, "rb") as f:
+            lines = f.readlines()
     first = 1
     for i, raw in enumerate(lines):
         s = raw.strip()

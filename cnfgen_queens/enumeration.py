@@ -46,7 +46,6 @@ class Found:
 
     placement: Placement
     weight: int = 1
-    resumed: bool = False  # read back from a solutions file, not found in this run
 
 
 @dataclass(frozen=True)
@@ -70,6 +69,22 @@ def pysat_name(solver: str) -> str | None:
     return solver.split(":", 1)[1] if solver.startswith("pysat:") else None
 
 
+NOT_INCREMENTAL = ("kissat",)  # pysat backends that cannot take clauses after a solve
+
+
+def embedded_solver(solver: str) -> str:
+    """The canonical pysat name behind ``pysat:NAME``; raises EnumerationError("USAGE") otherwise."""
+    from .solvers.discovery import SolverNotFound, embedded_name
+
+    try:
+        name = embedded_name(pysat_name(solver) or solver)
+    except SolverNotFound as e:
+        raise EnumerationError(str(e), "USAGE") from None
+    if name.startswith(NOT_INCREMENTAL):
+        raise EnumerationError(f"{solver} is not incremental: enumerate with its binary (--solver kissat)", "USAGE")
+    return name
+
+
 def enumerate_embedded(
     formula: QueensFormula,
     solver: str = "pysat:cadical195",
@@ -78,14 +93,18 @@ def enumerate_embedded(
     assumptions: tuple[int, ...] = (),
     deadline: float | None = None,
 ) -> Iterator[Found]:
-    """Solutions from one incremental PySAT solver; each model is decoded and checked."""
-    from pysat.solvers import Solver, SolverNames
+    """Solutions from one incremental PySAT solver.
 
-    name = pysat_name(solver) or solver
-    known = {n for names in vars(SolverNames).values() if isinstance(names, tuple) for n in names}
-    if name not in known:
-        raise EnumerationError(f"unknown embedded solver {solver!r}; valid: pysat:" + ", pysat:".join(sorted(known)))
+    Nothing the solver says is taken on trust: each model must decode to a valid
+    placement (N queens, none attacking), agree with the assumptions, and be new
+    (not a blocked placement, nor with ``symmetric`` an image of one).  The time
+    limit is checked between solver calls.
+    """
+    from pysat.solvers import Solver
+
+    name = embedded_solver(solver)
     n2 = formula.n * formula.n
+    seen: set[Placement] = set()
     with Solver(name=name, bootstrap_with=formula.clauses()) as s:
         while True:
             if deadline is not None and time.monotonic() > deadline:
@@ -97,9 +116,15 @@ def enumerate_embedded(
                 placement = placement_from_true_vars(formula.n, (v for v in model[:n2] if v > 0))
             except DecodeError as e:
                 raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
+            if any(model[a - 1] != a for a in assumptions):
+                raise EnumerationError(f"{solver} returned a model that breaks the assumptions {assumptions}")
+            orbit = images(placement) if symmetric else [placement]
+            if seen.intersection(orbit):
+                raise EnumerationError(f"{solver} returned a blocked placement again: {as_line(placement)}")
+            seen.update(orbit)
             for clause in blocking_clauses(placement, symmetric):
                 s.add_clause(clause)
-            yield Found(placement, _weight(placement, symmetric))
+            yield Found(placement, len(orbit))
 
 
 def _count_cube(formula: QueensFormula, solver: str, cube: tuple[int, ...]) -> int:
@@ -143,8 +168,9 @@ def count_cubes(formula: QueensFormula, solver: str = "pysat:cadical195", jobs: 
 # -- external ---------------------------------------------------------------------
 
 
-def read_solutions(path: Path, n: int) -> list[Placement]:
-    """Placements of a solutions file; a torn last line (no newline) is dropped and truncated away."""
+def read_solutions(path: Path, n: int, symmetric: bool = False) -> list[Placement]:
+    """Placements of a solutions file, checked: valid, N x N, no repeats (no two in one orbit when
+    ``symmetric``).  A torn last line (no newline, from a crash mid-write) is truncated away."""
     if not path.exists():
         return []
     data = path.read_bytes()
@@ -154,7 +180,41 @@ def read_solutions(path: Path, n: int) -> list[Placement]:
             f.truncate(keep)
             os.fsync(f.fileno())
         data = data[:keep]
-    return [parse_line(line, n) for line in data.decode().splitlines() if line.strip()]
+    out: list[Placement] = []
+    seen: set[Placement] = set()
+    for i, line in enumerate(data.decode(errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            p = parse_line(line, n)
+        except DecodeError as e:
+            raise EnumerationError(f"{path}:{i}: {e}", "USAGE") from None
+        orbit = images(p) if symmetric else [p]
+        if seen.intersection(orbit):
+            raise EnumerationError(f"{path}:{i}: {line.strip()!r} repeats an earlier solution", "USAGE")
+        seen.update(orbit)
+        out.append(p)
+    return out
+
+
+def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: bool) -> None:
+    """Record what the directory's solutions mean (N, symmetric) and refuse a mismatched resume."""
+    import json
+
+    meta = workdir / "run.json"
+    want = {"n": formula.n, "symmetric": symmetric}
+    if resume and meta.exists():
+        try:
+            have = json.loads(meta.read_text())
+        except ValueError:
+            raise EnumerationError(f"{meta} is not JSON", "USAGE") from None
+        if {k: have.get(k) for k in want} != want:
+            raise EnumerationError(f"{workdir} holds a run with {have}, not {want}: resume with those options", "USAGE")
+        return
+    from .dimacs import atomic_output
+
+    with atomic_output(meta) as f:
+        f.write((json.dumps(want) + "\n").encode())
 
 
 def _append_durably(path: Path, line: str) -> None:
@@ -180,11 +240,16 @@ def enumerate_external(
     from .dimacs import atomic_output, merge_clauses, write_clauses, write_header
     from .solvers import Limits, Status, solve
 
-    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        workdir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise EnumerationError(f"cannot use {workdir} as the work directory: {e.strerror or e}", "USAGE") from None
     sol_path = workdir / SOLUTIONS
     if sol_path.exists() and sol_path.stat().st_size and not resume:
         raise EnumerationError(f"{sol_path} already holds solutions: use --resume, or another --out directory", "USAGE")
-    found = read_solutions(sol_path, formula.n) if resume else []
+    _check_run(workdir, formula, symmetric, resume)
+    found = read_solutions(sol_path, formula.n, symmetric) if resume else []
+    seen = {q for p in found for q in (images(p) if symmetric else [p])}
     sol_path.touch()
     base = workdir / "base.cnf"
     num_vars, num_clauses = formula.counts()
@@ -193,7 +258,7 @@ def enumerate_external(
         write_clauses(f, formula.clauses())
     blocks = [c for p in found for c in blocking_clauses(p, symmetric)]
     for p in found:
-        yield Found(p, _weight(p, symmetric), resumed=True)
+        yield Found(p, _weight(p, symmetric))
     current = workdir / "current.cnf"
     while True:
         with atomic_output(current) as f:
@@ -210,6 +275,9 @@ def enumerate_external(
             placement = placement_from_true_vars(formula.n, out.true_vars())
         except DecodeError as e:
             raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
+        if placement in seen:
+            raise EnumerationError(f"{solver} returned a blocked placement again: {as_line(placement)}")
+        seen.update(images(placement) if symmetric else [placement])
         _append_durably(sol_path, as_line(placement))
         blocks += blocking_clauses(placement, symmetric)
         yield Found(placement, _weight(placement, symmetric))

@@ -21,6 +21,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/enumerate.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 gen-queens "$n" -o "$work/base.cnf"
 : > "$work/blocks.cnf"
+: > "$work/found"
 cp "$work/base.cnf" "$work/current.cnf"
 
 count=0
@@ -36,7 +37,12 @@ while true; do
         *) echo "$0: $solver exited with $rc (neither 10 SAT nor 20 UNSAT); $count solution(s) before it" >&2
            exit 1 ;;
     esac
-    cnfgen-queens decode "$work/answer" -n "$n" --format line
+    placement=$(cnfgen-queens decode "$work/answer" -n "$n" --format line)
+    if grep -qxF -- "$placement" "$work/found"; then  # a solver that ignores a blocking clause
+        echo "$0: $solver returned a blocked placement again: $placement" >&2
+        exit 1
+    fi
+    echo "$placement" | tee -a "$work/found"
     cnfgen-queens block "$work/answer" -n "$n" >> "$work/blocks.cnf"
     cnfgen-queens merge "$work/base.cnf" "$work/blocks.cnf" -o "$work/current.cnf"
     count=$((count + 1))

@@ -191,3 +191,57 @@ def test_kill_9_then_resume(tmp_path: Path) -> None:
     assert done.stdout.splitlines()[-1] == "count: 92"
     after = solutions.read_text().splitlines()
     assert len(after) == len(set(after)) == 92 and after[: len(before)] == before
+
+
+def test_shuffled_cnf_loop_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """gen --shuffle, solve, decode/block --cnf, merge, until UNSAT: the 4 boards of N = 6."""
+    kissat = need_solver("kissat")
+    base = tmp_path / "base.cnf"
+    assert gen_main(["6", "-e", "sequential", "--shuffle", "7", "-o", str(base)]) == 0
+    current, blocks, boards = tmp_path / "current.cnf", tmp_path / "blocks.cnf", set()
+    current.write_bytes(base.read_bytes())
+    blocks.write_text("")
+    for _ in range(10):
+        proc = subprocess.run([kissat, str(current)], capture_output=True, text=True)
+        if proc.returncode == 20:
+            break
+        answer = tmp_path / "answer"
+        answer.write_text(proc.stdout)
+        assert main(["decode", str(answer), "--cnf", str(base), "--format", "line"]) == 0
+        board = capsys.readouterr().out.strip()
+        assert valid_line(board, 6) and board not in boards
+        boards.add(board)
+        assert main(["block", str(answer), "--cnf", str(base)]) == 0
+        with blocks.open("a") as f:
+            f.write(capsys.readouterr().out)
+        assert main(["merge", str(base), str(blocks), "-o", str(current)]) == 0
+    assert len(boards) == 4
+
+
+def test_block_keeps_stdout_clean_on_unsat(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    answer = tmp_path / "unsat.out"
+    answer.write_text("s UNSATISFIABLE\n")
+    assert main(["block", str(answer), "-n", "3"]) == 1
+    out, err = capfd.readouterr()
+    assert out == "" and "no solution" in err
+
+
+def test_relative_solver_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kissat = need_solver("kissat")
+    (tmp_path / "mysolver").symlink_to(kissat)
+    monkeypatch.chdir(tmp_path)
+    gen_main(["5", "-o", "q5.cnf"])
+    assert main(["solve", "q5.cnf", "--solver", "./mysolver"]) == 10
+    assert main(["count", "5", "--solver", "./mysolver", "--out", "run", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 10"
+
+
+def test_output_through_symlink(tmp_path: Path) -> None:
+    target = tmp_path / "real.cnf"
+    target.write_text("old")
+    link = tmp_path / "link.cnf"
+    link.symlink_to(target)
+    assert gen_main(["4", "-o", str(link)]) == 0
+    assert link.is_symlink() and target.read_text().startswith("c cnfgen-queens")

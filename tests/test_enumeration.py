@@ -76,9 +76,38 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["count", "8", "--jobs", "2", "--solver", "minisat"]) == 2
     assert main(["enumerate", "8", "--resume"]) == 2
     assert main(["count", "0"]) == 2
-    assert main(["count", "8", "--solver", "pysat:nosuch"]) == 1
+    assert main(["count", "8", "--solver", "pysat:nosuch"]) == 2
+    assert main(["count", "6", "--solver", "pysat:kissat404"]) == 2  # not incremental
+    assert main(["count", "6", "--jobs", "2", "--out", "somewhere"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 4 and all("error" in line for line in err)
+    assert len(err) == 6 and all("error" in line for line in err)
+
+
+# the literal sequences of the issue, typed in from OEIS: the CSV the tools compare with must hold them
+A000170 = [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512, 95815104,
+           666090624, 4968057848, 39029188884, 314666222712, 2691008701644, 24233937684440, 227514171973736,
+           2207893435808352, 22317699616364044, 234907967154122528]  # fmt: skip
+A002562 = [1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787, 9233, 45752, 285053, 1846955, 11977939, 83263591,
+           621012754, 4878666808]  # fmt: skip
+
+
+def test_known_counts_are_oeis() -> None:
+    assert [KNOWN[n][0] for n in range(1, 28)] == A000170
+    assert [KNOWN[n][1] for n in range(1, 21)] == A002562
+
+
+def test_resume_checks_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    need_solver("kissat")
+    assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--quiet"]) == 0
+    assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--resume", "--symmetric"]) == 2
+    assert main(["count", "7", "--solver", "kissat", "--out", str(tmp_path), "--resume"]) == 2
+    lines = (tmp_path / "solutions.txt").read_text().splitlines()
+    (tmp_path / "solutions.txt").write_text("\n".join([*lines, lines[0]]) + "\n")
+    assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--resume"]) == 2
+    (tmp_path / "solutions.txt").write_text("1 2 3 4 5 6\n")
+    assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "repeats an earlier solution" in err and "attack" in err
 
 
 @pytest.mark.parametrize("solver", ["kissat", "minisat"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -55,8 +56,8 @@ def positive_float(what: str) -> Callable[[str], float]:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{what} must be a positive number, got {text!r}") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"{what} must be a positive number, got {text}")
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"{what} must be a positive finite number, got {text}")
         return value
 
     parse.__name__ = what
@@ -72,7 +73,14 @@ def output(path: str | None) -> Iterator[BinaryIO]:
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # write through a symlink, not over it
+    if target.exists() and not target.is_file():  # a FIFO or device: no rename, write into it
+        try:
+            with open(target, "wb") as f:
+                yield f
+        except OSError as e:
+            fail(f"cannot write {path}: {e.strerror or e}")
+        return
     try:
         check_writable(target)
     except OSError as e:

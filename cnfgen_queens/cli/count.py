@@ -19,8 +19,12 @@ def run(args: argparse.Namespace) -> int:
 
         if pysat_name(args.solver) is None:
             fail("--jobs needs an embedded pysat: solver (the cubes run in-process)")
-        if args.symmetric or args.limit or args.time_limit:
-            fail("--jobs does not combine with --symmetric, --limit or --time-limit")
+        clash = {"--symmetric": args.symmetric, "--limit": args.limit, "--time-limit": args.time_limit,
+                 "--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
+                 "--solver-args": args.solver_args, "--solvers-file": args.solvers_file}  # fmt: skip
+        given = [flag for flag, value in clash.items() if value]
+        if given:
+            fail(f"--jobs does not combine with {', '.join(given)}")
         formula = formula_from(args)
         count = count_cubes(formula, args.solver, jobs=args.jobs, depth=2)
         print(f"count: {count}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..decode import FORMATS
 from .common import fail, output
 from .model_input import add_input_arguments, load
 
@@ -13,7 +14,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input_arguments(p)
     p.add_argument(
         "--format",
-        choices=("board", "positions", "json", "line", "svg", "png"),
+        choices=FORMATS,
         default="board",
         help="board (Unicode), positions (seed 001 style), json, line, svg or png (needs -o)",
     )
@@ -28,6 +29,12 @@ def run(args: argparse.Namespace) -> int:
         fail("--format png needs -o FILE")
     placement = load(args).placement
     if args.format == "png":
+        from ..dimacs import check_writable
+
+        try:
+            check_writable(Path(args.output))
+        except OSError as e:
+            fail(f"cannot write {args.output}: {e}")
         write_png(placement, Path(args.output))
         return 0
     with output(args.output) as out:

@@ -112,16 +112,26 @@ def loop(args: argparse.Namespace, emit) -> int:
     external = pysat_name(args.solver) is None
     if args.resume and not args.out:
         fail("--resume needs --out DIR")
-    if not external and (args.out or args.resume):
-        fail("--out/--resume belong to the external loop; pysat: solvers run in-process")
+    if not external:
+        external_only = {"--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
+                         "--solver-args": args.solver_args, "--solvers-file": args.solvers_file}  # fmt: skip
+        given = [flag for flag, value in external_only.items() if value]
+        if given:
+            fail(f"{', '.join(given)} belong to the external loop; pysat: solvers run in-process")
+        from ..enumeration import embedded_solver
+
+        try:
+            embedded_solver(args.solver)
+        except EnumerationError as e:
+            fail(str(e))
     kwargs: dict[str, object] = {}
     limits = None
     if external:
-        from ..solvers import Limits, SolverNotFound, resolve
+        from ..solvers import Limits, ProfileError, SolverNotFound, resolve
 
         try:
             resolve(args.solver, Path(args.solvers_file) if args.solvers_file else None)
-        except SolverNotFound as e:
+        except (SolverNotFound, ProfileError) as e:
             fail(str(e))
         limits = Limits(args.time_limit, args.memory_limit)
         kwargs = {

@@ -59,7 +59,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="list the encodings with their clause and auxiliary counts for a line of -n literals",
     )
     p.add_argument(
-        "-n",
         "--line-length",
         type=positive_int("line length"),
         default=8,
@@ -72,6 +71,8 @@ def list_encodings(length: int, group_size: int | None) -> None:
     from .. import encodings
 
     params = {"group_size": group_size} if group_size else {}
+    for name in encodings.names():  # validate every parameter before printing a line
+        encodings.get(name).count(2, **params)
     print(f"{'encoding':<18} {'clauses':>8} {'aux':>6}  {'UP':<3} description   (n = {length} literals)")
     for name in encodings.names():
         enc = encodings.get(name)
@@ -105,7 +106,7 @@ def run_export(args: argparse.Namespace) -> int:
         "--shuffle": args.shuffle,
     }
     for flag, value in cnf_only.items():
-        if value not in (None, False, []):
+        if value is not None and value is not False and value != []:
             fail(f"{flag} applies to --format cnf only")
     command = None if args.no_comments else args.command_line
     with output(args.output) as out:

@@ -22,14 +22,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..dimacs import DimacsError, merge
 
-    for path in (args.base, *args.blocks):
-        if not Path(path).is_file():
-            fail(f"cannot read {path}: no such file")
-    if args.output and Path(args.output).resolve() == Path(args.base).resolve():
-        pass  # atomic output makes in-place merging safe: the base is read before the rename
     try:
         with output(args.output) as out:
             merge(Path(args.base), [Path(b) for b in args.blocks], out)
     except DimacsError as e:
         fail(str(e))
+    except OSError as e:
+        fail(f"cannot read {e.filename or args.base}: {e.strerror or e}")
     return 0

@@ -77,7 +77,8 @@ def load(args: argparse.Namespace) -> Decoded:
     if claim.problem:
         fail(f"{name}: {claim.problem}", EXIT_NO_SOLUTION)
     if claim.answer == "UNSAT":
-        print("no solution")
+        # decode prints the answer; block keeps its stdout for clauses only (>> blocks.cnf)
+        print("no solution", file=sys.stderr if args.prog.endswith("block") else sys.stdout)
         raise Exit(EXIT_NO_SOLUTION)
     if claim.model is None:
         what = "UNKNOWN answer" if claim.answer == "UNKNOWN" else "no model (no v lines, no SAT result)"

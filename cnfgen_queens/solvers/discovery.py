@@ -54,7 +54,7 @@ def find_binary(binary: str) -> str | None:
     """An executable on PATH (or a path to one); kissat also inside the passagemath-kissat wheel."""
     if os.sep in binary:
         path = Path(binary).expanduser()
-        return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+        return str(path.resolve()) if path.is_file() and os.access(path, os.X_OK) else None
     found = shutil.which(binary)
     if found:
         return found
