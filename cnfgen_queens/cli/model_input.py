@@ -85,6 +85,10 @@ def load(args: argparse.Namespace) -> Decoded:
         fail(f"{name}: {what}", EXIT_NO_SOLUTION)
     if claim.answer is None:
         print(f"warning: {name}: v lines without an s line; decoding them anyway", file=sys.stderr)
+    lits = set(claim.model)
+    clash = next((v for v in lits if v > 0 and -v in lits), None)
+    if clash is not None:
+        fail(f"{name}: the model sets variable {clash} both true and false", EXIT_NO_SOLUTION)
     true = (v for v in claim.model if v > 0)
     if backward is not None:
         true = (backward[v] for v in true if v < len(backward))

@@ -163,6 +163,9 @@ def classify(
     used = max(wall, cpu or 0.0)
     if limits.time is not None and used >= LIMIT_SLACK * limits.time:
         return Status.TIMEOUT, f"the solver's own limit stopped it after {used:.2f} s"
+    if claim.answer is None and exit_code != 0 and not out_of_memory:
+        # a non-zero "unknown" code (clasp's 1) means a limit only when a limit was reached
+        return Status.ERROR, f"no answer, {describe_exit(exit_code)} before any limit"
     if out_of_memory:
         return Status.MEMOUT, f"out of memory ({describe_exit(exit_code)})"
     if claim.answer is None:
