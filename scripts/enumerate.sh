@@ -6,6 +6,10 @@
 #   usage: scripts/enumerate.sh N [SOLVER]     SOLVER: kissat (default), minisat,
 #          cadical, picosat, cryptominisat5, or any binary printing s/v lines
 #          with exit codes 10 (SAT) / 20 (UNSAT).
+#
+# Each round decodes the answer while `block | merge` folds its blocking clause into
+# the current CNF (merge writes atomically, so it may replace its own input); the
+# two run side by side, which halves the wall time of a round on two cores.
 set -euo pipefail
 
 usage() { echo "usage: $0 N [SOLVER]" >&2; exit 2; }
@@ -19,16 +23,16 @@ bin=$(cnfgen-queens solvers --path "$solver") || exit 2
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/enumerate.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-gen-queens "$n" -o "$work/base.cnf"
-: > "$work/blocks.cnf"
-: > "$work/found"
-cp "$work/base.cnf" "$work/current.cnf"
+gen-queens "$n" -o "$work/current.cnf"
+declare -A found=()
 
+style=competition
+[[ $(basename "$solver") == minisat* ]] && style=minisat
 count=0
 while true; do
     rc=0
-    case $(basename "$solver") in
-        minisat*) "$bin" -verb=0 "$work/current.cnf" "$work/answer" > /dev/null || rc=$? ;;
+    case $style in
+        minisat) "$bin" -verb=0 "$work/current.cnf" "$work/answer" > /dev/null || rc=$? ;;
         *) "$bin" "$work/current.cnf" > "$work/answer" || rc=$? ;;
     esac
     case $rc in
@@ -37,14 +41,17 @@ while true; do
         *) echo "$0: $solver exited with $rc (neither 10 SAT nor 20 UNSAT); $count solution(s) before it" >&2
            exit 1 ;;
     esac
-    placement=$(cnfgen-queens decode "$work/answer" -n "$n" --format line)
-    if grep -qxF -- "$placement" "$work/found"; then  # a solver that ignores a blocking clause
+    cnfgen-queens decode "$work/answer" -n "$n" --format line > "$work/placement" &
+    decoding=$!
+    cnfgen-queens block "$work/answer" -n "$n" | cnfgen-queens merge "$work/current.cnf" - -o "$work/current.cnf"
+    wait "$decoding"
+    read -r placement < "$work/placement"
+    if [[ -n ${found[$placement]:-} ]]; then  # a solver that ignored a blocking clause
         echo "$0: $solver returned a blocked placement again: $placement" >&2
         exit 1
     fi
-    echo "$placement" | tee -a "$work/found"
-    cnfgen-queens block "$work/answer" -n "$n" >> "$work/blocks.cnf"
-    cnfgen-queens merge "$work/base.cnf" "$work/blocks.cnf" -o "$work/current.cnf"
+    found[$placement]=1
+    echo "$placement"
     count=$((count + 1))
 done
 echo "count: $count"

@@ -67,12 +67,12 @@ def positive_float(what: str) -> Callable[[str], float]:
 @contextmanager
 def output(path: str | None) -> Iterator[BinaryIO]:
     """Binary output: stdout when ``path`` is None or '-', else an atomically written file."""
-    from ..dimacs import atomic_output, check_writable
-
     if path is None or path == "-":
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
+    from ..dimacs import atomic_output, check_writable
+
     target = Path(os.path.realpath(path))  # write through a symlink, not over it
     if target.exists() and not target.is_file():  # a FIFO or device: no rename, write into it
         try:
