@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from . import __version__
 from .board import Board
@@ -47,10 +48,14 @@ class QueensFormula:
         return self.enc.accepted({"group_size": self.group_size} if self.group_size else {})
 
     def line_lengths(self) -> Iterator[int]:
-        return (len(line.cells) for line in self.board.lines())
+        return (length for *_, length in self.board.progressions())
 
     def counts(self) -> tuple[int, int]:
         """``(variables, clauses)`` without building the formula."""
+        return self._counts
+
+    @cached_property
+    def _counts(self) -> tuple[int, int]:
         n = self.n
         clauses = n * (2 if self.column_alo else 1)
         aux = 0

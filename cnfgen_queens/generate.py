@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 FAST_MIN_CLAUSES = 200_000  # below this numpy's import costs more than it saves
 TEMPLATE_MAX_LITERALS = 20_000_000  # a larger template (e.g. nested, n ~ 500) streams clause by clause
-CHUNK_LITERALS = 1 << 19
+CHUNK_LITERALS = 1 << 17
 Template = tuple["np.ndarray", "np.ndarray", int, int]
 
 
@@ -132,9 +132,33 @@ def _template(formula: QueensFormula, n: int) -> Template | None:
     return np.sign(flat).astype(np.int8), np.abs(flat).astype(np.int32), len(built), aux
 
 
+@lru_cache(maxsize=1)
+def _reuse_freed_memory() -> None:
+    """Ask glibc to keep freed blocks for reuse instead of unmapping them.
+
+    Every chunk allocates and frees a few MB of numpy buffers; by default glibc
+    returns each to the kernel and the next chunk page-faults it back in, which cost
+    0.9 s of kernel time out of 2.4 s for pairwise N = 200.  Peak memory is unchanged
+    (the same buffers are reused).  Does nothing where the C library is not glibc.
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    mallopt(m_mmap_threshold, 256 << 20)
+    mallopt(m_trim_threshold, 512 << 20)
+
+
 def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
     """The formula's clauses by template substitution (same bytes as the reference path)."""
     import numpy as np
+
+    _reuse_freed_memory()
 
     n, board = formula.n, formula.board
     cells = np.arange(1, n * n + 1, dtype=np.int64).reshape(n, n)

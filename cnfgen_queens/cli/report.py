@@ -27,32 +27,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _write(path: str, text: str) -> None:
-    from ..dimacs import atomic_output, check_writable
+    from ..dimacs import atomic_output
 
-    target = Path(path)
-    try:
-        check_writable(target)
-    except OSError as e:
-        fail(f"cannot write {path}: {e}")
-    with atomic_output(target) as out:
+    with atomic_output(Path(path)) as out:
         out.write(text.encode())
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..dimacs import check_writable
     from ..experiments import report
     from ..experiments.store import Store, StoreError
 
     plots = [Path(p) for p in args.plot]
-    if plots:
-        from ..dimacs import check_writable
-        from ..experiments.plots import plot_kind
+    from ..experiments.plots import plot_kind  # no matplotlib yet
 
-        for path in plots:
-            try:
-                plot_kind(path)
-                check_writable(path)
-            except (ValueError, OSError) as e:
-                fail(str(e) if isinstance(e, ValueError) else f"cannot write {path}: {e}")
+    for path in plots:
+        try:
+            plot_kind(path)
+        except ValueError as e:
+            fail(str(e))
+    for path in [*plots, *(Path(p) for p in (args.markdown, args.csv, args.json, args.runs_csv) if p)]:
+        try:  # before any work, so a typo in the last option does not cost the whole report
+            check_writable(path)
+        except OSError as e:
+            fail(f"cannot write {path}: {e}")
     try:
         with Store(args.db, readonly=True) as store:
             rows = store.rows()
@@ -62,9 +60,8 @@ def run(args: argparse.Namespace) -> int:
         fail(f"{args.db}: no runs stored yet", 1)
     hashes = {r.config_hash for r in rows}
     if len(hashes) > 1:
-        print(
-            f"{args.prog}: note: {args.db} holds runs of {len(hashes)} configs; the table mixes them", file=sys.stderr
-        )
+        note = f"{args.db} holds runs of {len(hashes)} config versions; the table includes all"
+        print(f"{args.prog}: note: {note}", file=sys.stderr)
     stats = report.summarize(rows)
     table = report.markdown(stats)
     sys.stdout.write(table)
