@@ -44,7 +44,8 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
             "--jobs",
             type=positive_int("jobs"),
             default=1,
-            help="count cubes of the first two rows in J processes (embedded solvers; mirror symmetry)",
+            help="count cubes of the first two rows in J processes (embedded solvers; mirror symmetry; "
+            "the cubes add the redundant column at-least-one clauses)",
         )
     else:
         p.add_argument(
