@@ -93,6 +93,12 @@ def check_writable(path: Path) -> None:
         raise PermissionError(f"directory {parent} is not writable")
     if path.exists() and not os.access(path, os.W_OK):
         raise PermissionError(f"{path} is not writable")
+    try:  # the permission bits say nothing to root, nor about a read-only file system: try it
+        probe = os.open(parent / f".{path.name}.probe-{os.getpid()}", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except OSError as e:
+        raise PermissionError(f"cannot create files in {parent}: {e.strerror or e}") from None
+    os.close(probe)
+    os.unlink(parent / f".{path.name}.probe-{os.getpid()}")
 
 
 # -- reading --------------------------------------------------------------------

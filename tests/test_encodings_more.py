@@ -135,7 +135,7 @@ def test_oeis_counts(name: str) -> None:
 def test_list_encodings_shows_counts(capsys: pytest.CaptureFixture[str], length: int) -> None:
     from cnfgen_queens.cli import gen_main
 
-    argv = ["--list-encodings"] if length == 8 else ["--list-encodings", "-n", str(length)]
+    argv = ["--list-encodings"] if length == 8 else ["--list-encodings", "--line-length", str(length)]
     assert gen_main(argv) == 0
     rows = {line.split()[0]: line.split()[1:3] for line in capsys.readouterr().out.splitlines()[1:]}
     assert list(rows) == encodings.names()

@@ -287,8 +287,15 @@ def test_unwritable_output(tmp_path: Path, where: str) -> None:
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing partial left behind
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
+def test_unwritable_file_system() -> None:
+    """Root ignores permission bits, so try a place nobody can create files in: sysfs."""
+    check_one_line_error(cli("gen-queens", "8", "-o", "/sys/q.cnf"), "/sys")
+
+
 def test_read_only_directory(tmp_path: Path) -> None:
+    if os.geteuid() == 0:  # root ignores directory permissions: the probe must still refuse sysfs
+        check_one_line_error(cli("gen-queens", "8", "-o", "/sys/q.cnf"), "/sys")
+        return
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(0o555)
