@@ -1,0 +1,190 @@
+"""The batch loop: skip finished runs, generate instances once, run the rest, commit each result.
+
+Work is fed to the executor a few tasks ahead of its free slots: an instance is
+generated first, then its runs go to the front of the queue, so results arrive
+smallest N first and a Ctrl-C wastes little.  Every result is written to the
+store by this (parent) process the moment it arrives.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .grid import Instance, Run, build
+from .store import Row, Store
+from .tasks import Measurement, execute, generate
+
+CACHE_DIR = "cnf-cache"
+
+
+@dataclass
+class Summary:
+    """What a batch did."""
+
+    total: int
+    skipped: int
+    done: int = 0
+    solved: int = 0
+    failed: list[str] = field(default_factory=list)
+    interrupted: bool = False
+    seconds: float = 0.0
+
+
+def cache_dir(config: Config) -> Path:
+    """Instances are cached next to the results file, shared by every config writing there."""
+    return config.results.parent / CACHE_DIR
+
+
+def make_row(config: Config, run: Run, m: Measurement) -> Row:
+    inst = run.instance
+    return Row(
+        run.key,
+        config.hash,
+        config.experiment,
+        run.task,
+        inst.n,
+        inst.encoding,
+        inst.group_size,
+        inst.column_alo,
+        inst.shuffle_seed,
+        run.repeat,
+        inst.variables,
+        inst.clauses,
+        run.solver.name,
+        json.dumps(list(run.solver.args)),
+        m.solver_version,
+        run.time_limit,
+        run.memory_limit,
+        m.status,
+        m.wall,
+        m.cpu,
+        m.peak_memory_mb,
+        m.count,
+        m.fundamental,
+        m.verified,
+        m.host,
+        m.started,
+        m.finished,
+        m.error,
+    )
+
+
+def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tuple[list[Run], list[Run]]:
+    """(every run of the grid, the runs not yet in ``store``)."""
+    runs = build(config)
+    done = store.done_keys(retry_errors=retry_errors) if store is not None else set()
+    return runs, [r for r in runs if r.key not in done]
+
+
+class _Progress:
+    """tqdm on stderr when available (lazy import), else a line every 10 s."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar: Any = None
+        self.count, self.total, self.enabled, self.last = 0, total, enabled, time.monotonic()
+        if not enabled:
+            return
+        try:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+        except ImportError:
+            pass
+
+    def update(self, solved: int) -> None:
+        self.count += 1
+        if self.bar is not None:
+            self.bar.set_postfix(solved=solved, refresh=False)
+            self.bar.update(1)
+        elif self.enabled and (time.monotonic() - self.last > 10 or self.count == self.total):
+            self.last = time.monotonic()
+            print(f"{self.count}/{self.total} runs, {solved} solved", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_batch(
+    config: Config,
+    *,
+    jobs: int,
+    executor: str = "local",
+    scheduler: str | None = None,
+    fresh: bool = False,
+    retry_errors: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> Summary:
+    """Run every unfinished run of ``config``; results go to ``config.results`` as they finish."""
+    from . import executors
+    from .report import is_solved
+
+    start = time.monotonic()
+    with Store(config.results) as store:
+        runs, todo = plan(config, None if fresh else store, retry_errors)
+        summary = Summary(len(runs), len(runs) - len(todo))
+        if not todo:
+            return summary
+        pool = executors.make(executor, jobs, scheduler)  # before --fresh deletes anything: it may fail
+        by_instance: dict[Instance, list[Run]] = {}
+        for r in todo:
+            by_instance.setdefault(r.instance, []).append(r)
+        queue: deque[tuple[str, Any]] = deque()
+        if config.task == "count":
+            queue.extend(("run", (r, None)) for r in todo)
+        else:
+            queue.extend(("generate", inst) for inst in by_instance)
+        cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
+        bar = _Progress(len(todo), progress)
+        in_flight: dict[Any, tuple[str, Any]] = {}
+        try:
+            if fresh:
+                deleted = store.clear()
+                if deleted:
+                    log(f"--fresh: deleted {deleted} stored runs from {config.results}")
+            store.record_config(config.hash, config.experiment, config.source, config.normalized())
+            while queue or in_flight:
+                while queue and len(in_flight) < 2 * pool.slots:
+                    kind, item = queue.popleft()
+                    if kind == "generate":
+                        future = pool.submit(f"generate-{item.key}", generate, item, cache)
+                    else:
+                        future = pool.submit(f"run-{item[0].key}", execute, *item)
+                    in_flight[future] = (kind, item)
+                for future in pool.wait_any():
+                    kind, item = in_flight.pop(future)
+                    try:
+                        value = pool.result(future)
+                    except Exception as e:
+                        what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
+                        summary.failed.append(f"{what}: {type(e).__name__}: {e}")
+                        continue
+                    if kind == "generate":
+                        queue.extendleft(reversed([("run", (r, value)) for r in by_instance[item]]))
+                        continue
+                    row = make_row(config, item[0], value)
+                    store.add(row)
+                    summary.done += 1
+                    summary.solved += is_solved(row)
+                    bar.update(summary.solved)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            pool.close(interrupted=True)
+        except BaseException:
+            pool.close(interrupted=True)
+            raise
+        else:
+            pool.close()
+        finally:
+            bar.close()
+    summary.seconds = time.monotonic() - start
+    return summary

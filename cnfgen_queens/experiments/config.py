@@ -1,0 +1,332 @@
+"""The batch config: a YAML file, validated strictly into a frozen :class:`Config`.
+
+Every error names the file, the line, the key path and what was expected
+(``configs/x.yaml:7: instances.n[2]: expected a positive integer, got 'ten'``);
+unknown and duplicate keys are errors, so a typo never passes silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+TASKS = ("solve", "count")
+TOP_KEYS = ("experiment", "instances", "solvers", "task", "limits", "repeats", "results")
+INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
+LIMIT_KEYS = ("time", "memory")
+SOLVER_KEYS = ("name", "args")
+RANGE_KEYS = ("from", "to", "step")
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; the message is one line naming file, line and key path."""
+
+
+@dataclass(frozen=True)
+class SolverEntry:
+    """A solver as the config names it (profile, path or ``pysat:NAME``) and extra arguments."""
+
+    name: str
+    args: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return " ".join((self.name, *self.args))
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated batch config; ``results`` is relative to the working directory."""
+
+    source: str
+    experiment: str
+    ns: tuple[int, ...]
+    encodings: tuple[str, ...]
+    column_alo: bool
+    group_size: int | None
+    shuffle_seeds: tuple[int, ...] | None
+    max_clauses: int | None
+    solvers: tuple[SolverEntry, ...]
+    task: str
+    time_limit: float
+    memory_limit: int | None
+    repeats: int
+    results: Path
+
+    def normalized(self) -> dict[str, Any]:
+        """What determines the results (no file names), as plain JSON values."""
+        return {
+            "instances": {
+                "n": list(self.ns),
+                "encodings": list(self.encodings),
+                "column_alo": self.column_alo,
+                "group_size": self.group_size,
+                "shuffle_seeds": None if self.shuffle_seeds is None else list(self.shuffle_seeds),
+                "max_clauses": self.max_clauses,
+            },
+            "solvers": [{"name": s.name, "args": list(s.args)} for s in self.solvers],
+            "task": self.task,
+            "limits": {"time": self.time_limit, "memory": self.memory_limit},
+            "repeats": self.repeats,
+        }
+
+    @property
+    def hash(self) -> str:
+        return digest(self.normalized())
+
+
+def digest(value: Any) -> str:
+    """A short stable hash of a JSON value (sorted keys, no spaces)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def load(path: Path | str, *, check_solvers: bool = True) -> Config:
+    """Read and validate ``path``; ``check_solvers`` resolves every solver name (needs the runner)."""
+    import yaml
+
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read {source}: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{where}: not valid YAML: {problem}") from None
+    lines: dict[str, int] = {}
+    if node is not None:
+        _node_lines(node, "", lines, source)
+    return parse(data, source, lines, default_name=path.stem, check_solvers=check_solvers)
+
+
+def _node_lines(node: Any, path: str, lines: dict[str, int], source: str) -> None:
+    """Line number of every key path; duplicate keys are errors (PyYAML keeps the last silently)."""
+    import yaml
+
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key, value in node.value:
+            name = str(key.value)
+            sub = f"{path}.{name}" if path else name
+            if name in seen:
+                raise ConfigError(f"{source}:{key.start_mark.line + 1}: {sub}: duplicate key")
+            seen.add(name)
+            lines[sub] = key.start_mark.line + 1  # the key's line, also for a value on the next lines
+            _node_lines(value, sub, lines, source)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _node_lines(item, f"{path}[{i}]", lines, source)
+
+
+class _Check:
+    """Raises :class:`ConfigError` with file, line and key path."""
+
+    def __init__(self, source: str, lines: dict[str, int]) -> None:
+        self.source, self.lines = source, lines
+
+    def fail(self, path: str, message: str) -> NoReturn:
+        line = self.line(path)
+        where = f"{self.source}:{line}" if line else self.source
+        raise ConfigError(f"{where}: {path or '(top level)'}: {message}")
+
+    def line(self, path: str) -> int | None:
+        """The line of ``path``, or of its nearest parent present in the file."""
+        while path and path not in self.lines:
+            path = path[: path.rindex("[")] if path.endswith("]") else path.rpartition(".")[0]
+        return self.lines.get(path)
+
+    def expected(self, path: str, what: str, got: Any) -> NoReturn:
+        self.fail(path, f"expected {what}, got {_show(got)}")
+
+    def mapping(self, value: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.expected(path, f"a mapping with keys {', '.join(allowed)}", value)
+        for key in value:
+            if key not in allowed:
+                sub = f"{path}.{key}" if path else str(key)
+                self.fail(sub, f"unknown key {key!r}; valid: {', '.join(allowed)}")
+        return value
+
+    def integer(self, value: Any, path: str, minimum: int = 1) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+            self.expected(path, what, value)
+        return value
+
+    def number(self, value: Any, path: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            self.expected(path, "a positive number", value)
+        return float(value)
+
+    def string(self, value: Any, path: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            self.expected(path, "a non-empty string", value)
+        return value
+
+    def unique_list(self, value: Any, path: str, item: Callable[[Any, str], Any], what: str) -> tuple[Any, ...]:
+        if not isinstance(value, list):
+            self.expected(path, f"a list of {what}", value)
+        if not value:
+            self.fail(path, f"empty list: the grid would have no runs (expected at least one {what[:-1]})")
+        out = [item(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        for i, v in enumerate(out):
+            if v in out[:i]:
+                self.fail(f"{path}[{i}]", f"duplicate entry {_show(value[i])}")
+        return tuple(out)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    return repr(value)
+
+
+def parse(
+    data: Any,
+    source: str,
+    lines: dict[str, int] | None = None,
+    *,
+    default_name: str = "experiment",
+    check_solvers: bool = True,
+) -> Config:
+    """Validate the YAML value ``data`` read from ``source``."""
+    c = _Check(source, lines or {})
+    if data is None:
+        c.fail("", "empty config (expected keys instances, solvers, limits)")
+    top = c.mapping(data, "", TOP_KEYS)
+    for key in ("instances", "solvers", "limits"):
+        if key not in top:
+            c.fail(key, "missing (required)")
+    experiment = c.string(top.get("experiment", default_name), "experiment")
+    inst = c.mapping(top["instances"], "instances", INSTANCE_KEYS)
+    if "n" not in inst or "encodings" not in inst:
+        c.fail("instances", "needs both n and encodings")
+    ns = _board_sizes(c, inst["n"])
+    column_alo = inst.get("column_alo", False)
+    if not isinstance(column_alo, bool):
+        c.expected("instances.column_alo", "true or false", column_alo)
+    group_size = inst.get("group_size")
+    if group_size is not None:
+        group_size = c.integer(group_size, "instances.group_size")
+    encodings = _encodings(c, inst["encodings"], ns[0], column_alo, group_size)
+    seeds = None
+    if "shuffle_seeds" in inst:
+        seeds = c.unique_list(
+            inst["shuffle_seeds"], "instances.shuffle_seeds", lambda v, p: c.integer(v, p, 0), "seeds (integers >= 0)"
+        )
+        from .tasks import shuffle_supported
+
+        if not shuffle_supported():
+            c.fail("instances.shuffle_seeds", "not supported: this generator has no shuffling (cnfgen_queens.shuffle)")
+    max_clauses = inst.get("max_clauses")
+    if max_clauses is not None:
+        max_clauses = c.integer(max_clauses, "instances.max_clauses")
+    solvers = c.unique_list(top["solvers"], "solvers", lambda v, p: _solver(c, v, p), "solvers")
+    if check_solvers:
+        _resolve_all(c, solvers)
+    task = top.get("task", "solve")
+    if task not in TASKS:
+        c.expected("task", " or ".join(TASKS), task)
+    for i, entry in enumerate(solvers):
+        if task == "count" and entry.args:
+            c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
+    limits = c.mapping(top["limits"], "limits", LIMIT_KEYS)
+    if "time" not in limits:
+        c.fail("limits.time", "missing (required: seconds per run; PAR-2 needs it)")
+    time_limit = c.number(limits["time"], "limits.time")
+    memory = limits.get("memory")
+    if memory is not None:
+        memory = c.integer(memory, "limits.memory")
+    repeats = c.integer(top.get("repeats", 1), "repeats")
+    results = Path(c.string(top.get("results", f"results/{default_name}.sqlite"), "results"))
+    return Config(
+        source=source,
+        experiment=experiment,
+        ns=ns,
+        encodings=encodings,
+        column_alo=column_alo,
+        group_size=group_size,
+        shuffle_seeds=seeds,
+        max_clauses=max_clauses,
+        solvers=solvers,
+        task=task,
+        time_limit=time_limit,
+        memory_limit=memory,
+        repeats=repeats,
+        results=results,
+    )
+
+
+def _board_sizes(c: _Check, value: Any) -> tuple[int, ...]:
+    if isinstance(value, dict):
+        spec = c.mapping(value, "instances.n", RANGE_KEYS)
+        for key in ("from", "to"):
+            if key not in spec:
+                c.fail(f"instances.n.{key}", "missing (a range needs from and to)")
+        lo = c.integer(spec["from"], "instances.n.from")
+        hi = c.integer(spec["to"], "instances.n.to")
+        step = c.integer(spec.get("step", 1), "instances.n.step")
+        if lo > hi:
+            c.fail("instances.n", f"empty range: from {lo} > to {hi}, the grid would have no runs")
+        return tuple(range(lo, hi + 1, step))
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
+    return c.unique_list(value, "instances.n", c.integer, "board sizes (positive integers)")
+
+
+def _encodings(c: _Check, value: Any, n: int, column_alo: bool, group_size: int | None) -> tuple[str, ...]:
+    from .. import encodings
+    from ..formula import QueensFormula
+
+    if value == "all":
+        value = encodings.names()
+
+    def one(name: Any, path: str) -> str:
+        name = c.string(name, path)
+        try:
+            QueensFormula(n, name, column_alo, group_size).counts()
+        except ValueError as e:  # UnknownEncoding lists the valid names
+            c.fail(path, str(e))
+        return name
+
+    return c.unique_list(value, "instances.encodings", one, "encoding names (or the word all)")
+
+
+def _solver(c: _Check, value: Any, path: str) -> SolverEntry:
+    if isinstance(value, str):
+        return SolverEntry(c.string(value, path))
+    spec = c.mapping(value, path, SOLVER_KEYS)
+    if "name" not in spec:
+        c.fail(f"{path}.name", "missing (a solver entry needs a name)")
+    args = spec.get("args", [])
+    plain = (str, int, float)
+    if not isinstance(args, list) or not all(isinstance(a, plain) and not isinstance(a, bool) for a in args):
+        c.expected(f"{path}.args", "a list of strings", args)
+    return SolverEntry(c.string(spec["name"], f"{path}.name"), tuple(str(a) for a in args))
+
+
+def _resolve_all(c: _Check, solvers: tuple[SolverEntry, ...]) -> None:
+    from ..solvers import SolverNotFound, resolve
+
+    for i, entry in enumerate(solvers):
+        try:
+            spec = resolve(entry.name)
+        except SolverNotFound as e:
+            c.fail(f"solvers[{i}]", f"unknown or missing solver: {e}")
+        if entry.args and getattr(spec, "embedded", None) is not None:
+            c.fail(f"solvers[{i}].args", f"the embedded solver {entry.name} takes no arguments")

@@ -1,0 +1,166 @@
+"""Where runs execute: a local process pool (default) or a Dask cluster, behind one small interface.
+
+Both give ``submit(key, fn, *args)``, ``wait_any()`` (the futures that finished),
+``result(future)`` and ``close(interrupted)``.  Local workers lead their own
+process group, so stopping a batch (Ctrl-C) ends them together with any solver
+they started; Dask tasks are cancelled and the cluster closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+EXECUTORS = ("local", "dask")
+EXIT_GRACE = 3.0  # seconds a worker whose batch died has to stop its solver before it exits
+
+
+def _raise_exit(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _quiet_exit(info: Any) -> None:
+    if not issubclass(info.exc_type, SystemExit | KeyboardInterrupt):
+        sys.__unraisablehook__(info)
+
+
+def _init_worker(parent: int) -> None:
+    """Own process group (the terminal's Ctrl-C goes to the parent only); SIGTERM unwinds cleanly,
+    stopping the run's solver; and the worker ends itself when the batch process dies (even by SIGKILL)."""
+    os.setpgrp()
+    signal.signal(signal.SIGTERM, _raise_exit)
+    sys.unraisablehook = _quiet_exit  # a SystemExit raised inside a finalizer is no news when stopping
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:  # an orphan is re-parented, so this changes when the batch dies
+        time.sleep(0.5)
+    # SIGTERM to the main thread (os.kill might pick this one): the running task unwinds, stopping its
+    # solver; the pool's worker loop catches that SystemExit and would wait for work forever, hence _exit
+    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
+    time.sleep(EXIT_GRACE)
+    os._exit(128 + signal.SIGTERM)
+
+
+class LocalExecutor:
+    """``concurrent.futures.ProcessPoolExecutor`` with ``jobs`` worker processes."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.pool = ProcessPoolExecutor(
+            jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(),)
+        )  # spawn: workers are our children (see _watch_parent) and inherit no threads or locks
+        self.pending: set[Future[Any]] = set()
+
+    @property
+    def slots(self) -> int:
+        return self.jobs
+
+    def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        future = self.pool.submit(fn, *args)
+        self.pending.add(future)
+        return future
+
+    def wait_any(self) -> list[Future[Any]]:
+        done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
+        self.pending -= done
+        return list(done)
+
+    def result(self, future: Future[Any]) -> Any:
+        return future.result()
+
+    def close(self, interrupted: bool = False) -> None:
+        if interrupted:
+            processes = list((getattr(self.pool, "_processes", None) or {}).values())
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self._stop_workers(processes)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    @staticmethod
+    def _stop_workers(processes: list[Any], grace: float = 3.0) -> None:
+        """SIGTERM each worker's process group (worker and its solver), SIGKILL what is left after ``grace``."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for p in processes:
+                if p.pid is not None and p.is_alive():
+                    try:
+                        os.killpg(p.pid, sig)
+                    except (ProcessLookupError, PermissionError):
+                        with contextlib.suppress(ProcessLookupError):  # not yet its own group leader
+                            os.kill(p.pid, sig)
+            deadline = time.monotonic() + grace
+            for p in processes:
+                p.join(max(0.0, deadline - time.monotonic()))
+            if not any(p.is_alive() for p in processes):
+                return
+
+
+class DaskExecutor:
+    """A Dask distributed client: on ``scheduler`` (``tcp://host:8786``) or on a new LocalCluster."""
+
+    def __init__(self, jobs: int, scheduler: str | None = None) -> None:
+        import logging
+
+        from dask.distributed import Client, LocalCluster, as_completed
+
+        self.cluster = None
+        if scheduler:
+            self.client = Client(scheduler, timeout="30s")
+        else:
+            self.cluster = LocalCluster(
+                n_workers=jobs,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+                memory_limit=0,  # the runner enforces the memory limit per run
+            )
+            self.client = Client(self.cluster)
+        self.done = as_completed()
+        self.futures: set[Any] = set()
+        self._slots, self._asked = 1, -1e9
+
+    @property
+    def slots(self) -> int:
+        """Worker threads now (re-asked every 5 s: a cluster may grow while the batch runs)."""
+        if time.monotonic() - self._asked > 5:
+            self._slots, self._asked = max(1, sum(self.client.nthreads().values())), time.monotonic()
+        return self._slots
+
+    def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
+        future = self.client.submit(fn, *args, key=key, pure=False, retries=0)
+        self.done.add(future)
+        self.futures.add(future)
+        return future
+
+    def wait_any(self) -> list[Any]:
+        batch = self.done.next_batch(block=True)
+        self.futures.difference_update(batch)
+        return list(batch)
+
+    def result(self, future: Any) -> Any:
+        return future.result()
+
+    def close(self, interrupted: bool = False) -> None:
+        if interrupted and self.futures:
+            self.done.clear()
+            self.client.cancel(list(self.futures), force=True)
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def make(kind: str, jobs: int, scheduler: str | None = None) -> LocalExecutor | DaskExecutor:
+    if kind == "dask":
+        return DaskExecutor(jobs, scheduler)
+    if scheduler:
+        raise ValueError("--scheduler needs --executor dask")
+    return LocalExecutor(jobs)

@@ -1,0 +1,137 @@
+"""The run grid: every (N x encoding x shuffle seed x solver x repeat) of a config, with stable keys.
+
+A run's key hashes exactly what determines its result (instance, solver and its
+arguments, task, limits, repeat index), so adding an N or a solver to a config
+keeps the keys of the runs already done, and resuming skips them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from .config import Config, SolverEntry, digest
+
+if TYPE_CHECKING:
+    from ..formula import QueensFormula
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One CNF: board size, encoding (``group_size`` only when the encoding takes it), shuffle seed.
+
+    ``variables`` and ``clauses`` are part of the key, so a changed encoding gives new keys.
+    """
+
+    n: int
+    encoding: str
+    column_alo: bool
+    group_size: int | None
+    shuffle_seed: int | None
+    variables: int
+    clauses: int
+
+    def formula(self) -> QueensFormula:
+        from ..formula import QueensFormula
+
+        return QueensFormula(self.n, self.encoding, self.column_alo, self.group_size)
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "encoding": self.encoding,
+            "column_alo": self.column_alo,
+            "group_size": self.group_size,
+            "shuffle_seed": self.shuffle_seed,
+            "variables": self.variables,
+            "clauses": self.clauses,
+        }
+
+    @property
+    def key(self) -> str:
+        return digest(self.params())
+
+    @property
+    def filename(self) -> str:
+        """A readable, unique cache file name: ``queens-8-commander-g3-s0-<hash>.cnf``."""
+        parts = [f"queens-{self.n}", re.sub(r"[^A-Za-z0-9]+", "_", self.encoding)]
+        if self.group_size is not None:
+            parts.append(f"g{self.group_size}")
+        if self.column_alo:
+            parts.append("alo")
+        if self.shuffle_seed is not None:
+            parts.append(f"s{self.shuffle_seed}")
+        return "-".join([*parts, self.key[:8]]) + ".cnf"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One solver call (or one count) on one instance under the limits."""
+
+    instance: Instance
+    solver: SolverEntry
+    task: str
+    time_limit: float
+    memory_limit: int | None
+    repeat: int = 0
+
+    def params(self) -> dict[str, Any]:
+        return {
+            **self.instance.params(),
+            "solver": self.solver.name,
+            "args": list(self.solver.args),
+            "task": self.task,
+            "time_limit": self.time_limit,
+            "memory_limit": self.memory_limit,
+            "repeat": self.repeat,
+        }
+
+    @property
+    def key(self) -> str:
+        return digest(self.params())
+
+    def describe(self) -> str:
+        inst = self.instance
+        extra = "" if inst.group_size is None else f" group_size={inst.group_size}"
+        extra += " column_alo" if inst.column_alo else ""
+        extra += "" if inst.shuffle_seed is None else f" seed={inst.shuffle_seed}"
+        return f"{self.task} n={inst.n} {inst.encoding}{extra} solver={self.solver.label} repeat={self.repeat}"
+
+
+def instance(config: Config, n: int, encoding: str, seed: int | None) -> Instance:
+    from ..formula import QueensFormula
+
+    formula = QueensFormula(n, encoding, config.column_alo, config.group_size)
+    variables, clauses = formula.counts()
+    return Instance(n, encoding, config.column_alo, formula.params.get("group_size"), seed, variables, clauses)
+
+
+def expand(config: Config) -> tuple[list[Run], list[Instance]]:
+    """(every run of ``config``, smallest N first, in a fixed order; the instances over ``max_clauses``)."""
+    seeds: tuple[int | None, ...] = config.shuffle_seeds if config.shuffle_seeds is not None else (None,)
+    runs: list[Run] = []
+    skipped: list[Instance] = []
+    for n in sorted(config.ns):
+        for enc in config.encodings:
+            counted = instance(config, n, enc, None)
+            for seed in seeds:
+                inst = replace(counted, shuffle_seed=seed)
+                if config.max_clauses is not None and inst.clauses > config.max_clauses:
+                    skipped.append(inst)
+                    continue
+                runs += [
+                    Run(inst, solver, config.task, config.time_limit, config.memory_limit, rep)
+                    for solver in config.solvers
+                    for rep in range(config.repeats)
+                ]
+    return runs, skipped
+
+
+def build(config: Config) -> list[Run]:
+    return expand(config)[0]
+
+
+def instances(runs: list[Run]) -> list[Instance]:
+    """The distinct instances of ``runs``, in first-use order."""
+    return list(dict.fromkeys(r.instance for r in runs))

@@ -1,0 +1,184 @@
+"""Summaries of a results database: solved counts, PAR-2 and median times per (solver, encoding).
+
+PAR-2 is the SAT Competition's penalized average runtime: a solved run scores its
+wall time, an unsolved one twice the time limit (SAT Competition 2017 onwards,
+https://satcompetition.github.io/).  A run is solved when it ends SAT with a
+verified model or UNSAT (``task: solve``), or with a complete count (``task:
+count``).  An answer contradicting the known facts (N-queens is unsatisfiable
+exactly for N = 2, 3; counts are OEIS A000170; the queens of a model must not
+attack each other) is *wrong*: reported, never solved.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+
+from .store import Row
+from .tasks import NOT_A_SOLUTION
+
+UNSAT_N = (2, 3)  # the only board sizes without a solution
+
+
+@dataclass(frozen=True)
+class GroupStats:
+    """One line of the report table."""
+
+    task: str
+    solver: str
+    encoding: str
+    runs: int
+    solved: int
+    wrong: int
+    par2: float | None  # mean over runs, seconds; None when an unsolved run has no time limit
+    median: float | None  # median wall time of the solved runs, seconds
+    largest_n: int | None  # the largest N with a solved run
+
+
+def is_wrong(row: Row) -> bool:
+    if row.task == "count":
+        if row.count is None:
+            return False
+        from ..known_counts import known_counts
+
+        known = known_counts().get(row.n)
+        return known is not None and row.count != known[0]
+    if row.status == "SAT":
+        return row.n in UNSAT_N or (row.error or "").startswith(NOT_A_SOLUTION)
+    return row.status == "UNSAT" and row.n not in UNSAT_N
+
+
+def is_solved(row: Row) -> bool:
+    if is_wrong(row):
+        return False
+    if row.task == "count":
+        return row.count is not None
+    return (row.status == "SAT" and bool(row.verified)) or row.status == "UNSAT"
+
+
+def penalized(row: Row) -> float | None:
+    """The PAR-2 score of one run."""
+    if is_solved(row) and row.wall is not None:
+        return row.wall
+    return None if row.time_limit is None else 2 * row.time_limit
+
+
+def par2(rows: Iterable[Row]) -> float | None:
+    scores = [penalized(r) for r in rows]
+    if not scores or any(s is None for s in scores):
+        return None
+    return sum(s for s in scores if s is not None) / len(scores)
+
+
+def summarize(rows: Iterable[Row]) -> list[GroupStats]:
+    """One :class:`GroupStats` per (task, solver with arguments, encoding), best PAR-2 first."""
+    groups: dict[tuple[str, str, str], list[Row]] = {}
+    for r in rows:
+        groups.setdefault((r.task, r.solver_label, r.encoding), []).append(r)
+    out = []
+    for (task, solver, encoding), group in groups.items():
+        solved = [r for r in group if is_solved(r)]
+        times = [r.wall for r in solved if r.wall is not None]
+        out.append(
+            GroupStats(
+                task,
+                solver,
+                encoding,
+                len(group),
+                len(solved),
+                sum(is_wrong(r) for r in group),
+                par2(group),
+                statistics.median(times) if times else None,
+                max((r.n for r in solved), default=None),
+            )
+        )
+    inf = float("inf")
+    out.sort(key=lambda s: (s.task, inf if s.par2 is None else s.par2, -s.solved, s.solver, s.encoding))
+    return out
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+HEADERS = ("solver", "encoding", "runs", "solved", "wrong", "PAR-2 (s)", "median solved (s)", "largest N solved")
+
+
+def _cells(s: GroupStats) -> list[str]:
+    return [
+        s.solver,
+        s.encoding,
+        str(s.runs),
+        str(s.solved),
+        str(s.wrong),
+        _num(s.par2, 2),
+        _num(s.median),
+        "" if s.largest_n is None else str(s.largest_n),
+    ]
+
+
+def markdown(stats: list[GroupStats]) -> str:
+    """The table in GitHub Markdown (a task column only when the database holds more than one task)."""
+    tasks = len({s.task for s in stats}) > 1
+    head = (["task"] if tasks else []) + list(HEADERS)
+    lines = [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join("---" if i < 2 + tasks else "--:" for i in range(len(head))) + "|",
+    ]
+    for s in stats:
+        lines.append("| " + " | ".join(([s.task] if tasks else []) + _cells(s)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _rounded(d: dict[str, object]) -> dict[str, object]:
+    return {k: round(v, 6) if isinstance(v, float) else v for k, v in d.items()}
+
+
+def to_csv(stats: list[GroupStats]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=[f for f in GroupStats.__dataclass_fields__], lineterminator="\n")
+    writer.writeheader()
+    for s in stats:
+        writer.writerow(_rounded(asdict(s)))
+    return buf.getvalue()
+
+
+def runs_csv(rows: list[Row]) -> str:
+    """Every run as CSV (all columns), enough to redraw the plots without the database."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(Row.__dataclass_fields__), lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow(_rounded(r.as_dict()))
+    return buf.getvalue()
+
+
+def to_json(stats: list[GroupStats], rows: list[Row]) -> str:
+    limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
+    doc = {
+        "par2": "mean over runs of wall time if solved, else 2 x time limit (seconds)",
+        "time_limits": limits,
+        "config_hashes": sorted({r.config_hash for r in rows}),
+        "groups": [_rounded(asdict(s)) for s in stats],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def medians_by_n(rows: Iterable[Row]) -> dict[tuple[str, str], dict[int, float | None]]:
+    """(solver, encoding) -> N -> median wall time of that N's runs (None when any was unsolved)."""
+    cells: dict[tuple[str, str], dict[int, list[Row]]] = {}
+    for r in rows:
+        cells.setdefault((r.solver_label, r.encoding), {}).setdefault(r.n, []).append(r)
+    out: dict[tuple[str, str], dict[int, float | None]] = {}
+    for key, by_n in cells.items():
+        out[key] = {
+            n: statistics.median(r.wall for r in group if r.wall is not None)
+            if all(is_solved(r) and r.wall is not None for r in group)
+            else None
+            for n, group in sorted(by_n.items())
+        }
+    return out

@@ -1,0 +1,190 @@
+"""Results in one SQLite file (stdlib sqlite3): one row per finished run, committed as it lands.
+
+WAL journal and ``synchronous=FULL``: each row is its own transaction, so a
+SIGKILL (or power loss) mid-batch keeps every committed row and leaves a readable
+file.  The schema is :data:`SCHEMA`; ``meta`` holds its version, ``configs`` the
+normalized config of every config hash that wrote rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS configs (
+    config_hash TEXT PRIMARY KEY, experiment TEXT NOT NULL, source TEXT NOT NULL, config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_key TEXT PRIMARY KEY,     -- hash of the run's parameters (instance, solver, args, task, limits, repeat)
+    config_hash TEXT NOT NULL,    -- hash of the normalized config that ran it
+    experiment TEXT NOT NULL,
+    task TEXT NOT NULL,           -- solve | count
+    n INTEGER NOT NULL,
+    encoding TEXT NOT NULL,
+    group_size INTEGER,           -- only for encodings that take it
+    column_alo INTEGER NOT NULL,  -- 0/1
+    shuffle_seed INTEGER,
+    repeat INTEGER NOT NULL,
+    variables INTEGER NOT NULL,
+    clauses INTEGER NOT NULL,
+    solver TEXT NOT NULL,         -- as the config names it
+    solver_args TEXT NOT NULL,    -- JSON list of extra arguments
+    solver_version TEXT,
+    time_limit REAL,              -- seconds
+    memory_limit INTEGER,         -- MB
+    status TEXT NOT NULL,         -- SAT UNSAT UNKNOWN TIMEOUT MEMOUT ERROR
+    wall REAL,                    -- seconds
+    cpu REAL,                     -- seconds
+    peak_memory_mb REAL,
+    count INTEGER,                -- solutions (task count)
+    fundamental INTEGER,          -- solutions up to symmetry (task count, when known)
+    verified INTEGER,             -- 1: the model was checked against every clause
+    host TEXT,
+    started TEXT,                 -- UTC, ISO 8601
+    finished TEXT,
+    error TEXT
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """A results file that cannot be used (not SQLite, other schema, unwritable)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of ``runs``; field order is column order."""
+
+    run_key: str
+    config_hash: str
+    experiment: str
+    task: str
+    n: int
+    encoding: str
+    group_size: int | None
+    column_alo: bool
+    shuffle_seed: int | None
+    repeat: int
+    variables: int
+    clauses: int
+    solver: str
+    solver_args: str
+    solver_version: str | None
+    time_limit: float | None
+    memory_limit: int | None
+    status: str
+    wall: float | None
+    cpu: float | None
+    peak_memory_mb: float | None
+    count: int | None
+    fundamental: int | None
+    verified: bool | None
+    host: str | None
+    started: str | None
+    finished: str | None
+    error: str | None
+
+    @property
+    def solver_label(self) -> str:
+        return " ".join((self.solver, *json.loads(self.solver_args)))
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+COLUMNS = tuple(f.name for f in dataclasses.fields(Row))
+MEASURED = ("wall", "cpu", "peak_memory_mb", "host", "started", "finished")  # differ between identical runs
+
+
+def _row(values: tuple[Any, ...]) -> Row:
+    d = dict(zip(COLUMNS, values, strict=True))
+    for key in ("column_alo", "verified"):
+        if d[key] is not None:
+            d[key] = bool(d[key])
+    return Row(**d)
+
+
+class Store:
+    """The results file; ``readonly`` opens an existing file without creating or changing it."""
+
+    def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        try:
+            if readonly:
+                if not self.path.is_file():
+                    raise StoreError(f"{self.path}: no such results file")
+                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+            self._check_schema(readonly)
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: not a usable results database ({e})") from None
+        except OSError as e:
+            raise StoreError(f"{self.path}: {e.strerror or e}") from None
+
+    def _check_schema(self, readonly: bool) -> None:
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "runs" in tables or "meta" in tables:
+            found = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if found is None or found[0] != SCHEMA_VERSION:
+                version = found[0] if found else "none"
+                raise StoreError(f"{self.path}: results schema version {version}, expected {SCHEMA_VERSION}")
+        elif readonly:
+            raise StoreError(f"{self.path}: not a cnfgen-queens results database (no runs table)")
+        else:
+            self.db.executescript(
+                f"BEGIN; {SCHEMA} INSERT INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
+            )
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def done_keys(self, *, retry_errors: bool = False) -> set[str]:
+        """Run keys already stored (with ``retry_errors``, rows with status ERROR do not count)."""
+        where = " WHERE status != 'ERROR'" if retry_errors else ""
+        return {r[0] for r in self.db.execute(f"SELECT run_key FROM runs{where}")}
+
+    def add(self, row: Row) -> None:
+        """Store ``row`` durably (one transaction); a row with the same run key is replaced."""
+        values = tuple(getattr(row, c) for c in COLUMNS)
+        marks = ", ".join("?" * len(COLUMNS))
+        self.db.execute(f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) VALUES ({marks})", values)
+
+    def record_config(self, config_hash: str, experiment: str, source: str, normalized: dict[str, Any]) -> None:
+        text = json.dumps(normalized, sort_keys=True)
+        self.db.execute("INSERT OR IGNORE INTO configs VALUES (?, ?, ?, ?)", (config_hash, experiment, source, text))
+
+    def clear(self) -> int:
+        """Delete every run and config (``--fresh``); returns how many runs were deleted."""
+        deleted = self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        self.db.executescript("BEGIN; DELETE FROM runs; DELETE FROM configs; COMMIT;")
+        return int(deleted)
+
+    def rows(self) -> list[Row]:
+        """Every run, in a fixed order (task, solver, encoding, N, seed, repeat)."""
+        order = "task, solver, solver_args, encoding, n, group_size, column_alo, shuffle_seed, repeat, run_key"
+        try:
+            cursor = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM runs ORDER BY {order}")
+            return [_row(r) for r in cursor]
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: cannot read runs ({e})") from None
+
+    def config_hashes(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT config_hash FROM runs ORDER BY config_hash")]

@@ -1,0 +1,136 @@
+"""What a worker does: generate an instance into the cache, run one solver call or one count.
+
+These functions run in worker processes (local pool or Dask), so they take and
+return plain picklable records and never raise for a solver's failure: a failed
+run is a :class:`Measurement` with status ``ERROR`` and the reason.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import time
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .grid import Instance, Run
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """The outcome of one run as the worker saw it."""
+
+    status: str
+    solver_version: str | None = None
+    wall: float | None = None
+    cpu: float | None = None
+    peak_memory_mb: float | None = None
+    count: int | None = None
+    fundamental: int | None = None
+    verified: bool | None = None
+    host: str | None = None
+    started: str | None = None
+    finished: str | None = None
+    error: str | None = None
+
+
+NOT_A_SOLUTION = "model is not an N-queens solution"
+
+
+def shuffle_supported() -> bool:
+    """Whether the generator can shuffle (module ``cnfgen_queens.shuffle``)."""
+    return importlib.util.find_spec("cnfgen_queens.shuffle") is not None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def generate(instance: Instance, cache_dir: str) -> str:
+    """The path of ``instance``'s CNF in ``cache_dir``, written (atomically) unless already there."""
+    from ..dimacs import DimacsError, atomic_output, read_header_file, write_clauses, write_header
+
+    path = Path(cache_dir) / instance.filename
+    formula = instance.formula()
+    num_vars, num_clauses = formula.counts()
+    if path.is_file():
+        try:
+            header = read_header_file(path)
+            if (header.num_vars, header.num_clauses) == (num_vars, num_clauses):
+                return str(path)
+        except (DimacsError, OSError):
+            pass  # a stale or foreign file: write it again
+    comments = formula.header_comments()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(path) as out:
+        if instance.shuffle_seed is None:
+            from ..generate import write_cnf
+
+            write_cnf(out, formula, comments)  # checks the clause count itself
+        else:
+            from ..shuffle import shuffle_clauses, shuffle_comments
+
+            seed = instance.shuffle_seed
+            write_header(out, num_vars, num_clauses, shuffle_comments(comments, num_vars, seed))
+            written = write_clauses(out, shuffle_clauses(formula.clauses(), num_vars, seed))
+            if written != num_clauses:
+                raise RuntimeError(f"internal error: wrote {written} clauses for {path.name}, expected {num_clauses}")
+    return str(path)
+
+
+def execute(run: Run, cnf_path: str | None) -> Measurement:
+    """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure."""
+    host, started, t0 = socket.gethostname(), _now(), time.monotonic()
+    try:
+        if run.task == "count":
+            m = _count(run)
+        else:
+            if cnf_path is None:
+                raise RuntimeError("no instance file")
+            m = _solve(run, Path(cnf_path))
+    except Exception as e:  # a run that cannot even start is a result too
+        m = Measurement("ERROR", wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
+    return replace(m, host=host, started=started, finished=_now())
+
+
+def _solve(run: Run, cnf_path: Path) -> Measurement:
+    from ..solvers import Limits, solve
+
+    o = solve(cnf_path, run.solver.name, limits=Limits(run.time_limit, run.memory_limit), args=run.solver.args)
+    status = getattr(o.status, "value", o.status)
+    verified, error = o.verified, o.error
+    if status == "SAT" and o.verified:
+        error = _not_a_solution(run.instance, cnf_path, o.true_vars())
+        verified = error is None
+    return Measurement(status, o.version, o.wall, o.cpu, o.peak_memory_mb, verified=verified, error=error)
+
+
+def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> str | None:
+    """Beyond the clause check: the model's queens (names unshuffled) must be an N-queens solution."""
+    from ..decode import DecodeError, placement_from_true_vars
+
+    if instance.shuffle_seed is not None:
+        from ..dimacs import read_header_file
+        from ..shuffle import unshuffle_map
+
+        table = unshuffle_map(read_header_file(cnf_path))
+        if table is None:
+            return f"{NOT_A_SOLUTION}: the shuffled file has no shuffle comment"
+        true_vars = {table[v] for v in true_vars if 0 < v < len(table)}
+    try:
+        placement_from_true_vars(instance.n, true_vars)
+    except DecodeError as e:
+        return f"{NOT_A_SOLUTION}: {e}"
+    return None
+
+
+def _count(run: Run) -> Measurement:
+    from ..enumeration import count_solutions
+    from ..solvers import Limits, resolve
+
+    formula = run.instance.formula()
+    r = count_solutions(formula, run.solver.name, limits=Limits(run.time_limit, run.memory_limit))
+    version = getattr(resolve(run.solver.name), "version", None)
+    status = getattr(r.status, "value", r.status)
+    return Measurement(str(status), version, r.wall, count=r.count, fundamental=r.fundamental, error=r.error)

@@ -1,0 +1,189 @@
+"""Report: solved counts, PAR-2 and medians on a hand-made database; CSV/JSON/Markdown; plots; CLI errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from cnfgen_queens.cli import main
+from cnfgen_queens.experiments import report
+from cnfgen_queens.experiments.store import Row, Store
+
+
+def row(
+    key: str,
+    solver: str,
+    encoding: str,
+    n: int,
+    status: str,
+    wall: float | None,
+    *,
+    verified: bool = True,
+    limit: float | None = 10.0,
+    task: str = "solve",
+    count: int | None = None,
+) -> Row:
+    return Row(
+        key,
+        "cfg",
+        "hand",
+        task,
+        n,
+        encoding,
+        None,
+        False,
+        None,
+        0,
+        n * n,
+        10 * n,
+        solver,
+        "[]",
+        "1.0",
+        limit,
+        None,
+        status,
+        wall,
+        wall,
+        1.0,
+        count,
+        None,
+        verified if status == "SAT" else None,
+        "h",
+        "t0",
+        "t1",
+        None,
+    )
+
+
+HAND = [
+    # kissat / pairwise: solved in 1 s and 3 s, one timeout (limit 10 s)
+    row("a1", "kissat", "pairwise", 4, "SAT", 1.0),
+    row("a2", "kissat", "pairwise", 5, "SAT", 3.0),
+    row("a3", "kissat", "pairwise", 6, "TIMEOUT", 10.2),
+    # kissat / sequential: n=3 UNSAT is right (0.5 s), n=8 SAT (2 s), n=9 SAT (4 s), n=10 SAT (7 s)
+    row("b1", "kissat", "sequential", 3, "UNSAT", 0.5),
+    row("b2", "kissat", "sequential", 8, "SAT", 2.0),
+    row("b3", "kissat", "sequential", 9, "SAT", 4.0),
+    row("b4", "kissat", "sequential", 10, "SAT", 7.0),
+    # minisat / pairwise: UNSAT for n=5 is wrong, an unverified model, a memory-out, an error
+    row("c1", "minisat", "pairwise", 5, "UNSAT", 0.1),
+    row("c2", "minisat", "pairwise", 6, "SAT", 0.2, verified=False),
+    row("c3", "minisat", "pairwise", 7, "MEMOUT", 1.0),
+    row("c4", "minisat", "pairwise", 8, "ERROR", None),
+]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "hand.sqlite"
+    with Store(path) as store:
+        for r in HAND:
+            store.add(r)
+    return path
+
+
+def test_par2_solved_and_median_by_hand(db: Path) -> None:
+    with Store(db, readonly=True) as store:
+        rows = store.rows()
+    assert sorted(rows, key=lambda r: r.run_key) == HAND  # the store gives back what went in
+    stats = {(s.solver, s.encoding): s for s in report.summarize(rows)}
+    a = stats["kissat", "pairwise"]
+    assert (a.runs, a.solved, a.wrong) == (3, 2, 0)
+    assert a.par2 == pytest.approx((1.0 + 3.0 + 2 * 10.0) / 3)  # = 8.0
+    assert a.median == pytest.approx(2.0) and a.largest_n == 5
+    b = stats["kissat", "sequential"]
+    assert (b.runs, b.solved, b.wrong) == (4, 4, 0)
+    assert b.par2 == pytest.approx((0.5 + 2.0 + 4.0 + 7.0) / 4)  # = 3.375
+    assert b.median == pytest.approx((2.0 + 4.0) / 2) and b.largest_n == 10
+    c = stats["minisat", "pairwise"]
+    assert (c.runs, c.solved, c.wrong) == (4, 0, 1)
+    assert c.par2 == pytest.approx(20.0) and c.median is None and c.largest_n is None
+    assert [(s.solver, s.encoding) for s in report.summarize(rows)] == [
+        ("kissat", "sequential"),
+        ("kissat", "pairwise"),
+        ("minisat", "pairwise"),
+    ]  # best PAR-2 first
+
+
+def test_par2_without_time_limit_is_undefined() -> None:
+    assert report.par2([row("x", "s", "e", 4, "TIMEOUT", 5.0, limit=None)]) is None
+    assert report.par2([row("x", "s", "e", 4, "SAT", 5.0, limit=None)]) == 5.0
+
+
+def test_a_model_that_is_no_placement_is_wrong() -> None:
+    from dataclasses import replace
+
+    from cnfgen_queens.experiments.tasks import NOT_A_SOLUTION
+
+    r = replace(row("w", "s", "e", 8, "SAT", 1.0, verified=False), error=f"{NOT_A_SOLUTION}: queens attack")
+    assert report.is_wrong(r) and not report.is_solved(r)
+
+
+def test_wrong_counts_use_oeis() -> None:
+    good = row("k", "s", "e", 8, "UNSAT", 1.0, task="count", count=92)
+    bad = row("k", "s", "e", 8, "UNSAT", 1.0, task="count", count=91)
+    assert report.is_solved(good) and not report.is_wrong(good)
+    assert report.is_wrong(bad) and not report.is_solved(bad)
+
+
+def test_cli_outputs(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = {k: tmp_path / f"{k}" for k in ("t.md", "t.csv", "t.json", "runs.csv", "cactus.png", "time_vs_n.svg")}
+    argv = [
+        "report",
+        str(db),
+        "--markdown",
+        str(out["t.md"]),
+        "--csv",
+        str(out["t.csv"]),
+        "--json",
+        str(out["t.json"]),
+        "--runs-csv",
+        str(out["runs.csv"]),
+        "--plot",
+        str(out["cactus.png"]),
+        str(out["time_vs_n.svg"]),
+    ]
+    assert main(argv) == 0
+    table = capsys.readouterr().out
+    assert table == out["t.md"].read_text()
+    assert "| kissat | pairwise | 3 | 2 | 0 | 8.00 | 2.000 | 5 |" in table
+    rows = list(csv.DictReader(io.StringIO(out["t.csv"].read_text())))
+    assert rows[0]["solver"] == "kissat" and rows[0]["encoding"] == "sequential" and float(rows[0]["par2"]) == 3.375
+    doc = json.loads(out["t.json"].read_text())
+    assert doc["time_limits"] == [10.0] and len(doc["groups"]) == 3
+    assert len(list(csv.DictReader(io.StringIO(out["runs.csv"].read_text())))) == len(HAND)
+    assert out["cactus.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in out["time_vs_n.svg"].read_bytes()[:1000]
+    first = {k: p.read_bytes() for k, p in out.items()}
+    assert main(argv) == 0
+    assert {k: p.read_bytes() for k, p in out.items()} == first  # same command, same bytes
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--plot", "summary.png"], "must contain 'cactus' or 'time'"),
+        (["--plot", "cactus.gif"], "unsupported plot format"),
+        (["--csv", "/nonexistent-dir/x.csv"], "cannot write"),
+    ],
+)
+def test_cli_usage_errors(db: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(db), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_cli_bad_databases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(tmp_path / "none.sqlite")]) == 2
+    assert "no such results file" in capsys.readouterr().err
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database at all" * 100)
+    assert main(["report", str(junk)]) == 2
+    assert "not a usable results database" in capsys.readouterr().err
+    Store(tmp_path / "empty.sqlite").close()
+    assert main(["report", str(tmp_path / "empty.sqlite")]) == 1
+    assert "no runs stored yet" in capsys.readouterr().err
