@@ -10,6 +10,6 @@ python3 -m venv .venv
 python -m pip install -q --upgrade pip
 python -m pip install -q -e '.[test]' --config-settings editable_mode=compat
 bash scripts/install-solvers.sh
-ruff check .
-ruff format --check .
+ruff check cnfgen_queens tests scripts
+ruff format --check cnfgen_queens tests scripts
 python -m pytest -q "$@"
