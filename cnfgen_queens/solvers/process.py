@@ -125,6 +125,17 @@ class _Peak:
             pass
 
 
+def _peak_mb(child_kib: int, parent_kib: int, peak: _Peak) -> float | None:
+    """The solver's peak RSS: wait4's figure when it exceeds what the fork inherited from us
+    (then it is the solver's own), else the sampled VmHWM; None when neither says anything
+    (a run too short to sample)."""
+    if child_kib > parent_kib:
+        return child_kib / 1024.0
+    if peak.seen and peak.kib >= 1024:
+        return peak.kib / 1024.0
+    return None
+
+
 def _wait(pid: int, timeout: float | None, peak: _Peak | None = None) -> tuple[int, int, resource.struct_rusage] | None:
     """``os.wait4`` the child, waiting at most ``timeout`` seconds (None: forever); None if still running."""
     end = None if timeout is None else time.monotonic() + timeout
@@ -249,6 +260,7 @@ def run_process(
     group and is re-raised.
     """
     with _subreaper(), tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        own_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bounds what the fork inherits
         start = time.monotonic()
         proc = _spawn(argv, out.fileno(), err.fileno(), _limit_memory(memory_mb))
         peak = _Peak(proc.pid)  # Popen returns after the exec, so this samples the solver itself
@@ -266,7 +278,7 @@ def run_process(
             exit_code=code,
             wall=wall,
             cpu=usage.ru_utime + usage.ru_stime,
-            peak_memory_mb=peak.kib / 1024.0 if peak.seen else None,
+            peak_memory_mb=_peak_mb(usage.ru_maxrss, own_kib, peak),
             stdout=out.read(),
             stderr=err.read(),
             timed_out=timed_out,
