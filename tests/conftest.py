@@ -34,3 +34,15 @@ def need_tool(reason: str) -> None:
     if IN_CI:
         pytest.fail(reason + "; CI must have it")
     pytest.skip(reason)
+
+
+def need_module(name: str) -> None:
+    """Skip when a Python package of the test extra is missing, but fail under CI."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        need_tool(f"python package {name!r} not installed (pip install -e '.[test]')")

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, need_solver
+from conftest import ROOT, need_module, need_solver
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.experiments.store import MEASURED, Row, Store
@@ -94,7 +94,7 @@ def test_rerun_skips_finished_and_fresh_starts_over(
 
 
 def test_dask_local_cluster_gives_the_same_rows(smoke: tuple[Path, list[Row]], tmp_path: Path) -> None:
-    pytest.importorskip("dask.distributed")
+    need_module("dask.distributed")
     _, local_rows = smoke
     cfg = config(
         tmp_path,

@@ -54,7 +54,11 @@ def test_good_config_and_defaults(tmp_path: Path) -> None:
         (GOOD.replace("[4, 5]", "[4, ten]"), "exp.yaml:3: instances.n[1]: expected a positive integer, got 'ten'"),
         (GOOD.replace("[4, 5]", "[4, true]"), "instances.n[1]: expected a positive integer, got True"),
         (GOOD.replace("[4, 5]", "[0, 5]"), "instances.n[0]: expected a positive integer, got 0"),
-        (GOOD.replace("{time: 10}", "{time: soon}"), "exp.yaml:6: limits.time: expected a positive number, got 'soon'"),
+        (
+            GOOD.replace("{time: 10}", "{time: soon}"),
+            "exp.yaml:6: limits.time: expected a positive finite number, got 'soon'",
+        ),
+        (GOOD.replace("{time: 10}", "{time: .inf}"), "limits.time: expected a positive finite number, got inf"),
         (GOOD.replace("{time: 10}", "{time: 10, memory: 1.5}"), "limits.memory: expected a positive integer, got 1.5"),
         (GOOD.replace("{time: 10}", "{memory: 100}"), "limits.time: missing"),
         (GOOD + "repeats: [1]\n", "repeats: expected a positive integer, got a list"),

@@ -123,6 +123,14 @@ def test_a_model_that_is_no_placement_is_wrong() -> None:
     assert report.is_wrong(r) and not report.is_solved(r)
 
 
+def test_an_answer_after_the_limit_is_not_solved() -> None:
+    """A count's limit is per solver call, so a whole count can end past it: not solved, scored 2 x limit."""
+    late = row("l", "s", "e", 9, "UNSAT", 12.5, task="count", count=352)
+    on_time = row("m", "s", "e", 9, "UNSAT", 9.5, task="count", count=352)
+    assert not report.is_solved(late) and report.is_solved(on_time)
+    assert report.par2([late, on_time]) == pytest.approx((2 * 10.0 + 9.5) / 2)
+
+
 def test_wrong_counts_use_oeis() -> None:
     good = row("k", "s", "e", 8, "UNSAT", 1.0, task="count", count=92)
     bad = row("k", "s", "e", 8, "UNSAT", 1.0, task="count", count=91)

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from conftest import need_module, need_solver
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.solvers import Limits, SolverNotFound, Status, process, resolve, solve
@@ -198,7 +198,7 @@ def test_memory_limit_is_memout(q8: Path) -> None:
 
 
 def test_unsat_with_bogus_proof_is_error(q8: Path, tmp_path: Path) -> None:
-    pytest.importorskip("dratify")
+    need_module("dratify")
     yaml_file = tmp_path / "solvers.yaml"
     yaml_file.write_text(f"solvers:\n  liar:\n    command: '{FAKES / 'unsat_bogus_proof.sh'} {{cnf}} {{proof}}'\n")
     out = solve(q8, "liar", proof=tmp_path / "p.drat", solvers_file=yaml_file)

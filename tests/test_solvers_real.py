@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from conftest import need_module, need_solver
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.solvers import Limits, Status, solve
@@ -90,7 +90,7 @@ def test_path_to_binary_uses_profile(cnfs: dict[int, Path]) -> None:
 @pytest.mark.parametrize("name", ["kissat", "cadical"])
 def test_drat_proof_verified(name: str, cnfs: dict[int, Path], tmp_path: Path) -> None:
     need_solver(name)
-    pytest.importorskip("dratify")
+    need_module("dratify")
     proof = tmp_path / "proof.drat"
     out = solve(cnfs[3], name, proof=proof)
     assert out.status is Status.UNSAT and out.proof == "verified" and out.verified, out.error
@@ -98,7 +98,7 @@ def test_drat_proof_verified(name: str, cnfs: dict[int, Path], tmp_path: Path) -
 
 
 def test_embedded_proof_and_limits_on_easy(cnfs: dict[int, Path], tmp_path: Path) -> None:
-    pytest.importorskip("dratify")
+    need_module("dratify")
     out = solve(cnfs[3], proof=tmp_path / "p.drat", limits=Limits(time=30))
     assert out.status is Status.UNSAT and out.proof == "verified"
 

@@ -47,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         config = load(args.config)
     except ConfigError as e:
         fail(str(e))
+    except RecursionError:  # a YAML alias that contains itself
+        fail(f"{args.config}: a YAML alias refers to itself")
     try:
         if args.dry_run:
             return _dry_run(config, args)
@@ -82,9 +84,11 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
 
 
 def _run(config: Config, args: argparse.Namespace) -> int:
+    from concurrent.futures.process import BrokenProcessPool
+
     from ..experiments.batch import run_batch
 
-    jobs = args.jobs or os.cpu_count() or 1
+    jobs = args.jobs or len(os.sched_getaffinity(0)) or 1  # the cores this process may use (SLURM, cgroups)
     try:
         summary = run_batch(
             config,
@@ -100,6 +104,10 @@ def _run(config: Config, args: argparse.Namespace) -> int:
         fail(f"--executor {args.executor} needs {e.name or e}: pip install 'cnfgen-queens[dask]'")
     except OSError as e:
         fail(f"cannot start the batch: {e}", 1)
+    except ValueError as e:  # dask's word on a malformed --scheduler address
+        fail(f"--scheduler {args.scheduler}: {e}" if args.scheduler else str(e))
+    except BrokenProcessPool:
+        fail("a worker process died (killed or out of memory); finished runs are saved: run again to resume", 1)
     results = config.results
     print(
         f"{summary.done} runs done ({summary.solved} solved), {summary.skipped} already stored, "

@@ -165,8 +165,8 @@ class _Check:
         return value
 
     def number(self, value: Any, path: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-            self.expected(path, "a positive number", value)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
+            self.expected(path, "a positive finite number", value)
         return float(value)
 
     def string(self, value: Any, path: str) -> str:
@@ -299,12 +299,16 @@ def _encodings(c: _Check, value: Any, n: int, column_alo: bool, group_size: int 
     def one(name: Any, path: str) -> str:
         name = c.string(name, path)
         try:
-            QueensFormula(n, name, column_alo, group_size).counts()
-        except ValueError as e:  # UnknownEncoding lists the valid names
-            c.fail(path, str(e))
+            takes_group = "group_size" in encodings.get(name).params
+            QueensFormula(n, name, column_alo, group_size if takes_group else None).counts()
+        except ValueError as e:  # UnknownEncoding lists the valid names; a bad group size
+            c.fail(path, str(e).replace("--group-size", "group_size"))
         return name
 
-    return c.unique_list(value, "instances.encodings", one, "encoding names (or the word all)")
+    names = c.unique_list(value, "instances.encodings", one, "encoding names (or the word all)")
+    if group_size is not None and not any("group_size" in encodings.get(e).params for e in names):
+        c.fail("instances.group_size", f"none of {', '.join(names)} takes a group size")
+    return names
 
 
 def _solver(c: _Check, value: Any, path: str) -> SolverEntry:

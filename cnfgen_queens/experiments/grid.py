@@ -100,9 +100,11 @@ class Run:
 
 
 def instance(config: Config, n: int, encoding: str, seed: int | None) -> Instance:
+    from ..encodings import get as get_encoding
     from ..formula import QueensFormula
 
-    formula = QueensFormula(n, encoding, config.column_alo, config.group_size)
+    takes_group = "group_size" in get_encoding(encoding).params  # group_size goes where it applies
+    formula = QueensFormula(n, encoding, config.column_alo, config.group_size if takes_group else None)
     variables, clauses = formula.counts()
     return Instance(n, encoding, config.column_alo, formula.params.get("group_size"), seed, variables, clauses)
 

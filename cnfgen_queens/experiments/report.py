@@ -55,6 +55,8 @@ def is_wrong(row: Row) -> bool:
 def is_solved(row: Row) -> bool:
     if is_wrong(row):
         return False
+    if row.time_limit is not None and row.wall is not None and row.wall > row.time_limit:
+        return False  # as in the SAT competition: an answer after the limit does not count
     if row.task == "count":
         return row.count is not None
     return (row.status == "SAT" and bool(row.verified)) or row.status == "UNSAT"

@@ -79,13 +79,22 @@ def _subreaper() -> Iterator[None]:
                 _prctl_subreaper(False)
 
 
-def _limit_memory(memory_mb: int | None) -> Callable[[], None] | None:
-    if memory_mb is None:
-        return None
-    limit = int(memory_mb) * 1024 * 1024
+def _die_with_parent() -> None:
+    """In a solver child: SIGKILL when the process that started it dies (a killed batch worker)."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+
+
+def _limit_memory(memory_mb: int | None) -> Callable[[], None]:
+    limit = None if memory_mb is None else int(memory_mb) * 1024 * 1024
 
     def preexec() -> None:  # runs in the child between fork and exec
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        _die_with_parent()
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     return preexec
 
@@ -324,6 +333,7 @@ def run_forked(
                     signal.signal(sig, signal.SIG_DFL)
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                 os.setsid()
+                _die_with_parent()
                 os.dup2(err.fileno(), 2)
                 if limit is not None:
                     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
