@@ -24,10 +24,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .board import Placement, images
 from .decode import DecodeError, as_line, blocking_clauses, parse_line, placement_from_true_vars
 from .formula import QueensFormula
+
+if TYPE_CHECKING:
+    from .solvers.outcome import Limits
 
 SOLUTIONS = "solutions.txt"
 
@@ -92,6 +96,7 @@ def enumerate_embedded(
     symmetric: bool = False,
     assumptions: tuple[int, ...] = (),
     deadline: float | None = None,
+    on_call: Callable[[], None] | None = None,
 ) -> Iterator[Found]:
     """Solutions from one incremental PySAT solver.
 
@@ -109,6 +114,8 @@ def enumerate_embedded(
         while True:
             if deadline is not None and time.monotonic() > deadline:
                 raise EnumerationError("time limit reached", "TIMEOUT")
+            if on_call:
+                on_call()
             if not s.solve(assumptions=list(assumptions)):
                 return
             model = s.get_model() or []
@@ -236,7 +243,7 @@ def enumerate_external(
     *,
     symmetric: bool = False,
     resume: bool = False,
-    limits: object | None = None,
+    limits: Limits | None = None,
     solvers_file: Path | None = None,
     solver_args: tuple[str, ...] = (),
     on_call: Callable[[], None] | None = None,
@@ -298,15 +305,18 @@ def solutions(
     symmetric: bool = False,
     workdir: Path | None = None,
     resume: bool = False,
-    limits: object | None = None,
+    limits: Limits | None = None,
+    on_call: Callable[[], None] | None = None,
     **external: object,
 ) -> Iterator[Found]:
-    """Embedded loop for ``pysat:`` solvers, the durable restart loop otherwise."""
+    """Embedded loop for ``pysat:`` solvers, the durable restart loop otherwise; ``on_call`` is
+    called before every solver call."""
     if pysat_name(solver) is not None:
-        t = getattr(limits, "time", None)
+        t = limits.time if limits else None
         deadline = time.monotonic() + t if t else None
-        yield from enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline)
+        yield from enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=on_call)
         return
+    external["on_call"] = on_call
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
             yield from enumerate_external(formula, solver, Path(tmp), symmetric=symmetric, limits=limits, **external)
@@ -320,26 +330,23 @@ def count_solutions(
     formula: QueensFormula,
     solver: str = "pysat:cadical195",
     *,
-    limits: object | None = None,
+    limits: Limits | None = None,
     symmetric: bool = False,
     workdir: Path | None = None,
 ) -> CountResult:
     """Count all solutions (and orbits when ``symmetric``); never raises for solver trouble."""
     start = time.monotonic()
-    calls = [0]
-    count = fundamental = 0
-    kwargs: dict[str, object] = {}
-    if pysat_name(solver) is None:
-        kwargs["on_call"] = lambda: calls.__setitem__(0, calls[0] + 1)
+    calls = count = fundamental = 0
+
+    def called() -> None:
+        nonlocal calls
+        calls += 1
+
     try:
-        for f in solutions(formula, solver, symmetric=symmetric, workdir=workdir, limits=limits, **kwargs):
+        for f in solutions(formula, solver, symmetric=symmetric, workdir=workdir, limits=limits, on_call=called):
             count += f.weight
             fundamental += 1
-            if pysat_name(solver) is not None:
-                calls[0] += 1
     except EnumerationError as e:
-        return CountResult(None, None, e.status, time.monotonic() - start, calls[0], str(e))
-    if pysat_name(solver) is not None:
-        calls[0] += 1  # the final UNSAT call
+        return CountResult(None, None, e.status, time.monotonic() - start, calls, str(e))
     wall = time.monotonic() - start
-    return CountResult(count, fundamental if symmetric else None, "UNSAT", wall, calls[0])
+    return CountResult(count, fundamental if symmetric else None, "UNSAT", wall, calls)

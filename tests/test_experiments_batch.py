@@ -43,18 +43,15 @@ def comparable(rows: list[Row]) -> list[tuple[object, ...]]:
     return [tuple(v for k, v in r.as_dict().items() if k not in MEASURED) for r in rows]
 
 
+SMOKE_GRID = {"n": "{from: 4, to: 8}", "encodings": "[pairwise, sequential]", "solvers": "[pysat:cadical195, kissat]"}
+
+
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Row]]:
     """N 4..8, two encodings, the embedded CaDiCaL and kissat, on the local executor."""
     need_solver("kissat")
     tmp_path = tmp_path_factory.mktemp("smoke")
-    cfg = config(
-        tmp_path,
-        "local",
-        n="{from: 4, to: 8}",
-        encodings="[pairwise, sequential]",
-        solvers="[pysat:cadical195, kissat]",
-    )
+    cfg = config(tmp_path, "local", **SMOKE_GRID)
     assert main(["batch", str(cfg), "--jobs", "2", "--no-progress"]) == 0
     return cfg, stored(tmp_path / "local" / "results.sqlite")
 
@@ -96,13 +93,7 @@ def test_rerun_skips_finished_and_fresh_starts_over(
 def test_dask_local_cluster_gives_the_same_rows(smoke: tuple[Path, list[Row]], tmp_path: Path) -> None:
     need_module("dask.distributed")
     _, local_rows = smoke
-    cfg = config(
-        tmp_path,
-        "local",
-        n="{from: 4, to: 8}",
-        encodings="[pairwise, sequential]",
-        solvers="[pysat:cadical195, kissat]",
-    )  # same experiment, another results file
+    cfg = config(tmp_path, "local", **SMOKE_GRID)  # same experiment, another results file
     assert main(["batch", str(cfg), "--executor", "dask", "--jobs", "2", "--no-progress"]) == 0
     dask_rows = stored(tmp_path / "local" / "results.sqlite")
     assert comparable(dask_rows) == comparable(local_rows)

@@ -140,9 +140,9 @@ def loop(args: argparse.Namespace, emit) -> int:
             "solver_args": tuple(shlex.split(args.solver_args)),
         }
     elif args.time_limit:
-        from types import SimpleNamespace
+        from ..solvers import Limits
 
-        limits = SimpleNamespace(time=args.time_limit)
+        limits = Limits(args.time_limit)
     progress = Progress(args.quiet)
     count = fundamental = 0
     stopped = None
