@@ -1,5 +1,9 @@
 """DIMACS CNF: streaming writer, strict header reader, body parser, and merge.
 
+Files may be compressed (:mod:`.compressed`); literals are read as Python ints and
+checked against the header and 2^31-1, so nothing is silently cut to 32 bits.  The
+vectorised whole-file and streaming readers live in :mod:`.dimacs_scan`.
+
 Strict about what it writes (exact ``p cnf V C``, one clause a line ending in
 `` 0``), forgiving but never silent about what it reads: problems that still allow
 a faithful reading are reported as warnings, the rest raise :class:`DimacsError`
@@ -8,23 +12,26 @@ with the line number.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, BinaryIO
+from typing import IO, BinaryIO
 
-if TYPE_CHECKING:
-    import numpy as np
+from .atomic import atomic_output
+from .compressed import InputError
 
 Clause = tuple[int, ...]
 CHUNK = 1 << 16
+MAX_VAR = 2**31 - 1  # the largest variable DIMACS solvers accept (signed 32-bit literals)
+MAX_LINE = 1 << 26  # header lines are read in pieces of this many bytes
 Warn = Callable[[str], None]
+__all__ = ["atomic_output"]
 
 
-class DimacsError(ValueError):
+class DimacsError(InputError):
     """A file that is not DIMACS CNF; the message names the file and line."""
 
 
@@ -60,27 +67,6 @@ def write_clauses(out: BinaryIO, clauses: Iterable[Clause]) -> int:
     return count
 
 
-@contextmanager
-def atomic_output(path: Path) -> Iterator[BinaryIO]:
-    """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename)."""
-    import tempfile  # lazily: it pulls in random, shutil, bz2 and lzma
-
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for secrets; a CNF is an ordinary file
-    try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def check_writable(path: Path) -> None:
     """Raise OSError with a clear reason when ``path`` cannot be written."""
     path = Path(path)
@@ -111,7 +97,7 @@ class Header:
     num_vars: int
     num_clauses: int
     comments: tuple[str, ...] = ()
-    body_offset: int = 0  # byte offset just after the p line
+    body_offset: int = 0  # byte offset just after the p line (in the decompressed bytes)
     body_line: int = 1  # line number of the first body line
 
     def comment_value(self, key: str) -> str | None:
@@ -122,27 +108,61 @@ class Header:
         return None
 
 
+def _shown(text: str | bytes) -> str:
+    """A piece of input fit for a one-line message: printable, at most 60 characters."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    text = "".join(ch if ch.isprintable() else "?" for ch in text.strip())
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
 def _parse_p_line(text: str, where: str) -> tuple[int, int]:
     parts = text.split()
     if len(parts) != 4 or parts[0] != "p" or parts[1] != "cnf":
-        raise DimacsError(f"{where}: expected 'p cnf VARIABLES CLAUSES', got {text.strip()!r}")
+        raise DimacsError(f"{where}: expected 'p cnf VARIABLES CLAUSES', got {_shown(text)}")
     try:
         v, c = int(parts[2]), int(parts[3])
     except ValueError:
-        raise DimacsError(f"{where}: non-integer counts in {text.strip()!r}") from None
+        raise DimacsError(f"{where}: non-integer counts in {_shown(text)}") from None
     if v < 0 or c < 0:
-        raise DimacsError(f"{where}: negative counts in {text.strip()!r}")
+        raise DimacsError(f"{where}: negative counts in {_shown(text)}")
+    if v > MAX_VAR:
+        raise DimacsError(f"{where}: {v} variables, above the DIMACS limit of 2^31-1 = {MAX_VAR}")
     return v, c
 
 
+def _binary(raw: bytes) -> bool:
+    return b"\0" in raw or (not raw.isascii() and _not_utf8(raw))
+
+
+def _not_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
 def read_header(stream: IO[bytes], name: str = "<input>") -> Header:
-    """Read comments and the ``p cnf`` line; the stream is left at the first body byte."""
+    """Read comments and the ``p cnf`` line; the stream is left at the first body byte.
+
+    A line is read in pieces of at most MAX_LINE bytes, so a file without line ends
+    never sits whole in memory; an over-long comment is kept cut short.
+    """
     comments: list[str] = []
     offset = 0
     lineno = 0
-    for raw in stream:
+    while raw := stream.readline(MAX_LINE):
         lineno += 1
         offset += len(raw)
+        if _binary(raw):
+            raise DimacsError(f"{name}:{lineno}: binary data, not DIMACS text")
+        long = not raw.endswith(b"\n")
+        while long and (rest := stream.readline(MAX_LINE)):  # skip the rest of an over-long line
+            offset += len(rest)
+            long = not rest.endswith(b"\n")
+            if not raw.lstrip()[:1] == b"c":
+                raise DimacsError(f"{name}:{lineno}: a header line longer than {MAX_LINE} bytes: {_shown(raw)}")
         line = raw.decode("utf-8", "replace").rstrip("\r\n")
         stripped = line.strip()
         if not stripped:
@@ -155,9 +175,67 @@ def read_header(stream: IO[bytes], name: str = "<input>") -> Header:
     raise DimacsError(f"{name}: no 'p cnf' header line")
 
 
-def read_header_file(path: Path) -> Header:
-    with open(path, "rb") as f:
+def open_cnf(path: Path | str, warn: Warn | None = _stderr_warn) -> BinaryIO:
+    """A reader of the (decompressed) bytes of a CNF file; errors are DimacsError or OSError."""
+    from .compressed import open_input
+
+    return open_input(path, warn, DimacsError)
+
+
+def read_header_file(path: Path | str, warn: Warn | None = _stderr_warn) -> Header:
+    with open_cnf(path, warn) as f:
         return read_header(f, str(path))
+
+
+def open_body(path: Path | str, header: Header) -> BinaryIO:
+    """The file's bytes from the first body byte on (a seek when plain, else read past the header)."""
+    f = open_cnf(path, None)
+    try:
+        if f.seekable() and isinstance(f.raw, io.FileIO):  # type: ignore[attr-defined]
+            f.seek(header.body_offset)
+        else:
+            left = header.body_offset
+            while left > 0 and (got := len(f.read(min(left, CHUNK * 16)))):
+                left -= got
+    except BaseException:
+        f.close()
+        raise
+    return f
+
+
+class EndOfBody(Exception):
+    """SATLIB's ``%`` line: the rest of the file is not part of the formula."""
+
+
+def body_literals(
+    lines: Iterable[bytes], name: str, first_line: int, num_vars: int, warn: Warn = _stderr_warn,
+    continued: bool = False,
+) -> Iterator[int]:  # fmt: skip
+    """Literals of body lines, 0 ending each clause; raises EndOfBody at a ``%`` line.
+
+    ``continued``: the first line continues a line begun elsewhere (no comment check).
+    """
+    lineno = first_line - 1
+    for raw in lines:
+        lineno += 1
+        s = raw.strip()
+        if continued:
+            continued = False
+        elif not s or s[:1] == b"c":
+            continue
+        elif s[:1] == b"%":  # SATLIB's end marker
+            warn(f"{name}:{lineno}: '%' line: the rest of the file is ignored")
+            raise EndOfBody
+        elif s[:1] == b"p":
+            raise DimacsError(f"{name}:{lineno}: second 'p' line")
+        for tok in s.split():
+            try:
+                lit = int(tok)
+            except ValueError:
+                raise DimacsError(f"{name}:{lineno}: not a literal: {_shown(tok)}") from None
+            if lit and abs(lit) > num_vars:
+                raise DimacsError(f"{name}:{lineno}: variable {abs(lit)} exceeds the header's {num_vars}")
+            yield lit
 
 
 def iter_body(
@@ -165,123 +243,27 @@ def iter_body(
 ) -> Iterator[Clause]:
     """Clauses of a DIMACS body (clauses may span lines); errors name the line."""
     current: list[int] = []
-    lineno = first_line - 1
-    for raw in lines:
-        lineno += 1
-        s = raw.strip()
-        if not s or s[:1] == b"c":
-            continue
-        if s[:1] == b"%":  # SATLIB's end marker
-            warn(f"{name}:{lineno}: '%' line: the rest of the file is ignored")
-            break
-        if s[:1] == b"p":
-            raise DimacsError(f"{name}:{lineno}: second 'p' line")
-        for tok in s.split():
-            try:
-                lit = int(tok)
-            except ValueError:
-                raise DimacsError(f"{name}:{lineno}: not a literal: {tok.decode(errors='replace')!r}") from None
+    try:
+        for lit in body_literals(lines, name, first_line, num_vars, warn):
             if lit == 0:
                 yield tuple(current)
                 current = []
             else:
-                if abs(lit) > num_vars:
-                    raise DimacsError(f"{name}:{lineno}: variable {abs(lit)} exceeds the header's {num_vars}")
                 current.append(lit)
+    except EndOfBody:
+        pass
     if current:
         warn(f"{name}: last clause has no terminating 0; taken as ended")
         yield tuple(current)
 
 
-@dataclass(frozen=True)
-class Cnf:
-    """A parsed CNF: header plus all literals flat, each clause ended by 0 (numpy int32)."""
+def __getattr__(name: str) -> object:
+    """The vectorised readers live in dimacs_scan (numpy); imported when first asked for."""
+    if name in ("Cnf", "read_cnf", "violated_clause"):
+        from . import dimacs_scan
 
-    header: Header
-    lits: np.ndarray = field(repr=False)
-
-    @property
-    def num_vars(self) -> int:
-        return self.header.num_vars
-
-    @property
-    def num_clauses(self) -> int:
-        return int((self.lits == 0).sum())
-
-    def clauses(self) -> Iterator[Clause]:
-        start = 0
-        for end in (self.lits == 0).nonzero()[0].tolist():
-            yield tuple(self.lits[start:end].tolist())
-            start = end + 1
-
-
-def read_cnf(path: Path | str, warn: Warn = _stderr_warn) -> Cnf:
-    """Parse a whole CNF file (fast numpy path; a line-by-line pass reports errors)."""
-    import numpy as np
-
-    path = Path(path)
-    data = path.read_bytes()
-    import io
-
-    header = read_header(io.BytesIO(data), str(path))
-    body = data[header.body_offset :]
-    lits: np.ndarray | None = None
-    lone_sign = b"+" in body or body.rstrip()[-1:] == b"-" or any(b"-" + w in body for w in (b" ", b"\n", b"\t", b"\r"))
-    if not lone_sign and b"c" not in body and b"%" not in body and b"p" not in body:
-        try:
-            arr = np.fromstring(body, dtype=np.int64, sep=" ") if body.strip() else np.zeros(0, np.int64)
-            ok = arr.size == 0 or (arr[-1] == 0 and int(np.abs(arr).max()) <= header.num_vars)
-            if ok and arr.size == _count_tokens(body):  # fromstring also takes a lone sign: count words
-                lits = arr.astype(np.int32)
-        except ValueError:
-            lits = None
-    if lits is None:  # slow, diagnostic path
-        flat: list[int] = []
-        for clause in iter_body(io.BytesIO(body), str(path), header.body_line, header.num_vars, warn):
-            flat.extend(clause)
-            flat.append(0)
-        lits = np.array(flat, dtype=np.int32)
-    cnf = Cnf(header, lits)
-    if cnf.num_clauses != header.num_clauses:
-        warn(f"{path}: header says {header.num_clauses} clauses, file has {cnf.num_clauses}")
-    return cnf
-
-
-def _count_tokens(body: bytes) -> int:
-    """Whitespace-separated words in ``body`` (vectorised)."""
-    import numpy as np
-
-    b = np.frombuffer(body, dtype=np.uint8)
-    if not b.size:
-        return 0
-    space = (b == 32) | (b == 10) | (b == 9) | (b == 13) | (b == 11) | (b == 12)
-    return int(np.count_nonzero(~space[1:] & space[:-1])) + int(not space[0])
-
-
-def violated_clause(cnf: Cnf, true_vars: set[int] | Iterable[int]) -> tuple[int, Clause] | None:
-    """The first clause (0-based index, literals) not satisfied by a model, or None.
-
-    ``true_vars`` lists the variables set true; every other variable is false.
-    """
-    import numpy as np
-
-    lits = cnf.lits
-    if lits.size == 0:
-        return None
-    value = np.zeros(cnf.num_vars + 1, dtype=bool)
-    tv = np.fromiter((v for v in true_vars if 0 < v <= cnf.num_vars), dtype=np.int64)
-    value[tv] = True
-    sat = np.where(lits > 0, value[np.abs(lits)], ~value[np.abs(lits)])
-    ends = np.flatnonzero(lits == 0)
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    sat[ends] = False  # the terminators satisfy nothing
-    per_clause = np.logical_or.reduceat(sat, starts) if ends.size else np.zeros(0, bool)
-    # an empty clause starts at its own terminator, so reduceat reads False: violated
-    bad = np.flatnonzero(~per_clause)
-    if bad.size == 0:
-        return None
-    i = int(bad[0])
-    return i, tuple(lits[starts[i] : ends[i]].tolist())
+        return getattr(dimacs_scan, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- merging --------------------------------------------------------------------
@@ -305,8 +287,7 @@ def count_body_clauses(base: Path, header: Header, warn: Warn = _stderr_warn) ->
     """Clauses in the body of ``base``: counted on bytes (lines ending in ``0``) when every clause
     ends its line, as in this tool's files; parsed exactly when that count disagrees with the header."""
     count = 0
-    with open(base, "rb") as f:
-        f.seek(header.body_offset)
+    with open_body(base, header) as f:
         first = True
         while chunk := f.read(1 << 20):
             chunk += f.readline()  # end on a line boundary
@@ -319,8 +300,7 @@ def count_body_clauses(base: Path, header: Header, warn: Warn = _stderr_warn) ->
                 count += 1
     if count == header.num_clauses:
         return count
-    with open(base, "rb") as f:
-        f.seek(header.body_offset)
+    with open_body(base, header) as f:
         count = sum(1 for _ in iter_body(f, str(base), header.body_line, header.num_vars, warn))
     if count != header.num_clauses:
         warn(f"{base}: header says {header.num_clauses} clauses, file has {count}; the merged header says {count}")
@@ -332,8 +312,7 @@ def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header
     header = header or read_header_file(base)
     total = count_body_clauses(base, header) + len(extra)
     write_header(out, header.num_vars, total, header.comments)
-    with open(base, "rb") as f:
-        f.seek(header.body_offset)
+    with open_body(base, header) as f:
         last = b"\n"
         while chunk := f.read(1 << 20):
             out.write(chunk)
@@ -346,12 +325,15 @@ def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header
 
 def read_blocks(path: Path, num_vars: int, warn: Warn = _stderr_warn) -> list[Clause]:
     """Clauses of a blocks file: bare clause lines, or a DIMACS file whose header is dropped."""
+    from .compressed import open_input
+
     name = str(path)
-    if name == "-":
-        name, lines = "<stdin>", sys.stdin.buffer.readlines()
-    else:
-        with open(path, "rb") as f:
-            lines = f.readlines()
+    raw = sys.stdin.buffer if name == "-" else None
+    name = "<stdin>" if raw is not None else name
+    f = open_input(name, warn, DimacsError, raw=raw)
+    lines = f.readlines()
+    if raw is None:
+        f.close()
     first = 1
     for i, raw in enumerate(lines):
         s = raw.strip()

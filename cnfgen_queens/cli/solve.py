@@ -61,11 +61,20 @@ def _v_lines(model: tuple[int, ...]) -> str:
 
 
 def _stdin_to_file(tmpdir: str) -> Path:
-    data = sys.stdin.buffer.read()
-    if not data.strip():
+    """Spool stdin to a file as it is (no parsing), named by its compression so solvers can read it."""
+    import shutil
+
+    from ..compressed import MAGIC_BYTES, by_magic
+
+    stdin = sys.stdin.buffer
+    head = stdin.peek(MAGIC_BYTES)[:MAGIC_BYTES] if hasattr(stdin, "peek") else b""
+    codec = by_magic(head)
+    path = Path(tmpdir) / ("stdin.cnf" + (codec.suffix if codec else ""))
+    with open(path, "wb") as f:
+        shutil.copyfileobj(stdin, f, 1 << 20)
+        empty = f.tell() == 0
+    if empty:
         fail("no input on stdin")
-    path = Path(tmpdir) / "stdin.cnf"
-    path.write_bytes(data)
     return path
 
 
@@ -73,11 +82,14 @@ def run(args: argparse.Namespace) -> int:
     import json
     import shlex
     import tempfile
+    import time
 
-    from ..dimacs import DimacsError, read_cnf
+    from ..compressed import InputError
+    from ..dimacs import read_header_file
     from ..solvers import DEFAULT_SOLVER, Limits, ProfileError, SolverNotFound, Status, resolve, solve
     from ..solvers.outcome import S_LINES
 
+    start = time.perf_counter()
     solver = args.solver or DEFAULT_SOLVER
     solvers_file = Path(args.solvers_file) if args.solvers_file else None
     try:
@@ -100,18 +112,18 @@ def run(args: argparse.Namespace) -> int:
         path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)
         name = "<stdin>" if args.file == "-" else args.file
         try:
-            cnf = read_cnf(path)
+            header = read_header_file(path)
+            outcome = solve(path, solver, limits=Limits(args.time_limit, args.memory_limit), args=extra,
+                            proof=proof, solvers_file=solvers_file, name=name)  # fmt: skip
         except OSError as e:
             fail(f"cannot read {name}: {e.strerror or e}")
-        except DimacsError as e:
+        except InputError as e:
             fail(str(e).replace(str(path), name))
-        try:
-            outcome = solve(path, solver, limits=Limits(args.time_limit, args.memory_limit), args=extra,
-                            proof=proof, solvers_file=solvers_file, cnf=cnf)  # fmt: skip
         except (SolverNotFound, ProfileError, ValueError) as e:
             fail(str(e))
+    command_wall = time.perf_counter() - start
     if args.json:
-        record = {"file": name, "solver_path": spec.path, **outcome.to_dict()}
+        record = {"file": name, "solver_path": spec.path, **outcome.to_dict(), "command_wall": command_wall}
         if args.no_model:
             record["model"] = None
         print(json.dumps(record))
@@ -126,9 +138,11 @@ def run(args: argparse.Namespace) -> int:
     if outcome.exit_code is not None:
         times += f"  exit {outcome.exit_code}"
     out.append(times)
+    checked = f"  check {outcome.check_time:.3f} s" if outcome.check_time is not None else ""
+    out.append(f"c command wall {command_wall:.3f} s{checked}")
     out.append(f"c status {outcome.status}")
     if outcome.status is Status.SAT:
-        out.append(f"c model verified against all {cnf.num_clauses} clauses")
+        out.append(f"c model verified against all {header.num_clauses} clauses")
     if outcome.proof is not None:
         out.append(f"c proof {proof} {outcome.proof}")
     elif proof is not None and outcome.status is Status.SAT:

@@ -58,6 +58,7 @@ class Outcome:
     error: str | None
     stderr_tail: str
     proof: str | None  # "verified" / "unverified" / None (no proof asked or written)
+    check_time: float | None = None  # seconds spent checking the model (or validating an UNSAT file)
 
     def true_vars(self) -> set[int]:
         """The variables the model sets true (empty without a model)."""

@@ -1,6 +1,7 @@
 """``solve``: run any solver (profile, path or embedded) under limits and trust nothing it says.
 
-Every SAT model is checked against every clause before it is reported; a DRAT
+Every SAT model is checked against every clause before it is reported (streaming over
+the file, in bounded memory, after the solver has finished); a DRAT
 proof, when asked for and a checker is installed, is checked before UNSAT is
 called verified.
 """
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import shlex
 import tempfile
+import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,32 +22,50 @@ from .parse import Claim, classify, parse_competition, parse_minisat
 from .process import run_process
 
 if TYPE_CHECKING:
-    from ..dimacs import Cnf
+    from ..dimacs import Header
+    from ..dimacs_scan import Cnf, CnfFile
 
 STDERR_TAIL = 2000  # characters of stderr kept in the outcome
 OWN_LIMIT_SLACK = 1.0  # seconds the solver's own time limit gets before the runner stops it
 
 
-def check_model(cnf: Cnf, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None]:
-    """The full model (variables the solver left out are false) and None, or None and the reason it is wrong."""
-    n = cnf.num_vars
-    value: dict[int, bool] = {}
-    for lit in model:
-        var = abs(lit)
-        if var > n:
-            return None, f"model mentions variable {var}, but the CNF has {n}"
-        if value.get(var, lit > 0) != (lit > 0):
-            return None, f"model sets variable {var} both true and false"
-        value[var] = lit > 0
-    from ..dimacs import violated_clause
+def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None]:
+    """The full model and None, or None and the reason it is wrong.
 
-    true_vars = {v for v, t in value.items() if t}
-    bad = violated_clause(cnf, true_vars)
-    if bad is not None:
-        index, clause = bad
+    ``cnf`` is parsed (:class:`Cnf`) or a file, read clause by clause in bounded memory.
+    The full model lists variables 1..M, where M is the largest variable the CNF or the
+    model mentions; variables the solver left out are false.
+    """
+    from ..dimacs_scan import Cnf, CnfFile, StreamCheck, _first_violated, model_values
+
+    if isinstance(cnf, Path):
+        cnf = CnfFile(cnf, str(cnf))
+    header = cnf.header if isinstance(cnf, Cnf) else _header(cnf)
+    value, error = model_values(model, header.num_vars)
+    if value is None:
+        return None, error
+    if isinstance(cnf, Cnf):
+        import numpy as np
+
+        top = int(np.abs(cnf.lits).max()) if cnf.lits.size else 0
+        check = StreamCheck(_first_violated(cnf.lits, value), cnf.num_clauses, top)
+    else:
+        from ..dimacs_scan import check_stream
+
+        check = check_stream(cnf, value)
+    if check.violated is not None:
+        index, clause = check.violated
         text = " ".join(map(str, clause)) + " 0"
-        return None, f"model violates clause {index + 1} of {cnf.num_clauses}: {text}"
-    return tuple(v if value.get(v, False) else -v for v in range(1, n + 1)), None
+        return None, f"model violates clause {index + 1} of {header.num_clauses}: {text}"
+    top = max(check.max_var, value.size - 2)
+    true = value.tolist()
+    return tuple(v if v < len(true) and true[v] else -v for v in range(1, top + 1)), None
+
+
+def _header(source: CnfFile) -> Header:
+    from ..dimacs import read_header_file
+
+    return read_header_file(source.path, None)
 
 
 def solve(
@@ -56,21 +77,46 @@ def solve(
     proof: Path | None = None,
     solvers_file: Path | None = None,
     cnf: Cnf | None = None,
+    name: str | None = None,
 ) -> Outcome:
-    """Run ``solver`` on ``cnf_path`` and return a checked :class:`Outcome`.
+    """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
 
-    Raises SolverNotFound (one-line message) for an unknown or missing solver,
-    ProfileError for a bad solvers file, DimacsError/OSError for an unreadable CNF,
-    ValueError when ``proof`` is asked of a solver that writes none.
+    A binary solver starts on the file at once (after its header is read); a SAT model is
+    then checked by streaming over the file, and the body of an UNSAT file is validated
+    the same way, in bounded memory.  The embedded solver loads the clauses itself.
+    ``name`` names the file in messages.  Raises SolverNotFound (one-line message) for an
+    unknown or missing solver, ProfileError for a bad solvers file, DimacsError/OSError
+    for an unreadable CNF, ValueError when ``proof`` is asked of a solver that writes none.
     """
     spec = resolve(solver, solvers_file)
-    if cnf is None:
-        from ..dimacs import read_cnf
-
-        cnf = read_cnf(cnf_path)
+    path = Path(cnf_path)
     if spec.embedded is not None:
+        if cnf is None:
+            from ..dimacs_scan import read_cnf
+
+            cnf = read_cnf(path)
         return _solve_embedded(spec, cnf, limits, proof, args)
-    return _solve_binary(spec, Path(cnf_path), cnf, limits, args, proof)
+    from ..dimacs import read_header_file
+    from ..dimacs_scan import CnfFile, check_stream
+    from .feed import solver_input
+
+    read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
+    assert spec.profile is not None
+    native = spec.profile.name if spec.profile.source == "built-in" else ""
+    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-input-") as tmp, solver_input(native, path, tmp) as feed:
+        source = cnf if cnf is not None else CnfFile(feed, name or str(path))  # the plain copy checks faster
+        outcome = _solve_binary(spec, feed, source, limits, args, proof)
+        if outcome.status in (Status.UNSAT, Status.ERROR) and isinstance(source, CnfFile):
+            start = time.perf_counter()  # a malformed body is a DimacsError, whatever the solver made of it
+            check_stream(source, None)
+            outcome = replace(outcome, check_time=(outcome.check_time or 0.0) + time.perf_counter() - start)
+    return outcome
+
+
+def _timed_check(cnf: Cnf | CnfFile, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None, float]:
+    start = time.perf_counter()
+    full, error = check_model(cnf, model)
+    return full, error, time.perf_counter() - start
 
 
 def _solve_embedded(spec: SolverSpec, cnf: Cnf, limits: Limits, proof: Path | None, args: Sequence[str]) -> Outcome:
@@ -80,9 +126,9 @@ def _solve_embedded(spec: SolverSpec, cnf: Cnf, limits: Limits, proof: Path | No
         raise ValueError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
     assert spec.embedded is not None
     run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None)
-    status, error, model, verified = run.status, run.error, None, False
+    status, error, model, verified, check_time = run.status, run.error, None, False, None
     if status is Status.SAT:
-        model, error = check_model(cnf, run.model or ())
+        model, error, check_time = _timed_check(cnf, run.model or ())
         status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
     proof_state = None
     if proof is not None and status is Status.UNSAT and run.proof_lines is not None:
@@ -92,12 +138,16 @@ def _solve_embedded(spec: SolverSpec, cnf: Cnf, limits: Limits, proof: Path | No
         status, error, verified, proof_state = _check_proof(cnf, proof)
     code = run.exit_code if run.status in (Status.ERROR, Status.MEMOUT) else None
     return Outcome(status, spec.name, spec.version, model, code, run.wall, run.cpu, run.peak_memory_mb,
-                   verified, error, "", proof_state)  # fmt: skip
+                   verified, error, "", proof_state, check_time)  # fmt: skip
 
 
-def _check_proof(cnf: Cnf, proof: Path) -> tuple[Status, str | None, bool, str]:
+def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, bool, str]:
     """(status, note, verified, proof state) for an UNSAT answer whose DRAT proof is at ``proof``."""
+    from ..dimacs_scan import CnfFile, read_cnf
     from .proof import check_drat
+
+    if isinstance(cnf, CnfFile):
+        cnf = read_cnf(cnf.path)  # the in-process checker needs every clause
 
     check = check_drat(cnf, proof)
     if check.verdict == "rejected":
@@ -108,7 +158,7 @@ def _check_proof(cnf: Cnf, proof: Path) -> tuple[Status, str | None, bool, str]:
 
 
 def _solve_binary(
-    spec: SolverSpec, cnf_path: Path, cnf: Cnf, limits: Limits, args: Sequence[str], proof: Path | None
+    spec: SolverSpec, cnf_path: Path, cnf: Cnf | CnfFile, limits: Limits, args: Sequence[str], proof: Path | None
 ) -> Outcome:
     profile = spec.profile
     assert profile is not None and spec.path is not None
@@ -141,9 +191,9 @@ def _solve_binary(
         noise = stderr + "\n" + (claim.garbage or "") + ("\n" + stdout if profile.output == "minisat" else "")
         status, error = classify(claim, profile, run.exit_code, timed_out=run.timed_out, limits=limits,
                                  wall=run.wall, cpu=run.cpu, output=noise)  # fmt: skip
-        model, verified = None, False
+        model, verified, check_time = None, False, None
         if status is Status.SAT:
-            model, error = check_model(cnf, claim.model or ())
+            model, error, check_time = _timed_check(cnf, claim.model or ())
             status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
         last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
         if status in (Status.ERROR, Status.MEMOUT) and last and error and last not in error:
@@ -162,4 +212,4 @@ def _solve_binary(
             proof_state, error = "unverified", "the solver wrote no proof file"
     tail = stderr[-STDERR_TAIL:] if stderr.strip() else ""
     return Outcome(status, spec.name, spec.version, model, run.exit_code, run.wall, run.cpu, run.peak_memory_mb,
-                   verified, error, tail, proof_state)  # fmt: skip
+                   verified, error, tail, proof_state, check_time)  # fmt: skip

@@ -1,0 +1,113 @@
+"""Atomic file output: a temporary file next to the target, fsync, rename; removed if anything goes wrong.
+
+Ctrl-C (SIGINT) already arrives as KeyboardInterrupt.  While an atomic write is under
+way, SIGTERM and SIGHUP are turned into :class:`Terminated` in the writing process, so
+the same unwinding removes the temporary file (and stops any solver the command runs)
+before the process exits with 128 + the signal number.  A forked child that inherits
+the handler gets the default action instead, and never removes its parent's file.
+Only ``kill -9`` leaves a temporary file behind; :func:`sweep_temporaries` removes
+those of a known target.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, BinaryIO
+
+TEMP_SUFFIX = ".tmp"
+CAUGHT = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(SystemExit):
+    """SIGTERM or SIGHUP during an atomic write; exits with 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(128 + signum)
+        self.signum = signum
+
+
+_lock = threading.Lock()
+_depth = 0
+_owner = 0
+_previous: dict[int, Any] = {}
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    if os.getpid() != _owner:  # a forked child: behave as if no handler were installed
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    raise Terminated(signum)
+
+
+@contextmanager
+def _signals_unwind() -> Iterator[None]:
+    """SIGTERM/SIGHUP raise Terminated in this block (main thread only; elsewhere a no-op)."""
+    global _depth, _owner
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    with _lock:
+        if _depth == 0:
+            _owner = os.getpid()
+            for sig in CAUGHT:
+                _previous[sig] = signal.signal(sig, _on_signal)
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                for sig, handler in _previous.items():
+                    signal.signal(sig, handler)
+                _previous.clear()
+
+
+def temp_prefix(path: Path) -> str:
+    return f".{path.name}."
+
+
+@contextmanager
+def atomic_output(path: Path) -> Iterator[BinaryIO]:
+    """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename)."""
+    import tempfile  # lazily: it pulls in random, shutil, bz2 and lzma
+
+    path = Path(path)
+    with _signals_unwind():
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent or ".")
+        pid = os.getpid()
+        try:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for secrets; a CNF is an ordinary file
+            with os.fdopen(fd, "wb") as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.getpid() == pid:
+                Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def sweep_temporaries(path: Path) -> list[Path]:
+    """Remove the temporary files :func:`atomic_output` leaves for ``path`` when killed with -9.
+
+    Only for a target that a single process writes (a run's own work directory).
+    """
+    path = Path(path)
+    removed = []
+    prefix = temp_prefix(path)
+    for tmp in path.parent.glob(f"{prefix}*{TEMP_SUFFIX}"):
+        middle = tmp.name[len(prefix) : -len(TEMP_SUFFIX)]
+        if len(middle) == 8 and middle.replace("_", "").isalnum():  # mkstemp's 8 random characters
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp)
+    return removed

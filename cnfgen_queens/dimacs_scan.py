@@ -1,0 +1,242 @@
+"""Vectorised reading of a DIMACS body in chunks: the whole-file reader and the streaming model check.
+
+The body is read a few MB at a time, cut at a line end, and parsed by numpy's text
+reader into 64-bit integers; a chunk it cannot vouch for (comments, signs standing
+alone, a token it does not consume, a literal out of range) goes through the
+line-by-line parser of :mod:`.dimacs`, which names the line of any error.  Memory
+follows the chunk and the model, never the header's variable count, so a model is
+checked against a file of any size in bounded memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+
+from .dimacs import (
+    Clause,
+    DimacsError,
+    EndOfBody,
+    Header,
+    Warn,
+    _stderr_warn,
+    body_literals,
+    open_cnf,
+    read_header,
+)
+
+SCAN_CHUNK = 1 << 22  # bytes of text per chunk (about 12 MB of int64 literals at most)
+MAX_TOKEN = 1 << 16  # a "literal" longer than this is not DIMACS
+_LONE_SIGNS = (b"- ", b"-\n", b"-\t", b"-\r", b"-\v", b"-\f")
+
+
+def _count_tokens(body: bytes) -> int:
+    """Whitespace-separated words in ``body`` (vectorised)."""
+    b = np.frombuffer(body, dtype=np.uint8)
+    if not b.size:
+        return 0
+    space = (b == 32) | (b == 10) | (b == 9) | (b == 13) | (b == 11) | (b == 12)
+    return int(np.count_nonzero(~space[1:] & space[:-1])) + int(not space[0])
+
+
+def _fast(piece: bytes, num_vars: int) -> np.ndarray | None:
+    """The literals of ``piece`` when numpy's reader gives exactly them, else None (use the slow path)."""
+    if b"c" in piece or b"p" in piece or b"%" in piece or b"+" in piece or piece.rstrip()[-1:] == b"-":
+        return None
+    if any(s in piece for s in _LONE_SIGNS):
+        return None
+    try:
+        arr = np.fromstring(piece, dtype=np.int64, sep=" ") if piece.strip() else np.zeros(0, np.int64)
+    except ValueError:
+        return None
+    if arr.size != _count_tokens(piece):  # fromstring also takes "1-2" as two numbers: count words
+        return None
+    if arr.size and (int(arr.max()) > num_vars or int(arr.min()) < -num_vars):
+        return None  # saturated int64 included: the slow path names the variable exactly
+    return arr
+
+
+def _cut(data: bytes, name: str, line: int) -> tuple[bytes, bytes]:
+    """(whole lines, or whole tokens of one long line; the rest for the next read)."""
+    i = data.rfind(b"\n")
+    if i >= 0:
+        return data[: i + 1], data[i + 1 :]
+    j = max(data.rfind(b) for b in (b" ", b"\t", b"\r", b"\v", b"\f"))
+    if j >= 0:
+        return data[: j + 1], data[j + 1 :]
+    if len(data) > MAX_TOKEN:
+        raise DimacsError(f"{name}:{line}: {len(data)} bytes without a space or line end: not DIMACS")
+    return b"", data
+
+
+def literal_chunks(
+    stream: IO[bytes], header: Header, name: str, warn: Warn = _stderr_warn, chunk: int = SCAN_CHUNK
+) -> Iterator[np.ndarray]:
+    """int64 arrays of the body's literals, each ending with a clause's 0 (the stream is at the body)."""
+    num_vars, line = header.num_vars, header.body_line
+    carry = np.zeros(0, np.int64)
+    rest = b""
+    line_start, in_comment, ended = True, False, False
+    while not ended:
+        data = stream.read(chunk)
+        at_end = not data
+        piece, rest = (rest + data, b"") if at_end else _cut(rest + data, name, line)
+        if not piece:
+            if at_end:
+                break
+            continue
+        arr = None if not line_start else _fast(piece, num_vars)
+        if arr is None:
+            text = piece
+            if not line_start and in_comment:  # the rest of a long comment line
+                nl = text.find(b"\n")
+                text = b"" if nl < 0 else text[nl + 1 :]
+            continued = not line_start and not in_comment
+            lits: list[int] = []
+            try:
+                lits.extend(body_literals(text.splitlines(), name, line, num_vars, warn, continued))
+            except EndOfBody:
+                ended = True
+            arr = np.array(lits, dtype=np.int64)
+        if line_start:  # matters only when the piece is one unfinished line
+            in_comment = piece.lstrip()[:1] == b"c"
+        line += piece.count(b"\n")
+        line_start = piece.endswith(b"\n")
+        if carry.size:
+            arr = np.concatenate((carry, arr))
+        zeros = np.flatnonzero(arr == 0)
+        if zeros.size:
+            end = int(zeros[-1]) + 1
+            carry = arr[end:]
+            yield arr[:end]
+        else:
+            carry = arr
+        if at_end:
+            break
+    if carry.size:
+        warn(f"{name}: last clause has no terminating 0; taken as ended")
+        yield np.concatenate((carry, np.zeros(1, np.int64)))
+
+
+@dataclass(frozen=True)
+class Cnf:
+    """A parsed CNF: header plus all literals flat, each clause ended by 0 (numpy int32)."""
+
+    header: Header
+    lits: np.ndarray = field(repr=False)
+
+    @property
+    def num_vars(self) -> int:
+        return self.header.num_vars
+
+    @property
+    def num_clauses(self) -> int:
+        return int((self.lits == 0).sum())
+
+    def clauses(self) -> Iterator[Clause]:
+        start = 0
+        for end in (self.lits == 0).nonzero()[0].tolist():
+            yield tuple(self.lits[start:end].tolist())
+            start = end + 1
+
+
+def read_cnf(path: Path | str, warn: Warn = _stderr_warn) -> Cnf:
+    """Parse a whole CNF file, plain or compressed (memory follows the file's literals)."""
+    name = str(path)
+    with open_cnf(path, warn) as f:
+        header = read_header(f, name)
+        parts = [c.astype(np.int32) for c in literal_chunks(f, header, name, warn)]
+    lits = np.concatenate(parts) if parts else np.zeros(0, np.int32)
+    cnf = Cnf(header, lits)
+    if cnf.num_clauses != header.num_clauses:
+        warn(f"{name}: header says {header.num_clauses} clauses, file has {cnf.num_clauses}")
+    return cnf
+
+
+def _first_violated(lits: np.ndarray, value: np.ndarray) -> tuple[int, Clause] | None:
+    """The first clause of a 0-terminated literal array that ``value`` (bool by variable) falsifies."""
+    ends = np.flatnonzero(lits == 0)
+    if not ends.size:
+        return None
+    var = np.minimum(np.abs(lits), value.size - 1)  # the last entry is a False sentinel for variables beyond
+    sat = value[var] != (lits < 0)
+    sat[ends] = False  # the terminators satisfy nothing
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    # an empty clause starts at its own terminator, so reduceat reads False: violated
+    bad = np.flatnonzero(~np.logical_or.reduceat(sat, starts))
+    if not bad.size:
+        return None
+    i = int(bad[0])
+    return i, tuple(lits[starts[i] : ends[i]].tolist())
+
+
+def _values(true_vars: Iterable[int], top: int) -> np.ndarray:
+    """bool by variable 0..top (+ one False sentinel) with ``true_vars`` set."""
+    value = np.zeros(top + 2, dtype=bool)
+    tv = np.fromiter((v for v in true_vars if 0 < v <= top), dtype=np.int64)
+    value[tv] = True
+    return value
+
+
+def violated_clause(cnf: Cnf, true_vars: set[int] | Iterable[int]) -> tuple[int, Clause] | None:
+    """The first clause (0-based index, literals) not satisfied by a model, or None.
+
+    ``true_vars`` lists the variables set true; every other variable is false.
+    """
+    if cnf.lits.size == 0:
+        return None
+    return _first_violated(cnf.lits, _values(true_vars, int(np.abs(cnf.lits).max())))
+
+
+@dataclass(frozen=True)
+class CnfFile:
+    """A CNF on disk to check a model against by streaming, and the name to use in messages."""
+
+    path: Path
+    name: str
+
+
+@dataclass(frozen=True)
+class StreamCheck:
+    """A streaming check: the first violated clause (index, literals) or None, the clauses read and the
+    largest variable they mention."""
+
+    violated: tuple[int, Clause] | None
+    clauses: int
+    max_var: int
+
+
+def check_stream(source: CnfFile, value: np.ndarray | None, warn: Warn = _stderr_warn) -> StreamCheck:
+    """Check the model ``value`` (bool by variable, last entry a False sentinel) clause by clause;
+    with None, only read the whole body (DimacsError for anything that is not DIMACS)."""
+    index = top = 0
+    with open_cnf(source.path, None) as f:
+        header = read_header(f, source.name)
+        for lits in literal_chunks(f, header, source.name, warn):
+            top = max(top, int(np.abs(lits).max()))
+            bad = None if value is None else _first_violated(lits, value)
+            if bad is not None:
+                return StreamCheck((index + bad[0], bad[1]), index + bad[0] + 1, top)
+            index += int(np.count_nonzero(lits == 0))
+    return StreamCheck(None, index, top)
+
+
+def model_values(model: Sequence[int], num_vars: int) -> tuple[np.ndarray | None, str | None]:
+    """(bool by variable with a False sentinel, None) or (None, why the model is malformed)."""
+    lits = np.fromiter(model, dtype=np.int64, count=len(model))
+    var = np.abs(lits)
+    top = int(var.max()) if var.size else 0
+    if top > num_vars:
+        return None, f"model mentions variable {top}, but the CNF has {num_vars}"
+    pos = np.zeros(top + 2, dtype=bool)
+    neg = np.zeros(top + 2, dtype=bool)
+    pos[lits[lits > 0]] = True
+    neg[-lits[lits < 0]] = True
+    clash = np.flatnonzero(pos & neg)
+    if clash.size:
+        return None, f"model sets variable {int(clash[0])} both true and false"
+    return pos, None
