@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .common import fail, positive_float, positive_int
+from .run_options import add_run_arguments, limits_from
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
 
@@ -45,6 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it"
     )
     p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
+    add_run_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON record instead of competition output")
     p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
 
@@ -75,10 +77,11 @@ def run(args: argparse.Namespace) -> int:
     import tempfile
 
     from ..dimacs import DimacsError, read_cnf
-    from ..solvers import DEFAULT_SOLVER, Limits, ProfileError, SolverNotFound, Status, resolve, solve
+    from ..solvers import DEFAULT_SOLVER, ProfileError, SolverNotFound, Status, resolve, solve
     from ..solvers.outcome import S_LINES
 
     solver = args.solver or DEFAULT_SOLVER
+    limits = limits_from(args, args.time_limit, args.memory_limit)
     solvers_file = Path(args.solvers_file) if args.solvers_file else None
     try:
         extra = shlex.split(args.solver_args)
@@ -106,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         except DimacsError as e:
             fail(str(e).replace(str(path), name))
         try:
-            outcome = solve(path, solver, limits=Limits(args.time_limit, args.memory_limit), args=extra,
+            outcome = solve(path, solver, limits=limits, args=extra,
                             proof=proof, solvers_file=solvers_file, cnf=cnf)  # fmt: skip
         except (SolverNotFound, ProfileError, ValueError) as e:
             fail(str(e))
@@ -125,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         times += f"  peak {outcome.peak_memory_mb:.1f} MB"
     if outcome.exit_code is not None:
         times += f"  exit {outcome.exit_code}"
-    out.append(times)
+    out.append(times + f"  measured by {outcome.measured_by}")
     out.append(f"c status {outcome.status}")
     if outcome.status is Status.SAT:
         out.append(f"c model verified against all {cnf.num_clauses} clauses")
