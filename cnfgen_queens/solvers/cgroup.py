@@ -7,7 +7,8 @@ and peak memory of the whole tree.  We run it without a container (``runexec
 --no-container``), keep our own wall-clock deadline (SIGTERM to the solver's group,
 then RunExecutor.stop() after the grace period) and output cap, and read the cgroup
 counters once after the run (BenchExec re-reads them 0.1 s apart, which would add 0.1 s
-to every call of an enumeration).  ``choose("auto")`` falls back to the process-group
+to every call of an enumeration; nor do we let it search the output for a JVM crash
+report).  ``choose("auto")`` falls back to the process-group
 runner where cgroups are not usable (no root, no delegated cgroup, no benchexec).
 """
 
@@ -43,9 +44,18 @@ def _quiet_logging() -> None:
         logging.root.addHandler(logging.NullHandler())
 
 
+def _no_crash_report(output_filename: str, base_path: str) -> None:
+    """Stands in for BenchExec's search of the output for a JVM crash report (hs_err_pid), which it
+    runs for every exit code but 0 and 1: SAT solvers exit 10 and 20, and the search reads the
+    whole output line by line (seconds for a chatty solver, after its limit)."""
+
+
 def _executor() -> Any:
     """A fresh RunExecutor (one per run: ``stop()`` leaves its mark on the instance)."""
+    from benchexec import runexecutor
     from benchexec.runexecutor import RunExecutor
+
+    runexecutor._get_debug_output_after_crash = _no_crash_report
 
     class Executor(RunExecutor):  # type: ignore[misc]
         def _get_cgroup_measurements(self, cgroups: Any, ru_child: Any, result: dict[str, Any]) -> None:
@@ -114,7 +124,43 @@ def run_in_cgroup(
     output size; KeyboardInterrupt stops the run (every process of the cgroup) and is re-raised.
     """
     from .process import Finished, tail
+    from .reaper import boot_ticks, subreaper, sweep_orphans
 
+    with subreaper():  # orphans come to us, so that we reap them once the cgroup has killed them
+        since = boot_ticks()
+        tool: list[int] = []
+        try:
+            result, wall, timed_out = _execute(argv, out_path, err_path, deadline, memory_mb, grace, cap, tool)
+        finally:
+            leftovers = len(sweep_orphans(since, tool[0] if tool else -1))
+    code = result["exitcode"]
+    return Finished(
+        exit_code=-code.signal if code.signal else code.value,
+        wall=result.get("walltime", wall),
+        cpu=result.get("cputime"),
+        peak_memory_mb=result["memory"] / MB if "memory" in result else None,
+        stdout=b"",
+        stderr=tail(err_path),
+        timed_out=timed_out,
+        leftovers=leftovers,
+        stdout_file=out_path,
+        output_exceeded=cap.hit,
+        memory_exceeded=result.get("terminationreason") == "memory",
+        measured_by="cgroup",
+    )
+
+
+def _execute(
+    argv: Sequence[str],
+    out_path: Path,
+    err_path: Path,
+    deadline: float | None,
+    memory_mb: int | None,
+    grace: float,
+    cap: OutputCap,
+    tool: list[int],
+) -> tuple[dict[str, Any], float, bool]:
+    """(BenchExec's result, wall time, timed out); the solver's pid goes into ``tool``."""
     executor = _executor()
     box: dict[str, Any] = {}
 
@@ -134,6 +180,9 @@ def run_in_cgroup(
     try:
         while thread.is_alive():
             thread.join(STEP)
+            if not tool:
+                with executor.SUB_PROCESS_PIDS_LOCK:
+                    tool.extend(executor.SUB_PROCESS_PIDS)
             now = time.monotonic() - start
             if cap() and not executor.PROCESS_KILLED:
                 executor.stop()
@@ -150,23 +199,9 @@ def run_in_cgroup(
     if "error" in box:
         raise OSError(f"BenchExec failed: {box['error']}")
     result = box.get("result", {})
-    if result.get("terminationreason") == "failed":
+    if result.get("terminationreason") == "failed" or "exitcode" not in result:
         raise OSError(f"cannot start {argv[0]}")
-    code = result["exitcode"]
-    return Finished(
-        exit_code=-code.signal if code.signal else code.value,
-        wall=result.get("walltime", wall),
-        cpu=result.get("cputime"),
-        peak_memory_mb=result["memory"] / MB if "memory" in result else None,
-        stdout=b"",
-        stderr=tail(err_path),
-        timed_out=timed_out,
-        leftovers=0,  # the cgroup killed whatever was left; BenchExec does not say how many
-        stdout_file=out_path,
-        output_exceeded=cap.hit,
-        memory_exceeded=result.get("terminationreason") == "memory",
-        measured_by="cgroup",
-    )
+    return result, wall, timed_out
 
 
 def _signal_tool(executor: Any, sig: int) -> None:

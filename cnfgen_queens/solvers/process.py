@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .reaper import boot_ticks, clean_group, killpg, started, subreaper, sweep_orphans
+from .reaper import boot_ticks, clean_group, group_members, killpg, started, subreaper, sweep_orphans
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL
 SAMPLE_INTERVAL = 0.1  # seconds between peak-memory and output-size samples
@@ -270,7 +270,9 @@ def run_process(
         wall = time.monotonic() - start
         code = os.waitstatus_to_exitcode(status)
         proc.returncode = code
-        leftovers = clean_group(proc.pid) + sweep_orphans(since, proc.pid)
+        members = {pid for pid, _ in group_members(proc.pid)}
+        left = clean_group(proc.pid)
+        leftovers = len(members | sweep_orphans(since, proc.pid)) or left  # one process may be in both
     return Finished(
         exit_code=code,
         wall=wall,

@@ -133,10 +133,10 @@ def orphans(since: int, pgid: int) -> list[int]:
     return found
 
 
-def sweep_orphans(since: int, pgid: int, timeout: float = REAP_TIMEOUT) -> int:
-    """SIGKILL and reap the orphans of the run led by ``pgid`` (see :func:`orphans`); returns how many."""
+def sweep_orphans(since: int, pgid: int, timeout: float = REAP_TIMEOUT) -> set[int]:
+    """SIGKILL and reap the orphans of the run led by ``pgid`` (see :func:`orphans`); returns their pids."""
     if not since or not sys.platform.startswith("linux"):
-        return 0
+        return set()
     killed: set[int] = set()
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -149,4 +149,4 @@ def sweep_orphans(since: int, pgid: int, timeout: float = REAP_TIMEOUT) -> int:
                 os.kill(pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-    return len(killed)
+    return killed
