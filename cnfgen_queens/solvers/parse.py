@@ -37,11 +37,13 @@ class Claim:
 
 
 def _short(line: str) -> str:
-    return line if len(line) <= 80 else line[:77] + "..."
+    return line if len(line) <= SHORT else line[: SHORT - 3] + "..."
 
 
 PIECE = 1 << 20  # bytes read at a time: a line longer than this is handled in pieces
 S_LINE_MAX = 1024  # an answer line longer than this is malformed
+SHORT = 80  # characters of a line quoted in a message
+HEAD = re.compile(rb"[csv]\s")  # a line's first word, complete, when it is c, s or v
 
 
 def parse_competition(text: str) -> Claim:
@@ -70,22 +72,26 @@ class _Competition:
         self.garbage: str | None = None
         self.kind: str | None = None  # of the line under way: "c", "s", "v", "?"; None at a line start
         self.held = b""  # the s line so far, or a v line's last token cut at a piece boundary
+        self.start = b""  # the start of a line whose first word is not known yet
 
     def feed(self, piece: bytes) -> None:
         """One piece of a line (``readline(PIECE)``): the whole line when it ends with a newline."""
         ended = piece.endswith(b"\n")
-        if self.kind is None:
-            stripped = piece.lstrip()
-            if not stripped:
-                return  # a blank line
-            head = stripped.split(None, 1)[0]
+        if self.kind is None:  # the line's start is held until its first word (or 80 bytes) is known
+            self.start = (self.start + piece).lstrip()
+            if not self.start:
+                return  # a blank line, or blanks before the first word
+            if not (ended or len(self.start) > SHORT or HEAD.match(self.start)):
+                return  # garbage is quoted up to SHORT characters, so it waits for them too
+            piece, self.start = self.start, b""
+            head = piece.split(None, 1)[0]
             if head == b"c":
                 self.kind = "c"
             elif head in (b"s", b"v"):
-                self.kind, piece = head.decode(), stripped[1:]
+                self.kind, piece = head.decode(), piece[1:]
             else:
                 self.kind = "?"
-                self.garbage = self.garbage or _short(stripped.decode("utf-8", "replace").strip())
+                self.garbage = self.garbage or _short(piece.decode("utf-8", "replace").strip())
         if self.kind == "v":
             self._literals(piece, ended)
         elif self.kind == "s" and len(self.held) <= S_LINE_MAX:
@@ -132,8 +138,10 @@ def parse_minisat(result: str | None) -> Claim:
 def read_minisat(stream: BinaryIO | None) -> Claim:
     """:func:`parse_minisat` from a binary stream (None: no result file), read in pieces."""
     first = b""
-    while stream is not None and not first.strip() and (line := stream.readline(PIECE)):
-        first = line
+    while stream is not None and (line := stream.readline(PIECE)):
+        first = (first + line).lstrip() if len(first) <= S_LINE_MAX else first
+        if first and line.endswith(b"\n"):
+            break
     if not first.strip():
         return Claim(None, None, False, None, None)
     word = first.strip().decode("utf-8", "replace")
