@@ -55,7 +55,10 @@ def read_competition(stream: BinaryIO) -> Claim:
     """Parse s/v/c output from a binary stream in bounded memory: lines are read in pieces,
     comment lines skipped, never held; only the model's literals are kept."""
     p = _Competition()
-    while piece := stream.readline(PIECE):
+    readline, comment = stream.readline, (b"c ", b"c\t", b"c\n")
+    while piece := readline(PIECE):
+        if piece[:2] in comment and piece[-1:] == b"\n" and p.kind is None and not p.start:
+            continue  # a whole comment line: the common case, skipped without a look
         p.feed(piece)
     p.feed(b"\n")  # output that ends without a newline ends its last line
     return Claim(p.answer, None if p.lits is None else tuple(p.lits), p.terminated, p.problem, p.garbage)
