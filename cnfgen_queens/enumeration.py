@@ -272,12 +272,18 @@ def enumerate_external(
     for p in found:
         yield Found(p, _weight(p, symmetric))
     current = workdir / "current.cnf"
+    limits = limits or Limits()
+    end = None if limits.time is None else time.monotonic() + limits.time  # the limit bounds the whole loop
     while True:
         with atomic_output(current) as f:
             merge_clauses(base, blocks, f)
+        left = None if end is None else end - time.monotonic()
+        if left is not None and left <= 0:
+            raise EnumerationError(f"time limit of {limits.time:g} s reached", "TIMEOUT")
         if on_call:
             on_call()
-        out = solve(current, solver, limits=limits or Limits(), args=solver_args, solvers_file=solvers_file)
+        call = limits if left is None else replace(limits, time=left)
+        out = solve(current, solver, limits=call, args=solver_args, solvers_file=solvers_file)
         if out.status == Status.UNSAT:
             return
         if out.status != Status.SAT:

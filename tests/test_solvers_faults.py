@@ -28,7 +28,12 @@ def gone(pid: int, group: bool = False) -> bool:
 
 @pytest.fixture
 def pgids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The process group ids of every solver started by the runner during the test."""
+    """The process group ids of every solver started by the process-group runner during the test
+    (these tests are about that runner: ``auto`` isolation falls back to it here; the cgroup
+    runner has its own tests in test_solvers_isolation.py)."""
+    from cnfgen_queens.solvers import cgroup
+
+    monkeypatch.setattr(cgroup, "unavailable_reason", lambda: "process-group runner under test")
     started: list[int] = []
     spawn = process._spawn
 

@@ -7,6 +7,7 @@ import argparse
 from .common import fail
 from .enumerate import add_arguments as _add_arguments
 from .enumerate import check_known, formula_from, loop
+from .run_options import cap_jobs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -14,6 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    cap_jobs(args)
     if args.jobs > 1:
         from ..enumeration import count_cubes, pysat_name
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from .common import board_size, fail, positive_float, positive_int
+from .run_options import add_run_arguments, limits_from
 
 TEXT_FORMATS = ("line", "board", "positions", "json")
 
@@ -33,11 +34,12 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
     p.add_argument(
         "--time-limit",
         type=positive_float("time limit"),
-        help="seconds, per solver call (external) or for the whole loop (embedded)",
+        help="seconds for the whole loop (each external solver call gets what is left)",
     )
     p.add_argument("--memory-limit", type=positive_int("memory limit"), help="MB per solver call (external)")
     p.add_argument("--solver-args", default="", help="extra arguments for the external solver")
     p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles")
+    add_run_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     if counting:
         p.add_argument(
@@ -115,7 +117,8 @@ def loop(args: argparse.Namespace, emit) -> int:
         fail("--resume needs --out DIR")
     if not external:
         external_only = {"--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
-                         "--solver-args": args.solver_args, "--solvers-file": args.solvers_file}  # fmt: skip
+                         "--solver-args": args.solver_args, "--solvers-file": args.solvers_file,
+                         "--output-limit": args.output_limit, "--isolation": args.isolation != "auto"}  # fmt: skip
         given = [flag for flag, value in external_only.items() if value]
         if given:
             fail(f"{', '.join(given)} belong to the external loop; pysat: solvers run in-process")
@@ -128,21 +131,20 @@ def loop(args: argparse.Namespace, emit) -> int:
     kwargs: dict[str, object] = {}
     limits = None
     if external:
-        from ..solvers import Limits, ProfileError, SolverNotFound, resolve
+        from ..solvers import ProfileError, SolverNotFound, resolve
 
         try:
             resolve(args.solver, Path(args.solvers_file) if args.solvers_file else None)
         except (SolverNotFound, ProfileError) as e:
             fail(str(e))
-        limits = Limits(args.time_limit, args.memory_limit)
-        kwargs = {
-            "solvers_file": Path(args.solvers_file) if args.solvers_file else None,
-            "solver_args": tuple(shlex.split(args.solver_args)),
-        }
+        limits = limits_from(args, args.time_limit, args.memory_limit)
+        try:
+            solver_args = tuple(shlex.split(args.solver_args))
+        except ValueError as e:
+            fail(f"--solver-args: {e}")
+        kwargs = {"solvers_file": Path(args.solvers_file) if args.solvers_file else None, "solver_args": solver_args}
     elif args.time_limit:
-        from ..solvers import Limits
-
-        limits = Limits(args.time_limit)
+        limits = limits_from(args, args.time_limit)
     progress = Progress(args.quiet)
     count = fundamental = 0
     stopped = None

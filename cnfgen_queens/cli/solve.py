@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .common import fail, positive_float, positive_int
+from .run_options import add_run_arguments, limits_from
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
 
@@ -45,6 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it"
     )
     p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
+    add_run_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON record instead of competition output")
     p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
 
@@ -86,11 +88,12 @@ def run(args: argparse.Namespace) -> int:
 
     from ..compressed import InputError
     from ..dimacs import read_header_file
-    from ..solvers import DEFAULT_SOLVER, Limits, ProfileError, SolverNotFound, Status, resolve, solve
+    from ..solvers import DEFAULT_SOLVER, ProfileError, SolverNotFound, Status, resolve, solve
     from ..solvers.outcome import S_LINES
 
     start = time.perf_counter()
     solver = args.solver or DEFAULT_SOLVER
+    limits = limits_from(args, args.time_limit, args.memory_limit)
     solvers_file = Path(args.solvers_file) if args.solvers_file else None
     try:
         extra = shlex.split(args.solver_args)
@@ -113,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         name = "<stdin>" if args.file == "-" else args.file
         try:
             header = read_header_file(path)
-            outcome = solve(path, solver, limits=Limits(args.time_limit, args.memory_limit), args=extra,
+            outcome = solve(path, solver, limits=limits, args=extra,
                             proof=proof, solvers_file=solvers_file, name=name)  # fmt: skip
         except OSError as e:
             fail(f"cannot read {name}: {e.strerror or e}")
@@ -137,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         times += f"  peak {outcome.peak_memory_mb:.1f} MB"
     if outcome.exit_code is not None:
         times += f"  exit {outcome.exit_code}"
-    out.append(times)
+    out.append(times + f"  measured by {outcome.measured_by}")
     checked = f"  check {outcome.check_time:.3f} s" if outcome.check_time is not None else ""
     out.append(f"c command wall {command_wall:.3f} s{checked}")
     out.append(f"c status {outcome.status}")

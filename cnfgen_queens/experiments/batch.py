@@ -74,6 +74,7 @@ def make_row(config: Config, run: Run, m: Measurement) -> Row:
         m.started,
         m.finished,
         m.error,
+        m.measured_by,
     )
 
 

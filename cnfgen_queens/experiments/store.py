@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: measured_by
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS runs (
     host TEXT,
     started TEXT,                 -- UTC, ISO 8601
     finished TEXT,
-    error TEXT
+    error TEXT,
+    measured_by TEXT              -- cgroup (BenchExec, the whole process tree) | rusage
 );
 """
 
@@ -91,6 +92,7 @@ class Row:
     started: str | None
     finished: str | None
     error: str | None
+    measured_by: str | None = None
 
     @property
     def solver_label(self) -> str:

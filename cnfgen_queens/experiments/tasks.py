@@ -33,6 +33,7 @@ class Measurement:
     started: str | None = None
     finished: str | None = None
     error: str | None = None
+    measured_by: str | None = None  # cgroup | rusage (None: nothing measured, e.g. an embedded count)
 
 
 NOT_A_SOLUTION = "model is not an N-queens solution"
@@ -103,7 +104,8 @@ def _solve(run: Run, cnf_path: Path) -> Measurement:
     if status == "SAT" and o.verified:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())
         verified = error is None
-    return Measurement(status, o.version, o.wall, o.cpu, o.peak_memory_mb, verified=verified, error=error)
+    return Measurement(status, o.version, o.wall, o.cpu, o.peak_memory_mb, verified=verified, error=error,
+                       measured_by=o.measured_by)  # fmt: skip
 
 
 def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> str | None:
@@ -130,7 +132,16 @@ def _count(run: Run) -> Measurement:
     from ..solvers import Limits, resolve
 
     formula = run.instance.formula()
-    r = count_solutions(formula, run.solver.name, limits=Limits(run.time_limit, run.memory_limit))
+    limits = Limits(run.time_limit, run.memory_limit)
+    r = count_solutions(formula, run.solver.name, limits=limits)
     version = getattr(resolve(run.solver.name), "version", None)
     status = getattr(r.status, "value", r.status)
-    return Measurement(str(status), version, r.wall, count=r.count, fundamental=r.fundamental, error=r.error)
+    measured_by = None if run.solver.name.startswith("pysat:") else _measured_by(limits.isolation)
+    return Measurement(str(status), version, r.wall, count=r.count, fundamental=r.fundamental, error=r.error,
+                       measured_by=measured_by)  # fmt: skip
+
+
+def _measured_by(isolation: str) -> str:
+    from ..solvers.cgroup import choose
+
+    return "cgroup" if choose(isolation) == "cgroup" else "rusage"

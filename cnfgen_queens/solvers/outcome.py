@@ -11,19 +11,36 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
+MAX_TIME = 2**31 - 1  # seconds: kissat, minisat and picosat reject a larger time limit
+MAX_MEMORY = 2**31 - 1  # MB: minisat rejects a larger -mem-lim
+DEFAULT_OUTPUT_MB = 1024  # solver output (stdout + stderr) past this is an ERROR "output limit"
+ISOLATION_MODES = ("auto", "cgroup", "none")
+
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits: ``time`` in wall-clock seconds, ``memory`` in MB (None: unlimited)."""
+    """Resource limits of one solver run and how they are enforced.
+
+    ``time`` in wall-clock seconds, ``memory`` in MB (None: unlimited), ``output`` in MB
+    of stdout + stderr, ``isolation``: ``cgroup`` (BenchExec), ``none`` (process group,
+    rusage) or ``auto`` (cgroup where the machine allows it).  Limits beyond what the
+    solvers accept (2^31 - 1 seconds or MB) are refused, not clamped.
+    """
 
     time: float | None = None
     memory: int | None = None
+    output: int = DEFAULT_OUTPUT_MB
+    isolation: str = "auto"
 
     def __post_init__(self) -> None:
-        if self.time is not None and not self.time > 0:
-            raise ValueError(f"time limit must be positive, got {self.time}")
-        if self.memory is not None and not self.memory > 0:
-            raise ValueError(f"memory limit must be positive, got {self.memory}")
+        if self.time is not None and not 0 < self.time <= MAX_TIME:
+            raise ValueError(f"time limit must be a positive number of seconds up to {MAX_TIME}, got {self.time:g}")
+        if self.memory is not None and not 0 < self.memory <= MAX_MEMORY:
+            raise ValueError(f"memory limit must be a positive number of MB up to {MAX_MEMORY}, got {self.memory}")
+        if not 0 < self.output <= MAX_MEMORY:
+            raise ValueError(f"output limit must be a positive number of MB up to {MAX_MEMORY}, got {self.output}")
+        if self.isolation not in ISOLATION_MODES:
+            raise ValueError(f"isolation must be one of {', '.join(ISOLATION_MODES)}, got {self.isolation!r}")
 
 
 class Status(StrEnum):
@@ -59,6 +76,7 @@ class Outcome:
     stderr_tail: str
     proof: str | None  # "verified" / "unverified" / None (no proof asked or written)
     check_time: float | None = None  # seconds spent checking the model (or validating an UNSAT file)
+    measured_by: str = "rusage"  # "cgroup" (BenchExec: the whole process tree) or "rusage"
 
     def true_vars(self) -> set[int]:
         """The variables the model sets true (empty without a model)."""

@@ -10,9 +10,11 @@ error.  Nothing here runs a process or checks a model against clauses.
 
 from __future__ import annotations
 
+import io
 import re
 import signal
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from .outcome import Limits, Status
 from .profiles import Profile
@@ -35,70 +37,141 @@ class Claim:
 
 
 def _short(line: str) -> str:
-    return line if len(line) <= 80 else line[:77] + "..."
+    return line if len(line) <= SHORT else line[: SHORT - 3] + "..."
+
+
+PIECE = 1 << 20  # bytes read at a time: a line longer than this is handled in pieces
+S_LINE_MAX = 1024  # an answer line longer than this is malformed
+SHORT = 80  # characters of a line quoted in a message
+HEAD = re.compile(rb"[csv]\s")  # a line's first word, complete, when it is c, s or v
 
 
 def parse_competition(text: str) -> Claim:
     """Parse s/v/c output (v lines may come before s, and wrap)."""
-    answer: str | None = None
-    lits: list[int] | None = None
-    terminated = False
-    problem = garbage = None
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or (line[0] == "c" and (len(line) == 1 or line[1] in " \t")):
-            continue
-        head, _, rest = line.partition(" ")
-        if head == "s":
-            word = rest.strip()
-            got = ANSWERS.get(word)
-            if got is None:
-                problem = problem or f"unrecognised answer line {_short(line)!r}"
-            elif answer is not None and got != answer:
-                problem = problem or f"conflicting answer lines: 's {word}' after {answer}"
+    return read_competition(io.BytesIO(text.encode("utf-8", "replace")))
+
+
+def read_competition(stream: BinaryIO) -> Claim:
+    """Parse s/v/c output from a binary stream in bounded memory: lines are read in pieces,
+    comment lines skipped, never held; only the model's literals are kept."""
+    p = _Competition()
+    readline, comment = stream.readline, (b"c ", b"c\t", b"c\n")
+    while piece := readline(PIECE):
+        if piece[:2] in comment and piece[-1:] == b"\n" and p.kind is None and not p.start:
+            continue  # a whole comment line: the common case, skipped without a look
+        p.feed(piece)
+    p.feed(b"\n")  # output that ends without a newline ends its last line
+    return Claim(p.answer, None if p.lits is None else tuple(p.lits), p.terminated, p.problem, p.garbage)
+
+
+class _Competition:
+    """The state of :func:`read_competition`: what was said so far and the line under way."""
+
+    def __init__(self) -> None:
+        self.answer: str | None = None
+        self.lits: list[int] | None = None
+        self.terminated = False
+        self.problem: str | None = None
+        self.garbage: str | None = None
+        self.kind: str | None = None  # of the line under way: "c", "s", "v", "?"; None at a line start
+        self.held = b""  # the s line so far, or a v line's last token cut at a piece boundary
+        self.start = b""  # the start of a line whose first word is not known yet
+
+    def feed(self, piece: bytes) -> None:
+        """One piece of a line (``readline(PIECE)``): the whole line when it ends with a newline."""
+        ended = piece.endswith(b"\n")
+        if self.kind is None:  # the line's start is held until its first word (or 80 bytes) is known
+            self.start = (self.start + piece).lstrip()
+            if not self.start:
+                return  # a blank line, or blanks before the first word
+            if not (ended or len(self.start) > SHORT or HEAD.match(self.start)):
+                return  # garbage is quoted up to SHORT characters, so it waits for them too
+            piece, self.start = self.start, b""
+            head = piece.split(None, 1)[0]
+            if head == b"c":
+                self.kind = "c"
+            elif head in (b"s", b"v"):
+                self.kind, piece = head.decode(), piece[1:]
             else:
-                answer = got
-        elif head == "v":
-            lits = [] if lits is None else lits
-            for tok in rest.split():
-                try:
-                    lit = int(tok)
-                except ValueError:
-                    problem = problem or f"not a literal in a v line: {tok!r}"
-                    continue
-                if terminated:
-                    problem = problem or "v line literals after the terminating 0"
-                elif lit == 0:
-                    terminated = True
-                else:
-                    lits.append(lit)
+                self.kind = "?"
+                self.garbage = self.garbage or _short(piece.decode("utf-8", "replace").strip())
+        if self.kind == "v":
+            self._literals(piece, ended)
+        elif self.kind == "s" and len(self.held) <= S_LINE_MAX:
+            self.held += piece
+        if ended:
+            if self.kind == "s":
+                self._answer(self.held.decode("utf-8", "replace").strip())
+            self.kind, self.held = None, b""
+
+    def _literals(self, piece: bytes, ended: bool) -> None:
+        data, self.held = self.held + piece, b""
+        if not ended:  # the last token may go on in the next piece
+            cut = max(data.rfind(b" "), data.rfind(b"\t"))
+            data, self.held = data[: cut + 1], data[cut + 1 :]
+        self.lits = [] if self.lits is None else self.lits
+        for tok in data.split():
+            try:
+                lit = int(tok)
+            except ValueError:
+                self.problem = self.problem or f"not a literal in a v line: {tok.decode('utf-8', 'replace')[:40]!r}"
+                continue
+            if self.terminated:
+                self.problem = self.problem or "v line literals after the terminating 0"
+            elif lit == 0:
+                self.terminated = True
+            else:
+                self.lits.append(lit)
+
+    def _answer(self, word: str) -> None:
+        got = ANSWERS.get(word)
+        if got is None:
+            self.problem = self.problem or f"unrecognised answer line {_short('s ' + word)!r}"
+        elif self.answer is not None and got != self.answer:
+            self.problem = self.problem or f"conflicting answer lines: 's {word}' after {self.answer}"
         else:
-            garbage = garbage or _short(line)
-    return Claim(answer, None if lits is None else tuple(lits), terminated, problem, garbage)
+            self.answer = got
 
 
 def parse_minisat(result: str | None) -> Claim:
     """Parse a MiniSat result file: ``SAT`` then the model line, ``UNSAT``, or ``INDET``."""
-    if result is None or not result.strip():
-        return Claim(None, None, False, None, None)
-    first, _, rest = result.strip().partition("\n")
-    answer = MINISAT_ANSWERS.get(first.strip())
-    if answer is None:
-        return Claim(None, None, False, f"result file starts with {_short(first)!r}, not SAT/UNSAT/INDET", None)
-    if answer != "SAT":
-        return Claim(answer, None, False, "result file has a model after " + first if rest.strip() else None, None)
-    lits: list[int] = []
-    terminated = False
-    for tok in rest.split():
-        try:
-            lit = int(tok)
-        except ValueError:
-            return Claim(answer, tuple(lits), False, f"not a literal in the result file: {tok!r}", None)
-        if lit == 0:
-            terminated = True
+    return read_minisat(None if result is None else io.BytesIO(result.encode("utf-8", "replace")))
+
+
+def read_minisat(stream: BinaryIO | None) -> Claim:
+    """:func:`parse_minisat` from a binary stream (None: no result file), read in pieces."""
+    first = b""
+    while stream is not None and (line := stream.readline(PIECE)):
+        first = (first + line).lstrip() if len(first) <= S_LINE_MAX else first
+        if first and line.endswith(b"\n"):
             break
-        lits.append(lit)
-    return Claim(answer, tuple(lits) if rest.strip() else None, terminated, None, None)
+    if not first.strip():
+        return Claim(None, None, False, None, None)
+    word = first.strip().decode("utf-8", "replace")
+    answer = MINISAT_ANSWERS.get(word)
+    if answer is None:
+        return Claim(None, None, False, f"result file starts with {_short(word)!r}, not SAT/UNSAT/INDET", None)
+    assert stream is not None
+    rest = stream.read(PIECE)
+    if answer != "SAT":
+        return Claim(answer, None, False, "result file has a model after " + word if rest.strip() else None, None)
+    lits: list[int] = []
+    seen = bool(rest.strip())
+    held = b""
+    while rest:
+        data, rest = held + rest, stream.read(PIECE)
+        cut = max(data.rfind(b" "), data.rfind(b"\n"), data.rfind(b"\t")) if rest else len(data)
+        data, held = data[: cut + 1], data[cut + 1 :]
+        for tok in data.split():
+            try:
+                lit = int(tok)
+            except ValueError:
+                bad = tok.decode("utf-8", "replace")[:40]
+                return Claim(answer, tuple(lits), False, f"not a literal in the result file: {bad!r}", None)
+            if lit == 0:
+                return Claim(answer, tuple(lits), True, None, None)
+            lits.append(lit)
+    return Claim(answer, tuple(lits) if seen else None, False, None, None)
 
 
 def describe_exit(code: int | None) -> str:

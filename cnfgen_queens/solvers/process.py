@@ -1,12 +1,15 @@
 """Run a command under limits, in the spirit of runsolver (Roussel, JSAT 7, 2011).
 
-The command starts in its own session (so its own process group).  At the wall-clock
-deadline the whole group gets SIGTERM, then SIGKILL after a short grace period;
-RLIMIT_AS is a memory backstop; Ctrl-C (KeyboardInterrupt) stops the group too.
-Orphaned descendants are re-parented to us (Linux child subreaper) and reaped, so no
-process of the run remains, even where PID 1 reaps nothing (containers).  CPU time
-comes from ``os.wait4``'s rusage, peak memory from sampling VmHWM.  Output goes to temporary files, so
-a chatty solver can never block on a pipe.
+Two ways to isolate a run (``isolation``): ``cgroup`` hands it to BenchExec in its own
+cgroup (see :mod:`.cgroup`); ``none`` is the process-group runner here.  The command
+starts in its own session (so its own process group).  At the wall-clock deadline the
+whole group gets SIGTERM, then SIGKILL after a short grace period; RLIMIT_AS is a memory
+backstop; Ctrl-C (KeyboardInterrupt) stops the group too.  Orphaned descendants are
+re-parented to us (Linux child subreaper) and killed and reaped, even those that left
+the group with ``setsid``, so no process of the run remains.  CPU time comes from
+``os.wait4``'s rusage, peak memory from sampling VmHWM.  Output goes to files, never
+to memory, so a chatty solver can never block on a pipe; past ``output_mb`` (stdout +
+stderr) the run is stopped like at the deadline.
 """
 
 from __future__ import annotations
@@ -17,17 +20,18 @@ import resource
 import select
 import signal
 import subprocess
-import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from .reaper import boot_ticks, clean_group, group_members, killpg, started, subreaper, sweep_orphans
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL
-REAP_TIMEOUT = 5.0  # seconds to wait for a killed group to disappear
-PR_SET_CHILD_SUBREAPER = 36
-SAMPLE_INTERVAL = 0.1  # seconds between peak-memory samples
+SAMPLE_INTERVAL = 0.1  # seconds between peak-memory and output-size samples
+STDERR_KEEP = 64 * 1024  # bytes of a run's stderr kept (its tail)
+MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -36,47 +40,47 @@ class Finished:
 
     exit_code: int  # -signal when killed by a signal
     wall: float
-    cpu: float  # user + system, of the process and its reaped children
-    peak_memory_mb: float | None  # sampled peak resident set size
-    stdout: bytes
-    stderr: bytes
+    cpu: float | None  # user + system, of the process and its reaped children (cgroup: the whole tree)
+    peak_memory_mb: float | None  # sampled peak resident set size (cgroup: of the whole tree)
+    stdout: bytes  # run_forked: the child's bytes; run_process: empty, the output is in ``stdout_file``
+    stderr: bytes  # run_process: the last STDERR_KEEP bytes
     timed_out: bool  # we stopped it at the deadline
-    leftovers: int  # group members we had to kill after the main process ended
+    leftovers: int  # processes we had to kill after the main process ended
+    stdout_file: Path | None = None
+    output_exceeded: bool = False  # stopped because stdout + stderr passed the output limit
+    memory_exceeded: bool = False  # the cgroup's memory limit was reached
+    measured_by: str = "rusage"  # "cgroup" or "rusage"
 
 
-_reaper_lock = threading.Lock()
-_reaper_users = 0
+class OutputCap:
+    """True once the output files together hold more than ``limit_mb`` (polled: a fast
+    printer may overshoot by what it writes in one SAMPLE_INTERVAL)."""
+
+    def __init__(self, paths: Sequence[Path], limit_mb: int | None) -> None:
+        self.paths = tuple(paths)
+        self.limit = None if limit_mb is None else limit_mb * MB
+        self.hit = False
+
+    def __call__(self) -> bool:
+        if self.limit is None or self.hit:
+            return self.hit
+        total = 0
+        for path in self.paths:
+            with contextlib.suppress(OSError):
+                total += os.stat(path).st_size
+        self.hit = total > self.limit
+        return self.hit
 
 
-def _prctl_subreaper(on: bool) -> None:
-    if not sys.platform.startswith("linux"):
-        return
+def tail(path: Path, size: int = STDERR_KEEP) -> bytes:
+    """The last ``size`` bytes of a file (empty when it is missing)."""
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
-@contextlib.contextmanager
-def _subreaper() -> Iterator[None]:
-    """While any run is under way, be a child subreaper (Linux): orphans of the run come to us to be reaped.
-
-    Only for the duration of runs, so this process does not adopt unrelated orphans for good.
-    """
-    global _reaper_users
-    with _reaper_lock:
-        _reaper_users += 1
-        if _reaper_users == 1:
-            _prctl_subreaper(True)
-    try:
-        yield
-    finally:
-        with _reaper_lock:
-            _reaper_users -= 1
-            if _reaper_users == 0:
-                _prctl_subreaper(False)
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - size))
+            return f.read()
+    except OSError:
+        return b""
 
 
 def _die_with_parent() -> None:
@@ -103,10 +107,12 @@ def _spawn(
     argv: Sequence[str], stdout: int, stderr: int, preexec: Callable[[], None] | None
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` in a new session (its pid is its process group id)."""
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
         start_new_session=True, preexec_fn=preexec, close_fds=True,
     )  # fmt: skip
+    started.add(proc.pid)
+    return proc
 
 
 class _Peak:
@@ -145,8 +151,11 @@ def _peak_mb(child_kib: int, parent_kib: int, peak: _Peak) -> float | None:
     return None
 
 
-def _wait(pid: int, timeout: float | None, peak: _Peak | None = None) -> tuple[int, int, resource.struct_rusage] | None:
-    """``os.wait4`` the child, waiting at most ``timeout`` seconds (None: forever); None if still running."""
+def _wait(
+    pid: int, timeout: float | None, peak: _Peak | None = None, stop: Callable[[], bool] | None = None
+) -> tuple[int, int, resource.struct_rusage] | None:
+    """``os.wait4`` the child, waiting at most ``timeout`` seconds (None: forever) or until ``stop()``;
+    None if still running."""
     end = None if timeout is None else time.monotonic() + timeout
     pidfd = None
     try:
@@ -162,7 +171,7 @@ def _wait(pid: int, timeout: float | None, peak: _Peak | None = None) -> tuple[i
             if got[0] == pid:
                 return got
             left = None if end is None else end - time.monotonic()
-            if left is not None and left <= 0:
+            if (left is not None and left <= 0) or (stop is not None and stop()):
                 return None
             step = interval if left is None else min(interval, left)
             interval = min(interval * 2, SAMPLE_INTERVAL)
@@ -175,58 +184,16 @@ def _wait(pid: int, timeout: float | None, peak: _Peak | None = None) -> tuple[i
             os.close(pidfd)
 
 
-def _group_members(pgid: int) -> list[tuple[int, int]]:
-    """(pid, ppid) of every process in group ``pgid`` (from /proc; empty elsewhere)."""
-    members = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid:
-            members.append((int(entry), int(fields[1])))
-    return members
-
-
-def _killpg(pgid: int, sig: int) -> bool:
-    """Signal the group; False when it no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-
-
-def clean_group(pgid: int, timeout: float = REAP_TIMEOUT) -> int:
-    """SIGKILL what is left of group ``pgid`` and reap the members re-parented to us; returns how many were left."""
-    if not _killpg(pgid, 0):
-        return 0
-    left = len(_group_members(pgid)) or 1
-    end = time.monotonic() + timeout
-    me = os.getpid()
-    while _killpg(pgid, signal.SIGKILL) and time.monotonic() < end:
-        for pid, ppid in _group_members(pgid):
-            if ppid == me:
-                with contextlib.suppress(ChildProcessError):
-                    os.waitpid(pid, os.WNOHANG)
-        time.sleep(0.005)
-    return left
-
-
 def _supervise(
-    pid: int, deadline: float | None, grace: float, peak: _Peak | None, unblock: set[int] | None = None
+    pid: int,
+    deadline: float | None,
+    grace: float,
+    peak: _Peak | None,
+    unblock: set[int] | None = None,
+    cap: OutputCap | None = None,
 ) -> tuple[tuple, bool]:
     """Wait for ``pid`` (leader of its own group) until ``deadline``; then SIGTERM, grace, SIGKILL the group.
+    Past the output cap the group is killed at once.
 
     Returns (wait4 result, timed_out).  KeyboardInterrupt (or any error) stops the group and is re-raised.
     ``unblock``: the signal mask to restore first (a Ctrl-C held back during a fork arrives here).
@@ -234,13 +201,16 @@ def _supervise(
     try:
         if unblock is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, unblock)
-        got = _wait(pid, deadline, peak)
+        got = _wait(pid, deadline, peak, cap)
         if got is not None:
             return got, False
-        _killpg(pid, signal.SIGTERM)
+        if cap is not None and cap.hit:
+            killpg(pid, signal.SIGKILL)
+            return _wait(pid, None), False  # type: ignore[return-value]
+        killpg(pid, signal.SIGTERM)
         got = _wait(pid, grace)
         if got is None:
-            _killpg(pid, signal.SIGKILL)
+            killpg(pid, signal.SIGKILL)
             got = _wait(pid, None)
         return got, True  # type: ignore[return-value]
     except BaseException:  # KeyboardInterrupt above all: stop the group, then re-raise
@@ -255,44 +225,66 @@ def _supervise(
 
 def _kill(pid: int, sig: int) -> None:
     """Signal the group led by ``pid`` and ``pid`` itself (a forked child may not lead its group yet)."""
-    _killpg(pid, sig)
+    killpg(pid, sig)
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, sig)
 
 
 def run_process(
-    argv: Sequence[str], *, deadline: float | None = None, memory_mb: int | None = None, grace: float = GRACE
+    argv: Sequence[str],
+    *,
+    output_dir: Path,
+    deadline: float | None = None,
+    memory_mb: int | None = None,
+    output_mb: int | None = None,
+    grace: float = GRACE,
+    isolation: str = "none",
 ) -> Finished:
     """Run ``argv`` to completion or until ``deadline`` seconds of wall time; nothing of it survives.
 
-    Raises OSError when the binary cannot be started.  KeyboardInterrupt stops the
-    group and is re-raised.
+    stdout goes to ``output_dir/solver.out`` (``Finished.stdout_file``), stderr to
+    ``solver.err`` (its tail in ``Finished.stderr``).  ``isolation``: ``cgroup`` or ``none``
+    (resolve ``auto`` with :func:`.cgroup.choose` first).  Raises OSError when the binary
+    cannot be started.  KeyboardInterrupt stops the run and is re-raised.
     """
-    with _subreaper(), tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    out_path, err_path = Path(output_dir) / "solver.out", Path(output_dir) / "solver.err"
+    cap = OutputCap((out_path, err_path), output_mb)
+    if isolation == "cgroup":
+        from .cgroup import run_in_cgroup
+
+        return run_in_cgroup(argv, out_path, err_path, deadline=deadline, memory_mb=memory_mb, grace=grace, cap=cap)
+    with subreaper(), open(out_path, "wb") as out, open(err_path, "wb") as err:
         own_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bounds what the fork inherits
         start = time.monotonic()
+        since = boot_ticks()
         proc = _spawn(argv, out.fileno(), err.fileno(), _limit_memory(memory_mb))
         peak = _Peak(proc.pid)  # Popen returns after the exec, so this samples the solver itself
         try:
-            (_, status, usage), timed_out = _supervise(proc.pid, deadline, grace, peak)
+            (_, status, usage), timed_out = _supervise(proc.pid, deadline, grace, peak, cap=cap)
+        except BaseException:
+            sweep_orphans(since, proc.pid)
+            raise
         finally:
+            started.discard(proc.pid)
             proc.returncode = proc.returncode if proc.returncode is not None else 0  # reaped by us, not Popen
         wall = time.monotonic() - start
         code = os.waitstatus_to_exitcode(status)
         proc.returncode = code
-        leftovers = clean_group(proc.pid)
-        out.seek(0)
-        err.seek(0)
-        return Finished(
-            exit_code=code,
-            wall=wall,
-            cpu=usage.ru_utime + usage.ru_stime,
-            peak_memory_mb=_peak_mb(usage.ru_maxrss, own_kib, peak),
-            stdout=out.read(),
-            stderr=err.read(),
-            timed_out=timed_out,
-            leftovers=leftovers,
-        )
+        members = {pid for pid, _ in group_members(proc.pid)}
+        left = clean_group(proc.pid)
+        leftovers = len(members | sweep_orphans(since, proc.pid)) or left  # one process may be in both
+    return Finished(
+        exit_code=code,
+        wall=wall,
+        cpu=usage.ru_utime + usage.ru_stime,
+        peak_memory_mb=_peak_mb(usage.ru_maxrss, own_kib, peak),
+        stdout=b"",
+        stderr=tail(err_path),
+        timed_out=timed_out,
+        leftovers=leftovers,
+        stdout_file=out_path,
+        output_exceeded=cap.hit,
+    )
 
 
 def _virtual_size() -> int:
@@ -315,7 +307,7 @@ def run_forked(
     The memory limit is on top of this process's current address space.  A child that
     raises writes nothing and exits 1, with the error on its stderr.
     """
-    with _subreaper(), tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with subreaper(), tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         limit = _virtual_size() + memory_mb * 1024 * 1024 if memory_mb is not None else None
         stop = {signal.SIGINT, signal.SIGTERM}
@@ -346,7 +338,11 @@ def run_forked(
                     os.write(2, f"{type(e).__name__}: {e}\n".encode())
             finally:
                 os._exit(code)
-        (_, status, usage), timed_out = _supervise(pid, deadline, grace, None, unblock=blocked)
+        started.add(pid)
+        try:
+            (_, status, usage), timed_out = _supervise(pid, deadline, grace, None, unblock=blocked)
+        finally:
+            started.discard(pid)
         wall = time.monotonic() - start
         clean_group(pid)
         out.seek(0)

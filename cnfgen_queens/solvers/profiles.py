@@ -184,7 +184,7 @@ def _user_profile(path: Path, name: str, spec: object) -> Profile:
     command = spec.get("command")
     if not isinstance(command, str) or not command.strip():
         raise ProfileError(f"{where}: 'command' must be a string like 'mysolver {{args}} {{cnf}}'")
-    tokens = shlex.split(command)
+    tokens = _split(where, "command", command)
     binary, template = tokens[0], ("{solver}", *tokens[1:])
     for token in template:
         for m in re.finditer(r"\{([^{}]*)\}", token):
@@ -204,7 +204,7 @@ def _user_profile(path: Path, name: str, spec: object) -> Profile:
             value = spec[key]
             if value is not None and not isinstance(value, str):
                 raise ProfileError(f"{where}: {key!r} must be a string")
-            kw[key] = tuple(shlex.split(value)) if value is not None else (None if key == "version_args" else ())
+            kw[key] = tuple(_split(where, key, value)) if value is not None else (None if key == "version_args" else ())
     for key in ("sat_exit", "unsat_exit", "unknown_exit"):
         if key in spec:
             value = spec[key]
@@ -216,6 +216,14 @@ def _user_profile(path: Path, name: str, spec: object) -> Profile:
             kw[key] = str(spec[key])
     kw["proof"] = bool(kw.get("proof_flags")) or any("{proof}" in t for t in template)
     return replace(profile, **kw)  # type: ignore[arg-type]
+
+
+def _split(where: str, key: str, text: str) -> list[str]:
+    """Shell-like words of ``text``; an unbalanced quote is a ProfileError naming the key."""
+    try:
+        return shlex.split(text)
+    except ValueError as e:
+        raise ProfileError(f"{where}: {key!r} cannot be split into words: {str(e).lower()} in {text!r}") from None
 
 
 def all_profiles(solvers_file: Path | None = None) -> dict[str, Profile]:

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 
 from .discovery import SolverSpec, resolve
 from .outcome import Limits, Outcome, Status
-from .parse import Claim, classify, parse_competition, parse_minisat
-from .process import run_process
+from .parse import Claim, classify, read_competition, read_minisat
+from .process import Finished, run_process, tail
+from .profiles import Profile
 
 if TYPE_CHECKING:
     from ..dimacs import Header
@@ -175,22 +176,18 @@ def _solve_binary(
         if limits.time is not None:
             own = profile.uses_own_time_limit
             deadline = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
+        from .cgroup import choose
+
+        isolation = choose(limits.isolation)
         try:
-            run = run_process(argv, deadline=deadline, memory_mb=limits.memory)
+            run = run_process(argv, output_dir=Path(tmp), deadline=deadline, memory_mb=limits.memory,
+                              output_mb=limits.output, isolation=isolation)  # fmt: skip
         except OSError as e:
             return Outcome(Status.ERROR, spec.name, spec.version, None, None, 0.0, None, None, False,
-                           f"cannot start {shlex.join(argv)}: {e.strerror or e}", "", None)  # fmt: skip
-        stdout = run.stdout.decode("utf-8", "replace")
+                           f"cannot start {shlex.join(argv)}: {e.strerror or e}", "", None,
+                           measured_by="cgroup" if isolation == "cgroup" else "rusage")  # fmt: skip
         stderr = run.stderr.decode("utf-8", "replace")
-        claim: Claim
-        if profile.output == "minisat":
-            text = model_file.read_text(errors="replace") if model_file and model_file.exists() else None
-            claim = parse_minisat(text)
-        else:
-            claim = parse_competition(stdout)
-        noise = stderr + "\n" + (claim.garbage or "") + ("\n" + stdout if profile.output == "minisat" else "")
-        status, error = classify(claim, profile, run.exit_code, timed_out=run.timed_out, limits=limits,
-                                 wall=run.wall, cpu=run.cpu, output=noise)  # fmt: skip
+        status, error, claim = _read_answer(profile, run, model_file, limits, stderr)
         model, verified, check_time = None, False, None
         if status is Status.SAT:
             model, error, check_time = _timed_check(cnf, claim.model or ())
@@ -212,4 +209,37 @@ def _solve_binary(
             proof_state, error = "unverified", "the solver wrote no proof file"
     tail = stderr[-STDERR_TAIL:] if stderr.strip() else ""
     return Outcome(status, spec.name, spec.version, model, run.exit_code, run.wall, run.cpu, run.peak_memory_mb,
-                   verified, error, tail, proof_state, check_time)  # fmt: skip
+                   verified, error, tail, proof_state, check_time=check_time,
+                   measured_by=run.measured_by)  # fmt: skip
+
+
+def _read_answer(
+    profile: Profile, run: Finished, model_file: Path | None, limits: Limits, stderr: str
+) -> tuple[Status, str | None, Claim]:
+    """The status the output supports (before the model check), streaming over the output files.
+
+    A run stopped at the time or output limit is not parsed at all: its output is not an answer.
+    """
+    if run.output_exceeded:
+        note = f"output limit: the solver printed more than {limits.output} MB (stdout + stderr), stopped"
+        return Status.ERROR, note, Claim(None, None, False, None, None)
+    if run.timed_out:
+        claim = Claim(None, None, False, None, None)
+    elif profile.output == "minisat":
+        if model_file is not None and model_file.exists():
+            with open(model_file, "rb") as f:
+                claim = read_minisat(f)
+        else:
+            claim = read_minisat(None)
+    else:
+        assert run.stdout_file is not None
+        with open(run.stdout_file, "rb") as f:
+            claim = read_competition(f)
+    noise = stderr + "\n" + (claim.garbage or "")
+    if profile.output == "minisat" and run.stdout_file is not None:
+        noise += "\n" + tail(run.stdout_file).decode("utf-8", "replace")
+    status, error = classify(claim, profile, run.exit_code, timed_out=run.timed_out, limits=limits,
+                             wall=run.wall, cpu=run.cpu, output=noise)  # fmt: skip
+    if run.memory_exceeded and status in (Status.ERROR, Status.UNKNOWN):
+        status, error = Status.MEMOUT, f"out of memory: the cgroup's {limits.memory} MB limit was reached"
+    return status, error, claim

@@ -1,0 +1,63 @@
+"""The options of an external solver run shared by ``solve``, ``enumerate`` and ``count``:
+the output cap and the isolation, and building :class:`Limits` from the parsed flags."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from .common import fail, positive_int
+
+if TYPE_CHECKING:
+    from ..solvers.outcome import Limits
+
+ISOLATION_HELP = (
+    "cgroup: each solver run in its own cgroup (BenchExec): every descendant killed, CPU time and peak "
+    "memory of the whole tree; none: process group and rusage; auto (default): cgroup where available"
+)
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """``--output-limit MB`` and ``--isolation auto|cgroup|none``."""
+    p.add_argument(
+        "--output-limit",
+        type=positive_int("output limit"),
+        default=None,
+        metavar="MB",
+        help="stop a solver that prints more than MB (stdout + stderr; default 1024): ERROR 'output limit'",
+    )
+    p.add_argument("--isolation", choices=("auto", "cgroup", "none"), default="auto", help=ISOLATION_HELP)
+
+
+def limits_from(args: argparse.Namespace, time: float | None = None, memory: int | None = None) -> Limits:
+    """The Limits the flags ask for; a limit out of range or an impossible isolation is a one-line error
+    (exit 2 for a value, 1 when cgroups were asked for and this machine has none)."""
+    from ..solvers.cgroup import IsolationUnavailable, choose
+    from ..solvers.outcome import DEFAULT_OUTPUT_MB, Limits
+
+    output = getattr(args, "output_limit", None) or DEFAULT_OUTPUT_MB
+    isolation = getattr(args, "isolation", "auto")
+    try:
+        limits = Limits(time, memory, output, isolation)
+    except ValueError as e:
+        fail(str(e))
+    if isolation == "cgroup":
+        try:
+            choose(isolation)
+        except IsolationUnavailable as e:
+            fail(str(e), 1)
+    return limits
+
+
+def cap_jobs(args: argparse.Namespace) -> None:
+    """``--jobs`` above the cores this process may use is capped to them, with a one-line note."""
+    import os
+    import sys
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if args.jobs > cores:
+        print(f"{args.prog}: note: --jobs {args.jobs} capped to the {cores} core(s) available", file=sys.stderr)
+        args.jobs = cores

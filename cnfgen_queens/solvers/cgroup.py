@@ -1,0 +1,213 @@
+"""Isolation by cgroup: each run in a cgroup of its own, through BenchExec's RunExecutor.
+
+BenchExec (Beyer, Löwe, Wendler, "Reliable benchmarking: requirements and solutions",
+STTT 21, 2019) puts the solver and every descendant into fresh cgroups, kills them all
+when the run ends (also those that left with ``setsid``), and measures the CPU time
+and peak memory of the whole tree.  We run it without a container (``runexec
+--no-container``), keep our own wall-clock deadline (SIGTERM to the solver's group,
+then RunExecutor.stop() after the grace period) and output cap, and read the cgroup
+counters once after the run (BenchExec re-reads them 0.1 s apart, which would add 0.1 s
+to every call of an enumeration; nor do we let it search the output for a JVM crash
+report).  ``choose("auto")`` falls back to the process-group
+runner where cgroups are not usable (no root, no delegated cgroup, no benchexec).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .process import Finished, OutputCap
+
+MB = 1024 * 1024
+STEP = 0.02  # seconds between checks of the deadline and the output size
+
+
+class IsolationUnavailable(RuntimeError):
+    """``--isolation cgroup`` on a machine where it cannot work; the message says why."""
+
+
+def _quiet_logging() -> None:
+    """BenchExec logs through the root logger; give it a handler so that nothing reaches stderr
+    (and ``logging.warning`` does not call ``basicConfig``)."""
+    import logging
+
+    if not logging.root.handlers:
+        logging.root.addHandler(logging.NullHandler())
+
+
+def _no_crash_report(output_filename: str, base_path: str) -> None:
+    """Stands in for BenchExec's search of the output for a JVM crash report (hs_err_pid), which it
+    runs for every exit code but 0 and 1: SAT solvers exit 10 and 20, and the search reads the
+    whole output line by line (seconds for a chatty solver, after its limit)."""
+
+
+def _executor() -> Any:
+    """A fresh RunExecutor (one per run: ``stop()`` leaves its mark on the instance)."""
+    from benchexec import runexecutor
+    from benchexec.runexecutor import RunExecutor
+
+    runexecutor._get_debug_output_after_crash = _no_crash_report
+
+    class Executor(RunExecutor):  # type: ignore[misc]
+        def _get_cgroup_measurements(self, cgroups: Any, ru_child: Any, result: dict[str, Any]) -> None:
+            # one read: the run has ended and every task of the cgroup is killed, so the counters are final
+            waited = ru_child.ru_utime + ru_child.ru_stime if ru_child else 0.0
+            if cgroups.CPU in cgroups:
+                result["cputime"] = max(cgroups.read_cputime() or 0.0, waited)
+            if cgroups.MEMORY in cgroups:
+                memory = cgroups.read_max_mem_usage()
+                if memory is not None:
+                    result["memory"] = memory
+                kills = cgroups.read_oom_kill_count()
+                if kills is not None:
+                    result["oom_kill_count"] = kills
+
+    _quiet_logging()
+    return Executor(use_namespaces=False)
+
+
+@lru_cache(maxsize=1)
+def unavailable_reason() -> str | None:
+    """None when runs can go into cgroups here, else why not (one line)."""
+    try:
+        import benchexec.runexecutor  # noqa: F401
+    except ImportError:
+        return "benchexec is not installed (pip install benchexec)"
+    try:
+        executor = _executor()
+    except (Exception, SystemExit) as e:  # BenchExec calls sys.exit when a required cgroup is missing
+        return f"BenchExec cannot set up cgroups: {str(e).strip() or type(e).__name__}"
+    cgroups = executor.cgroups
+    missing = [name for name in (cgroups.CPU, cgroups.MEMORY, cgroups.FREEZE) if name not in cgroups]
+    if missing:
+        return f"no usable cgroup controller {', '.join(missing)} (needs root or a delegated cgroup)"
+    return None
+
+
+def choose(mode: str) -> str:
+    """``cgroup`` or ``none`` for an isolation mode; ``auto`` is cgroup where available.
+
+    Raises IsolationUnavailable for ``cgroup`` where cgroups cannot be used.
+    """
+    if mode == "none":
+        return "none"
+    reason = unavailable_reason()
+    if reason is None:
+        return "cgroup"
+    if mode == "cgroup":
+        raise IsolationUnavailable(f"--isolation cgroup is not possible here: {reason}")
+    return "none"
+
+
+def run_in_cgroup(
+    argv: Sequence[str],
+    out_path: Path,
+    err_path: Path,
+    *,
+    deadline: float | None,
+    memory_mb: int | None,
+    grace: float,
+    cap: OutputCap,
+) -> Finished:
+    """Run ``argv`` in its own cgroup until it ends, ``deadline`` seconds pass or ``cap`` is hit.
+
+    RunExecutor works in a thread of its own while this one watches the clock and the
+    output size; KeyboardInterrupt stops the run (every process of the cgroup) and is re-raised.
+    """
+    from .process import Finished, tail
+    from .reaper import boot_ticks, subreaper, sweep_orphans
+
+    with subreaper():  # orphans come to us, so that we reap them once the cgroup has killed them
+        since = boot_ticks()
+        tool: list[int] = []
+        try:
+            result, wall, timed_out = _execute(argv, out_path, err_path, deadline, memory_mb, grace, cap, tool)
+        finally:
+            leftovers = len(sweep_orphans(since, tool[0] if tool else -1))
+    code = result["exitcode"]
+    return Finished(
+        exit_code=-code.signal if code.signal else code.value,
+        wall=result.get("walltime", wall),
+        cpu=result.get("cputime"),
+        peak_memory_mb=result["memory"] / MB if "memory" in result else None,
+        stdout=b"",
+        stderr=tail(err_path),
+        timed_out=timed_out,
+        leftovers=leftovers,
+        stdout_file=out_path,
+        output_exceeded=cap.hit,
+        memory_exceeded=result.get("terminationreason") == "memory",
+        measured_by="cgroup",
+    )
+
+
+def _execute(
+    argv: Sequence[str],
+    out_path: Path,
+    err_path: Path,
+    deadline: float | None,
+    memory_mb: int | None,
+    grace: float,
+    cap: OutputCap,
+    tool: list[int],
+) -> tuple[dict[str, Any], float, bool]:
+    """(BenchExec's result, wall time, timed out); the solver's pid goes into ``tool``."""
+    executor = _executor()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = executor.execute_run(
+                list(argv), str(out_path), error_filename=str(err_path), write_header=False,
+                memlimit=memory_mb * MB if memory_mb is not None else None,
+            )  # fmt: skip
+        except BaseException as e:  # BenchExec calls sys.exit on bad arguments
+            box["error"] = e
+
+    start = time.monotonic()
+    thread = threading.Thread(target=work, name="cnfgen-queens-runexec", daemon=True)
+    thread.start()
+    timed_out, term_at = False, 0.0
+    try:
+        while thread.is_alive():
+            thread.join(STEP)
+            if not tool:
+                with executor.SUB_PROCESS_PIDS_LOCK:
+                    tool.extend(executor.SUB_PROCESS_PIDS)
+            now = time.monotonic() - start
+            if cap() and not executor.PROCESS_KILLED:
+                executor.stop()
+            elif deadline is not None and now >= deadline and not timed_out:
+                timed_out, term_at = True, now
+                _signal_tool(executor, signal.SIGTERM)
+            elif timed_out and now >= term_at + grace and not executor.PROCESS_KILLED:
+                executor.stop()
+    except BaseException:
+        executor.stop()
+        thread.join()
+        raise
+    wall = time.monotonic() - start
+    if "error" in box:
+        raise OSError(f"BenchExec failed: {box['error']}")
+    result = box.get("result", {})
+    if result.get("terminationreason") == "failed" or "exitcode" not in result:
+        raise OSError(f"cannot start {argv[0]}")
+    return result, wall, timed_out
+
+
+def _signal_tool(executor: Any, sig: int) -> None:
+    """Send ``sig`` to the solver's process group (BenchExec makes the solver a group leader)."""
+    with executor.SUB_PROCESS_PIDS_LOCK:
+        pids = list(executor.SUB_PROCESS_PIDS)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, sig)

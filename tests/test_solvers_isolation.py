@@ -1,0 +1,274 @@
+"""Fault injection for the runner: the setsid escapee, the endless printer, limits solvers reject,
+the whole-run time limit of the external loop, and what cgroups measure that rusage cannot."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from conftest import need_solver, need_tool
+
+from cnfgen_queens.cli import gen_main, main
+from cnfgen_queens.experiments.store import Store
+from cnfgen_queens.solvers import Limits, Status, solve
+
+ENTRY = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
+MODES = ["cgroup", "none"]
+
+
+def need_cgroups() -> None:
+    """Skip where runs cannot go into cgroups (unprivileged), but fail under CI (CI runs as root)."""
+    from cnfgen_queens.solvers.cgroup import unavailable_reason
+
+    reason = unavailable_reason()
+    if reason is not None:
+        need_tool(f"cgroup isolation unavailable: {reason}")
+
+
+def need_mode(mode: str) -> None:
+    if mode == "cgroup":
+        need_cgroups()
+
+
+@pytest.fixture(scope="module")
+def q6(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("q") / "q6.cnf"
+    assert gen_main(["6", "-o", str(path)]) == 0
+    return path
+
+
+def script(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def escapee(tmp_path: Path) -> tuple[Path, str]:
+    """The issue's reproducer, ``setsid sleep 302 & echo "s UNKNOWN"``, with a sleep time of its own."""
+    marker = f"302.{uuid.uuid4().int % 10**9:09d}"
+    return script(tmp_path / "escapee.sh", f'#!/bin/sh\nsetsid sleep {marker} &\necho "s UNKNOWN"\n'), marker
+
+
+def survivors(marker: str) -> list[str]:
+    """Lines of ``ps`` naming the escapee's sleep (zombies lose their arguments, so they do not count)."""
+    ps = subprocess.run(["ps", "-eo", "pid,stat,args"], capture_output=True, text=True, check=True).stdout
+    return [line for line in ps.splitlines() if f"sleep {marker}" in line]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_escapee_solve_leaves_nothing(
+    mode: str, q6: Path, escapee: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    need_mode(mode)
+    path, marker = escapee
+    for _ in range(2):  # the issue saw it survive 2 runs out of 2
+        assert main(["solve", str(q6), "--solver", str(path), "--isolation", mode]) == 0
+        out = capsys.readouterr().out
+        assert "s UNKNOWN" in out and f"measured by {'cgroup' if mode == 'cgroup' else 'rusage'}" in out
+        assert "killed 1 process(es) it left running" in out
+        assert survivors(marker) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", ["count", "enumerate"])
+def test_escapee_count_and_enumerate_leave_nothing(
+    mode: str, command: str, escapee: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    need_mode(mode)
+    path, marker = escapee
+    code = main([command, "5", "--solver", str(path), "--isolation", mode, "--out", str(tmp_path / "w")])
+    err = capsys.readouterr().err
+    assert code == 1 and "UNKNOWN" in err
+    assert survivors(marker) == []
+
+
+@pytest.mark.parametrize("task", ["solve", "count"])
+def test_escapee_batch_leaves_nothing_and_rows_say_cgroup(
+    task: str, escapee: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    need_cgroups()
+    path, marker = escapee
+    cfg = tmp_path / "b.yaml"
+    cfg.write_text(
+        f"experiment: escapee\ninstances:\n  n: [5, 6]\n  encodings: [pairwise, sequential]\n"
+        f"solvers: [{path}]\ntask: {task}\nlimits: {{time: 30}}\nrepeats: 2\n"
+        f"results: {tmp_path / 'r.sqlite'}\n"
+    )
+    main(["batch", str(cfg), "--jobs", "2", "--no-progress"])
+    capsys.readouterr()
+    assert survivors(marker) == []
+    with Store(tmp_path / "r.sqlite", readonly=True) as store:
+        rows = store.rows()
+    assert len(rows) == 8 and {r.measured_by for r in rows} == {"cgroup"}
+
+
+def run_cli(args: list[str], tmp_path: Path, timeout: float = 180) -> tuple[int, str, str, float, float]:
+    """(exit code, stdout, stderr, seconds, peak RSS in MB) of the CLI in a child process of its own."""
+    import threading
+
+    out_path, err_path = tmp_path / "cli.out", tmp_path / "cli.err"
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        start = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-c", ENTRY, *args], stdout=out, stderr=err)
+        killer = threading.Timer(timeout, proc.kill)
+        killer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        killer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.monotonic() - start
+    return proc.returncode, out_path.read_text(), err_path.read_text(), elapsed, usage.ru_maxrss / 1024
+
+
+PRINTER = """#!/usr/bin/env python3
+import sys, time
+line = "c " + "x" * 100 + "\\n"
+while True:  # comment lines for ever, at most ~50 MB/s (so 3 s stay below the default 1 GB cap)
+    sys.stdout.write(line * 1000)
+    time.sleep(0.002)
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_endless_printer_time_limit_holds_in_bounded_memory(mode: str, q6: Path, tmp_path: Path) -> None:
+    """The reproducer: endless comment lines under --time-limit 3 ran 25 s and grew to 5.9 GB."""
+    need_mode(mode)
+    printer = script(tmp_path / "printer.py", PRINTER)
+    code, out, err, elapsed, peak = run_cli(
+        ["solve", str(q6), "--solver", str(printer), "--time-limit", "3", "--isolation", mode], tmp_path
+    )
+    assert code == 0 and "c status TIMEOUT" in out and "s UNKNOWN" in out, (out, err)
+    assert elapsed < 3 + 12  # generous: start-up, the grace period and a loaded machine
+    assert peak < 300  # the CLI process and what it reaped: the output went to a file, not to memory
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_endless_printer_output_limit_is_an_error(mode: str, q6: Path, tmp_path: Path) -> None:
+    need_mode(mode)
+    printer = script(tmp_path / "printer.py", PRINTER)
+    code, out, err, _, _ = run_cli(
+        ["solve", str(q6), "--solver", str(printer), "--output-limit", "20", "--isolation", mode], tmp_path
+    )
+    assert code == 1 and "c status ERROR" in out
+    assert len(err.strip().splitlines()) == 1 and "output limit" in err and "20 MB" in err
+
+
+def test_output_limit_in_the_api(q6: Path, tmp_path: Path) -> None:
+    printer = script(tmp_path / "printer.py", PRINTER)
+    out = solve(q6, str(printer), limits=Limits(output=5))
+    assert out.status is Status.ERROR and "output limit" in (out.error or "")
+    assert out.model is None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "{cnf}", "--solver", "kissat", "--time-limit", "1e12"],
+        ["solve", "{cnf}", "--solver", "kissat", "--memory-limit", "99999999999999"],
+        ["solve", "{cnf}", "--output-limit", "99999999999999"],
+        ["count", "6", "--solver", "kissat", "--time-limit", "1e12"],
+        ["count", "6", "--solver", "kissat", "--memory-limit", "99999999999999"],
+        ["enumerate", "6", "--solver", "kissat", "--time-limit", "1e12"],
+        ["enumerate", "6", "--time-limit", "1e12"],
+    ],
+)
+def test_limits_beyond_what_solvers_accept_are_usage_errors(
+    args: list[str], q6: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if "kissat" in args:
+        need_solver("kissat")
+    assert main([a.replace("{cnf}", str(q6)) for a in args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "2147483647" in err
+
+
+def test_largest_accepted_limit_is_passed_to_kissat(q6: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """2^31 - 1 seconds is what kissat, minisat and picosat still accept: the run answers."""
+    need_solver("kissat")
+    assert main(["solve", str(q6), "--solver", "kissat", "--time-limit", "2147483647"]) == 10
+    assert "s SATISFIABLE" in capsys.readouterr().out
+
+
+def test_unterminated_quote_in_solvers_file(q6: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    yaml_file = tmp_path / "solvers.yaml"
+    yaml_file.write_text("solvers:\n  broken:\n    command: 'kissat \"{cnf}'\n")
+    assert main(["solve", str(q6), "--solver", "broken", "--solvers-file", str(yaml_file)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "'command'" in err and "no closing quotation" in err
+
+
+def test_count_time_limit_bounds_the_whole_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """The reproducer: a 3 s limit ran 8.2 s.  N = 10 takes 724 solver calls, far more than 2 s."""
+    need_solver("kissat")
+    start = time.monotonic()
+    assert main(["count", "10", "--solver", "kissat", "--time-limit", "2", "--quiet"]) == 1
+    elapsed = time.monotonic() - start
+    captured = capsys.readouterr()
+    assert "time limit" in captured.err and "partial count:" in captured.out
+    assert elapsed < 2 + 15  # the last call may run to its own limit plus slack; a loaded machine
+
+
+def test_jobs_above_the_cores_are_capped(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["count", "8", "--jobs", "512"]) == 0
+    captured = capsys.readouterr()
+    assert "count: 92" in captured.out  # OEIS A000170
+    assert "--jobs 512 capped to the" in captured.err and len(captured.err.strip().splitlines()) == 1
+
+
+BURNER = """#!/bin/sh
+# The work is done by a detached grandchild that the shell never waits for: 0.6 s of CPU and 150 MB.
+(setsid python3 -c '
+import time
+block = bytearray(150 * 1024 * 1024)
+for i in range(0, len(block), 4096):
+    block[i] = 1
+while time.process_time() < 0.6:
+    pass
+open("{flag}", "w").close()
+' &)
+while [ ! -e "{flag}" ]; do sleep 0.05; done
+echo "s UNKNOWN"
+"""
+
+
+def test_cgroup_measures_the_whole_tree_rusage_does_not(q6: Path, tmp_path: Path) -> None:
+    need_cgroups()
+    seen = {}
+    for mode in MODES:
+        flag = tmp_path / f"done-{mode}"
+        burner = script(tmp_path / f"burner-{mode}.sh", BURNER.replace("{flag}", str(flag)))
+        seen[mode] = solve(q6, str(burner), limits=Limits(isolation=mode))
+    cg, ru = seen["cgroup"], seen["none"]
+    assert cg.measured_by == "cgroup" and ru.measured_by == "rusage"
+    assert cg.status is Status.UNKNOWN and ru.status is Status.UNKNOWN
+    assert cg.cpu is not None and cg.cpu >= 0.55
+    assert cg.peak_memory_mb is not None and cg.peak_memory_mb >= 140
+    assert ru.cpu is not None and ru.cpu < 0.55  # the shell's own time and what it waited for
+    assert ru.peak_memory_mb is None or ru.peak_memory_mb < 140
+
+
+def test_cgroup_unavailable(q6: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Unprivileged: --isolation cgroup is a one-line error (exit 1); auto falls back and says rusage."""
+    need_solver("kissat")
+    from cnfgen_queens.solvers import cgroup
+
+    monkeypatch.setattr(cgroup, "unavailable_reason", lambda: "no usable cgroup controller (test)")
+    assert main(["solve", str(q6), "--solver", "kissat", "--isolation", "cgroup"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--isolation cgroup is not possible here" in err
+    assert main(["solve", str(q6), "--solver", "kissat", "--json"]) == 10
+    assert '"measured_by": "rusage"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("solver", ["kissat", "minisat"])
+def test_real_solver_under_cgroup(solver: str, q6: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    need_solver(solver)
+    need_cgroups()
+    assert main(["solve", str(q6), "--solver", solver, "--json", "--isolation", "cgroup"]) == 10
+    out = capsys.readouterr().out
+    assert '"measured_by": "cgroup"' in out and '"status": "SAT"' in out and '"verified": true' in out
