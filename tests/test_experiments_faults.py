@@ -1,0 +1,126 @@
+"""Fault injection for batch experiments: config bombs, a foreign results file, a tampered instance cache.
+
+Every case asserts the exit code, the one-line message naming the key or file, and what is left behind.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from cnfgen_queens.cli import main
+
+BASE = """\
+instances:
+  n: [8]
+  encodings: [pairwise]
+solvers: [pysat:cadical195]
+limits: {time: 10}
+results: RESULTS
+"""
+
+
+def _config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "exp.yaml"
+    path.write_text(text.replace("RESULTS", str(tmp_path / "out" / "results.sqlite")))
+    return path
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], *argv: str, code: int = 2) -> str:
+    assert main(list(argv)) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("cnfgen-queens batch: error: "), err
+    assert "Traceback" not in err and "CNFGEN_QUEENS_DEBUG" not in err
+    return err
+
+
+def _alias_bomb(width: int, depth: int, under: str = "") -> str:
+    """The "billion laughs" YAML: each level lists the previous one ``width`` times (width^depth values)."""
+    lines = [f"{under}l0: &l0 [{', '.join(['lol'] * width)}]"]
+    for i in range(1, depth):
+        lines.append(f"{under}l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]")
+    return "\n".join(lines) + "\n"
+
+
+BOMBS = {
+    "alias bomb at the top": (
+        _alias_bomb(9, 9),
+        "exp.yaml:6: l5: 597871 values (YAML aliases expanded), over the limit",
+    ),
+    "alias bomb in a key": (
+        BASE.replace("solvers:", "  bomb:\n" + _alias_bomb(9, 9, "    ") + "solvers:"),
+        "instances.bomb.l5: 597871 values",
+    ),
+    "alias bomb as a list": (
+        "x: &x [" + ", ".join(["lol"] * 50) + "]\ny: &y [" + ", ".join(["*x"] * 50) + "]\n"
+        "z: [" + ", ".join(["*y"] * 50) + "]\n",
+        "z: 127551 values",
+    ),
+    "self-referencing alias": ("a: &a [1, *a]\n", "exp.yaml:1: a[1]: a YAML alias refers to itself"),
+    "nesting": ("[" * 5000 + "]" * 5000 + "\n", "exp.yaml: nested too deeply"),
+    "huge N": (BASE.replace("[8]", "[99999999999999999999]"), "instances.n[0]: 99999999999999999999 is over the limit"),
+    "huge range": (BASE.replace("[8]", "{from: 1, to: 1000000000}"), "instances.n.to: 1000000000 is over the limit"),
+    "counting cost": (
+        BASE.replace("[8]", "{from: 1000, to: 100000, step: 1000}"),
+        "instances.n: the N sum to 5050000, x 1 encodings",
+    ),
+    "measured counts": (
+        BASE.replace("[8]", "[8, 1000]").replace("[pairwise]", "[pairwise, pysat:totalizer]"),
+        "instances.encodings[1]: pysat:totalizer counts are measured by building it: N up to 256, not 1000",
+    ),
+    "huge repeats": (BASE + "repeats: 1000000000\n", "exp.yaml:7: repeats: 1000000000 is over the limit of 100000"),
+    "grid product": (
+        BASE.replace("[8]", "[8, 9, 10]").replace("[pairwise]", "all") + "repeats: 5000\n",
+        "grid: 3 N x 16 encodings x 1 solvers x 5000 repeats = 240000 runs, over the limit of 100000",
+    ),
+    "huge seed": (
+        BASE.replace("  encodings", "  shuffle_seeds: [99999999999999999999]\n  encodings"),
+        "instances.shuffle_seeds[0]: 99999999999999999999 is over the limit of 9223372036854775807",
+    ),
+    "too many seeds": (
+        BASE.replace("  encodings", f"  shuffle_seeds: [{', '.join(map(str, range(100_001)))}]\n  encodings"),
+        "instances.shuffle_seeds: 100002 values (YAML aliases expanded), over the limit of 100000",
+    ),
+    "huge group size": (
+        BASE.replace("[pairwise]", "[commander]").replace("  encodings", "  group_size: 99999999999\n  encodings"),
+        "instances.group_size: 99999999999 is over the limit",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", BOMBS)
+def test_config_bombs_fail_fast_naming_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    text, expected = BOMBS[name]
+    path = _config(tmp_path, text)
+    t0 = time.process_time()
+    err = _one_line_error(capsys, "batch", str(path), "--dry-run")
+    assert expected in err
+    assert time.process_time() - t0 < 10  # CPU seconds, loosely (each took minutes or gigabytes before)
+    assert not (tmp_path / "out").exists()  # nothing was created
+
+
+def test_twenty_thousand_seeds_are_fast_and_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Duplicates are found with a dict (the quadratic check took 21 s), and a duplicate is still named."""
+    seeds = ", ".join(map(str, range(20_000)))
+    path = _config(tmp_path, BASE.replace("  encodings", f"  shuffle_seeds: [{seeds}]\n  encodings"))
+    t0 = time.process_time()
+    assert main(["batch", str(path), "--dry-run"]) == 0
+    assert time.process_time() - t0 < 10
+    out = capsys.readouterr().out
+    assert out.startswith("grid: 1 N x 1 encodings x 20000 seeds x 1 solvers x 1 repeats = 20000 runs")
+    assert out.count("\ntodo ") == 20_000
+    path = _config(tmp_path, BASE.replace("  encodings", f"  shuffle_seeds: [{seeds}, 17]\n  encodings"))
+    assert "instances.shuffle_seeds[20000]: duplicate entry 17" in _one_line_error(capsys, "batch", str(path))
+
+
+def test_aliases_within_the_limit_still_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = BASE.replace("[8]", "&sizes [6, 8]").replace("solvers:", "  max_clauses: 100000\nsolvers:")
+    text = text.replace("limits: {time: 10}", "limits: &lim {time: 10}") + "experiment: *lim\n"
+    path = _config(tmp_path, text)
+    err = _one_line_error(capsys, "batch", str(path), "--dry-run")
+    assert "experiment: expected a non-empty string, got a mapping" in err  # an alias is a value like any other
+    path = _config(tmp_path, text.replace("experiment: *lim\n", ""))
+    assert main(["batch", str(path), "--dry-run"]) == 0
+    assert "= 2 runs; 2 to do" in capsys.readouterr().out
