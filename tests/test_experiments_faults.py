@@ -124,3 +124,63 @@ def test_aliases_within_the_limit_still_work(tmp_path: Path, capsys: pytest.Capt
     path = _config(tmp_path, text.replace("experiment: *lim\n", ""))
     assert main(["batch", str(path), "--dry-run"]) == 0
     assert "= 2 runs; 2 to do" in capsys.readouterr().out
+
+
+def test_results_path_the_file_system_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for results, expected in (
+        (
+            str(tmp_path / ("r" * 300 + ".sqlite")),
+            "results: a name of 307 bytes in the path: the file system allows 255",
+        ),
+        (str(tmp_path / "/".join(["d" * 200] * 25)), "results: a path of"),
+        ('"a\\0b.sqlite"', "results: a file name cannot contain a NUL character"),
+    ):
+        path = _config(tmp_path, BASE.replace("RESULTS", results))
+        for extra in ((), ("--dry-run",)):
+            assert expected in _one_line_error(capsys, "batch", str(path), *extra)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.yaml"]
+
+
+def _foreign_db(path: Path) -> None:
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE runs (id INTEGER, note TEXT); INSERT INTO runs VALUES (1, 'mine');")
+    db.executescript("CREATE TABLE meta (k TEXT); INSERT INTO meta VALUES ('x');")
+    db.close()
+
+
+@pytest.mark.parametrize("flags", [(), ("--fresh",), ("--dry-run",), ("--fresh", "--dry-run")])
+def test_foreign_database_is_refused_and_untouched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: tuple[str, ...]
+) -> None:
+    db = tmp_path / "other.db"
+    _foreign_db(db)
+    before, stat = db.read_bytes(), db.stat()
+    path = _config(tmp_path, BASE.replace("RESULTS", str(db)))
+    err = _one_line_error(capsys, "batch", str(path), "--no-progress", *flags)
+    assert f"{db}: not a cnfgen-queens results database (its tables: meta, runs); left untouched" in err
+    assert db.read_bytes() == before and db.stat().st_mtime_ns == stat.st_mtime_ns
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.yaml", "other.db"]  # no -wal, no cnf-cache
+    assert main(["report", str(db)]) == 2
+    assert "not a cnfgen-queens results database" in capsys.readouterr().err
+
+
+def test_not_sqlite_and_empty_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"SQLite format 2? no: a text file\n" * 50)
+    before = junk.read_bytes()
+    path = _config(tmp_path, BASE.replace("RESULTS", str(junk)))
+    assert "not a usable results database" in _one_line_error(capsys, "batch", str(path), "--no-progress")
+    assert junk.read_bytes() == before
+    for empty in (tmp_path / "zero.db", tmp_path / "no-tables.db"):  # an empty file or database is taken
+        if empty.name == "zero.db":
+            empty.write_bytes(b"")
+        else:
+            sqlite3.connect(empty).execute("PRAGMA user_version = 7").connection.close()
+        path = _config(tmp_path, BASE.replace("RESULTS", str(empty)))
+        assert main(["batch", str(path), "--no-progress"]) == 0
+        rows = sqlite3.connect(empty).execute("SELECT n, status, verified FROM runs").fetchall()
+        assert rows == [(8, "SAT", 1)]

@@ -27,6 +27,7 @@ MAX_N = 100_000  # board size
 MAX_MEASURED_N = 256  # board size for encodings whose counts are measured by building them (pysat:*)
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
 MAX_INT = 2**63 - 1  # what SQLite stores
+NAME_MAX, PATH_MAX = 255, 4096  # bytes in one file name, in a path (Linux)
 
 
 class ConfigError(ValueError):
@@ -234,7 +235,7 @@ def parse(
         memory = c.integer(memory, "limits.memory")
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
     _grid_size(c, ns, encodings, seeds, solvers, repeats)
-    results = Path(c.string(top.get("results", f"results/{default_name}.sqlite"), "results"))
+    results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
     return Config(
         source=source,
         experiment=experiment,
@@ -251,6 +252,22 @@ def parse(
         repeats=repeats,
         results=results,
     )
+
+
+def _results_path(c: _Check, value: Any) -> Path:
+    """The results file; names the file system would refuse (too long, NUL) are config errors."""
+    import os
+
+    path = Path(c.string(value, "results"))
+    raw = os.fsencode(path)
+    longest = max((len(os.fsencode(part)) for part in path.parts), default=0)
+    if b"\0" in raw:
+        c.fail("results", "a file name cannot contain a NUL character")
+    if longest > NAME_MAX:
+        c.fail("results", f"a name of {longest} bytes in the path: the file system allows {NAME_MAX}")
+    if len(raw) >= PATH_MAX:
+        c.fail("results", f"a path of {len(raw)} bytes: the file system allows {PATH_MAX - 1}")
+    return path
 
 
 def _grid_size(
