@@ -184,3 +184,50 @@ def test_not_sqlite_and_empty_files(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert main(["batch", str(path), "--no-progress"]) == 0
         rows = sqlite3.connect(empty).execute("SELECT n, status, verified FROM runs").fetchall()
         assert rows == [(8, "SAT", 1)]
+
+
+def test_tampered_cache_is_regenerated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The reproducer: a cached CNF replaced by one with the same counts and a contradiction gave UNSAT twice."""
+    import sqlite3
+
+    from conftest import need_solver
+
+    from cnfgen_queens.experiments.instance_hash import gbd_hash
+
+    need_solver("minisat")
+    path = _config(tmp_path, BASE.replace("[pysat:cadical195]", "[pysat:cadical195, minisat]"))
+    assert main(["batch", str(path), "--no-progress", "--jobs", "1"]) == 0
+    (cnf,) = (tmp_path / "out" / "cnf-cache").glob("queens-8-*.cnf")
+    original = cnf.read_bytes()
+    db = tmp_path / "out" / "results.sqlite"
+    hashes = sqlite3.connect(db).execute("SELECT DISTINCT gbd_hash FROM runs").fetchall()
+    assert hashes == [(gbd_hash(cnf),)] and len(hashes[0][0]) == 32
+    lines = original.decode().splitlines(keepends=True)
+    lines[-2:] = ["1 0\n", "-1 0\n"]  # the same counts in the header and body, now unsatisfiable
+    cnf.write_text("".join(lines))
+    path.write_text(path.read_text() + "repeats: 2\n")  # two new runs on the cached file
+    assert main(["batch", str(path), "--no-progress", "--jobs", "1"]) == 0
+    assert "2 runs done (2 solved), 2 already stored" in capsys.readouterr().out
+    rows = sqlite3.connect(db).execute("SELECT status, verified, gbd_hash FROM runs").fetchall()
+    assert rows == [("SAT", 1, hashes[0][0])] * 4
+    assert cnf.read_bytes() == original  # written again
+    assert sorted(p.name for p in cnf.parent.iterdir()) == [cnf.name]  # no temporary left
+
+
+def test_cache_of_unknown_origin_is_not_trusted(tmp_path: Path) -> None:
+    """A cache file no batch of this results file wrote (e.g. copied in) is written again before use."""
+    import sqlite3
+
+    from cnfgen_queens.experiments.config import load
+    from cnfgen_queens.experiments.grid import build
+
+    path = _config(tmp_path, BASE)
+    run = build(load(path))[0]
+    cache = tmp_path / "out" / "cnf-cache"
+    cache.mkdir(parents=True)
+    fake = cache / run.instance.filename
+    assert main(["gen", "8", "-o", str(fake)]) == 0
+    fake.write_text(fake.read_text().rsplit("\n", 2)[0] + "\n-1 0\n")  # last clause replaced: same counts
+    assert main(["batch", str(path), "--no-progress", "--jobs", "1"]) == 0
+    rows = sqlite3.connect(tmp_path / "out" / "results.sqlite").execute("SELECT status, verified FROM runs")
+    assert rows.fetchall() == [("SAT", 1)]

@@ -51,7 +51,11 @@ CREATE TABLE IF NOT EXISTS runs (
     host TEXT,
     started TEXT,                 -- UTC, ISO 8601
     finished TEXT,
-    error TEXT
+    error TEXT,
+    gbd_hash TEXT                 -- GBD instance hash of the CNF solved (task solve)
+);
+CREATE TABLE IF NOT EXISTS instances (
+    instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
 );
 """
 
@@ -92,6 +96,7 @@ class Row:
     started: str | None
     finished: str | None
     error: str | None
+    gbd_hash: str | None = None
 
     @property
     def solver_label(self) -> str:
@@ -197,6 +202,13 @@ class Store:
     def record_config(self, config_hash: str, experiment: str, source: str, normalized: dict[str, Any]) -> None:
         text = json.dumps(normalized, sort_keys=True)
         self.db.execute("INSERT OR IGNORE INTO configs VALUES (?, ?, ?, ?)", (config_hash, experiment, source, text))
+
+    def instance_hashes(self) -> dict[str, str]:
+        """GBD hash of every cached instance file as this batch wrote it, by instance key."""
+        return dict(self.db.execute("SELECT instance_key, gbd_hash FROM instances"))
+
+    def record_instance(self, key: str, file: str, gbd_hash: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO instances VALUES (?, ?, ?)", (key, file, gbd_hash))
 
     def clear(self) -> int:
         """Delete every run and config (``--fresh``); returns how many runs were deleted."""
