@@ -63,9 +63,9 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
 
     runs, oversized = expand(config)
     done: set[str] = set()
-    if config.results.is_file() and not args.fresh:
+    if config.results.is_file():  # a foreign file is refused here too
         with Store(config.results, readonly=True) as store:
-            done = store.done_keys(retry_errors=args.retry_errors)
+            done = set() if args.fresh else store.done_keys(retry_errors=args.retry_errors)
     c = config
     factors = [f"{len(c.ns)} N", f"{len(c.encodings)} encodings"]
     factors += [f"{len(c.shuffle_seeds)} seeds"] if c.shuffle_seeds else []

@@ -43,7 +43,7 @@ def cache_dir(config: Config) -> Path:
     return config.results.parent / CACHE_DIR
 
 
-def make_row(config: Config, run: Run, m: Measurement) -> Row:
+def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = None) -> Row:
     inst = run.instance
     return Row(
         run.key,
@@ -75,6 +75,7 @@ def make_row(config: Config, run: Run, m: Measurement) -> Row:
         m.finished,
         m.error,
         m.measured_by,
+        gbd_hash,
     )
 
 
@@ -144,6 +145,8 @@ def run_batch(
             queue.extend(("run", (r, None)) for r in todo)
         else:
             queue.extend(("generate", inst) for inst in by_instance)
+        known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
+        hashes: dict[Instance, str] = {}
         cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
         bar = _Progress(len(todo), progress)
         in_flight: dict[Any, tuple[str, Any]] = {}
@@ -157,7 +160,7 @@ def run_batch(
                 while queue and len(in_flight) < 2 * pool.slots:
                     kind, item = queue.popleft()
                     if kind == "generate":
-                        future = pool.submit(f"generate-{item.key}", generate, item, cache)
+                        future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key))
                     else:
                         future = pool.submit(f"run-{item[0].key}", execute, *item)
                     in_flight[future] = (kind, item)
@@ -170,9 +173,11 @@ def run_batch(
                         summary.failed.append(f"{what}: {type(e).__name__}: {e}")
                         continue
                     if kind == "generate":
-                        queue.extendleft(reversed([("run", (r, value)) for r in by_instance[item]]))
+                        path, hashes[item] = value
+                        store.record_instance(item.key, Path(path).name, hashes[item])
+                        queue.extendleft(reversed([("run", (r, path)) for r in by_instance[item]]))
                         continue
-                    row = make_row(config, item[0], value)
+                    row = make_row(config, item[0], value, hashes.get(item[0].instance))
                     store.add(row)
                     summary.done += 1
                     summary.solved += is_solved(row)

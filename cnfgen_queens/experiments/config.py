@@ -21,6 +21,14 @@ LIMIT_KEYS = ("time", "memory")
 SOLVER_KEYS = ("name", "args")
 RANGE_KEYS = ("from", "to", "step")
 
+# What a config may ask, checked before anything is expanded or counted (each error names its key)
+MAX_RUNS = 100_000  # runs in the grid, computed as a product of its factors
+MAX_N = 100_000  # board size
+MAX_MEASURED_N = 256  # board size for encodings whose counts are measured by building them (pysat:*)
+MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
+MAX_INT = 2**63 - 1  # what SQLite stores
+NAME_MAX, PATH_MAX = 255, 4096  # bytes in one file name, in a path (Linux)
+
 
 class ConfigError(ValueError):
     """A config that cannot be used; the message is one line naming file, line and key path."""
@@ -87,46 +95,14 @@ def digest(value: Any) -> str:
 
 def load(path: Path | str, *, check_solvers: bool = True) -> Config:
     """Read and validate ``path``; ``check_solvers`` resolves every solver name (needs the runner)."""
-    import yaml
+    from .config_source import SourceError, read
 
     path = Path(path)
-    source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read {source}: {getattr(e, 'strerror', None) or e}") from None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark is not None else source
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise ConfigError(f"{where}: not valid YAML: {problem}") from None
-    lines: dict[str, int] = {}
-    if node is not None:
-        _node_lines(node, "", lines, source)
-    return parse(data, source, lines, default_name=path.stem, check_solvers=check_solvers)
-
-
-def _node_lines(node: Any, path: str, lines: dict[str, int], source: str) -> None:
-    """Line number of every key path; duplicate keys are errors (PyYAML keeps the last silently)."""
-    import yaml
-
-    lines.setdefault(path, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key, value in node.value:
-            name = str(key.value)
-            sub = f"{path}.{name}" if path else name
-            if name in seen:
-                raise ConfigError(f"{source}:{key.start_mark.line + 1}: {sub}: duplicate key")
-            seen.add(name)
-            lines[sub] = key.start_mark.line + 1  # the key's line, also for a value on the next lines
-            _node_lines(value, sub, lines, source)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _node_lines(item, f"{path}[{i}]", lines, source)
+        data, lines = read(path)
+    except SourceError as e:
+        raise ConfigError(str(e)) from None
+    return parse(data, str(path), lines, default_name=path.stem, check_solvers=check_solvers)
 
 
 class _Check:
@@ -158,10 +134,12 @@ class _Check:
                 self.fail(sub, f"unknown key {key!r}; valid: {', '.join(allowed)}")
         return value
 
-    def integer(self, value: Any, path: str, minimum: int = 1) -> int:
+    def integer(self, value: Any, path: str, minimum: int = 1, maximum: int = MAX_INT) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
             self.expected(path, what, value)
+        if value > maximum:
+            self.fail(path, f"{value} is over the limit of {maximum}")
         return value
 
     def number(self, value: Any, path: str) -> float:
@@ -179,11 +157,14 @@ class _Check:
             self.expected(path, f"a list of {what}", value)
         if not value:
             self.fail(path, f"empty list: the grid would have no runs (expected at least one {what[:-1]})")
-        out = [item(v, f"{path}[{i}]") for i, v in enumerate(value)]
-        for i, v in enumerate(out):
-            if v in out[:i]:
-                self.fail(f"{path}[{i}]", f"duplicate entry {_show(value[i])}")
-        return tuple(out)
+        if len(value) > MAX_RUNS:  # every entry multiplies the grid
+            self.fail(path, f"{len(value)} entries: the grid would have over {MAX_RUNS} runs (the limit)")
+        first: dict[Any, int] = {}
+        for i, v in enumerate(value):
+            checked = item(v, f"{path}[{i}]")
+            if first.setdefault(checked, i) != i:
+                self.fail(f"{path}[{i}]", f"duplicate entry {_show(v)}")
+        return tuple(first)
 
 
 def _show(value: Any) -> str:
@@ -222,8 +203,8 @@ def parse(
         c.expected("instances.column_alo", "true or false", column_alo)
     group_size = inst.get("group_size")
     if group_size is not None:
-        group_size = c.integer(group_size, "instances.group_size")
-    encodings = _encodings(c, inst["encodings"], ns[0], column_alo, group_size)
+        group_size = c.integer(group_size, "instances.group_size", maximum=MAX_N)
+    encodings = _encodings(c, inst["encodings"], ns, column_alo, group_size)
     seeds = None
     if "shuffle_seeds" in inst:
         seeds = c.unique_list(
@@ -252,8 +233,9 @@ def parse(
     memory = limits.get("memory")
     if memory is not None:
         memory = c.integer(memory, "limits.memory")
-    repeats = c.integer(top.get("repeats", 1), "repeats")
-    results = Path(c.string(top.get("results", f"results/{default_name}.sqlite"), "results"))
+    repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
+    _grid_size(c, ns, encodings, seeds, solvers, repeats)
+    results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
     return Config(
         source=source,
         experiment=experiment,
@@ -272,35 +254,83 @@ def parse(
     )
 
 
+def _results_path(c: _Check, value: Any) -> Path:
+    """The results file; names the file system would refuse (too long, NUL) are config errors."""
+    import os
+
+    path = Path(c.string(value, "results"))
+    raw = os.fsencode(path)
+    longest = max((len(os.fsencode(part)) for part in path.parts), default=0)
+    if b"\0" in raw:
+        c.fail("results", "a file name cannot contain a NUL character")
+    if longest > NAME_MAX:
+        c.fail("results", f"a name of {longest} bytes in the path: the file system allows {NAME_MAX}")
+    if len(raw) >= PATH_MAX:
+        c.fail("results", f"a path of {len(raw)} bytes: the file system allows {PATH_MAX - 1}")
+    return path
+
+
+def _grid_size(
+    c: _Check,
+    ns: tuple[int, ...],
+    encodings: tuple[str, ...],
+    seeds: tuple[int, ...] | None,
+    solvers: tuple[SolverEntry, ...],
+    repeats: int,
+) -> None:
+    """The grid's size as a product of its factors, checked before anything is expanded."""
+    factors = [(len(ns), "N"), (len(encodings), "encodings")]
+    factors += [(len(seeds), "seeds")] if seeds else []
+    factors += [(len(solvers), "solvers"), (repeats, "repeats")]
+    runs = 1
+    for k, _ in factors:
+        runs *= k
+    if runs > MAX_RUNS:
+        shown = " x ".join(f"{k} {what}" for k, what in factors)
+        c.fail("grid", f"{shown} = {runs} runs, over the limit of {MAX_RUNS}")
+
+
 def _board_sizes(c: _Check, value: Any) -> tuple[int, ...]:
     if isinstance(value, dict):
         spec = c.mapping(value, "instances.n", RANGE_KEYS)
         for key in ("from", "to"):
             if key not in spec:
                 c.fail(f"instances.n.{key}", "missing (a range needs from and to)")
-        lo = c.integer(spec["from"], "instances.n.from")
-        hi = c.integer(spec["to"], "instances.n.to")
+        lo = c.integer(spec["from"], "instances.n.from", maximum=MAX_N)
+        hi = c.integer(spec["to"], "instances.n.to", maximum=MAX_N)
         step = c.integer(spec.get("step", 1), "instances.n.step")
         if lo > hi:
             c.fail("instances.n", f"empty range: from {lo} > to {hi}, the grid would have no runs")
-        return tuple(range(lo, hi + 1, step))
+        sizes = range(lo, hi + 1, step)
+        if len(sizes) > MAX_RUNS:
+            c.fail("instances.n", f"{len(sizes)} board sizes: the grid would have over {MAX_RUNS} runs (the limit)")
+        return tuple(sizes)
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
-    return c.unique_list(value, "instances.n", c.integer, "board sizes (positive integers)")
+    board_size = lambda v, p: c.integer(v, p, maximum=MAX_N)
+    return c.unique_list(value, "instances.n", board_size, "board sizes (positive integers)")
 
 
-def _encodings(c: _Check, value: Any, n: int, column_alo: bool, group_size: int | None) -> tuple[str, ...]:
+def _encodings(c: _Check, value: Any, ns: tuple[int, ...], column_alo: bool, group_size: int | None) -> tuple[str, ...]:
     from .. import encodings
     from ..formula import QueensFormula
 
     if value == "all":
         value = encodings.names()
+    if isinstance(value, list) and sum(ns) * len(value) > MAX_COUNTING:  # before sizing any instance
+        c.fail(
+            "instances.n",
+            f"the N sum to {sum(ns)}, x {len(value)} encodings = {sum(ns) * len(value)}, over the limit of "
+            f"{MAX_COUNTING} (sizing an instance costs O(N): fewer or smaller N)",
+        )
 
     def one(name: Any, path: str) -> str:
         name = c.string(name, path)
+        if name.startswith("pysat:") and max(ns) > MAX_MEASURED_N:  # before counting anything
+            c.fail(path, f"{name} counts are measured by building it: N up to {MAX_MEASURED_N}, not {max(ns)}")
         try:
             takes_group = "group_size" in encodings.get(name).params
-            QueensFormula(n, name, column_alo, group_size if takes_group else None).counts()
+            QueensFormula(min(ns), name, column_alo, group_size if takes_group else None).counts()
         except ValueError as e:  # UnknownEncoding lists the valid names; a bad group size
             c.fail(path, str(e).replace("--group-size", "group_size"))
         return name

@@ -8,6 +8,7 @@ normalized config of every config hash that wrote rows.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sqlite3
@@ -51,7 +52,11 @@ CREATE TABLE IF NOT EXISTS runs (
     started TEXT,                 -- UTC, ISO 8601
     finished TEXT,
     error TEXT,
-    measured_by TEXT              -- cgroup (BenchExec, the whole process tree) | rusage
+    measured_by TEXT,             -- cgroup (BenchExec, the whole process tree) | rusage
+    gbd_hash TEXT                 -- GBD instance hash of the CNF solved (task solve)
+);
+CREATE TABLE IF NOT EXISTS instances (
+    instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
 );
 """
 
@@ -93,6 +98,7 @@ class Row:
     finished: str | None
     error: str | None
     measured_by: str | None = None
+    gbd_hash: str | None = None
 
     @property
     def solver_label(self) -> str:
@@ -120,34 +126,60 @@ class Store:
     def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
         self.path = Path(path)
         try:
+            if readonly and not self.path.is_file():
+                raise StoreError(f"{self.path}: no such results file")
+            if readonly or self._has_content():
+                self._refuse_foreign(readonly)  # read-only look first: a foreign file is never changed
             if readonly:
-                if not self.path.is_file():
-                    raise StoreError(f"{self.path}: no such results file")
                 self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=FULL")
-            self._check_schema(readonly)
+                self.db.executescript(f"BEGIN; {SCHEMA} COMMIT;")
+                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+                self._add_missing_columns()
+            self.columns = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
         except sqlite3.Error as e:
             raise StoreError(f"{self.path}: not a usable results database ({e})") from None
         except OSError as e:
             raise StoreError(f"{self.path}: {e.strerror or e}") from None
 
-    def _check_schema(self, readonly: bool) -> None:
-        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "runs" in tables or "meta" in tables:
-            found = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            if found is None or found[0] != SCHEMA_VERSION:
-                version = found[0] if found else "none"
-                raise StoreError(f"{self.path}: results schema version {version}, expected {SCHEMA_VERSION}")
-        elif readonly:
-            raise StoreError(f"{self.path}: not a cnfgen-queens results database (no runs table)")
-        else:
-            self.db.executescript(
-                f"BEGIN; {SCHEMA} INSERT INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
+    def _has_content(self) -> bool:
+        try:
+            return self.path.stat().st_size > 0
+        except FileNotFoundError:
+            return False
+
+    def _refuse_foreign(self, readonly: bool) -> None:
+        """Refuse an SQLite file with tables but not this schema (or not SQLite), opened read-only."""
+        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not tables and readonly:
+                raise StoreError(f"{self.path}: not a cnfgen-queens results database (no runs table)")
+            found = None
+            if {"meta", "runs"} <= tables:
+                with contextlib.suppress(sqlite3.OperationalError):  # a meta table of other columns
+                    found = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        finally:
+            db.close()
+        if found is None and tables:
+            names = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(
+                f"{self.path}: not a cnfgen-queens results database (its tables: {names}); "
+                "left untouched: choose another results file"
             )
+        if found is not None and found[0] != SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: results schema version {found[0]}, expected {SCHEMA_VERSION}")
+
+    def _add_missing_columns(self) -> None:
+        """A file of this schema version written before a nullable column was added gets the column."""
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
+        for name in COLUMNS:
+            if name not in have:
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {name}")
 
     def __enter__(self) -> Store:
         return self
@@ -173,6 +205,13 @@ class Store:
         text = json.dumps(normalized, sort_keys=True)
         self.db.execute("INSERT OR IGNORE INTO configs VALUES (?, ?, ?, ?)", (config_hash, experiment, source, text))
 
+    def instance_hashes(self) -> dict[str, str]:
+        """GBD hash of every cached instance file as this batch wrote it, by instance key."""
+        return dict(self.db.execute("SELECT instance_key, gbd_hash FROM instances"))
+
+    def record_instance(self, key: str, file: str, gbd_hash: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO instances VALUES (?, ?, ?)", (key, file, gbd_hash))
+
     def clear(self) -> int:
         """Delete every run and config (``--fresh``); returns how many runs were deleted."""
         deleted = self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
@@ -183,7 +222,8 @@ class Store:
         """Every run, in a fixed order (task, solver, encoding, N, seed, repeat)."""
         order = "task, solver, solver_args, encoding, n, group_size, column_alo, shuffle_seed, repeat, run_key"
         try:
-            cursor = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM runs ORDER BY {order}")
+            columns = ", ".join(c if c in self.columns else f"NULL AS {c}" for c in COLUMNS)  # an older file
+            cursor = self.db.execute(f"SELECT {columns} FROM runs ORDER BY {order}")
             return [_row(r) for r in cursor]
         except sqlite3.Error as e:
             raise StoreError(f"{self.path}: cannot read runs ({e})") from None

@@ -48,20 +48,21 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def generate(instance: Instance, cache_dir: str) -> str:
-    """The path of ``instance``'s CNF in ``cache_dir``, written (atomically) unless already there."""
-    from ..dimacs import DimacsError, atomic_output, read_header_file, write_clauses, write_header
+def generate(instance: Instance, cache_dir: str, expected_hash: str | None = None) -> tuple[str, str]:
+    """(path, GBD hash) of ``instance``'s CNF in ``cache_dir``: reused when its hash is ``expected_hash``,
+    else written again (atomically) and hashed: a file of unknown origin or changed since is never trusted."""
+    from ..dimacs import atomic_output, write_clauses, write_header
+    from .instance_hash import gbd_hash
 
     path = Path(cache_dir) / instance.filename
+    if expected_hash is not None and path.is_file():
+        try:
+            if gbd_hash(path) == expected_hash:
+                return str(path), expected_hash
+        except OSError:
+            pass  # unreadable: write it again
     formula = instance.formula()
     num_vars, num_clauses = formula.counts()
-    if path.is_file():
-        try:
-            header = read_header_file(path)
-            if (header.num_vars, header.num_clauses) == (num_vars, num_clauses):
-                return str(path)
-        except (DimacsError, OSError):
-            pass  # a stale or foreign file: write it again
     comments = formula.header_comments()
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_output(path) as out:
@@ -77,7 +78,7 @@ def generate(instance: Instance, cache_dir: str) -> str:
             written = write_clauses(out, shuffle_clauses(formula.clauses(), num_vars, seed))
             if written != num_clauses:
                 raise RuntimeError(f"internal error: wrote {written} clauses for {path.name}, expected {num_clauses}")
-    return str(path)
+    return str(path), gbd_hash(path)
 
 
 def execute(run: Run, cnf_path: str | None) -> Measurement:

@@ -1,0 +1,97 @@
+"""Reading a config file: YAML composed once, with the line of every key path and bounded alias expansion.
+
+YAML aliases share one node, so a 444-byte file can name 9^9 values (the
+"billion laughs" bomb).  Nothing here expands an alias: the expanded size is
+counted over the node graph (memoized, linear in the file) and refused above
+:data:`MAX_NODES` before anything walks the data; a self-referencing alias is
+refused too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+MAX_NODES = 100_000  # values after expanding aliases; a hand-written 10 KB config has a few thousand
+MAX_BYTES = 1_000_000  # a config file larger than this is not a hand-written config
+
+
+class SourceError(ValueError):
+    """A config file that cannot be read; the message is one line naming the file (and line, key)."""
+
+
+def read(path: Path) -> tuple[Any, dict[str, int]]:
+    """(the YAML value of ``path``, the line of every key path); duplicate keys are errors."""
+    import yaml
+
+    source = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise SourceError(f"{source}: {size} bytes, over the limit of {MAX_BYTES} for a config file")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise SourceError(f"cannot read {source}: {getattr(e, 'strerror', None) or e}") from None
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        lines: dict[str, int] = {}
+        if node is None:
+            return None, lines
+        _Walk(source, lines)._bounded(node, "")
+        return loader.construct_document(node), lines
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise SourceError(f"{where}: not valid YAML: {problem}") from None
+    except RecursionError:
+        raise SourceError(f"{source}: nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+class _Walk:
+    """One pass over the node graph: lines, duplicate keys, expanded sizes (each node visited once)."""
+
+    def __init__(self, source: str, lines: dict[str, int]) -> None:
+        self.source, self.lines = source, lines
+        self.sizes: dict[int, int] = {}  # id(node) -> values it expands to
+        self.open: set[int] = set()  # nodes on the current path (an alias to one of them is a cycle)
+
+    def fail(self, node: Any, path: str, message: str) -> None:
+        raise SourceError(f"{self.source}:{node.start_mark.line + 1}: {path or '(top level)'}: {message}")
+
+    def node(self, node: Any, path: str) -> int:
+        """The expanded size of ``node`` (at key path ``path``); refuses more than MAX_NODES."""
+        import yaml
+
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        if id(node) in self.sizes:  # an alias of a node already counted: its size, no second walk
+            return self.sizes[id(node)]
+        if id(node) in self.open:
+            self.fail(node, path, "a YAML alias refers to itself")
+        self.open.add(id(node))
+        size = 1
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                name = str(key.value)
+                sub = f"{path}.{name}" if path else name
+                if name in seen:
+                    raise SourceError(f"{self.source}:{key.start_mark.line + 1}: {sub}: duplicate key")
+                seen.add(name)
+                self.lines[sub] = key.start_mark.line + 1  # the key's line, also for a value on the next lines
+                size += 1 + self._bounded(value, sub)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                size += self._bounded(item, f"{path}[{i}]")
+        self.open.discard(id(node))
+        self.sizes[id(node)] = size
+        return size
+
+    def _bounded(self, node: Any, path: str) -> int:
+        size = self.node(node, path)
+        if size > MAX_NODES:
+            self.fail(node, path, f"{size} values (YAML aliases expanded), over the limit of {MAX_NODES}")
+        return size
