@@ -9,6 +9,8 @@
    compiled here (our own ~20 lines, the classic bitmask recursion).
 4. External loop: ``scripts/enumerate.sh 8`` with kissat.
 5. Isolation: cgroup (BenchExec) vs process group + rusage on the same runs (bench_isolation.py).
+6. Instance statistics: ``cnfgen-queens stats`` on pairwise N=100 (1.6M clauses; target < 60 s),
+   with ``--no-graph`` beside it, so the share of the graph (VIG, communities) shows.
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -140,10 +142,22 @@ def external(quick: bool) -> list[str]:
     return [f"scripts/enumerate.sh {n} (kissat): {wall:.2f} s wall"]
 
 
+def stats(quick: bool, work: Path) -> list[str]:
+    n = 30 if quick else 100
+    cnf = work / f"stats-pairwise-{n}.cnf"
+    subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(cnf)], check=True)
+    out = []
+    for extra in ([], ["--no-graph"]):
+        wall, peak = bench_gen.run_child([str(BIN / "cnfgen-queens"), "stats", str(cnf), *extra], work)
+        label = " ".join(["stats", *extra])
+        out.append(f"{label} pairwise N={n} ({cnf.stat().st_size / 1e6:.0f} MB): {wall:.1f} s wall, {peak:.0f} MB peak")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
-    parts_all = ["generator", "startup", "counting", "external", "isolation"]
+    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats"]
     ap.add_argument("--only", choices=parts_all, action="append")
     args = ap.parse_args(argv)
     parts = args.only or parts_all
@@ -156,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                 "counting": lambda: counting(args.quick, work),
                 "external": lambda: external(args.quick),
                 "isolation": lambda: bench_isolation.isolation(args.quick, work),
+                "stats": lambda: stats(args.quick, work),
             }[part]()
             for line in lines:
                 print(line, flush=True)

@@ -6,8 +6,10 @@
 set -eu
 
 PYTHON=${PYTHON:-python3}
-# minizinc (with gecode) and sat4j run the MiniZinc and OPB exports in the tests
-DEBS="minisat cadical picosat cryptominisat clasp minizinc sat4j"
+# minizinc (with gecode) and sat4j run the MiniZinc and OPB exports in the tests; sqlite3 is the
+# README's query command.  Not here: glucose and lingeling (not Debian packages; build them from
+# github.com/audemard/glucose and github.com/arminbiere/lingeling, or use pysat:glucose4, pysat:lingeling)
+DEBS="minisat cadical picosat cryptominisat clasp minizinc sat4j sqlite3"
 
 missing=""
 for pkg in $DEBS; do

@@ -151,8 +151,9 @@ def test_cli_outputs(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
         str(out["t.json"]),
         "--runs-csv",
         str(out["runs.csv"]),
-        "--plot",
+        "--cactus",
         str(out["cactus.png"]),
+        "--time-vs-n",
         str(out["time_vs_n.svg"]),
     ]
     assert main(argv) == 0
@@ -174,8 +175,9 @@ def test_cli_outputs(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--plot", "summary.png"], "must contain 'cactus' or 'time'"),
-        (["--plot", "cactus.gif"], "unsupported plot format"),
+        (["--plot", "summary.png"], "--plot is replaced by one flag per kind"),
+        (["--cactus", "cactus.gif"], "unsupported plot format"),
+        (["--scatter", "kissat", "glucose", "s.png"], "no runs of solver 'glucose'"),
         (["--csv", "/nonexistent-dir/x.csv"], "cannot write"),
     ],
 )

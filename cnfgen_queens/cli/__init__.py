@@ -27,11 +27,16 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "count": ("count", "count every solution (blocking-clause loop)"),
     "batch": ("batch", "run a YAML-configured grid of experiments"),
     "report": ("report", "tables and plots from a results database"),
+    "stats": ("stats", "instance features of a CNF: sizes, clause lengths, polarity, VIG degrees, modularity"),
 }
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors and exit 2."""
+    """argparse with one-line errors and exit 2; no abbreviations (``--n 5`` is not ``--no-comments``)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CliError(message, EXIT_USAGE)
@@ -40,8 +45,15 @@ class Parser(argparse.ArgumentParser):
 def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, object]:
     module = importlib.import_module(f"{__name__}.{SUBCOMMANDS[name][0]}")
     parser = Parser(prog=prog, description=SUBCOMMANDS[name][1])
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
     module.add_arguments(parser)  # type: ignore[attr-defined]
     return parser, module
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
 
 
 def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
@@ -91,9 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {name:<10} {text}")
         return 0 if argv else EXIT_USAGE
     if argv[0] in ("-V", "--version"):
-        from .. import __version__
-
-        print(f"{prog} {__version__}")
+        print(f"{prog} {_version()}")
         return 0
     name = argv[0]
     if name not in SUBCOMMANDS:

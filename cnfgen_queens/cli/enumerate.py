@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from .common import board_size, fail, positive_float, positive_int
@@ -40,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
     p.add_argument("--solver-args", default="", help="extra arguments for the external solver")
     p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles")
     add_run_arguments(p)
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
     if counting:
         p.add_argument(
             "--jobs",
@@ -60,19 +59,34 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
 
 
 class Progress:
-    """A line on stderr every few seconds: solutions so far and the rate."""
+    """A tqdm bar on stderr: solutions so far (of the OEIS total when known) and solver calls.
 
-    def __init__(self, quiet: bool, every: float = 5.0) -> None:
-        self.quiet, self.every = quiet, every
-        self.start = self.last = time.monotonic()
+    Off with --quiet/--no-progress, and when stderr is not a terminal (logs and pipes stay clean).
+    """
 
-    def update(self, found: int) -> None:
-        now = time.monotonic()
-        if self.quiet or now - self.last < self.every:
+    def __init__(self, quiet: bool, total: int | None = None) -> None:
+        self.bar = None
+        self.calls = 0
+        if quiet or not sys.stderr.isatty():
             return
-        self.last = now
-        rate = found / (now - self.start)
-        print(f"progress: {found} solutions, {rate:.0f}/s, {now - self.start:.0f} s", file=sys.stderr, flush=True)
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, unit="sol", desc="solutions", file=sys.stderr, dynamic_ncols=True,
+                        mininterval=0.5, leave=False)  # fmt: skip
+
+    def call(self) -> None:
+        """One more solver call (the external loop restarts the solver for every solution)."""
+        self.calls += 1
+        if self.bar is not None:
+            self.bar.set_postfix(solver_calls=self.calls, refresh=False)
+
+    def update(self, weight: int) -> None:
+        if self.bar is not None:
+            self.bar.update(weight)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def formula_from(args: argparse.Namespace):  # -> QueensFormula
@@ -145,7 +159,11 @@ def loop(args: argparse.Namespace, emit) -> int:
         kwargs = {"solvers_file": Path(args.solvers_file) if args.solvers_file else None, "solver_args": solver_args}
     elif args.time_limit:
         limits = limits_from(args, args.time_limit)
-    progress = Progress(args.quiet)
+    from ..known_counts import known_counts
+
+    known = known_counts().get(formula.n)
+    progress = Progress(args.quiet, None if known is None or args.limit else known[0])
+    kwargs["on_call"] = progress.call
     count = fundamental = 0
     stopped = None
     try:
@@ -161,16 +179,19 @@ def loop(args: argparse.Namespace, emit) -> int:
             emit(found)
             count += found.weight
             fundamental += 1
-            progress.update(count)
+            progress.update(found.weight)
             if args.limit and fundamental >= args.limit:
                 stopped = f"stopped at --limit {args.limit}"
                 break
     except EnumerationError as e:
+        progress.close()
         if e.status == "USAGE":
             fail(str(e))
         print(f"{args.prog}: error: {e}; {fundamental} solution(s) found before it", file=sys.stderr)
         print(f"partial count: {count}")
         return 1
+    finally:
+        progress.close()
     if args.symmetric:
         print(f"fundamental: {fundamental}")
     print(f"count: {count}")

@@ -56,9 +56,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--list-encodings",
         action="store_true",
-        help="list the encodings with their clause and auxiliary counts for a line of -n literals",
+        help="list the encodings with their clause and auxiliary counts for a line of LEN literals (-n LEN)",
     )
     p.add_argument(
+        "-n",
         "--line-length",
         type=positive_int("line length"),
         default=8,

@@ -14,6 +14,8 @@ from .common import Exit, board_size, fail, read_input
 
 EXIT_NO_SOLUTION = 1
 MINISAT_FIRST = ("SAT", "UNSAT", "INDET")
+ECHO = "c cnf-header "  # `solve` repeats the CNF's size, N and shuffle lines after this prefix
+OPB_LITERAL = re.compile(r"^(-?)x(\d+)$")  # sat4j's v lines on an OPB file: x1 -x2 ...
 
 
 def add_input_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,9 +26,47 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
         help="solver output: s/v lines (kissat, cadical, ..., `cnfgen-queens solve`) or a minisat "
         "result file; '-' or nothing for stdin",
     )
-    size = p.add_mutually_exclusive_group(required=True)
-    size.add_argument("-n", type=board_size, metavar="N", help="board size")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument(
+        "-n", type=board_size, metavar="N", help="board size (default: from the c lines of `cnfgen-queens solve`)"
+    )
     size.add_argument("--cnf", metavar="CNF", help="the CNF that was solved (gives N, undoes --shuffle)")
+
+
+def header_echo(header) -> list[str]:
+    """The lines `solve` prints so that decode/block need neither -n nor --cnf: size, N, shuffle seed."""
+    from ..shuffle import KEY
+
+    keep = [c for c in header.comments if c.startswith(("n=", KEY))]
+    if not keep:
+        return []
+    return [f"{ECHO}p cnf {header.num_vars} {header.num_clauses}", *(ECHO + c for c in keep)]
+
+
+def echoed_header(text: str):  # -> Header | None
+    """The CNF header that `solve` echoed into its output (see :func:`header_echo`), or None."""
+    from ..dimacs import Header
+
+    lines = [line[len(ECHO) :].strip() for line in text.splitlines() if line.startswith(ECHO)]
+    if not lines or not lines[0].startswith("p cnf "):
+        return None
+    try:
+        num_vars, num_clauses = (int(t) for t in lines[0].split()[2:4])
+    except ValueError:
+        return None
+    return Header(num_vars, num_clauses, tuple(lines[1:]))
+
+
+def opb_to_dimacs(text: str) -> str:
+    """sat4j-style v lines of an OPB answer (``v x1 -x2``, no final 0) as DIMACS literals ending in 0."""
+    lines = text.splitlines()
+    v_lines = [i for i, line in enumerate(lines) if line.split()[:1] == ["v"]]
+    words = [w for i in v_lines for w in lines[i].split()[1:]]
+    if not words or not all(OPB_LITERAL.match(w) for w in words):
+        return text
+    for i in v_lines:
+        lines[i] = "v " + " ".join(OPB_LITERAL.sub(r"\1\2", w) for w in lines[i].split()[1:])
+    return "\n".join([*lines, "v 0"]) + "\n"
 
 
 @dataclass(frozen=True)
@@ -35,7 +75,7 @@ class Decoded:
     forward: list[int] | None  # original -> file variable names, for a shuffled CNF
 
 
-def _size_from_header(header, path: str) -> int:
+def _size_from_header(header, path: str, strict: bool = True) -> int | None:
     """N from our header: the ``n=N`` description, else the length of ``p show``."""
     for c in header.comments:
         m = re.match(r"n=(\d+)\s", c + " ")
@@ -47,31 +87,49 @@ def _size_from_header(header, path: str) -> int:
         n = math.isqrt(k)
         if n * n == k and n > 0:
             return n
+    if not strict:
+        return None
     fail(f"{path}: no 'n=N' or 'p show' comment to take N from; use -n N")
+
+
+def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, object, str]:
+    """(N, the CNF header or None, where N came from): -n, --cnf, or the c lines `solve` echoed."""
+    from ..dimacs import DimacsError, read_header_file
+
+    echoed = echoed_header(text)
+    if args.cnf:
+        try:
+            header = read_header_file(Path(args.cnf))
+        except OSError as e:
+            fail(f"cannot read {args.cnf}: {e.strerror or e}")
+        except DimacsError as e:
+            fail(str(e))
+        return _size_from_header(header, args.cnf), header, f"--cnf {args.cnf}"
+    if args.n is not None:
+        said = _size_from_header(echoed, name, strict=False) if echoed else None
+        if said is not None and said != args.n:
+            fail(f"-n {args.n}, but {name} comes from a CNF with N = {said} (drop -n: solve's c lines give N)")
+        return args.n, echoed, f"-n {args.n}"
+    if echoed is None:
+        fail(f"{name}: no N: give -n N or --cnf CNF (the output of `cnfgen-queens solve` carries N itself)")
+    return _size_from_header(echoed, name), echoed, f"the c lines of {name}"
 
 
 def load(args: argparse.Namespace) -> Decoded:
     """The checked placement in the solver output; exits 1 with 'no solution' on UNSAT."""
     from ..decode import DecodeError, placement_from_true_vars
+    from ..shuffle import ShuffleError, header_shuffle_map, unshuffle_map
     from ..solvers.parse import parse_competition, parse_minisat
 
     name, data = read_input(args.input)
-    text = data.decode("utf-8", "replace")
+    text = opb_to_dimacs(data.decode("utf-8", "replace"))
+    n, header, source = _size(args, text, name)
     backward = forward = None
-    if args.cnf:
-        from ..dimacs import DimacsError, read_header_file
-        from ..shuffle import ShuffleError, header_shuffle_map, unshuffle_map
-
+    if header is not None:
         try:
-            header = read_header_file(Path(args.cnf))
-            n = _size_from_header(header, args.cnf)
             backward, forward = unshuffle_map(header), header_shuffle_map(header)
-        except OSError as e:
-            fail(f"cannot read {args.cnf}: {e.strerror or e}")
-        except (DimacsError, ShuffleError) as e:
+        except ShuffleError as e:
             fail(str(e))
-    else:
-        n = args.n
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     claim = parse_minisat(text) if first in MINISAT_FIRST else parse_competition(text)
     if claim.problem:
@@ -95,4 +153,11 @@ def load(args: argparse.Namespace) -> Decoded:
     try:
         return Decoded(placement_from_true_vars(n, true), forward)
     except DecodeError as e:
-        fail(f"{name}: not a solution: {e}", EXIT_NO_SOLUTION)
+        fail(f"{name}: not a solution: {e}{_hint(source, header)}", EXIT_NO_SOLUTION)
+
+
+def _hint(source: str, header) -> str:
+    """What a wrong board size or an undone shuffle would explain, for an invalid board."""
+    if header is None:
+        return f" (is {source} the CNF's N? a shuffled CNF needs --cnf CNF instead of -n)"
+    return f" (N from {source})"

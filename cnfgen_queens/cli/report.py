@@ -1,4 +1,4 @@
-"""``cnfgen-queens report DB``: PAR-2 table per (solver, encoding), CSV/JSON, cactus and time-vs-N plots."""
+"""``cnfgen-queens report DB``: PAR-2 table per (solver, encoding), CSV/JSON, cactus, time-vs-N and scatter plots."""
 
 from __future__ import annotations
 
@@ -8,21 +8,37 @@ from pathlib import Path
 
 from .common import fail
 
+PLOT_HELP = "the extension picks the format (.png .svg .pdf); repeatable"
+
+
+class _PlotGone(argparse.Action):
+    """The old ``--plot FILE ...`` (kind guessed from the name; it swallowed the DB): a clear error."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[no-untyped-def]
+        fail("--plot is replaced by one flag per kind: --cactus FILE, --time-vs-n FILE, --scatter A B FILE")
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("db", metavar="DB", help="results database written by `cnfgen-queens batch`")
+    p.add_argument(
+        "db", metavar="DB", help="results database written by `cnfgen-queens batch`, or a CSV written by --runs-csv"
+    )
     p.add_argument("--markdown", metavar="OUT", help="write the table (Markdown) to OUT as well as stdout")
     p.add_argument("--csv", metavar="OUT", help="write the table as CSV")
     p.add_argument("--json", metavar="OUT", help="write the table as JSON")
     p.add_argument("--runs-csv", metavar="OUT", help="write every run (all columns) as CSV")
+    p.add_argument("--cactus", metavar="FILE", action="append", default=[],
+                   help=f"cactus plot: runs solved against time, a panel per solver; {PLOT_HELP}")  # fmt: skip
+    p.add_argument("--time-vs-n", metavar="FILE", action="append", default=[],
+                   help=f"median time against N, a panel per encoding, a line per solver; {PLOT_HELP}")  # fmt: skip
     p.add_argument(
-        "--plot",
-        metavar="FILE",
-        nargs="+",
+        "--scatter",
+        nargs=3,
+        metavar=("A", "B", "FILE"),
+        action="append",
         default=[],
-        help="plots; the name picks the kind (contains 'cactus' or 'time' for time vs N), "
-        "the extension the format (.png .svg .pdf)",
+        help=f"solver A against solver B, one point per instance (log-log, diagonal, limit lines); {PLOT_HELP}",
     )
+    p.add_argument("--plot", nargs="*", action=_PlotGone, help=argparse.SUPPRESS)
     p.add_argument("--title", help="plot title (default: the experiment name)")
 
 
@@ -33,31 +49,57 @@ def _write(path: str, text: str) -> None:
         out.write(text.encode())
 
 
+def _rows(db: str) -> list:
+    """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension)."""
+    from ..experiments.report import rows_from_runs_csv
+    from ..experiments.store import Store, StoreError
+
+    if db.lower().endswith(".csv"):
+        try:
+            return rows_from_runs_csv(Path(db).read_text(encoding="utf-8"))
+        except OSError as e:
+            fail(f"cannot read {db}: {e.strerror or e}")
+        except (ValueError, UnicodeDecodeError) as e:
+            fail(f"{db}: {e}")
+    try:
+        with Store(db, readonly=True) as store:
+            return store.rows()
+    except StoreError as e:
+        fail(str(e))
+
+
 def run(args: argparse.Namespace) -> int:
     from ..dimacs import check_writable
     from ..experiments import report
-    from ..experiments.store import Store, StoreError
+    from ..experiments.plots import check_path  # no matplotlib yet
 
-    plots = [Path(p) for p in args.plot]
-    from ..experiments.plots import plot_kind  # no matplotlib yet
-
-    for path in plots:
+    plots: list[tuple[str, Path, tuple[str, str] | None]] = [
+        *(("cactus", Path(f), None) for f in args.cactus),
+        *(("time-vs-n", Path(f), None) for f in args.time_vs_n),
+        *(("scatter", Path(f), (a, b)) for a, b, f in args.scatter),
+    ]
+    for _, path, _ in plots:
         try:
-            plot_kind(path)
+            check_path(path)
         except ValueError as e:
             fail(str(e))
-    for path in [*plots, *(Path(p) for p in (args.markdown, args.csv, args.json, args.runs_csv) if p)]:
+    tables = [Path(p) for p in (args.markdown, args.csv, args.json, args.runs_csv) if p]
+    for path in [*(p for _, p, _ in plots), *tables]:
         try:  # before any work, so a typo in the last option does not cost the whole report
             check_writable(path)
         except OSError as e:
             fail(f"cannot write {path}: {e}")
-    try:
-        with Store(args.db, readonly=True) as store:
-            rows = store.rows()
-    except StoreError as e:
-        fail(str(e))
+    rows = _rows(args.db)
     if not rows:
         fail(f"{args.db}: no runs stored yet", 1)
+    for kind, _, pair in plots:
+        if kind == "scatter" and pair is not None:
+            from ..experiments.plots import scatter_pairs
+
+            try:
+                scatter_pairs(rows, *pair)
+            except ValueError as e:
+                fail(str(e))
     hashes = {r.config_hash for r in rows}
     if len(hashes) > 1:
         note = f"{args.db} holds runs of {len(hashes)} config versions; the table includes all"
@@ -65,22 +107,26 @@ def run(args: argparse.Namespace) -> int:
     stats = report.summarize(rows)
     table = report.markdown(stats)
     sys.stdout.write(table)
+    sys.stdout.flush()
     outputs = {
-        args.markdown: table,
-        args.csv: report.to_csv(stats),
-        args.json: report.to_json(stats, rows),
-        args.runs_csv: report.runs_csv(rows),
+        args.markdown: ("table", table),
+        args.csv: ("table (CSV)", report.to_csv(stats)),
+        args.json: ("table (JSON)", report.to_json(stats, rows)),
+        args.runs_csv: (f"{len(rows)} runs (CSV)", report.runs_csv(rows)),
     }
-    for path, text in outputs.items():
+    for path, (what, text) in outputs.items():
         if path:
             _write(path, text)
+            print(f"wrote {path}: {what}", file=sys.stderr)
     if plots:
         from ..experiments.plots import draw
 
         title = args.title or ", ".join(sorted({r.experiment for r in rows}))
-        for path in plots:
+        for kind, path, pair in plots:
             try:
-                draw(rows, path, title)
+                draw(rows, kind, path, title, pair)
             except OSError as e:
                 fail(f"cannot write {path}: {e.strerror or e}")
+            what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
+            print(f"wrote {path}: {what}", file=sys.stderr)
     return 0

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .common import fail, positive_float, positive_int
+from .model_input import header_echo
 from .run_options import add_run_arguments, limits_from
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
@@ -133,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         return outcome.exit_status
     out = [f"c cnfgen-queens solve {name}", f"c solver {outcome.solver} {outcome.version or '(version unknown)'}"
            + (f" at {spec.path}" if spec.path else " (embedded)")]  # fmt: skip
+    out += header_echo(header)  # N and shuffle seed, so that decode/block need no -n
     times = f"c wall {outcome.wall:.3f} s"
     if outcome.cpu is not None:
         times += f"  cpu {outcome.cpu:.3f} s"

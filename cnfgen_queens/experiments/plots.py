@@ -1,14 +1,22 @@
-"""Cactus and time-vs-N plots with matplotlib (Agg, no pyplot state); the file extension picks the format.
+"""Cactus, time-vs-N and solver-vs-solver scatter plots with matplotlib (Agg, no pyplot state).
 
-A cactus plot draws, for each (solver, encoding), its solved runs sorted by time:
-the k-th point is the time within which k runs were solved (the SAT Competition's
-usual summary).  The time-vs-N plot has one panel per solver, one line per
-encoding, the median time per N; unsolved N are crosses at the time limit.
+The kind of plot is chosen by the caller (``report --cactus/--time-vs-n/--scatter``),
+the file extension picks the format.  A cactus plot draws, for each (solver,
+encoding), its solved runs sorted by time: the k-th point is the time within which
+k runs were solved (the SAT Competition's usual summary).  The time-vs-N plot has
+small multiples, one panel per encoding, one line per solver, the median time per
+N; unsolved N are crosses at the time limit.  The scatter plot compares two solvers
+instance by instance on log-log axes, with the diagonal and the time-limit lines,
+unsolved runs drawn on the limit (as in the SAT Competition reports).
+
+Every encoding has its own colour and its own marker (tab20: the ten dark shades,
+then light shades of other hues, dashed), so 16 encodings never share a style.
 """
 
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,120 +24,202 @@ from .report import is_solved, medians_by_n
 from .store import Row
 
 FORMATS = (".png", ".svg", ".pdf")
-KINDS = ("cactus", "time")
-LINESTYLES = ("-", "--", "-.", ":")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+KINDS = ("cactus", "time-vs-n", "scatter")
+MARKERS = (
+    "o",
+    "s",
+    "^",
+    "D",
+    "v",
+    "P",
+    "X",
+    "<",
+    ">",
+    "*",
+    "p",
+    "h",
+    "d",
+    "8",
+    "H",
+    r"$\spadesuit$",
+    "1",
+    "2",
+    "3",
+    "4",
+)
+FLOOR = 1e-3  # times below a millisecond are drawn at 1 ms (log axes)
 
 
-def plot_kind(path: Path) -> str:
-    """Which plot a file name asks for: 'cactus' or 'time' (time vs N) must appear in it, not both."""
-    name = path.name.lower()
+def check_path(path: Path) -> None:
+    """A plot file name must end in a supported format (checked before any work)."""
     if path.suffix.lower() not in FORMATS:
         raise ValueError(f"{path}: unsupported plot format {path.suffix or '(none)'!r}; use {', '.join(FORMATS)}")
-    found = [k for k in KINDS if k in name]
-    if len(found) != 1:
-        raise ValueError(f"{path}: name the file after the plot: it must contain 'cactus' or 'time' (time vs N)")
-    return found[0]
 
 
-def _styles(rows: list[Row]) -> dict[str, dict[str, Any]]:
-    """A line style per encoding: tab10 colours, then the same colours with other markers and dashes."""
+def _styles(keys: list[str]) -> dict[str, dict[str, Any]]:
+    """A distinct colour and marker per key: tab20's dark shades first, then its light ones (dashed)."""
     from matplotlib import colormaps
 
-    cmap = colormaps["tab10"]
-    encodings = sorted({r.encoding for r in rows})
-    return {
-        e: {
-            "color": cmap(i % 10),
+    cmap = colormaps["tab20"]
+    out = {}
+    for i, key in enumerate(sorted(keys)):
+        shade = 2 * (i % 10) if i < 10 else 2 * ((i * 3 + 1) % 10) + 1  # light shades of other hues
+        out[key] = {
+            "color": cmap(shade % 20),
             "marker": MARKERS[i % len(MARKERS)],
-            "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)],
+            "linestyle": "-" if (i // 10) % 2 == 0 else "--",
         }
-        for i, e in enumerate(encodings)
-    }
+    return out
 
 
-def _panels(rows: list[Row], title: str, width: float) -> tuple[Any, list[tuple[Any, str]]]:
-    """A figure with one panel per solver (shared log time axis)."""
+def _figure(title: str, panels: list[str], width: float, height: float, columns: int) -> tuple[Any, list[Any]]:
+    """A figure of small multiples (shared log time axis), one titled panel per entry of ``panels``."""
     from matplotlib.figure import Figure
 
-    solvers = sorted({r.solver_label for r in rows})
-    fig = Figure(figsize=(width * len(solvers) + 2.2, 4.8), dpi=110, layout="constrained")
-    axes = fig.subplots(1, len(solvers), sharey=True, squeeze=False)[0]
+    columns = max(1, min(columns, len(panels)))
+    rows = math.ceil(len(panels) / columns)
+    fig = Figure(figsize=(width * columns + 2.4, height * rows + 0.6), dpi=110, layout="constrained")
+    grid = fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False)
     fig.suptitle(title)
-    for ax, solver in zip(axes, solvers, strict=True):
-        ax.set_title(solver)
+    axes = [ax for line in grid for ax in line]
+    for ax, name in zip(axes, panels, strict=False):
+        ax.set_title(name, fontsize=9)
         ax.set_yscale("log")
         ax.grid(True, which="major", alpha=0.3)
-    return fig, list(zip(axes, solvers, strict=True))
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    return fig, axes[: len(panels)]
 
 
-def _limit_line(ax: Any, rows: list[Row]) -> float | None:
-    limit = max((r.time_limit for r in rows if r.time_limit), default=None)
-    if limit:
-        ax.axhline(limit, color="grey", linewidth=0.8, linestyle=":")
-    return limit
+def _limit(rows: list[Row]) -> float | None:
+    return max((r.time_limit for r in rows if r.time_limit), default=None)
 
 
-def _legend(fig: Any, axes: list[tuple[Any, str]]) -> None:
+def _legend(fig: Any, axes: list[Any], title: str) -> None:
     seen: dict[str, Any] = {}
-    for ax, _ in axes:
+    for ax in axes:
         for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, h)
     labels = sorted(seen)
-    fig.legend(
-        [seen[k] for k in labels], labels, loc="outside right upper", fontsize=7, title="encoding", title_fontsize=8
-    )
+    fig.legend([seen[k] for k in labels], labels, loc="outside right upper", fontsize=7, title=title,
+               title_fontsize=8)  # fmt: skip
 
 
 def cactus(rows: list[Row], title: str) -> Any:
     """Per solver: each encoding's solved runs sorted by time; the k-th point is k runs solved."""
-    styles = _styles(rows)
-    fig, axes = _panels(rows, title, 3.8)
-    for ax, solver in axes:
+    styles = _styles(sorted({r.encoding for r in rows}))
+    solvers = sorted({r.solver_label for r in rows})
+    fig, axes = _figure(title, solvers, 4.0, 4.4, len(solvers) if len(solvers) <= 4 else 3)
+    limit = _limit(rows)
+    for ax, solver in zip(axes, solvers, strict=True):
         times: dict[str, list[float]] = {}
         for r in rows:
             if r.solver_label == solver:
                 got = times.setdefault(r.encoding, [])
                 if is_solved(r) and r.wall is not None:
-                    got.append(max(r.wall, 1e-3))
+                    got.append(max(r.wall, FLOOR))
         for encoding, ts in sorted(times.items()):
             ts.sort()
-            ax.plot(range(1, len(ts) + 1), ts, markersize=3.5, linewidth=1.1, label=encoding, **styles[encoding])
-        _limit_line(ax, rows)
+            ax.plot(range(1, len(ts) + 1), ts, markersize=4, linewidth=1.1, label=encoding, **styles[encoding])
+        if limit:
+            ax.axhline(limit, color="grey", linewidth=0.8, linestyle=":")
         ax.set_xlabel("runs solved")
         ax.xaxis.get_major_locator().set_params(integer=True)
-    axes[0][0].set_ylabel("wall time (s, log scale); dotted: time limit")
-    _legend(fig, axes)
+    axes[0].set_ylabel("wall time (s, log scale); dotted: time limit")
+    _legend(fig, axes, "encoding")
     return fig
 
 
 def time_vs_n(rows: list[Row], title: str) -> Any:
-    """Per solver: median wall time per N for each encoding; unsolved N are crosses at the time limit."""
+    """One panel per encoding: median wall time per N for each solver; unsolved N are crosses at the limit."""
     from matplotlib.ticker import FixedLocator, NullLocator
 
     medians = medians_by_n(rows)
-    styles = _styles(rows)
-    fig, axes = _panels(rows, title, 4.2)
+    styles = _styles(sorted({r.solver_label for r in rows}))
+    encodings = sorted({r.encoding for r in rows})
+    columns = 4 if len(encodings) > 6 else len(encodings)
+    fig, axes = _figure(title, encodings, 3.0, 2.5, columns)
     ns = sorted({r.n for r in rows})
-    for ax, solver in axes:
-        limit = _limit_line(ax, rows)
-        for (s, encoding), by_n in sorted(medians.items()):
-            if s != solver:
+    limit = _limit(rows)
+    for ax, encoding in zip(axes, encodings, strict=True):
+        if limit:
+            ax.axhline(limit, color="grey", linewidth=0.8, linestyle=":")
+        for (solver, e), by_n in sorted(medians.items()):
+            if e != encoding:
                 continue
             xs = list(by_n)
-            ys = [float("nan") if by_n[n] is None else max(by_n[n], 1e-3) for n in xs]
-            ax.plot(xs, ys, markersize=3.5, linewidth=1.1, label=encoding, **styles[encoding])
+            ys = [float("nan") if by_n[n] is None else max(by_n[n] or 0.0, FLOOR) for n in xs]
+            ax.plot(xs, ys, markersize=4, linewidth=1.1, label=solver, **styles[solver])
             failed = [n for n in xs if by_n[n] is None]
             if failed and limit:
-                ax.plot(failed, [limit] * len(failed), linestyle="none", marker="x", color=styles[encoding]["color"])
+                ax.plot(failed, [limit] * len(failed), linestyle="none", marker="x", color=styles[solver]["color"])
         if ns and ns[-1] > 8 * ns[0]:
             ax.set_xscale("log", base=2)
             ax.xaxis.set_major_locator(FixedLocator(ns))
             ax.xaxis.set_minor_locator(NullLocator())
-            ax.set_xticklabels([str(n) for n in ns])
-        ax.set_xlabel("N (board size)")
-    axes[0][0].set_ylabel("median wall time (s, log); x: unsolved")
-    _legend(fig, axes)
+            ax.set_xticklabels([str(n) for n in ns], fontsize=7)
+    fig.supxlabel("N (board size)", fontsize=9)
+    fig.supylabel("median wall time (s, log); x: unsolved; dotted: limit", fontsize=9)
+    _legend(fig, axes, "solver")
+    return fig
+
+
+def _instance(r: Row) -> tuple[Any, ...]:
+    return (r.task, r.n, r.encoding, r.group_size, r.column_alo, r.shuffle_seed, r.repeat)
+
+
+def scatter_pairs(rows: list[Row], a: str, b: str) -> list[tuple[str, float | None, float | None]]:
+    """(encoding, time of A, time of B) per instance both solvers ran; None where a run is unsolved."""
+    by: dict[str, dict[tuple[Any, ...], Row]] = {a: {}, b: {}}
+    for r in rows:
+        if r.solver_label in by:
+            by[r.solver_label][_instance(r)] = r
+    for name in (a, b):
+        if not by[name]:
+            known = ", ".join(sorted({r.solver_label for r in rows}))
+            raise ValueError(f"--scatter: no runs of solver {name!r}; the database has: {known}")
+    out = []
+    for key in sorted(set(by[a]) & set(by[b]), key=repr):
+        ra, rb = by[a][key], by[b][key]
+        time = lambda r: max(r.wall, FLOOR) if is_solved(r) and r.wall is not None else None
+        out.append((ra.encoding, time(ra), time(rb)))
+    if not out:
+        raise ValueError(f"--scatter: {a!r} and {b!r} never ran the same instance")
+    return out
+
+
+def scatter(rows: list[Row], a: str, b: str, title: str) -> Any:
+    """Solver A against solver B per instance, log-log: the diagonal, the limit lines, unsolved on the limit."""
+    from matplotlib.figure import Figure
+
+    pairs = scatter_pairs(rows, a, b)
+    limit = _limit(rows) or max(t for _, ta, tb in pairs for t in (ta, tb) if t is not None)
+    styles = _styles(sorted({e for e, _, _ in pairs}))
+    fig = Figure(figsize=(7.6, 5.6), dpi=110, layout="constrained")
+    ax = fig.subplots()
+    lo = min([FLOOR * 5, *(t for _, ta, tb in pairs for t in (ta, tb) if t is not None)]) / 2
+    hi = limit * 1.6
+    ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8)
+    for line in (ax.axvline, ax.axhline):
+        line(limit, color="grey", linewidth=0.8, linestyle="--")
+    for encoding in sorted(styles):
+        pts = [(ta or limit, tb or limit) for e, ta, tb in pairs if e == encoding]
+        style = {k: v for k, v in styles[encoding].items() if k != "linestyle"}
+        ax.plot([x for x, _ in pts], [y for _, y in pts], linestyle="none", markersize=6, alpha=0.9,
+                markeredgecolor="#333", markeredgewidth=0.4, label=encoding, **style)  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal")
+    ax.grid(True, which="major", alpha=0.3)
+    a_won = sum(1 for _, ta, tb in pairs if ta is not None and (tb is None or ta < tb))
+    b_won = sum(1 for _, ta, tb in pairs if tb is not None and (ta is None or tb < ta))
+    ax.set_xlabel(f"{a}: wall time (s, log)")
+    ax.set_ylabel(f"{b}: wall time (s, log)")
+    ax.set_title(f"{title}\n{len(pairs)} instances: {a} faster on {a_won}, {b} on {b_won}; "
+                 "dashed: time limit (unsolved drawn there)", fontsize=9)  # fmt: skip
+    _legend(fig, [ax], "encoding")
     return fig
 
 
@@ -148,6 +238,14 @@ def save(fig: Any, path: Path) -> None:
         out.write(buf.getvalue())
 
 
-def draw(rows: list[Row], path: Path, title: str) -> None:
-    kind = plot_kind(path)
-    save(cactus(rows, title) if kind == "cactus" else time_vs_n(rows, title), path)
+def draw(rows: list[Row], kind: str, path: Path, title: str, solvers: tuple[str, str] | None = None) -> None:
+    """Draw one plot of ``kind`` (see KINDS) into ``path``; scatter needs the two solvers."""
+    if kind == "cactus":
+        fig = cactus(rows, title)
+    elif kind == "time-vs-n":
+        fig = time_vs_n(rows, title)
+    elif kind == "scatter" and solvers is not None:
+        fig = scatter(rows, *solvers, title)
+    else:
+        raise ValueError(f"unknown plot kind {kind!r}")
+    save(fig, path)

@@ -184,3 +184,37 @@ def medians_by_n(rows: Iterable[Row]) -> dict[tuple[str, str], dict[int, float |
             for n, group in sorted(by_n.items())
         }
     return out
+
+
+def rows_from_runs_csv(text: str) -> list[Row]:
+    """Rows back from :func:`runs_csv` (so plots and tables can be redrawn without the database)."""
+    import dataclasses
+    import typing
+
+    hints = typing.get_type_hints(Row)
+    reader = csv.DictReader(io.StringIO(text))
+    names = list(reader.fieldnames or ())
+    fields = [f for f in dataclasses.fields(Row) if f.name in names]
+    # columns added later (with a default) may be missing from an older CSV, in order; nothing else may
+    required = [f.name for f in dataclasses.fields(Row) if f.default is dataclasses.MISSING or f.name in names]
+    if names != required:
+        raise ValueError("not a runs CSV of `cnfgen-queens report --runs-csv` (other columns)")
+    out = []
+    for line, raw in enumerate(reader, start=2):
+        values: dict[str, object] = {}
+        for f in fields:
+            text_value, kind = raw[f.name], hints[f.name]
+            base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
+            if text_value == "" and (base is not str or type(None) in typing.get_args(kind)):
+                values[f.name] = None
+            elif base is bool:
+                if text_value not in ("True", "False"):
+                    raise ValueError(f"line {line}: {f.name}: not True/False: {text_value!r}")
+                values[f.name] = text_value == "True"
+            else:
+                try:
+                    values[f.name] = base(text_value)
+                except ValueError:
+                    raise ValueError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
+        out.append(Row(**values))  # type: ignore[arg-type]
+    return out

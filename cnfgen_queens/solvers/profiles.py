@@ -140,7 +140,8 @@ BUILTIN: dict[str, Profile] = {
         _p("glucose", template=("{solver}", "-model", "{flags}", "{args}", "{cnf}"),
            time_flags=("-cpu-lim={time}",), memory_flags=("-mem-lim={memory}",),
            proof_flags=("-certified", "-certified-output={proof}"), proof=True, version_args=None,
-           install=APT.format("glucose"), quirks="prints no model without -model"),
+           install="build github.com/audemard/glucose (not in Debian), or use pysat:glucose4",
+           quirks="prints no model without -model"),
         _p("lingeling", time_flags=("-T", "{time}"),
            install="build github.com/arminbiere/lingeling (or use pysat:lingeling)"),
     ]

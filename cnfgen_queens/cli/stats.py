@@ -1,0 +1,106 @@
+"""``cnfgen-queens stats FILE``: instance features of any DIMACS CNF (plain or compressed), ``--json``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import fail, positive_int
+
+# TODO(io): use the shared compressed reader of dimacs.py once it lands; this one goes by extension only
+OPENERS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".lzma": "lzma"}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="DIMACS CNF (.cnf, .gz, .bz2, .xz), or - for stdin")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    p.add_argument("--no-graph", action="store_true", help="skip the variable-incidence graph (degrees, modularity)")
+    p.add_argument(
+        "--max-graph-edges",
+        type=positive_int("max graph edges"),
+        default=None,
+        metavar="E",
+        help="largest VIG for community detection (default 2,000,000 edges, about 1.2 GB in networkx)",
+    )
+
+
+def _read(name: str, tmp: str):  # -> Cnf
+    import importlib
+    import shutil
+
+    from ..dimacs import DimacsError, read_cnf
+
+    path = Path(name)
+    try:
+        if name == "-" or path.suffix.lower() in OPENERS:
+            plain = Path(tmp) / "input.cnf"
+            if name == "-":
+                src = sys.stdin.buffer
+                with open(plain, "wb") as out:
+                    shutil.copyfileobj(src, out)
+            else:
+                module = importlib.import_module(OPENERS[path.suffix.lower()])
+                with module.open(path, "rb") as src, open(plain, "wb") as out:
+                    shutil.copyfileobj(src, out)
+            path = plain
+        return read_cnf(path)
+    except OSError as e:  # also gzip.BadGzipFile, lzma.LZMAError is not an OSError
+        fail(f"cannot read {name}: {e.strerror or e}")
+    except DimacsError as e:
+        fail(str(e).replace(str(path), "<stdin>" if name == "-" else name))
+    except (EOFError, ValueError) as e:  # truncated or corrupt compressed data
+        fail(f"cannot read {name}: {e}")
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else (f"{x:,.0f}" if float(x).is_integer() else f"{x:,.{digits}f}")
+
+
+def _dist(s) -> str:  # Summary
+    return f"min {_num(s.min)}  median {_num(s.median)}  mean {_num(s.mean)}  max {_num(s.max)}  std {_num(s.std)}"
+
+
+def text(name: str, st) -> str:  # CnfStats
+    lines = [
+        f"file                 {name}",
+        f"variables            {st.variables:,} ({st.used_variables:,} occur)",
+        f"clauses              {st.clauses:,}  (ratio {_num(st.clause_variable_ratio)} per variable)",
+        f"literals             {st.literals:,}  ({st.positive_literals:,} positive, {st.negative_literals:,} negative)",
+        f"clause length        {_dist(st.clause_length)}",
+        "length histogram     " + "  ".join(f"{k}: {v:,}" for k, v in st.clause_lengths.items()),
+        f"clause kinds         binary {st.binary_fraction:.1%}  ternary {st.ternary_fraction:.1%}"
+        f"  Horn {st.horn_fraction:.1%}",
+        f"occurrences per var  {_dist(st.occurrences)}",
+        f"positive share       {_dist(st.positive_share)}  (pure variables: {st.pure_variables:,})",
+    ]
+    if st.vig_edges is not None:
+        lines.append(f"VIG edges            {st.vig_edges:,}")
+        lines.append(f"VIG degree           {_dist(st.vig_degree)}")
+    if st.modularity is not None:
+        lines.append(
+            f"modularity           Q = {st.modularity:.4f}, {st.communities:,} communities ({st.community_method})"
+        )
+    if st.queens:
+        for key, value in st.queens.items():
+            lines.append(f"queens {key.replace('_', ' '):<44} {value}")
+    lines += [f"note: {note}" for note in st.notes]
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import tempfile
+
+    from .. import stats
+
+    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-stats-") as tmp:
+        cnf = _read(args.file, tmp)
+    limit = args.max_graph_edges or stats.MAX_GRAPH_EDGES
+    st = stats.cnf_stats(cnf, graph=not args.no_graph, max_graph_edges=limit)
+    name = "<stdin>" if args.file == "-" else args.file
+    if args.json:
+        print(json.dumps({"file": name, **st.to_dict()}))
+    else:
+        sys.stdout.write(text(name, st))
+    return 0

@@ -1,0 +1,278 @@
+"""Instance features of a CNF, as SAT papers report them, and the queens board behind our own files.
+
+- Size and clause lengths, the clause/variable ratio, the share of binary, ternary and Horn
+  clauses (the basic SATzilla features: Xu, Hutter, Hoos, Leyton-Brown, JAIR 32, 2008).
+- Literal occurrence balance: positive against negative occurrences per variable, pure variables.
+- The variable-incidence graph (VIG: an edge between two variables that share a clause, weighted
+  1/C(k,2) for a clause of length k) and its degrees, and its modularity Q (Newman and Girvan 2004)
+  for the communities networkx finds (Louvain, Blondel et al. 2008, seeded; fast label propagation,
+  Traag and Šubelj 2023, above ``LOUVAIN_EDGES``), as in Ansótegui, Giráldez-Cru and Levy,
+  "The community structure of SAT formulas", SAT 2012.
+- For a cnfgen-queens file (``n=N`` in the header): every VIG edge between two cells joins
+  attacking cells; for small N the board's conflict graph is compared with its lines: every
+  attacking pair shares exactly one line; the maximal cliques are *not* just the lines: they are the
+  lines of length >= 4 plus small cliques across lines (2x2 blocks and their kin; 310 in all at N = 8).
+
+All counting is numpy on the flat literal array of :class:`~cnfgen_queens.dimacs.Cnf`; networkx is
+used for community detection and cliques only, each under a stated size limit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .dimacs import Cnf
+
+MAX_PAIRS = 50_000_000  # literal pairs the VIG may cost before it is skipped
+MAX_GRAPH_EDGES = 2_000_000  # VIG edges networkx may hold for community detection (about 0.6 KB each)
+LOUVAIN_EDGES = 250_000  # Louvain up to this many edges, fast label propagation above
+CLIQUE_N = 16  # the board's maximal cliques are enumerated up to this N
+SEED = 0
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Five numbers of a distribution (empty: all None)."""
+
+    min: float | None
+    max: float | None
+    mean: float | None
+    median: float | None
+    std: float | None
+
+
+@dataclass(frozen=True)
+class CnfStats:
+    """Everything ``cnfgen-queens stats`` prints; ``notes`` say what was skipped and why."""
+
+    variables: int
+    clauses: int
+    literals: int
+    used_variables: int
+    clause_variable_ratio: float | None
+    clause_lengths: dict[int, int]
+    clause_length: Summary
+    binary_fraction: float
+    ternary_fraction: float
+    horn_fraction: float
+    positive_literals: int
+    negative_literals: int
+    pure_variables: int
+    occurrences: Summary  # per used variable, both polarities
+    positive_share: Summary  # per used variable: positive / all occurrences
+    vig_edges: int | None
+    vig_degree: Summary | None
+    communities: int | None
+    modularity: float | None
+    community_method: str | None
+    queens: dict[str, Any] | None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["clause_lengths"] = {str(k): v for k, v in self.clause_lengths.items()}
+        d["notes"] = list(self.notes)
+        return d
+
+
+def summary(values: np.ndarray) -> Summary:
+    import numpy as np
+
+    if values.size == 0:
+        return Summary(None, None, None, None, None)
+    v = values.astype(np.float64)
+    return Summary(float(v.min()), float(v.max()), float(v.mean()), float(np.median(v)), float(v.std()))
+
+
+def clause_bounds(lits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(start, length) of each clause in the flat, 0-terminated literal array."""
+    import numpy as np
+
+    ends = np.flatnonzero(lits == 0)
+    starts = np.concatenate(([0], ends[:-1] + 1)) if ends.size else ends
+    return starts, ends - starts
+
+
+def vig_edges(lits: np.ndarray, starts: np.ndarray, lengths: np.ndarray, num_vars: int) -> tuple[np.ndarray, ...]:
+    """Unique VIG edges (lo, hi) with lo < hi and summed weights 1/C(k,2); clauses grouped by length."""
+    import numpy as np
+
+    variables = np.abs(lits).astype(np.int64)
+    keys, weights = [], []
+    for k in np.unique(lengths).tolist():
+        if k < 2:
+            continue
+        sel = starts[lengths == k]
+        i, j = np.triu_indices(k, 1)
+        chunk = max(1, 4_000_000 // len(i))  # clauses per block: bounded temporaries
+        for s in range(0, sel.size, chunk):
+            block = variables[sel[s : s + chunk, None] + np.arange(k)]
+            a, b = block[:, i].ravel(), block[:, j].ravel()
+            keep = a != b  # a clause may repeat a variable (tautology or duplicate literal)
+            lo, hi = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
+            keys.append(lo * (num_vars + 1) + hi)
+            weights.append(np.full(lo.size, 2.0 / (k * (k - 1))))
+    if not keys:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, np.zeros(0)
+    unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    summed = np.bincount(inverse, weights=np.concatenate(weights))
+    return unique // (num_vars + 1), unique % (num_vars + 1), summed
+
+
+def modularity(lo: np.ndarray, hi: np.ndarray, w: np.ndarray, label: np.ndarray) -> float:
+    """Newman's Q of a partition (``label[v]`` per node) of a weighted graph, in numpy."""
+    import numpy as np
+
+    m = float(w.sum())
+    if m == 0:
+        return 0.0
+    inside = np.bincount(label[lo][label[lo] == label[hi]], weights=w[label[lo] == label[hi]])
+    strength = np.bincount(label[lo], weights=w, minlength=label.max() + 1) + np.bincount(
+        label[hi], weights=w, minlength=label.max() + 1
+    )
+    return float(inside.sum() / m - ((strength / (2 * m)) ** 2).sum())
+
+
+def communities(lo: np.ndarray, hi: np.ndarray, w: np.ndarray, nodes: np.ndarray) -> tuple[int, float, str]:
+    """(number of communities, modularity Q, method) of the VIG, found by networkx with a fixed seed."""
+    import networkx as nx
+    import numpy as np
+
+    g = nx.Graph()
+    g.add_nodes_from(nodes.tolist())
+    g.add_weighted_edges_from(zip(lo.tolist(), hi.tolist(), w.tolist(), strict=True))
+    if lo.size <= LOUVAIN_EDGES:
+        method = f"louvain (networkx, seed {SEED})"
+        parts = nx.community.louvain_communities(g, weight="weight", seed=SEED)
+    else:
+        method = f"fast label propagation (networkx, seed {SEED}; over {LOUVAIN_EDGES:,} edges)"
+        parts = list(nx.community.fast_label_propagation_communities(g, weight="weight", seed=SEED))
+    del g
+    label = np.zeros(int(max(nodes.max(initial=0), hi.max(initial=0))) + 1, np.int64)
+    for index, part in enumerate(parts):
+        label[list(part)] = index
+    return len(parts), modularity(lo, hi, w, label), method
+
+
+def board_size(comments: tuple[str, ...]) -> int | None:
+    """N from a cnfgen-queens header (``n=N ...``), else None."""
+    for c in comments:
+        m = re.match(r"n=(\d+)\s", c + " ")
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def queens_section(n: int, lo: np.ndarray | None, hi: np.ndarray | None, pairwise: bool) -> dict[str, Any]:
+    """The board behind the file: conflict graph size, lines, and the checks (see the module doc)."""
+    import numpy as np
+
+    from .board import Board
+
+    board = Board(n)
+    lines = [line for line in board.lines() if len(line.cells) >= 2]
+    conflict_edges = sum(len(line.cells) * (len(line.cells) - 1) // 2 for line in lines)
+    out: dict[str, Any] = {"n": n, "cells": n * n, "lines_of_length_2_or_more": len(lines),
+                           "conflict_edges": conflict_edges}  # fmt: skip
+    if lo is not None and hi is not None:
+        cells = (lo <= n * n) & (hi <= n * n)
+        r1, c1 = np.divmod(lo[cells] - 1, n)
+        r2, c2 = np.divmod(hi[cells] - 1, n)
+        attack = (r1 == r2) | (c1 == c2) | (r1 - c1 == r2 - c2) | (r1 + c1 == r2 + c2)
+        out["vig_cell_edges"] = int(cells.sum())
+        out["vig_cell_edges_not_attacking"] = int((~attack).sum())
+        if pairwise:
+            out["vig_cells_equal_conflict_graph"] = bool(attack.all() and int(cells.sum()) == conflict_edges)
+    if n > CLIQUE_N:
+        out["cliques"] = f"not enumerated above N = {CLIQUE_N}"
+        return out
+    import networkx as nx
+
+    graph = board.conflict_graph()
+    line_sets = {frozenset(line.cells) for line in lines}
+    maximal = {frozenset(c) for c in nx.find_cliques(graph)}
+    pairs = [frozenset(e) for e in graph.edges]
+    out["every_attacking_pair_on_exactly_one_line"] = all(sum(p <= s for s in line_sets) == 1 for p in pairs)
+    out["maximal_cliques"] = len(maximal)
+    out["lines_that_are_maximal_cliques"] = len(line_sets & maximal)
+    out["maximal_cliques_that_are_lines_only"] = maximal <= line_sets
+    out["largest_clique"] = max((len(c) for c in maximal), default=0)
+    return out
+
+
+def cnf_stats(cnf: Cnf, graph: bool = True, max_graph_edges: int = MAX_GRAPH_EDGES) -> CnfStats:
+    """The features of ``cnf``; the VIG parts are skipped (with a note) beyond their size limits."""
+    import numpy as np
+
+    lits = cnf.lits
+    num_vars = cnf.num_vars
+    starts, lengths = clause_bounds(lits)
+    body = lits[lits != 0].astype(np.int64)
+    pos = np.bincount(body[body > 0], minlength=num_vars + 1)[1:]
+    neg = np.bincount(-body[body < 0], minlength=num_vars + 1)[1:]
+    occ = pos + neg
+    used = occ > 0
+    positives = np.add.reduceat((lits > 0).astype(np.int64), starts) if starts.size else np.zeros(0, np.int64)
+    positives = np.where(lengths > 0, positives, 0)  # reduceat gives the element itself for empty clauses
+    clauses = int(lengths.size)
+    hist = np.bincount(lengths) if clauses else np.zeros(0, np.int64)
+    notes: list[str] = []
+    lo = hi = None
+    edges = degree = count = q = method = None
+    pairs = int((hist * np.arange(hist.size) * (np.arange(hist.size) - 1) // 2).sum()) if clauses else 0
+    if not graph:
+        notes.append("variable-incidence graph not computed (--no-graph)")
+    elif pairs > MAX_PAIRS:
+        notes.append(f"variable-incidence graph skipped: {pairs:,} literal pairs > {MAX_PAIRS:,}")
+    else:
+        lo, hi, w = vig_edges(lits, starts, lengths, num_vars)
+        edges = int(lo.size)
+        deg = np.bincount(lo, minlength=num_vars + 1) + np.bincount(hi, minlength=num_vars + 1)
+        degree = summary(deg[1:][used])
+        if edges > max_graph_edges:
+            notes.append(f"communities skipped: {edges:,} VIG edges > {max_graph_edges:,} (--max-graph-edges)")
+        elif edges:
+            count, q, method = communities(lo, hi, w, np.flatnonzero(used) + 1)
+    n = board_size(cnf.header.comments)
+    queens = None
+    if n is not None:
+        shuffled = any(c.startswith("shuffle:") for c in cnf.header.comments)
+        if shuffled and lo is not None and hi is not None:
+            from .shuffle import unshuffle_map
+
+            back = np.array(unshuffle_map(cnf.header), dtype=np.int64)
+            a, b = back[lo], back[hi]
+            lo, hi = np.minimum(a, b), np.maximum(a, b)
+        pairwise = any(c.startswith(f"n={n} encoding=pairwise ") for c in cnf.header.comments)
+        queens = queens_section(n, lo, hi, pairwise)
+    share = pos[used] / occ[used]
+    return CnfStats(
+        variables=num_vars,
+        clauses=clauses,
+        literals=int(body.size),
+        used_variables=int(used.sum()),
+        clause_variable_ratio=clauses / num_vars if num_vars else None,
+        clause_lengths={k: int(v) for k, v in enumerate(hist.tolist()) if v},
+        clause_length=summary(lengths),
+        binary_fraction=float((lengths == 2).sum() / clauses) if clauses else 0.0,
+        ternary_fraction=float((lengths == 3).sum() / clauses) if clauses else 0.0,
+        horn_fraction=float((positives <= 1).sum() / clauses) if clauses else 0.0,
+        positive_literals=int(pos.sum()),
+        negative_literals=int(neg.sum()),
+        pure_variables=int(((pos == 0) ^ (neg == 0)).sum()),
+        occurrences=summary(occ[used]),
+        positive_share=summary(share),
+        vig_edges=edges,
+        vig_degree=degree,
+        communities=count,
+        modularity=q,
+        community_method=method,
+        queens=queens,
+        notes=tuple(notes),
+    )
