@@ -42,7 +42,10 @@ def write_cnf(
     write_header(out, num_vars, num_clauses + len(extra), comments)
     if fast is None:
         fast = num_clauses >= FAST_MIN_CLAUSES
-    written = write_body_fast(out, formula) if fast else write_clauses(out, formula.clauses())
+    if fast and not formula.variant.torus:  # the torus's wrapped lines are not progressions
+        written = write_body_fast(out, formula) + write_clauses(out, formula.variant.unit_clauses(formula.n))
+    else:
+        written = write_clauses(out, formula.clauses())
     written += write_clauses(out, extra)
     if written != num_clauses + len(extra):
         raise AssertionError(f"wrote {written} clauses, header says {num_clauses + len(extra)}")

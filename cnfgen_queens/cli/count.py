@@ -7,6 +7,7 @@ import argparse
 from .common import fail
 from .enumerate import add_arguments as _add_arguments
 from .enumerate import check_known, formula_from, loop
+from .variant_args import given as variant_flags
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -26,6 +27,8 @@ def run(args: argparse.Namespace) -> int:
         if given:
             fail(f"--jobs does not combine with {', '.join(given)}")
         formula = formula_from(args)
+        if formula.variant.active:
+            fail(f"--jobs does not combine with {variant_flags(args)[0]}: the cubes use the board's mirror symmetry")
         count = count_cubes(formula, args.solver, jobs=args.jobs, depth=2)
         print(f"count: {count}")
         return check_known(formula.n, count, None)

@@ -50,14 +50,26 @@ def _size_from_header(header, path: str) -> int:
     fail(f"{path}: no 'n=N' or 'p show' comment to take N from; use -n N")
 
 
+def _variant_from_header(header, path: str, n: int):  # -> Variant
+    """The variant the CNF's header records (placed queens, blocked squares, torus)."""
+    from ..variants import VariantError, from_header
+
+    try:
+        variant = from_header(header.comments)
+        variant.validate(n)
+    except VariantError as e:
+        fail(f"{path}: bad variant comment: {e}")
+    return variant
+
+
 def load(args: argparse.Namespace) -> Decoded:
     """The checked placement in the solver output; exits 1 with 'no solution' on UNSAT."""
-    from ..decode import DecodeError, placement_from_true_vars
+    from ..decode import DecodeError, variant_placement
     from ..solvers.parse import parse_competition, parse_minisat
 
     name, data = read_input(args.input)
     text = data.decode("utf-8", "replace")
-    backward = forward = None
+    backward = forward = variant = None
     if args.cnf:
         from ..dimacs import DimacsError, read_header_file
         from ..shuffle import ShuffleError, header_shuffle_map, unshuffle_map
@@ -66,6 +78,7 @@ def load(args: argparse.Namespace) -> Decoded:
             header = read_header_file(Path(args.cnf))
             n = _size_from_header(header, args.cnf)
             backward, forward = unshuffle_map(header), header_shuffle_map(header)
+            variant = _variant_from_header(header, args.cnf, n)
         except OSError as e:
             fail(f"cannot read {args.cnf}: {e.strerror or e}")
         except (DimacsError, ShuffleError) as e:
@@ -93,6 +106,6 @@ def load(args: argparse.Namespace) -> Decoded:
     if backward is not None:
         true = (backward[v] for v in true if v < len(backward))
     try:
-        return Decoded(placement_from_true_vars(n, true), forward)
+        return Decoded(variant_placement(n, true, variant), forward)
     except DecodeError as e:
         fail(f"{name}: not a solution: {e}", EXIT_NO_SOLUTION)
