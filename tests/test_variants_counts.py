@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import textwrap
 from pathlib import Path
 
@@ -196,3 +197,46 @@ def test_batch_runs_completion_instances(tmp_path: Path, monkeypatch, capsys) ->
         assert status == ("SAT" if sat else "UNSAT") and (verified == 1) == sat
         statuses.add(status)
     assert statuses == {"SAT", "UNSAT"}
+
+
+def test_report_counts_unsat_completions_as_solved(tmp_path: Path, monkeypatch, capsys) -> None:
+    """UNSAT is a right answer for a completion instance; the row records the variant."""
+    import json
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, GRID.replace("[8, 10]", "[8]"))
+    assert main(["batch", "exp.yaml", "--jobs", "1", "--no-progress"]) == 0
+    assert "9 runs done (9 solved)" in capsys.readouterr().out
+    assert main(["report", "out.sqlite", "--csv", "r.csv"]) == 0
+    line = next(x for x in (tmp_path / "r.csv").read_text().splitlines() if "pysat:cadical195" in x)
+    assert ",9,9,0," in line  # runs, solved, wrong
+    db = sqlite3.connect(tmp_path / "out.sqlite")
+    variants = [json.loads(v) for (v,) in db.execute("SELECT variant FROM runs ORDER BY variant")]
+    assert {(v["random_place"], v["random_seed"]) for v in variants} == {(k, s) for k in (0, 2, 4) for s in range(3)}
+    assert db.execute("SELECT COUNT(*) FROM runs WHERE status = 'UNSAT'").fetchone()[0] >= 1
+
+
+def test_an_older_results_file_gains_the_variant_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    from cnfgen_queens.experiments.store import SCHEMA, Store
+
+    path = tmp_path / "old.sqlite"
+    old_schema = re.sub(r",\n\s*variant TEXT[^\n]*", "", SCHEMA)
+    assert old_schema != SCHEMA and "variant" not in old_schema
+    db = sqlite3.connect(path)
+    db.executescript(f"{old_schema} INSERT INTO meta VALUES ('schema_version', '1');")
+    db.execute(
+        "INSERT INTO runs (run_key, config_hash, experiment, task, n, encoding, column_alo, repeat, variables, clauses,"
+        " solver, solver_args, status) VALUES ('k', 'h', 'e', 'solve', 8, 'pairwise', 0, 0, 64, 736, 'kissat', '[]',"
+        " 'SAT')"
+    )
+    db.commit()
+    db.close()
+    with Store(path, readonly=True) as store:  # read-only: read as it is
+        (row,) = store.rows()
+        assert row.variant is None and row.n == 8
+    with Store(path) as store:  # writable: the column is added
+        assert "variant" in store._columns()
+        assert store.rows()[0].variant is None

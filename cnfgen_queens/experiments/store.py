@@ -50,9 +50,11 @@ CREATE TABLE IF NOT EXISTS runs (
     host TEXT,
     started TEXT,                 -- UTC, ISO 8601
     finished TEXT,
-    error TEXT
+    error TEXT,
+    variant TEXT                  -- JSON: torus, place, holes, random_place, random_seed; NULL: plain N-queens
 );
 """
+ADDED_COLUMNS = {"variant": "TEXT"}  # added after schema 1 was released: added to older files on open
 
 
 class StoreError(RuntimeError):
@@ -91,6 +93,7 @@ class Row:
     started: str | None
     finished: str | None
     error: str | None
+    variant: str | None = None
 
     @property
     def solver_label(self) -> str:
@@ -140,6 +143,10 @@ class Store:
             if found is None or found[0] != SCHEMA_VERSION:
                 version = found[0] if found else "none"
                 raise StoreError(f"{self.path}: results schema version {version}, expected {SCHEMA_VERSION}")
+            if not readonly:
+                for name, kind in ADDED_COLUMNS.items():
+                    if name not in self._columns():
+                        self.db.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
         elif readonly:
             raise StoreError(f"{self.path}: not a cnfgen-queens results database (no runs table)")
         else:
@@ -181,10 +188,15 @@ class Store:
         """Every run, in a fixed order (task, solver, encoding, N, seed, repeat)."""
         order = "task, solver, solver_args, encoding, n, group_size, column_alo, shuffle_seed, repeat, run_key"
         try:
-            cursor = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM runs ORDER BY {order}")
+            present = self._columns()
+            select = ", ".join(c if c in present else "NULL" for c in COLUMNS)  # a read-only older file
+            cursor = self.db.execute(f"SELECT {select} FROM runs ORDER BY {order}")
             return [_row(r) for r in cursor]
         except sqlite3.Error as e:
             raise StoreError(f"{self.path}: cannot read runs ({e})") from None
+
+    def _columns(self) -> set[str]:
+        return {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
 
     def config_hashes(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT config_hash FROM runs ORDER BY config_hash")]
