@@ -53,8 +53,8 @@ class QueensFormula:
         return self.enc.accepted({"group_size": self.group_size} if self.group_size else {})
 
     def line_lengths(self) -> Iterator[int]:
-        if self.variant.torus:
-            return (len(line.cells) for line in torus_lines(self.n))
+        if self.variant.torus:  # 4N lines of length N (rows, columns, wrapped diagonals); none for N = 1
+            return iter([self.n] * (4 * self.n if self.n >= 2 else 0))
         return (length for *_, length in self.board.progressions())
 
     def lines(self) -> Iterator[Line]:

@@ -21,7 +21,6 @@ over from an empty board, drawing on from the same ``random.Random(S)`` stream.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -224,6 +223,8 @@ def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[C
         )
     if n > RANDOM_MAX_N:
         raise VariantError(f"--random-place supports N <= {RANDOM_MAX_N} (it lists the free squares), got {n}")
+    import random
+
     rng = random.Random(seed)
     m = n if variant.torus else 2 * n  # diagonal keys wrap on the torus
     taken = [{r for r, _ in variant.placed}, {c for _, c in variant.placed}]

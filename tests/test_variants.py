@@ -270,3 +270,26 @@ def test_real_solvers_solve_and_decode_variants(solver: str, tmp_path: Path, cap
 def test_plain_variant_is_plain() -> None:
     assert not PLAIN.active and QueensFormula(8, variant=PLAIN) == QueensFormula(8)
     assert QueensFormula(8).header_comments() == QueensFormula(8, variant=Variant()).header_comments()
+
+
+def test_shuffled_variant_decodes_with_its_checks(tmp_path: Path, capsys) -> None:
+    need_solver("kissat")
+    cnf = tmp_path / "s.cnf"
+    assert gen_main(["10", "--place", "1,2", "--block-square", "2,4", "--shuffle", "3", "-o", str(cnf)]) == 0
+    capsys.readouterr()
+    assert main(["solve", str(cnf), "--solver", "kissat"]) == 10
+    (tmp_path / "out.txt").write_text(capsys.readouterr().out)
+    assert main(["decode", str(tmp_path / "out.txt"), "--cnf", str(cnf), "--format", "line"]) == 0
+    cols = [int(t) for t in capsys.readouterr().out.split()]
+    assert cols[0] == 2 and cols[1] != 4 and sorted(cols) == list(range(1, 11))
+
+
+def test_torus_counts_match_the_built_formula_and_are_cheap() -> None:
+    for n in (1, 2, 3, 6, 9):
+        for enc in ("pairwise", "commander", "sequential"):
+            f = QueensFormula(n, enc, variant=Variant(torus=True))
+            clauses = list(f.clauses())
+            top = max((abs(lit) for c in clauses for lit in c), default=0)
+            assert f.counts() == (max(top, n * n), len(clauses))
+    big = QueensFormula(10**6, "commander", variant=Variant(torus=True))  # closed form, nothing built
+    assert big.counts()[0] > 10**12
