@@ -8,9 +8,12 @@ Usage::
 An instance is (N, K, seed): K queens placed at random by ``gen-queens --random-place K --seed S``
 (Gent, Jefferson and Nightingale, "Complexity of n-Queens Completion", JAIR 2017).  Its answer is the
 one every solver that finished gave; solvers that disagree are reported and make the script fail.
+Wall times of small instances are mostly process start and parsing, so the search effort is also
+measured in-process and machine-independently: the conflicts of PySAT's CaDiCaL 1.9.5 on every
+instance (deterministic; kept in ``completion-conflicts.csv`` and reused on later runs).
 Writes ``completion.csv`` (one line per N and K), ``completion-runs.csv`` (every run),
-``completion.md`` (tables and the threshold) and ``completion.png``, atomically; the same database
-gives the same bytes.
+``completion-conflicts.csv``, ``completion.md`` (tables and the threshold) and ``completion.png``,
+atomically; the same database gives the same bytes.
 """
 
 from __future__ import annotations
@@ -44,15 +47,23 @@ class Point:
     median: dict[str, float]
     worst: dict[str, float]
     unsolved: dict[str, int]
+    conflicts: float | None = None  # median CaDiCaL 1.9.5 conflicts over the instances
 
     @property
     def fraction(self) -> float | None:
         return self.sat / self.answered if self.answered else None
 
 
-def collect(config_path: Path) -> tuple[list[Point], list[list[object]], list[str], float]:
+Key = tuple[int, int, int]  # (N, K, seed)
+
+
+def collect(
+    config_path: Path, conflicts: dict[Key, tuple[str, int]]
+) -> tuple[list[Point], list[list[object]], list[str], float]:
     """(points, run table, solver labels, time limit) from the config's grid and its results file."""
     config = load(config_path, check_solvers=False)
+    if len(config.encodings) != 1 or config.shuffle_seeds or config.repeats != 1:
+        raise ConfigError(f"{config_path}: the study needs one encoding, no shuffle_seeds and one repeat")
     runs = {r.key: r for r in expand(config)[0]}
     with Store(config.results, readonly=True) as store:
         rows = [r for r in store.rows() if r.run_key in runs]
@@ -69,11 +80,16 @@ def collect(config_path: Path) -> tuple[list[Point], list[list[object]], list[st
         table.append([inst.n, key[1], key[2], row.solver_label, row.status, f"{wall:.4f}", row.verified])
     table.sort(key=lambda r: (r[0], r[1], r[2], solvers.index(str(r[3]))))
     disagree = [(k, v) for k, v in by_instance.items() if len({s for s, _ in v.values() if s in ANSWERS}) > 1]
+    for key, v in by_instance.items():  # the in-process CaDiCaL run must agree too
+        if key in conflicts and {st for st, _ in v.values() if st in ANSWERS} - {conflicts[key][0]}:
+            disagree.append((key, {**v, "pysat cadical195 (conflict count)": conflicts[key]}))
     if disagree:
         raise SystemExit(f"solvers disagree on {len(disagree)} instances, e.g. {disagree[0]}")
     points = []
     for n, k in sorted({(n, k) for n, k, _ in by_instance}):
-        group = [v for (gn, gk, _), v in by_instance.items() if (gn, gk) == (n, k)]
+        keys = [key for key in by_instance if key[:2] == (n, k)]
+        group = [by_instance[key] for key in keys]
+        effort = [conflicts[key][1] for key in keys if key in conflicts]
         answers = [next((s for s, _ in v.values() if s in ANSWERS), None) for v in group]
         times = {s: [v[s][1] for v in group if s in v] for s in solvers}
         points.append(
@@ -86,9 +102,58 @@ def collect(config_path: Path) -> tuple[list[Point], list[list[object]], list[st
                 {s: statistics.median(t) for s, t in times.items() if t},
                 {s: max(t) for s, t in times.items() if t},
                 {s: sum(v[s][0] not in ANSWERS for v in group if s in v) for s in solvers},
+                statistics.median(effort) if effort else None,
             )
         )
     return points, table, solvers, config.time_limit
+
+
+CONFLICT_FIELDS = ["n", "k", "seed", "answer", "conflicts", "decisions", "propagations"]
+
+
+def measure_conflicts(config_path: Path, cache: Path) -> dict[Key, tuple[str, int]]:
+    """CaDiCaL 1.9.5 (PySAT) conflicts per instance of the config, cached in ``cache`` (a CSV)."""
+    from pysat.solvers import Solver
+
+    from cnfgen_queens.decode import DecodeError, variant_placement
+
+    rows: dict[Key, list[object]] = {}
+    if cache.is_file():
+        for r in csv.DictReader(cache.read_text().splitlines()):
+            rows[(int(r["n"]), int(r["k"]), int(r["seed"]))] = [r[f] for f in CONFLICT_FIELDS]
+    config = load(config_path, check_solvers=False)
+    todo = {}
+    for run in expand(config)[0]:
+        inst = run.instance
+        key = (inst.n, inst.random_place or 0, inst.random_seed or 0)
+        if key not in rows:
+            todo[key] = inst
+    for i, (key, inst) in enumerate(sorted(todo.items())):
+        formula = inst.formula()
+        with Solver(name="cadical195", bootstrap_with=formula.clauses()) as s:
+            sat = s.solve()
+            stats = s.accum_stats()
+            if sat:  # never trust a solver: the model must be a completion
+                model = s.get_model() or []
+                try:
+                    variant_placement(inst.n, (v for v in model[: inst.n**2] if v > 0), formula.variant)
+                except DecodeError as e:
+                    raise SystemExit(f"CaDiCaL's model for {key} is not a completion: {e}") from None
+        rows[key] = [*key, "SAT" if sat else "UNSAT", stats["conflicts"], stats["decisions"], stats["propagations"]]
+        if i % 50 == 49 or i == len(todo) - 1:
+            print(f"conflicts: {i + 1}/{len(todo)} instances", file=sys.stderr, flush=True)
+            _write_conflicts(cache, rows)
+    return {k: (str(v[3]), int(v[4])) for k, v in rows.items()}
+
+
+def _write_conflicts(cache: Path, rows: dict[Key, list[object]]) -> None:
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CONFLICT_FIELDS)
+    w.writerows(rows[k] for k in sorted(rows))
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(cache) as f:
+        f.write(out.getvalue().encode())
 
 
 def threshold(points: list[Point], n: int) -> float | None:
@@ -105,12 +170,13 @@ def summary_csv(points: list[Point], solvers: list[str]) -> str:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["n", "k", "k_over_n", "instances", "answered", "sat", "fraction_sat"]
                + [f"median_s_{s}" for s in solvers] + [f"max_s_{s}" for s in solvers]
-               + [f"unsolved_{s}" for s in solvers])  # fmt: skip
+               + [f"unsolved_{s}" for s in solvers] + ["median_conflicts_cadical195"])  # fmt: skip
     for p in points:
         frac = "" if p.fraction is None else f"{p.fraction:.3f}"
         w.writerow([p.n, p.k, f"{p.k / p.n:.3f}", p.instances, p.answered, p.sat, frac]
                    + [f"{p.median.get(s, 0):.4f}" for s in solvers] + [f"{p.worst.get(s, 0):.4f}" for s in solvers]
-                   + [p.unsolved.get(s, 0) for s in solvers])  # fmt: skip
+                   + [p.unsolved.get(s, 0) for s in solvers]
+                   + ["" if p.conflicts is None else f"{p.conflicts:g}"])  # fmt: skip
     return out.getvalue()
 
 
@@ -123,12 +189,14 @@ def runs_csv(table: list[list[object]]) -> str:
 
 
 def markdown(points: list[Point], solvers: list[str]) -> str:
-    lines = ["| N | K | K/N | satisfiable | " + " | ".join(f"{s} median (max) s" for s in solvers) + " |",
-             "|--:|--:|--:|--:|" + "--:|" * len(solvers)]  # fmt: skip
+    lines = ["| N | K | K/N | satisfiable | median conflicts | "
+             + " | ".join(f"{s} median (max) s" for s in solvers) + " |",
+             "|--:|--:|--:|--:|--:|" + "--:|" * len(solvers)]  # fmt: skip
     for p in points:
         frac = "-" if p.fraction is None else f"{p.sat}/{p.answered}"
         cells = [f"{p.median[s]:.3f} ({p.worst[s]:.3f})" if s in p.median else "-" for s in solvers]
-        lines.append(f"| {p.n} | {p.k} | {p.k / p.n:.2f} | {frac} | " + " | ".join(cells) + " |")
+        effort = "-" if p.conflicts is None else f"{p.conflicts:g}"
+        lines.append(f"| {p.n} | {p.k} | {p.k / p.n:.2f} | {frac} | {effort} | " + " | ".join(cells) + " |")
     lines.append("")
     for n in sorted({p.n for p in points}):
         t = threshold(points, n)
@@ -145,7 +213,9 @@ def plot(points: list[Point], solvers: list[str], limit: float) -> bytes:
     ns = sorted({p.n for p in points})
     fig = Figure(figsize=(3.2 * len(solvers), 7.2), dpi=100, layout="constrained")
     grid = fig.add_gridspec(2, len(solvers))
-    top = fig.add_subplot(grid[0, :])
+    half = max(1, len(solvers) // 2)
+    top = fig.add_subplot(grid[0, :half])
+    effort = fig.add_subplot(grid[0, half:])
     bottom = [fig.add_subplot(grid[1, i]) for i in range(len(solvers))]
     for ax in bottom[1:]:
         ax.sharey(bottom[0])
@@ -153,14 +223,24 @@ def plot(points: list[Point], solvers: list[str], limit: float) -> bytes:
     for i, n in enumerate(ns):
         pts = [p for p in points if p.n == n and p.fraction is not None]
         top.plot([p.k / n for p in pts], [p.fraction for p in pts], marker=markers[i % 5], label=f"N = {n}")
+        measured = [p for p in pts if p.conflicts is not None]
+        effort.plot([p.k / n for p in measured], [max(p.conflicts or 0, 0.5) for p in measured],
+                    marker=markers[i % 5], label=f"N = {n}")  # fmt: skip
         for ax, s in zip(bottom, solvers, strict=True):
             ax.plot([p.k / n for p in pts], [p.median[s] for p in pts], marker=markers[i % 5], label=f"N = {n}")
     top.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     top.set_ylabel("fraction satisfiable")
     top.set_xlabel("K/N (queens placed at random / board size)")
-    top.set_title("n-Queens Completion with K random queens: satisfiable fraction and median solver time")
+    top.set_title("satisfiable fraction")
     top.grid(True, alpha=0.3)
     top.legend()
+    effort.set_yscale("log")
+    effort.set_xlabel("K/N")
+    effort.set_ylabel("median conflicts (0 drawn at 0.5)")
+    effort.set_title("search effort: CaDiCaL 1.9.5 conflicts")
+    effort.grid(True, which="major", alpha=0.3)
+    seeds = max(p.instances for p in points)
+    fig.suptitle(f"n-Queens Completion with K queens placed at random ({seeds} seeds per point)")
     for ax, s in zip(bottom, solvers, strict=True):
         ax.set_title(s, fontsize=9)
         ax.set_yscale("log")
@@ -176,16 +256,18 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("config", nargs="?", default="configs/completion.yaml")
     p.add_argument("--out", default="data/results/completion", help="output directory")
+    p.add_argument("--no-conflicts", action="store_true", help="skip the in-process conflict measurement")
     args = p.parse_args(argv)
+    out = Path(args.out)
     try:
-        points, table, solvers, limit = collect(Path(args.config))
+        conflicts = {} if args.no_conflicts else measure_conflicts(Path(args.config), out / "completion-conflicts.csv")
+        points, table, solvers, limit = collect(Path(args.config), conflicts)
     except (ConfigError, StoreError) as e:
         print(f"completion_study: error: {e}", file=sys.stderr)
         return 2
     if not points:
         print("completion_study: error: no runs of this config in its results file", file=sys.stderr)
         return 2
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     files = {
         "completion.csv": summary_csv(points, solvers).encode(),

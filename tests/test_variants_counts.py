@@ -240,3 +240,31 @@ def test_an_older_results_file_gains_the_variant_column(tmp_path: Path) -> None:
     with Store(path) as store:  # writable: the column is added
         assert "variant" in store._columns()
         assert store.rows()[0].variant is None
+
+
+def test_completion_study_script_scaled_down(tmp_path: Path, monkeypatch) -> None:
+    """scripts/completion_study.py on a small grid: fractions equal the brute-force answers, same bytes twice."""
+    import csv
+    import subprocess
+    import sys
+
+    need_solver("kissat")
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, GRID.replace("[pysat:cadical195]", "[kissat, pysat:cadical195]"))
+    assert main(["batch", "exp.yaml", "--jobs", "1", "--no-progress"]) == 0
+    script = Path(__file__).resolve().parent.parent / "scripts" / "completion_study.py"
+    outs = []
+    for name in ("a", "b"):
+        r = subprocess.run([sys.executable, str(script), "exp.yaml", "--out", name], capture_output=True, timeout=600)
+        assert r.returncode == 0, r.stderr.decode()
+        outs.append({p.name: p.read_bytes() for p in (tmp_path / name).iterdir()})
+    assert outs[0] == outs[1] and set(outs[0]) == {
+        "completion.csv", "completion-runs.csv", "completion-conflicts.csv", "completion.md", "completion.png"
+    }  # fmt: skip
+    runs = {r.key: r for r in expand(load(tmp_path / "exp.yaml"))[0]}
+    for row in csv.DictReader((tmp_path / "a" / "completion.csv").read_text().splitlines()):
+        n, k = int(row["n"]), int(row["k"])
+        insts = {r.instance for r in runs.values() if (r.instance.n, r.instance.random_place) == (n, k)}
+        placements = [i.formula().variant.placed for i in insts]
+        sat = sum(brute_count(n, placed=p) > 0 for p in placements)
+        assert int(row["instances"]) == 3 and int(row["sat"]) == sat
