@@ -293,3 +293,22 @@ def test_torus_counts_match_the_built_formula_and_are_cheap() -> None:
             assert f.counts() == (max(top, n * n), len(clauses))
     big = QueensFormula(10**6, "commander", variant=Variant(torus=True))  # closed form, nothing built
     assert big.counts()[0] > 10**12
+
+
+@pytest.mark.parametrize("encoding", encodings.names())
+def test_fast_writer_equals_reference_on_variants(encoding: str) -> None:
+    """generate.py's template path (wrapped lines on the torus) writes the reference bytes."""
+    import io
+
+    from cnfgen_queens.generate import write_cnf
+
+    for variant in (
+        Variant(torus=True),
+        make_variant(13, [(0, 0)], [(3, 3)], True),
+        make_variant(13, random_k=4, seed=9),
+    ):
+        f = QueensFormula(13, encoding, variant=variant)
+        a, b = io.BytesIO(), io.BytesIO()
+        write_cnf(a, f, fast=True)
+        write_cnf(b, f, fast=False)
+        assert a.getvalue() == b.getvalue()
