@@ -6,9 +6,13 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import board_size, fail, positive_float, positive_int
 from .variant_args import add_variant_arguments, given, variant_from
+
+if TYPE_CHECKING:
+    from ..formula import QueensFormula
 
 TEXT_FORMATS = ("line", "board", "positions", "json")
 
@@ -88,7 +92,7 @@ def formula_from(args: argparse.Namespace):  # -> QueensFormula
         fail(str(e))
 
 
-def check_count(formula, count: int, fundamental: int | None) -> int:  # formula: QueensFormula
+def check_count(formula: QueensFormula, count: int, fundamental: int | None) -> int:
     """:func:`check_known` for plain N-queens; the torus against OEIS A007705; nothing known otherwise."""
     v = formula.variant
     if not v.active:

@@ -8,9 +8,14 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..board import Placement
 from .common import Exit, board_size, fail, read_input
+
+if TYPE_CHECKING:
+    from ..dimacs import Header
+    from ..variants import Variant
 
 EXIT_NO_SOLUTION = 1
 MINISAT_FIRST = ("SAT", "UNSAT", "INDET")
@@ -50,7 +55,7 @@ def _size_from_header(header, path: str) -> int:
     fail(f"{path}: no 'n=N' or 'p show' comment to take N from; use -n N")
 
 
-def _variant_from_header(header, path: str, n: int):  # -> Variant
+def _variant_from_header(header: Header, path: str, n: int) -> Variant:
     """The variant the CNF's header records (placed queens, blocked squares, torus)."""
     from ..variants import VariantError, from_header
 
