@@ -160,7 +160,8 @@ class Variant:
         missing = [q for q in self.placed if q not in have]
         if missing:
             return f"the placed queen at row {missing[0][0] + 1} column {missing[0][1] + 1} is missing"
-        on_hole = [q for q in queens if q in set(self.holes)]
+        holes = set(self.holes)
+        on_hole = [q for q in queens if q in holes]
         if on_hole:
             return f"a queen stands on the blocked square at row {on_hole[0][0] + 1} column {on_hole[0][1] + 1}"
         if self.torus:
@@ -183,16 +184,6 @@ class Variant:
             for i in range(0, len(cells), CELLS_PER_LINE):
                 out.append(key + " " + " ".join(show(c) for c in cells[i : i + CELLS_PER_LINE]))
         return out
-
-    def describe(self) -> str:
-        parts = ["torus"] if self.torus else []
-        if self.placed:
-            parts.append(f"placed={len(self.placed)}")
-        if self.holes:
-            parts.append(f"holes={len(self.holes)}")
-        if self.random_k is not None:
-            parts.append(f"random_place={self.random_k} seed={self.random_seed}")
-        return " ".join(parts)
 
 
 PLAIN = Variant()

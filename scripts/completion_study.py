@@ -3,7 +3,8 @@
 Usage::
 
     cnfgen-queens batch configs/completion.yaml --jobs 2      # the runs, into results/completion.sqlite
-    python scripts/completion_study.py [configs/completion.yaml] [--out data/results/completion]
+    cnfgen-queens batch configs/completion-100.yaml --jobs 2  # N = 100, scaled down
+    python scripts/completion_study.py configs/completion.yaml configs/completion-100.yaml
 
 An instance is (N, K, seed): K queens placed at random by ``gen-queens --random-place K --seed S``
 (Gent, Jefferson and Nightingale, "Complexity of n-Queens Completion", JAIR 2017).  Its answer is the
@@ -254,17 +255,32 @@ def plot(points: list[Point], solvers: list[str], limit: float) -> bytes:
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("config", nargs="?", default="configs/completion.yaml")
+    p.add_argument("configs", nargs="*", default=["configs/completion.yaml"], help="batch configs (one encoding each)")
     p.add_argument("--out", default="data/results/completion", help="output directory")
     p.add_argument("--no-conflicts", action="store_true", help="skip the in-process conflict measurement")
     args = p.parse_args(argv)
     out = Path(args.out)
+    points: list[Point] = []
+    table: list[list[object]] = []
+    setups = set()
     try:
-        conflicts = {} if args.no_conflicts else measure_conflicts(Path(args.config), out / "completion-conflicts.csv")
-        points, table, solvers, limit = collect(Path(args.config), conflicts)
+        for path in map(Path, args.configs):
+            conflicts = {} if args.no_conflicts else measure_conflicts(path, out / "completion-conflicts.csv")
+            more, rows, solvers, limit = collect(path, conflicts)
+            points += more
+            table += rows
+            setups.add((tuple(solvers), limit))
     except (ConfigError, StoreError) as e:
         print(f"completion_study: error: {e}", file=sys.stderr)
         return 2
+    if len(setups) > 1:
+        print("completion_study: error: the configs differ in solvers or time limit", file=sys.stderr)
+        return 2
+    if len({(p.n, p.k) for p in points}) != len(points):
+        print("completion_study: error: two configs measure the same (N, K)", file=sys.stderr)
+        return 2
+    points.sort(key=lambda p: (p.n, p.k))
+    table.sort(key=lambda r: (r[0], r[1], r[2], solvers.index(str(r[3]))))
     if not points:
         print("completion_study: error: no runs of this config in its results file", file=sys.stderr)
         return 2
