@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .board import Board, Placement, find_attack, images
+
+if TYPE_CHECKING:
+    from .variants import Variant
 
 Clause = tuple[int, ...]
 FORMATS = ("board", "positions", "json", "line", "svg", "png")
@@ -36,6 +40,17 @@ def placement_from_true_vars(n: int, true_vars: Iterable[int]) -> Placement:
     if len(queens) != n:
         raise DecodeError(f"{len(queens)} queens on a {n}x{n} board, expected {n}")
     return tuple(c for _, c in queens)
+
+
+def variant_placement(n: int, true_vars: Iterable[int], variant: Variant | None = None) -> Placement:
+    """:func:`placement_from_true_vars`, then the variant's own constraints (placed queens
+    present, no queen on a blocked square, no attack along a wrapped diagonal)."""
+    placement = placement_from_true_vars(n, true_vars)
+    if variant is not None and variant.active:
+        why = variant.check(n, list(enumerate(placement)))
+        if why is not None:
+            raise DecodeError(why)
+    return placement
 
 
 def blocking_clause(placement: Placement) -> Clause:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .board import Placement, images
-from .decode import DecodeError, as_line, blocking_clauses, parse_line, placement_from_true_vars
+from .decode import DecodeError, as_line, blocking_clauses, parse_line, variant_placement
 from .formula import QueensFormula
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def enumerate_embedded(
                 return
             model = s.get_model() or []
             try:
-                placement = placement_from_true_vars(formula.n, (v for v in model[:n2] if v > 0))
+                placement = variant_placement(formula.n, (v for v in model[:n2] if v > 0), formula.variant)
             except DecodeError as e:
                 raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
             if any(model[a - 1] != a for a in assumptions):
@@ -214,13 +214,15 @@ def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: b
     import json
 
     meta = workdir / "run.json"
-    want = {"n": formula.n, "symmetric": symmetric}
+    want: dict[str, object] = {"n": formula.n, "symmetric": symmetric}
+    if formula.variant.active:  # only then, so plain runs keep their run.json
+        want["variant"] = formula.variant.header_lines()
     if resume and meta.exists():
         try:
             have = json.loads(meta.read_text())
         except ValueError:
             raise EnumerationError(f"{meta} is not JSON", "USAGE") from None
-        if {k: have.get(k) for k in want} != want:
+        if {k: have.get(k) for k in (*want, "variant")} != {"variant": None, **want}:
             raise EnumerationError(f"{workdir} holds a run with {have}, not {want}: resume with those options", "USAGE")
         return
     from .dimacs import atomic_output
@@ -290,7 +292,7 @@ def enumerate_external(
             detail = out.error or out.stderr_tail.strip().splitlines()[-1:] or ""
             raise EnumerationError(f"{solver}: {out.status.value} {detail}".strip(), out.status.value)
         try:
-            placement = placement_from_true_vars(formula.n, out.true_vars())
+            placement = variant_placement(formula.n, out.true_vars(), formula.variant)
         except DecodeError as e:
             raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
         if placement in seen:

@@ -2,7 +2,9 @@
 
 Clause order (fixed, so the same options give the same bytes): the at-least-one
 clause of each row, then (with ``column_alo``) of each column, then the
-at-most-one encoding of every line of length >= 2 in :meth:`Board.lines` order.
+at-most-one encoding of every line of length >= 2 in :meth:`Board.lines` order
+(on the torus: :func:`variants.torus_lines`), then a variant's unit clauses
+(placed queens, then blocked squares; see :mod:`cnfgen_queens.variants`).
 Auxiliary variables are numbered from ``N*N + 1`` in that same order.
 """
 
@@ -13,8 +15,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from . import __version__
-from .board import Board
+from .board import Board, Line
 from .encodings import Clause, Encoding, VarPool, get, names
+from .variants import PLAIN, Variant, torus_lines
 
 
 @dataclass(frozen=True)
@@ -25,9 +28,11 @@ class QueensFormula:
     encoding: str = "pairwise"
     column_alo: bool = False
     group_size: int | None = None
+    variant: Variant = PLAIN
 
     def __post_init__(self) -> None:
         Board(self.n)  # validates n
+        self.variant.validate(self.n)  # VariantError is a ValueError
         enc = get(self.encoding)  # validates the name
         if self.group_size is not None:
             if "group_size" not in enc.params:
@@ -48,7 +53,13 @@ class QueensFormula:
         return self.enc.accepted({"group_size": self.group_size} if self.group_size else {})
 
     def line_lengths(self) -> Iterator[int]:
+        if self.variant.torus:  # 4N lines of length N (rows, columns, wrapped diagonals); none for N = 1
+            return iter([self.n] * (4 * self.n if self.n >= 2 else 0))
         return (length for *_, length in self.board.progressions())
+
+    def lines(self) -> Iterator[Line]:
+        """The at-most-one lines: the board's, or the torus's wrapped ones."""
+        return torus_lines(self.n) if self.variant.torus else self.board.lines()
 
     def counts(self) -> tuple[int, int]:
         """``(variables, clauses)`` without building the formula."""
@@ -66,6 +77,7 @@ class QueensFormula:
             c, a = cache[length]
             clauses += c
             aux += a
+        clauses += len(self.variant.placed) + len(self.variant.holes)
         return n * n + aux, clauses
 
     def clauses(self) -> Iterator[Clause]:
@@ -78,8 +90,9 @@ class QueensFormula:
                 yield tuple(board.var(r, c) for r in range(n))
         pool = VarPool(n * n)
         enc, params = self.enc, self.params
-        for line in board.lines():
+        for line in self.lines():
             yield from enc(board.line_vars(line), pool, **params)
+        yield from self.variant.unit_clauses(n)
 
     def describe(self) -> str:
         extra = "".join(f" {k}={v}" for k, v in self.params.items())
@@ -94,6 +107,7 @@ class QueensFormula:
             f"cnfgen-queens {__version__}: {n}-queens",
             self.describe(),
             f"x(r,c) = r*{n} + c + 1 for r,c in 0..{n - 1} (row-major, 1-based){aux}",
+            *self.variant.header_lines(),
         ]
         if command:
             lines.append(f"command: {command}")

@@ -11,7 +11,7 @@ formatter.  Memory stays bounded by one line's clauses plus one output chunk.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, BinaryIO
@@ -42,7 +42,10 @@ def write_cnf(
     write_header(out, num_vars, num_clauses + len(extra), comments)
     if fast is None:
         fast = num_clauses >= FAST_MIN_CLAUSES
-    written = write_body_fast(out, formula) if fast else write_clauses(out, formula.clauses())
+    if fast:
+        written = write_body_fast(out, formula) + write_clauses(out, formula.variant.unit_clauses(formula.n))
+    else:
+        written = write_clauses(out, formula.clauses())
     written += write_clauses(out, extra)
     if written != num_clauses + len(extra):
         raise AssertionError(f"wrote {written} clauses, header says {num_clauses + len(extra)}")
@@ -154,13 +157,28 @@ def _reuse_freed_memory() -> None:
     mallopt(m_trim_threshold, 512 << 20)
 
 
+def _line_vars(formula: QueensFormula) -> Iterator[np.ndarray]:
+    """The cell variables of each at-most-one line, in the formula's order: arithmetic progressions
+    on the square board, the wrapped lines' own cells on the torus."""
+    import numpy as np
+
+    board, n = formula.board, formula.n
+    if formula.variant.torus:
+        for line in formula.lines():
+            yield np.array(board.line_vars(line), dtype=np.int64)
+        return
+    for kind, _, (r, c), k in board.progressions():
+        first, step = r * n + c + 1, board.var_step(kind)
+        yield np.arange(first, first + step * k, step, dtype=np.int64)
+
+
 def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
     """The formula's clauses by template substitution (same bytes as the reference path)."""
     import numpy as np
 
     _reuse_freed_memory()
 
-    n, board = formula.n, formula.board
+    n = formula.n
     cells = np.arange(1, n * n + 1, dtype=np.int64).reshape(n, n)
     alo = [cells, cells.T] if formula.column_alo else [cells]
     for a in alo:
@@ -179,22 +197,20 @@ def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
             out.write(format_literals(np.concatenate(pending)))
             pending, pending_size = [], 0
 
-    for kind, _, (r, c), k in board.progressions():
-        first, step = r * n + c + 1, board.var_step(kind)
+    for line in _line_vars(formula):
+        k = len(line)
         if k not in templates:
             templates[k] = _template(formula, k)
         t = templates[k]
         if t is None:  # too large to hold as a template: stream this line's clauses
             flush()
             pool = VarPool(top)
-            count += write_clauses(out, enc(list(range(first, first + step * k, step)), pool, **params))
+            count += write_clauses(out, enc(line.tolist(), pool, **params))
             top = pool.top
             continue
         sign, index, clauses, aux = t
         if clauses:
-            mapping = np.concatenate(
-                ([0], np.arange(first, first + step * k, step), np.arange(top + 1, top + aux + 1)), dtype=dtype
-            )
+            mapping = np.concatenate(([0], line, np.arange(top + 1, top + aux + 1)), dtype=dtype)
             pending.append(np.take(mapping, index) * sign)
             pending_size += index.size
             count += clauses

@@ -69,6 +69,9 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
     c = config
     factors = [f"{len(c.ns)} N", f"{len(c.encodings)} encodings"]
     factors += [f"{len(c.shuffle_seeds)} seeds"] if c.shuffle_seeds else []
+    if c.variant is not None and c.variant.random_seeds is not None:  # K values can differ between N
+        per_n = sorted({len(c.variant.ks(n)) * len(c.variant.random_seeds) for n in c.ns})
+        factors += [f"{'/'.join(map(str, per_n))} random placements (K x seed)"]
     factors += [f"{len(c.solvers)} solvers", f"{c.repeats} repeats"]
     left_out = f" (less {len(oversized)} instances over max_clauses)" if oversized else ""
     todo = sum(r.key not in done for r in runs)

@@ -8,6 +8,7 @@ from .common import fail
 from .enumerate import add_arguments as _add_arguments
 from .enumerate import check_known, formula_from, loop
 from .run_options import cap_jobs
+from .variant_args import given as variant_flags
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -28,6 +29,8 @@ def run(args: argparse.Namespace) -> int:
         if given:
             fail(f"--jobs does not combine with {', '.join(given)}")
         formula = formula_from(args)
+        if formula.variant.active:
+            fail(f"--jobs does not combine with {variant_flags(args)[0]}: the cubes use the board's mirror symmetry")
         count = count_cubes(formula, args.solver, jobs=args.jobs, depth=2)
         print(f"count: {count}")
         return check_known(formula.n, count, None)

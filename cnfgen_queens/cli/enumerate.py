@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import board_size, fail, positive_float, positive_int
 from .run_options import add_run_arguments, limits_from
+from .variant_args import add_variant_arguments, given, variant_from
+
+if TYPE_CHECKING:
+    from ..formula import QueensFormula
 
 TEXT_FORMATS = ("line", "board", "positions", "json")
 
@@ -40,6 +45,7 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
     p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles")
     add_run_arguments(p)
     p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
+    add_variant_arguments(p)
     if counting:
         p.add_argument(
             "--jobs",
@@ -93,10 +99,31 @@ def formula_from(args: argparse.Namespace):  # -> QueensFormula
     from ..encodings import UnknownEncoding
     from ..formula import QueensFormula
 
+    variant = variant_from(args, args.n)
+    if variant.active and args.symmetric:
+        fail(f"--symmetric does not combine with {given(args)[0]}: the 8 board symmetries do not hold for variants")
     try:
-        return QueensFormula(args.n, args.encoding, args.column_alo, args.group_size)
+        return QueensFormula(args.n, args.encoding, args.column_alo, args.group_size, variant)
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
+
+
+def check_count(formula: QueensFormula, count: int, fundamental: int | None) -> int:
+    """:func:`check_known` for plain N-queens; the torus against OEIS A007705; nothing known otherwise."""
+    v = formula.variant
+    if not v.active:
+        return check_known(formula.n, count, fundamental)
+    from ..variants import TORUS_COUNTS
+
+    if v.torus and not v.placed and not v.holes and formula.n in TORUS_COUNTS:
+        known = TORUS_COUNTS[formula.n]
+        if count != known:
+            print(
+                f"MISMATCH: counted {count} torus solutions for N={formula.n}, OEIS A007705 says {known}",
+                file=sys.stderr,
+            )
+            return 1
+    return 0
 
 
 def check_known(n: int, count: int, fundamental: int | None) -> int:
@@ -198,7 +225,7 @@ def loop(args: argparse.Namespace, emit) -> int:
     if stopped:
         print(f"{args.prog}: {stopped}; the count is not the total", file=sys.stderr)
         return 0
-    return check_known(formula.n, count, fundamental if args.symmetric else None)
+    return check_count(formula, count, fundamental if args.symmetric else None)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .common import board_size, fail, output, positive_int
+from .variant_args import add_variant_arguments, given, variant_from
 
 
 def _seed(text: str) -> int:
@@ -66,6 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="LEN",
         help="line length for --list-encodings (default 8)",
     )
+    add_variant_arguments(p)
 
 
 def list_encodings(length: int, group_size: int | None) -> None:
@@ -109,6 +111,8 @@ def run_export(args: argparse.Namespace) -> int:
     for flag, value in cnf_only.items():
         if value is not None and value is not False and value != []:
             fail(f"{flag} applies to --format cnf only")
+    if given(args):
+        fail(f"{given(args)[0]} applies to --format cnf only")
     command = None if args.no_comments else args.command_line
     with output(args.output) as out:
         if args.format == "opb":
@@ -123,8 +127,9 @@ def run_cnf(args: argparse.Namespace) -> int:
     from ..encodings import UnknownEncoding
     from ..formula import QueensFormula
 
+    variant = variant_from(args, args.n)
     try:
-        formula = QueensFormula(args.n, args.encoding or "pairwise", args.column_alo, args.group_size)
+        formula = QueensFormula(args.n, args.encoding or "pairwise", args.column_alo, args.group_size, variant)
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
     num_vars, num_clauses = formula.counts()

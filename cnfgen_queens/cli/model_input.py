@@ -8,9 +8,14 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..board import Placement
 from .common import Exit, board_size, fail, read_input
+
+if TYPE_CHECKING:
+    from ..dimacs import Header
+    from ..variants import Variant
 
 EXIT_NO_SOLUTION = 1
 MINISAT_FIRST = ("SAT", "UNSAT", "INDET")
@@ -33,17 +38,18 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
     size.add_argument("--cnf", metavar="CNF", help="the CNF that was solved (gives N, undoes --shuffle)")
 
 
-def header_echo(header) -> list[str]:
-    """The lines `solve` prints so that decode/block need neither -n nor --cnf: size, N, shuffle seed."""
+def header_echo(header: Header) -> list[str]:
+    """The lines `solve` prints so that decode/block need neither -n nor --cnf: size, N, shuffle seed, variant."""
     from ..shuffle import KEY
+    from ..variants import HEADER_HOLES, HEADER_PLACED, HEADER_TORUS
 
-    keep = [c for c in header.comments if c.startswith(("n=", KEY))]
+    keep = [c for c in header.comments if c.startswith(("n=", KEY, HEADER_PLACED, HEADER_HOLES, HEADER_TORUS))]
     if not keep:
         return []
     return [f"{ECHO}p cnf {header.num_vars} {header.num_clauses}", *(ECHO + c for c in keep)]
 
 
-def echoed_header(text: str):  # -> Header | None
+def echoed_header(text: str) -> Header | None:
     """The CNF header that `solve` echoed into its output (see :func:`header_echo`), or None."""
     from ..dimacs import Header
 
@@ -115,17 +121,30 @@ def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, object, 
     return _size_from_header(echoed, name), echoed, f"the c lines of {name}"
 
 
+def _variant_from_header(header: Header, path: str, n: int) -> Variant:
+    """The variant the CNF's header records (placed queens, blocked squares, torus)."""
+    from ..variants import VariantError, from_header
+
+    try:
+        variant = from_header(header.comments)
+        variant.validate(n)
+    except VariantError as e:
+        fail(f"{path}: bad variant comment: {e}")
+    return variant
+
+
 def load(args: argparse.Namespace) -> Decoded:
     """The checked placement in the solver output; exits 1 with 'no solution' on UNSAT."""
-    from ..decode import DecodeError, placement_from_true_vars
+    from ..decode import DecodeError, variant_placement
     from ..shuffle import ShuffleError, header_shuffle_map, unshuffle_map
     from ..solvers.parse import parse_competition, parse_minisat
 
     name, data = read_input(args.input)
     text = opb_to_dimacs(data.decode("utf-8", "replace"))
     n, header, source = _size(args, text, name)
-    backward = forward = None
+    backward = forward = variant = None
     if header is not None:
+        variant = _variant_from_header(header, args.cnf or name, n)
         try:
             backward, forward = unshuffle_map(header), header_shuffle_map(header)
         except ShuffleError as e:
@@ -151,7 +170,7 @@ def load(args: argparse.Namespace) -> Decoded:
     if backward is not None:
         true = (backward[v] for v in true if v < len(backward))
     try:
-        return Decoded(placement_from_true_vars(n, true), forward)
+        return Decoded(variant_placement(n, true, variant), forward)
     except DecodeError as e:
         fail(f"{name}: not a solution: {e}{_hint(source, header)}", EXIT_NO_SOLUTION)
 

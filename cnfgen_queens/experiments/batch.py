@@ -43,6 +43,9 @@ def cache_dir(config: Config) -> Path:
     return config.results.parent / CACHE_DIR
 
 
+VARIANT_FIELDS = ("torus", "place", "holes", "random_place", "random_seed")
+
+
 def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = None) -> Row:
     inst = run.instance
     return Row(
@@ -76,6 +79,7 @@ def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = No
         m.error,
         m.measured_by,
         gbd_hash,
+        json.dumps({k: v for k, v in inst.params().items() if k in VARIANT_FIELDS}) if inst.is_variant else None,
     )
 
 

@@ -31,13 +31,36 @@ class Instance:
     shuffle_seed: int | None
     variables: int
     clauses: int
+    torus: bool = False
+    place: tuple[tuple[int, int], ...] = ()
+    holes: tuple[tuple[int, int], ...] = ()
+    random_place: int | None = None
+    random_seed: int | None = None
+
+    @property
+    def is_variant(self) -> bool:
+        return bool(self.torus or self.place or self.holes or self.random_place is not None)
 
     def formula(self) -> QueensFormula:
         from ..formula import QueensFormula
+        from ..variants import make_variant
 
-        return QueensFormula(self.n, self.encoding, self.column_alo, self.group_size)
+        v = make_variant(self.n, self.place, self.holes, self.torus, self.random_place, self.random_seed)
+        return QueensFormula(self.n, self.encoding, self.column_alo, self.group_size, v)
 
     def params(self) -> dict[str, Any]:
+        out = self._params()
+        if self.is_variant:  # only then, so plain instances keep their keys
+            out.update(
+                torus=self.torus,
+                place=[list(c) for c in self.place],
+                holes=[list(c) for c in self.holes],
+                random_place=self.random_place,
+                random_seed=self.random_seed,
+            )
+        return out
+
+    def _params(self) -> dict[str, Any]:
         return {
             "n": self.n,
             "encoding": self.encoding,
@@ -62,6 +85,10 @@ class Instance:
             parts.append("alo")
         if self.shuffle_seed is not None:
             parts.append(f"s{self.shuffle_seed}")
+        parts += ["torus"] if self.torus else []
+        parts += [f"p{len(self.place)}"] if self.place else []
+        parts += [f"h{len(self.holes)}"] if self.holes else []
+        parts += [f"k{self.random_place}r{self.random_seed}"] if self.random_place is not None else []
         return "-".join([*parts, self.key[:8]]) + ".cnf"
 
 
@@ -96,17 +123,29 @@ class Run:
         extra = "" if inst.group_size is None else f" group_size={inst.group_size}"
         extra += " column_alo" if inst.column_alo else ""
         extra += "" if inst.shuffle_seed is None else f" seed={inst.shuffle_seed}"
+        extra += " torus" if inst.torus else ""
+        extra += f" placed={len(inst.place)}" if inst.place else ""
+        extra += f" holes={len(inst.holes)}" if inst.holes else ""
+        extra += (
+            f" random_place={inst.random_place} random_seed={inst.random_seed}" if inst.random_place is not None else ""
+        )
         return f"{self.task} n={inst.n} {inst.encoding}{extra} solver={self.solver.label} repeat={self.repeat}"
 
 
-def instance(config: Config, n: int, encoding: str, seed: int | None) -> Instance:
+def instance(
+    config: Config, n: int, encoding: str, seed: int | None, k: int | None = None, random_seed: int | None = None
+) -> Instance:
     from ..encodings import get as get_encoding
-    from ..formula import QueensFormula
 
     takes_group = "group_size" in get_encoding(encoding).params  # group_size goes where it applies
-    formula = QueensFormula(n, encoding, config.column_alo, config.group_size if takes_group else None)
+    group = config.group_size if takes_group else None
+    v = config.variant
+    inst = Instance(n, encoding, config.column_alo, group, seed, 0, 0)
+    if v is not None:
+        inst = replace(inst, torus=v.torus, place=v.place, holes=v.holes, random_place=k, random_seed=random_seed)
+    formula = inst.formula()
     variables, clauses = formula.counts()
-    return Instance(n, encoding, config.column_alo, formula.params.get("group_size"), seed, variables, clauses)
+    return replace(inst, group_size=formula.params.get("group_size"), variables=variables, clauses=clauses)
 
 
 def expand(config: Config) -> tuple[list[Run], list[Instance]]:
@@ -114,9 +153,12 @@ def expand(config: Config) -> tuple[list[Run], list[Instance]]:
     seeds: tuple[int | None, ...] = config.shuffle_seeds if config.shuffle_seeds is not None else (None,)
     runs: list[Run] = []
     skipped: list[Instance] = []
+    variant = config.variant
     for n in sorted(config.ns):
-        for enc in config.encodings:
-            counted = instance(config, n, enc, None)
+        ks = variant.ks(n) if variant is not None else (None,)
+        combos = [(k, s) for k in ks for s in (variant.seeds(k) if variant is not None else (None,))]
+        for enc, (k, random_seed) in ((e, c) for e in config.encodings for c in combos):
+            counted = instance(config, n, enc, None, k, random_seed)
             for seed in seeds:
                 inst = replace(counted, shuffle_seed=seed)
                 if config.max_clauses is not None and inst.clauses > config.max_clauses:

@@ -6,7 +6,8 @@ https://satcompetition.github.io/).  A run is solved when it ends SAT with a
 verified model or UNSAT (``task: solve``), or with a complete count (``task:
 count``).  An answer contradicting the known facts (N-queens is unsatisfiable
 exactly for N = 2, 3; counts are OEIS A000170; the queens of a model must not
-attack each other) is *wrong*: reported, never solved.
+attack each other; for variants: the model keeps the placed queens, avoids the
+blocked squares, and torus counts are OEIS A007705) is *wrong*: reported, never solved.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ class GroupStats:
 
 
 def is_wrong(row: Row) -> bool:
+    if row.variant is not None:
+        return _variant_wrong(row)
     if row.task == "count":
         if row.count is None:
             return False
@@ -50,6 +53,18 @@ def is_wrong(row: Row) -> bool:
     if row.status == "SAT":
         return row.n in UNSAT_N or (row.error or "").startswith(NOT_A_SOLUTION)
     return row.status == "UNSAT" and row.n not in UNSAT_N
+
+
+def _variant_wrong(row: Row) -> bool:
+    """Completion and blocked instances may be UNSAT; only the torus alone has known counts (A007705)."""
+    if row.task == "count":
+        from ..variants import TORUS_COUNTS
+
+        v = json.loads(row.variant or "{}")
+        plain_torus = v.get("torus") and not v.get("place") and not v.get("holes") and v.get("random_place") is None
+        known = TORUS_COUNTS.get(row.n) if plain_torus else None
+        return row.count is not None and known is not None and row.count != known
+    return row.status == "SAT" and (row.error or "").startswith(NOT_A_SOLUTION)
 
 
 def is_solved(row: Row) -> bool:

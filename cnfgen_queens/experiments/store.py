@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS runs (
     finished TEXT,
     error TEXT,
     measured_by TEXT,             -- cgroup (BenchExec, the whole process tree) | rusage
-    gbd_hash TEXT                 -- GBD instance hash of the CNF solved (task solve)
+    gbd_hash TEXT,                -- GBD instance hash of the CNF solved (task solve)
+    variant TEXT                  -- JSON: torus, place, holes, random_place, random_seed; NULL: plain N-queens
 );
 CREATE TABLE IF NOT EXISTS instances (
     instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
@@ -99,6 +100,7 @@ class Row:
     error: str | None
     measured_by: str | None = None
     gbd_hash: str | None = None
+    variant: str | None = None
 
     @property
     def solver_label(self) -> str:

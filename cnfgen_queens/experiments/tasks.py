@@ -111,7 +111,7 @@ def _solve(run: Run, cnf_path: Path) -> Measurement:
 
 def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> str | None:
     """Beyond the clause check: the model's queens (names unshuffled) must be an N-queens solution."""
-    from ..decode import DecodeError, placement_from_true_vars
+    from ..decode import DecodeError, variant_placement
 
     if instance.shuffle_seed is not None:
         from ..dimacs import read_header_file
@@ -122,7 +122,7 @@ def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> 
             return f"{NOT_A_SOLUTION}: the shuffled file has no shuffle comment"
         true_vars = {table[v] for v in true_vars if 0 < v < len(table)}
     try:
-        placement_from_true_vars(instance.n, true_vars)
+        variant_placement(instance.n, true_vars, instance.formula().variant if instance.is_variant else None)
     except DecodeError as e:
         return f"{NOT_A_SOLUTION}: {e}"
     return None

@@ -1,0 +1,96 @@
+"""The variant options shared by ``gen``, ``enumerate`` and ``count`` (see :mod:`cnfgen_queens.variants`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .common import fail
+
+if TYPE_CHECKING:
+    from ..variants import Variant
+
+FLAGS = ("--place", "--place-file", "--block-square", "--holes", "--torus", "--random-place", "--seed")
+
+
+def _cell(text: str) -> tuple[int, int]:
+    from ..variants import VariantError, parse_cell
+
+    try:
+        return parse_cell(text)
+    except VariantError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
+    return value
+
+
+def add_variant_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("variants (coordinates are 1-based ROW,COLUMN, as decode prints them)")
+    g.add_argument(
+        "--place",
+        type=_cell,
+        action="append",
+        default=[],
+        metavar="R,C",
+        help="a queen placed in advance (a unit clause; repeatable): n-queens completion",
+    )
+    g.add_argument(
+        "--place-file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="placed queens, one R,C per line ('#' comments)",
+    )
+    g.add_argument(
+        "--block-square",
+        type=_cell,
+        action="append",
+        default=[],
+        metavar="R,C",
+        help="a square where no queen may stand (repeatable): blocked n-queens",
+    )
+    g.add_argument("--holes", action="append", default=[], metavar="FILE", help="blocked squares, one R,C per line")
+    g.add_argument(
+        "--torus",
+        action="store_true",
+        help="modular board: diagonals wrap modulo N (solutions iff gcd(N, 6) = 1; OEIS A007705)",
+    )
+    g.add_argument(
+        "--random-place",
+        type=_count,
+        default=None,
+        metavar="K",
+        help="K more non-attacking queens at random (Gent, Jefferson and Nightingale 2017); needs --seed",
+    )
+    g.add_argument("--seed", type=_count, default=None, metavar="S", help="seed of --random-place")
+
+
+def given(args: argparse.Namespace) -> list[str]:
+    """The variant flags present on the command line."""
+    values = (args.place, args.place_file, args.block_square, args.holes, args.torus, args.random_place, args.seed)
+    return [flag for flag, v in zip(FLAGS, values, strict=True) if v not in (None, False, [])]
+
+
+def variant_from(args: argparse.Namespace, n: int) -> Variant:
+    """The validated variant of the options, or a one-line usage error."""
+    from ..variants import VariantError, make_variant, read_cells
+
+    try:
+        placed = list(args.place)
+        for path in args.place_file:
+            placed += read_cells(Path(path))
+        holes = list(args.block_square)
+        for path in args.holes:
+            holes += read_cells(Path(path))
+        return make_variant(n, placed, holes, args.torus, args.random_place, args.seed)
+    except VariantError as e:
+        fail(str(e))
