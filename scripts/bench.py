@@ -153,7 +153,7 @@ def stats(quick: bool, work: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
     ap.add_argument("--only", choices=("generator", "startup", "counting", "external", "stats"), action="append")
     args = ap.parse_args(argv)

@@ -178,3 +178,18 @@ def test_sat4j_on_the_opb_export_decodes(n: int, tmp_path: Path) -> None:
         return
     assert run.returncode == 0, run.stderr
     assert is_solution(run.stdout, n)
+
+
+def test_every_parser_refuses_abbreviations() -> None:
+    """Each argparse parser of the package and the scripts is built with allow_abbrev=False."""
+    import re
+
+    from cnfgen_queens.cli import Parser
+
+    assert Parser(prog="x").allow_abbrev is False  # every subcommand's parser is a Parser
+    root = Path(__file__).resolve().parent.parent
+    sources = [*root.glob("cnfgen_queens/**/*.py"), *root.glob("scripts/*.py")]
+    calls = [(path, m) for path in sources for m in re.finditer(r"ArgumentParser\(([^)]*)\)", path.read_text())]
+    assert len(calls) >= 3  # the benchmark scripts
+    for path, m in calls:
+        assert "allow_abbrev=False" in m.group(1), f"{path}: {m.group(0)}"
