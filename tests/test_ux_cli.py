@@ -193,3 +193,30 @@ def test_every_parser_refuses_abbreviations() -> None:
     assert len(calls) >= 3  # the benchmark scripts
     for path, m in calls:
         assert "allow_abbrev=False" in m.group(1), f"{path}: {m.group(0)}"
+
+
+def test_kissat_comes_with_the_package(capsys: pytest.CaptureFixture[str]) -> None:
+    """`pip install -e .` alone brings kissat (the Tour's `solve --solver kissat` after the main job)."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    deps = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert any(d.split("#")[0].strip().startswith("passagemath-kissat") for d in deps)
+    path = need_solver("kissat")
+    assert main(["solvers", "--path", "kissat"]) == 0
+    assert capsys.readouterr().out == f"{path}\n"
+
+
+def test_install_hints_name_what_exists(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """glucose and lingeling are not Debian packages: the hints point to the source and to pysat, which works."""
+    import json
+
+    assert main(["solvers", "--json"]) == 0
+    rows = {r["name"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    for name, embedded in (("glucose", "pysat:glucose4"), ("lingeling", "pysat:lingeling")):
+        hint = rows[name]["install"]
+        assert not hint.startswith("apt-get") and "github.com" in hint and embedded in hint
+        cnf = tmp_path / "q.cnf"
+        assert gen_main(["5", "-o", str(cnf)]) == 0
+        assert main(["solve", str(cnf), "--solver", embedded, "--no-model"]) == 10
+        capsys.readouterr()
