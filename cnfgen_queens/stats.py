@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from .dimacs import Cnf
 
-MAX_PAIRS = 50_000_000  # literal pairs the VIG may cost before it is skipped
+MAX_PAIRS = 20_000_000  # literal pairs the VIG may cost before it is skipped (about 25 bytes each)
 MAX_GRAPH_EDGES = 2_000_000  # VIG edges networkx may hold for community detection (about 0.6 KB each)
 LOUVAIN_EDGES = 250_000  # Louvain up to this many edges, fast label propagation above
 CLIQUE_N = 16  # the board's maximal cliques are enumerated up to this N

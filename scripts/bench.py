@@ -155,7 +155,7 @@ def stats(quick: bool, work: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
     parts_all = ["generator", "startup", "counting", "external", "isolation", "stats"]
     ap.add_argument("--only", choices=parts_all, action="append")

@@ -50,7 +50,7 @@ def figures(repeat: int) -> list[tuple[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
     rows = figures(args.repeat)

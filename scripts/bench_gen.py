@@ -181,7 +181,7 @@ def table(rows: list[tuple[Run, Run]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small N (pairwise 60, sequential 200)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median wall is reported")
     ap.add_argument("--verify", action="store_true", help="check that both pairwise files hold the same clauses")

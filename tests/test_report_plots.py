@@ -94,3 +94,10 @@ def test_scatter_draws_unsolved_on_the_limit(tmp_path: Path) -> None:
     ax = fig.axes[0]
     points = [line for line in ax.get_lines() if line.get_linestyle() == "None"]
     assert [(list(p.get_xdata()), list(p.get_ydata())) for p in points] == [([0.5], [10.0])]
+
+
+def test_old_plot_flag_no_longer_swallows_the_database(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's reproducer, `report --plot cactus.png results/smoke.sqlite`: a clear error, not 'no DB'."""
+    assert main(["report", "--plot", "cactus.png", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--cactus FILE, --time-vs-n FILE, --scatter A B FILE" in err

@@ -145,3 +145,23 @@ def test_cli_text_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     junk.write_text("p cnf 2 1\n1 x 0\n")
     assert main(["stats", str(junk)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_same_file_same_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "q.cnf"
+    assert gen_main(["9", "-e", "commander", "-o", str(path)]) == 0
+    outs = []
+    for _ in range(2):
+        assert main(["stats", str(path), "--json"]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
+    doc = json.loads(outs[0])
+    assert doc["community_method"].startswith("louvain") and 0 < doc["modularity"] < 1
+
+
+def test_vig_skipped_beyond_its_pair_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stats, "MAX_PAIRS", 10)
+    st = stats.cnf_stats(cnf_of(tmp_path, "p cnf 6 1\n1 2 3 4 5 6 0\n"))  # 15 pairs
+    assert st.vig_edges is None and st.modularity is None
+    assert st.notes == ("variable-incidence graph skipped: 15 literal pairs > 10",)
+    assert st.clause_lengths == {6: 1}  # everything else is still there

@@ -178,3 +178,45 @@ def test_sat4j_on_the_opb_export_decodes(n: int, tmp_path: Path) -> None:
         return
     assert run.returncode == 0, run.stderr
     assert is_solution(run.stdout, n)
+
+
+def test_every_parser_refuses_abbreviations() -> None:
+    """Each argparse parser of the package and the scripts is built with allow_abbrev=False."""
+    import re
+
+    from cnfgen_queens.cli import Parser
+
+    assert Parser(prog="x").allow_abbrev is False  # every subcommand's parser is a Parser
+    root = Path(__file__).resolve().parent.parent
+    sources = [*root.glob("cnfgen_queens/**/*.py"), *root.glob("scripts/*.py")]
+    calls = [(path, m) for path in sources for m in re.finditer(r"ArgumentParser\((.*)", path.read_text())]
+    assert len(calls) >= 3  # the benchmark scripts
+    for path, m in calls:
+        assert "allow_abbrev=False" in m.group(1), f"{path}: {m.group(0)}"
+
+
+def test_kissat_comes_with_the_package(capsys: pytest.CaptureFixture[str]) -> None:
+    """`pip install -e .` alone brings kissat (the Tour's `solve --solver kissat` after the main job)."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    deps = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert any(d.split("#")[0].strip().startswith("passagemath-kissat") for d in deps)
+    path = need_solver("kissat")
+    assert main(["solvers", "--path", "kissat"]) == 0
+    assert capsys.readouterr().out == f"{path}\n"
+
+
+def test_install_hints_name_what_exists(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """glucose and lingeling are not Debian packages: the hints point to the source and to pysat, which works."""
+    import json
+
+    assert main(["solvers", "--json"]) == 0
+    rows = {r["name"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    for name, embedded in (("glucose", "pysat:glucose4"), ("lingeling", "pysat:lingeling")):
+        hint = rows[name]["install"]
+        assert not hint.startswith("apt-get") and "github.com" in hint and embedded in hint
+        cnf = tmp_path / "q.cnf"
+        assert gen_main(["5", "-o", str(cnf)]) == 0
+        assert main(["solve", str(cnf), "--solver", embedded, "--no-model"]) == 10
+        capsys.readouterr()

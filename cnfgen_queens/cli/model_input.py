@@ -81,7 +81,7 @@ class Decoded:
     forward: list[int] | None  # original -> file variable names, for a shuffled CNF
 
 
-def _size_from_header(header, path: str, strict: bool = True) -> int | None:
+def _header_size(header: Header) -> int | None:
     """N from our header: the ``n=N`` description, else the length of ``p show``."""
     for c in header.comments:
         m = re.match(r"n=(\d+)\s", c + " ")
@@ -93,12 +93,17 @@ def _size_from_header(header, path: str, strict: bool = True) -> int | None:
         n = math.isqrt(k)
         if n * n == k and n > 0:
             return n
-    if not strict:
-        return None
+    return None
+
+
+def _size_from_header(header: Header, path: str) -> int:
+    n = _header_size(header)
+    if n is not None:
+        return n
     fail(f"{path}: no 'n=N' or 'p show' comment to take N from; use -n N")
 
 
-def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, object, str]:
+def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header | None, str]:
     """(N, the CNF header or None, where N came from): -n, --cnf, or the c lines `solve` echoed."""
     from ..dimacs import DimacsError, read_header_file
 
@@ -112,7 +117,7 @@ def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, object, 
             fail(str(e))
         return _size_from_header(header, args.cnf), header, f"--cnf {args.cnf}"
     if args.n is not None:
-        said = _size_from_header(echoed, name, strict=False) if echoed else None
+        said = _header_size(echoed) if echoed else None
         if said is not None and said != args.n:
             fail(f"-n {args.n}, but {name} comes from a CNF with N = {said} (drop -n: solve's c lines give N)")
         return args.n, echoed, f"-n {args.n}"
@@ -175,7 +180,7 @@ def load(args: argparse.Namespace) -> Decoded:
         fail(f"{name}: not a solution: {e}{_hint(source, header)}", EXIT_NO_SOLUTION)
 
 
-def _hint(source: str, header) -> str:
+def _hint(source: str, header: Header | None) -> str:
     """What a wrong board size or an undone shuffle would explain, for an invalid board."""
     if header is None:
         return f" (is {source} the CNF's N? a shuffled CNF needs --cnf CNF instead of -n)"

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import fail
+
+if TYPE_CHECKING:
+    from ..experiments.store import Row
 
 PLOT_HELP = "the extension picks the format (.png .svg .pdf); repeatable"
 
@@ -49,7 +53,7 @@ def _write(path: str, text: str) -> None:
         out.write(text.encode())
 
 
-def _rows(db: str) -> list:
+def _rows(db: str) -> list[Row]:
     """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension)."""
     from ..experiments.report import rows_from_runs_csv
     from ..experiments.store import Store, StoreError

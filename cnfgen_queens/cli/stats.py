@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_int("max graph edges"),
         default=None,
         metavar="E",
-        help="largest VIG for community detection (default 2,000,000 edges, about 1.2 GB in networkx)",
+        help="largest VIG for community detection (default 2,000,000 edges, about 1 GB in networkx)",
     )
 
 
