@@ -231,3 +231,61 @@ def test_cache_of_unknown_origin_is_not_trusted(tmp_path: Path) -> None:
     assert main(["batch", str(path), "--no-progress", "--jobs", "1"]) == 0
     rows = sqlite3.connect(tmp_path / "out" / "results.sqlite").execute("SELECT status, verified FROM runs")
     assert rows.fetchall() == [("SAT", 1)]
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+def test_sigterm_stops_the_batch_like_ctrl_c(tmp_path: Path) -> None:
+    """SIGTERM: workers and solvers stopped at once, a line saying what was saved, exit 143; resume completes."""
+    import signal
+
+    from test_experiments_batch import (
+        TOTAL,
+        _all_gone,
+        _check_complete,
+        _descendants,
+        _kill_test_config,
+        _start,
+        _wait_for_rows,
+        stored,
+    )
+
+    cfg = _kill_test_config(tmp_path)
+    db = tmp_path / "kill" / "results.sqlite"
+    proc = _start(cfg, "--jobs", "2")
+    _wait_for_rows(db, proc, 4)
+    children = _descendants(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    text = err.decode()
+    assert "Traceback" not in text and text.count("\n") == 1, text
+    before = {r.run_key: r for r in stored(db)}
+    assert f"terminated (SIGTERM); workers stopped, {len(before)} finished runs saved in {db}" in text
+    assert 4 <= len(before) < TOTAL
+    _all_gone(children, timeout=2)  # stopped by the batch itself, not by the workers' 3 s orphan watch
+    assert main(["batch", str(cfg), "--no-progress"]) == 0
+    _check_complete(db, before)
+
+
+def _run_python(code: str) -> tuple[int, str]:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    return proc.returncode, proc.stderr
+
+
+def test_interrupts_outside_a_subcommand_are_quiet() -> None:
+    """Ctrl-C in start-up imports, outside the handler, or in atexit handlers: one line, exit 130."""
+    as_command = "import sys; sys.argv = ['cnfgen-queens']; import signal; from cnfgen_queens import cli; "
+    code, err = _run_python(as_command + "print(signal.getsignal(signal.SIGINT).__name__, file=sys.stderr)")
+    assert (code, err) == (0, "quiet_exit\n")  # installed before the CLI's imports
+    code, err = _run_python(as_command + "cli._exit(lambda: (_ for _ in ()).throw(KeyboardInterrupt))")
+    assert (code, err) == (130, "")
+    at_exit = "import atexit, os, time; atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(5)))"
+    code, err = _run_python(as_command + at_exit + "; cli._exit(lambda: 0)")
+    assert (code, err) == (130, "cnfgen-queens: interrupted\n")
+    code, err = _run_python(
+        "import signal, sys; from cnfgen_queens import cli; print(signal.getsignal(2), file=sys.stderr)"
+    )
+    assert code == 0 and "quiet_exit" not in err  # a library import changes nothing

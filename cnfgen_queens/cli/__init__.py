@@ -7,9 +7,13 @@ imported, so start-up stays fast.  ``main(argv)`` is callable in-process.
 
 from __future__ import annotations
 
+from . import interrupts  # first: a Ctrl-C during the imports below exits quietly
+
+# isort: split
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -60,9 +64,9 @@ def _guard(prog: str, fn: object, *a: object) -> int:
         return e.code
     except Exit as e:
         return e.code
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # Ctrl-C; or SIGTERM where a subcommand turns it into this (batch)
+        print(f"{prog}: {e or 'interrupted'}", file=sys.stderr)
+        return getattr(e, "exit_code", 130)
     except BrokenPipeError:
         # the reader went away (e.g. `| head`); silence the flush at exit
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -107,9 +111,20 @@ def gen_main(argv: Sequence[str] | None = None) -> int:
     return _guard("gen-queens", _run, "gen", "gen-queens", argv, _command("gen-queens", argv))
 
 
+def _exit(run: object) -> None:
+    """Run a console command; Ctrl-C raises KeyboardInterrupt only while it runs, quietly before and after."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code = run()  # type: ignore[operator]
+    except KeyboardInterrupt:  # one that landed outside _guard's try (or in its handlers)
+        code = 130
+    signal.signal(signal.SIGINT, interrupts.quiet_exit)  # atexit handlers and finalizers run next
+    sys.exit(code)
+
+
 def entry() -> None:
-    sys.exit(main())
+    _exit(main)
 
 
 def gen_entry() -> None:
-    sys.exit(gen_main())
+    _exit(gen_main)
