@@ -289,3 +289,35 @@ def test_interrupts_outside_a_subcommand_are_quiet() -> None:
         "import signal, sys; from cnfgen_queens import cli; print(signal.getsignal(2), file=sys.stderr)"
     )
     assert code == 0 and "quiet_exit" not in err  # a library import changes nothing
+
+
+def test_environment_and_header_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """decode with 'c n=0' in the header, solve /dev/full, output to a full disk: no generic message."""
+    import os
+
+    cnf, answer = tmp_path / "z.cnf", tmp_path / "answer.txt"
+    assert main(["gen", "4", "-o", str(cnf)]) == 0
+    cnf.write_text(cnf.read_text().replace("c n=4 ", "c n=0 "))
+    answer.write_text("s SATISFIABLE\nv -1 2 -3 -4 -5 -6 -7 8 9 -10 -11 -12 -13 -14 15 -16 0\n")
+    for argv, code, expected in (
+        (["decode", str(answer), "--cnf", str(cnf)], 2, f"{cnf}: the header says n=0, which is no board size"),
+        (["solve", "/dev/full"], 2, "cnfgen-queens solve: error: /dev/full: a device, not a CNF file"),
+    ):
+        assert main(argv) == code
+        err = capsys.readouterr().err
+        assert expected in err and err.count("\n") == 1 and "CNFGEN_QUEENS_DEBUG" not in err, err
+    if os.path.exists("/dev/full"):
+        import subprocess
+        import sys
+
+        for argv in (["gen", "8"], ["decode", str(answer), "-n", "4"]):
+            with open("/dev/full", "w") as full:
+                proc = subprocess.run(
+                    [sys.executable, "-c", "import sys; from cnfgen_queens.cli import main; sys.exit(main())", *argv],
+                    stdout=full,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    timeout=60,
+                )
+            assert proc.returncode == 1 and proc.stderr.endswith("error: output: No space left on device\n")
+            assert proc.stderr.count("\n") == 1, proc.stderr

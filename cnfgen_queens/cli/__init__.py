@@ -11,6 +11,7 @@ from . import interrupts  # first: a Ctrl-C during the imports below exits quiet
 
 # isort: split
 import argparse
+import errno
 import importlib
 import os
 import signal
@@ -56,9 +57,20 @@ def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
     return int(module.run(args))  # type: ignore[attr-defined]
 
 
+_WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _drop_stdout() -> None:
+    """Send what is still buffered for stdout to /dev/null, so the flush at exit says nothing more."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def _guard(prog: str, fn: object, *a: object) -> int:
     try:
-        return fn(*a)  # type: ignore[operator]
+        code = fn(*a)  # type: ignore[operator]
+        sys.stdout.flush()  # a full disk or a closed reader surfaces here, not at exit
+        return code
     except CliError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return e.code
@@ -68,10 +80,13 @@ def _guard(prog: str, fn: object, *a: object) -> int:
         print(f"{prog}: {e or 'interrupted'}", file=sys.stderr)
         return getattr(e, "exit_code", 130)
     except BrokenPipeError:
-        # the reader went away (e.g. `| head`); silence the flush at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _drop_stdout()  # the reader went away (e.g. `| head`); silence the flush at exit
         return 141
+    except OSError as e:  # the environment: a full disk, an I/O error, a name too long
+        where = f"{e.filename}: " if e.filename else "output: " if e.errno in _WRITE_ERRORS else ""
+        print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
+        _drop_stdout()
+        return 1
     except Exception as e:  # never a traceback for the user
         if os.environ.get("CNFGEN_QUEENS_DEBUG"):
             raise

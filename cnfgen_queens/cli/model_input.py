@@ -40,6 +40,8 @@ def _size_from_header(header, path: str) -> int:
     for c in header.comments:
         m = re.match(r"n=(\d+)\s", c + " ")
         if m:
+            if int(m.group(1)) == 0:
+                fail(f"{path}: the header says n=0, which is no board size; use -n N")
             return int(m.group(1))
     show = header.comment_value("p show")
     if show:
