@@ -8,6 +8,8 @@
    CaDiCaL 1.9.5 blocking loop over the full formula, and vs a C bit-board backtracker
    compiled here (our own ~20 lines, the classic bitmask recursion).
 4. External loop: ``scripts/enumerate.sh 8`` with kissat.
+5. Batch (issue 11): ``--dry-run`` of the refused and the largest allowed configs; the GBD instance hash
+   against gbdc, SHA-256 and writing the file again (``scripts/bench_batch.py``).
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -25,6 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_batch
 import bench_enum
 import bench_gen
 
@@ -141,9 +144,9 @@ def external(quick: bool) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
-    ap.add_argument("--only", choices=("generator", "startup", "counting", "external"), action="append")
+    ap.add_argument("--only", choices=("generator", "startup", "counting", "external", "batch"), action="append")
     args = ap.parse_args(argv)
-    parts = args.only or ["generator", "startup", "counting", "external"]
+    parts = args.only or ["generator", "startup", "counting", "external", "batch"]
     with tempfile.TemporaryDirectory(prefix="bench.") as tmp:
         work = Path(tmp)
         for part in parts:
@@ -152,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                 "startup": lambda: startup(work),
                 "counting": lambda: counting(args.quick, work),
                 "external": lambda: external(args.quick),
+                "batch": lambda: bench_batch.figures(args.quick),  # issue 11: config limits, instance hash
             }[part]()
             for line in lines:
                 print(line, flush=True)

@@ -68,7 +68,7 @@ BOMBS = {
     ),
     "measured counts": (
         BASE.replace("[8]", "[8, 1000]").replace("[pairwise]", "[pairwise, pysat:totalizer]"),
-        "instances.encodings[1]: pysat:totalizer counts are measured by building it: N up to 256, not 1000",
+        "instances.encodings[1]: pysat:totalizer counts are measured by building it: N up to 200, not 1000",
     ),
     "huge repeats": (BASE + "repeats: 1000000000\n", "exp.yaml:7: repeats: 1000000000 is over the limit of 100000"),
     "grid product": (
@@ -321,3 +321,18 @@ def test_environment_and_header_errors_are_one_line(tmp_path: Path, capsys: pyte
                 )
             assert proc.returncode == 1 and proc.stderr.endswith("error: output: No space left on device\n")
             assert proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_fast_run_keys_equal_the_defined_digest(tmp_path: Path) -> None:
+    """expand() builds each key's JSON once per (instance, solver); every key is still digest(params)."""
+    from conftest import need_solver
+
+    from cnfgen_queens.experiments.config import digest, load
+    from cnfgen_queens.experiments.grid import build
+
+    need_solver("minisat")
+    text = BASE.replace("[pysat:cadical195]", "[minisat, {name: minisat, args: [-123456789012345]}]")
+    runs = build(load(_config(tmp_path, text + "repeats: 12\n")))
+    assert len(runs) == 24 and len({r.key for r in runs}) == 24
+    for run in runs:
+        assert run.key == digest(run.params())

@@ -24,7 +24,7 @@ RANGE_KEYS = ("from", "to", "step")
 # What a config may ask, checked before anything is expanded or counted (each error names its key)
 MAX_RUNS = 100_000  # runs in the grid, computed as a product of its factors
 MAX_N = 100_000  # board size
-MAX_MEASURED_N = 256  # board size for encodings whose counts are measured by building them (pysat:*)
+MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by building them (pysat:*)
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
 MAX_INT = 2**63 - 1  # what SQLite stores
 NAME_MAX, PATH_MAX = 255, 4096  # bytes in one file name, in a path (Linux)
