@@ -336,3 +336,25 @@ def test_fast_run_keys_equal_the_defined_digest(tmp_path: Path) -> None:
     assert len(runs) == 24 and len({r.key for r in runs}) == 24
     for run in runs:
         assert run.key == digest(run.params())
+
+
+def test_results_file_from_before_a_column_was_added(tmp_path: Path) -> None:
+    """A file of this schema without a newer nullable column: read with NULL there, and given it on write."""
+    import sqlite3
+
+    from cnfgen_queens.experiments.store import Store
+
+    path = tmp_path / "old.sqlite"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE runs DROP COLUMN gbd_hash")
+    db.execute("INSERT INTO runs (run_key, config_hash, experiment, task, n, encoding, column_alo, repeat, variables, "
+               "clauses, solver, solver_args, status) VALUES ('k', 'c', 'e', 'solve', 8, 'pairwise', 0, 0, 64, 736, "
+               "'minisat', '[]', 'SAT')")  # fmt: skip
+    db.commit()
+    db.close()
+    with Store(path, readonly=True) as store:
+        (row,) = store.rows()
+    assert (row.n, row.status, row.gbd_hash) == (8, "SAT", None)
+    with Store(path) as store:
+        assert "gbd_hash" in store.columns and store.rows() == [row]
