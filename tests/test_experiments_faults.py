@@ -139,6 +139,10 @@ def test_results_path_the_file_system_refuses(tmp_path: Path, capsys: pytest.Cap
         for extra in ((), ("--dry-run",)):
             assert expected in _one_line_error(capsys, "batch", str(path), *extra)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.yaml"]
+    (tmp_path / "dir.sqlite").mkdir()
+    path = _config(tmp_path, BASE.replace("RESULTS", str(tmp_path / "dir.sqlite")))
+    for extra in ((), ("--dry-run",)):
+        assert "dir.sqlite: a directory, not a results file" in _one_line_error(capsys, "batch", str(path), *extra)
 
 
 def _foreign_db(path: Path) -> None:
@@ -181,6 +185,8 @@ def test_not_sqlite_and_empty_files(tmp_path: Path, capsys: pytest.CaptureFixtur
         else:
             sqlite3.connect(empty).execute("PRAGMA user_version = 7").connection.close()
         path = _config(tmp_path, BASE.replace("RESULTS", str(empty)))
+        assert main(["batch", str(path), "--dry-run"]) == 0
+        assert "= 1 runs; 1 to do" in capsys.readouterr().out
         assert main(["batch", str(path), "--no-progress"]) == 0
         rows = sqlite3.connect(empty).execute("SELECT n, status, verified FROM runs").fetchall()
         assert rows == [(8, "SAT", 1)]

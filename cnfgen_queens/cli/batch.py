@@ -60,13 +60,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _dry_run(config: Config, args: argparse.Namespace) -> int:
     from ..experiments.grid import expand
-    from ..experiments.store import Store
+    from ..experiments.store import EmptyStore, Store
 
     runs, oversized = expand(config)
     done: set[str] = set()
-    if config.results.is_file():  # a foreign file is refused here too
-        with Store(config.results, readonly=True) as store:
-            done = set() if args.fresh else store.done_keys(retry_errors=args.retry_errors)
+    if config.results.exists():  # a foreign file (or a directory) is refused here too
+        try:
+            with Store(config.results, readonly=True) as store:
+                done = set() if args.fresh else store.done_keys(retry_errors=args.retry_errors)
+        except EmptyStore:
+            pass  # an empty file (or database) is taken: nothing done yet
     c = config
     factors = [f"{len(c.ns)} N", f"{len(c.encodings)} encodings"]
     factors += [f"{len(c.shuffle_seeds)} seeds"] if c.shuffle_seeds else []

@@ -64,6 +64,10 @@ class StoreError(RuntimeError):
     """A results file that cannot be used (not SQLite, other schema, unwritable)."""
 
 
+class EmptyStore(StoreError):
+    """Opened read-only, a results file with nothing in it yet (no tables)."""
+
+
 @dataclass(frozen=True)
 class Row:
     """One row of ``runs``; field order is column order."""
@@ -124,6 +128,8 @@ class Store:
     def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
         self.path = Path(path)
         try:
+            if self.path.is_dir():
+                raise StoreError(f"{self.path}: a directory, not a results file")
             if readonly and not self.path.is_file():
                 raise StoreError(f"{self.path}: no such results file")
             if readonly or self._has_content():
@@ -156,7 +162,7 @@ class Store:
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if not tables and readonly:
-                raise StoreError(f"{self.path}: not a cnfgen-queens results database (no runs table)")
+                raise EmptyStore(f"{self.path}: not a cnfgen-queens results database (no runs table)")
             found = None
             if {"meta", "runs"} <= tables:
                 with contextlib.suppress(sqlite3.OperationalError):  # a meta table of other columns
