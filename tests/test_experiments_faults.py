@@ -83,6 +83,11 @@ BOMBS = {
         BASE.replace("  encodings", f"  shuffle_seeds: [{', '.join(map(str, range(100_001)))}]\n  encodings"),
         "instances.shuffle_seeds: 100002 values (YAML aliases expanded), over the limit of 100000",
     ),
+    "huge time limit": (BASE.replace("{time: 10}", "{time: 1.0e+300}"), "limits.time: 1e+300 seconds is over"),
+    "huge memory limit": (
+        BASE.replace("{time: 10}", "{time: 10, memory: 99999999999999}"),
+        "limits.memory: 99999999999999 is over the limit of 8796093022207",
+    ),
     "huge group size": (
         BASE.replace("[pairwise]", "[commander]").replace("  encodings", "  group_size: 99999999999\n  encodings"),
         "instances.group_size: 99999999999 is over the limit",
