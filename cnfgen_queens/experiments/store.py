@@ -3,7 +3,9 @@
 WAL journal and ``synchronous=FULL``: each row is its own transaction, so a
 SIGKILL (or power loss) mid-batch keeps every committed row and leaves a readable
 file.  The schema is :data:`SCHEMA`; ``meta`` holds its version, ``configs`` the
-normalized config of every config hash that wrote rows.
+normalized config of every config hash that wrote rows, ``instances`` the GBD hash
+of every cached CNF as written.  A non-empty file without this schema (another
+program's database) is looked at read-only and refused, never changed.
 """
 
 from __future__ import annotations
