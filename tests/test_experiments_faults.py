@@ -68,7 +68,7 @@ BOMBS = {
     ),
     "measured counts": (
         BASE.replace("[8]", "[8, 1000]").replace("[pairwise]", "[pairwise, pysat:totalizer]"),
-        "instances.encodings[1]: pysat:totalizer counts are measured by building it: N up to 256, not 1000",
+        "instances.encodings[1]: pysat:totalizer counts are measured by building it: N up to 200, not 1000",
     ),
     "huge repeats": (BASE + "repeats: 1000000000\n", "exp.yaml:7: repeats: 1000000000 is over the limit of 100000"),
     "grid product": (
@@ -82,6 +82,11 @@ BOMBS = {
     "too many seeds": (
         BASE.replace("  encodings", f"  shuffle_seeds: [{', '.join(map(str, range(100_001)))}]\n  encodings"),
         "instances.shuffle_seeds: 100002 values (YAML aliases expanded), over the limit of 100000",
+    ),
+    "huge time limit": (BASE.replace("{time: 10}", "{time: 1.0e+300}"), "limits.time: 1e+300 seconds is over"),
+    "huge memory limit": (
+        BASE.replace("{time: 10}", "{time: 10, memory: 99999999999999}"),
+        "limits.memory: 99999999999999 is over the limit of 8796093022207",
     ),
     "huge group size": (
         BASE.replace("[pairwise]", "[commander]").replace("  encodings", "  group_size: 99999999999\n  encodings"),
@@ -139,6 +144,10 @@ def test_results_path_the_file_system_refuses(tmp_path: Path, capsys: pytest.Cap
         for extra in ((), ("--dry-run",)):
             assert expected in _one_line_error(capsys, "batch", str(path), *extra)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.yaml"]
+    (tmp_path / "dir.sqlite").mkdir()
+    path = _config(tmp_path, BASE.replace("RESULTS", str(tmp_path / "dir.sqlite")))
+    for extra in ((), ("--dry-run",)):
+        assert "dir.sqlite: a directory, not a results file" in _one_line_error(capsys, "batch", str(path), *extra)
 
 
 def _foreign_db(path: Path) -> None:
@@ -181,6 +190,8 @@ def test_not_sqlite_and_empty_files(tmp_path: Path, capsys: pytest.CaptureFixtur
         else:
             sqlite3.connect(empty).execute("PRAGMA user_version = 7").connection.close()
         path = _config(tmp_path, BASE.replace("RESULTS", str(empty)))
+        assert main(["batch", str(path), "--dry-run"]) == 0
+        assert "= 1 runs; 1 to do" in capsys.readouterr().out
         assert main(["batch", str(path), "--no-progress"]) == 0
         rows = sqlite3.connect(empty).execute("SELECT n, status, verified FROM runs").fetchall()
         assert rows == [(8, "SAT", 1)]
@@ -231,3 +242,130 @@ def test_cache_of_unknown_origin_is_not_trusted(tmp_path: Path) -> None:
     assert main(["batch", str(path), "--no-progress", "--jobs", "1"]) == 0
     rows = sqlite3.connect(tmp_path / "out" / "results.sqlite").execute("SELECT status, verified FROM runs")
     assert rows.fetchall() == [("SAT", 1)]
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+def test_sigterm_stops_the_batch_like_ctrl_c(tmp_path: Path) -> None:
+    """SIGTERM: workers and solvers stopped at once, a line saying what was saved, exit 143; resume completes."""
+    import signal
+
+    from test_experiments_batch import (
+        TOTAL,
+        _all_gone,
+        _check_complete,
+        _descendants,
+        _kill_test_config,
+        _start,
+        _wait_for_rows,
+        stored,
+    )
+
+    cfg = _kill_test_config(tmp_path)
+    db = tmp_path / "kill" / "results.sqlite"
+    proc = _start(cfg, "--jobs", "2")
+    _wait_for_rows(db, proc, 4)
+    children = _descendants(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    text = err.decode()
+    assert "Traceback" not in text and text.count("\n") == 1, text
+    before = {r.run_key: r for r in stored(db)}
+    assert f"terminated (SIGTERM); workers stopped, {len(before)} finished runs saved in {db}" in text
+    assert 4 <= len(before) < TOTAL
+    _all_gone(children, timeout=2)  # stopped by the batch itself, not by the workers' 3 s orphan watch
+    assert main(["batch", str(cfg), "--no-progress"]) == 0
+    _check_complete(db, before)
+
+
+def _run_python(code: str) -> tuple[int, str]:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    return proc.returncode, proc.stderr
+
+
+def test_interrupts_outside_a_subcommand_are_quiet() -> None:
+    """Ctrl-C in start-up imports, outside the handler, or in atexit handlers: one line, exit 130."""
+    as_command = "import sys; sys.argv = ['cnfgen-queens']; import signal; from cnfgen_queens import cli; "
+    code, err = _run_python(as_command + "print(signal.getsignal(signal.SIGINT).__name__, file=sys.stderr)")
+    assert (code, err) == (0, "quiet_exit\n")  # installed before the CLI's imports
+    code, err = _run_python(as_command + "cli._exit(lambda: (_ for _ in ()).throw(KeyboardInterrupt))")
+    assert (code, err) == (130, "")
+    at_exit = "import atexit, os, time; atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(5)))"
+    code, err = _run_python(as_command + at_exit + "; cli._exit(lambda: 0)")
+    assert (code, err) == (130, "cnfgen-queens: interrupted\n")
+    code, err = _run_python(
+        "import signal, sys; from cnfgen_queens import cli; print(signal.getsignal(2), file=sys.stderr)"
+    )
+    assert code == 0 and "quiet_exit" not in err  # a library import changes nothing
+
+
+def test_environment_and_header_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """decode with 'c n=0' in the header, solve /dev/full, output to a full disk: no generic message."""
+    import os
+
+    cnf, answer = tmp_path / "z.cnf", tmp_path / "answer.txt"
+    assert main(["gen", "4", "-o", str(cnf)]) == 0
+    cnf.write_text(cnf.read_text().replace("c n=4 ", "c n=0 "))
+    answer.write_text("s SATISFIABLE\nv -1 2 -3 -4 -5 -6 -7 8 9 -10 -11 -12 -13 -14 15 -16 0\n")
+    for argv, code, expected in (
+        (["decode", str(answer), "--cnf", str(cnf)], 2, f"{cnf}: the header says n=0, which is no board size"),
+        (["solve", "/dev/full"], 2, "cnfgen-queens solve: error: /dev/full: a device, not a CNF file"),
+    ):
+        assert main(argv) == code
+        err = capsys.readouterr().err
+        assert expected in err and err.count("\n") == 1 and "CNFGEN_QUEENS_DEBUG" not in err, err
+    if os.path.exists("/dev/full"):
+        import subprocess
+        import sys
+
+        for argv in (["gen", "8"], ["decode", str(answer), "-n", "4"]):
+            with open("/dev/full", "w") as full:
+                proc = subprocess.run(
+                    [sys.executable, "-c", "import sys; from cnfgen_queens.cli import main; sys.exit(main())", *argv],
+                    stdout=full,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    timeout=60,
+                )
+            assert proc.returncode == 1 and proc.stderr.endswith("error: output: No space left on device\n")
+            assert proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_fast_run_keys_equal_the_defined_digest(tmp_path: Path) -> None:
+    """expand() builds each key's JSON once per (instance, solver); every key is still digest(params)."""
+    from conftest import need_solver
+
+    from cnfgen_queens.experiments.config import digest, load
+    from cnfgen_queens.experiments.grid import build
+
+    need_solver("minisat")
+    text = BASE.replace("[pysat:cadical195]", "[minisat, {name: minisat, args: [-123456789012345]}]")
+    runs = build(load(_config(tmp_path, text + "repeats: 12\n")))
+    assert len(runs) == 24 and len({r.key for r in runs}) == 24
+    for run in runs:
+        assert run.key == digest(run.params())
+
+
+def test_results_file_from_before_a_column_was_added(tmp_path: Path) -> None:
+    """A file of this schema without a newer nullable column: read with NULL there, and given it on write."""
+    import sqlite3
+
+    from cnfgen_queens.experiments.store import Store
+
+    path = tmp_path / "old.sqlite"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE runs DROP COLUMN gbd_hash")
+    db.execute("INSERT INTO runs (run_key, config_hash, experiment, task, n, encoding, column_alo, repeat, variables, "
+               "clauses, solver, solver_args, status) VALUES ('k', 'c', 'e', 'solve', 8, 'pairwise', 0, 0, 64, 736, "
+               "'minisat', '[]', 'SAT')")  # fmt: skip
+    db.commit()
+    db.close()
+    with Store(path, readonly=True) as store:
+        (row,) = store.rows()
+    assert (row.n, row.status, row.gbd_hash) == (8, "SAT", None)
+    with Store(path) as store:
+        assert "gbd_hash" in store.columns and store.rows() == [row]

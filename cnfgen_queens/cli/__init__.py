@@ -7,9 +7,14 @@ imported, so start-up stays fast.  ``main(argv)`` is callable in-process.
 
 from __future__ import annotations
 
+from . import interrupts  # first: a Ctrl-C during the imports below exits quietly
+
+# isort: split
 import argparse
+import errno
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -64,22 +69,36 @@ def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
     return int(module.run(args))  # type: ignore[attr-defined]
 
 
+_WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _drop_stdout() -> None:
+    """Send what is still buffered for stdout to /dev/null, so the flush at exit says nothing more."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def _guard(prog: str, fn: object, *a: object) -> int:
     try:
-        return fn(*a)  # type: ignore[operator]
+        code = fn(*a)  # type: ignore[operator]
+        sys.stdout.flush()  # a full disk or a closed reader surfaces here, not at exit
+        return code
     except CliError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return e.code
     except Exit as e:
         return e.code
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # Ctrl-C; or SIGTERM where a subcommand turns it into this (batch)
+        print(f"{prog}: {e or 'interrupted'}", file=sys.stderr)
+        return getattr(e, "exit_code", 130)
     except BrokenPipeError:
-        # the reader went away (e.g. `| head`); silence the flush at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _drop_stdout()  # the reader went away (e.g. `| head`); silence the flush at exit
         return 141
+    except OSError as e:  # the environment: a full disk, an I/O error, a name too long
+        where = f"{e.filename}: " if e.filename else "output: " if e.errno in _WRITE_ERRORS else ""
+        print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
+        _drop_stdout()
+        return 1
     except Exception as e:  # never a traceback for the user
         if os.environ.get("CNFGEN_QUEENS_DEBUG"):
             raise
@@ -117,9 +136,20 @@ def gen_main(argv: Sequence[str] | None = None) -> int:
     return _guard("gen-queens", _run, "gen", "gen-queens", argv, _command("gen-queens", argv))
 
 
+def _exit(run: object) -> None:
+    """Run a console command; Ctrl-C raises KeyboardInterrupt only while it runs, quietly before and after."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code = run()  # type: ignore[operator]
+    except KeyboardInterrupt:  # one that landed outside _guard's try (or in its handlers)
+        code = 130
+    signal.signal(signal.SIGINT, interrupts.quiet_exit)  # atexit handlers and finalizers run next
+    sys.exit(code)
+
+
 def entry() -> None:
-    sys.exit(main())
+    _exit(main)
 
 
 def gen_entry() -> None:
-    sys.exit(gen_main())
+    _exit(gen_main)

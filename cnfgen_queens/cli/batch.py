@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from typing import TYPE_CHECKING
 
@@ -59,13 +60,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _dry_run(config: Config, args: argparse.Namespace) -> int:
     from ..experiments.grid import expand
-    from ..experiments.store import Store
+    from ..experiments.store import EmptyStore, Store
 
     runs, oversized = expand(config)
     done: set[str] = set()
-    if config.results.is_file():  # a foreign file is refused here too
-        with Store(config.results, readonly=True) as store:
-            done = set() if args.fresh else store.done_keys(retry_errors=args.retry_errors)
+    if config.results.exists():  # a foreign file (or a directory) is refused here too
+        try:
+            with Store(config.results, readonly=True) as store:
+                done = set() if args.fresh else store.done_keys(retry_errors=args.retry_errors)
+        except EmptyStore:
+            pass  # an empty file (or database) is taken: nothing done yet
     c = config
     factors = [f"{len(c.ns)} N", f"{len(c.encodings)} encodings"]
     factors += [f"{len(c.shuffle_seeds)} seeds"] if c.shuffle_seeds else []
@@ -89,9 +93,13 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
 def _run(config: Config, args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
 
-    from ..experiments.batch import run_batch
+    from ..experiments.batch import Terminated, run_batch
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated("terminated")
 
     jobs = args.jobs or len(os.sched_getaffinity(0)) or 1  # the cores this process may use (SLURM, cgroups)
+    previous = signal.signal(signal.SIGTERM, terminate)  # SIGTERM stops the batch as Ctrl-C does
     try:
         summary = run_batch(
             config,
@@ -111,6 +119,8 @@ def _run(config: Config, args: argparse.Namespace) -> int:
         fail(f"--scheduler {args.scheduler}: {e}" if args.scheduler else str(e))
     except BrokenProcessPool:
         fail("a worker process died (killed or out of memory); finished runs are saved: run again to resume", 1)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     results = config.results
     print(
         f"{summary.done} runs done ({summary.solved} solved), {summary.skipped} already stored, "
@@ -119,6 +129,11 @@ def _run(config: Config, args: argparse.Namespace) -> int:
     for line in summary.failed:
         print(f"{args.prog}: error: {line}", file=sys.stderr)
     if summary.interrupted:
-        print(f"{args.prog}: interrupted; {summary.done} finished runs saved, run again to resume", file=sys.stderr)
-        return 130
+        what, code = ("terminated (SIGTERM)", 143) if summary.terminated else ("interrupted", 130)
+        print(
+            f"{args.prog}: {what}; workers stopped, {summary.done} finished runs saved in {results}, "
+            "run again to resume",
+            file=sys.stderr,
+        )
+        return code
     return 1 if summary.failed else 0

@@ -86,6 +86,8 @@ def _header_size(header: Header) -> int | None:
     for c in header.comments:
         m = re.match(r"n=(\d+)\s", c + " ")
         if m:
+            if int(m.group(1)) == 0:
+                fail(f"{path}: the header says n=0, which is no board size; use -n N")
             return int(m.group(1))
     show = header.comment_value("p show")
     if show:

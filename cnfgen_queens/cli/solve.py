@@ -115,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
         path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)
         name = "<stdin>" if args.file == "-" else args.file
+        if args.file != "-" and (Path(args.file).is_char_device() or Path(args.file).is_block_device()):
+            fail(f"{name}: a device, not a CNF file (an endless one could fill the memory)")
         try:
             header = read_header_file(path)
             outcome = solve(path, solver, limits=limits, args=extra,

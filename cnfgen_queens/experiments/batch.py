@@ -8,11 +8,14 @@ store by this (parent) process the moment it arrives.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import sys
+import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,12 @@ from .tasks import Measurement, execute, generate
 CACHE_DIR = "cnf-cache"
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: workers stopped, finished results kept (exit status 143)."""
+
+    exit_code = 143
+
+
 @dataclass
 class Summary:
     """What a batch did."""
@@ -35,7 +44,22 @@ class Summary:
     solved: int = 0
     failed: list[str] = field(default_factory=list)
     interrupted: bool = False
+    terminated: bool = False  # by SIGTERM (interrupted is set too)
     seconds: float = 0.0
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ignore SIGINT and SIGTERM inside (from the main thread; elsewhere no handler can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def cache_dir(config: Config) -> Path:
@@ -186,9 +210,10 @@ def run_batch(
                     summary.done += 1
                     summary.solved += is_solved(row)
                     bar.update(summary.solved)
-        except KeyboardInterrupt:
-            summary.interrupted = True
-            pool.close(interrupted=True)
+        except KeyboardInterrupt as e:
+            summary.interrupted, summary.terminated = True, isinstance(e, Terminated)
+            with _signals_held():  # a second Ctrl-C or SIGTERM must not cut the stopping of the workers short
+                pool.close(interrupted=True)
         except BaseException:
             pool.close(interrupted=True)
             raise

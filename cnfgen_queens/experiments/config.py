@@ -25,9 +25,11 @@ RANGE_KEYS = ("from", "to", "step")
 # What a config may ask, checked before anything is expanded or counted (each error names its key)
 MAX_RUNS = 100_000  # runs in the grid, computed as a product of its factors
 MAX_N = 100_000  # board size
-MAX_MEASURED_N = 256  # board size for encodings whose counts are measured by building them (pysat:*)
+MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by building them (pysat:*)
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
 MAX_INT = 2**63 - 1  # what SQLite stores
+MAX_TIME = 1e6  # seconds per run
+MAX_MEMORY = 2**43 - 1  # MB per run: as bytes, what RLIMIT_AS holds
 NAME_MAX, PATH_MAX = 255, 4096  # bytes in one file name, in a path (Linux)
 
 
@@ -272,9 +274,11 @@ def parse(
     if "time" not in limits:
         c.fail("limits.time", "missing (required: seconds per run; PAR-2 needs it)")
     time_limit = c.number(limits["time"], "limits.time")
+    if time_limit > MAX_TIME:
+        c.fail("limits.time", f"{limits['time']} seconds is over the limit of {MAX_TIME:.0f} (11 days)")
     memory = limits.get("memory")
     if memory is not None:
-        memory = c.integer(memory, "limits.memory")
+        memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
     _grid_size(c, ns, encodings, seeds, solvers, repeats)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))

@@ -7,8 +7,11 @@ keeps the keys of the runs already done, and resuming skips them.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .config import Config, SolverEntry, digest
@@ -71,7 +74,7 @@ class Instance:
             "clauses": self.clauses,
         }
 
-    @property
+    @cached_property
     def key(self) -> str:
         return digest(self.params())
 
@@ -114,7 +117,7 @@ class Run:
             "repeat": self.repeat,
         }
 
-    @property
+    @cached_property
     def key(self) -> str:
         return digest(self.params())
 
@@ -164,12 +167,23 @@ def expand(config: Config) -> tuple[list[Run], list[Instance]]:
                 if config.max_clauses is not None and inst.clauses > config.max_clauses:
                     skipped.append(inst)
                     continue
-                runs += [
-                    Run(inst, solver, config.task, config.time_limit, config.memory_limit, rep)
-                    for solver in config.solvers
-                    for rep in range(config.repeats)
-                ]
+                for solver in config.solvers:
+                    first = Run(inst, solver, config.task, config.time_limit, config.memory_limit)
+                    for rep, key in enumerate(_repeat_keys(first, config.repeats)):
+                        run = replace(first, repeat=rep)
+                        object.__setattr__(run, "key", key)  # what the cached property would compute
+                        runs.append(run)
     return runs, skipped
+
+
+def _repeat_keys(run: Run, repeats: int) -> list[str]:
+    """The keys of ``run`` for repeat 0, 1, ...: its key's JSON text built once, the repeat index put in."""
+    marker = -123456789012345  # an int no repeat index takes: it is replaced in the text
+    text = json.dumps({**run.params(), "repeat": marker}, sort_keys=True, separators=(",", ":"))
+    if text.count(str(marker)) != 1:  # the marker is also a solver argument: the slow way
+        return [digest({**run.params(), "repeat": r}) for r in range(repeats)]
+    head, tail = text.split(str(marker))
+    return [hashlib.sha256(f"{head}{r}{tail}".encode()).hexdigest()[:16] for r in range(repeats)]
 
 
 def build(config: Config) -> list[Run]:

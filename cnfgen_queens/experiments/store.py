@@ -3,7 +3,9 @@
 WAL journal and ``synchronous=FULL``: each row is its own transaction, so a
 SIGKILL (or power loss) mid-batch keeps every committed row and leaves a readable
 file.  The schema is :data:`SCHEMA`; ``meta`` holds its version, ``configs`` the
-normalized config of every config hash that wrote rows.
+normalized config of every config hash that wrote rows, ``instances`` the GBD hash
+of every cached CNF as written.  A non-empty file without this schema (another
+program's database) is looked at read-only and refused, never changed.
 """
 
 from __future__ import annotations
@@ -64,6 +66,10 @@ CREATE TABLE IF NOT EXISTS instances (
 
 class StoreError(RuntimeError):
     """A results file that cannot be used (not SQLite, other schema, unwritable)."""
+
+
+class EmptyStore(StoreError):
+    """Opened read-only, a results file with nothing in it yet (no tables)."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,8 @@ class Store:
     def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
         self.path = Path(path)
         try:
+            if self.path.is_dir():
+                raise StoreError(f"{self.path}: a directory, not a results file")
             if readonly and not self.path.is_file():
                 raise StoreError(f"{self.path}: no such results file")
             if readonly or self._has_content():
@@ -160,7 +168,7 @@ class Store:
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if not tables and readonly:
-                raise StoreError(f"{self.path}: not a cnfgen-queens results database (no runs table)")
+                raise EmptyStore(f"{self.path}: not a cnfgen-queens results database (no runs table)")
             found = None
             if {"meta", "runs"} <= tables:
                 with contextlib.suppress(sqlite3.OperationalError):  # a meta table of other columns
