@@ -8,14 +8,11 @@
    CaDiCaL 1.9.5 blocking loop over the full formula, and vs a C bit-board backtracker
    compiled here (our own ~20 lines, the classic bitmask recursion).
 4. External loop: ``scripts/enumerate.sh 8`` with kissat.
-<<<<<<< HEAD
 5. Isolation: cgroup (BenchExec) vs process group + rusage on the same runs (bench_isolation.py).
 6. Instance statistics: ``cnfgen-queens stats`` on pairwise N=100 (1.6M clauses; target < 60 s),
    with ``--no-graph`` beside it, so the share of the graph (VIG, communities) shows.
-=======
-5. Batch (issue 11): ``--dry-run`` of the refused and the largest allowed configs; the GBD instance hash
+7. Batch (issue 11): ``--dry-run`` of the refused and the largest allowed configs; the GBD instance hash
    against gbdc, SHA-256 and writing the file again (``scripts/bench_batch.py``).
->>>>>>> exp
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -163,16 +160,10 @@ def stats(quick: bool, work: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
-<<<<<<< HEAD
-    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats"]
+    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch"]
     ap.add_argument("--only", choices=parts_all, action="append")
     args = ap.parse_args(argv)
     parts = args.only or parts_all
-=======
-    ap.add_argument("--only", choices=("generator", "startup", "counting", "external", "batch"), action="append")
-    args = ap.parse_args(argv)
-    parts = args.only or ["generator", "startup", "counting", "external", "batch"]
->>>>>>> exp
     with tempfile.TemporaryDirectory(prefix="bench.") as tmp:
         work = Path(tmp)
         for part in parts:
@@ -181,12 +172,9 @@ def main(argv: list[str] | None = None) -> int:
                 "startup": lambda: startup(work),
                 "counting": lambda: counting(args.quick, work),
                 "external": lambda: external(args.quick),
-<<<<<<< HEAD
                 "isolation": lambda: bench_isolation.isolation(args.quick, work),
                 "stats": lambda: stats(args.quick, work),
-=======
                 "batch": lambda: bench_batch.figures(args.quick),  # issue 11: config limits, instance hash
->>>>>>> exp
             }[part]()
             for line in lines:
                 print(line, flush=True)
