@@ -86,8 +86,6 @@ def _header_size(header: Header) -> int | None:
     for c in header.comments:
         m = re.match(r"n=(\d+)\s", c + " ")
         if m:
-            if int(m.group(1)) == 0:
-                fail(f"{path}: the header says n=0, which is no board size; use -n N")
             return int(m.group(1))
     show = header.comment_value("p show")
     if show:
@@ -100,6 +98,8 @@ def _header_size(header: Header) -> int | None:
 
 def _size_from_header(header: Header, path: str) -> int:
     n = _header_size(header)
+    if n == 0:
+        fail(f"{path}: the header says n=0, which is no board size; use -n N")
     if n is not None:
         return n
     fail(f"{path}: no 'n=N' or 'p show' comment to take N from; use -n N")
