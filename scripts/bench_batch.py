@@ -97,7 +97,7 @@ def hashing(quick: bool, work: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="a smaller file to hash")
     args = ap.parse_args(argv)
     for line in figures(args.quick):

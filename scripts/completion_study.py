@@ -254,7 +254,7 @@ def plot(points: list[Point], solvers: list[str], limit: float) -> bytes:
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("configs", nargs="*", default=["configs/completion.yaml"], help="batch configs (one encoding each)")
     p.add_argument("--out", default="data/results/completion", help="output directory")
     p.add_argument("--no-conflicts", action="store_true", help="skip the in-process conflict measurement")

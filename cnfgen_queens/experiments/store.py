@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = "2"  # 2: measured_by
+SCHEMA_VERSION = "1"  # columns added since (measured_by, gbd_hash, variant) are added to older files on open
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
