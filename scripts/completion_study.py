@@ -243,8 +243,11 @@ def plot(points: list[Point], solvers: list[str], limit: float) -> bytes:
     effort.set_ylabel("median conflicts (0 drawn at 0.5)")
     effort.set_title("search effort: CaDiCaL 1.9.5 conflicts")
     effort.grid(True, which="major", alpha=0.3)
-    seeds = max(p.instances for p in points)
-    fig.suptitle(f"n-Queens Completion with K queens placed at random ({seeds} seeds per point)")
+    by_seeds: dict[int, list[int]] = {}
+    for n in ns:
+        by_seeds.setdefault(max(p.instances for p in points if p.n == n), []).append(n)
+    seeds = "; ".join(f"{k} at N = {', '.join(map(str, v))}" for k, v in sorted(by_seeds.items(), reverse=True))
+    fig.suptitle(f"n-Queens Completion with K queens placed at random (seeds per point: {seeds})")
     for ax, s in zip(bottom, solvers, strict=True):
         ax.set_title(s, fontsize=9)
         ax.set_yscale("log")
