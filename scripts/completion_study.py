@@ -49,6 +49,7 @@ class Point:
     worst: dict[str, float]
     unsolved: dict[str, int]
     conflicts: float | None = None  # median CaDiCaL 1.9.5 conflicts over the instances
+    conflicts_max: int | None = None
 
     @property
     def fraction(self) -> float | None:
@@ -104,6 +105,7 @@ def collect(
                 {s: max(t) for s, t in times.items() if t},
                 {s: sum(v[s][0] not in ANSWERS for v in group if s in v) for s in solvers},
                 statistics.median(effort) if effort else None,
+                max(effort) if effort else None,
             )
         )
     return points, table, solvers, config.time_limit
@@ -171,13 +173,14 @@ def summary_csv(points: list[Point], solvers: list[str]) -> str:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["n", "k", "k_over_n", "instances", "answered", "sat", "fraction_sat"]
                + [f"median_s_{s}" for s in solvers] + [f"max_s_{s}" for s in solvers]
-               + [f"unsolved_{s}" for s in solvers] + ["median_conflicts_cadical195"])  # fmt: skip
+               + [f"unsolved_{s}" for s in solvers]
+               + ["median_conflicts_cadical195", "max_conflicts_cadical195"])  # fmt: skip
     for p in points:
         frac = "" if p.fraction is None else f"{p.fraction:.3f}"
         w.writerow([p.n, p.k, f"{p.k / p.n:.3f}", p.instances, p.answered, p.sat, frac]
                    + [f"{p.median.get(s, 0):.4f}" for s in solvers] + [f"{p.worst.get(s, 0):.4f}" for s in solvers]
                    + [p.unsolved.get(s, 0) for s in solvers]
-                   + ["" if p.conflicts is None else f"{p.conflicts:g}"])  # fmt: skip
+                   + ["" if p.conflicts is None else f"{p.conflicts:g}", p.conflicts_max])  # fmt: skip
     return out.getvalue()
 
 
@@ -190,13 +193,13 @@ def runs_csv(table: list[list[object]]) -> str:
 
 
 def markdown(points: list[Point], solvers: list[str]) -> str:
-    lines = ["| N | K | K/N | satisfiable | median conflicts | "
+    lines = ["| N | K | K/N | satisfiable | conflicts median (max) | "
              + " | ".join(f"{s} median (max) s" for s in solvers) + " |",
              "|--:|--:|--:|--:|--:|" + "--:|" * len(solvers)]  # fmt: skip
     for p in points:
         frac = "-" if p.fraction is None else f"{p.sat}/{p.answered}"
         cells = [f"{p.median[s]:.3f} ({p.worst[s]:.3f})" if s in p.median else "-" for s in solvers]
-        effort = "-" if p.conflicts is None else f"{p.conflicts:g}"
+        effort = "-" if p.conflicts is None else f"{p.conflicts:g} ({p.conflicts_max})"
         lines.append(f"| {p.n} | {p.k} | {p.k / p.n:.2f} | {frac} | {effort} | " + " | ".join(cells) + " |")
     lines.append("")
     for n in sorted({p.n for p in points}):
@@ -240,8 +243,11 @@ def plot(points: list[Point], solvers: list[str], limit: float) -> bytes:
     effort.set_ylabel("median conflicts (0 drawn at 0.5)")
     effort.set_title("search effort: CaDiCaL 1.9.5 conflicts")
     effort.grid(True, which="major", alpha=0.3)
-    seeds = max(p.instances for p in points)
-    fig.suptitle(f"n-Queens Completion with K queens placed at random ({seeds} seeds per point)")
+    by_seeds: dict[int, list[int]] = {}
+    for n in ns:
+        by_seeds.setdefault(max(p.instances for p in points if p.n == n), []).append(n)
+    seeds = "; ".join(f"{k} at N = {', '.join(map(str, v))}" for k, v in sorted(by_seeds.items(), reverse=True))
+    fig.suptitle(f"n-Queens Completion with K queens placed at random (seeds per point: {seeds})")
     for ax, s in zip(bottom, solvers, strict=True):
         ax.set_title(s, fontsize=9)
         ax.set_yscale("log")
