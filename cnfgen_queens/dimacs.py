@@ -46,9 +46,18 @@ def clause_line(clause: Iterable[int]) -> str:
     return " ".join(map(str, clause)) + " 0\n"
 
 
-def write_header(out: BinaryIO, num_vars: int, num_clauses: int, comments: Iterable[str] = ()) -> None:
-    text = "".join(f"c {c}\n" if c else "c\n" for c in comments)
-    out.write(f"{text}p cnf {num_vars} {num_clauses}\n".encode())
+def write_header(
+    out: BinaryIO, num_vars: int, num_clauses: int, comments: Iterable[str] = (), show: int | None = None
+) -> None:
+    """Comment lines, then (``show``) the projection line ``c p show 1 ... show 0`` streamed in
+    pieces, then ``p cnf V C``."""
+    out.write("".join(f"c {c}\n" if c else "c\n" for c in comments).encode())
+    if show is not None:
+        out.write(b"c p show")
+        for lo in range(1, show + 1, CHUNK * 4):
+            out.write((" " + " ".join(map(str, range(lo, min(show + 1, lo + CHUNK * 4))))).encode())
+        out.write(b" 0\n")
+    out.write(f"p cnf {num_vars} {num_clauses}\n".encode())
 
 
 def write_clauses(out: BinaryIO, clauses: Iterable[Clause]) -> int:

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)
         name = "<stdin>" if args.file == "-" else args.file
         try:
-            header = read_header_file(path)
+            header = read_header_file(path, None)  # solve() warns (once) about a misnamed file
             outcome = solve(path, solver, limits=Limits(args.time_limit, args.memory_limit), args=extra,
                             proof=proof, solvers_file=solvers_file, name=name)  # fmt: skip
         except OSError as e:
