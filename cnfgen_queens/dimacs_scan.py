@@ -74,9 +74,10 @@ def _cut(data: bytes, name: str, line: int) -> tuple[bytes, bytes]:
 
 
 def literal_chunks(
-    stream: IO[bytes], header: Header, name: str, warn: Warn = _stderr_warn, chunk: int = SCAN_CHUNK
+    stream: IO[bytes], header: Header, name: str, warn: Warn = _stderr_warn, chunk: int | None = None
 ) -> Iterator[np.ndarray]:
     """int64 arrays of the body's literals, each ending with a clause's 0 (the stream is at the body)."""
+    chunk = chunk or SCAN_CHUNK
     num_vars, line = header.num_vars, header.body_line
     carry = np.zeros(0, np.int64)
     rest = b""

@@ -310,12 +310,12 @@ def _digit_sum(lo: int, hi: int) -> int:
 
 def _weighted_digits(prefix: np.ndarray, first: int, step: int) -> int:
     """Sum over i of weight[i] * digits(first + step*i), given the weights' prefix sums (prefix[0] = 0)."""
-    k, total, i, digits = prefix.size - 1, 0, 0, len(str(first))
+    k, total, i = prefix.size - 1, 0, 0
     while i < k:
-        nxt = 10**digits  # the first value with one more digit
-        j = min(k, max(i + 1, -(-(nxt - first) // step)))
+        digits = len(str(first + step * i))
+        j = min(k, -(-(10**digits - first) // step))  # the first index with more digits
         total += digits * int(prefix[j] - prefix[i])
-        i, digits = j, digits + 1
+        i = j
     return total
 
 
