@@ -8,6 +8,8 @@
    CaDiCaL 1.9.5 blocking loop over the full formula, and vs a C bit-board backtracker
    compiled here (our own ~20 lines, the classic bitmask recursion).
 4. External loop: ``scripts/enumerate.sh 8`` with kissat.
+5. I/O (issue 10, ``scripts/bench_io.py``): the streaming model check on the 708 MB N = 300 pairwise
+   CNF against ``wc -l``, ``solve --time-limit 2`` on it, gen-queens N = 10000 peak RSS.
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -27,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_enum
 import bench_gen
+import bench_io
 
 BIN = bench_enum.BIN
 
@@ -141,9 +144,9 @@ def external(quick: bool) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
-    ap.add_argument("--only", choices=("generator", "startup", "counting", "external"), action="append")
+    ap.add_argument("--only", choices=("generator", "startup", "counting", "external", "io"), action="append")
     args = ap.parse_args(argv)
-    parts = args.only or ["generator", "startup", "counting", "external"]
+    parts = args.only or ["generator", "startup", "counting", "external", "io"]
     with tempfile.TemporaryDirectory(prefix="bench.") as tmp:
         work = Path(tmp)
         for part in parts:
@@ -152,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                 "startup": lambda: startup(work),
                 "counting": lambda: counting(args.quick, work),
                 "external": lambda: external(args.quick),
+                "io": lambda: bench_io.io_figures(args.quick, work),
             }[part]()
             for line in lines:
                 print(line, flush=True)
