@@ -5,10 +5,11 @@
    on the same file, and peak RSS (targets: >= 100 MB/s, <= ~200 MB).
 2. ``cnfgen-queens solve q300.cnf --solver kissat --time-limit 2``: the whole command's wall time
    and peak RSS (was 65-100 s and 3.5-3.8 GB; bare kissat 2.05 s, 159 MB).
-3. ``gen-queens 10000 -e sequential`` and ``-e commander`` to /dev/null: peak RSS (target <= 200 MB;
+3. ``decode`` of a 1 GB answer of v lines (was over 300 s and 6.1 GB).
+4. ``gen-queens 10000 -e sequential`` and ``-e commander`` to /dev/null: peak RSS (target <= 200 MB;
    sequential was 7.6 GB).
 
-``--quick`` uses N = 120 and N = 1500 (a smoke run, not the targets).
+``--quick`` uses N = 120, a 50 MB answer and N = 1500 (a smoke run, not the targets).
 """
 
 from __future__ import annotations
@@ -85,7 +86,26 @@ def solve_figures(cnf: Path) -> list[str]:
     if path:
         _, _, bare_wall, bare_peak = measured(["timeout", "2", path, str(cnf)])
         out.append(f"bare kissat under timeout 2: {bare_wall:.2f} s, peak RSS {bare_peak:.0f} MB")
+    # a solver that fails at once: the command then validates the whole file, so the peak is its own
+    body, rc, wall, peak = measured([cq, "solve", str(cnf), "--solver", "kissat", "--solver-args=--no-such", "--json"])
+    out.append(f"solve {cnf.name} with a solver failing at once, then validating the file: {wall:.2f} s, "
+               f"check {json.loads(body)['check_time']:.2f} s, peak RSS {peak:.0f} MB (exit {rc})")  # fmt: skip
     return out
+
+
+def decode_figures(size: int, work: Path) -> list[str]:
+    """decode of an answer of ``size`` bytes of v lines (N = 8 queens among auxiliary literals)."""
+    answer = work / "answer.txt"
+    line = b"v " + b" ".join(b"-%d" % v for v in range(100_000, 100_012)) + b"\n"
+    with open(answer, "wb") as f:
+        f.write(b"s SATISFIABLE\nv 4 15 21 26 38 41 51 64\n")
+        block = line * (1 << 14)
+        for _ in range(max(1, size // len(block))):
+            f.write(block)
+        f.write(b"v 0\n")
+    mb = answer.stat().st_size / 1e6
+    _, rc, wall, peak = measured([str(BIN / "cnfgen-queens"), "decode", str(answer), "-n", "8"])
+    return [f"decode of a {mb:.0f} MB answer: {wall:.1f} s = {mb / wall:.0f} MB/s, peak RSS {peak:.0f} MB (exit {rc})"]
 
 
 def generator_figures(n: int) -> list[str]:
@@ -100,7 +120,8 @@ def io_figures(quick: bool, work: Path) -> list[str]:
     n, big = (120, 1500) if quick else (300, 10000)
     cnf = work / f"q{n}.cnf"
     subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(cnf)], check=True)
-    return [*check_figures(cnf, n), *solve_figures(cnf), *generator_figures(big)]
+    decode_size = 50 * 10**6 if quick else 10**9
+    return [*check_figures(cnf, n), *solve_figures(cnf), *decode_figures(decode_size, work), *generator_figures(big)]
 
 
 def main(argv: list[str] | None = None) -> int:

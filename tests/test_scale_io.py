@@ -296,6 +296,10 @@ def test_large_answers_keep_only_the_cells(tmp_path: Path) -> None:
         padded = b"c noise\n" * 200_000 + answer.replace(b"v ", b"v 999999 -999998 ", 1)
         big = run("cnfgen-queens", "decode", "--cnf", str(cnf), "--format", "line", stdin=padded)
         assert small.returncode == big.returncode == 0 and small.stdout == big.stdout, big.stderr
+        false = next(t for t in answer.split(b"\n", 1)[1].split() if t.startswith(b"-"))  # false in the model
+        v_only = answer.replace(b"s SATISFIABLE\n", b"s SATISFIABLE\n" + (b"v " + (false + b" ") * 20 + b"\n") * 60_000)
+        big = run("cnfgen-queens", "decode", "--cnf", str(cnf), "--format", "line", stdin=v_only)
+        assert big.returncode == 0 and small.stdout == big.stdout, big.stderr
 
 
 def test_timeout_runs_no_check(tmp_path: Path) -> None:
@@ -306,3 +310,23 @@ def test_timeout_runs_no_check(tmp_path: Path) -> None:
     record = json.loads(proc.stdout)
     assert record["status"] == "TIMEOUT" and record["check_time"] is None
     assert os.path.exists(q)
+
+
+def test_sigterm_during_solve_leaves_no_spooled_input(tmp_path: Path) -> None:
+    need_solver("minisat")
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    data = run("gen-queens", "150", "-e", "sequential").stdout  # minisat takes minutes on it
+    env = {**os.environ, "TMPDIR": str(spool)}
+    proc = subprocess.Popen([str(BIN / "cnfgen-queens"), "solve", "-", "--solver", "minisat"], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    assert proc.stdin is not None
+    proc.stdin.write(data)
+    proc.stdin.close()
+    deadline = time.monotonic() + 300
+    while not list(spool.glob("cnfgen-queens-input-*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)  # the solver is running once solve() made its own directory
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=120) == 143
+    assert list(spool.iterdir()) == []

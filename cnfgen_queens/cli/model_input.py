@@ -100,7 +100,11 @@ def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarra
     data = head + f.readline()
     while data:
         v_lits: list[bytes] = []
-        for line in data.splitlines():
+        lines = data.splitlines()
+        only_v = data[:1] == b"v" and data.count(b"\nv") + 1 == len(lines)
+        if only_v and not data.translate(None, b"0123456789 -\t\r\nv"):  # v lines only: no loop over lines
+            v_lits, lines = [data.replace(b"v", b" ")], []
+        for line in lines:
             s = line.strip()
             if s[:2] == b"v " or s == b"v":
                 v_lits.append(s[1:])

@@ -108,7 +108,9 @@ def run(args: argparse.Namespace) -> int:
         spec = resolve(solver, solvers_file)
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
+    from ..atomic import signals_unwind
+
+    with signals_unwind(), tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:  # no spool left behind
         path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)
         name = "<stdin>" if args.file == "-" else args.file
         try:
