@@ -52,7 +52,8 @@ def _fast(piece: bytes, num_vars: int) -> np.ndarray | None:
     if b"c" in piece or b"p" in piece or b"%" in piece or b"+" in piece or not _signs_ok(piece):
         return None
     try:
-        arr = np.fromstring(piece, dtype=np.int64, sep=" ") if piece.strip() else np.zeros(0, np.int64)
+        empty = not piece or piece.isspace()  # isspace stops at the first other byte: O(1) on a body
+        arr = np.zeros(0, np.int64) if empty else np.fromstring(piece, dtype=np.int64, sep=" ")
     except ValueError:
         return None
     if arr.size and (int(arr.max()) > num_vars or int(arr.min()) < -num_vars):
@@ -158,12 +159,14 @@ def read_cnf(path: Path | str, warn: Warn = _stderr_warn) -> Cnf:
     return cnf
 
 
-def _first_violated(lits: np.ndarray, value: np.ndarray) -> tuple[int, Clause] | None:
-    """The first clause of a 0-terminated literal array that ``value`` (bool by variable) falsifies."""
+def _scan(lits: np.ndarray, value: np.ndarray) -> tuple[tuple[int, Clause] | None, int, int]:
+    """(the first clause ``value`` (bool by variable) falsifies in a 0-terminated literal array, or None;
+    the clauses; the largest variable)."""
     ends = np.flatnonzero(lits == 0)
     if not ends.size:
-        return None
-    var = np.abs(lits).astype(np.int32)
+        return None, 0, 0
+    var = np.abs(lits)
+    top = int(var.max())
     np.minimum(var, value.size - 1, out=var)  # the last entry is a False sentinel for variables beyond
     sat = value.take(var)
     sat ^= lits < 0
@@ -174,9 +177,14 @@ def _first_violated(lits: np.ndarray, value: np.ndarray) -> tuple[int, Clause] |
     # an empty clause starts at its own terminator, so reduceat reads False: violated
     bad = np.flatnonzero(~np.logical_or.reduceat(sat, starts))
     if not bad.size:
-        return None
+        return None, int(ends.size), top
     i = int(bad[0])
-    return i, tuple(lits[starts[i] : ends[i]].tolist())
+    return (i, tuple(lits[starts[i] : ends[i]].tolist())), int(ends.size), top
+
+
+def _first_violated(lits: np.ndarray, value: np.ndarray) -> tuple[int, Clause] | None:
+    """The first clause of a 0-terminated literal array that ``value`` (bool by variable) falsifies."""
+    return _scan(lits, value)[0]
 
 
 def _values(true_vars: Iterable[int], top: int) -> np.ndarray:
@@ -222,11 +230,15 @@ def check_stream(source: CnfFile, value: np.ndarray | None, warn: Warn = _stderr
     with open_cnf(source.path, None) as f:
         header = read_header(f, source.name)
         for lits in literal_chunks(f, header, source.name, warn):
-            top = max(top, int(np.abs(lits).max()))
-            bad = None if value is None else _first_violated(lits, value)
+            if value is None:
+                top = max(top, int(np.abs(lits).max()))
+                index += int(np.count_nonzero(lits == 0))
+                continue
+            bad, clauses, most = _scan(lits, value)
+            top = max(top, most)
             if bad is not None:
                 return StreamCheck((index + bad[0], bad[1]), index + bad[0] + 1, top)
-            index += int(np.count_nonzero(lits == 0))
+            index += clauses
     return StreamCheck(None, index, top)
 
 
