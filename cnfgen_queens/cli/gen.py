@@ -135,6 +135,7 @@ def run_export(args: argparse.Namespace) -> int:
 LARGE_BYTES = 50 * 10**9  # above this (or LARGE_CLAUSES) gen-queens asks for --allow-large
 LARGE_CLAUSES = 2**31
 SIZE_FROM = 1_000_000  # clauses from which the output size is computed (it needs numpy)
+SHUFFLE_MAX_CLAUSES = 20_000_000  # about 2 GB of clause tuples
 
 
 def _human(size: int) -> str:
@@ -193,6 +194,9 @@ def run_cnf(args: argparse.Namespace) -> int:
     comments = [] if args.no_comments else formula.header_comments(args.command_line, show=not streamed_show)
     check_size(formula, comments, blocks, args.allow_large)
     clauses = formula.clauses()
+    if args.shuffle is not None and total > SHUFFLE_MAX_CLAUSES and not args.allow_large:
+        fail(f"--shuffle holds every clause in memory: N={formula.n} {formula.encoding} has {total:,} clauses, "
+             f"above {SHUFFLE_MAX_CLAUSES:,}; pass --allow-large to try anyway")  # fmt: skip
     if args.shuffle is not None:
         from itertools import chain
 
