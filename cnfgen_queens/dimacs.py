@@ -108,6 +108,7 @@ class Header:
     comments: tuple[str, ...] = ()
     body_offset: int = 0  # byte offset just after the p line (in the decompressed bytes)
     body_line: int = 1  # line number of the first body line
+    p_offset: int = 0  # byte offset of the p line: the comment lines are the bytes before it
 
     def comment_value(self, key: str) -> str | None:
         """The rest of the first comment line ``key ...`` (``key`` without ``c``)."""
@@ -180,7 +181,7 @@ def read_header(stream: IO[bytes], name: str = "<input>") -> Header:
             comments.append(stripped[1:].strip())
             continue
         v, c = _parse_p_line(stripped, f"{name}:{lineno}")
-        return Header(v, c, tuple(comments), offset, lineno + 1)
+        return Header(v, c, tuple(comments), offset, lineno + 1, offset - len(raw))
     raise DimacsError(f"{name}: no 'p cnf' header line")
 
 
@@ -320,7 +321,15 @@ def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header
     """Copy ``base`` (its body as bytes, not parsed) with ``extra`` appended; returns the clause count."""
     header = header or read_header_file(base)
     total = count_body_clauses(base, header) + len(extra)
-    write_header(out, header.num_vars, total, header.comments)
+    if header.p_offset or not header.comments:  # the comment lines as they are (read_header cuts long ones)
+        with open_cnf(base, None) as f:
+            left = header.p_offset
+            while left > 0 and (chunk := f.read(min(left, 1 << 20))):
+                out.write(chunk)
+                left -= len(chunk)
+        write_header(out, header.num_vars, total)
+    else:
+        write_header(out, header.num_vars, total, header.comments)
     with open_body(base, header) as f:
         last = b"\n"
         while chunk := f.read(1 << 20):
