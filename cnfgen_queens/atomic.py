@@ -46,8 +46,9 @@ def _on_signal(signum: int, frame: object) -> None:
 
 
 @contextmanager
-def _signals_unwind() -> Iterator[None]:
-    """SIGTERM/SIGHUP raise Terminated in this block (main thread only; elsewhere a no-op)."""
+def signals_unwind() -> Iterator[None]:
+    """SIGTERM/SIGHUP raise Terminated in this block (main thread only; elsewhere a no-op), so that
+    ``finally`` blocks and context managers (temporary files and directories) run."""
     global _depth, _owner
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -79,7 +80,7 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
     import tempfile  # lazily: it pulls in random, shutil, bz2 and lzma
 
     path = Path(path)
-    with _signals_unwind():
+    with signals_unwind():
         fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent or ".")
         pid = os.getpid()
         try:

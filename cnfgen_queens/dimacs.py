@@ -46,9 +46,18 @@ def clause_line(clause: Iterable[int]) -> str:
     return " ".join(map(str, clause)) + " 0\n"
 
 
-def write_header(out: BinaryIO, num_vars: int, num_clauses: int, comments: Iterable[str] = ()) -> None:
-    text = "".join(f"c {c}\n" if c else "c\n" for c in comments)
-    out.write(f"{text}p cnf {num_vars} {num_clauses}\n".encode())
+def write_header(
+    out: BinaryIO, num_vars: int, num_clauses: int, comments: Iterable[str] = (), show: int | None = None
+) -> None:
+    """Comment lines, then (``show``) the projection line ``c p show 1 ... show 0`` streamed in
+    pieces, then ``p cnf V C``."""
+    out.write("".join(f"c {c}\n" if c else "c\n" for c in comments).encode())
+    if show is not None:
+        out.write(b"c p show")
+        for lo in range(1, show + 1, CHUNK * 4):
+            out.write((" " + " ".join(map(str, range(lo, min(show + 1, lo + CHUNK * 4))))).encode())
+        out.write(b" 0\n")
+    out.write(f"p cnf {num_vars} {num_clauses}\n".encode())
 
 
 def write_clauses(out: BinaryIO, clauses: Iterable[Clause]) -> int:
@@ -99,6 +108,7 @@ class Header:
     comments: tuple[str, ...] = ()
     body_offset: int = 0  # byte offset just after the p line (in the decompressed bytes)
     body_line: int = 1  # line number of the first body line
+    p_offset: int = 0  # byte offset of the p line: the comment lines are the bytes before it
 
     def comment_value(self, key: str) -> str | None:
         """The rest of the first comment line ``key ...`` (``key`` without ``c``)."""
@@ -171,7 +181,7 @@ def read_header(stream: IO[bytes], name: str = "<input>") -> Header:
             comments.append(stripped[1:].strip())
             continue
         v, c = _parse_p_line(stripped, f"{name}:{lineno}")
-        return Header(v, c, tuple(comments), offset, lineno + 1)
+        return Header(v, c, tuple(comments), offset, lineno + 1, offset - len(raw))
     raise DimacsError(f"{name}: no 'p cnf' header line")
 
 
@@ -311,7 +321,15 @@ def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header
     """Copy ``base`` (its body as bytes, not parsed) with ``extra`` appended; returns the clause count."""
     header = header or read_header_file(base)
     total = count_body_clauses(base, header) + len(extra)
-    write_header(out, header.num_vars, total, header.comments)
+    if header.p_offset or not header.comments:  # the comment lines as they are (read_header cuts long ones)
+        with open_cnf(base, None) as f:
+            left = header.p_offset
+            while left > 0 and (chunk := f.read(min(left, 1 << 20))):
+                out.write(chunk)
+                left -= len(chunk)
+        write_header(out, header.num_vars, total)
+    else:
+        write_header(out, header.num_vars, total, header.comments)
     with open_body(base, header) as f:
         last = b"\n"
         while chunk := f.read(1 << 20):

@@ -259,6 +259,10 @@ def enumerate_external(
     except OSError as e:
         raise EnumerationError(f"cannot use {workdir} as the work directory: {e.strerror or e}", "USAGE") from None
     sol_path = workdir / SOLUTIONS
+    from .atomic import sweep_temporaries
+
+    for own in ("run.json", "base.cnf", "current.cnf"):  # left by a kill -9 of an earlier run here
+        sweep_temporaries(workdir / own)
     if sol_path.exists() and sol_path.stat().st_size and not resume:
         raise EnumerationError(f"{sol_path} already holds solutions: use --resume, or another --out directory", "USAGE")
     _check_run(workdir, formula, symmetric, resume)

@@ -6,6 +6,7 @@ at-most-one encoding of every line of length >= 2 in :meth:`Board.lines` order
 (on the torus: :func:`variants.torus_lines`), then a variant's unit clauses
 (placed queens, then blocked squares; see :mod:`cnfgen_queens.variants`).
 Auxiliary variables are numbered from ``N*N + 1`` in that same order.
+``MAX_N`` keeps the N*N cell variables within DIMACS's 2^31-1.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from . import __version__
 from .board import Board, Line
 from .encodings import Clause, Encoding, VarPool, get, names
 from .variants import PLAIN, Variant, torus_lines
+
+MAX_N = 46340  # the largest N with N*N <= 2^31-1
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,9 @@ class QueensFormula:
         extra = "".join(f" {k}={v}" for k, v in self.params.items())
         return f"n={self.n} encoding={self.encoding}{extra} column_alo={str(self.column_alo).lower()}"
 
-    def header_comments(self, command: str | None = None) -> list[str]:
-        """Comment lines (without the leading ``c``) for the DIMACS header."""
+    def header_comments(self, command: str | None = None, show: bool = True) -> list[str]:
+        """Comment lines (without the leading ``c``) for the DIMACS header; ``show=False`` leaves out the
+        last one, ``p show 1 ... N*N 0``, for :func:`.dimacs.write_header` to stream."""
         n = self.n
         num_vars, _ = self.counts()
         aux = f"; auxiliary variables {n * n + 1}..{num_vars}" if num_vars > n * n else ""
@@ -111,5 +115,6 @@ class QueensFormula:
         ]
         if command:
             lines.append(f"command: {command}")
-        lines.append("p show " + " ".join(map(str, range(1, n * n + 1))) + " 0")
+        if show:
+            lines.append("p show " + " ".join(map(str, range(1, n * n + 1))) + " 0")
         return lines

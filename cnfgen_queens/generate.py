@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import chain
+from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from .dimacs import Clause, write_clauses, write_header
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 FAST_MIN_CLAUSES = 200_000  # below this numpy's import costs more than it saves
 TEMPLATE_MAX_LITERALS = 20_000_000  # a larger template (e.g. nested, n ~ 500) streams clause by clause
 CHUNK_LITERALS = 1 << 17
+CACHE_BYTES = 64 << 20  # templates held in memory; the rest spill to a temporary directory
 Template = tuple["np.ndarray", "np.ndarray", int, int]
 
 
@@ -35,11 +37,15 @@ def write_cnf(
     comments: Iterable[str] = (),
     extra: list[Clause] | None = None,
     fast: bool | None = None,
+    show: bool = False,
 ) -> int:
-    """Header and every clause (plus ``extra`` blocking clauses); returns the clause count."""
+    """Header and every clause (plus ``extra`` blocking clauses); returns the clause count.
+
+    ``show``: stream the ``c p show`` line after ``comments`` (which then leave it out).
+    """
     num_vars, num_clauses = formula.counts()
     extra = extra or []
-    write_header(out, num_vars, num_clauses + len(extra), comments)
+    write_header(out, num_vars, num_clauses + len(extra), comments, formula.n**2 if show else None)
     if fast is None:
         fast = num_clauses >= FAST_MIN_CLAUSES
     if fast:
@@ -179,12 +185,28 @@ def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
     _reuse_freed_memory()
 
     n = formula.n
-    cells = np.arange(1, n * n + 1, dtype=np.int64).reshape(n, n)
-    alo = [cells, cells.T] if formula.column_alo else [cells]
-    for a in alo:
-        out.write(format_literals(np.hstack([a, np.zeros((n, 1), dtype=np.int64)]).reshape(-1)))
-    count = n * len(alo)
-    templates: dict[int, Template | None] = {}
+    rows = max(1, CHUNK_LITERALS // n)  # at-least-one clauses a few rows at a time: memory stays bounded
+    for transposed in (False, True) if formula.column_alo else (False,):
+        for r0 in range(0, n, rows):
+            r = np.arange(r0, min(n, r0 + rows), dtype=np.int64)[:, None]
+            c = np.arange(n, dtype=np.int64)[None, :]
+            block = np.zeros((r.size, n + 1), dtype=np.int64)
+            block[:, :n] = (c * n + r + 1) if transposed else (r * n + c + 1)
+            out.write(format_literals(block.reshape(-1)))
+    count = n * (2 if formula.column_alo else 1)
+    templates = _Templates(formula)
+    try:
+        return count + _write_lines(out, formula, templates)
+    finally:
+        templates.close()
+
+
+def _write_lines(out: BinaryIO, formula: QueensFormula, templates: _Templates) -> int:
+    """The at-most-one clauses of every line, in order; returns how many."""
+    import numpy as np
+
+    n = formula.n
+    count = 0
     dtype = np.int32 if formula.counts()[0] < 2**31 else np.int64
     top = n * n
     pending: list[np.ndarray] = []
@@ -199,9 +221,7 @@ def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
 
     for line in _line_vars(formula):
         k = len(line)
-        if k not in templates:
-            templates[k] = _template(formula, k)
-        t = templates[k]
+        t = templates.get(k)
         if t is None:  # too large to hold as a template: stream this line's clauses
             flush()
             pool = VarPool(top)
@@ -219,3 +239,156 @@ def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
             flush()
     flush()
     return count
+
+
+class _Templates:
+    """Templates by line length, at most CACHE_BYTES of them in memory; the least recently used spill
+    to a temporary directory and are read back (each line length is met up to four times: diagonals
+    and anti-diagonals grow and shrink), so memory stays bounded at any N without rebuilding any."""
+
+    def __init__(self, formula: QueensFormula) -> None:
+        from collections import OrderedDict
+
+        self.formula = formula
+        self.memory: OrderedDict[int, Template] = OrderedDict()
+        self.spilled: dict[int, tuple[int, int]] = {}
+        self.streamed: set[int] = set()
+        self.size = 0
+        self.tmp: str | None = None
+
+    @staticmethod
+    def _bytes(t: Template) -> int:
+        return t[0].nbytes + t[1].nbytes
+
+    def get(self, k: int) -> Template | None:
+        import numpy as np
+
+        if k in self.streamed:
+            return None
+        if k in self.memory:
+            self.memory.move_to_end(k)
+            return self.memory[k]
+        if k in self.spilled:
+            clauses, aux = self.spilled.pop(k)
+            with np.load(self._path(k)) as z:
+                t: Template | None = (z["sign"], z["index"], clauses, aux)
+            assert t is not None
+            Path(self._path(k)).unlink()
+        else:
+            t = _template(self.formula, k)
+            if t is None:
+                self.streamed.add(k)
+                return None
+        self.memory[k] = t
+        self.size += self._bytes(t)
+        while self.size > CACHE_BYTES and len(self.memory) > 1:
+            self._spill()
+        return t
+
+    def _path(self, k: int) -> str:
+        return f"{self.tmp}/{k}.npz"
+
+    def _spill(self) -> None:
+        import numpy as np
+
+        k, t = self.memory.popitem(last=False)
+        self.size -= self._bytes(t)
+        if self.tmp is None:
+            import tempfile
+
+            self.tmp = tempfile.mkdtemp(prefix="cnfgen-queens-templates-")
+        np.savez(self._path(k), sign=t[0], index=t[1])
+        self.spilled[k] = (t[2], t[3])
+
+    def close(self) -> None:
+        if self.tmp is not None:
+            import shutil
+
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# -- size ------------------------------------------------------------------------------
+
+SIZE_BUDGET = 2_000_000  # template clauses to build for an exact size; above this the size is estimated
+SAMPLE_MAX = 20_000  # clauses of the largest template an estimate is scaled from
+
+
+def _digit_sum(lo: int, hi: int) -> int:
+    """Total decimal digits of the integers lo..hi-1 (lo >= 1)."""
+    total, p = 0, 1
+    while p < hi:
+        a, b = max(lo, p), min(hi, p * 10)
+        if a < b:
+            total += (b - a) * len(str(p))
+        p *= 10
+    return total
+
+
+def _weighted_digits(prefix: np.ndarray, first: int, step: int) -> int:
+    """Sum over i of weight[i] * digits(first + step*i), given the weights' prefix sums (prefix[0] = 0)."""
+    k, total, i = prefix.size - 1, 0, 0
+    while i < k:
+        digits = len(str(first + step * i))
+        j = min(k, -(-(10**digits - first) // step))  # the first index with more digits
+        total += digits * int(prefix[j] - prefix[i])
+        i = j
+    return total
+
+
+def _line_bytes(formula: QueensFormula, k: int, digits: int) -> tuple[int, np.ndarray, np.ndarray, int] | None:
+    """(bytes of a line of length k besides its variables' digits, weight prefix sums of its cell and
+    auxiliary variables, its auxiliary count); None when the template is too large to build."""
+    import numpy as np
+
+    t = _template(formula, k)
+    if t is None:
+        return None
+    sign, index, _, aux = t
+    weight = np.bincount(index, minlength=1 + k + aux)
+    fixed = int(index.size) + int(np.count_nonzero(sign < 0)) + int(weight[0])  # separators, '-', '0's
+    cells = np.concatenate(([0], np.cumsum(weight[1 : k + 1])))
+    auxes = np.concatenate(([0], np.cumsum(weight[k + 1 :])))
+    return fixed, cells, auxes, aux
+
+
+def body_size(formula: QueensFormula) -> tuple[int, bool]:
+    """(bytes of the clause lines, exact?).  Exact when the templates are cheap to build; else estimated
+    by a power law in the line length through two cheap templates, every variable taken at full width."""
+    n = formula.n
+    alo = (2 if formula.column_alo else 1) * (_digit_sum(1, n * n + 1) + n * n + 2 * n)
+    lines: dict[int, list[tuple[int, int, int]]] = {}  # length -> (first, step, top) of each line
+    top = n * n
+    enc, params = formula.enc, formula.params
+    counts: dict[int, tuple[int, int]] = {}
+    for kind, _, (r, c), k in formula.board.progressions():
+        if k not in counts:
+            counts[k] = enc.count(k, **params)
+        lines.setdefault(k, []).append((r * n + c + 1, formula.board.var_step(kind), top))
+        top += counts[k][1]
+    if sum(counts[k][0] for k in lines) <= SIZE_BUDGET:
+        total = alo
+        for k in sorted(lines):
+            got = _line_bytes(formula, k, 0)
+            if got is None:
+                break
+            fixed, cells, auxes, aux = got
+            for first, step, aux_top in lines[k]:
+                total += fixed + _weighted_digits(cells, first, step)
+                if aux:
+                    total += _weighted_digits(auxes, aux_top + 1, 1)
+        else:
+            return total, True
+    import math
+
+    digits = len(str(max(top, 1)))
+    cheap = [k for k in sorted(lines) if counts[k][0] <= SAMPLE_MAX and k >= 2]
+    k2 = cheap[-1] if cheap else min(lines)
+    k1 = max(2, k2 // 2)
+    sizes = []
+    for k in (k1, k2):
+        got = _line_bytes(formula, k, digits)
+        fixed, cells, auxes, _ = got if got is not None else (0, [0], [0], 0)
+        sizes.append(fixed + digits * int(cells[-1] + auxes[-1]))
+    power = math.log(max(sizes[1], 1) / max(sizes[0], 1)) / math.log(k2 / k1) if k2 > k1 else 1.0
+    scale = sizes[1] / k2**power
+    return alo + round(sum(scale * k**power * len(ls) for k, ls in lines.items())), False

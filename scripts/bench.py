@@ -13,6 +13,8 @@
    with ``--no-graph`` beside it, so the share of the graph (VIG, communities) shows.
 7. Batch (issue 11): ``--dry-run`` of the refused and the largest allowed configs; the GBD instance hash
    against gbdc, SHA-256 and writing the file again (``scripts/bench_batch.py``).
+8. I/O (issue 10, ``scripts/bench_io.py``): the streaming model check on the 708 MB N = 300 pairwise
+   CNF against ``wc -l``, ``solve --time-limit 2`` on it, gen-queens N = 10000 peak RSS.
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -33,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_batch
 import bench_enum
 import bench_gen
+import bench_io
 import bench_isolation
 
 BIN = bench_enum.BIN
@@ -160,7 +163,7 @@ def stats(quick: bool, work: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
-    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch"]
+    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch", "io"]
     ap.add_argument("--only", choices=parts_all, action="append")
     args = ap.parse_args(argv)
     parts = args.only or parts_all
@@ -175,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
                 "isolation": lambda: bench_isolation.isolation(args.quick, work),
                 "stats": lambda: stats(args.quick, work),
                 "batch": lambda: bench_batch.figures(args.quick),  # issue 11: config limits, instance hash
+                "io": lambda: bench_io.io_figures(args.quick, work),
             }[part]()
             for line in lines:
                 print(line, flush=True)

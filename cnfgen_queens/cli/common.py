@@ -33,21 +33,33 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise CliError(message, code)
 
 
-def positive_int(what: str) -> Callable[[str], int]:
+def positive_int(what: str, maximum: int | None = None, why: str = "") -> Callable[[str], int]:
+    """An argparse type: an integer in 1..maximum (checked on the text's length first, so a number of
+    thousands of digits is refused at once)."""
+
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            value = int(text) if maximum is None or len(text.strip()) <= 30 else None
         except ValueError:
             raise argparse.ArgumentTypeError(f"{what} must be a positive integer, got {text!r}") from None
-        if value <= 0:
+        if value is not None and value <= 0:
             raise argparse.ArgumentTypeError(f"{what} must be a positive integer, got {value}")
-        return value
+        if maximum is not None and (value is None or value > maximum):
+            shown = text if len(text) <= 30 else text[:27] + "..."
+            raise argparse.ArgumentTypeError(f"{what} must be at most {maximum}{why}, got {shown}")
+        return value  # type: ignore[return-value]
 
     parse.__name__ = what
     return parse
 
 
-board_size = positive_int("N")
+MAX_N = 46340  # formula.MAX_N, repeated so that parsing arguments imports nothing
+board_size = positive_int("N", MAX_N, " (N*N cell variables within the DIMACS limit of 2^31-1)")
+
+
+def line_length(what: str) -> Callable[[str], int]:
+    """A positive integer no larger than the longest line of the largest board."""
+    return positive_int(what, MAX_N, " (the longest line of the largest board)")
 
 
 def positive_float(what: str) -> Callable[[str], float]:
@@ -85,15 +97,13 @@ def output(path: str | None) -> Iterator[BinaryIO]:
         check_writable(target)
     except OSError as e:
         fail(f"cannot write {path}: {e}")
+    from ..compressed import compressing
+
     with atomic_output(target) as f:
-        yield f
-
-
-def read_input(path: str | None) -> tuple[str, bytes]:
-    """(name, bytes) of a file argument, or of stdin for None/'-'; a missing file is a usage error."""
-    if path is None or path == "-":
-        return "<stdin>", sys.stdin.buffer.read()
-    try:
-        return path, Path(path).read_bytes()
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror or e}")
+        try:
+            packed = compressing(f, target)
+        except ValueError as e:
+            fail(str(e))
+        yield packed
+        if packed is not f:
+            packed.close()  # writes the compressed stream's end; f itself is closed by atomic_output

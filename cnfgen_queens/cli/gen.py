@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .common import board_size, fail, output, positive_int
+from .common import board_size, fail, line_length, output
 from .variant_args import add_variant_arguments, given, variant_from
+
+if TYPE_CHECKING:
+    from ..dimacs import Clause
+    from ..formula import QueensFormula
 
 
 def _seed(text: str) -> int:
@@ -25,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-e", "--encoding", default=None, help="at-most-one encoding (default: pairwise)")
     p.add_argument(
         "--group-size",
-        type=positive_int("group size"),
+        type=line_length("group size"),
         default=None,
         help="group size of the commander (default 3) and bimander (default 2) encodings",
     )
@@ -38,7 +43,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="append the blocking clauses of FILE (repeatable; unshuffled names)",
     )
     p.add_argument("--no-comments", action="store_true", help="no comment header")
-    p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically instead of stdout")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed",
+    )
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="write a CNF of over 50 GB or 2^31 clauses (refused without it: the size is named first)",
+    )
     p.add_argument(
         "--format",
         choices=("cnf", "opb", "mzn"),
@@ -62,7 +77,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-n",
         "--line-length",
-        type=positive_int("line length"),
+        type=line_length("line length"),
         default=8,
         metavar="LEN",
         help="line length for --list-encodings (default 8)",
@@ -122,6 +137,45 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
+LARGE_BYTES = 50 * 10**9  # above this (or LARGE_CLAUSES) gen-queens asks for --allow-large
+LARGE_CLAUSES = 2**31
+SIZE_FROM = 1_000_000  # clauses from which the output size is computed (it needs numpy)
+SHUFFLE_MAX_CLAUSES = 20_000_000  # about 2 GB of clause tuples
+
+
+def _human(size: int) -> str:
+    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
+
+
+def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause], allow_large: bool) -> None:
+    """Refuse, before writing anything, a formula beyond DIMACS's 2^31-1 variables, and without
+    --allow-large one of over LARGE_BYTES or LARGE_CLAUSES."""
+    from ..dimacs import MAX_VAR, clause_line
+
+    num_vars, num_clauses = formula.counts()
+    clauses = num_clauses + len(blocks)
+    if num_vars > MAX_VAR:
+        fail(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS limit of "
+             f"2^31-1; use a smaller N or another encoding")  # fmt: skip
+    if clauses < SIZE_FROM:
+        return
+    from ..generate import _digit_sum, body_size
+
+    n2 = formula.n**2
+    body, exact = body_size(formula)
+    header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")
+    header += 9 + _digit_sum(1, n2 + 1) + n2 + 2 if comments else 0  # the streamed c p show line
+    size = header + body + sum(len(clause_line(c)) for c in blocks)
+    if allow_large or (size <= LARGE_BYTES and clauses < LARGE_CLAUSES):
+        return
+    what = f"{size:,} bytes ({_human(size)})" if exact else f"about {_human(size)}"
+    fail(f"N={formula.n} {formula.encoding} would write {what} and {clauses:,} clauses, above the limit of "
+         f"{_human(LARGE_BYTES)} or 2^31 clauses; pass --allow-large to write it anyway")  # fmt: skip
+
+
 def run_cnf(args: argparse.Namespace) -> int:
     from ..dimacs import DimacsError, read_blocks, write_clauses, write_header
     from ..encodings import UnknownEncoding
@@ -142,8 +196,13 @@ def run_cnf(args: argparse.Namespace) -> int:
         except DimacsError as e:
             fail(str(e))
     total = num_clauses + len(blocks)
-    comments = [] if args.no_comments else formula.header_comments(args.command_line)
+    streamed_show = args.shuffle is None and not args.no_comments
+    comments = [] if args.no_comments else formula.header_comments(args.command_line, show=not streamed_show)
+    check_size(formula, comments, blocks, args.allow_large)
     clauses = formula.clauses()
+    if args.shuffle is not None and total > SHUFFLE_MAX_CLAUSES and not args.allow_large:
+        fail(f"--shuffle holds every clause in memory: N={formula.n} {formula.encoding} has {total:,} clauses, "
+             f"above {SHUFFLE_MAX_CLAUSES:,}; pass --allow-large to try anyway")  # fmt: skip
     if args.shuffle is not None:
         from itertools import chain
 
@@ -159,7 +218,7 @@ def run_cnf(args: argparse.Namespace) -> int:
         if args.shuffle is None:  # streaming, vectorised for large N (same bytes either way)
             from ..generate import write_cnf
 
-            written = write_cnf(out, formula, comments, blocks)
+            written = write_cnf(out, formula, comments, blocks, show=streamed_show)
         else:
             write_header(out, num_vars, total, comments)
             written = write_clauses(out, clauses) + write_clauses(out, blocks)

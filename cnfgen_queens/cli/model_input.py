@@ -6,14 +6,17 @@ import argparse
 import math
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from ..board import Placement
-from .common import Exit, board_size, fail, read_input
+from ..compressed import InputError
+from .common import Exit, board_size, fail
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ..dimacs import Header
     from ..variants import Variant
 
@@ -108,11 +111,14 @@ def _size_from_header(header: Header, path: str) -> int:
 def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header | None, str]:
     """(N, the CNF header or None, where N came from): -n, --cnf, or the c lines `solve` echoed."""
     from ..dimacs import DimacsError, read_header_file
+    from ..shuffle import header_shuffle
 
     echoed = echoed_header(text)
     if args.cnf:
         try:
-            header = read_header_file(Path(args.cnf))
+            header = read_header_file(args.cnf)
+            if header_shuffle(header) is not None and not _holds(args.cnf, header, header.num_vars):
+                fail(f"{args.cnf}: its shuffle header names {header.num_vars} variables, more than the file holds")
         except OSError as e:
             fail(f"cannot read {args.cnf}: {e.strerror or e}")
         except DimacsError as e:
@@ -140,22 +146,87 @@ def _variant_from_header(header: Header, path: str, n: int) -> Variant:
     return variant
 
 
+SMALL_ANSWER = 1 << 20  # answers up to this size are parsed whole; larger ones keep only the cell literals
+
+
+def _holds(path: str, header: Header, size: int) -> bool:
+    """Whether the CNF's body holds at least ``size`` bytes (read at most that far)."""
+    from ..dimacs import open_body
+
+    with open_body(path, header) as f:
+        while size > 0 and (got := len(f.read(min(size, 1 << 22)))):
+            size -= got
+    return size <= 0
+
+
+def _warn(msg: str) -> None:
+    print(f"warning: {msg}", file=sys.stderr)
+
+
+def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarray]) -> str:
+    import numpy as np
+
+    kept: list[bytes] = []
+    other = 0
+    data = head + f.readline()
+    while data:
+        v_lits: list[bytes] = []
+        lines = data.splitlines()
+        only_v = data[:1] == b"v" and data.count(b"\nv") + 1 == len(lines)
+        if only_v and not data.translate(None, b"0123456789 -\t\r\nv"):  # v lines only: no loop over lines
+            v_lits, lines = [data.replace(b"v", b" ")], []
+        for line in lines:
+            s = line.strip()
+            if s[:2] == b"v " or s == b"v":
+                v_lits.append(s[1:])
+            elif s[:1] == b"s" or (s and s[:1] != b"c" and other < 5):  # answers; the first odd lines
+                other += s[:1] != b"s"
+                kept.append(s)
+        if v_lits:
+            text = b" ".join(v_lits)
+            try:
+                lits = np.fromstring(text, dtype=np.int64, sep=" ")
+                ok = lits.size == len(text.split())
+            except ValueError:
+                ok = False
+            if ok:
+                lits = lits[(lits == 0) | cells(np.abs(lits))]
+                kept.append(b"v " + b" ".join(b"%d" % x for x in lits.tolist()))
+            else:  # the parser names the bad token
+                kept.append(b"v " + text)
+        data = f.read(SMALL_ANSWER)
+        data += f.readline() if data else b""
+    return b"\n".join(kept).decode("utf-8", "replace")
+
+
 def load(args: argparse.Namespace) -> Decoded:
     """The checked placement in the solver output; exits 1 with 'no solution' on UNSAT."""
+    from ..compressed import open_input
     from ..decode import DecodeError, variant_placement
     from ..shuffle import ShuffleError, header_shuffle_map, unshuffle_map
     from ..solvers.parse import parse_competition, parse_minisat
 
-    name, data = read_input(args.input)
-    text = opb_to_dimacs(data.decode("utf-8", "replace"))
-    n, header, source = _size(args, text, name)
-    backward = forward = variant = None
-    if header is not None:
-        variant = _variant_from_header(header, args.cnf or name, n)
-        try:
-            backward, forward = unshuffle_map(header), header_shuffle_map(header)
-        except ShuffleError as e:
-            fail(str(e))
+    name = "<stdin>" if args.input in (None, "-") else args.input
+    raw = sys.stdin.buffer if args.input in (None, "-") else None
+    try:
+        f = open_input(name if raw is not None else args.input, _warn, raw=raw)
+        head = f.read(SMALL_ANSWER)
+        # N from --cnf, -n or the c lines `solve` echoed at the top of its output
+        n, header, source = _size(args, head.decode("utf-8", "replace"), name)
+        backward = forward = variant = None
+        if header is not None:
+            variant = _variant_from_header(header, args.cnf or name, n)
+            try:
+                backward, forward = unshuffle_map(header), header_shuffle_map(header)
+            except ShuffleError as e:
+                fail(str(e))
+        small = len(head) < SMALL_ANSWER  # else only the cell literals are kept: memory follows the board
+        text = head.decode("utf-8", "replace") if small else _filtered(head, f, _cells(n, forward))
+    except OSError as e:
+        fail(f"cannot read {name}: {e.strerror or e}")
+    except InputError as e:
+        fail(str(e))
+    text = opb_to_dimacs(text)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     claim = parse_minisat(text) if first in MINISAT_FIRST else parse_competition(text)
     if claim.problem:
@@ -180,6 +251,20 @@ def load(args: argparse.Namespace) -> Decoded:
         return Decoded(variant_placement(n, true, variant), forward)
     except DecodeError as e:
         fail(f"{name}: not a solution: {e}{_hint(source, header)}", EXIT_NO_SOLUTION)
+
+
+def _cells(n: int, forward: list[int] | None) -> Callable[[np.ndarray], np.ndarray]:
+    """Which variables of the file are cells of the board (after a shuffle, their new names)."""
+    if forward is not None:
+        names = sorted(forward[v] for v in range(1, n * n + 1))
+
+        def shuffled(var: np.ndarray) -> np.ndarray:
+            import numpy as np
+
+            return np.isin(var, names)
+
+        return shuffled
+    return lambda var: var <= n * n
 
 
 def _hint(source: str, header: Header | None) -> str:

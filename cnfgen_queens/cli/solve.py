@@ -112,13 +112,15 @@ def run(args: argparse.Namespace) -> int:
         spec = resolve(solver, solvers_file)
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
+    from ..atomic import signals_unwind
+
+    with signals_unwind(), tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:  # no spool left behind
         path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)
         name = "<stdin>" if args.file == "-" else args.file
         if args.file != "-" and (Path(args.file).is_char_device() or Path(args.file).is_block_device()):
             fail(f"{name}: a device, not a CNF file (an endless one could fill the memory)")
         try:
-            header = read_header_file(path)
+            header = read_header_file(path, None)  # solve() warns (once) about a misnamed file
             outcome = solve(path, solver, limits=limits, args=extra,
                             proof=proof, solvers_file=solvers_file, name=name)  # fmt: skip
         except OSError as e:
