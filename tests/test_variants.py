@@ -204,7 +204,7 @@ def test_bad_lines_in_a_place_file_name_the_line(capfdbinary, tmp_path: Path) ->
 
 
 def test_huge_n_random_placement_is_refused(capfdbinary) -> None:
-    code, _, err = gen(capfdbinary, "100000", "--random-place", "1", "--seed", "1")
+    code, _, err = gen(capfdbinary, "5000", "--random-place", "1", "--seed", "1")
     assert code == 2 and "N <= 1000" in err
 
 
