@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from .common import fail, positive_float, positive_int
-from .run_options import add_run_arguments, limits_from
+from .run_options import add_run_arguments, limits_from, measured
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
 
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         times += f"  peak {outcome.peak_memory_mb:.1f} MB"
     if outcome.exit_code is not None:
         times += f"  exit {outcome.exit_code}"
-    out.append(times + f"  measured by {outcome.measured_by}")
+    out.append(times + measured(outcome.measured_by, args.isolation, spec.path is not None))
     out.append(f"c status {outcome.status}")
     if outcome.status is Status.SAT:
         out.append(f"c model verified against all {cnf.num_clauses} clauses")

@@ -9,7 +9,7 @@ re-parented to us (Linux child subreaper) and killed and reaped, even those that
 the group with ``setsid``, so no process of the run remains.  CPU time comes from
 ``os.wait4``'s rusage, peak memory from sampling VmHWM.  Output goes to files, never
 to memory, so a chatty solver can never block on a pipe; past ``output_mb`` (stdout +
-stderr) the run is stopped like at the deadline.
+stderr) the run is killed at once.
 """
 
 from __future__ import annotations
