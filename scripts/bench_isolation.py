@@ -65,7 +65,7 @@ def isolation(quick: bool, work: Path) -> list[str]:
         r = count_solutions(QueensFormula(n), "kissat", limits=Limits(isolation=mode))
         out.append(f"count {n} kissat, isolation {mode}: {r.count} solutions, {r.solver_calls} calls, {r.wall:.2f} s")
     cases = [("php10", _php(work / "php10.cnf", 9 if quick else 10))]
-    qn = 60 if quick else 200
+    qn = 40 if quick else 100
     queens = work / f"q{qn}.cnf"
     gen_main([str(qn), "-o", str(queens)])
     cases.append((f"queens{qn}", queens))

@@ -272,3 +272,48 @@ def test_real_solver_under_cgroup(solver: str, q6: Path, capsys: pytest.CaptureF
     assert main(["solve", str(q6), "--solver", solver, "--json", "--isolation", "cgroup"]) == 10
     out = capsys.readouterr().out
     assert '"measured_by": "cgroup"' in out and '"status": "SAT"' in out and '"verified": true' in out
+
+
+FAKES = Path(__file__).resolve().parent / "fakes"
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_cgroup_time_limit_kills_a_stubborn_tree(q6: Path, tmp_path: Path) -> None:
+    """SIGTERM ignored by the solver and its child: the grace period ends in the cgroup's SIGKILL."""
+    need_cgroups()
+    pidfile = tmp_path / "pids"
+    start = time.monotonic()
+    out = solve(q6, str(FAKES / "stubborn.sh"), limits=Limits(time=1.0, isolation="cgroup"), args=[str(pidfile)])
+    assert time.monotonic() - start < 1.0 + 10
+    assert out.status is Status.TIMEOUT and out.measured_by == "cgroup"
+    fake, child = map(int, pidfile.read_text().split())
+    assert gone(fake) and gone(child)
+
+
+def test_cgroup_ctrl_c_stops_the_run(q6: Path, tmp_path: Path) -> None:
+    import signal
+    import threading
+
+    need_cgroups()
+    pidfile = tmp_path / "pids"
+
+    def interrupt_when_running() -> None:
+        end = time.monotonic() + 60
+        while not pidfile.exists() and time.monotonic() < end:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Thread(target=interrupt_when_running)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        solve(q6, str(FAKES / "stubborn.sh"), limits=Limits(isolation="cgroup"), args=[str(pidfile)])
+    timer.join()
+    fake, child = map(int, pidfile.read_text().split())
+    assert gone(fake) and gone(child)

@@ -61,3 +61,13 @@ def cap_jobs(args: argparse.Namespace) -> None:
     if args.jobs > cores:
         print(f"{args.prog}: note: --jobs {args.jobs} capped to the {cores} core(s) available", file=sys.stderr)
         args.jobs = cores
+
+
+def measured(measured_by: str, isolation: str, binary: bool) -> str:
+    """The ``measured by`` part of solve's ``c`` line, with the reason when ``auto`` fell back to rusage."""
+    text = f"  measured by {measured_by}"
+    if binary and isolation == "auto" and measured_by == "rusage":
+        from ..solvers.cgroup import unavailable_reason
+
+        text += f" (no cgroup isolation: {unavailable_reason()})"
+    return text

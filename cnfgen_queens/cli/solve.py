@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .common import fail, positive_float, positive_int
 from .model_input import header_echo
-from .run_options import add_run_arguments, limits_from
+from .run_options import add_run_arguments, limits_from, measured
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
 
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         times += f"  peak {outcome.peak_memory_mb:.1f} MB"
     if outcome.exit_code is not None:
         times += f"  exit {outcome.exit_code}"
-    out.append(times + f"  measured by {outcome.measured_by}")
+    out.append(times + measured(outcome.measured_by, args.isolation, spec.path is not None))
     checked = f"  check {outcome.check_time:.3f} s" if outcome.check_time is not None else ""
     out.append(f"c command wall {command_wall:.3f} s{checked}")
     out.append(f"c status {outcome.status}")

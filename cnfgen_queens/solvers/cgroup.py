@@ -55,9 +55,20 @@ def _executor() -> Any:
     from benchexec import runexecutor
     from benchexec.runexecutor import RunExecutor
 
+    from .reaper import started
+
     runexecutor._get_debug_output_after_crash = _no_crash_report
 
     class Executor(RunExecutor):  # type: ignore[misc]
+        tool_pids: list[int]
+
+        def _start_execution(self, *args: Any, **kwargs: Any) -> Any:
+            # the solver's pid as soon as it exists: never taken for an orphan, its group swept after the run
+            pid, cgroups, wait = super()._start_execution(*args, **kwargs)
+            started.add(pid)
+            self.tool_pids.append(pid)
+            return pid, cgroups, wait
+
         def _get_cgroup_measurements(self, cgroups: Any, ru_child: Any, result: dict[str, Any]) -> None:
             # one read: the run has ended and every task of the cgroup is killed, so the counters are final
             waited = ru_child.ru_utime + ru_child.ru_stime if ru_child else 0.0
@@ -72,7 +83,9 @@ def _executor() -> Any:
                     result["oom_kill_count"] = kills
 
     _quiet_logging()
-    return Executor(use_namespaces=False)
+    executor = Executor(use_namespaces=False)
+    executor.tool_pids = []
+    return executor
 
 
 @lru_cache(maxsize=1)
@@ -124,7 +137,7 @@ def run_in_cgroup(
     output size; KeyboardInterrupt stops the run (every process of the cgroup) and is re-raised.
     """
     from .process import Finished, tail
-    from .reaper import boot_ticks, subreaper, sweep_orphans
+    from .reaper import boot_ticks, started, subreaper, sweep_orphans
 
     with subreaper():  # orphans come to us, so that we reap them once the cgroup has killed them
         since = boot_ticks()
@@ -133,6 +146,7 @@ def run_in_cgroup(
             result, wall, timed_out = _execute(argv, out_path, err_path, deadline, memory_mb, grace, cap, tool)
         finally:
             leftovers = len(sweep_orphans(since, tool[0] if tool else -1))
+            started.difference_update(tool)
     code = result["exitcode"]
     return Finished(
         exit_code=-code.signal if code.signal else code.value,
@@ -162,7 +176,9 @@ def _execute(
 ) -> tuple[dict[str, Any], float, bool]:
     """(BenchExec's result, wall time, timed out); the solver's pid goes into ``tool``."""
     executor = _executor()
+    executor.tool_pids = tool
     box: dict[str, Any] = {}
+    done = threading.Event()  # not Thread.is_alive(): after a join interrupted by Ctrl-C it says False
 
     def work() -> None:
         try:
@@ -172,28 +188,28 @@ def _execute(
             )  # fmt: skip
         except BaseException as e:  # BenchExec calls sys.exit on bad arguments
             box["error"] = e
+        finally:
+            done.set()
 
     start = time.monotonic()
     thread = threading.Thread(target=work, name="cnfgen-queens-runexec", daemon=True)
-    thread.start()
-    timed_out, term_at = False, 0.0
+    timed_out, term_at, stopping = False, 0.0, False
     try:
-        while thread.is_alive():
-            thread.join(STEP)
-            if not tool:
-                with executor.SUB_PROCESS_PIDS_LOCK:
-                    tool.extend(executor.SUB_PROCESS_PIDS)
+        thread.start()
+        while not done.wait(STEP):
             now = time.monotonic() - start
-            if cap() and not executor.PROCESS_KILLED:
-                executor.stop()
+            if stopping or cap():
+                stopping = True
+                executor.stop()  # again at every step: the solver may not be registered yet
             elif deadline is not None and now >= deadline and not timed_out:
                 timed_out, term_at = True, now
                 _signal_tool(executor, signal.SIGTERM)
-            elif timed_out and now >= term_at + grace and not executor.PROCESS_KILLED:
-                executor.stop()
-    except BaseException:
-        executor.stop()
-        thread.join()
+            elif timed_out and now >= term_at + grace:
+                stopping = True
+    except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up
+        while not done.is_set():
+            executor.stop()
+            done.wait(STEP)
         raise
     wall = time.monotonic() - start
     if "error" in box:
@@ -204,10 +220,17 @@ def _execute(
     return result, wall, timed_out
 
 
+def _tool_pids(executor: Any) -> list[int]:
+    """The solver's pid once BenchExec has registered it (read without its lock, which an
+    interrupt could leave held)."""
+    try:
+        return list(executor.SUB_PROCESS_PIDS)
+    except RuntimeError:  # the set changed while we copied it
+        return []
+
+
 def _signal_tool(executor: Any, sig: int) -> None:
     """Send ``sig`` to the solver's process group (BenchExec makes the solver a group leader)."""
-    with executor.SUB_PROCESS_PIDS_LOCK:
-        pids = list(executor.SUB_PROCESS_PIDS)
-    for pid in pids:
+    for pid in _tool_pids(executor):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, sig)

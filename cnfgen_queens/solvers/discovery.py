@@ -21,6 +21,7 @@ from .profiles import Profile, all_profiles, generic
 
 EMBEDDED_PREFIX = "pysat:"
 VERSION_TIMEOUT = 5.0
+SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib", "/opt/")  # where Debian packages put binaries
 _VERSION = re.compile(r"\d+(?:\.\d+)+[\w.+~-]*")
 
 
@@ -176,6 +177,8 @@ def _debian_version(path: str) -> str | None:
         return None
     try:
         real = str(Path(path).resolve())
+        if not real.startswith(SYSTEM_DIRS) and not path.startswith(SYSTEM_DIRS):
+            return None  # dpkg installs nowhere else; asking costs seconds on a loaded machine
         owner = subprocess.run(["dpkg-query", "-S", real], capture_output=True, timeout=VERSION_TIMEOUT, text=True)
         if owner.returncode != 0 and real != path:
             owner = subprocess.run(["dpkg-query", "-S", path], capture_output=True, timeout=VERSION_TIMEOUT, text=True)

@@ -9,7 +9,7 @@ re-parented to us (Linux child subreaper) and killed and reaped, even those that
 the group with ``setsid``, so no process of the run remains.  CPU time comes from
 ``os.wait4``'s rusage, peak memory from sampling VmHWM.  Output goes to files, never
 to memory, so a chatty solver can never block on a pipe; past ``output_mb`` (stdout +
-stderr) the run is stopped like at the deadline.
+stderr) the run is killed at once.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .reaper import boot_ticks, clean_group, group_members, killpg, started, subreaper, sweep_orphans
+from .reaper import boot_ticks, clean_group, killpg, spawn_lock, started, subreaper, sweep_orphans
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL
 SAMPLE_INTERVAL = 0.1  # seconds between peak-memory and output-size samples
@@ -107,11 +107,12 @@ def _spawn(
     argv: Sequence[str], stdout: int, stderr: int, preexec: Callable[[], None] | None
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` in a new session (its pid is its process group id)."""
-    proc = subprocess.Popen(
-        list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-        start_new_session=True, preexec_fn=preexec, close_fds=True,
-    )  # fmt: skip
-    started.add(proc.pid)
+    with spawn_lock:
+        proc = subprocess.Popen(
+            list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+            start_new_session=True, preexec_fn=preexec, close_fds=True,
+        )  # fmt: skip
+        started.add(proc.pid)
     return proc
 
 
@@ -270,8 +271,8 @@ def run_process(
         wall = time.monotonic() - start
         code = os.waitstatus_to_exitcode(status)
         proc.returncode = code
-        members = {pid for pid, _ in group_members(proc.pid)}
-        left = clean_group(proc.pid)
+        members: set[int] = set()
+        left = clean_group(proc.pid, seen=members)
         leftovers = len(members | sweep_orphans(since, proc.pid)) or left  # one process may be in both
     return Finished(
         exit_code=code,
@@ -314,7 +315,10 @@ def run_forked(
         # no Python signal handler of ours may run in the child: block, fork, reset to defaults, unblock
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
         try:
-            pid = os.fork()
+            with spawn_lock:
+                pid = os.fork()
+                if pid:
+                    started.add(pid)
         except BaseException:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             raise
@@ -338,7 +342,6 @@ def run_forked(
                     os.write(2, f"{type(e).__name__}: {e}\n".encode())
             finally:
                 os._exit(code)
-        started.add(pid)
         try:
             (_, status, usage), timed_out = _supervise(pid, deadline, grace, None, unblock=blocked)
         finally:

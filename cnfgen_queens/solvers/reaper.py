@@ -15,6 +15,7 @@ REAP_TIMEOUT = 5.0  # seconds to wait for a killed group to disappear
 PR_SET_CHILD_SUBREAPER = 36
 
 started: set[int] = set()  # pids of runs under way in this process (never taken for orphans)
+spawn_lock = threading.Lock()  # held from a run's fork until its pid is in ``started``, and by sweeps
 _reaper_lock = threading.Lock()
 _reaper_users = 0
 
@@ -82,11 +83,15 @@ def killpg(pgid: int, sig: int) -> bool:
         return True
 
 
-def clean_group(pgid: int, timeout: float = REAP_TIMEOUT) -> int:
-    """SIGKILL what is left of group ``pgid`` and reap the members re-parented to us; returns how many were left."""
+def clean_group(pgid: int, timeout: float = REAP_TIMEOUT, seen: set[int] | None = None) -> int:
+    """SIGKILL what is left of group ``pgid`` and reap the members re-parented to us; returns how many were left
+    (their pids go into ``seen``)."""
     if not killpg(pgid, 0):
         return 0
-    left = len(group_members(pgid)) or 1
+    members = {pid for pid, _ in group_members(pgid)}
+    if seen is not None:
+        seen |= members
+    left = len(members) or 1
     end = time.monotonic() + timeout
     me = os.getpid()
     while killpg(pgid, signal.SIGKILL) and time.monotonic() < end:
@@ -140,13 +145,15 @@ def sweep_orphans(since: int, pgid: int, timeout: float = REAP_TIMEOUT) -> set[i
     killed: set[int] = set()
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        found = orphans(since, pgid)
+        with spawn_lock:  # no run of another thread is between its fork and its registration
+            found = orphans(since, pgid)
+            for pid in found:
+                killed.add(pid)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         if not found:
             break
         for pid in found:
-            killed.add(pid)
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
     return killed
