@@ -108,21 +108,34 @@ def test_escapee_batch_leaves_nothing_and_rows_say_cgroup(
     assert len(rows) == 8 and {r.measured_by for r in rows} == {"cgroup"}
 
 
+# The CLI is forked from a small launcher, not from pytest: Linux carries a forked child's inherited
+# resident set into its ru_maxrss across exec, so a child of a large pytest process would report
+# pytest's size. The launcher reports the CLI's own peak (and what the CLI reaped) in a file.
+LAUNCHER = """import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, "-c", sys.argv[2], *sys.argv[3:]])
+_, status, usage = os.wait4(pid, 0)
+open(sys.argv[1], "w").write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_cli(args: list[str], tmp_path: Path, timeout: float = 180) -> tuple[int, str, str, float, float]:
     """(exit code, stdout, stderr, seconds, peak RSS in MB) of the CLI in a child process of its own."""
     import threading
 
-    out_path, err_path = tmp_path / "cli.out", tmp_path / "cli.err"
+    out_path, err_path, peak_path = tmp_path / "cli.out", tmp_path / "cli.err", tmp_path / "cli.peak"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-c", ENTRY, *args], stdout=out, stderr=err)
+        proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(peak_path), ENTRY, *args], stdout=out, stderr=err)
         killer = threading.Timer(timeout, proc.kill)
         killer.start()
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc.wait()
         killer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.monotonic() - start
-    return proc.returncode, out_path.read_text(), err_path.read_text(), elapsed, usage.ru_maxrss / 1024
+    peak = int(peak_path.read_text()) / 1024 if peak_path.exists() else float("inf")
+    return proc.returncode, out_path.read_text(), err_path.read_text(), elapsed, peak
 
 
 PRINTER = """#!/usr/bin/env python3
