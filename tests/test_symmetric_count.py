@@ -163,3 +163,12 @@ def test_dask_scheduler_runs_twice_on_the_same_workers() -> None:
 def test_a_cube_task_names_its_run() -> None:
     a = CubeTask(QueensFormula(8), "pysat:cadical195", "run-a")
     assert a != CubeTask(QueensFormula(8), "pysat:cadical195", "run-b")
+
+
+@pytest.mark.slow
+def test_issue_15_reproducers(capsys: pytest.CaptureFixture[str]) -> None:
+    """`count 13 --symmetric` (139 s before, and it would not take --jobs) and `count 14 --jobs 2`."""
+    assert main(["count", "13", "--symmetric", "--jobs", "2"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["fundamental: 9233", "count: 73712"]
+    assert main(["count", "14", "--jobs", "2"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["count: 365596"]
