@@ -28,7 +28,8 @@ from .symmetry import lex_leader_clauses, orbit
 
 Cube = tuple[int, ...]
 POLL = 0.05  # seconds between looks at the running cubes
-DEPTH = 3  # rows per cube: N = 14 gives 322 live cubes, enough to keep any number of workers busy
+DEPTH = 3  # rows per cube: N = 14 gives 462 live cubes, enough to keep any number of workers busy
+DEEP_UP_TO = 40  # beyond this N (far past any count a SAT solver can finish), cubes of one row: N/2 of them
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def live_cubes(formula: QueensFormula, solver: str, depth: int = DEPTH) -> list[
     """The cubes of the first ``depth`` rows that unit propagation does not refute."""
     from pysat.solvers import Solver
 
-    work = [a for _, a in cubes(formula.n, depth)]
+    work = [a for _, a in cubes(formula.n, depth if formula.n <= DEEP_UP_TO else 1)]
     name = embedded_solver(solver)
     with Solver(name=name, bootstrap_with=counting_clauses(formula)) as s:
         try:
@@ -153,7 +154,7 @@ def _checked(solver: str, n: int, cells: list[int], cube: Cube, seen: set) -> tu
         except DecodeError as e:
             raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
         raise EnumerationError(f"{solver} returned a model that is not a solution")
-    if any(cells[a - 1] != a for a in cube):
+    if any(placement[r] != c for r, c in (divmod(a - 1, n) for a in cube)):
         raise EnumerationError(f"{solver} returned {as_line(placement)} outside the cube {cube}")
     if min(orbit(placement)) != placement:
         raise EnumerationError(f"{solver} returned {as_line(placement)}, which the symmetry breaking excludes")

@@ -124,8 +124,8 @@ def test_cli_symmetric_with_jobs(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_time_limit_bounds_the_whole_count(capsys: pytest.CaptureFixture[str]) -> None:
-    for extra in ([], ["--jobs", "2"]):
-        assert main(["count", "14", "--symmetric", "--time-limit", "0.5", *extra]) == 1
+    for n, extra in (("14", []), ("14", ["--jobs", "2"]), ("60", ["--jobs", "2"])):
+        assert main(["count", n, "--symmetric", "--time-limit", "0.5", *extra]) == 1
         captured = capsys.readouterr()
         assert captured.out.splitlines()[-1].startswith("partial count: ")
         assert "time limit reached" in captured.err and "cubes counted" in captured.err
