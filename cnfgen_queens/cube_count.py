@@ -306,7 +306,7 @@ def tqdm_progress(quiet: bool) -> tuple[Callable[[CubeCount, int], None], Callab
 
     def update(c: CubeCount, total: int) -> None:
         if state["bar"] is None:
-            state["bar"] = tqdm(total=total, unit="cube", desc="count", file=sys.stderr, leave=False)
+            state["bar"] = tqdm(total=total, unit="cube", desc="count", file=sys.stderr)
         state["solutions"] += c.count
         state["bar"].set_postfix(solutions=state["solutions"], refresh=False)
         state["bar"].update(1)

@@ -172,3 +172,24 @@ def test_issue_15_reproducers(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.splitlines() == ["fundamental: 9233", "count: 73712"]
     assert main(["count", "14", "--jobs", "2"]) == 0
     assert capsys.readouterr().out.splitlines() == ["count: 365596"]
+
+
+def test_progress_bar_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from cnfgen_queens.cube_count import tqdm_progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for quiet, tty, shown in ((False, True, True), (True, True, False), (False, False, False)):
+        err = Terminal() if tty else io.StringIO()
+        monkeypatch.setattr(sys, "stderr", err)
+        update, close = tqdm_progress(quiet)
+        result = count_symmetric(QueensFormula(8), jobs=2, progress=update)
+        close()
+        assert result.count == 92
+        text = err.getvalue()
+        assert (f"{result.cubes_total}/{result.cubes_total}" in text and "solutions=92" in text) == shown, text
