@@ -121,10 +121,10 @@ def count_cube(task: CubeTask, cube: Cube, solver: Any = None, seen: set | None 
             if not solver.solve(assumptions=list(cube)):
                 return CubeCount(cube, count, fundamental, calls)
             model = solver.get_model() or []
-            placement = _checked(task.solver, n, model[:n2], cube, seen)
+            placement, size = _checked(task.solver, n, model[:n2], cube, seen)
             seen.add(placement)
             solver.add_clause(blocking_clause(placement))
-            count += len(orbit(placement))
+            count += size
             fundamental += 1
     except EnumerationError as e:
         return CubeCount(cube, count, fundamental, calls, e.status, str(e))
@@ -143,8 +143,8 @@ def _solution(n: int, cells: list[int]) -> tuple[int, ...] | None:
     return cols
 
 
-def _checked(solver: str, n: int, cells: list[int], cube: Cube, seen: set) -> tuple[int, ...]:
-    """The model's placement if it is a solution, inside the cube, canonical and not found before."""
+def _checked(solver: str, n: int, cells: list[int], cube: Cube, seen: set) -> tuple[tuple[int, ...], int]:
+    """The model's placement and its orbit size, if it is a solution, inside the cube, canonical and new."""
     from .enumeration import EnumerationError
 
     placement = _solution(n, cells)
@@ -156,11 +156,12 @@ def _checked(solver: str, n: int, cells: list[int], cube: Cube, seen: set) -> tu
         raise EnumerationError(f"{solver} returned a model that is not a solution")
     if any(placement[r] != c for r, c in (divmod(a - 1, n) for a in cube)):
         raise EnumerationError(f"{solver} returned {as_line(placement)} outside the cube {cube}")
-    if min(orbit(placement)) != placement:
+    images = orbit(placement)
+    if min(images) != placement:
         raise EnumerationError(f"{solver} returned {as_line(placement)}, which the symmetry breaking excludes")
     if placement in seen:
         raise EnumerationError(f"{solver} returned a blocked placement again: {as_line(placement)}")
-    return placement
+    return placement, len(images)
 
 
 def count_symmetric(

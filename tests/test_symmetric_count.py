@@ -99,7 +99,7 @@ def test_every_model_is_checked() -> None:
     good = (1, 3, 5, 0, 2, 4)  # canonical: the lex-least of its orbit
     assert min(images(good)) == good
     model = [(r * n + c + 1) * (1 if good[r] == c else -1) for r in range(n) for c in range(n)]
-    assert _checked("s", n, model, (2,), set()) == good
+    assert _checked("s", n, model, (2,), set()) == (good, 4)  # its orbit: 4 boards (OEIS: A000170(6) = 4)
     wrong = [
         (model, (1,), set(), "outside the cube"),
         (model, (2,), {good}, "blocked placement again"),
