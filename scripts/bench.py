@@ -4,9 +4,9 @@
 1. Generator: ``gen-queens`` vs PySAT (CardEnc + CNF.to_file) for pairwise N=200 and
    sequential N=1000 (wall, clauses/s, peak RSS); peak RSS of every encoding at a large N.
 2. Start-up: ``gen-queens 8``, ``decode``, ``block``, ``merge``: median wall of 10.
-3. Counting: ``count 14 --jobs 2`` (first-two-row cubes, mirror symmetry) vs one PySAT
-   CaDiCaL 1.9.5 blocking loop over the full formula, and vs a C bit-board backtracker
-   compiled here (our own ~20 lines, the classic bitmask recursion).
+3. Counting: ``count 14 --jobs 2`` (symmetry-broken cubes) vs one PySAT CaDiCaL 1.9.5
+   blocking loop over the full formula, vs the code before issue 15, and vs a C bit-board
+   backtracker compiled here (scripts/bench_count.py; count 15 and 16 are there too).
 4. External loop: ``scripts/enumerate.sh 8`` with kissat.
 5. Isolation: cgroup (BenchExec) vs process group + rusage on the same runs (bench_isolation.py).
 6. Instance statistics: ``cnfgen-queens stats`` on pairwise N=100 (1.6M clauses; target < 60 s),
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -33,33 +32,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_batch
+import bench_count
 import bench_enum
 import bench_gen
 import bench_io
 import bench_isolation
 
 BIN = bench_enum.BIN
-
-C_BACKTRACKER = r"""
-#include <stdio.h>
-#include <stdlib.h>
-static long count(unsigned all, unsigned cols, unsigned left, unsigned right) {
-    if (cols == all) return 1;
-    long total = 0;
-    unsigned free = all & ~(cols | left | right);
-    while (free) {
-        unsigned bit = free & -free;
-        free ^= bit;
-        total += count(all, cols | bit, (left | bit) << 1, (right | bit) >> 1);
-    }
-    return total;
-}
-int main(int argc, char **argv) {
-    int n = atoi(argv[1]);
-    printf("%ld\n", count((1u << n) - 1, 0, 0, 0));
-    return 0;
-}
-"""
 
 BASELINE_LOOP = """
 import sys
@@ -125,20 +104,15 @@ def startup(work: Path) -> list[str]:
 
 
 def counting(quick: bool, work: Path) -> list[str]:
+    """Issue 6's figure (one blocking loop) and issue 15's (bench_count.py: the code before it, the C backtracker)."""
     n = 11 if quick else 14
     known = {11: "2680", 14: "365596"}[n]
-    out = []
     base = wall_of([sys.executable, "-c", BASELINE_LOOP, str(n)], known)
-    cubes = wall_of([str(BIN / "cnfgen-queens"), "count", str(n), "--jobs", "2"], known)
-    out.append(f"count {n}: one PySAT CaDiCaL 1.9.5 blocking loop {base:.2f} s; count --jobs 2 {cubes:.2f} s; "
-               f"speed-up x{base / cubes:.1f}")  # fmt: skip
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc:
-        src, exe = work / "nq.c", work / "nq"
-        src.write_text(C_BACKTRACKER)
-        subprocess.run([cc, "-O2", "-o", str(exe), str(src)], check=True)
-        c_wall = min(wall_of([str(exe), str(n)], known) for _ in range(3))
-        out.append(f"count {n}: C bit-board backtracker {c_wall:.3f} s; count --jobs 2 is x{cubes / c_wall:.0f} slower")
+    cubes = wall_of([str(BIN / "cnfgen-queens"), "count", str(n), "--jobs", "2", "--quiet"], known)
+    out = [f"count {n}: one PySAT CaDiCaL 1.9.5 blocking loop {base:.2f} s; count --jobs 2 {cubes:.2f} s; "
+           f"speed-up x{base / cubes:.1f}"]  # fmt: skip
+    out += bench_count.speedup(n, 1, bench_count.baseline_tree(work))
+    out += bench_count.backtracker(n, work, cubes)
     return out
 
 

@@ -40,8 +40,8 @@ def figures(repeat: int) -> list[tuple[str, float]]:
     cq = str(BIN / "cnfgen-queens")
     return [
         ("count 12, pysat:cadical195, one blocking loop", median_of(repeat, [cq, "count", "12"], "count: 14200")),
-        ("count 12 --jobs 2 (two-row cubes)", median_of(repeat, [cq, "count", "12", "--jobs", "2"], "count: 14200")),
-        ("count 10 --symmetric (orbits blocked)", median_of(repeat, [cq, "count", "10", "--symmetric"], "count: 724")),
+        ("count 12 --jobs 2 (symmetric cubes)", median_of(repeat, [cq, "count", "12", "--jobs", "2"], "count: 14200")),
+        ("count 10 --symmetric (cubes)", median_of(repeat, [cq, "count", "10", "--symmetric"], "count: 724")),
         ("scripts/enumerate.sh 8 (kissat)",
          median_of(repeat, ["bash", str(ROOT / "scripts" / "enumerate.sh"), "8"], "count: 92")),
         ("count 8 --solver kissat (python restart loop)",

@@ -12,4 +12,4 @@ python -m pip install -q -e '.[test]' --config-settings editable_mode=compat
 bash scripts/install-solvers.sh
 ruff check cnfgen_queens tests scripts
 ruff format --check cnfgen_queens tests scripts
-python -m pytest -q "$@"
+python -m pytest -q -m "slow or not slow" "$@"  # CI runs the slow tests too

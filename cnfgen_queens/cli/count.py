@@ -1,8 +1,13 @@
-"""``cnfgen-queens count N``: the number of solutions (and orbits with --symmetric)."""
+"""``cnfgen-queens count N``: the number of solutions (and orbits with --symmetric).
+
+With an embedded solver, ``--jobs J``, ``--symmetric`` or ``--executor dask`` count by
+symmetry-broken cubes (:mod:`cnfgen_queens.cube_count`); otherwise the enumeration loop counts.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .common import fail
 from .enumerate import add_arguments as _add_arguments
@@ -13,25 +18,69 @@ from .variant_args import given as variant_flags
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     _add_arguments(p, counting=True)
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where the cubes run: local processes (default) or Dask (a LocalCluster of --jobs workers)",
+    )
+    p.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
 
 
 def run(args: argparse.Namespace) -> int:
     cap_jobs(args)
-    if args.jobs > 1:
-        from ..enumeration import count_cubes, pysat_name
+    from ..enumeration import pysat_name
 
-        if pysat_name(args.solver) is None:
-            fail("--jobs needs an embedded pysat: solver (the cubes run in-process)")
-        clash = {"--symmetric": args.symmetric, "--limit": args.limit, "--time-limit": args.time_limit,
-                 "--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
-                 "--solver-args": args.solver_args, "--solvers-file": args.solvers_file}  # fmt: skip
-        given = [flag for flag, value in clash.items() if value]
-        if given:
-            fail(f"--jobs does not combine with {', '.join(given)}")
-        formula = formula_from(args)
-        if formula.variant.active:
-            fail(f"--jobs does not combine with {variant_flags(args)[0]}: the cubes use the board's mirror symmetry")
-        count = count_cubes(formula, args.solver, jobs=args.jobs, depth=2)
-        print(f"count: {count}")
-        return check_known(formula.n, count, None)
+    if args.scheduler and args.executor != "dask":
+        fail("--scheduler needs --executor dask")
+    cubes = args.jobs > 1 or args.executor == "dask"
+    if cubes and pysat_name(args.solver) is None:
+        fail("--jobs and --executor dask need an embedded pysat: solver (the cubes run in-process)")
+    if cubes or (args.symmetric and pysat_name(args.solver) is not None):
+        return count_by_cubes(args)
     return loop(args, lambda found: None)
+
+
+def count_by_cubes(args: argparse.Namespace) -> int:
+    from ..cube_count import count_symmetric, tqdm_progress
+    from ..enumeration import EnumerationError
+
+    clash = {"--limit": args.limit, "--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
+             "--solver-args": args.solver_args, "--solvers-file": args.solvers_file}  # fmt: skip
+    given = [flag for flag, value in clash.items() if value]
+    if given:
+        fail(f"counting by cubes (--jobs, --symmetric, --executor) does not combine with {', '.join(given)}")
+    formula = formula_from(args)
+    if formula.variant.active:
+        flag = variant_flags(args)[0]
+        what = "--symmetric" if args.symmetric else "--jobs" if args.jobs > 1 else "--executor dask"
+        fail(f"{what} does not combine with {flag}: it counts one board per orbit of the 8 board symmetries "
+             f"(rotations and mirror symmetry), and {flag} breaks them")  # fmt: skip
+    update, close = tqdm_progress(args.quiet)
+    try:
+        result = count_symmetric(
+            formula,
+            args.solver,
+            jobs=args.jobs,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            time_limit=args.time_limit,
+            progress=update,
+        )
+    except EnumerationError as e:
+        fail(str(e))
+    except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
+        fail(f"{args.executor} executor: {e}")
+    finally:
+        close()
+    if result.status != "DONE":
+        print(
+            f"{args.prog}: error: {result.error}; {result.cubes_done} of {result.cubes_total} cubes counted",
+            file=sys.stderr,
+        )
+        print(f"partial count: {result.count}")
+        return 1
+    if args.symmetric:
+        print(f"fundamental: {result.fundamental}")
+    print(f"count: {result.count}")
+    return check_known(formula.n, result.count, result.fundamental if args.symmetric else None)

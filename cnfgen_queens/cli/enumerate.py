@@ -30,7 +30,9 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
     p.add_argument(
         "--symmetric",
         action="store_true",
-        help="block all 8 images of each solution; also report the fundamental count (OEIS A002562)",
+        help="one solution per orbit of the 8 symmetries, weighted by the orbit's size; also report the "
+        "fundamental count (OEIS A002562). count: lex-leader symmetry breaking by cubes (pysat: solvers); "
+        "otherwise all 8 images of each solution are blocked",
     )
     p.add_argument("--limit", type=positive_int("limit"), help="stop after K solutions")
     p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs)")
@@ -51,8 +53,8 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
             "--jobs",
             type=positive_int("jobs"),
             default=1,
-            help="count cubes of the first two rows in J processes (embedded solvers; mirror symmetry; "
-            "the cubes add the redundant column at-least-one clauses)",
+            help="count symmetry-broken cubes of the first three rows in J processes (embedded solvers; "
+            "see --symmetric)",
         )
     else:
         p.add_argument(

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Counting figures of issue 15, measured side by side in one run.
+
+1. ``count 14 --jobs 2`` now (symmetry-broken cubes) against the same command of the code
+   before issue 15 (commit ``BASELINE``, unpacked with ``git archive`` into a temporary
+   directory and run with PYTHONPATH pointing at it), alternating old and new runs; the CPU
+   seconds of the same work in one process (``--jobs 1``) are printed as well, since on a
+   shared machine CPU time is the steadier figure.
+2. ``count 15`` and ``count 16 --symmetric --jobs 2``: wall time (the counts are checked
+   against OEIS by the command itself, exit 1 on a mismatch).
+3. A C bit-board backtracker (the classic bitmask recursion, ~20 lines, compiled here with
+   the system C compiler; a measuring stick, not product code): the ratio to it.
+
+``--quick`` uses N = 11 / 12 (a smoke run); the targets are checked on the full run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+BASELINE = "eaa2a5f"  # main before issue 15: count --jobs = two-row cubes, mirror symmetry, blocking loop
+
+C_BACKTRACKER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static long count(unsigned all, unsigned cols, unsigned left, unsigned right) {
+    if (cols == all) return 1;
+    long total = 0;
+    unsigned free = all & ~(cols | left | right);
+    while (free) {
+        unsigned bit = free & -free;
+        free ^= bit;
+        total += count(all, cols | bit, (left | bit) << 1, (right | bit) >> 1);
+    }
+    return total;
+}
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    printf("%ld\n", count((1u << n) - 1, 0, 0, 0));
+    return 0;
+}
+"""
+
+IN_PROCESS = """
+import sys, time
+from cnfgen_queens.formula import QueensFormula
+n, new = int(sys.argv[1]), sys.argv[2] == "new"
+start = time.process_time()
+if new:
+    from cnfgen_queens.cube_count import count_symmetric
+    count = count_symmetric(QueensFormula(n)).count
+else:
+    from cnfgen_queens.enumeration import count_cubes
+    count = count_cubes(QueensFormula(n), jobs=1, depth=2)
+print(f"{time.process_time() - start:.3f} {count}")
+"""
+
+KNOWN = {11: 2680, 12: 14200, 13: 73712, 14: 365596, 15: 2279184, 16: 14772512}
+
+
+def env(pythonpath: Path | None = None) -> dict[str, str]:
+    out = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    if pythonpath is not None:
+        out["PYTHONPATH"] = str(pythonpath)
+    return out
+
+
+def timed(argv: list[str], expect: int, pythonpath: Path | None = None) -> tuple[float, str]:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env(pythonpath), cwd=tempfile.gettempdir())
+    wall = time.perf_counter() - start
+    if proc.returncode != 0 or str(expect) not in proc.stdout.split()[-1:]:
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stdout[-200:]} {proc.stderr[-300:]}")
+    return wall, proc.stdout
+
+
+def baseline_tree(work: Path) -> Path:
+    """The package as it was at BASELINE (git archive: no worktree, no checkout)."""
+    tree = work / "baseline"
+    tree.mkdir()
+    git = ["git", "-C", str(ROOT), "archive", BASELINE, "cnfgen_queens"]
+    archive = subprocess.run(git, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return tree
+
+
+def count_command(n: int, jobs: int = 2) -> list[str]:
+    return [sys.executable, "-m", "cnfgen_queens", "count", str(n), "--jobs", str(jobs)]
+
+
+def speedup(n: int, repeat: int, old: Path) -> list[str]:
+    olds, news = [], []
+    for _ in range(repeat):
+        olds.append(timed(count_command(n), KNOWN[n], old)[0])
+        news.append(timed([*count_command(n), "--quiet"], KNOWN[n])[0])
+    cpu_old = float(timed([sys.executable, "-c", IN_PROCESS, str(n), "old"], KNOWN[n], old)[1].split()[0])
+    cpu_new = float(timed([sys.executable, "-c", IN_PROCESS, str(n), "new"], KNOWN[n])[1].split()[0])
+    return [
+        f"count {n} --jobs 2, wall (best of {repeat}, alternating): before {min(olds):.2f} s, now {min(news):.2f} s: "
+        f"x{min(olds) / min(news):.2f}",
+        f"count {n}, CPU of the same work in one process: before {cpu_old:.2f} s, now {cpu_new:.2f} s: "
+        f"x{cpu_old / cpu_new:.2f}",
+    ]
+
+
+def backtracker(n: int, work: Path, ours: float) -> list[str]:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return ["no C compiler: no backtracker figure"]
+    src, exe = work / "nq.c", work / "nq"
+    src.write_text(C_BACKTRACKER)
+    subprocess.run([cc, "-O2", "-o", str(exe), str(src)], check=True)
+    c_wall = min(timed([str(exe), str(n)], KNOWN[n])[0] for _ in range(3))
+    return [f"count {n}: C bit-board backtracker {c_wall:.3f} s (one core, no symmetry); count --jobs 2 is "
+            f"x{ours / c_wall:.0f} slower"]  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="N = 11 and 12: a smoke run, not the targets")
+    ap.add_argument("--repeat", type=int, default=2, help="alternating old/new runs of count 14 --jobs 2")
+    ap.add_argument("--skip-large", action="store_true", help="leave out count 15 and 16")
+    args = ap.parse_args(argv)
+    n = 11 if args.quick else 14
+    with tempfile.TemporaryDirectory(prefix="bench-count.") as tmp:
+        work = Path(tmp)
+        for line in speedup(n, args.repeat, baseline_tree(work)):
+            print(line, flush=True)
+        ours = timed([*count_command(n), "--quiet"], KNOWN[n])[0]
+        for line in backtracker(n, work, ours):
+            print(line, flush=True)
+        for big in [] if args.skip_large else ([12] if args.quick else [15, 16]):
+            wall, out = timed([*count_command(big), "--symmetric", "--quiet"], KNOWN[big])
+            fundamental = out.split()[1]
+            print(f"count {big} --symmetric --jobs 2: {wall:.1f} s wall, {KNOWN[big]:,} solutions, "
+                  f"{int(fundamental):,} fundamental", flush=True)  # fmt: skip
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
