@@ -118,6 +118,8 @@ def test_huge_outputs_are_refused_before_writing(tmp_path: Path) -> None:
     for absurd in ("99999999999999999999", "46341", "100000"):  # spun forever / MemoryError
         proc = run("gen-queens", absurd, timeout=60)
         assert proc.returncode == 2 and "at most 46340" in one_clear_line(proc.stderr) and not proc.stdout
+    proc = run("cnfgen-queens", "solve", "x.cnf", "--memory-limit", "99999999999999999999", timeout=60)
+    assert proc.returncode == 2 and "memory limit must be at most" in one_clear_line(proc.stderr)
     proc = run("gen-queens", "400", "--shuffle", "1", timeout=120)  # would hold 33 million clauses
     assert proc.returncode == 2 and "--shuffle holds every clause in memory" in one_clear_line(proc.stderr)
     proc = run("gen-queens", "--list-encodings", "--line-length", "99999999999999999999", timeout=60)

@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-m",
         "--memory-limit",
-        type=positive_int("memory limit"),
+        type=positive_int("memory limit", 1 << 30, " MB (1 EB)"),
         metavar="MB",
         help="address-space limit in MB (RLIMIT_AS)",
     )

@@ -24,9 +24,12 @@ from .parse import MEMORY_WORDS, describe_exit
 from .process import run_forked
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    import numpy as np
     from pysat.solvers import Solver
 
-    from ..dimacs import Cnf
+    from ..dimacs_scan import Cnf, CnfFile
 
 Answer = tuple[
     str, tuple[int, ...] | None, tuple[str, ...] | str | None
@@ -45,7 +48,7 @@ class EmbeddedRun:
     exit_code: int | None = None
 
 
-def _answer(name: str, cnf: Cnf, want_proof: bool, deadline: float | None = None) -> Answer:
+def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool, deadline: float | None = None) -> Answer:
     """Build the pysat solver, solve, and return the answer (a deadline only in-process)."""
     from pysat.solvers import Solver
 
@@ -56,18 +59,33 @@ def _answer(name: str, cnf: Cnf, want_proof: bool, deadline: float | None = None
     except Exception as e:  # a missing backend: AssertionError, ImportError, NoSuchSolverError
         return "ERROR", None, f"pysat:{name} is unavailable: {e}"
     with solver:
-        lits = cnf.lits.tolist()
-        begin = 0
-        for i, lit in enumerate(lits):
-            if lit == 0:
-                solver.add_clause(lits[begin:i])
-                begin = i + 1
+        for chunk in _literal_arrays(cnf):
+            lits = chunk.tolist()
+            begin = 0
+            for i, lit in enumerate(lits):
+                if lit == 0:
+                    solver.add_clause(lits[begin:i])
+                    begin = i + 1
         answer = bool(solver.solve()) if deadline is None else _solve_in_budgets(solver, deadline)
         if answer is None:
             return "TIMEOUT", None, None
         if answer:
             return "SAT", tuple(solver.get_model() or ()), None
         return "UNSAT", None, tuple(solver.get_proof() or ()) if want_proof else None
+
+
+def _literal_arrays(cnf: Cnf | CnfFile) -> Iterator[np.ndarray]:
+    """The clauses as 0-terminated literal arrays: the parsed ones, or read from the file chunk by chunk
+    (in the child, so that reading counts against the time limit and the parent holds nothing)."""
+    from ..dimacs_scan import Cnf, literal_chunks
+
+    if isinstance(cnf, Cnf):
+        yield cnf.lits
+        return
+    from ..dimacs import open_cnf, read_header
+
+    with open_cnf(cnf.path, None) as f:
+        yield from literal_chunks(f, read_header(f, cnf.name), cnf.name)
 
 
 def _solve_in_budgets(solver: Solver, deadline: float) -> bool | None:
@@ -82,7 +100,7 @@ def _solve_in_budgets(solver: Solver, deadline: float) -> bool | None:
     return None
 
 
-def solve_embedded(name: str, cnf: Cnf, limits: Limits, want_proof: bool = False) -> EmbeddedRun:
+def solve_embedded(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False) -> EmbeddedRun:
     """Solve ``cnf`` with pysat's solver ``name``: forked and supervised where possible."""
     if not hasattr(os, "fork"):
         return _in_process(name, cnf, limits, want_proof)
@@ -105,7 +123,7 @@ def solve_embedded(name: str, cnf: Cnf, limits: Limits, want_proof: bool = False
     return EmbeddedRun(Status(status), model, run.wall, run.cpu, run.peak_memory_mb, error, proof, run.exit_code)
 
 
-def _in_process(name: str, cnf: Cnf, limits: Limits, want_proof: bool) -> EmbeddedRun:
+def _in_process(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool) -> EmbeddedRun:
     start, cpu0 = time.monotonic(), time.process_time()
     deadline = None if limits.time is None else start + limits.time
     status, model, extra = _answer(name, cnf, want_proof, deadline)

@@ -91,27 +91,32 @@ def solve(
     """
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
-    if spec.embedded is not None:
-        if cnf is None:
-            from ..dimacs_scan import read_cnf
-
-            cnf = read_cnf(path)
-        return _solve_embedded(spec, cnf, limits, proof, args)
     from ..dimacs import read_header_file
-    from ..dimacs_scan import CnfFile, check_stream
+    from ..dimacs_scan import CnfFile
     from .feed import solver_input
 
     read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
+    if spec.embedded is not None:  # its forked child reads the file
+        source = cnf if cnf is not None else CnfFile(path, name or str(path))
+        outcome = _solve_embedded(spec, source, limits, proof, args)
+        return _validated(outcome, source)
     assert spec.profile is not None
     native = spec.profile.name if spec.profile.source == "built-in" else ""
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-input-") as tmp, solver_input(native, path, tmp) as feed:
         source = cnf if cnf is not None else CnfFile(feed, name or str(path))  # the plain copy checks faster
-        outcome = _solve_binary(spec, feed, source, limits, args, proof)
-        if outcome.status in (Status.UNSAT, Status.ERROR) and isinstance(source, CnfFile):
-            start = time.perf_counter()  # a malformed body is a DimacsError, whatever the solver made of it
-            check_stream(source, None)
-            outcome = replace(outcome, check_time=(outcome.check_time or 0.0) + time.perf_counter() - start)
-    return outcome
+        return _validated(_solve_binary(spec, feed, source, limits, args, proof), source)
+
+
+def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
+    """After UNSAT or an error, read the whole file: a malformed body is a DimacsError (exit 2), whatever
+    the solver made of it."""
+    from ..dimacs_scan import CnfFile, check_stream
+
+    if outcome.status not in (Status.UNSAT, Status.ERROR) or not isinstance(source, CnfFile):
+        return outcome
+    start = time.perf_counter()
+    check_stream(source, None)
+    return replace(outcome, check_time=(outcome.check_time or 0.0) + time.perf_counter() - start)
 
 
 def _timed_check(cnf: Cnf | CnfFile, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None, float]:
@@ -120,7 +125,9 @@ def _timed_check(cnf: Cnf | CnfFile, model: Sequence[int]) -> tuple[tuple[int, .
     return full, error, time.perf_counter() - start
 
 
-def _solve_embedded(spec: SolverSpec, cnf: Cnf, limits: Limits, proof: Path | None, args: Sequence[str]) -> Outcome:
+def _solve_embedded(
+    spec: SolverSpec, cnf: Cnf | CnfFile, limits: Limits, proof: Path | None, args: Sequence[str]
+) -> Outcome:
     from .embedded import solve_embedded
 
     if args:
