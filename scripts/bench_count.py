@@ -125,7 +125,7 @@ def backtracker(n: int, work: Path, ours: float) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="N = 11 and 12: a smoke run, not the targets")
     ap.add_argument("--repeat", type=int, default=2, help="alternating old/new runs of count 14 --jobs 2")
     ap.add_argument("--skip-large", action="store_true", help="leave out count 15 and 16")

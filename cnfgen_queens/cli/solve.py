@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..solvers.outcome import MAX_MEMORY
 from .common import fail, positive_float, positive_int
 from .model_input import header_echo
 from .run_options import add_run_arguments, limits_from, measured
@@ -33,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-m",
         "--memory-limit",
-        type=positive_int("memory limit", 1 << 30, " MB (1 EB)"),
+        type=positive_int("memory limit", MAX_MEMORY, " MB (what solvers accept)"),
         metavar="MB",
         help="address-space limit in MB (RLIMIT_AS)",
     )
