@@ -76,25 +76,34 @@ def temp_prefix(path: Path) -> str:
 
 @contextmanager
 def atomic_output(path: Path) -> Iterator[BinaryIO]:
-    """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename)."""
-    import tempfile  # lazily: it pulls in random, shutil, bz2 and lzma
+    """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename).
 
+    The temporary name is chosen before the file is created, so an interrupt arriving at any
+    moment (even inside the creating call) finds it and removes the file.
+    """
     path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
     with signals_unwind():
-        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent or ".")
         pid = os.getpid()
+        tmp: Path | None = None
         try:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for secrets; a CNF is an ordinary file
+            for _ in range(100):
+                tmp = parent / f"{temp_prefix(path)}{os.urandom(4).hex()}{TEMP_SUFFIX}"
+                try:  # mode 0666 less the umask, as for any ordinary file
+                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+                    break
+                except FileExistsError:
+                    tmp = None
+            else:
+                raise FileExistsError(f"no free temporary name next to {path}")
             with os.fdopen(fd, "wb") as f:
                 yield f
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
         except BaseException:
-            if os.getpid() == pid:
-                Path(tmp).unlink(missing_ok=True)
+            if tmp is not None and os.getpid() == pid:
+                tmp.unlink(missing_ok=True)
             raise
 
 

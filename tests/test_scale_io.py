@@ -172,7 +172,8 @@ def test_signals_remove_the_temporary_file(tmp_path: Path, sig: int, code: int) 
     assert proc.poll() is None, "finished before the signal: the test needs a longer write"
     proc.send_signal(sig)
     assert proc.wait(timeout=120) == code
-    assert list(tmp_path.iterdir()) == []
+    assert proc.stderr is not None
+    assert list(tmp_path.iterdir()) == [], proc.stderr.read()
 
 
 def test_enumerate_resume_sweeps_its_own_temporaries(tmp_path: Path) -> None:
@@ -327,9 +328,12 @@ def test_sigterm_during_solve_leaves_no_spooled_input(tmp_path: Path) -> None:
     assert proc.stdin is not None
     proc.stdin.write(data)
     proc.stdin.close()
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
     deadline = time.monotonic() + 300
-    while not list(spool.glob("cnfgen-queens-input-*")) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)  # the solver is running once solve() made its own directory
+    while proc.poll() is None and time.monotonic() < deadline:
+        if list(spool.glob("cnfgen-queens-input-*")) and (not children.exists() or children.read_text().split()):
+            break  # the solver is running: solve() made its directory and started a child
+        time.sleep(0.01)
     assert proc.poll() is None
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=120) == 143
