@@ -62,6 +62,23 @@ def line_length(what: str) -> Callable[[str], int]:
     return positive_int(what, MAX_N, " (the longest line of the largest board)")
 
 
+def non_negative_int(what: str = "") -> Callable[[str], int]:
+    """An argparse type: an integer >= 0 (a seed, a count); ``what`` starts the message."""
+    prefix = f"{what} " if what else ""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{prefix}must be a non-negative integer, got {text!r}") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"{prefix}must be a non-negative integer, got {value}")
+        return value
+
+    parse.__name__ = what or "non-negative integer"
+    return parse
+
+
 def positive_float(what: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:

@@ -7,22 +7,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import board_size, fail, line_length, output
+from .common import board_size, fail, line_length, non_negative_int, output
 from .variant_args import add_variant_arguments, given, variant_from
 
 if TYPE_CHECKING:
     from ..dimacs import Clause
     from ..formula import QueensFormula
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {value}")
-    return value
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -63,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--shuffle",
-        type=_seed,
+        type=non_negative_int("seed"),
         metavar="SEED",
         default=None,
         help="permute clause order, literal order and variable names with this seed (recorded in "

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import fail
+from .common import fail, non_negative_int
 
 if TYPE_CHECKING:
     from ..variants import Variant
@@ -21,16 +21,6 @@ def _cell(text: str) -> tuple[int, int]:
         return parse_cell(text)
     except VariantError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
-    return value
 
 
 def add_variant_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,12 +56,12 @@ def add_variant_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--random-place",
-        type=_count,
+        type=non_negative_int(),
         default=None,
         metavar="K",
         help="K more non-attacking queens at random (Gent, Jefferson and Nightingale 2017); needs --seed",
     )
-    g.add_argument("--seed", type=_count, default=None, metavar="S", help="seed of --random-place")
+    g.add_argument("--seed", type=non_negative_int(), default=None, metavar="S", help="seed of --random-place")
 
 
 def given(args: argparse.Namespace) -> list[str]:

@@ -53,11 +53,15 @@ def subreaper() -> Iterator[None]:
 
 def group_members(pgid: int) -> list[tuple[int, int]]:
     """(pid, ppid) of every process in group ``pgid`` (from /proc; empty elsewhere)."""
-    members = []
+    return [(pid, int(fields[1])) for pid, fields in _proc_stats() if len(fields) > 2 and int(fields[2]) == pgid]
+
+
+def _proc_stats() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, the fields of /proc/PID/stat after the command name) of every process (none without /proc)."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -66,10 +70,7 @@ def group_members(pgid: int) -> list[tuple[int, int]]:
                 stat = f.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid:
-            members.append((int(entry), int(fields[1])))
-    return members
+        yield int(entry), stat[stat.rfind(b")") + 2 :].split()
 
 
 def killpg(pgid: int, sig: int) -> bool:
@@ -118,23 +119,11 @@ def orphans(since: int, pgid: int) -> list[int]:
     in another session (those that left with ``setsid``; what other threads of ours start
     stays in our session)."""
     me, session, found = os.getpid(), os.getsid(0), []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) <= 19 or int(fields[1]) != me or int(fields[19]) < since or int(entry) in started:
+    for pid, fields in _proc_stats():
+        if len(fields) <= 19 or int(fields[1]) != me or int(fields[19]) < since or pid in started:
             continue
         if int(fields[2]) == pgid or int(fields[3]) != session:
-            found.append(int(entry))
+            found.append(pid)
     return found
 
 
