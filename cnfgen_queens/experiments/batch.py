@@ -178,6 +178,7 @@ def run_batch(
         cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
         bar = _Progress(len(todo), progress)
         in_flight: dict[Any, tuple[str, Any]] = {}
+        adding: str | None = None  # the run key being stored
         try:
             if fresh:
                 deleted = store.clear()
@@ -206,12 +207,17 @@ def run_batch(
                         queue.extendleft(reversed([("run", (r, path)) for r in by_instance[item]]))
                         continue
                     row = make_row(config, item[0], value, hashes.get(item[0].instance))
+                    solved = is_solved(row)
+                    adding = row.run_key  # an interrupt raised as add() returns finds the row stored
                     store.add(row)
-                    summary.done += 1
-                    summary.solved += is_solved(row)
+                    adding = None
+                    summary.done += 1  # no call between these, so no signal handler runs here
+                    summary.solved += solved
                     bar.update(summary.solved)
         except KeyboardInterrupt as e:
             summary.interrupted, summary.terminated = True, isinstance(e, Terminated)
+            if adding is not None and adding in store.done_keys():
+                summary.done += 1
             with _signals_held():  # a second Ctrl-C or SIGTERM must not cut the stopping of the workers short
                 pool.close(interrupted=True)
         except BaseException:
