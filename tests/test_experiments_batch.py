@@ -69,6 +69,9 @@ def test_local_smoke_rows(smoke: tuple[Path, list[Row]]) -> None:
         assert r.wall is not None and 0 <= r.wall < 30 and r.host and r.started and r.finished
         assert r.time_limit == 30 and r.memory_limit == 2048 and r.task == "solve"
         assert r.solver_version
+        # issue 10: the model check's time and the whole run's wall time are stored apart from the solver's
+        assert r.check_time is not None and 0 <= r.check_time <= r.total_wall
+        assert r.total_wall is not None and r.total_wall >= r.check_time
 
 
 def test_rerun_skips_finished_and_fresh_starts_over(

@@ -104,6 +104,8 @@ def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = No
         m.measured_by,
         gbd_hash,
         json.dumps({k: v for k, v in inst.params().items() if k in VARIANT_FIELDS}) if inst.is_variant else None,
+        m.check_time,
+        m.total_wall,
     )
 
 

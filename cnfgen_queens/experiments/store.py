@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = "1"  # columns added since (measured_by, gbd_hash, variant) are added to older files on open
+SCHEMA_VERSION = "1"  # nullable columns added since then are added to older files on open
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,7 +56,9 @@ CREATE TABLE IF NOT EXISTS runs (
     error TEXT,
     measured_by TEXT,             -- cgroup (BenchExec, the whole process tree) | rusage
     gbd_hash TEXT,                -- GBD instance hash of the CNF solved (task solve)
-    variant TEXT                  -- JSON: torus, place, holes, random_place, random_seed; NULL: plain N-queens
+    variant TEXT,                 -- JSON: torus, place, holes, random_place, random_seed; NULL: plain N-queens
+    check_time REAL,              -- seconds checking the model against the CNF (task solve)
+    total_wall REAL               -- seconds of the whole run: solver, check, decoding (wall is the solver's)
 );
 CREATE TABLE IF NOT EXISTS instances (
     instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
@@ -107,6 +109,8 @@ class Row:
     measured_by: str | None = None
     gbd_hash: str | None = None
     variant: str | None = None
+    check_time: float | None = None
+    total_wall: float | None = None
 
     @property
     def solver_label(self) -> str:
@@ -117,7 +121,8 @@ class Row:
 
 
 COLUMNS = tuple(f.name for f in dataclasses.fields(Row))
-MEASURED = ("wall", "cpu", "peak_memory_mb", "host", "started", "finished")  # differ between identical runs
+# these differ between identical runs
+MEASURED = ("wall", "cpu", "peak_memory_mb", "host", "started", "finished", "check_time", "total_wall")
 
 
 def _row(values: tuple[Any, ...]) -> Row:

@@ -34,6 +34,8 @@ class Measurement:
     finished: str | None = None
     error: str | None = None
     measured_by: str | None = None  # cgroup | rusage (None: nothing measured, e.g. an embedded count)
+    check_time: float | None = None  # seconds checking the model against the CNF (or validating the file)
+    total_wall: float | None = None  # seconds of the whole run: solver, check and decoding
 
 
 NOT_A_SOLUTION = "model is not an N-queens solution"
@@ -93,7 +95,7 @@ def execute(run: Run, cnf_path: str | None) -> Measurement:
             m = _solve(run, Path(cnf_path))
     except Exception as e:  # a run that cannot even start is a result too
         m = Measurement("ERROR", wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
-    return replace(m, host=host, started=started, finished=_now())
+    return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0)
 
 
 def _solve(run: Run, cnf_path: Path) -> Measurement:
@@ -106,7 +108,7 @@ def _solve(run: Run, cnf_path: Path) -> Measurement:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())
         verified = error is None
     return Measurement(status, o.version, o.wall, o.cpu, o.peak_memory_mb, verified=verified, error=error,
-                       measured_by=o.measured_by)  # fmt: skip
+                       measured_by=o.measured_by, check_time=o.check_time)  # fmt: skip
 
 
 def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> str | None:
