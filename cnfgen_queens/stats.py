@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-    from .dimacs import Cnf
+    from .dimacs_scan import Cnf
 
 MAX_PAIRS = 20_000_000  # literal pairs the VIG may cost before it is skipped (about 25 bytes each)
 MAX_GRAPH_EDGES = 2_000_000  # VIG edges networkx may hold for community detection (about 0.6 KB each)
