@@ -8,9 +8,6 @@ from pathlib import Path
 
 from .common import fail, positive_int
 
-# TODO(io): use the shared compressed reader of dimacs.py once it lands; this one goes by extension only
-OPENERS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".lzma": "lzma"}
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="DIMACS CNF (.cnf, .gz, .bz2, .xz), or - for stdin")
@@ -26,31 +23,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _read(name: str, tmp: str):  # -> Cnf
-    import importlib
+    """The whole CNF (plain or compressed: the shared reader goes by magic bytes); stdin is spooled."""
     import shutil
 
     from ..dimacs import DimacsError, read_cnf
 
     path = Path(name)
     try:
-        if name == "-" or path.suffix.lower() in OPENERS:
-            plain = Path(tmp) / "input.cnf"
-            if name == "-":
-                src = sys.stdin.buffer
-                with open(plain, "wb") as out:
-                    shutil.copyfileobj(src, out)
-            else:
-                module = importlib.import_module(OPENERS[path.suffix.lower()])
-                with module.open(path, "rb") as src, open(plain, "wb") as out:
-                    shutil.copyfileobj(src, out)
-            path = plain
+        if name == "-":
+            path = Path(tmp) / "input.cnf"
+            with open(path, "wb") as out:
+                shutil.copyfileobj(sys.stdin.buffer, out)
         return read_cnf(path)
-    except OSError as e:  # also gzip.BadGzipFile, lzma.LZMAError is not an OSError
+    except OSError as e:
         fail(f"cannot read {name}: {e.strerror or e}")
-    except DimacsError as e:
-        fail(str(e).replace(str(path), "<stdin>" if name == "-" else name))
-    except (EOFError, ValueError) as e:  # truncated or corrupt compressed data
-        fail(f"cannot read {name}: {e}")
+    except DimacsError as e:  # not DIMACS, or corrupt compressed data: the reader's one line, named
+        shown = "<stdin>" if name == "-" else name
+        said = str(e).replace(str(path), shown)
+        fail(f"cannot read {said}" if said.startswith(shown) else f"cannot read {shown}: {said}")
 
 
 def _num(x: float | None, digits: int = 3) -> str:
