@@ -14,7 +14,6 @@ Every model is checked before it counts: a valid placement, in its cube, canonic
 
 from __future__ import annotations
 
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -296,24 +295,3 @@ def _total(done: list[CubeCount], total: int, wall: float) -> SymmetricCount:
         wall,
         error,
     )
-
-
-def tqdm_progress(quiet: bool) -> tuple[Callable[[CubeCount, int], None], Callable[[], None]]:
-    """A tqdm bar on stderr (cubes done / total, solutions so far); off with ``quiet`` or without a TTY."""
-    state: dict[str, Any] = {"bar": None, "solutions": 0}
-    if quiet or not sys.stderr.isatty():
-        return (lambda c, total: None), (lambda: None)
-    from tqdm import tqdm
-
-    def update(c: CubeCount, total: int) -> None:
-        if state["bar"] is None:
-            state["bar"] = tqdm(total=total, unit="cube", desc="count", file=sys.stderr)
-        state["solutions"] += c.count
-        state["bar"].set_postfix(solutions=state["solutions"], refresh=False)
-        state["bar"].update(1)
-
-    def close() -> None:
-        if state["bar"] is not None:
-            state["bar"].close()
-
-    return update, close

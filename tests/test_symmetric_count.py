@@ -178,7 +178,7 @@ def test_progress_bar_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> Non
     import io
     import sys
 
-    from cnfgen_queens.cube_count import tqdm_progress
+    from cnfgen_queens.cli.count import tqdm_progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

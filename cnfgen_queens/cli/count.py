@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .common import fail
 from .enumerate import add_arguments as _add_arguments
 from .enumerate import check_known, formula_from, loop
 from .run_options import cap_jobs
 from .variant_args import given as variant_flags
+
+if TYPE_CHECKING:
+    from ..cube_count import CubeCount
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -42,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def count_by_cubes(args: argparse.Namespace) -> int:
-    from ..cube_count import count_symmetric, tqdm_progress
+    from ..cube_count import count_symmetric
     from ..enumeration import EnumerationError
 
     clash = {"--limit": args.limit, "--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
@@ -84,3 +89,24 @@ def count_by_cubes(args: argparse.Namespace) -> int:
         print(f"fundamental: {result.fundamental}")
     print(f"count: {result.count}")
     return check_known(formula.n, result.count, result.fundamental if args.symmetric else None)
+
+
+def tqdm_progress(quiet: bool) -> tuple[Callable[[CubeCount, int], None], Callable[[], None]]:
+    """A tqdm bar on stderr (cubes done / total, solutions so far); off with ``quiet`` or without a TTY."""
+    state: dict[str, Any] = {"bar": None, "solutions": 0}
+    if quiet or not sys.stderr.isatty():
+        return (lambda c, total: None), (lambda: None)
+    from tqdm import tqdm
+
+    def update(c: CubeCount, total: int) -> None:
+        if state["bar"] is None:
+            state["bar"] = tqdm(total=total, unit="cube", desc="count", file=sys.stderr)
+        state["solutions"] += c.count
+        state["bar"].set_postfix(solutions=state["solutions"], refresh=False)
+        state["bar"].update(1)
+
+    def close() -> None:
+        if state["bar"] is not None:
+            state["bar"].close()
+
+    return update, close
