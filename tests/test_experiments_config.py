@@ -153,3 +153,32 @@ def test_committed_configs_are_valid() -> None:
     full = load(ROOT / "configs" / "encodings.yaml", check_solvers=False)
     assert full.encodings == tuple(encodings.names()) and full.time_limit == 60
     assert {s.name for s in full.solvers} == {"kissat", "minisat", "cadical"} and max(full.ns) >= 200
+
+
+def test_column_alo_list_is_a_grid_axis(tmp_path: Path) -> None:
+    """``column_alo: [false, true]`` runs each instance without and with the redundant clauses."""
+
+    path = tmp_path / "axis.yaml"
+    path.write_text(
+        "instances: {n: [8], encodings: [sequential], column_alo: [false, true]}\n"
+        "solvers: [pysat:cadical195]\nlimits: {time: 10}\n"
+    )
+    config = load(path)
+    runs, _ = expand(config)
+    assert [r.instance.column_alo for r in runs] == [False, True]
+    assert runs[1].instance.clauses == runs[0].instance.clauses + 8  # N column clauses
+    assert len({r.key for r in runs}) == 2
+    single = tmp_path / "single.yaml"
+    single.write_text(path.read_text().replace("[false, true]", "true"))
+    assert load(single).normalized()["instances"]["column_alo"] is True  # the old hash
+
+
+@pytest.mark.parametrize("value", ["[]", "[true, true]", "[1]", "yes-please"])
+def test_column_alo_bad_values(tmp_path: Path, value: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        f"instances: {{n: [8], encodings: [sequential], column_alo: {value}}}\n"
+        "solvers: [pysat:cadical195]\nlimits: {time: 10}\n"
+    )
+    with pytest.raises(ConfigError, match=r"instances\.column_alo"):
+        load(path)

@@ -57,7 +57,7 @@ class Config:
     experiment: str
     ns: tuple[int, ...]
     encodings: tuple[str, ...]
-    column_alo: bool
+    column_alo: tuple[bool, ...]  # one value, or both as a grid axis
     group_size: int | None
     shuffle_seeds: tuple[int, ...] | None
     max_clauses: int | None
@@ -81,7 +81,8 @@ class Config:
             "instances": {
                 "n": list(self.ns),
                 "encodings": list(self.encodings),
-                "column_alo": self.column_alo,
+                # a single value stays a bool, so configs written before the axis keep their hash
+                "column_alo": self.column_alo[0] if len(self.column_alo) == 1 else list(self.column_alo),
                 "group_size": self.group_size,
                 "shuffle_seeds": None if self.shuffle_seeds is None else list(self.shuffle_seeds),
                 "max_clauses": self.max_clauses,
@@ -239,13 +240,11 @@ def parse(
     if "n" not in inst or "encodings" not in inst:
         c.fail("instances", "needs both n and encodings")
     ns = _board_sizes(c, inst["n"])
-    column_alo = inst.get("column_alo", False)
-    if not isinstance(column_alo, bool):
-        c.expected("instances.column_alo", "true or false", column_alo)
+    column_alo = _column_alo(c, inst.get("column_alo", False))
     group_size = inst.get("group_size")
     if group_size is not None:
         group_size = c.integer(group_size, "instances.group_size", maximum=MAX_N)
-    encodings = _encodings(c, inst["encodings"], ns, column_alo, group_size)
+    encodings = _encodings(c, inst["encodings"], ns, column_alo[0], group_size)
     seeds = None
     if "shuffle_seeds" in inst:
         seeds = c.unique_list(
@@ -280,7 +279,7 @@ def parse(
     if memory is not None:
         memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
-    _grid_size(c, ns, encodings, seeds, solvers, repeats)
+    _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
     return Config(
         source=source,
@@ -321,12 +320,14 @@ def _grid_size(
     c: _Check,
     ns: tuple[int, ...],
     encodings: tuple[str, ...],
+    column_alo: tuple[bool, ...],
     seeds: tuple[int, ...] | None,
     solvers: tuple[SolverEntry, ...],
     repeats: int,
 ) -> None:
     """The grid's size as a product of its factors, checked before anything is expanded."""
     factors = [(len(ns), "N"), (len(encodings), "encodings")]
+    factors += [(len(column_alo), "column_alo values")] if len(column_alo) > 1 else []
     factors += [(len(seeds), "seeds")] if seeds else []
     factors += [(len(solvers), "solvers"), (repeats, "repeats")]
     runs = 1
@@ -356,6 +357,16 @@ def _board_sizes(c: _Check, value: Any) -> tuple[int, ...]:
         value = [value]
     board_size = lambda v, p: c.integer(v, p, maximum=MAX_N)
     return c.unique_list(value, "instances.n", board_size, "board sizes (positive integers)")
+
+
+def _column_alo(c: _Check, value: Any) -> tuple[bool, ...]:
+    """``true``, ``false`` or a list of them (a grid axis: each instance with and without)."""
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, bool) for v in values):
+        c.expected("instances.column_alo", "true, false or a list of them", value)
+    if len(set(values)) != len(values):
+        c.fail("instances.column_alo", f"{value} lists a value twice")
+    return tuple(values)
 
 
 def _encodings(c: _Check, value: Any, ns: tuple[int, ...], column_alo: bool, group_size: int | None) -> tuple[str, ...]:

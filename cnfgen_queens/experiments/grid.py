@@ -136,14 +136,21 @@ class Run:
 
 
 def instance(
-    config: Config, n: int, encoding: str, seed: int | None, k: int | None = None, random_seed: int | None = None
+    config: Config,
+    n: int,
+    encoding: str,
+    seed: int | None,
+    k: int | None = None,
+    random_seed: int | None = None,
+    column_alo: bool | None = None,
 ) -> Instance:
     from ..encodings import get as get_encoding
 
     takes_group = "group_size" in get_encoding(encoding).params  # group_size goes where it applies
     group = config.group_size if takes_group else None
     v = config.variant
-    inst = Instance(n, encoding, config.column_alo, group, seed, 0, 0)
+    alo = config.column_alo[0] if column_alo is None else column_alo
+    inst = Instance(n, encoding, alo, group, seed, 0, 0)
     if v is not None:
         inst = replace(inst, torus=v.torus, place=v.place, holes=v.holes, random_place=k, random_seed=random_seed)
     formula = inst.formula()
@@ -160,8 +167,9 @@ def expand(config: Config) -> tuple[list[Run], list[Instance]]:
     for n in sorted(config.ns):
         ks = variant.ks(n) if variant is not None else (None,)
         combos = [(k, s) for k in ks for s in (variant.seeds(k) if variant is not None else (None,))]
-        for enc, (k, random_seed) in ((e, c) for e in config.encodings for c in combos):
-            counted = instance(config, n, enc, None, k, random_seed)
+        cells = ((e, a, c) for e in config.encodings for a in config.column_alo for c in combos)
+        for enc, alo, (k, random_seed) in cells:
+            counted = instance(config, n, enc, None, k, random_seed, alo)
             for seed in seeds:
                 inst = replace(counted, shuffle_seed=seed)
                 if config.max_clauses is not None and inst.clauses > config.max_clauses:
