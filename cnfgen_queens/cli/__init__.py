@@ -18,6 +18,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from ..errors import UsageError
 from .common import EXIT_USAGE, CliError, Exit, fail
 
 # name -> (module, one-line help); the order is the order of --help
@@ -86,6 +87,9 @@ def _guard(prog: str, fn: object, *a: object) -> int:
     except CliError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return e.code
+    except UsageError as e:  # raised below the CLI: the user's to fix
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     except Exit as e:
         return e.code
     except KeyboardInterrupt as e:  # Ctrl-C; or SIGTERM where a subcommand turns it into this (batch)
