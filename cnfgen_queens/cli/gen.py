@@ -167,7 +167,8 @@ def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause]
 
 
 def run_cnf(args: argparse.Namespace) -> int:
-    from ..dimacs import DimacsError, read_blocks, write_clauses, write_header
+    from ..cnf_writer import write_cnf
+    from ..dimacs import DimacsError, read_blocks
     from ..encodings import UnknownEncoding
     from ..formula import QueensFormula
 
@@ -185,33 +186,14 @@ def run_cnf(args: argparse.Namespace) -> int:
             fail(f"cannot read {path}: {e.strerror or e}")
         except DimacsError as e:
             fail(str(e))
-    total = num_clauses + len(blocks)
-    streamed_show = args.shuffle is None and not args.no_comments
-    comments = [] if args.no_comments else formula.header_comments(args.command_line, show=not streamed_show)
+    comments = [] if args.no_comments else formula.header_comments(args.command_line, show=False)
     check_size(formula, comments, blocks, args.allow_large)
-    clauses = formula.clauses()
+    total = num_clauses + len(blocks)
     if args.shuffle is not None and total > SHUFFLE_MAX_CLAUSES and not args.allow_large:
         fail(f"--shuffle holds every clause in memory: N={formula.n} {formula.encoding} has {total:,} clauses, "
              f"above {SHUFFLE_MAX_CLAUSES:,}; pass --allow-large to try anyway")  # fmt: skip
-    if args.shuffle is not None:
-        from itertools import chain
-
-        from ..shuffle import shuffle_clauses, shuffle_comments
-
-        if args.no_comments:
-            print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
-        else:
-            comments = shuffle_comments(comments, num_vars, args.shuffle)
-        clauses = iter(shuffle_clauses(chain(clauses, blocks), num_vars, args.shuffle))
-        blocks = []  # shuffled in with the formula's clauses
+    if args.shuffle is not None and args.no_comments:
+        print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
     with output(args.output) as out:
-        if args.shuffle is None:  # streaming, vectorised for large N (same bytes either way)
-            from ..generate import write_cnf
-
-            written = write_cnf(out, formula, comments, blocks, show=streamed_show)
-        else:
-            write_header(out, num_vars, total, comments)
-            written = write_clauses(out, clauses) + write_clauses(out, blocks)
-    if written != total:  # an internal invariant, never expected
-        fail(f"internal error: wrote {written} clauses, header says {total}", 1)
+        write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle)
     return 0
