@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .arg_groups import given_flags
 from .common import fail
 from .enumerate import add_arguments as _add_arguments
 from .enumerate import check_known, formula_from, loop
@@ -50,11 +51,9 @@ def count_by_cubes(args: argparse.Namespace) -> int:
     from ..cube_count import count_symmetric
     from ..enumeration import EnumerationError
 
-    clash = {"--limit": args.limit, "--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
-             "--solver-args": args.solver_args, "--solvers-file": args.solvers_file}  # fmt: skip
-    given = [flag for flag, value in clash.items() if value]
-    if given:
-        fail(f"counting by cubes (--jobs, --symmetric, --executor) does not combine with {', '.join(given)}")
+    clash = given_flags(args, ("--limit", "--out", "--resume", "--memory-limit", "--solver-args", "--solvers-file"))
+    if clash:
+        fail(f"counting by cubes (--jobs, --symmetric, --executor) does not combine with {', '.join(clash)}")
     formula = formula_from(args)
     if formula.variant.active:
         flag = variant_flags(args)[0]

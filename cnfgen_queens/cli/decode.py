@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.format == "png" and not args.output:
         fail("--format png needs -o FILE")
-    placement = load(args).placement
+    placement = load(args, clauses_only=False).placement
     if args.format == "png":
         from ..dimacs import check_writable
 

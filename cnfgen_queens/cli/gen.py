@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .arg_groups import add_encoding_arguments, encoding_of, given_flags
 from .common import board_size, fail, line_length, non_negative_int, output
-from .variant_args import add_variant_arguments, given, variant_from
+from .variant_args import FLAGS as VARIANT_FLAGS
+from .variant_args import add_variant_arguments, variant_from
 
 if TYPE_CHECKING:
     from ..dimacs import Clause
@@ -17,14 +19,7 @@ if TYPE_CHECKING:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("n", type=board_size, metavar="N", nargs="?", help="board size (N >= 1)")
-    p.add_argument("-e", "--encoding", default=None, help="at-most-one encoding (default: pairwise)")
-    p.add_argument(
-        "--group-size",
-        type=line_length("group size"),
-        default=None,
-        help="group size of the commander (default 3) and bimander (default 2) encodings",
-    )
-    p.add_argument("--column-alo", action="store_true", help="add the redundant at-least-one per column")
+    add_encoding_arguments(p)
     p.add_argument(
         "--block",
         action="append",
@@ -106,18 +101,9 @@ def run(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from ..exports import mzn_comments, mzn_text, opb_comments, write_opb
 
-    cnf_only = {
-        "--encoding": args.encoding,
-        "--group-size": args.group_size,
-        "--column-alo": args.column_alo,
-        "--block": args.block,
-        "--shuffle": args.shuffle,
-    }
-    for flag, value in cnf_only.items():
-        if value is not None and value is not False and value != []:
-            fail(f"{flag} applies to --format cnf only")
-    if given(args):
-        fail(f"{given(args)[0]} applies to --format cnf only")
+    cnf_only = given_flags(args, ("--encoding", "--group-size", "--column-alo", "--block", "--shuffle", *VARIANT_FLAGS))
+    if cnf_only:
+        fail(f"{cnf_only[0]} applies to --format cnf only")
     command = None if args.no_comments else args.command_line
     with output(args.output) as out:
         if args.format == "opb":
@@ -174,7 +160,7 @@ def run_cnf(args: argparse.Namespace) -> int:
 
     variant = variant_from(args, args.n)
     try:
-        formula = QueensFormula(args.n, args.encoding or "pairwise", args.column_alo, args.group_size, variant)
+        formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
     num_vars, num_clauses = formula.counts()
