@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import fail, positive_int
+
+if TYPE_CHECKING:
+    from ..dimacs_scan import Cnf
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -22,11 +26,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _read(name: str, tmp: str):  # -> Cnf
+def _read(name: str, tmp: str) -> Cnf:
     """The whole CNF (plain or compressed: the shared reader goes by magic bytes); stdin is spooled."""
     import shutil
 
-    from ..dimacs import DimacsError, read_cnf
+    from ..dimacs import DimacsError
+    from ..dimacs_scan import read_cnf
 
     path = Path(name)
     try:
