@@ -7,9 +7,6 @@ imported, so start-up stays fast.  ``main(argv)`` is callable in-process.
 
 from __future__ import annotations
 
-from . import interrupts  # first: a Ctrl-C during the imports below exits quietly
-
-# isort: split
 import argparse
 import errno
 import importlib
@@ -20,6 +17,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NoReturn
 
+from .. import quiet_exit
 from ..errors import UsageError
 from .common import EXIT_USAGE, CliError, Exit, fail
 
@@ -149,7 +147,7 @@ def _exit(run: Callable[[], int]) -> None:
         code = run()
     except KeyboardInterrupt:  # one that landed outside _guard's try (or in its handlers)
         code = 130
-    signal.signal(signal.SIGINT, interrupts.quiet_exit)  # atexit handlers and finalizers run next
+    signal.signal(signal.SIGINT, quiet_exit)  # atexit handlers and finalizers run next
     sys.exit(code)
 
 
