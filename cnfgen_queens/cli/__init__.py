@@ -1,8 +1,11 @@
 """Command-line entry points: ``cnfgen-queens SUBCOMMAND`` and ``gen-queens``.
 
-Each subcommand lives in its own module ``cli/<name>.py`` with ``HELP``,
-``add_arguments(parser)`` and ``run(args) -> int``; only the chosen one is
-imported, so start-up stays fast.  ``main(argv)`` is callable in-process.
+Each subcommand lives in its own module ``cli/<name>.py`` with
+``add_arguments(parser)`` and ``run(args) -> int`` (its one-line help is in
+:data:`SUBCOMMANDS`); only the chosen one is imported, so start-up stays fast.
+Options several subcommands share are defined once, in :mod:`.arg_groups`.
+``main(argv)`` is callable in-process.  The Ctrl-C handler of start-up is
+installed by the package's first statement (:func:`cnfgen_queens.quiet_exit`).
 """
 
 from __future__ import annotations

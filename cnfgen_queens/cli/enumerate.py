@@ -86,7 +86,7 @@ class Progress:
             self.bar.close()
 
 
-def formula_from(args: argparse.Namespace):  # -> QueensFormula
+def formula_from(args: argparse.Namespace) -> QueensFormula:
     from ..encodings import UnknownEncoding
     from ..formula import QueensFormula
 

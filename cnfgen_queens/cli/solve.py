@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         return outcome.exit_status
     out = [f"c cnfgen-queens solve {name}", f"c solver {outcome.solver} {outcome.version or '(version unknown)'}"
            + (f" at {spec.path}" if spec.path else " (embedded)")]  # fmt: skip
-    out += header_echo(header)  # N and shuffle seed, so that decode/block need no -n
+    out += header_echo(header)  # N, shuffle seed and variant, so that decode/block need no -n
     times = f"c wall {outcome.wall:.3f} s"
     if outcome.cpu is not None:
         times += f"  cpu {outcome.cpu:.3f} s"
