@@ -1,8 +1,8 @@
 """The options several subcommands share, each defined once: one spelling, one default, one help text.
 
 solver (``solve``, ``enumerate``, ``count``), limits (the same three), encoding (``gen``,
-``enumerate``, ``count``) and the variants (:mod:`.variant_args`); and :func:`given_flags`,
-the one check behind "FLAG does not apply here" errors.
+``enumerate``, ``count``), executor (``count``, ``batch``) and the variants (:mod:`.variant_args`);
+and :func:`given_flags`, the one check behind "FLAG does not apply here" errors.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 
-from .common import line_length, positive_float, positive_int
+from .common import fail, line_length, positive_float, positive_int
 
 DEFAULT_SOLVER = "pysat:cadical195"  # solvers.DEFAULT_SOLVER, repeated so that parsing imports nothing
 DEFAULT_ENCODING = "pairwise"
@@ -94,6 +94,24 @@ def add_encoding_arguments(p: argparse.ArgumentParser) -> None:
         help="group size of the commander (default 3) and bimander (default 2) encodings",
     )
     g.add_argument("--column-alo", action="store_true", help="add the redundant at-least-one per column")
+
+
+def add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    """``--executor local|dask`` and ``--scheduler ADDR`` (``count``, ``batch``); see :func:`check_executor`."""
+    g = p.add_argument_group("executor")
+    g.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where the work runs: local processes (default) or Dask (a LocalCluster of --jobs workers, "
+        "or the cluster of --scheduler)",
+    )
+    g.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
+
+
+def check_executor(args: argparse.Namespace) -> None:
+    if args.scheduler and args.executor != "dask":
+        fail("--scheduler needs --executor dask")
 
 
 def encoding_of(args: argparse.Namespace) -> str:
