@@ -11,7 +11,7 @@ from cnfgen_queens.cli.arg_groups import DEFAULT_SOLVER, MAX_MEMORY, given_flags
 
 SHARED = ("--solver", "--solver-args", "--solvers-file", "--time-limit", "--memory-limit", "--output-limit",
           "--isolation", "--encoding", "--group-size", "--column-alo", "--place", "--place-file", "--block-square",
-          "--holes", "--torus", "--random-place", "--seed", "--executor", "--scheduler")  # fmt: skip
+          "--holes", "--torus", "--random-place", "--seed", "--executor", "--scheduler", "--output")  # fmt: skip
 
 
 def _options() -> dict[str, dict[str, argparse.Action]]:

@@ -1,7 +1,8 @@
 """The options several subcommands share, each defined once: one spelling, one default, one help text.
 
 solver (``solve``, ``enumerate``, ``count``), limits (the same three), encoding (``gen``,
-``enumerate``, ``count``), executor (``count``, ``batch``) and the variants (:mod:`.variant_args`);
+``enumerate``, ``count``), executor (``count``, ``batch``), ``-o`` (``gen``, ``decode``, ``merge``)
+and the variants (:mod:`.variant_args`);
 and :func:`given_flags`, the one check behind "FLAG does not apply here" errors.
 """
 
@@ -112,6 +113,16 @@ def add_executor_arguments(p: argparse.ArgumentParser) -> None:
 def check_executor(args: argparse.Namespace) -> None:
     if args.scheduler and args.executor != "dask":
         fail("--scheduler needs --executor dask")
+
+
+def add_output_argument(p: argparse.ArgumentParser) -> None:
+    """``-o/--output FILE`` (``gen``, ``decode``, ``merge``), as :func:`.common.output` writes it."""
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed (not a decode png)",
+    )
 
 
 def encoding_of(args: argparse.Namespace) -> str:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .arg_groups import add_encoding_arguments, encoding_of, given_flags
+from .arg_groups import add_encoding_arguments, add_output_argument, encoding_of, given_flags
 from .common import board_size, fail, line_length, non_negative_int, output
 from .variant_args import FLAGS as VARIANT_FLAGS
 from .variant_args import add_variant_arguments, variant_from
@@ -28,12 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="append the blocking clauses of FILE (repeatable; unshuffled names)",
     )
     p.add_argument("--no-comments", action="store_true", help="no comment header")
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="FILE",
-        help="write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed",
-    )
+    add_output_argument(p)
     p.add_argument(
         "--allow-large",
         action="store_true",
