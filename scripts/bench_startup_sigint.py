@@ -60,7 +60,7 @@ def classify(argv: list[str], env: dict[str, str], delay: float) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--runs", type=int, default=300, help="interrupted processes per command and tree")
     ap.add_argument("--compare", metavar="DIR", help="another cnfgen_queens tree to measure beside this one")
     args = ap.parse_args()

@@ -92,6 +92,7 @@ def add_encoding_arguments(p: argparse.ArgumentParser) -> None:
         "--group-size",
         type=line_length("group size"),
         default=None,
+        metavar="K",
         help="group size of the commander (default 3) and bimander (default 2) encodings",
     )
     g.add_argument("--column-alo", action="store_true", help="add the redundant at-least-one per column")
