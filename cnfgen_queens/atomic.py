@@ -34,7 +34,7 @@ class Terminated(SystemExit):
 _lock = threading.Lock()
 _depth = 0
 _owner = 0
-_previous: dict[int, Any] = {}
+_previous: dict[signal.Signals, Any] = {}
 
 
 def _on_signal(signum: int, frame: object) -> None:

@@ -14,7 +14,10 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO, cast
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 READ_BUFFER = 1 << 20
 
@@ -79,7 +82,7 @@ def check_codec(name: str, head: bytes, warn: Callable[[str], None] | None) -> C
     return magic
 
 
-def decompressor(codec: Codec, raw: IO[bytes]) -> IO[bytes]:
+def decompressor(codec: Codec, raw: IO[bytes]) -> io.BufferedIOBase:
     """A reader of the decompressed bytes of the compressed stream ``raw``."""
     if codec.suffix == ".gz":
         import gzip
@@ -97,21 +100,24 @@ def decompressor(codec: Codec, raw: IO[bytes]) -> IO[bytes]:
 class _Decoded(io.RawIOBase):
     """Decompressed bytes; corrupt or truncated data raises one-line ``error``s, not library tracebacks."""
 
-    def __init__(self, inner: IO[bytes], raw: IO[bytes], codec: Codec, name: str, error: type[Exception]) -> None:
+    def __init__(
+        self, inner: io.BufferedIOBase, raw: IO[bytes], codec: Codec, name: str, error: type[Exception]
+    ) -> None:
         self._inner, self._raw, self._codec, self._name, self._error = inner, raw, codec, name, error
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         import lzma
         import zlib
 
+        view = memoryview(buffer).cast("B")
         try:
-            data = self._inner.read(len(buffer))
+            data = self._inner.read(len(view))
         except (EOFError, OSError, lzma.LZMAError, zlib.error) as e:
             raise self._error(f"{self._name}: corrupt or truncated {self._codec.name} data ({e})") from None
-        buffer[: len(data)] = data
+        view[: len(data)] = data
         return len(data)
 
     def close(self) -> None:
@@ -133,16 +139,18 @@ def open_input(
     unreadable file and ``error`` (one line) for a wrong extension, zstd, or corrupt data.
     """
     name = str(path)
-    stream: IO[bytes] = raw if raw is not None else open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115
-    if not isinstance(stream, io.BufferedReader):
-        stream = io.BufferedReader(stream, READ_BUFFER)  # type: ignore[arg-type]
+    given: IO[bytes] = raw if raw is not None else open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115
+    if isinstance(given, io.BufferedReader):
+        stream = given
+    else:  # stdin's buffer or a BytesIO: any binary stream with readinto serves as the raw stream
+        stream = io.BufferedReader(cast(io.RawIOBase, given), READ_BUFFER)
     try:
         codec = check_codec(name, stream.peek(MAGIC_BYTES)[:MAGIC_BYTES], warn)
     except InputError as e:
         stream.close()
         raise error(str(e)) from None
     if codec is None:
-        return stream  # type: ignore[return-value]
+        return stream
     return io.BufferedReader(_Decoded(decompressor(codec, stream), stream, codec, name, error), READ_BUFFER)
 
 

@@ -1,4 +1,4 @@
-"""Write a :class:`QueensFormula` as DIMACS, streaming, with a vectorised fast path.
+"""The vectorised fast path of the CNF writer (:mod:`cnfgen_queens.cnf_writer`), and output sizes.
 
 The reference path formats the clauses of :meth:`QueensFormula.clauses` one by one.
 The fast path gives the same bytes for large formulas: an at-most-one encoding
@@ -11,13 +11,13 @@ formatter.  Memory stays bounded by one line's clauses plus one output chunk.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from .dimacs import Clause, write_clauses, write_header
+from .dimacs import write_clauses
 from .encodings import VarPool
 from .formula import QueensFormula
 
@@ -29,33 +29,6 @@ TEMPLATE_MAX_LITERALS = 20_000_000  # a larger template (e.g. nested, n ~ 500) s
 CHUNK_LITERALS = 1 << 17
 CACHE_BYTES = 64 << 20  # templates held in memory; the rest spill to a temporary directory
 Template = tuple["np.ndarray", "np.ndarray", int, int]
-
-
-def write_cnf(
-    out: BinaryIO,
-    formula: QueensFormula,
-    comments: Iterable[str] = (),
-    extra: list[Clause] | None = None,
-    fast: bool | None = None,
-    show: bool = False,
-) -> int:
-    """Header and every clause (plus ``extra`` blocking clauses); returns the clause count.
-
-    ``show``: stream the ``c p show`` line after ``comments`` (which then leave it out).
-    """
-    num_vars, num_clauses = formula.counts()
-    extra = extra or []
-    write_header(out, num_vars, num_clauses + len(extra), comments, formula.n**2 if show else None)
-    if fast is None:
-        fast = num_clauses >= FAST_MIN_CLAUSES
-    if fast:
-        written = write_body_fast(out, formula) + write_clauses(out, formula.variant.unit_clauses(formula.n))
-    else:
-        written = write_clauses(out, formula.clauses())
-    written += write_clauses(out, extra)
-    if written != num_clauses + len(extra):
-        raise AssertionError(f"wrote {written} clauses, header says {num_clauses + len(extra)}")
-    return written
 
 
 @lru_cache(maxsize=1)

@@ -1,23 +1,26 @@
 """Command-line entry points: ``cnfgen-queens SUBCOMMAND`` and ``gen-queens``.
 
-Each subcommand lives in its own module ``cli/<name>.py`` with ``HELP``,
-``add_arguments(parser)`` and ``run(args) -> int``; only the chosen one is
-imported, so start-up stays fast.  ``main(argv)`` is callable in-process.
+Each subcommand lives in its own module ``cli/<name>.py`` with
+``add_arguments(parser)`` and ``run(args) -> int`` (its one-line help is in
+:data:`SUBCOMMANDS`); only the chosen one is imported, so start-up stays fast.
+Options several subcommands share are defined once, in :mod:`.arg_groups`.
+``main(argv)`` is callable in-process.  The Ctrl-C handler of start-up is
+installed by the package's first statement (:func:`cnfgen_queens.quiet_exit`).
 """
 
 from __future__ import annotations
 
-from . import interrupts  # first: a Ctrl-C during the imports below exits quietly
-
-# isort: split
 import argparse
 import errno
 import importlib
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any, NoReturn
 
+from .. import quiet_exit
 from ..errors import UsageError
 from .common import EXIT_USAGE, CliError, Exit, fail
 
@@ -40,19 +43,19 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors and exit 2; no abbreviations (``--n 5`` is not ``--no-comments``)."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise CliError(message, EXIT_USAGE)
 
 
-def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, object]:
+def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     module = importlib.import_module(f"{__name__}.{SUBCOMMANDS[name][0]}")
     parser = Parser(prog=prog, description=SUBCOMMANDS[name][1])
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
-    module.add_arguments(parser)  # type: ignore[attr-defined]
+    module.add_arguments(parser)
     return parser, module
 
 
@@ -67,7 +70,7 @@ def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
     args = parser.parse_args(list(argv))
     args.command_line = command
     args.prog = prog
-    return int(module.run(args))  # type: ignore[attr-defined]
+    return int(module.run(args))
 
 
 _WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
@@ -79,9 +82,9 @@ def _drop_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-def _guard(prog: str, fn: object, *a: object) -> int:
+def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
     try:
-        code = fn(*a)  # type: ignore[operator]
+        code = fn(*a)
         sys.stdout.flush()  # a full disk or a closed reader surfaces here, not at exit
         return code
     except CliError as e:
@@ -140,14 +143,14 @@ def gen_main(argv: Sequence[str] | None = None) -> int:
     return _guard("gen-queens", _run, "gen", "gen-queens", argv, _command("gen-queens", argv))
 
 
-def _exit(run: object) -> None:
+def _exit(run: Callable[[], int]) -> None:
     """Run a console command; Ctrl-C raises KeyboardInterrupt only while it runs, quietly before and after."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        code = run()  # type: ignore[operator]
+        code = run()
     except KeyboardInterrupt:  # one that landed outside _guard's try (or in its handlers)
         code = 130
-    signal.signal(signal.SIGINT, interrupts.quiet_exit)  # atexit handlers and finalizers run next
+    signal.signal(signal.SIGINT, quiet_exit)  # atexit handlers and finalizers run next
     sys.exit(code)
 
 

@@ -8,6 +8,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
+from .arg_groups import add_executor_arguments, check_executor
 from .common import fail, positive_int
 
 if TYPE_CHECKING:
@@ -23,15 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="parallel runs (default: the number of cores); with --scheduler the cluster decides",
     )
-    p.add_argument(
-        "--executor",
-        choices=("local", "dask"),
-        default="local",
-        help="local process pool (default) or Dask distributed",
-    )
-    p.add_argument(
-        "--scheduler", metavar="ADDR", help="Dask scheduler address (tcp://host:8786); default: a LocalCluster"
-    )
+    add_executor_arguments(p)
     p.add_argument("--fresh", action="store_true", help="delete every stored result in the results file, start over")
     p.add_argument("--retry-errors", action="store_true", help="run again the runs stored with status ERROR")
     p.add_argument("--dry-run", action="store_true", help="print the grid size and the runs, run nothing")
@@ -42,8 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from ..experiments.config import ConfigError, load
     from ..experiments.store import StoreError
 
-    if args.scheduler and args.executor != "dask":
-        fail("--scheduler needs --executor dask")
+    check_executor(args)
     try:
         config = load(args.config)
     except ConfigError as e:

@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from ..decode import blocking_clauses
     from ..dimacs import clause_line
 
-    decoded = load(args)
+    decoded = load(args, clauses_only=True)
     fwd = decoded.forward
     lines = []
     for clause in blocking_clauses(decoded.placement, args.symmetric):

@@ -44,10 +44,10 @@ def positive_int(what: str, maximum: int | None = None, why: str = "") -> Callab
             raise argparse.ArgumentTypeError(f"{what} must be a positive integer, got {text!r}") from None
         if value is not None and value <= 0:
             raise argparse.ArgumentTypeError(f"{what} must be a positive integer, got {value}")
-        if maximum is not None and (value is None or value > maximum):
+        if value is None or (maximum is not None and value > maximum):  # None: too long for any maximum
             shown = text if len(text) <= 30 else text[:27] + "..."
             raise argparse.ArgumentTypeError(f"{what} must be at most {maximum}{why}, got {shown}")
-        return value  # type: ignore[return-value]
+        return value
 
     parse.__name__ = what
     return parse

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .arg_groups import add_executor_arguments, check_executor, given_flags
 from .common import fail
 from .enumerate import add_arguments as _add_arguments
 from .enumerate import check_known, formula_from, loop
@@ -23,21 +24,14 @@ if TYPE_CHECKING:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     _add_arguments(p, counting=True)
-    p.add_argument(
-        "--executor",
-        choices=("local", "dask"),
-        default="local",
-        help="where the cubes run: local processes (default) or Dask (a LocalCluster of --jobs workers)",
-    )
-    p.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
+    add_executor_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     cap_jobs(args)
     from ..enumeration import pysat_name
 
-    if args.scheduler and args.executor != "dask":
-        fail("--scheduler needs --executor dask")
+    check_executor(args)
     cubes = args.jobs > 1 or args.executor == "dask"
     if cubes and pysat_name(args.solver) is None:
         fail("--jobs and --executor dask need an embedded pysat: solver (the cubes run in-process)")
@@ -50,11 +44,9 @@ def count_by_cubes(args: argparse.Namespace) -> int:
     from ..cube_count import count_symmetric
     from ..enumeration import EnumerationError
 
-    clash = {"--limit": args.limit, "--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
-             "--solver-args": args.solver_args, "--solvers-file": args.solvers_file}  # fmt: skip
-    given = [flag for flag, value in clash.items() if value]
-    if given:
-        fail(f"counting by cubes (--jobs, --symmetric, --executor) does not combine with {', '.join(given)}")
+    clash = given_flags(args, ("--limit", "--out", "--resume", "--memory-limit", "--solver-args", "--solvers-file"))
+    if clash:
+        fail(f"counting by cubes (--jobs, --symmetric, --executor) does not combine with {', '.join(clash)}")
     formula = formula_from(args)
     if formula.variant.active:
         flag = variant_flags(args)[0]

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..decode import FORMATS
+from .arg_groups import add_output_argument
 from .common import fail, output
 from .model_input import add_input_arguments, load
 
@@ -19,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="board (Unicode), positions (seed 001 style), json, line, svg or png (needs -o)",
     )
     p.add_argument("--ascii", action="store_true", help="Q and . instead of Unicode in --format board")
-    p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically instead of stdout")
+    add_output_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.format == "png" and not args.output:
         fail("--format png needs -o FILE")
-    placement = load(args).placement
+    placement = load(args, clauses_only=False).placement
     if args.format == "png":
         from ..dimacs import check_writable
 

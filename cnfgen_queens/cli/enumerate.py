@@ -7,26 +7,23 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import board_size, fail, positive_float, positive_int
-from .run_options import add_run_arguments, limits_from
+from .arg_groups import add_encoding_arguments, add_limit_arguments, add_solver_arguments, encoding_of, given_flags
+from .common import board_size, fail, positive_int
+from .run_options import limits_from
 from .variant_args import add_variant_arguments, given, variant_from
 
 if TYPE_CHECKING:
     from ..formula import QueensFormula
 
 TEXT_FORMATS = ("line", "board", "positions", "json")
+EXTERNAL_ONLY = ("--out", "--resume", "--memory-limit", "--solver-args", "--solvers-file", "--output-limit",
+                 "--isolation")  # fmt: skip
 
 
 def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
     p.add_argument("n", type=board_size, metavar="N", help="board size")
-    p.add_argument(
-        "--solver",
-        default="pysat:cadical195",
-        help="pysat:NAME (incremental, in-process; default pysat:cadical195) or an external solver",
-    )
-    p.add_argument("-e", "--encoding", default="pairwise", help="at-most-one encoding (default: pairwise)")
-    p.add_argument("--group-size", type=positive_int("group size"), default=None)
-    p.add_argument("--column-alo", action="store_true", help="add the redundant at-least-one per column")
+    add_solver_arguments(p)
+    add_encoding_arguments(p)
     p.add_argument(
         "--symmetric",
         action="store_true",
@@ -37,15 +34,7 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
     p.add_argument("--limit", type=positive_int("limit"), help="stop after K solutions")
     p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs)")
     p.add_argument("--resume", action="store_true", help="continue the external loop in --out after a crash")
-    p.add_argument(
-        "--time-limit",
-        type=positive_float("time limit"),
-        help="seconds for the whole loop (each external solver call gets what is left)",
-    )
-    p.add_argument("--memory-limit", type=positive_int("memory limit"), help="MB per solver call (external)")
-    p.add_argument("--solver-args", default="", help="extra arguments for the external solver")
-    p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles")
-    add_run_arguments(p)
+    add_limit_arguments(p)
     p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
     add_variant_arguments(p)
     if counting:
@@ -97,7 +86,7 @@ class Progress:
             self.bar.close()
 
 
-def formula_from(args: argparse.Namespace):  # -> QueensFormula
+def formula_from(args: argparse.Namespace) -> QueensFormula:
     from ..encodings import UnknownEncoding
     from ..formula import QueensFormula
 
@@ -105,7 +94,7 @@ def formula_from(args: argparse.Namespace):  # -> QueensFormula
     if variant.active and args.symmetric:
         fail(f"--symmetric does not combine with {given(args)[0]}: the 8 board symmetries do not hold for variants")
     try:
-        return QueensFormula(args.n, args.encoding, args.column_alo, args.group_size, variant)
+        return QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
 
@@ -159,12 +148,9 @@ def loop(args: argparse.Namespace, emit) -> int:
     if args.resume and not args.out:
         fail("--resume needs --out DIR")
     if not external:
-        external_only = {"--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
-                         "--solver-args": args.solver_args, "--solvers-file": args.solvers_file,
-                         "--output-limit": args.output_limit, "--isolation": args.isolation != "auto"}  # fmt: skip
-        given = [flag for flag, value in external_only.items() if value]
-        if given:
-            fail(f"{', '.join(given)} belong to the external loop; pysat: solvers run in-process")
+        external_only = given_flags(args, EXTERNAL_ONLY)
+        if external_only:
+            fail(f"{', '.join(external_only)} belong to the external loop; pysat: solvers run in-process")
         from ..enumeration import embedded_solver
 
         try:

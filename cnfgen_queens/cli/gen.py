@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .arg_groups import add_encoding_arguments, add_output_argument, encoding_of, given_flags
 from .common import board_size, fail, line_length, non_negative_int, output
-from .variant_args import add_variant_arguments, given, variant_from
+from .variant_args import FLAGS as VARIANT_FLAGS
+from .variant_args import add_variant_arguments, variant_from
 
 if TYPE_CHECKING:
     from ..dimacs import Clause
@@ -17,14 +19,7 @@ if TYPE_CHECKING:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("n", type=board_size, metavar="N", nargs="?", help="board size (N >= 1)")
-    p.add_argument("-e", "--encoding", default=None, help="at-most-one encoding (default: pairwise)")
-    p.add_argument(
-        "--group-size",
-        type=line_length("group size"),
-        default=None,
-        help="group size of the commander (default 3) and bimander (default 2) encodings",
-    )
-    p.add_argument("--column-alo", action="store_true", help="add the redundant at-least-one per column")
+    add_encoding_arguments(p)
     p.add_argument(
         "--block",
         action="append",
@@ -33,12 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="append the blocking clauses of FILE (repeatable; unshuffled names)",
     )
     p.add_argument("--no-comments", action="store_true", help="no comment header")
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="FILE",
-        help="write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed",
-    )
+    add_output_argument(p)
     p.add_argument(
         "--allow-large",
         action="store_true",
@@ -106,18 +96,9 @@ def run(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from ..exports import mzn_comments, mzn_text, opb_comments, write_opb
 
-    cnf_only = {
-        "--encoding": args.encoding,
-        "--group-size": args.group_size,
-        "--column-alo": args.column_alo,
-        "--block": args.block,
-        "--shuffle": args.shuffle,
-    }
-    for flag, value in cnf_only.items():
-        if value is not None and value is not False and value != []:
-            fail(f"{flag} applies to --format cnf only")
-    if given(args):
-        fail(f"{given(args)[0]} applies to --format cnf only")
+    cnf_only = given_flags(args, ("--encoding", "--group-size", "--column-alo", "--block", "--shuffle", *VARIANT_FLAGS))
+    if cnf_only:
+        fail(f"{cnf_only[0]} applies to --format cnf only")
     command = None if args.no_comments else args.command_line
     with output(args.output) as out:
         if args.format == "opb":
@@ -167,13 +148,14 @@ def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause]
 
 
 def run_cnf(args: argparse.Namespace) -> int:
-    from ..dimacs import DimacsError, read_blocks, write_clauses, write_header
+    from ..cnf_writer import write_cnf
+    from ..dimacs import DimacsError, read_blocks
     from ..encodings import UnknownEncoding
     from ..formula import QueensFormula
 
     variant = variant_from(args, args.n)
     try:
-        formula = QueensFormula(args.n, args.encoding or "pairwise", args.column_alo, args.group_size, variant)
+        formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
     num_vars, num_clauses = formula.counts()
@@ -185,33 +167,14 @@ def run_cnf(args: argparse.Namespace) -> int:
             fail(f"cannot read {path}: {e.strerror or e}")
         except DimacsError as e:
             fail(str(e))
-    total = num_clauses + len(blocks)
-    streamed_show = args.shuffle is None and not args.no_comments
-    comments = [] if args.no_comments else formula.header_comments(args.command_line, show=not streamed_show)
+    comments = [] if args.no_comments else formula.header_comments(args.command_line, show=False)
     check_size(formula, comments, blocks, args.allow_large)
-    clauses = formula.clauses()
+    total = num_clauses + len(blocks)
     if args.shuffle is not None and total > SHUFFLE_MAX_CLAUSES and not args.allow_large:
         fail(f"--shuffle holds every clause in memory: N={formula.n} {formula.encoding} has {total:,} clauses, "
              f"above {SHUFFLE_MAX_CLAUSES:,}; pass --allow-large to try anyway")  # fmt: skip
-    if args.shuffle is not None:
-        from itertools import chain
-
-        from ..shuffle import shuffle_clauses, shuffle_comments
-
-        if args.no_comments:
-            print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
-        else:
-            comments = shuffle_comments(comments, num_vars, args.shuffle)
-        clauses = iter(shuffle_clauses(chain(clauses, blocks), num_vars, args.shuffle))
-        blocks = []  # shuffled in with the formula's clauses
+    if args.shuffle is not None and args.no_comments:
+        print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
     with output(args.output) as out:
-        if args.shuffle is None:  # streaming, vectorised for large N (same bytes either way)
-            from ..generate import write_cnf
-
-            written = write_cnf(out, formula, comments, blocks, show=streamed_show)
-        else:
-            write_header(out, num_vars, total, comments)
-            written = write_clauses(out, clauses) + write_clauses(out, blocks)
-    if written != total:  # an internal invariant, never expected
-        fail(f"internal error: wrote {written} clauses, header says {total}", 1)
+        write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle)
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .arg_groups import add_output_argument
 from .common import fail, output
 
 
@@ -16,7 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="BLOCKS",
         help="bare clause lines or full DIMACS files; variables must be within BASE's header",
     )
-    p.add_argument("-o", "--output", metavar="FILE", help="write FILE atomically instead of stdout")
+    add_output_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:

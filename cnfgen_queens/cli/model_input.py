@@ -199,8 +199,9 @@ def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarra
     return b"\n".join(kept).decode("utf-8", "replace")
 
 
-def load(args: argparse.Namespace) -> Decoded:
-    """The checked placement in the solver output; exits 1 with 'no solution' on UNSAT."""
+def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
+    """The checked placement in the solver output; exits 1 with 'no solution' on UNSAT, printed on stdout
+    unless ``clauses_only`` (block: stdout carries clauses only, to be appended with ``>> blocks.cnf``)."""
     from ..compressed import open_input
     from ..decode import DecodeError, variant_placement
     from ..shuffle import ShuffleError, header_shuffle_map, unshuffle_map
@@ -232,8 +233,7 @@ def load(args: argparse.Namespace) -> Decoded:
     if claim.problem:
         fail(f"{name}: {claim.problem}", EXIT_NO_SOLUTION)
     if claim.answer == "UNSAT":
-        # decode prints the answer; block keeps its stdout for clauses only (>> blocks.cnf)
-        print("no solution", file=sys.stderr if args.prog.endswith("block") else sys.stdout)
+        print("no solution", file=sys.stderr if clauses_only else sys.stdout)
         raise Exit(EXIT_NO_SOLUTION)
     if claim.model is None:
         what = "UNKNOWN answer" if claim.answer == "UNKNOWN" else "no model (no v lines, no SAT result)"

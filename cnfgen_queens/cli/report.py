@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .common import fail
 
@@ -18,7 +19,13 @@ PLOT_HELP = "the extension picks the format (.png .svg .pdf); repeatable"
 class _PlotGone(argparse.Action):
     """The old ``--plot FILE ...`` (kind guessed from the name; it swallowed the DB): a clear error."""
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[no-untyped-def]
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
         fail("--plot is replaced by one flag per kind: --cactus FILE, --time-vs-n FILE, --scatter A B FILE")
 
 

@@ -1,32 +1,15 @@
-"""The options of an external solver run shared by ``solve``, ``enumerate`` and ``count``:
-the output cap and the isolation, and building :class:`Limits` from the parsed flags."""
+"""What ``solve``, ``enumerate`` and ``count`` make of their run options (:mod:`.arg_groups`):
+:class:`Limits` from the parsed flags, ``--jobs`` capped to the cores, the ``measured by`` note."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING
 
-from .common import fail, positive_int
+from .common import fail
 
 if TYPE_CHECKING:
     from ..solvers.outcome import Limits
-
-ISOLATION_HELP = (
-    "cgroup: each solver run in its own cgroup (BenchExec): every descendant killed, CPU time and peak "
-    "memory of the whole tree; none: process group and rusage; auto (default): cgroup where available"
-)
-
-
-def add_run_arguments(p: argparse.ArgumentParser) -> None:
-    """``--output-limit MB`` and ``--isolation auto|cgroup|none``."""
-    p.add_argument(
-        "--output-limit",
-        type=positive_int("output limit"),
-        default=None,
-        metavar="MB",
-        help="stop a solver that prints more than MB (stdout + stderr; default 1024): ERROR 'output limit'",
-    )
-    p.add_argument("--isolation", choices=("auto", "cgroup", "none"), default="auto", help=ISOLATION_HELP)
 
 
 def limits_from(args: argparse.Namespace, time: float | None = None, memory: int | None = None) -> Limits:

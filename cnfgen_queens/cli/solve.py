@@ -10,45 +10,21 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..solvers.outcome import MAX_MEMORY
-from .common import fail, positive_float, positive_int
+from .arg_groups import add_limit_arguments, add_solver_arguments
+from .common import fail
 from .model_input import header_echo
-from .run_options import add_run_arguments, limits_from, measured
+from .run_options import limits_from, measured
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="DIMACS CNF file, or - for stdin")
-    p.add_argument(
-        "-s",
-        "--solver",
-        default=None,
-        metavar="NAME|PATH",
-        help="profile name (kissat, minisat, cadical, ...), path to a binary, or pysat:NAME "
-        "(default: pysat:cadical195, embedded)",
-    )
-    p.add_argument(
-        "-t", "--time-limit", type=positive_float("time limit"), metavar="S", help="wall-clock limit in seconds"
-    )
-    p.add_argument(
-        "-m",
-        "--memory-limit",
-        type=positive_int("memory limit", MAX_MEMORY, " MB (what solvers accept)"),
-        metavar="MB",
-        help="address-space limit in MB (RLIMIT_AS)",
-    )
-    p.add_argument(
-        "--solver-args",
-        default="",
-        metavar='"..."',
-        help='extra arguments for the solver, one string: --solver-args="--seed=1 --sat"',
-    )
+    add_solver_arguments(p)
+    add_limit_arguments(p)
     p.add_argument(
         "--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it"
     )
-    p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
-    add_run_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON record instead of competition output")
     p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
 
@@ -90,11 +66,11 @@ def run(args: argparse.Namespace) -> int:
 
     from ..compressed import InputError
     from ..dimacs import read_header_file
-    from ..solvers import DEFAULT_SOLVER, ProfileError, SolverNotFound, Status, resolve, solve
+    from ..solvers import ProfileError, SolverNotFound, Status, resolve, solve
     from ..solvers.outcome import S_LINES
 
     start = time.perf_counter()
-    solver = args.solver or DEFAULT_SOLVER
+    solver = args.solver
     limits = limits_from(args, args.time_limit, args.memory_limit)
     solvers_file = Path(args.solvers_file) if args.solvers_file else None
     try:
@@ -139,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         return outcome.exit_status
     out = [f"c cnfgen-queens solve {name}", f"c solver {outcome.solver} {outcome.version or '(version unknown)'}"
            + (f" at {spec.path}" if spec.path else " (embedded)")]  # fmt: skip
-    out += header_echo(header)  # N and shuffle seed, so that decode/block need no -n
+    out += header_echo(header)  # N, shuffle seed and variant, so that decode/block need no -n
     times = f"c wall {outcome.wall:.3f} s"
     if outcome.cpu is not None:
         times += f"  cpu {outcome.cpu:.3f} s"

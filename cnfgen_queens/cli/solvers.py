@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .arg_groups import add_solvers_file_argument
 from .common import fail
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
+    add_solvers_file_argument(p)
     p.add_argument("--json", action="store_true", help="one JSON record per solver")
     p.add_argument("--embedded", action="store_true", help="also list the embedded pysat:NAME solvers")
     p.add_argument("--path", metavar="SOLVER", help="print the binary SOLVER resolves to (for shell scripts) and exit")

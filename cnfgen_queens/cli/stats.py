@@ -5,8 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import fail, positive_int
+
+if TYPE_CHECKING:
+    from ..dimacs_scan import Cnf
+    from ..stats import CnfStats, Summary
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -22,11 +27,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _read(name: str, tmp: str):  # -> Cnf
+def _read(name: str, tmp: str) -> Cnf:
     """The whole CNF (plain or compressed: the shared reader goes by magic bytes); stdin is spooled."""
     import shutil
 
-    from ..dimacs import DimacsError, read_cnf
+    from ..dimacs import DimacsError
+    from ..dimacs_scan import read_cnf
 
     path = Path(name)
     try:
@@ -47,11 +53,11 @@ def _num(x: float | None, digits: int = 3) -> str:
     return "-" if x is None else (f"{x:,.0f}" if float(x).is_integer() else f"{x:,.{digits}f}")
 
 
-def _dist(s) -> str:  # Summary
+def _dist(s: Summary) -> str:
     return f"min {_num(s.min)}  median {_num(s.median)}  mean {_num(s.mean)}  max {_num(s.max)}  std {_num(s.std)}"
 
 
-def text(name: str, st) -> str:  # CnfStats
+def text(name: str, st: CnfStats) -> str:
     lines = [
         f"file                 {name}",
         f"variables            {st.variables:,} ({st.used_variables:,} occur)",
@@ -64,7 +70,7 @@ def text(name: str, st) -> str:  # CnfStats
         f"occurrences per var  {_dist(st.occurrences)}",
         f"positive share       {_dist(st.positive_share)}  (pure variables: {st.pure_variables:,})",
     ]
-    if st.vig_edges is not None:
+    if st.vig_edges is not None and st.vig_degree is not None:  # both or neither
         lines.append(f"VIG edges            {st.vig_edges:,}")
         lines.append(f"VIG degree           {_dist(st.vig_degree)}")
     if st.modularity is not None:

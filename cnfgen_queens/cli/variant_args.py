@@ -66,8 +66,9 @@ def add_variant_arguments(p: argparse.ArgumentParser) -> None:
 
 def given(args: argparse.Namespace) -> list[str]:
     """The variant flags present on the command line."""
-    values = (args.place, args.place_file, args.block_square, args.holes, args.torus, args.random_place, args.seed)
-    return [flag for flag, v in zip(FLAGS, values, strict=True) if v not in (None, False, [])]
+    from .arg_groups import given_flags
+
+    return given_flags(args, FLAGS)
 
 
 def variant_from(args: argparse.Namespace, n: int) -> Variant:

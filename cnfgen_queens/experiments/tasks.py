@@ -53,7 +53,8 @@ def _now() -> str:
 def generate(instance: Instance, cache_dir: str, expected_hash: str | None = None) -> tuple[str, str]:
     """(path, GBD hash) of ``instance``'s CNF in ``cache_dir``: reused when its hash is ``expected_hash``,
     else written again (atomically) and hashed: a file of unknown origin or changed since is never trusted."""
-    from ..dimacs import atomic_output, write_clauses, write_header
+    from ..cnf_writer import write_cnf
+    from ..dimacs import atomic_output
     from .instance_hash import gbd_hash
 
     path = Path(cache_dir) / instance.filename
@@ -64,22 +65,9 @@ def generate(instance: Instance, cache_dir: str, expected_hash: str | None = Non
         except OSError:
             pass  # unreadable: write it again
     formula = instance.formula()
-    num_vars, num_clauses = formula.counts()
-    comments = formula.header_comments()
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_output(path) as out:
-        if instance.shuffle_seed is None:
-            from ..generate import write_cnf
-
-            write_cnf(out, formula, comments)  # checks the clause count itself
-        else:
-            from ..shuffle import shuffle_clauses, shuffle_comments
-
-            seed = instance.shuffle_seed
-            write_header(out, num_vars, num_clauses, shuffle_comments(comments, num_vars, seed))
-            written = write_clauses(out, shuffle_clauses(formula.clauses(), num_vars, seed))
-            if written != num_clauses:
-                raise RuntimeError(f"internal error: wrote {written} clauses for {path.name}, expected {num_clauses}")
+        write_cnf(out, formula, formula.header_comments(show=False), show=True, shuffle=instance.shuffle_seed)
     return str(path), gbd_hash(path)
 
 

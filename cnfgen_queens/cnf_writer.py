@@ -1,0 +1,63 @@
+"""The one CNF writer: a :class:`QueensFormula` as DIMACS, plus extra clauses, optionally shuffled.
+
+``gen-queens`` and the batch's instance cache both write through :func:`write_cnf`,
+so a file has the same bytes whichever wrote it.  Unshuffled, the body streams
+(vectorised for large formulas, :mod:`cnfgen_queens.generate`); shuffled, every
+clause is held in memory (:mod:`cnfgen_queens.shuffle`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain
+from typing import TYPE_CHECKING, BinaryIO
+
+from .dimacs import Clause, write_clauses, write_header
+
+if TYPE_CHECKING:
+    from .formula import QueensFormula
+
+
+def write_cnf(
+    out: BinaryIO,
+    formula: QueensFormula,
+    comments: Sequence[str] = (),
+    extra: Sequence[Clause] = (),
+    *,
+    show: bool = False,
+    shuffle: int | None = None,
+    fast: bool | None = None,
+) -> int:
+    """Header and every clause of ``formula``, then the ``extra`` clauses (e.g. blocking clauses, in the
+    formula's own variable names); returns the clause count, checked against the header's.
+
+    ``show``: the ``c p show 1 .. N*N 0`` projection line after ``comments`` (which then leave it out).
+    ``shuffle``: a seed; clause order, literal order and variable names (``extra`` too) are permuted and,
+    when there is a header to hold it, the seed is recorded so that decode/block can undo it.
+    ``fast``: force the vectorised (True) or the reference (False) path; by default the size decides.
+    """
+    num_vars, num_clauses = formula.counts()
+    total = num_clauses + len(extra)
+    if shuffle is not None:
+        from .shuffle import shuffle_clauses, shuffle_comments
+
+        lines = list(comments)
+        if show:
+            lines.append("p show " + " ".join(map(str, range(1, formula.n**2 + 1))) + " 0")
+        write_header(out, num_vars, total, shuffle_comments(lines, num_vars, shuffle) if lines else ())
+        written = write_clauses(out, shuffle_clauses(chain(formula.clauses(), extra), num_vars, shuffle))
+    else:
+        write_header(out, num_vars, total, comments, formula.n**2 if show else None)
+        written = _write_body(out, formula, fast)
+        written += write_clauses(out, extra)
+    if written != total:  # an internal invariant, never expected
+        raise RuntimeError(f"internal error: wrote {written} clauses, the header says {total}")
+    return written
+
+
+def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None) -> int:
+    from .generate import FAST_MIN_CLAUSES, write_body_fast
+
+    if not (formula.counts()[1] >= FAST_MIN_CLAUSES if fast is None else fast):
+        return write_clauses(out, formula.clauses())
+    return write_body_fast(out, formula) + write_clauses(out, formula.variant.unit_clauses(formula.n))
