@@ -14,11 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..errors import UsageError
+from ..solvers.outcome import DEFAULT_OUTPUT_MB, MAX_MEMORY
+
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "task", "limits", "repeats", "results")
 INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
 VARIANT_KEYS = ("torus", "place", "holes", "random_place", "random_place_fraction", "random_seeds")
-LIMIT_KEYS = ("time", "memory")
+LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
 RANGE_KEYS = ("from", "to", "step")
 
@@ -29,11 +32,10 @@ MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by bu
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
 MAX_INT = 2**63 - 1  # what SQLite stores
 MAX_TIME = 1e6  # seconds per run
-MAX_MEMORY = 2**43 - 1  # MB per run: as bytes, what RLIMIT_AS holds
 NAME_MAX, PATH_MAX = 255, 4096  # bytes in one file name, in a path (Linux)
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageError):
     """A config that cannot be used; the message is one line naming file, line and key path."""
 
 
@@ -68,12 +70,15 @@ class Config:
     repeats: int
     results: Path
     variant: VariantSpec | None = None
+    output_limit: int = DEFAULT_OUTPUT_MB  # MB of solver output (stdout + stderr) per run
 
     def normalized(self) -> dict[str, Any]:
         """What determines the results (no file names), as plain JSON values."""
         out = self._normalized()
         if self.variant is not None:  # only then, so plain configs keep their hash
             out["instances"]["variant"] = self.variant.normalized()
+        if self.output_limit != DEFAULT_OUTPUT_MB:  # likewise
+            out["limits"]["output"] = self.output_limit
         return out
 
     def _normalized(self) -> dict[str, Any]:
@@ -250,10 +255,6 @@ def parse(
         seeds = c.unique_list(
             inst["shuffle_seeds"], "instances.shuffle_seeds", lambda v, p: c.integer(v, p, 0), "seeds (integers >= 0)"
         )
-        from .tasks import shuffle_supported
-
-        if not shuffle_supported():
-            c.fail("instances.shuffle_seeds", "not supported: this generator has no shuffling (cnfgen_queens.shuffle)")
     max_clauses = inst.get("max_clauses")
     if max_clauses is not None:
         max_clauses = c.integer(max_clauses, "instances.max_clauses")
@@ -278,6 +279,7 @@ def parse(
     memory = limits.get("memory")
     if memory is not None:
         memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)
+    output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
     _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
@@ -297,6 +299,7 @@ def parse(
         repeats=repeats,
         results=results,
         variant=variant,
+        output_limit=output,
     )
 
 
