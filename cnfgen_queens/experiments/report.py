@@ -15,6 +15,7 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
+from ..errors import UsageError
 from .store import Row
 from .verdict import Verdict, verdict
 
@@ -178,7 +179,7 @@ def rows_from_runs_csv(text: str) -> list[Row]:
     # columns added later (with a default) may be missing from an older CSV, in order; nothing else may
     required = [f.name for f in dataclasses.fields(Row) if f.default is dataclasses.MISSING or f.name in names]
     if names != required:
-        raise ValueError("not a runs CSV of `cnfgen-queens report --runs-csv` (other columns)")
+        raise UsageError("not a runs CSV of `cnfgen-queens report --runs-csv` (other columns)")
     out = []
     for line, raw in enumerate(reader, start=2):
         values: dict[str, object] = {}
@@ -189,12 +190,12 @@ def rows_from_runs_csv(text: str) -> list[Row]:
                 values[f.name] = None
             elif base is bool:
                 if text_value not in ("True", "False"):
-                    raise ValueError(f"line {line}: {f.name}: not True/False: {text_value!r}")
+                    raise UsageError(f"line {line}: {f.name}: not True/False: {text_value!r}")
                 values[f.name] = text_value == "True"
             else:
                 try:
                     values[f.name] = base(text_value)
                 except ValueError:
-                    raise ValueError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
+                    raise UsageError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
         out.append(Row(**values))  # type: ignore[arg-type]
     return out

@@ -27,7 +27,7 @@ from .verdict import Verdict
 SCHEMA_VERSION = "1"  # nullable columns added since then are added to older files on open
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Row:
     """One row of ``runs``: the table's columns are these fields, in this order, typed by their hints.
 

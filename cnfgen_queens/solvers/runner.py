@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
 from .discovery import SolverSpec, resolve
 from .outcome import Limits, Outcome, Status
 from .parse import Claim, classify, read_competition, read_minisat
@@ -87,7 +88,7 @@ def solve(
     the same way, in bounded memory.  The embedded solver loads the clauses itself.
     ``name`` names the file in messages.  Raises SolverNotFound (one-line message) for an
     unknown or missing solver, ProfileError for a bad solvers file, DimacsError/OSError
-    for an unreadable CNF, ValueError when ``proof`` is asked of a solver that writes none.
+    for an unreadable CNF, UsageError when ``proof`` is asked of a solver that writes none.
     """
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
@@ -131,7 +132,7 @@ def _solve_embedded(
     from .embedded import solve_embedded
 
     if args:
-        raise ValueError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
+        raise UsageError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
     assert spec.embedded is not None
     run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None)
     status, error, model, verified, check_time = run.status, run.error, None, False, None
@@ -144,9 +145,21 @@ def _solve_embedded(
 
         write_text_proof(proof, run.proof_lines)
         status, error, verified, proof_state = _check_proof(cnf, proof)
-    code = run.exit_code if run.status in (Status.ERROR, Status.MEMOUT) else None
-    return Outcome(status, spec.name, spec.version, model, code, run.wall, run.cpu, run.peak_memory_mb,
-                   verified, error, "", proof_state, check_time)  # fmt: skip
+    return Outcome(
+        status=status,
+        solver=spec.name,
+        version=spec.version,
+        model=model,
+        exit_code=run.exit_code if run.status in (Status.ERROR, Status.MEMOUT) else None,
+        wall=run.wall,
+        cpu=run.cpu,
+        peak_memory_mb=run.peak_memory_mb,
+        verified=verified,
+        error=error,
+        stderr_tail="",
+        proof=proof_state,
+        check_time=check_time,
+    )
 
 
 def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, bool, str]:
@@ -171,7 +184,7 @@ def _solve_binary(
     profile = spec.profile
     assert profile is not None and spec.path is not None
     if proof is not None and not profile.proof:
-        raise ValueError(
+        raise UsageError(
             f"solver {spec.name} writes no DRAT proof; --proof works with kissat, cadical, pysat:cadical195"
         )
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-solve-") as tmp:
@@ -179,20 +192,32 @@ def _solve_binary(
         proof_file = Path(tmp) / "proof.drat" if proof is not None else None
         argv = profile.command(spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time,
                                memory=limits.memory, args=args)  # fmt: skip
-        deadline = None
+        timeout = None
         if limits.time is not None:
             own = profile.uses_own_time_limit
-            deadline = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
+            timeout = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
         from .cgroup import choose
 
         isolation = choose(limits.isolation)
         try:
-            run = run_process(argv, output_dir=Path(tmp), deadline=deadline, memory_mb=limits.memory,
+            run = run_process(argv, output_dir=Path(tmp), timeout=timeout, memory_mb=limits.memory,
                               output_mb=limits.output, isolation=isolation)  # fmt: skip
         except OSError as e:
-            return Outcome(Status.ERROR, spec.name, spec.version, None, None, 0.0, None, None, False,
-                           f"cannot start {shlex.join(argv)}: {e.strerror or e}", "", None,
-                           measured_by="cgroup" if isolation == "cgroup" else "rusage")  # fmt: skip
+            return Outcome(
+                status=Status.ERROR,
+                solver=spec.name,
+                version=spec.version,
+                model=None,
+                exit_code=None,
+                wall=0.0,
+                cpu=None,
+                peak_memory_mb=None,
+                verified=False,
+                error=f"cannot start {shlex.join(argv)}: {e.strerror or e}",
+                stderr_tail="",
+                proof=None,
+                measured_by="cgroup" if isolation == "cgroup" else "rusage",
+            )
         stderr = run.stderr.decode("utf-8", "replace")
         status, error, claim = _read_answer(profile, run, model_file, limits, stderr)
         model, verified, check_time = None, False, None
@@ -214,10 +239,22 @@ def _solve_binary(
                 error = perr or error
         elif proof is not None and status is Status.UNSAT:
             proof_state, error = "unverified", "the solver wrote no proof file"
-    tail = stderr[-STDERR_TAIL:] if stderr.strip() else ""
-    return Outcome(status, spec.name, spec.version, model, run.exit_code, run.wall, run.cpu, run.peak_memory_mb,
-                   verified, error, tail, proof_state, check_time=check_time,
-                   measured_by=run.measured_by)  # fmt: skip
+    return Outcome(
+        status=status,
+        solver=spec.name,
+        version=spec.version,
+        model=model,
+        exit_code=run.exit_code,
+        wall=run.wall,
+        cpu=run.cpu,
+        peak_memory_mb=run.peak_memory_mb,
+        verified=verified,
+        error=error,
+        stderr_tail=stderr[-STDERR_TAIL:] if stderr.strip() else "",
+        proof=proof_state,
+        check_time=check_time,
+        measured_by=run.measured_by,
+    )
 
 
 def _read_answer(
