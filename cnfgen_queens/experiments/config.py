@@ -16,14 +16,13 @@ from typing import Any, NoReturn
 
 from ..errors import UsageError
 from ..solvers.outcome import DEFAULT_OUTPUT_MB, MAX_MEMORY
+from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "task", "limits", "repeats", "results")
 INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
-VARIANT_KEYS = ("torus", "place", "holes", "random_place", "random_place_fraction", "random_seeds")
 LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
-RANGE_KEYS = ("from", "to", "step")
 
 # What a config may ask, checked before anything is expanded or counted (each error names its key)
 MAX_RUNS = 100_000  # runs in the grid, computed as a product of its factors
@@ -101,37 +100,6 @@ class Config:
     @property
     def hash(self) -> str:
         return digest(self.normalized())
-
-
-@dataclass(frozen=True)
-class VariantSpec:
-    """The ``instances:`` variant keys: cells 0-based; random placement by K or by K/N, with seeds."""
-
-    torus: bool = False
-    place: tuple[tuple[int, int], ...] = ()
-    holes: tuple[tuple[int, int], ...] = ()
-    random_place: tuple[int, ...] | None = None
-    random_fraction: tuple[float, ...] | None = None
-    random_seeds: tuple[int, ...] | None = None
-
-    def ks(self, n: int) -> tuple[int | None, ...]:
-        """The random-placement sizes for board size ``n`` (None: no random placement)."""
-        if self.random_fraction is not None:
-            return tuple(dict.fromkeys(int(f * n + 0.5) for f in self.random_fraction))
-        return self.random_place if self.random_place is not None else (None,)
-
-    def seeds(self, k: int | None) -> tuple[int | None, ...]:
-        return (None,) if k is None or self.random_seeds is None else self.random_seeds
-
-    def normalized(self) -> dict[str, Any]:
-        return {
-            "torus": self.torus,
-            "place": [list(c) for c in self.place],
-            "holes": [list(c) for c in self.holes],
-            "random_place": None if self.random_place is None else list(self.random_place),
-            "random_place_fraction": None if self.random_fraction is None else list(self.random_fraction),
-            "random_seeds": None if self.random_seeds is None else list(self.random_seeds),
-        }
 
 
 def digest(value: Any) -> str:
@@ -258,8 +226,6 @@ def parse(
     max_clauses = inst.get("max_clauses")
     if max_clauses is not None:
         max_clauses = c.integer(max_clauses, "instances.max_clauses")
-    from .variant_config import variant_spec
-
     variant = variant_spec(c, inst, ns)
     solvers = c.unique_list(top["solvers"], "solvers", lambda v, p: _solver(c, v, p), "solvers")
     if check_solvers:
