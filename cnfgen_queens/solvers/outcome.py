@@ -56,6 +56,14 @@ class Status(StrEnum):
     ERROR = "ERROR"
 
 
+class ProofState(StrEnum):
+    """What became of a DRAT proof: checked and accepted, not checked (no checker, too big), or refuted."""
+
+    VERIFIED = "verified"
+    UNVERIFIED = "unverified"
+    REJECTED = "rejected"
+
+
 # SAT-competition exit codes of the CLI (0: no answer, 1: solver error)
 EXIT_CODES = {Status.SAT: 10, Status.UNSAT: 20, Status.ERROR: 1}
 S_LINES = {Status.SAT: "SATISFIABLE", Status.UNSAT: "UNSATISFIABLE"}
@@ -76,7 +84,7 @@ class Outcome:
     verified: bool  # SAT: model checked; UNSAT: DRAT proof checked
     error: str | None
     stderr_tail: str
-    proof: str | None  # "verified" / "unverified" / None (no proof asked or written)
+    proof: ProofState | None  # VERIFIED / UNVERIFIED (a rejected proof: ERROR, UNVERIFIED); None: none asked
     check_time: float | None = None  # seconds spent checking the model (or validating an UNSAT file)
     measured_by: str = "rusage"  # "cgroup" (BenchExec: the whole process tree) or "rusage"
 
@@ -93,5 +101,6 @@ class Outcome:
         """A JSON-ready dict (status as its name, model as a list)."""
         d = asdict(self)
         d["status"] = self.status.value
+        d["proof"] = None if self.proof is None else self.proof.value
         d["model"] = list(self.model) if self.model is not None else None
         return d

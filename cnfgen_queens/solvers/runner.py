@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .discovery import SolverSpec, resolve
-from .outcome import Limits, Outcome, Status
+from .outcome import Limits, Outcome, ProofState, Status
 from .parse import Claim, classify, read_competition, read_minisat
 from .process import Finished, run_process, tail
 from .profiles import Profile
@@ -139,7 +139,7 @@ def _solve_embedded(
     if status is Status.SAT:
         model, error, check_time = _timed_check(cnf, run.model or ())
         status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
-    proof_state = None
+    proof_state: ProofState | None = None
     if proof is not None and status is Status.UNSAT and run.proof_lines is not None:
         from .proof import write_text_proof
 
@@ -162,7 +162,7 @@ def _solve_embedded(
     )
 
 
-def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, bool, str]:
+def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, bool, ProofState]:
     """(status, note, verified, proof state) for an UNSAT answer whose DRAT proof is at ``proof``."""
     from ..dimacs_scan import CnfFile, read_cnf
     from .proof import check_drat
@@ -171,11 +171,11 @@ def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, b
         cnf = read_cnf(cnf.path)  # the in-process checker needs every clause
 
     check = check_drat(cnf, proof)
-    if check.verdict == "rejected":
-        return Status.ERROR, f"UNSAT proof rejected: {check.detail}", False, "unverified"
-    if check.verdict == "verified":
-        return Status.UNSAT, None, True, "verified"
-    return Status.UNSAT, f"proof {check.detail}", False, "unverified"
+    if check.verdict is ProofState.REJECTED:
+        return Status.ERROR, f"UNSAT proof rejected: {check.detail}", False, ProofState.UNVERIFIED
+    if check.verdict is ProofState.VERIFIED:
+        return Status.UNSAT, None, True, ProofState.VERIFIED
+    return Status.UNSAT, f"proof {check.detail}", False, ProofState.UNVERIFIED
 
 
 def _solve_binary(
@@ -229,7 +229,7 @@ def _solve_binary(
             error += f" ({last[:120]})"
         if run.leftovers and status is not Status.TIMEOUT:
             error = (error + "; " if error else "") + f"killed {run.leftovers} process(es) it left running"
-        proof_state = None
+        proof_state: ProofState | None = None
         if proof is not None and proof_file is not None and proof_file.exists():
             import shutil
 
@@ -238,7 +238,7 @@ def _solve_binary(
                 status, perr, verified, proof_state = _check_proof(cnf, proof)
                 error = perr or error
         elif proof is not None and status is Status.UNSAT:
-            proof_state, error = "unverified", "the solver wrote no proof file"
+            proof_state, error = ProofState.UNVERIFIED, "the solver wrote no proof file"
     return Outcome(
         status=status,
         solver=spec.name,
