@@ -198,3 +198,14 @@ def test_no_import_cycle_in_experiments() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "tasks" not in out and "grid" not in out and "cnfgen_queens.experiments.config" in out
+
+
+def test_every_measured_and_instance_field_is_stored() -> None:
+    """make_row copies fields by name: a field of Measurement or Instance without a column would be lost."""
+    from cnfgen_queens.experiments.batch import INSTANCE_COLUMNS, MEASUREMENT_COLUMNS
+    from cnfgen_queens.experiments.grid import VARIANT_FIELDS, Instance
+    from cnfgen_queens.experiments.tasks import Measurement
+
+    measured = {f.name for f in dataclasses.fields(Measurement)} - {"refuted"}  # refuted becomes the verdict
+    assert set(MEASUREMENT_COLUMNS) == measured
+    assert set(INSTANCE_COLUMNS) == {f.name for f in dataclasses.fields(Instance)} - set(VARIANT_FIELDS)

@@ -14,6 +14,7 @@ import json
 import statistics
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..errors import UsageError
 from .store import Row
@@ -182,7 +183,7 @@ def rows_from_runs_csv(text: str) -> list[Row]:
         raise UsageError("not a runs CSV of `cnfgen-queens report --runs-csv` (other columns)")
     out = []
     for line, raw in enumerate(reader, start=2):
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}
         for f in fields:
             text_value, kind = raw[f.name], hints[f.name]
             base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
@@ -197,5 +198,5 @@ def rows_from_runs_csv(text: str) -> list[Row]:
                     values[f.name] = base(text_value)
                 except ValueError:
                     raise UsageError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
-        out.append(Row(**values))  # type: ignore[arg-type]
+        out.append(Row(**values))
     return out

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from .outcome import Limits, Status
 from .parse import MEMORY_WORDS, describe_exit
-from .process import run_forked
+from .process import Finished, run_forked
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 Answer = tuple[Status, tuple[int, ...] | None, tuple[str, ...] | str | None]  # (SAT|UNSAT|ERROR, model, proof|error)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EmbeddedRun:
     status: Status  # SAT / UNSAT / TIMEOUT / MEMOUT / ERROR (model not yet checked)
     model: tuple[int, ...] | None
@@ -82,15 +82,33 @@ def solve_embedded(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bo
     run = run_forked(lambda: pickle.dumps(_answer(name, cnf, want_proof)), timeout=limits.time, memory_mb=limits.memory)
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
-        return EmbeddedRun(Status.TIMEOUT, None, run.wall, run.cpu, run.peak_memory_mb,
-                           f"stopped at the {limits.time:g} s wall-clock limit", None, run.exit_code)  # fmt: skip
+        return _embedded_run(run, Status.TIMEOUT, error=f"stopped at the {limits.time:g} s wall-clock limit")
     if run.exit_code != 0 or not run.stdout:
         memout = MEMORY_WORDS.search(err) or (limits.memory is not None and run.exit_code < 0)
         last = err.splitlines()[-1] if err else ""
-        return EmbeddedRun(Status.MEMOUT if memout else Status.ERROR, None, run.wall, run.cpu, run.peak_memory_mb,
-                           f"pysat:{name} {describe_exit(run.exit_code)}{': ' + last if last else ''}", None,
-                           run.exit_code)  # fmt: skip
+        why = f"pysat:{name} {describe_exit(run.exit_code)}{': ' + last if last else ''}"
+        return _embedded_run(run, Status.MEMOUT if memout else Status.ERROR, error=why)
     status, model, extra = pickle.loads(run.stdout)  # our own child's bytes
     error = extra if isinstance(extra, str) else None
     proof = extra if isinstance(extra, tuple) else None
-    return EmbeddedRun(status, model, run.wall, run.cpu, run.peak_memory_mb, error, proof, run.exit_code)
+    return _embedded_run(run, status, model=model, error=error, proof_lines=proof)
+
+
+def _embedded_run(
+    run: Finished,
+    status: Status,
+    *,
+    model: tuple[int, ...] | None = None,
+    error: str | None = None,
+    proof_lines: tuple[str, ...] | None = None,
+) -> EmbeddedRun:
+    return EmbeddedRun(
+        status=status,
+        model=model,
+        wall=run.wall,
+        cpu=run.cpu,
+        peak_memory_mb=run.peak_memory_mb,
+        error=error,
+        proof_lines=proof_lines,
+        exit_code=run.exit_code,
+    )
