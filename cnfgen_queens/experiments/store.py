@@ -71,8 +71,9 @@ class Row:
     output_limit: int | None = None  # MB of solver output (stdout + stderr); None: stored before the column
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "status", Status(self.status))  # a stored word becomes the enum
-        if self.verdict is not None:
+        if type(self.status) is not Status:  # a word (a CSV, a hand-made row) becomes the enum
+            object.__setattr__(self, "status", Status(self.status))
+        if self.verdict is not None and type(self.verdict) is not Verdict:
             object.__setattr__(self, "verdict", Verdict(self.verdict))
 
     @property
@@ -127,8 +128,8 @@ class EmptyStore(StoreError):
     """Opened read-only, a results file with nothing in it yet (no tables)."""
 
 
-STATUS_WORDS = frozenset(s.value for s in Status)
-VERDICT_WORDS = frozenset(v.value for v in Verdict)
+STATUSES = {s.value: s for s in Status}
+VERDICTS = {v.value: v for v in Verdict}
 
 
 def _row(values: tuple[Any, ...]) -> Row:
@@ -136,10 +137,8 @@ def _row(values: tuple[Any, ...]) -> Row:
     for key in ("column_alo", "verified"):
         if d[key] is not None:
             d[key] = bool(d[key])
-    if d["status"] not in STATUS_WORDS:  # a word no longer written (an older count's USAGE): an error
-        d["status"] = Status.ERROR
-    if d["verdict"] not in VERDICT_WORDS:
-        d["verdict"] = None  # judged on reading
+    d["status"] = STATUSES.get(d["status"], Status.ERROR)  # a word no longer written (an old count's USAGE)
+    d["verdict"] = VERDICTS.get(d["verdict"])  # None: judged on reading
     return Row(**d)
 
 
