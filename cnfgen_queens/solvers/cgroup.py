@@ -22,12 +22,10 @@ import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .process import Finished, OutputCap
+from .finished import MB, Finished, OutputCap, tail
 
-MB = 1024 * 1024
 STEP = 0.02  # seconds between checks of the deadline and the output size
 
 
@@ -136,7 +134,6 @@ def run_in_cgroup(
     RunExecutor works in a thread of its own while this one watches the clock and the
     output size; KeyboardInterrupt stops the run (every process of the cgroup) and is re-raised.
     """
-    from .process import Finished, tail
     from .reaper import boot_ticks, started, subreaper, sweep_orphans
 
     with subreaper():  # orphans come to us, so that we reap them once the cgroup has killed them
