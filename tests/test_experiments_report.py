@@ -12,6 +12,7 @@ import pytest
 from cnfgen_queens.cli import main
 from cnfgen_queens.experiments import report
 from cnfgen_queens.experiments.store import Row, Store
+from cnfgen_queens.solvers.outcome import Status
 
 
 def row(
@@ -28,34 +29,34 @@ def row(
     count: int | None = None,
 ) -> Row:
     return Row(
-        key,
-        "cfg",
-        "hand",
-        task,
-        n,
-        encoding,
-        None,
-        False,
-        None,
-        0,
-        n * n,
-        10 * n,
-        solver,
-        "[]",
-        "1.0",
-        limit,
-        None,
-        status,
-        wall,
-        wall,
-        1.0,
-        count,
-        None,
-        verified if status == "SAT" else None,
-        "h",
-        "t0",
-        "t1",
-        None,
+        run_key=key,
+        config_hash="cfg",
+        experiment="hand",
+        task=task,
+        n=n,
+        encoding=encoding,
+        group_size=None,
+        column_alo=False,
+        shuffle_seed=None,
+        repeat=0,
+        variables=n * n,
+        clauses=10 * n,
+        solver=solver,
+        solver_args="[]",
+        solver_version="1.0",
+        time_limit=limit,
+        memory_limit=None,
+        status=Status(status),
+        wall=wall,
+        cpu=wall,
+        peak_memory_mb=1.0,
+        count=count,
+        fundamental=None,
+        verified=verified if status == "SAT" else None,
+        host="h",
+        started="t0",
+        finished="t1",
+        error=None,
     )
 
 

@@ -110,7 +110,20 @@ def test_user_profiles(tmp_path: Path) -> None:
 
 
 def test_outcome_record() -> None:
-    out = Outcome(Status.SAT, "s", None, (1, -2, 3), 10, 0.1, 0.1, None, True, None, "", None)
+    out = Outcome(
+        status=Status.SAT,
+        solver="s",
+        version=None,
+        model=(1, -2, 3),
+        exit_code=10,
+        wall=0.1,
+        cpu=0.1,
+        peak_memory_mb=None,
+        verified=True,
+        error=None,
+        stderr_tail="",
+        proof=None,
+    )
     assert out.true_vars() == {1, 3} and out.exit_status == 10
     assert out.to_dict()["status"] == "SAT" and out.to_dict()["model"] == [1, -2, 3]
     assert str(Status.TIMEOUT) == "TIMEOUT" and Status("MEMOUT") is Status.MEMOUT

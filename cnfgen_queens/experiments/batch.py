@@ -16,14 +16,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .grid import Instance, Run, build
+from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import Row, Store
 from .tasks import Measurement, execute, generate
+from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"
 
@@ -67,46 +68,32 @@ def cache_dir(config: Config) -> Path:
     return config.results.parent / CACHE_DIR
 
 
-VARIANT_FIELDS = ("torus", "place", "holes", "random_place", "random_seed")
-
-
 def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = None) -> Row:
+    """The stored row of ``run``: its instance's and measurement's fields by name, and its verdict."""
     inst = run.instance
-    return Row(
-        run.key,
-        config.hash,
-        config.experiment,
-        run.task,
-        inst.n,
-        inst.encoding,
-        inst.group_size,
-        inst.column_alo,
-        inst.shuffle_seed,
-        run.repeat,
-        inst.variables,
-        inst.clauses,
-        run.solver.name,
-        json.dumps(list(run.solver.args)),
-        m.solver_version,
-        run.time_limit,
-        run.memory_limit,
-        m.status,
-        m.wall,
-        m.cpu,
-        m.peak_memory_mb,
-        m.count,
-        m.fundamental,
-        m.verified,
-        m.host,
-        m.started,
-        m.finished,
-        m.error,
-        m.measured_by,
-        gbd_hash,
-        json.dumps({k: v for k, v in inst.params().items() if k in VARIANT_FIELDS}) if inst.is_variant else None,
-        m.check_time,
-        m.total_wall,
+    params = inst.params()
+    row = Row(
+        **{name: params[name] for name in INSTANCE_COLUMNS},
+        **{name: getattr(m, name) for name in MEASUREMENT_COLUMNS},
+        run_key=run.key,
+        config_hash=config.hash,
+        experiment=config.experiment,
+        task=run.task,
+        repeat=run.repeat,
+        solver=run.solver.name,
+        solver_args=json.dumps(list(run.solver.args)),
+        time_limit=run.time_limit,
+        memory_limit=run.memory_limit,
+        output_limit=run.output_limit,
+        gbd_hash=gbd_hash,
+        variant=json.dumps({k: params[k] for k in VARIANT_FIELDS}) if inst.is_variant else None,
     )
+    return replace(row, verdict=judge(row, refuted=m.refuted))
+
+
+_ROW_FIELDS = {f.name for f in fields(Row)}
+INSTANCE_COLUMNS = tuple(f.name for f in fields(Instance) if f.name in _ROW_FIELDS)
+MEASUREMENT_COLUMNS = tuple(f.name for f in fields(Measurement) if f.name in _ROW_FIELDS)
 
 
 def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tuple[list[Run], list[Run]]:
@@ -158,7 +145,6 @@ def run_batch(
 ) -> Summary:
     """Run every unfinished run of ``config``; results go to ``config.results`` as they finish."""
     from . import executors
-    from .report import is_solved
 
     start = time.monotonic()
     with Store(config.results) as store:
@@ -209,7 +195,7 @@ def run_batch(
                         queue.extendleft(reversed([("run", (r, path)) for r in by_instance[item]]))
                         continue
                     row = make_row(config, item[0], value, hashes.get(item[0].instance))
-                    solved = is_solved(row)
+                    solved = verdict(row) is Verdict.SOLVED
                     adding = row.run_key  # an interrupt raised as add() returns finds the row stored
                     store.add(row)
                     adding = None

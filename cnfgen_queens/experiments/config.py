@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..errors import UsageError
+from ..solvers.outcome import DEFAULT_OUTPUT_MB, MAX_MEMORY
+from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
+
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "task", "limits", "repeats", "results")
 INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
-VARIANT_KEYS = ("torus", "place", "holes", "random_place", "random_place_fraction", "random_seeds")
-LIMIT_KEYS = ("time", "memory")
+LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
-RANGE_KEYS = ("from", "to", "step")
 
 # What a config may ask, checked before anything is expanded or counted (each error names its key)
 MAX_RUNS = 100_000  # runs in the grid, computed as a product of its factors
@@ -29,11 +31,10 @@ MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by bu
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
 MAX_INT = 2**63 - 1  # what SQLite stores
 MAX_TIME = 1e6  # seconds per run
-MAX_MEMORY = 2**43 - 1  # MB per run: as bytes, what RLIMIT_AS holds
 NAME_MAX, PATH_MAX = 255, 4096  # bytes in one file name, in a path (Linux)
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageError):
     """A config that cannot be used; the message is one line naming file, line and key path."""
 
 
@@ -68,12 +69,15 @@ class Config:
     repeats: int
     results: Path
     variant: VariantSpec | None = None
+    output_limit: int = DEFAULT_OUTPUT_MB  # MB of solver output (stdout + stderr) per run
 
     def normalized(self) -> dict[str, Any]:
         """What determines the results (no file names), as plain JSON values."""
         out = self._normalized()
         if self.variant is not None:  # only then, so plain configs keep their hash
             out["instances"]["variant"] = self.variant.normalized()
+        if self.output_limit != DEFAULT_OUTPUT_MB:  # likewise
+            out["limits"]["output"] = self.output_limit
         return out
 
     def _normalized(self) -> dict[str, Any]:
@@ -96,37 +100,6 @@ class Config:
     @property
     def hash(self) -> str:
         return digest(self.normalized())
-
-
-@dataclass(frozen=True)
-class VariantSpec:
-    """The ``instances:`` variant keys: cells 0-based; random placement by K or by K/N, with seeds."""
-
-    torus: bool = False
-    place: tuple[tuple[int, int], ...] = ()
-    holes: tuple[tuple[int, int], ...] = ()
-    random_place: tuple[int, ...] | None = None
-    random_fraction: tuple[float, ...] | None = None
-    random_seeds: tuple[int, ...] | None = None
-
-    def ks(self, n: int) -> tuple[int | None, ...]:
-        """The random-placement sizes for board size ``n`` (None: no random placement)."""
-        if self.random_fraction is not None:
-            return tuple(dict.fromkeys(int(f * n + 0.5) for f in self.random_fraction))
-        return self.random_place if self.random_place is not None else (None,)
-
-    def seeds(self, k: int | None) -> tuple[int | None, ...]:
-        return (None,) if k is None or self.random_seeds is None else self.random_seeds
-
-    def normalized(self) -> dict[str, Any]:
-        return {
-            "torus": self.torus,
-            "place": [list(c) for c in self.place],
-            "holes": [list(c) for c in self.holes],
-            "random_place": None if self.random_place is None else list(self.random_place),
-            "random_place_fraction": None if self.random_fraction is None else list(self.random_fraction),
-            "random_seeds": None if self.random_seeds is None else list(self.random_seeds),
-        }
 
 
 def digest(value: Any) -> str:
@@ -250,15 +223,9 @@ def parse(
         seeds = c.unique_list(
             inst["shuffle_seeds"], "instances.shuffle_seeds", lambda v, p: c.integer(v, p, 0), "seeds (integers >= 0)"
         )
-        from .tasks import shuffle_supported
-
-        if not shuffle_supported():
-            c.fail("instances.shuffle_seeds", "not supported: this generator has no shuffling (cnfgen_queens.shuffle)")
     max_clauses = inst.get("max_clauses")
     if max_clauses is not None:
         max_clauses = c.integer(max_clauses, "instances.max_clauses")
-    from .variant_config import variant_spec
-
     variant = variant_spec(c, inst, ns)
     solvers = c.unique_list(top["solvers"], "solvers", lambda v, p: _solver(c, v, p), "solvers")
     if check_solvers:
@@ -278,6 +245,7 @@ def parse(
     memory = limits.get("memory")
     if memory is not None:
         memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)
+    output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
     _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
@@ -297,6 +265,7 @@ def parse(
         repeats=repeats,
         results=results,
         variant=variant,
+        output_limit=output,
     )
 
 

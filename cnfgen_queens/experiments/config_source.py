@@ -12,11 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
+
 MAX_NODES = 100_000  # values after expanding aliases; a hand-written 10 KB config has a few thousand
 MAX_BYTES = 1_000_000  # a config file larger than this is not a hand-written config
 
 
-class SourceError(ValueError):
+class SourceError(UsageError):
     """A config file that cannot be read; the message is one line naming the file (and line, key)."""
 
 

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
-EXECUTORS = ("local", "dask")
+from ..errors import UsageError
+
 EXIT_GRACE = 3.0  # seconds a worker whose batch died has to stop its solver before it exits
 
 
@@ -162,5 +163,5 @@ def make(kind: str, jobs: int, scheduler: str | None = None) -> LocalExecutor | 
     if kind == "dask":
         return DaskExecutor(jobs, scheduler)
     if scheduler:
-        raise ValueError("--scheduler needs --executor dask")
+        raise UsageError("--scheduler needs --executor dask")
     return LocalExecutor(jobs)

@@ -10,14 +10,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..solvers.outcome import DEFAULT_OUTPUT_MB
 from .config import Config, SolverEntry, digest
 
 if TYPE_CHECKING:
     from ..formula import QueensFormula
+
+
+VARIANT_FIELDS = ("torus", "place", "holes", "random_place", "random_seed")  # Instance fields of a variant
 
 
 @dataclass(frozen=True)
@@ -52,27 +56,14 @@ class Instance:
         return QueensFormula(self.n, self.encoding, self.column_alo, self.group_size, v)
 
     def params(self) -> dict[str, Any]:
-        out = self._params()
-        if self.is_variant:  # only then, so plain instances keep their keys
-            out.update(
-                torus=self.torus,
-                place=[list(c) for c in self.place],
-                holes=[list(c) for c in self.holes],
-                random_place=self.random_place,
-                random_seed=self.random_seed,
-            )
+        """Every field (cells as lists), the variant's only for a variant, so plain instances keep their keys."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name in VARIANT_FIELDS and not self.is_variant:
+                continue
+            value = getattr(self, f.name)
+            out[f.name] = [list(c) for c in value] if isinstance(value, tuple) else value
         return out
-
-    def _params(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "encoding": self.encoding,
-            "column_alo": self.column_alo,
-            "group_size": self.group_size,
-            "shuffle_seed": self.shuffle_seed,
-            "variables": self.variables,
-            "clauses": self.clauses,
-        }
 
     @cached_property
     def key(self) -> str:
@@ -105,9 +96,11 @@ class Run:
     time_limit: float
     memory_limit: int | None
     repeat: int = 0
+    output_limit: int = DEFAULT_OUTPUT_MB
 
     def params(self) -> dict[str, Any]:
-        return {
+        """What the key hashes; the output limit only when not the default, so older runs keep their keys."""
+        out = {
             **self.instance.params(),
             "solver": self.solver.name,
             "args": list(self.solver.args),
@@ -116,6 +109,9 @@ class Run:
             "memory_limit": self.memory_limit,
             "repeat": self.repeat,
         }
+        if self.output_limit != DEFAULT_OUTPUT_MB:
+            out["output_limit"] = self.output_limit
+        return out
 
     @cached_property
     def key(self) -> str:
@@ -176,7 +172,8 @@ def expand(config: Config) -> tuple[list[Run], list[Instance]]:
                     skipped.append(inst)
                     continue
                 for solver in config.solvers:
-                    first = Run(inst, solver, config.task, config.time_limit, config.memory_limit)
+                    first = Run(inst, solver, config.task, config.time_limit, config.memory_limit,
+                                output_limit=config.output_limit)  # fmt: skip
                     for rep, key in enumerate(_repeat_keys(first, config.repeats)):
                         run = replace(first, repeat=rep)
                         object.__setattr__(run, "key", key)  # what the cached property would compute
@@ -196,8 +193,3 @@ def _repeat_keys(run: Run, repeats: int) -> list[str]:
 
 def build(config: Config) -> list[Run]:
     return expand(config)[0]
-
-
-def instances(runs: list[Run]) -> list[Instance]:
-    """The distinct instances of ``runs``, in first-use order."""
-    return list(dict.fromkeys(r.instance for r in runs))

@@ -39,9 +39,8 @@ def gbd_hash(path: Path | str) -> str:
                 if not ends:
                     continue
                 block, skipping = block[min(ends) :], False
-            data, pending = _whole(pending + block)
-            if pending is None:  # a line longer than a block with a comment: drop its rest
-                pending, skipping = b"", True
+            data, rest = _whole(pending + block)
+            pending, skipping = (b"", True) if rest is None else (rest, False)  # None: a comment runs on
             last = _feed(md5, data, last)
     last = _feed(md5, pending, last)
     if last and last != b"0":

@@ -20,6 +20,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from .report import is_solved, medians_by_n
 from .store import Row
 
@@ -53,7 +54,7 @@ FLOOR = 1e-3  # times below a millisecond are drawn at 1 ms (log axes)
 def check_path(path: Path) -> None:
     """A plot file name must end in a supported format (checked before any work)."""
     if path.suffix.lower() not in FORMATS:
-        raise ValueError(f"{path}: unsupported plot format {path.suffix or '(none)'!r}; use {', '.join(FORMATS)}")
+        raise UsageError(f"{path}: unsupported plot format {path.suffix or '(none)'!r}; use {', '.join(FORMATS)}")
 
 
 def _styles(keys: list[str]) -> dict[str, dict[str, Any]]:
@@ -177,14 +178,14 @@ def scatter_pairs(rows: list[Row], a: str, b: str) -> list[tuple[str, float | No
     for name in (a, b):
         if not by[name]:
             known = ", ".join(sorted({r.solver_label for r in rows}))
-            raise ValueError(f"--scatter: no runs of solver {name!r}; the database has: {known}")
+            raise UsageError(f"--scatter: no runs of solver {name!r}; the database has: {known}")
     out = []
     for key in sorted(set(by[a]) & set(by[b]), key=repr):
         ra, rb = by[a][key], by[b][key]
         time = lambda r: max(r.wall, FLOOR) if is_solved(r) and r.wall is not None else None
         out.append((ra.encoding, time(ra), time(rb)))
     if not out:
-        raise ValueError(f"--scatter: {a!r} and {b!r} never ran the same instance")
+        raise UsageError(f"--scatter: {a!r} and {b!r} never ran the same instance")
     return out
 
 

@@ -2,12 +2,8 @@
 
 PAR-2 is the SAT Competition's penalized average runtime: a solved run scores its
 wall time, an unsolved one twice the time limit (SAT Competition 2017 onwards,
-https://satcompetition.github.io/).  A run is solved when it ends SAT with a
-verified model or UNSAT (``task: solve``), or with a complete count (``task:
-count``).  An answer contradicting the known facts (N-queens is unsatisfiable
-exactly for N = 2, 3; counts are OEIS A000170; the queens of a model must not
-attack each other; for variants: the model keeps the placed queens, avoids the
-blocked squares, and torus counts are OEIS A007705) is *wrong*: reported, never solved.
+https://satcompetition.github.io/).  Whether a run is solved, wrong (reported,
+never solved) or unsolved is its verdict (:mod:`.verdict`), not its status.
 """
 
 from __future__ import annotations
@@ -18,11 +14,11 @@ import json
 import statistics
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from typing import Any
 
+from ..errors import UsageError
 from .store import Row
-from .tasks import NOT_A_SOLUTION
-
-UNSAT_N = (2, 3)  # the only board sizes without a solution
+from .verdict import Verdict, verdict
 
 
 @dataclass(frozen=True)
@@ -41,40 +37,11 @@ class GroupStats:
 
 
 def is_wrong(row: Row) -> bool:
-    if row.variant is not None:
-        return _variant_wrong(row)
-    if row.task == "count":
-        if row.count is None:
-            return False
-        from ..known_counts import known_counts
-
-        known = known_counts().get(row.n)
-        return known is not None and row.count != known[0]
-    if row.status == "SAT":
-        return row.n in UNSAT_N or (row.error or "").startswith(NOT_A_SOLUTION)
-    return row.status == "UNSAT" and row.n not in UNSAT_N
-
-
-def _variant_wrong(row: Row) -> bool:
-    """Completion and blocked instances may be UNSAT; only the torus alone has known counts (A007705)."""
-    if row.task == "count":
-        from ..variants import TORUS_COUNTS
-
-        v = json.loads(row.variant or "{}")
-        plain_torus = v.get("torus") and not v.get("place") and not v.get("holes") and v.get("random_place") is None
-        known = TORUS_COUNTS.get(row.n) if plain_torus else None
-        return row.count is not None and known is not None and row.count != known
-    return row.status == "SAT" and (row.error or "").startswith(NOT_A_SOLUTION)
+    return verdict(row) is Verdict.WRONG
 
 
 def is_solved(row: Row) -> bool:
-    if is_wrong(row):
-        return False
-    if row.time_limit is not None and row.wall is not None and row.wall > row.time_limit:
-        return False  # as in the SAT competition: an answer after the limit does not count
-    if row.task == "count":
-        return row.count is not None
-    return (row.status == "SAT" and bool(row.verified)) or row.status == "UNSAT"
+    return verdict(row) is Verdict.SOLVED
 
 
 def penalized(row: Row) -> float | None:
@@ -213,10 +180,10 @@ def rows_from_runs_csv(text: str) -> list[Row]:
     # columns added later (with a default) may be missing from an older CSV, in order; nothing else may
     required = [f.name for f in dataclasses.fields(Row) if f.default is dataclasses.MISSING or f.name in names]
     if names != required:
-        raise ValueError("not a runs CSV of `cnfgen-queens report --runs-csv` (other columns)")
+        raise UsageError("not a runs CSV of `cnfgen-queens report --runs-csv` (other columns)")
     out = []
     for line, raw in enumerate(reader, start=2):
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}
         for f in fields:
             text_value, kind = raw[f.name], hints[f.name]
             base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
@@ -224,12 +191,12 @@ def rows_from_runs_csv(text: str) -> list[Row]:
                 values[f.name] = None
             elif base is bool:
                 if text_value not in ("True", "False"):
-                    raise ValueError(f"line {line}: {f.name}: not True/False: {text_value!r}")
+                    raise UsageError(f"line {line}: {f.name}: not True/False: {text_value!r}")
                 values[f.name] = text_value == "True"
             else:
                 try:
                     values[f.name] = base(text_value)
                 except ValueError:
-                    raise ValueError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
-        out.append(Row(**values))  # type: ignore[arg-type]
+                    raise UsageError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
+        out.append(Row(**values))
     return out

@@ -2,10 +2,11 @@
 
 WAL journal and ``synchronous=FULL``: each row is its own transaction, so a
 SIGKILL (or power loss) mid-batch keeps every committed row and leaves a readable
-file.  The schema is :data:`SCHEMA`; ``meta`` holds its version, ``configs`` the
-normalized config of every config hash that wrote rows, ``instances`` the GBD hash
-of every cached CNF as written.  A non-empty file without this schema (another
-program's database) is looked at read-only and refused, never changed.
+file.  The schema is :data:`SCHEMA`, its ``runs`` table derived from :class:`Row`;
+``meta`` holds its version, ``configs`` the normalized config of every config hash
+that wrote rows, ``instances`` the GBD hash of every cached CNF as written.  A
+non-empty file without this schema (another program's database) is looked at
+read-only and refused, never changed.
 """
 
 from __future__ import annotations
@@ -14,103 +15,66 @@ import contextlib
 import dataclasses
 import json
 import sqlite3
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
+from ..solvers.outcome import Status
+from .verdict import Verdict
+
 SCHEMA_VERSION = "1"  # nullable columns added since then are added to older files on open
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS configs (
-    config_hash TEXT PRIMARY KEY, experiment TEXT NOT NULL, source TEXT NOT NULL, config TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-    run_key TEXT PRIMARY KEY,     -- hash of the run's parameters (instance, solver, args, task, limits, repeat)
-    config_hash TEXT NOT NULL,    -- hash of the normalized config that ran it
-    experiment TEXT NOT NULL,
-    task TEXT NOT NULL,           -- solve | count
-    n INTEGER NOT NULL,
-    encoding TEXT NOT NULL,
-    group_size INTEGER,           -- only for encodings that take it
-    column_alo INTEGER NOT NULL,  -- 0/1
-    shuffle_seed INTEGER,
-    repeat INTEGER NOT NULL,
-    variables INTEGER NOT NULL,
-    clauses INTEGER NOT NULL,
-    solver TEXT NOT NULL,         -- as the config names it
-    solver_args TEXT NOT NULL,    -- JSON list of extra arguments
-    solver_version TEXT,
-    time_limit REAL,              -- seconds
-    memory_limit INTEGER,         -- MB
-    status TEXT NOT NULL,         -- SAT UNSAT UNKNOWN TIMEOUT MEMOUT ERROR
-    wall REAL,                    -- seconds
-    cpu REAL,                     -- seconds
-    peak_memory_mb REAL,
-    count INTEGER,                -- solutions (task count)
-    fundamental INTEGER,          -- solutions up to symmetry (task count, when known)
-    verified INTEGER,             -- 1: the model was checked against every clause
-    host TEXT,
-    started TEXT,                 -- UTC, ISO 8601
-    finished TEXT,
-    error TEXT,
-    measured_by TEXT,             -- cgroup (BenchExec, the whole process tree) | rusage
-    gbd_hash TEXT,                -- GBD instance hash of the CNF solved (task solve)
-    variant TEXT,                 -- JSON: torus, place, holes, random_place, random_seed; NULL: plain N-queens
-    check_time REAL,              -- seconds checking the model against the CNF (task solve)
-    total_wall REAL               -- seconds of the whole run: solver, check, decoding (wall is the solver's)
-);
-CREATE TABLE IF NOT EXISTS instances (
-    instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
-);
-"""
 
-
-class StoreError(RuntimeError):
-    """A results file that cannot be used (not SQLite, other schema, unwritable)."""
-
-
-class EmptyStore(StoreError):
-    """Opened read-only, a results file with nothing in it yet (no tables)."""
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Row:
-    """One row of ``runs``; field order is column order."""
+    """One row of ``runs``: the table's columns are these fields, in this order, typed by their hints.
 
-    run_key: str
-    config_hash: str
+    Fields with a default are nullable columns added since schema version 1 (older files get them on open).
+    """
+
+    run_key: str  # hash of the run's parameters (instance, solver, args, task, limits, repeat)
+    config_hash: str  # hash of the normalized config that ran it
     experiment: str
-    task: str
+    task: str  # solve | count
     n: int
     encoding: str
-    group_size: int | None
+    group_size: int | None  # only for encodings that take it
     column_alo: bool
     shuffle_seed: int | None
     repeat: int
     variables: int
     clauses: int
-    solver: str
-    solver_args: str
+    solver: str  # as the config names it
+    solver_args: str  # JSON list of extra arguments
     solver_version: str | None
-    time_limit: float | None
-    memory_limit: int | None
-    status: str
-    wall: float | None
-    cpu: float | None
+    time_limit: float | None  # seconds
+    memory_limit: int | None  # MB
+    status: Status  # the solver's answer: SAT UNSAT UNKNOWN TIMEOUT MEMOUT ERROR
+    wall: float | None  # seconds (the solver's)
+    cpu: float | None  # seconds
     peak_memory_mb: float | None
-    count: int | None
-    fundamental: int | None
-    verified: bool | None
+    count: int | None  # solutions (task count)
+    fundamental: int | None  # solutions up to symmetry (task count, when known)
+    verified: bool | None  # the model was checked against every clause (and is an N-queens solution)
     host: str | None
-    started: str | None
+    started: str | None  # UTC, ISO 8601
     finished: str | None
     error: str | None
-    measured_by: str | None = None
-    gbd_hash: str | None = None
-    variant: str | None = None
-    check_time: float | None = None
-    total_wall: float | None = None
+    measured_by: str | None = None  # cgroup (BenchExec, the whole process tree) | rusage
+    gbd_hash: str | None = None  # GBD instance hash of the CNF solved (task solve)
+    variant: str | None = None  # JSON: torus, place, holes, random_place, random_seed; None: plain N-queens
+    check_time: float | None = None  # seconds checking the model against the CNF (task solve)
+    total_wall: float | None = None  # seconds of the whole run: solver, check, decoding
+    verdict: Verdict | None = None  # solved | wrong | unsolved (None: stored before the column, judged on reading)
+    output_limit: int | None = None  # MB of solver output (stdout + stderr); None: stored before the column
+
+    def __post_init__(self) -> None:
+        if type(self.status) is not Status:  # a word (a CSV, a hand-made row) becomes the enum
+            object.__setattr__(self, "status", Status(self.status))
+        if self.verdict is not None and type(self.verdict) is not Verdict:
+            object.__setattr__(self, "verdict", Verdict(self.verdict))
 
     @property
     def solver_label(self) -> str:
@@ -123,6 +87,49 @@ class Row:
 COLUMNS = tuple(f.name for f in dataclasses.fields(Row))
 # these differ between identical runs
 MEASURED = ("wall", "cpu", "peak_memory_mb", "host", "started", "finished", "check_time", "total_wall")
+_SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "INTEGER", Status: "TEXT", Verdict: "TEXT"}
+
+
+def column_types() -> dict[str, tuple[type, bool]]:
+    """Each column's Python type and whether it is nullable, from :class:`Row`'s hints."""
+    out = {}
+    for name, hint in typing.get_type_hints(Row).items():
+        args = typing.get_args(hint)
+        base = next((t for t in args if t is not type(None)), hint)
+        out[name] = (base, type(None) in args)
+    return out
+
+
+def _runs_table() -> str:
+    columns = []
+    for name, (base, nullable) in column_types().items():
+        constraint = " PRIMARY KEY" if name == "run_key" else "" if nullable else " NOT NULL"
+        columns.append(f"    {name} {_SQL_TYPES[base]}{constraint}")
+    return "CREATE TABLE IF NOT EXISTS runs (\n" + ",\n".join(columns) + "\n);"
+
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS configs (
+    config_hash TEXT PRIMARY KEY, experiment TEXT NOT NULL, source TEXT NOT NULL, config TEXT NOT NULL
+);
+{_runs_table()}
+CREATE TABLE IF NOT EXISTS instances (
+    instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
+);
+"""
+
+
+class StoreError(UsageError):
+    """A results file that cannot be used (not SQLite, other schema, unwritable): the user's to fix."""
+
+
+class EmptyStore(StoreError):
+    """Opened read-only, a results file with nothing in it yet (no tables)."""
+
+
+STATUSES = {s.value: s for s in Status}
+VERDICTS = {v.value: v for v in Verdict}
 
 
 def _row(values: tuple[Any, ...]) -> Row:
@@ -130,6 +137,8 @@ def _row(values: tuple[Any, ...]) -> Row:
     for key in ("column_alo", "verified"):
         if d[key] is not None:
             d[key] = bool(d[key])
+    d["status"] = STATUSES.get(d["status"], Status.ERROR)  # a word no longer written (an old count's USAGE)
+    d["verdict"] = VERDICTS.get(d["verdict"])  # None: judged on reading
     return Row(**d)
 
 
@@ -192,9 +201,9 @@ class Store:
     def _add_missing_columns(self) -> None:
         """A file of this schema version written before a nullable column was added gets the column."""
         have = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
-        for name in COLUMNS:
+        for name, (base, _) in column_types().items():
             if name not in have:
-                self.db.execute(f"ALTER TABLE runs ADD COLUMN {name}")
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {name} {_SQL_TYPES[base]}")
 
     def __enter__(self) -> Store:
         return self
@@ -207,8 +216,9 @@ class Store:
 
     def done_keys(self, *, retry_errors: bool = False) -> set[str]:
         """Run keys already stored (with ``retry_errors``, rows with status ERROR do not count)."""
-        where = " WHERE status != 'ERROR'" if retry_errors else ""
-        return {r[0] for r in self.db.execute(f"SELECT run_key FROM runs{where}")}
+        if retry_errors:
+            return {r[0] for r in self.db.execute("SELECT run_key FROM runs WHERE status != ?", (Status.ERROR,))}
+        return {r[0] for r in self.db.execute("SELECT run_key FROM runs")}
 
     def add(self, row: Row) -> None:
         """Store ``row`` durably (one transaction); a row with the same run key is replaced."""
@@ -242,6 +252,3 @@ class Store:
             return [_row(r) for r in cursor]
         except sqlite3.Error as e:
             raise StoreError(f"{self.path}: cannot read runs ({e})") from None
-
-    def config_hashes(self) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT DISTINCT config_hash FROM runs ORDER BY config_hash")]

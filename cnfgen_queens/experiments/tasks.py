@@ -7,21 +7,22 @@ run is a :class:`Measurement` with status ``ERROR`` and the reason.
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..solvers.outcome import Limits, Status
 from .grid import Instance, Run
+from .verdict import NOT_A_SOLUTION
 
 
 @dataclass(frozen=True)
 class Measurement:
-    """The outcome of one run as the worker saw it."""
+    """The outcome of one run as the worker saw it (field names are :class:`.store.Row`'s columns)."""
 
-    status: str
+    status: Status
     solver_version: str | None = None
     wall: float | None = None
     cpu: float | None = None
@@ -36,14 +37,7 @@ class Measurement:
     measured_by: str | None = None  # cgroup | rusage (None: nothing measured, e.g. an embedded count)
     check_time: float | None = None  # seconds checking the model against the CNF (or validating the file)
     total_wall: float | None = None  # seconds of the whole run: solver, check and decoding
-
-
-NOT_A_SOLUTION = "model is not an N-queens solution"
-
-
-def shuffle_supported() -> bool:
-    """Whether the generator can shuffle (module ``cnfgen_queens.shuffle``)."""
-    return importlib.util.find_spec("cnfgen_queens.shuffle") is not None
+    refuted: bool = False  # the solver's model is no solution of the instance (its verdict: wrong)
 
 
 def _now() -> str:
@@ -82,21 +76,34 @@ def execute(run: Run, cnf_path: str | None) -> Measurement:
                 raise RuntimeError("no instance file")
             m = _solve(run, Path(cnf_path))
     except Exception as e:  # a run that cannot even start is a result too
-        m = Measurement("ERROR", wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
+        m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
     return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0)
 
 
-def _solve(run: Run, cnf_path: Path) -> Measurement:
-    from ..solvers import Limits, solve
+def _limits(run: Run) -> Limits:
+    return Limits(run.time_limit, run.memory_limit, output=run.output_limit)
 
-    o = solve(cnf_path, run.solver.name, limits=Limits(run.time_limit, run.memory_limit), args=run.solver.args)
-    status = getattr(o.status, "value", o.status)
-    verified, error = o.verified, o.error
-    if status == "SAT" and o.verified:
+
+def _solve(run: Run, cnf_path: Path) -> Measurement:
+    from ..solvers import solve
+
+    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args)
+    error, refuted = o.error, False
+    if o.status is Status.SAT and o.verified:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())
-        verified = error is None
-    return Measurement(status, o.version, o.wall, o.cpu, o.peak_memory_mb, verified=verified, error=error,
-                       measured_by=o.measured_by, check_time=o.check_time)  # fmt: skip
+        refuted = error is not None
+    return Measurement(
+        o.status,
+        solver_version=o.version,
+        wall=o.wall,
+        cpu=o.cpu,
+        peak_memory_mb=o.peak_memory_mb,
+        verified=o.verified and not refuted,
+        error=error,
+        measured_by=o.measured_by,
+        check_time=o.check_time,
+        refuted=refuted,
+    )
 
 
 def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> str | None:
@@ -120,16 +127,25 @@ def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> 
 
 def _count(run: Run) -> Measurement:
     from ..enumeration import count_solutions
-    from ..solvers import Limits, resolve
+    from ..solvers import resolve
 
-    formula = run.instance.formula()
-    limits = Limits(run.time_limit, run.memory_limit)
-    r = count_solutions(formula, run.solver.name, limits=limits)
-    version = getattr(resolve(run.solver.name), "version", None)
-    status = getattr(r.status, "value", r.status)
+    limits = _limits(run)
+    r = count_solutions(run.instance.formula(), run.solver.name, limits=limits)
     measured_by = None if run.solver.name.startswith("pysat:") else _measured_by(limits.isolation)
-    return Measurement(str(status), version, r.wall, count=r.count, fundamental=r.fundamental, error=r.error,
-                       measured_by=measured_by)  # fmt: skip
+    return Measurement(
+        _status(r.status),
+        solver_version=resolve(run.solver.name).version,
+        wall=r.wall,
+        count=r.count,
+        fundamental=r.fundamental,
+        error=r.error,
+        measured_by=measured_by,
+    )
+
+
+def _status(word: str) -> Status:
+    """A count's status as the enum; a word that is no solver status (a usage problem) is an ERROR."""
+    return Status(word) if word in {s.value for s in Status} else Status.ERROR
 
 
 def _measured_by(isolation: str) -> str:

@@ -18,14 +18,46 @@ placement is an error naming the key, not a failed run.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from .config import RANGE_KEYS, VARIANT_KEYS, VariantSpec
 
 if TYPE_CHECKING:
     from .config import _Check
 
+VARIANT_KEYS = ("torus", "place", "holes", "random_place", "random_place_fraction", "random_seeds")
+RANGE_KEYS = ("from", "to", "step")
 MAX_RANGE = 100_000  # entries of one from/to/step range
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """The ``instances:`` variant keys: cells 0-based; random placement by K or by K/N, with seeds."""
+
+    torus: bool = False
+    place: tuple[tuple[int, int], ...] = ()
+    holes: tuple[tuple[int, int], ...] = ()
+    random_place: tuple[int, ...] | None = None
+    random_fraction: tuple[float, ...] | None = None
+    random_seeds: tuple[int, ...] | None = None
+
+    def ks(self, n: int) -> tuple[int | None, ...]:
+        """The random-placement sizes for board size ``n`` (None: no random placement)."""
+        if self.random_fraction is not None:
+            return tuple(dict.fromkeys(int(f * n + 0.5) for f in self.random_fraction))
+        return self.random_place if self.random_place is not None else (None,)
+
+    def seeds(self, k: int | None) -> tuple[int | None, ...]:
+        return (None,) if k is None or self.random_seeds is None else self.random_seeds
+
+    def normalized(self) -> dict[str, Any]:
+        return {
+            "torus": self.torus,
+            "place": [list(c) for c in self.place],
+            "holes": [list(c) for c in self.holes],
+            "random_place": None if self.random_place is None else list(self.random_place),
+            "random_place_fraction": None if self.random_fraction is None else list(self.random_fraction),
+            "random_seeds": None if self.random_seeds is None else list(self.random_seeds),
+        }
 
 
 def _range(c: _Check, value: dict[str, Any], path: str, number: bool) -> list[Any]:

@@ -22,12 +22,10 @@ import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .process import Finished, OutputCap
+from .finished import MB, Finished, OutputCap, tail
 
-MB = 1024 * 1024
 STEP = 0.02  # seconds between checks of the deadline and the output size
 
 
@@ -59,7 +57,7 @@ def _executor() -> Any:
 
     runexecutor._get_debug_output_after_crash = _no_crash_report
 
-    class Executor(RunExecutor):  # type: ignore[misc]
+    class Executor(RunExecutor):
         tool_pids: list[int]
 
         def _start_execution(self, *args: Any, **kwargs: Any) -> Any:
@@ -126,24 +124,23 @@ def run_in_cgroup(
     out_path: Path,
     err_path: Path,
     *,
-    deadline: float | None,
+    timeout: float | None,
     memory_mb: int | None,
     grace: float,
     cap: OutputCap,
 ) -> Finished:
-    """Run ``argv`` in its own cgroup until it ends, ``deadline`` seconds pass or ``cap`` is hit.
+    """Run ``argv`` in its own cgroup until it ends, ``timeout`` seconds pass or ``cap`` is hit.
 
     RunExecutor works in a thread of its own while this one watches the clock and the
     output size; KeyboardInterrupt stops the run (every process of the cgroup) and is re-raised.
     """
-    from .process import Finished, tail
     from .reaper import boot_ticks, started, subreaper, sweep_orphans
 
     with subreaper():  # orphans come to us, so that we reap them once the cgroup has killed them
         since = boot_ticks()
         tool: list[int] = []
         try:
-            result, wall, timed_out = _execute(argv, out_path, err_path, deadline, memory_mb, grace, cap, tool)
+            result, wall, timed_out = _execute(argv, out_path, err_path, timeout, memory_mb, grace, cap, tool)
         finally:
             leftovers = len(sweep_orphans(since, tool[0] if tool else -1))
             started.difference_update(tool)
@@ -168,7 +165,7 @@ def _execute(
     argv: Sequence[str],
     out_path: Path,
     err_path: Path,
-    deadline: float | None,
+    timeout: float | None,
     memory_mb: int | None,
     grace: float,
     cap: OutputCap,
@@ -192,19 +189,20 @@ def _execute(
             done.set()
 
     start = time.monotonic()
+    deadline = None if timeout is None else start + timeout
     thread = threading.Thread(target=work, name="cnfgen-queens-runexec", daemon=True)
-    timed_out, term_at, stopping = False, 0.0, False
+    timed_out, kill_at, stopping = False, 0.0, False
     try:
         thread.start()
         while not done.wait(STEP):
-            now = time.monotonic() - start
+            now = time.monotonic()
             if stopping or cap():
                 stopping = True
                 executor.stop()  # again at every step: the solver may not be registered yet
             elif deadline is not None and now >= deadline and not timed_out:
-                timed_out, term_at = True, now
+                timed_out, kill_at = True, now + grace
                 _signal_tool(executor, signal.SIGTERM)
-            elif timed_out and now >= term_at + grace:
+            elif timed_out and now >= kill_at:
                 stopping = True
     except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up
         while not done.is_set():

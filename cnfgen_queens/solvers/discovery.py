@@ -88,9 +88,9 @@ def resolve(solver: str, solvers_file: Path | None = None) -> SolverSpec:
         if path is None:
             raise SolverNotFound(f"solver {solver!r}: no executable file at that path")
         base = Path(path).name
-        profile = profiles.get(base)
-        if profile is not None and profile.source == "built-in":
-            return SolverSpec(base, replace(profile, binary=path), path)
+        known = profiles.get(base)
+        if known is not None and known.source == "built-in":
+            return SolverSpec(base, replace(known, binary=path), path)
         return SolverSpec(base, generic(path), path)
     path = shutil.which(solver)
     if path is not None:

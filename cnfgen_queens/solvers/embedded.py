@@ -1,42 +1,34 @@
 """Solving with PySAT (Ignatiev, Morgado, Marques-Silva, SAT 2018): no solver binary needed.
 
 The pysat solver runs in a forked child of this process, supervised like a binary
-(own session, wall deadline, SIGTERM/SIGKILL, RLIMIT_AS, Ctrl-C), with the answer sent
+(own session, wall-clock limit, SIGTERM/SIGKILL, RLIMIT_AS, Ctrl-C), with the answer sent
 back pickled.  In-process limits do not work: CaDiCaL 1.9.5 holds the GIL while
 solving, so a timer thread's ``interrupt()`` never runs; pysat's SIGINT path leaves
 the interpreter to segfault at the next garbage collection (python-sat 1.9.dev17);
-and conflict-budget chunks cost CaDiCaL 4x the plain solve on N=100.  Without
-``os.fork`` the solver runs in-process, its time limit checked between doubling
-conflict budgets.
+and conflict-budget chunks cost CaDiCaL 4x the plain solve on N=100.
 """
 
 from __future__ import annotations
 
-import os
 import pickle
-import resource
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .outcome import Limits, Status
 from .parse import MEMORY_WORDS, describe_exit
-from .process import run_forked
+from .process import Finished, run_forked
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     import numpy as np
-    from pysat.solvers import Solver
 
     from ..dimacs_scan import Cnf, CnfFile
 
-Answer = tuple[
-    str, tuple[int, ...] | None, tuple[str, ...] | str | None
-]  # (SAT|UNSAT|TIMEOUT|ERROR, model, proof|error)
+Answer = tuple[Status, tuple[int, ...] | None, tuple[str, ...] | str | None]  # (SAT|UNSAT|ERROR, model, proof|error)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EmbeddedRun:
     status: Status  # SAT / UNSAT / TIMEOUT / MEMOUT / ERROR (model not yet checked)
     model: tuple[int, ...] | None
@@ -48,16 +40,16 @@ class EmbeddedRun:
     exit_code: int | None = None
 
 
-def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool, deadline: float | None = None) -> Answer:
-    """Build the pysat solver, solve, and return the answer (a deadline only in-process)."""
+def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> Answer:
+    """Build the pysat solver, solve, and return the answer (in the forked child)."""
     from pysat.solvers import Solver
 
     try:
         solver = Solver(name=name, with_proof=want_proof)
     except NotImplementedError as e:
-        return "ERROR", None, f"pysat:{name}: {e}"
+        return Status.ERROR, None, f"pysat:{name}: {e}"
     except Exception as e:  # a missing backend: AssertionError, ImportError, NoSuchSolverError
-        return "ERROR", None, f"pysat:{name} is unavailable: {e}"
+        return Status.ERROR, None, f"pysat:{name} is unavailable: {e}"
     with solver:
         for chunk in _literal_arrays(cnf):
             lits = chunk.tolist()
@@ -66,12 +58,9 @@ def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool, deadline: float | N
                 if lit == 0:
                     solver.add_clause(lits[begin:i])
                     begin = i + 1
-        answer = bool(solver.solve()) if deadline is None else _solve_in_budgets(solver, deadline)
-        if answer is None:
-            return "TIMEOUT", None, None
-        if answer:
-            return "SAT", tuple(solver.get_model() or ()), None
-        return "UNSAT", None, tuple(solver.get_proof() or ()) if want_proof else None
+        if solver.solve():
+            return Status.SAT, tuple(solver.get_model() or ()), None
+        return Status.UNSAT, None, tuple(solver.get_proof() or ()) if want_proof else None
 
 
 def _literal_arrays(cnf: Cnf | CnfFile) -> Iterator[np.ndarray]:
@@ -88,46 +77,38 @@ def _literal_arrays(cnf: Cnf | CnfFile) -> Iterator[np.ndarray]:
         yield from literal_chunks(f, read_header(f, cnf.name), cnf.name)
 
 
-def _solve_in_budgets(solver: Solver, deadline: float) -> bool | None:
-    """In-process fallback: doubling conflict budgets, the deadline checked between them."""
-    budget = 10_000
-    while time.monotonic() < deadline:
-        solver.conf_budget(budget)
-        answer = solver.solve_limited()
-        if answer is not None:
-            return bool(answer)
-        budget *= 2
-    return None
-
-
 def solve_embedded(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False) -> EmbeddedRun:
-    """Solve ``cnf`` with pysat's solver ``name``: forked and supervised where possible."""
-    if not hasattr(os, "fork"):
-        return _in_process(name, cnf, limits, want_proof)
-    run = run_forked(
-        lambda: pickle.dumps(_answer(name, cnf, want_proof)), deadline=limits.time, memory_mb=limits.memory
-    )
+    """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child."""
+    run = run_forked(lambda: pickle.dumps(_answer(name, cnf, want_proof)), timeout=limits.time, memory_mb=limits.memory)
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
-        return EmbeddedRun(Status.TIMEOUT, None, run.wall, run.cpu, run.peak_memory_mb,
-                           f"stopped at the {limits.time:g} s wall-clock limit", None, run.exit_code)  # fmt: skip
+        return _embedded_run(run, Status.TIMEOUT, error=f"stopped at the {limits.time:g} s wall-clock limit")
     if run.exit_code != 0 or not run.stdout:
         memout = MEMORY_WORDS.search(err) or (limits.memory is not None and run.exit_code < 0)
         last = err.splitlines()[-1] if err else ""
-        return EmbeddedRun(Status.MEMOUT if memout else Status.ERROR, None, run.wall, run.cpu, run.peak_memory_mb,
-                           f"pysat:{name} {describe_exit(run.exit_code)}{': ' + last if last else ''}", None,
-                           run.exit_code)  # fmt: skip
+        why = f"pysat:{name} {describe_exit(run.exit_code)}{': ' + last if last else ''}"
+        return _embedded_run(run, Status.MEMOUT if memout else Status.ERROR, error=why)
     status, model, extra = pickle.loads(run.stdout)  # our own child's bytes
     error = extra if isinstance(extra, str) else None
     proof = extra if isinstance(extra, tuple) else None
-    return EmbeddedRun(Status(status), model, run.wall, run.cpu, run.peak_memory_mb, error, proof, run.exit_code)
+    return _embedded_run(run, status, model=model, error=error, proof_lines=proof)
 
 
-def _in_process(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool) -> EmbeddedRun:
-    start, cpu0 = time.monotonic(), time.process_time()
-    deadline = None if limits.time is None else start + limits.time
-    status, model, extra = _answer(name, cnf, want_proof, deadline)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # of this whole process
-    error = extra if isinstance(extra, str) else ("stopped at the time limit" if status == "TIMEOUT" else None)
-    proof = extra if isinstance(extra, tuple) else None
-    return EmbeddedRun(Status(status), model, time.monotonic() - start, time.process_time() - cpu0, peak, error, proof)
+def _embedded_run(
+    run: Finished,
+    status: Status,
+    *,
+    model: tuple[int, ...] | None = None,
+    error: str | None = None,
+    proof_lines: tuple[str, ...] | None = None,
+) -> EmbeddedRun:
+    return EmbeddedRun(
+        status=status,
+        model=model,
+        wall=run.wall,
+        cpu=run.cpu,
+        peak_memory_mb=run.peak_memory_mb,
+        error=error,
+        proof_lines=proof_lines,
+        exit_code=run.exit_code,
+    )

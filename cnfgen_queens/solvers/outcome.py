@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
+from ..errors import UsageError
+
 MAX_TIME = 2**31 - 1  # seconds: kissat, minisat and picosat reject a larger time limit
 MAX_MEMORY = 2**31 - 1  # MB: minisat rejects a larger -mem-lim
 DEFAULT_OUTPUT_MB = 1024  # solver output (stdout + stderr) past this is an ERROR "output limit"
@@ -24,7 +26,7 @@ class Limits:
     ``time`` in wall-clock seconds, ``memory`` in MB (None: unlimited), ``output`` in MB
     of stdout + stderr, ``isolation``: ``cgroup`` (BenchExec), ``none`` (process group,
     rusage) or ``auto`` (cgroup where the machine allows it).  Limits beyond what the
-    solvers accept (2^31 - 1 seconds or MB) are refused, not clamped.
+    solvers accept (2^31 - 1 seconds or MB) are refused (UsageError), not clamped.
     """
 
     time: float | None = None
@@ -34,13 +36,13 @@ class Limits:
 
     def __post_init__(self) -> None:
         if self.time is not None and not 0 < self.time <= MAX_TIME:
-            raise ValueError(f"time limit must be a positive number of seconds up to {MAX_TIME}, got {self.time:g}")
+            raise UsageError(f"time limit must be a positive number of seconds up to {MAX_TIME}, got {self.time:g}")
         if self.memory is not None and not 0 < self.memory <= MAX_MEMORY:
-            raise ValueError(f"memory limit must be a positive number of MB up to {MAX_MEMORY}, got {self.memory}")
+            raise UsageError(f"memory limit must be a positive number of MB up to {MAX_MEMORY}, got {self.memory}")
         if not 0 < self.output <= MAX_MEMORY:
-            raise ValueError(f"output limit must be a positive number of MB up to {MAX_MEMORY}, got {self.output}")
+            raise UsageError(f"output limit must be a positive number of MB up to {MAX_MEMORY}, got {self.output}")
         if self.isolation not in ISOLATION_MODES:
-            raise ValueError(f"isolation must be one of {', '.join(ISOLATION_MODES)}, got {self.isolation!r}")
+            raise UsageError(f"isolation must be one of {', '.join(ISOLATION_MODES)}, got {self.isolation!r}")
 
 
 class Status(StrEnum):
@@ -54,12 +56,20 @@ class Status(StrEnum):
     ERROR = "ERROR"
 
 
+class ProofState(StrEnum):
+    """What became of a DRAT proof: checked and accepted, not checked (no checker, too big), or refuted."""
+
+    VERIFIED = "verified"
+    UNVERIFIED = "unverified"
+    REJECTED = "rejected"
+
+
 # SAT-competition exit codes of the CLI (0: no answer, 1: solver error)
 EXIT_CODES = {Status.SAT: 10, Status.UNSAT: 20, Status.ERROR: 1}
 S_LINES = {Status.SAT: "SATISFIABLE", Status.UNSAT: "UNSATISFIABLE"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outcome:
     """The result of one solver run; a SAT model here has been checked against every clause."""
 
@@ -74,7 +84,7 @@ class Outcome:
     verified: bool  # SAT: model checked; UNSAT: DRAT proof checked
     error: str | None
     stderr_tail: str
-    proof: str | None  # "verified" / "unverified" / None (no proof asked or written)
+    proof: ProofState | None  # VERIFIED / UNVERIFIED (a rejected proof: ERROR, UNVERIFIED); None: none asked
     check_time: float | None = None  # seconds spent checking the model (or validating an UNSAT file)
     measured_by: str = "rusage"  # "cgroup" (BenchExec: the whole process tree) or "rusage"
 
@@ -91,5 +101,6 @@ class Outcome:
         """A JSON-ready dict (status as its name, model as a list)."""
         d = asdict(self)
         d["status"] = self.status.value
+        d["proof"] = None if self.proof is None else self.proof.value
         d["model"] = list(self.model) if self.model is not None else None
         return d

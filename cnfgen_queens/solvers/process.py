@@ -2,12 +2,13 @@
 
 Two ways to isolate a run (``isolation``): ``cgroup`` hands it to BenchExec in its own
 cgroup (see :mod:`.cgroup`); ``none`` is the process-group runner here.  The command
-starts in its own session (so its own process group).  At the wall-clock deadline the
-whole group gets SIGTERM, then SIGKILL after a short grace period; RLIMIT_AS is a memory
+starts in its own session (so its own process group).  When its wall-clock time limit
+(``timeout``) is up the whole group gets SIGTERM, then SIGKILL after a short grace period; RLIMIT_AS is a memory
 backstop; Ctrl-C (KeyboardInterrupt) stops the group too.  Orphaned descendants are
 re-parented to us (Linux child subreaper) and killed and reaped, even those that left
 the group with ``setsid``, so no process of the run remains.  CPU time comes from
-``os.wait4``'s rusage, peak memory from sampling VmHWM.  Output goes to files, never
+``os.wait4``'s rusage, peak memory from it too when it is the solver's own, else from
+sampling VmHWM (see :func:`_peak_mb`).  Output goes to files, never
 to memory, so a chatty solver can never block on a pipe; past ``output_mb`` (stdout +
 stderr) the run is killed at once.
 """
@@ -23,64 +24,13 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from .finished import Finished, OutputCap, tail
 from .reaper import boot_ticks, clean_group, killpg, spawn_lock, started, subreaper, sweep_orphans
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL
 SAMPLE_INTERVAL = 0.1  # seconds between peak-memory and output-size samples
-STDERR_KEEP = 64 * 1024  # bytes of a run's stderr kept (its tail)
-MB = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Finished:
-    """How a process run ended."""
-
-    exit_code: int  # -signal when killed by a signal
-    wall: float
-    cpu: float | None  # user + system, of the process and its reaped children (cgroup: the whole tree)
-    peak_memory_mb: float | None  # sampled peak resident set size (cgroup: of the whole tree)
-    stdout: bytes  # run_forked: the child's bytes; run_process: empty, the output is in ``stdout_file``
-    stderr: bytes  # run_process: the last STDERR_KEEP bytes
-    timed_out: bool  # we stopped it at the deadline
-    leftovers: int  # processes we had to kill after the main process ended
-    stdout_file: Path | None = None
-    output_exceeded: bool = False  # stopped because stdout + stderr passed the output limit
-    memory_exceeded: bool = False  # the cgroup's memory limit was reached
-    measured_by: str = "rusage"  # "cgroup" or "rusage"
-
-
-class OutputCap:
-    """True once the output files together hold more than ``limit_mb`` (polled: a fast
-    printer may overshoot by what it writes in one SAMPLE_INTERVAL)."""
-
-    def __init__(self, paths: Sequence[Path], limit_mb: int | None) -> None:
-        self.paths = tuple(paths)
-        self.limit = None if limit_mb is None else limit_mb * MB
-        self.hit = False
-
-    def __call__(self) -> bool:
-        if self.limit is None or self.hit:
-            return self.hit
-        total = 0
-        for path in self.paths:
-            with contextlib.suppress(OSError):
-                total += os.stat(path).st_size
-        self.hit = total > self.limit
-        return self.hit
-
-
-def tail(path: Path, size: int = STDERR_KEEP) -> bytes:
-    """The last ``size`` bytes of a file (empty when it is missing)."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - size))
-            return f.read()
-    except OSError:
-        return b""
 
 
 def _die_with_parent() -> None:
@@ -119,8 +69,8 @@ def _spawn(
 class _Peak:
     """Peak resident memory of one process, sampled from /proc/PID/status (VmHWM).
 
-    wait4's ru_maxrss would include the Python process the solver was forked from
-    (Linux keeps the pre-exec high-water mark), so the peak is sampled instead: VmHWM is
+    The fallback of :func:`_peak_mb` for a solver smaller than the Python process it was
+    forked from (Linux keeps the pre-exec high-water mark in wait4's ru_maxrss).  VmHWM is
     a high-water mark, so sampling misses only what is allocated after the last sample.
     """
 
@@ -160,7 +110,7 @@ def _wait(
     end = None if timeout is None else time.monotonic() + timeout
     pidfd = None
     try:
-        pidfd = os.pidfd_open(pid)  # type: ignore[attr-defined]
+        pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         pidfd = None
     interval = 0.002
@@ -187,13 +137,13 @@ def _wait(
 
 def _supervise(
     pid: int,
-    deadline: float | None,
+    timeout: float | None,
     grace: float,
     peak: _Peak | None,
     unblock: set[int] | None = None,
     cap: OutputCap | None = None,
 ) -> tuple[tuple, bool]:
-    """Wait for ``pid`` (leader of its own group) until ``deadline``; then SIGTERM, grace, SIGKILL the group.
+    """Wait for ``pid`` (leader of its own group) ``timeout`` seconds; then SIGTERM, grace, SIGKILL the group.
     Past the output cap the group is killed at once.
 
     Returns (wait4 result, timed_out).  KeyboardInterrupt (or any error) stops the group and is re-raised.
@@ -202,7 +152,7 @@ def _supervise(
     try:
         if unblock is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, unblock)
-        got = _wait(pid, deadline, peak, cap)
+        got = _wait(pid, timeout, peak, cap)
         if got is not None:
             return got, False
         if cap is not None and cap.hit:
@@ -235,13 +185,13 @@ def run_process(
     argv: Sequence[str],
     *,
     output_dir: Path,
-    deadline: float | None = None,
+    timeout: float | None = None,
     memory_mb: int | None = None,
     output_mb: int | None = None,
     grace: float = GRACE,
     isolation: str = "none",
 ) -> Finished:
-    """Run ``argv`` to completion or until ``deadline`` seconds of wall time; nothing of it survives.
+    """Run ``argv`` to completion or for ``timeout`` seconds of wall time; nothing of it survives.
 
     stdout goes to ``output_dir/solver.out`` (``Finished.stdout_file``), stderr to
     ``solver.err`` (its tail in ``Finished.stderr``).  ``isolation``: ``cgroup`` or ``none``
@@ -253,7 +203,7 @@ def run_process(
     if isolation == "cgroup":
         from .cgroup import run_in_cgroup
 
-        return run_in_cgroup(argv, out_path, err_path, deadline=deadline, memory_mb=memory_mb, grace=grace, cap=cap)
+        return run_in_cgroup(argv, out_path, err_path, timeout=timeout, memory_mb=memory_mb, grace=grace, cap=cap)
     with subreaper(), open(out_path, "wb") as out, open(err_path, "wb") as err:
         own_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bounds what the fork inherits
         start = time.monotonic()
@@ -261,7 +211,7 @@ def run_process(
         proc = _spawn(argv, out.fileno(), err.fileno(), _limit_memory(memory_mb))
         peak = _Peak(proc.pid)  # Popen returns after the exec, so this samples the solver itself
         try:
-            (_, status, usage), timed_out = _supervise(proc.pid, deadline, grace, peak, cap=cap)
+            (_, status, usage), timed_out = _supervise(proc.pid, timeout, grace, peak, cap=cap)
         except BaseException:
             sweep_orphans(since, proc.pid)
             raise
@@ -301,7 +251,7 @@ def _virtual_size() -> int:
 
 
 def run_forked(
-    work: Callable[[], bytes], *, deadline: float | None = None, memory_mb: int | None = None, grace: float = GRACE
+    work: Callable[[], bytes], *, timeout: float | None = None, memory_mb: int | None = None, grace: float = GRACE
 ) -> Finished:
     """Run ``work()`` in a forked child (own session) under the same limits; its bytes come back as stdout.
 
@@ -343,7 +293,7 @@ def run_forked(
             finally:
                 os._exit(code)
         try:
-            (_, status, usage), timed_out = _supervise(pid, deadline, grace, None, unblock=blocked)
+            (_, status, usage), timed_out = _supervise(pid, timeout, grace, None, unblock=blocked)
         finally:
             started.discard(pid)
         wall = time.monotonic() - start

@@ -19,12 +19,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..errors import UsageError
+
 OUTPUT_STYLES = ("competition", "minisat")
 PLACEHOLDER = re.compile(r"\{(solver|cnf|model|proof|time|memory|flags|args)\}")
 DEFAULT_TEMPLATE = ("{solver}", "{flags}", "{args}", "{cnf}")
 
 
-class ProfileError(ValueError):
+class ProfileError(UsageError):
     """A user profile that cannot be used; the message names the file and the key."""
 
 

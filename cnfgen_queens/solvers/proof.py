@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .outcome import ProofState
+
 if TYPE_CHECKING:
     from ..dimacs_scan import Cnf
 
@@ -20,9 +22,9 @@ MAX_PROOF_BYTES = 20 * 1024 * 1024  # above this the pure-Python checker takes t
 
 @dataclass(frozen=True)
 class ProofCheck:
-    """``verdict``: "verified", "unverified" (no checker, too big, unreadable) or "rejected"."""
+    """``verdict``: verified, unverified (no checker, too big, unreadable) or rejected."""
 
-    verdict: str
+    verdict: ProofState
     detail: str
 
 
@@ -40,22 +42,24 @@ def check_drat(cnf: Cnf, proof: Path, max_bytes: int = MAX_PROOF_BYTES) -> Proof
     try:
         import dratify
     except ImportError:
-        return ProofCheck("unverified", "no checker installed (pip install dratify)")
+        return ProofCheck(ProofState.UNVERIFIED, "no checker installed (pip install dratify)")
     try:
         size = Path(proof).stat().st_size
         if size > max_bytes:
-            return ProofCheck("unverified", f"proof is {size / 2**20:.0f} MB, above the {max_bytes / 2**20:.0f} MB "
-                                            "the in-process checker takes; check it with drat-trim")  # fmt: skip
+            mb, most = size / 2**20, max_bytes / 2**20
+            note = f"proof is {mb:.0f} MB, above the {most:.0f} MB the in-process checker takes; "
+            note += "check it with drat-trim"
+            return ProofCheck(ProofState.UNVERIFIED, note)
         text = Path(proof).read_text(encoding="ascii", errors="replace")
     except OSError as e:
-        return ProofCheck("unverified", f"cannot read the proof: {e.strerror or e}")
+        return ProofCheck(ProofState.UNVERIFIED, f"cannot read the proof: {e.strerror or e}")
     formula = dratify.CNF(cnf.num_vars)
     for clause in cnf.clauses():
         formula.add_dimacs(clause)
     try:
         result = dratify.check_proof(formula, text)
     except ValueError as e:  # not text DRAT (binary, truncated)
-        return ProofCheck("rejected", f"dratify {dratify.__version__} cannot read it: {e}")
+        return ProofCheck(ProofState.REJECTED, f"dratify {dratify.__version__} cannot read it: {e}")
     if result.ok:
-        return ProofCheck("verified", f"dratify {dratify.__version__}: {result.reason}")
-    return ProofCheck("rejected", f"dratify {dratify.__version__}: {result.reason}")
+        return ProofCheck(ProofState.VERIFIED, f"dratify {dratify.__version__}: {result.reason}")
+    return ProofCheck(ProofState.REJECTED, f"dratify {dratify.__version__}: {result.reason}")

@@ -16,8 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
 from .discovery import SolverSpec, resolve
-from .outcome import Limits, Outcome, Status
+from .outcome import Limits, Outcome, ProofState, Status
 from .parse import Claim, classify, read_competition, read_minisat
 from .process import Finished, run_process, tail
 from .profiles import Profile
@@ -87,7 +88,7 @@ def solve(
     the same way, in bounded memory.  The embedded solver loads the clauses itself.
     ``name`` names the file in messages.  Raises SolverNotFound (one-line message) for an
     unknown or missing solver, ProfileError for a bad solvers file, DimacsError/OSError
-    for an unreadable CNF, ValueError when ``proof`` is asked of a solver that writes none.
+    for an unreadable CNF, UsageError when ``proof`` is asked of a solver that writes none.
     """
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
@@ -131,25 +132,37 @@ def _solve_embedded(
     from .embedded import solve_embedded
 
     if args:
-        raise ValueError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
+        raise UsageError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
     assert spec.embedded is not None
     run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None)
     status, error, model, verified, check_time = run.status, run.error, None, False, None
     if status is Status.SAT:
         model, error, check_time = _timed_check(cnf, run.model or ())
         status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
-    proof_state = None
+    proof_state: ProofState | None = None
     if proof is not None and status is Status.UNSAT and run.proof_lines is not None:
         from .proof import write_text_proof
 
         write_text_proof(proof, run.proof_lines)
         status, error, verified, proof_state = _check_proof(cnf, proof)
-    code = run.exit_code if run.status in (Status.ERROR, Status.MEMOUT) else None
-    return Outcome(status, spec.name, spec.version, model, code, run.wall, run.cpu, run.peak_memory_mb,
-                   verified, error, "", proof_state, check_time)  # fmt: skip
+    return Outcome(
+        status=status,
+        solver=spec.name,
+        version=spec.version,
+        model=model,
+        exit_code=run.exit_code if run.status in (Status.ERROR, Status.MEMOUT) else None,
+        wall=run.wall,
+        cpu=run.cpu,
+        peak_memory_mb=run.peak_memory_mb,
+        verified=verified,
+        error=error,
+        stderr_tail="",
+        proof=proof_state,
+        check_time=check_time,
+    )
 
 
-def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, bool, str]:
+def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, bool, ProofState]:
     """(status, note, verified, proof state) for an UNSAT answer whose DRAT proof is at ``proof``."""
     from ..dimacs_scan import CnfFile, read_cnf
     from .proof import check_drat
@@ -158,11 +171,11 @@ def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, b
         cnf = read_cnf(cnf.path)  # the in-process checker needs every clause
 
     check = check_drat(cnf, proof)
-    if check.verdict == "rejected":
-        return Status.ERROR, f"UNSAT proof rejected: {check.detail}", False, "unverified"
-    if check.verdict == "verified":
-        return Status.UNSAT, None, True, "verified"
-    return Status.UNSAT, f"proof {check.detail}", False, "unverified"
+    if check.verdict is ProofState.REJECTED:
+        return Status.ERROR, f"UNSAT proof rejected: {check.detail}", False, ProofState.UNVERIFIED
+    if check.verdict is ProofState.VERIFIED:
+        return Status.UNSAT, None, True, ProofState.VERIFIED
+    return Status.UNSAT, f"proof {check.detail}", False, ProofState.UNVERIFIED
 
 
 def _solve_binary(
@@ -171,7 +184,7 @@ def _solve_binary(
     profile = spec.profile
     assert profile is not None and spec.path is not None
     if proof is not None and not profile.proof:
-        raise ValueError(
+        raise UsageError(
             f"solver {spec.name} writes no DRAT proof; --proof works with kissat, cadical, pysat:cadical195"
         )
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-solve-") as tmp:
@@ -179,20 +192,32 @@ def _solve_binary(
         proof_file = Path(tmp) / "proof.drat" if proof is not None else None
         argv = profile.command(spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time,
                                memory=limits.memory, args=args)  # fmt: skip
-        deadline = None
+        timeout = None
         if limits.time is not None:
             own = profile.uses_own_time_limit
-            deadline = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
+            timeout = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
         from .cgroup import choose
 
         isolation = choose(limits.isolation)
         try:
-            run = run_process(argv, output_dir=Path(tmp), deadline=deadline, memory_mb=limits.memory,
+            run = run_process(argv, output_dir=Path(tmp), timeout=timeout, memory_mb=limits.memory,
                               output_mb=limits.output, isolation=isolation)  # fmt: skip
         except OSError as e:
-            return Outcome(Status.ERROR, spec.name, spec.version, None, None, 0.0, None, None, False,
-                           f"cannot start {shlex.join(argv)}: {e.strerror or e}", "", None,
-                           measured_by="cgroup" if isolation == "cgroup" else "rusage")  # fmt: skip
+            return Outcome(
+                status=Status.ERROR,
+                solver=spec.name,
+                version=spec.version,
+                model=None,
+                exit_code=None,
+                wall=0.0,
+                cpu=None,
+                peak_memory_mb=None,
+                verified=False,
+                error=f"cannot start {shlex.join(argv)}: {e.strerror or e}",
+                stderr_tail="",
+                proof=None,
+                measured_by="cgroup" if isolation == "cgroup" else "rusage",
+            )
         stderr = run.stderr.decode("utf-8", "replace")
         status, error, claim = _read_answer(profile, run, model_file, limits, stderr)
         model, verified, check_time = None, False, None
@@ -204,7 +229,7 @@ def _solve_binary(
             error += f" ({last[:120]})"
         if run.leftovers and status is not Status.TIMEOUT:
             error = (error + "; " if error else "") + f"killed {run.leftovers} process(es) it left running"
-        proof_state = None
+        proof_state: ProofState | None = None
         if proof is not None and proof_file is not None and proof_file.exists():
             import shutil
 
@@ -213,11 +238,23 @@ def _solve_binary(
                 status, perr, verified, proof_state = _check_proof(cnf, proof)
                 error = perr or error
         elif proof is not None and status is Status.UNSAT:
-            proof_state, error = "unverified", "the solver wrote no proof file"
-    tail = stderr[-STDERR_TAIL:] if stderr.strip() else ""
-    return Outcome(status, spec.name, spec.version, model, run.exit_code, run.wall, run.cpu, run.peak_memory_mb,
-                   verified, error, tail, proof_state, check_time=check_time,
-                   measured_by=run.measured_by)  # fmt: skip
+            proof_state, error = ProofState.UNVERIFIED, "the solver wrote no proof file"
+    return Outcome(
+        status=status,
+        solver=spec.name,
+        version=spec.version,
+        model=model,
+        exit_code=run.exit_code,
+        wall=run.wall,
+        cpu=run.cpu,
+        peak_memory_mb=run.peak_memory_mb,
+        verified=verified,
+        error=error,
+        stderr_tail=stderr[-STDERR_TAIL:] if stderr.strip() else "",
+        proof=proof_state,
+        check_time=check_time,
+        measured_by=run.measured_by,
+    )
 
 
 def _read_answer(

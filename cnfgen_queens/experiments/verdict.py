@@ -1,0 +1,83 @@
+"""The verdict on a run, kept apart from the solver's answer (its :class:`~..solvers.outcome.Status`).
+
+As BenchExec separates a tool's result from its category (correct, wrong, unknown),
+a run here is *solved*, *wrong* or *unsolved*, judged in one place (:func:`judge`).
+A run is solved when it ends SAT with a verified model or UNSAT (``task: solve``), or
+with a complete count (``task: count``), within its time limit (an answer after the
+limit does not count, as in the SAT competition).  An answer contradicting the known
+facts is *wrong*: N-queens is unsatisfiable exactly for N = 2, 3; counts are OEIS
+A000170; the queens of a model must not attack each other; for variants, the model
+keeps the placed queens and avoids the blocked squares, and torus counts are OEIS A007705.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from ..solvers.outcome import Status
+
+if TYPE_CHECKING:
+    from .store import Row
+
+UNSAT_N = (2, 3)  # the only board sizes without a solution
+NOT_A_SOLUTION = "model is not an N-queens solution"  # how the worker words a refuted model
+
+
+class Verdict(StrEnum):
+    """The judgement of one run (stored as these words in the ``verdict`` column)."""
+
+    SOLVED = "solved"
+    WRONG = "wrong"
+    UNSOLVED = "unsolved"
+
+
+def verdict(row: Row) -> Verdict:
+    """The stored verdict of ``row``; rows stored before the ``verdict`` column are judged now."""
+    if row.verdict is not None:
+        return row.verdict
+    # such rows recorded a refuted model only in the error text the worker wrote
+    refuted = row.status is Status.SAT and (row.error or "").startswith(NOT_A_SOLUTION)
+    return judge(row, refuted=refuted)
+
+
+def judge(row: Row, *, refuted: bool = False) -> Verdict:
+    """The verdict on ``row`` (its ``verdict`` field ignored); ``refuted``: the worker found the model
+    is no solution of the instance (a fact only the worker, holding the model, can establish)."""
+    if _wrong(row, refuted):
+        return Verdict.WRONG
+    if row.time_limit is not None and row.wall is not None and row.wall > row.time_limit:
+        return Verdict.UNSOLVED
+    if row.task == "count":
+        solved = row.count is not None
+    else:
+        solved = (row.status is Status.SAT and bool(row.verified)) or row.status is Status.UNSAT
+    return Verdict.SOLVED if solved else Verdict.UNSOLVED
+
+
+def _wrong(row: Row, refuted: bool) -> bool:
+    if row.task == "count":
+        known = _known_count(row)
+        return row.count is not None and known is not None and row.count != known
+    if row.status is Status.SAT and refuted:
+        return True
+    if row.variant is not None:  # completion and blocked instances may be UNSAT
+        return False
+    if row.status is Status.SAT:
+        return row.n in UNSAT_N
+    return row.status is Status.UNSAT and row.n not in UNSAT_N
+
+
+def _known_count(row: Row) -> int | None:
+    """The published count for ``row``'s instance: A000170, or A007705 for the plain torus; else None."""
+    if row.variant is None:
+        from ..known_counts import known_counts
+
+        known = known_counts().get(row.n)
+        return None if known is None else known[0]
+    from ..variants import TORUS_COUNTS
+
+    v = json.loads(row.variant)
+    plain_torus = v.get("torus") and not v.get("place") and not v.get("holes") and v.get("random_place") is None
+    return TORUS_COUNTS.get(row.n) if plain_torus else None

@@ -1,0 +1,65 @@
+"""How a supervised run ended (:class:`Finished`), whichever runner ran it, and the output cap both poll.
+
+Shared by the process-group runner (:mod:`.process`) and the cgroup runner (:mod:`.cgroup`),
+so that neither imports the other's records.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+STDERR_KEEP = 64 * 1024  # bytes of a run's stderr kept (its tail)
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a process run ended."""
+
+    exit_code: int  # -signal when killed by a signal
+    wall: float
+    cpu: float | None  # user + system, of the process and its reaped children (cgroup: the whole tree)
+    peak_memory_mb: float | None  # sampled peak resident set size (cgroup: of the whole tree)
+    stdout: bytes  # run_forked: the child's bytes; run_process: empty, the output is in ``stdout_file``
+    stderr: bytes  # run_process: the last STDERR_KEEP bytes
+    timed_out: bool  # we stopped it at its time limit
+    leftovers: int  # processes we had to kill after the main process ended
+    stdout_file: Path | None = None
+    output_exceeded: bool = False  # stopped because stdout + stderr passed the output limit
+    memory_exceeded: bool = False  # the cgroup's memory limit was reached
+    measured_by: str = "rusage"  # "cgroup" or "rusage"
+
+
+class OutputCap:
+    """True once the output files together hold more than ``limit_mb`` (polled: a fast
+    printer may overshoot by what it writes between two polls)."""
+
+    def __init__(self, paths: Sequence[Path], limit_mb: int | None) -> None:
+        self.paths = tuple(paths)
+        self.limit = None if limit_mb is None else limit_mb * MB
+        self.hit = False
+
+    def __call__(self) -> bool:
+        if self.limit is None or self.hit:
+            return self.hit
+        total = 0
+        for path in self.paths:
+            with contextlib.suppress(OSError):
+                total += os.stat(path).st_size
+        self.hit = total > self.limit
+        return self.hit
+
+
+def tail(path: Path, size: int = STDERR_KEEP) -> bytes:
+    """The last ``size`` bytes of a file (empty when it is missing)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - size))
+            return f.read()
+    except OSError:
+        return b""
