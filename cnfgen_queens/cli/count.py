@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def count_by_cubes(args: argparse.Namespace) -> int:
-    from ..cube_count import count_symmetric
-    from ..enumeration import EnumerationError
+    from ..cube_count import DONE, count_symmetric
+    from ..errors import UsageError
 
     clash = {"--limit": args.limit, "--out": args.out, "--resume": args.resume, "--memory-limit": args.memory_limit,
              "--solver-args": args.solver_args, "--solvers-file": args.solvers_file}  # fmt: skip
@@ -72,13 +72,13 @@ def count_by_cubes(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             progress=update,
         )
-    except EnumerationError as e:
+    except UsageError as e:  # a solver that cannot count (a ValueError: not the executor's)
         fail(str(e))
     except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
         fail(f"{args.executor} executor: {e}")
     finally:
         close()
-    if result.status != "DONE":
+    if result.status != DONE:
         print(
             f"{args.prog}: error: {result.error}; {result.cubes_done} of {result.cubes_total} cubes counted",
             file=sys.stderr,
