@@ -9,7 +9,8 @@ that unit propagation refutes are dropped before any work is sent out.
 
 A worker keeps one incremental solver for all the cubes of a run that it is given (the
 blocking clause of a found board excludes that board only, so it is valid in every cube).
-Every model is checked before it counts: a valid placement, in its cube, canonical, new.
+Every model is checked before it counts: a valid placement, in its cube, canonical, new (the
+accept step of :class:`.enumeration.Acceptor`, in the loop every enumeration runs).
 """
 
 from __future__ import annotations
@@ -157,8 +158,8 @@ def count_symmetric(
     ``jobs == 1`` with the local executor runs in this process; otherwise the cubes go to
     ``jobs`` worker processes, or to Dask (a LocalCluster of ``jobs`` workers, or the cluster
     at ``scheduler``).  ``progress(cube_count, total)`` is called as each cube finishes.
-    The time limit covers the whole count, workers included.  Raises EnumerationError
-    ("USAGE") for a solver that cannot count, and ValueError for a bad executor.
+    The time limit covers the whole count, workers included.  Raises UsageError for a solver
+    that cannot count, and ValueError for a bad executor.
     """
     start = time.monotonic()
     deadline = time.time() + time_limit if time_limit else None
