@@ -210,7 +210,8 @@ def _run_pool(
             if not finished:
                 time.sleep(POLL)
                 continue
-            pending = [f for f in pending if not f.done()]
+            taken = {id(f) for f in finished}  # not f.done() again: a cube finishing in between would be lost
+            pending = [f for f in pending if id(f) not in taken]
             for future in finished:
                 done.append(pool.result(future))
                 if progress:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import itertools
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,37 @@ def test_external_loop_checks_models_against_base_and_blocks(tmp_path: Path) -> 
     assert e.value.status is Status.ERROR
     assert f"violates clause {clauses} of {clauses}: -2 -8 -9 -15 0" in str(e.value)
     assert (tmp_path / "work" / "solutions.txt").read_text() == "2 4 1 3\n"  # the good one is kept
+
+
+def test_cube_pool_loses_no_cube_that_finishes_between_two_looks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cube finishing between the scheduler's two looks at its futures was dropped (``count 14 --jobs 2``
+    then said "time limit reached; 461 of 462 cubes counted" without a time limit).  The cubes run for
+    real, in this process; only the moment their futures say done is chosen."""
+    from cnfgen_queens import cube_count
+
+    class Future:
+        def __init__(self, result: object, first: bool) -> None:
+            self.value, self.looks, self.first = result, 0, first
+
+        def done(self) -> bool:
+            self.looks += 1
+            return self.first or self.looks > 1  # the others finish right after the first look
+
+    class Pool:
+        def __init__(self, jobs: int) -> None:
+            self.submitted = 0
+
+        def submit(self, key: str, fn: Callable[..., object], *args: object) -> Future:
+            self.submitted += 1
+            return Future(fn(*args), self.submitted == 1)
+
+        def result(self, future: Future) -> object:
+            return future.value
+
+        def close(self, interrupted: bool = False) -> None:
+            pass
+
+    monkeypatch.setattr(cube_count, "LocalPool", Pool)
+    result = cube_count.count_symmetric(QueensFormula(8), jobs=2)
+    assert result.cubes_total > 2 and result.cubes_done == result.cubes_total
+    assert (result.status, result.count, result.fundamental) == ("DONE", *KNOWN[8])
