@@ -14,7 +14,6 @@ solver's model against the clauses it already holds instead of re-parsing the fi
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import time
@@ -102,15 +101,13 @@ class WorkFormula:
         from .dimacs_scan import read_cnf
         from .generate import write_cnf
 
-        buf = io.BytesIO()
         self.num_vars, self.base_clauses = formula.counts()
-        write_cnf(buf, formula, formula.header_comments("cnfgen-queens enumerate"))
-        data = buf.getvalue()
         with atomic_output(base) as f:
-            f.write(data)
+            write_cnf(f, formula, formula.header_comments("cnfgen-queens enumerate"))
+        data = base.read_bytes()  # read once, kept: no copy of the writer's output in memory on the way
         p_line = 0 if data.startswith(b"p cnf ") else data.index(b"\np cnf ") + 1
         self.comments = data[:p_line]
-        self.body = data[data.index(b"\n", p_line) + 1 :]
+        self.body = memoryview(data)[data.index(b"\n", p_line) + 1 :]  # a view: the bytes are not copied
         self.base = read_cnf(base)  # its literals, parsed once
         self.block_lines: list[bytes] = []
         self.block_lits: list[int] = []
