@@ -9,7 +9,8 @@ that unit propagation refutes are dropped before any work is sent out.
 
 A worker keeps one incremental solver for all the cubes of a run that it is given (the
 blocking clause of a found board excludes that board only, so it is valid in every cube).
-Every model is checked before it counts: a valid placement, in its cube, canonical, new.
+Every model is checked before it counts: a valid placement, in its cube, canonical, new (the
+accept step of :class:`.enumeration.Acceptor`, in the loop every enumeration runs).
 """
 
 from __future__ import annotations
@@ -18,17 +19,19 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final, Literal, TypeAlias
 
-from .decode import DecodeError, as_line, blocking_clause, placement_from_true_vars
-from .enumeration import cubes, embedded_solver
+from .enumeration import Acceptor, EnumerationError, cubes, embedded_solver, solve_loop
 from .formula import QueensFormula
-from .symmetry import lex_leader_clauses, orbit
+from .solvers.outcome import Status
+from .symmetry import lex_leader_clauses
 
 Cube = tuple[int, ...]
 POLL = 0.05  # seconds between looks at the running cubes
 DEPTH = 3  # rows per cube: N = 14 gives 462 live cubes, enough to keep any number of workers busy
 DEEP_UP_TO = 40  # beyond this N (far past any count a SAT solver can finish), cubes of one row: N/2 of them
+DONE: Final = "DONE"  # a cube, or the whole count, finished: the solver said UNSAT in every cube
+CountStatus: TypeAlias = Status | Literal["DONE"]  # otherwise TIMEOUT or ERROR
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ class CubeCount:
     count: int
     fundamental: int
     solver_calls: int
-    status: str = "DONE"
+    status: CountStatus = DONE
     error: str | None = None
 
 
@@ -62,7 +65,7 @@ class SymmetricCount:
     cubes_done: int
     cubes_total: int
     solver_calls: int
-    status: str
+    status: CountStatus
     wall: float
     error: str | None = None
 
@@ -104,63 +107,39 @@ def _worker_solver(task: CubeTask) -> tuple[Any, set[tuple[int, ...]]]:
 
 
 def count_cube(task: CubeTask, cube: Cube, solver: Any = None, seen: set | None = None) -> CubeCount:
-    """Every canonical board of one cube, weighted by orbit size; never raises for solver trouble."""
-    from .enumeration import EnumerationError
+    """Every canonical board of one cube, weighted by orbit size; never raises for solver trouble.
 
+    The enumeration loop of :mod:`.enumeration` (accept: decode, check, record, block), counting only."""
     if solver is None or seen is None:
         solver, seen = _worker_solver(task)
-    n = task.formula.n
-    n2 = n * n
+    deadline = task.deadline
+    expired = None if deadline is None else lambda: time.time() > deadline
+    accept = _acceptor(task.solver, task.formula.n, cube, seen)
     count = fundamental = calls = 0
+
+    def called() -> None:
+        nonlocal calls
+        calls += 1
+
     try:
-        while True:
-            if task.deadline is not None and time.time() > task.deadline:
-                raise EnumerationError("time limit reached", "TIMEOUT")
-            calls += 1
-            if not solver.solve(assumptions=list(cube)):
-                return CubeCount(cube, count, fundamental, calls)
-            model = solver.get_model() or []
-            placement, size = _checked(task.solver, n, model[:n2], cube, seen)
-            seen.add(placement)
-            solver.add_clause(blocking_clause(placement))
-            count += size
+        for found in solve_loop(solver, accept, expired=expired, on_call=called):
+            count += found.weight
             fundamental += 1
     except EnumerationError as e:
         return CubeCount(cube, count, fundamental, calls, e.status, str(e))
+    return CubeCount(cube, count, fundamental, calls)
 
 
-def _solution(n: int, cells: list[int]) -> tuple[int, ...] | None:
-    """The placement of the true cell variables if they are N queens, none attacking; else None."""
-    queens = [v - 1 for v in cells if v > 0]
-    if len(queens) != n:
-        return None
-    cols = tuple(q % n for q in queens)
-    if any(q // n != r for r, q in enumerate(queens)) or len(set(cols)) != n:
-        return None
-    if len({r - c for r, c in enumerate(cols)}) != n or len({r + c for r, c in enumerate(cols)}) != n:
-        return None
-    return cols
+def _acceptor(solver: str, n: int, cube: Cube, seen: set) -> Acceptor:
+    """Models of the symmetry-broken formula: a solution, in the cube, canonical, new (``seen`` is the
+    worker's, shared by its cubes); each blocked by its own clause and weighted by its orbit."""
+    return Acceptor(n, solver, canonical=True, assumptions=cube, seen=seen)
 
 
 def _checked(solver: str, n: int, cells: list[int], cube: Cube, seen: set) -> tuple[tuple[int, ...], int]:
     """The model's placement and its orbit size, if it is a solution, inside the cube, canonical and new."""
-    from .enumeration import EnumerationError
-
-    placement = _solution(n, cells)
-    if placement is None:
-        try:
-            placement_from_true_vars(n, (v for v in cells if v > 0))  # says what is wrong
-        except DecodeError as e:
-            raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
-        raise EnumerationError(f"{solver} returned a model that is not a solution")
-    if any(placement[r] != c for r, c in (divmod(a - 1, n) for a in cube)):
-        raise EnumerationError(f"{solver} returned {as_line(placement)} outside the cube {cube}")
-    images = orbit(placement)
-    if min(images) != placement:
-        raise EnumerationError(f"{solver} returned {as_line(placement)}, which the symmetry breaking excludes")
-    if placement in seen:
-        raise EnumerationError(f"{solver} returned a blocked placement again: {as_line(placement)}")
-    return placement, len(images)
+    found = _acceptor(solver, n, cube, seen).check(cells)
+    return found.placement, found.weight
 
 
 def count_symmetric(
@@ -179,8 +158,8 @@ def count_symmetric(
     ``jobs == 1`` with the local executor runs in this process; otherwise the cubes go to
     ``jobs`` worker processes, or to Dask (a LocalCluster of ``jobs`` workers, or the cluster
     at ``scheduler``).  ``progress(cube_count, total)`` is called as each cube finishes.
-    The time limit covers the whole count, workers included.  Raises EnumerationError
-    ("USAGE") for a solver that cannot count, and ValueError for a bad executor.
+    The time limit covers the whole count, workers included.  Raises UsageError for a solver
+    that cannot count, and ValueError for a bad executor.
     """
     start = time.monotonic()
     deadline = time.time() + time_limit if time_limit else None
@@ -197,7 +176,7 @@ def count_symmetric(
                 done.append(count_cube(task, cube, s, seen))
                 if progress:
                     progress(done[-1], len(work))
-                if done[-1].status != "DONE":
+                if done[-1].status != DONE:
                     break
     else:
         _run_pool(task, work, jobs, executor, scheduler, done, progress)
@@ -231,12 +210,13 @@ def _run_pool(
             if not finished:
                 time.sleep(POLL)
                 continue
-            pending = [f for f in pending if not f.done()]
+            taken = {id(f) for f in finished}  # not f.done() again: a cube finishing in between would be lost
+            pending = [f for f in pending if id(f) not in taken]
             for future in finished:
                 done.append(pool.result(future))
                 if progress:
                     progress(done[-1], len(work))
-                if done[-1].status != "DONE":
+                if done[-1].status != DONE:
                     return
         interrupted = False
     finally:
@@ -281,10 +261,10 @@ def _init_worker() -> None:
 
 
 def _total(done: list[CubeCount], total: int, wall: float) -> SymmetricCount:
-    bad = next((c for c in done if c.status != "DONE"), None)
-    finished = sum(1 for c in done if c.status == "DONE")
-    status = bad.status if bad else ("DONE" if finished == total else "TIMEOUT")
-    error = bad.error if bad else (None if status == "DONE" else "time limit reached")
+    bad = next((c for c in done if c.status != DONE), None)
+    finished = sum(1 for c in done if c.status == DONE)
+    status: CountStatus = bad.status if bad else (DONE if finished == total else Status.TIMEOUT)
+    error = bad.error if bad else (None if status == DONE else "time limit reached")
     return SymmetricCount(
         sum(c.count for c in done),
         sum(c.fundamental for c in done),

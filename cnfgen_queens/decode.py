@@ -9,7 +9,7 @@ and PNG.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +51,30 @@ def variant_placement(n: int, true_vars: Iterable[int], variant: Variant | None 
         if why is not None:
             raise DecodeError(why)
     return placement
+
+
+def model_placement(n: int, model: Sequence[int], variant: Variant | None = None) -> Placement:
+    """:func:`variant_placement` of a solver's model (signed literals of variables 1, 2, ... in order).
+
+    A valid board is recognised without building a :class:`Board` (the enumeration loops call this
+    once per solution); anything else goes through :func:`variant_placement`, which says what is wrong.
+    """
+    cells = model[: n * n]
+    queens = [v - 1 for v in cells if v > 0]
+    cols = tuple(q % n for q in queens)
+    if (
+        len(queens) != n
+        or any(q // n != r for r, q in enumerate(queens))
+        or len(set(cols)) != n
+        or len({r - c for r, c in enumerate(cols)}) != n
+        or len({r + c for r, c in enumerate(cols)}) != n
+    ):
+        return variant_placement(n, (v for v in model if 0 < v <= n * n), variant)
+    if variant is not None and variant.active:
+        why = variant.check(n, list(enumerate(cols)))
+        if why is not None:
+            raise DecodeError(why)
+    return cols
 
 
 def blocking_clause(placement: Placement) -> Clause:

@@ -1,13 +1,15 @@
 """Every solution by the seeds' loop: solve, decode, block, repeat until UNSAT.
 
-Two engines share one contract (an iterator of checked placements):
+One step is shared by every loop, :class:`Acceptor`: accept a model = decode it to a
+placement, check it (a valid board, inside the cube, canonical when the formula breaks
+symmetry, new), record it, and hand back its blocking clauses.  Two engines use it and
+share one contract (an iterator of checked placements):
 
 * embedded (``pysat:NAME``): one incremental solver, blocking clauses added in
-  place; the fast path.
-* external (any binary): a restart loop over files in a work directory.  Each
-  solution is appended durably to ``DIR/solutions.txt`` (flush + fsync) before the
-  next solver call, and the blocking clauses are re-derived from that file, so
-  ``resume`` after a crash or ``kill -9`` loses nothing and repeats nothing.
+  place (:func:`solve_loop`); the fast path.  The symmetry-broken cube counter
+  (:mod:`.cube_count`) runs the same loop and only counts.
+* external (any binary): the durable restart loop of :mod:`.external_loop`, over files
+  in a work directory, resumable after a crash or ``kill -9``.
 
 With ``symmetric`` every image of a solution under the 8 symmetries is blocked;
 each orbit is then found once and counted at its size (the fundamental count is
@@ -18,28 +20,29 @@ Module named ``enumeration`` so that it does not shadow the builtin ``enumerate`
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .board import Placement, images
-from .decode import DecodeError, as_line, blocking_clauses, parse_line, variant_placement
+from .board import Placement
+from .decode import Clause, DecodeError, as_line, blocking_clause, blocking_clauses, model_placement
+from .errors import UsageError
 from .formula import QueensFormula
+from .solvers.outcome import Status
+from .symmetry import orbit
 
 if TYPE_CHECKING:
     from .solvers.outcome import Limits
-
-SOLUTIONS = "solutions.txt"
+    from .variants import Variant
 
 
 class EnumerationError(RuntimeError):
     """The loop stopped before UNSAT (solver error, limit, bad model); found solutions are kept."""
 
-    def __init__(self, message: str, status: str = "ERROR") -> None:
+    def __init__(self, message: str, status: Status = Status.ERROR) -> None:
         super().__init__(message)
         self.status = status
 
@@ -56,14 +59,91 @@ class Found:
 class CountResult:
     count: int | None
     fundamental: int | None
-    status: str
+    status: Status
     wall: float
     solver_calls: int
     error: str | None = None
 
 
-def _weight(placement: Placement, symmetric: bool) -> int:
-    return len(images(placement)) if symmetric else 1
+@dataclass(frozen=True)
+class EnumerationOptions:
+    """How :func:`solutions` runs.  ``on_call`` is called before every solver call; ``limits.time``
+    bounds the whole loop.  ``workdir`` (a temporary directory when None), ``resume``,
+    ``solvers_file`` and ``solver_args`` are for the external loop only."""
+
+    symmetric: bool = False
+    limits: Limits | None = None
+    on_call: Callable[[], None] | None = None
+    workdir: Path | None = None
+    resume: bool = False
+    solvers_file: Path | None = None
+    solver_args: tuple[str, ...] = ()
+
+
+# -- the one accept-a-model step ----------------------------------------------------
+
+
+class Acceptor:
+    """Accept a model: decode, check, record; :meth:`blocks` gives the clauses that exclude it.
+
+    Nothing a solver says is taken on trust: the model must decode to a valid placement
+    (N queens, none attacking, the variant's constraints), lie inside the cube of
+    ``assumptions`` (cell variables), be the lex-least of its orbit when ``canonical`` (a
+    formula with the lex-leader predicate), and be new: not a placement recorded before,
+    nor with ``symmetric`` an image of one.  ``seen`` may be shared by several acceptors.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        solver: str,
+        *,
+        variant: Variant | None = None,
+        symmetric: bool = False,
+        canonical: bool = False,
+        assumptions: tuple[int, ...] = (),
+        seen: set[Placement] | None = None,
+    ) -> None:
+        self.n, self.solver, self.variant = n, solver, variant
+        self.symmetric, self.canonical, self.assumptions = symmetric, canonical, assumptions
+        self.cube = [divmod(a - 1, n) for a in assumptions]
+        self.seen: set[Placement] = set() if seen is None else seen
+
+    def check(self, model: Sequence[int]) -> Found:
+        """The model's placement and weight, if it passes every check (raises EnumerationError)."""
+        try:
+            placement = model_placement(self.n, model, self.variant)
+        except DecodeError as e:
+            raise EnumerationError(f"{self.solver} returned a model that is not a solution: {e}") from None
+        if any(placement[r] != c for r, c in self.cube):
+            raise EnumerationError(f"{self.solver} returned {as_line(placement)} outside the cube {self.assumptions}")
+        if self.canonical and min(orbit(placement)) != placement:
+            raise EnumerationError(f"{self.solver} returned {as_line(placement)}, which the symmetry breaking excludes")
+        if placement in self.seen:
+            raise EnumerationError(f"{self.solver} returned a blocked placement again: {as_line(placement)}")
+        return Found(placement, self.weight(placement))
+
+    def weight(self, placement: Placement) -> int:
+        """How many boards a found placement stands for: its orbit's size when symmetry is used, else 1."""
+        return len(orbit(placement)) if self.symmetric or self.canonical else 1
+
+    def record(self, found: Found) -> None:
+        """Remember a placement (with ``symmetric``, its whole orbit) as found."""
+        if self.symmetric:
+            self.seen.update(orbit(found.placement))
+        else:
+            self.seen.add(found.placement)
+
+    def __call__(self, model: Sequence[int]) -> Found:
+        found = self.check(model)
+        self.record(found)
+        return found
+
+    def blocks(self, found: Found) -> list[Clause]:
+        """The blocking clauses of a found placement (of every image with ``symmetric``)."""
+        if self.symmetric:
+            return blocking_clauses(found.placement, True)
+        return [blocking_clause(found.placement)]
 
 
 # -- embedded ---------------------------------------------------------------------
@@ -77,16 +157,39 @@ NOT_INCREMENTAL = ("kissat",)  # pysat backends that cannot take clauses after a
 
 
 def embedded_solver(solver: str) -> str:
-    """The canonical pysat name behind ``pysat:NAME``; raises EnumerationError("USAGE") otherwise."""
+    """The canonical pysat name behind ``pysat:NAME``; raises UsageError otherwise."""
     from .solvers.discovery import SolverNotFound, embedded_name
 
     try:
         name = embedded_name(pysat_name(solver) or solver)
     except SolverNotFound as e:
-        raise EnumerationError(str(e), "USAGE") from None
+        raise UsageError(str(e)) from None
     if name.startswith(NOT_INCREMENTAL):
-        raise EnumerationError(f"{solver} is not incremental: enumerate with its binary (--solver kissat)", "USAGE")
+        raise UsageError(f"{solver} is not incremental: enumerate with its binary (--solver kissat)")
     return name
+
+
+def solve_loop(
+    solver: Any,
+    accept: Acceptor,
+    *,
+    expired: Callable[[], bool] | None = None,
+    on_call: Callable[[], None] | None = None,
+) -> Iterator[Found]:
+    """Solve an incremental PySAT ``solver`` under the acceptor's assumptions, accept the model, add its
+    blocking clauses; repeat until UNSAT.  ``expired`` is asked before every solver call."""
+    assumptions = list(accept.assumptions)
+    while True:
+        if expired is not None and expired():
+            raise EnumerationError("time limit reached", Status.TIMEOUT)
+        if on_call:
+            on_call()
+        if not solver.solve(assumptions=assumptions):
+            return
+        found = accept(solver.get_model() or [])
+        for clause in accept.blocks(found):
+            solver.add_clause(clause)
+        yield found
 
 
 def enumerate_embedded(
@@ -98,40 +201,17 @@ def enumerate_embedded(
     deadline: float | None = None,
     on_call: Callable[[], None] | None = None,
 ) -> Iterator[Found]:
-    """Solutions from one incremental PySAT solver.
+    """Solutions from one incremental PySAT solver (every model checked by :class:`Acceptor`).
 
-    Nothing the solver says is taken on trust: each model must decode to a valid
-    placement (N queens, none attacking), agree with the assumptions, and be new
-    (not a blocked placement, nor with ``symmetric`` an image of one).  The time
-    limit is checked between solver calls.
+    ``deadline`` is a :func:`time.monotonic` instant, checked between solver calls.
     """
     from pysat.solvers import Solver
 
     name = embedded_solver(solver)
-    n2 = formula.n * formula.n
-    seen: set[Placement] = set()
+    accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric, assumptions=assumptions)
+    expired = None if deadline is None else lambda: time.monotonic() > deadline
     with Solver(name=name, bootstrap_with=formula.clauses()) as s:
-        while True:
-            if deadline is not None and time.monotonic() > deadline:
-                raise EnumerationError("time limit reached", "TIMEOUT")
-            if on_call:
-                on_call()
-            if not s.solve(assumptions=list(assumptions)):
-                return
-            model = s.get_model() or []
-            try:
-                placement = variant_placement(formula.n, (v for v in model[:n2] if v > 0), formula.variant)
-            except DecodeError as e:
-                raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
-            if any(model[a - 1] != a for a in assumptions):
-                raise EnumerationError(f"{solver} returned a model that breaks the assumptions {assumptions}")
-            orbit = images(placement) if symmetric else [placement]
-            if seen.intersection(orbit):
-                raise EnumerationError(f"{solver} returned a blocked placement again: {as_line(placement)}")
-            seen.update(orbit)
-            for clause in blocking_clauses(placement, symmetric):
-                s.add_clause(clause)
-            yield Found(placement, len(orbit))
+        yield from solve_loop(s, accept, expired=expired, on_call=on_call)
 
 
 def _count_cube(formula: QueensFormula, solver: str, cube: tuple[int, ...]) -> int:
@@ -177,165 +257,28 @@ def count_cubes(formula: QueensFormula, solver: str = "pysat:cadical195", jobs: 
     return sum((2 if col < n // 2 else 1) * k for (col, _), k in zip(work, counts, strict=True))
 
 
-# -- external ---------------------------------------------------------------------
-
-
-def read_solutions(path: Path, n: int, symmetric: bool = False) -> list[Placement]:
-    """Placements of a solutions file, checked: valid, N x N, no repeats (no two in one orbit when
-    ``symmetric``).  A torn last line (no newline, from a crash mid-write) is truncated away."""
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        keep = data.rfind(b"\n") + 1
-        with open(path, "r+b") as f:
-            f.truncate(keep)
-            os.fsync(f.fileno())
-        data = data[:keep]
-    out: list[Placement] = []
-    seen: set[Placement] = set()
-    for i, line in enumerate(data.decode(errors="replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            p = parse_line(line, n)
-        except DecodeError as e:
-            raise EnumerationError(f"{path}:{i}: {e}", "USAGE") from None
-        orbit = images(p) if symmetric else [p]
-        if seen.intersection(orbit):
-            raise EnumerationError(f"{path}:{i}: {line.strip()!r} repeats an earlier solution", "USAGE")
-        seen.update(orbit)
-        out.append(p)
-    return out
-
-
-def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: bool) -> None:
-    """Record what the directory's solutions mean (N, symmetric) and refuse a mismatched resume."""
-    import json
-
-    meta = workdir / "run.json"
-    want: dict[str, object] = {"n": formula.n, "symmetric": symmetric}
-    if formula.variant.active:  # only then, so plain runs keep their run.json
-        want["variant"] = formula.variant.header_lines()
-    if resume and meta.exists():
-        try:
-            have = json.loads(meta.read_text())
-        except ValueError:
-            raise EnumerationError(f"{meta} is not JSON", "USAGE") from None
-        if {k: have.get(k) for k in (*want, "variant")} != {"variant": None, **want}:
-            raise EnumerationError(f"{workdir} holds a run with {have}, not {want}: resume with those options", "USAGE")
-        return
-    from .dimacs import atomic_output
-
-    with atomic_output(meta) as f:
-        f.write((json.dumps(want) + "\n").encode())
-
-
-def _append_durably(path: Path, line: str) -> None:
-    with open(path, "a", encoding="ascii") as f:
-        f.write(line + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def enumerate_external(
-    formula: QueensFormula,
-    solver: str,
-    workdir: Path,
-    *,
-    symmetric: bool = False,
-    resume: bool = False,
-    limits: Limits | None = None,
-    solvers_file: Path | None = None,
-    solver_args: tuple[str, ...] = (),
-    on_call: Callable[[], None] | None = None,
-) -> Iterator[Found]:
-    """Restart loop over files in ``workdir`` with an external solver (see module docstring)."""
-    from .dimacs import atomic_output, merge_clauses, write_clauses, write_header
-    from .solvers import Limits, Status, solve
-
-    try:
-        workdir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise EnumerationError(f"cannot use {workdir} as the work directory: {e.strerror or e}", "USAGE") from None
-    sol_path = workdir / SOLUTIONS
-    from .atomic import sweep_temporaries
-
-    for own in ("run.json", "base.cnf", "current.cnf"):  # left by a kill -9 of an earlier run here
-        sweep_temporaries(workdir / own)
-    if sol_path.exists() and sol_path.stat().st_size and not resume:
-        raise EnumerationError(f"{sol_path} already holds solutions: use --resume, or another --out directory", "USAGE")
-    _check_run(workdir, formula, symmetric, resume)
-    found = read_solutions(sol_path, formula.n, symmetric) if resume else []
-    seen = {q for p in found for q in (images(p) if symmetric else [p])}
-    sol_path.touch()
-    base = workdir / "base.cnf"
-    num_vars, num_clauses = formula.counts()
-    with atomic_output(base) as f:
-        write_header(f, num_vars, num_clauses, formula.header_comments("cnfgen-queens enumerate"))
-        write_clauses(f, formula.clauses())
-    blocks = [c for p in found for c in blocking_clauses(p, symmetric)]
-    for p in found:
-        yield Found(p, _weight(p, symmetric))
-    current = workdir / "current.cnf"
-    limits = limits or Limits()
-    end = None if limits.time is None else time.monotonic() + limits.time  # the limit bounds the whole loop
-    while True:
-        with atomic_output(current) as f:
-            merge_clauses(base, blocks, f)
-        left = None if end is None else end - time.monotonic()
-        if left is not None and left <= 0:
-            raise EnumerationError(f"time limit of {limits.time:g} s reached", "TIMEOUT")
-        if on_call:
-            on_call()
-        call = limits if left is None else replace(limits, time=left)
-        out = solve(current, solver, limits=call, args=solver_args, solvers_file=solvers_file)
-        if out.status == Status.UNSAT:
-            return
-        if out.status != Status.SAT:
-            detail = out.error or out.stderr_tail.strip().splitlines()[-1:] or ""
-            raise EnumerationError(f"{solver}: {out.status.value} {detail}".strip(), out.status.value)
-        try:
-            placement = variant_placement(formula.n, out.true_vars(), formula.variant)
-        except DecodeError as e:
-            raise EnumerationError(f"{solver} returned a model that is not a solution: {e}") from None
-        if placement in seen:
-            raise EnumerationError(f"{solver} returned a blocked placement again: {as_line(placement)}")
-        seen.update(images(placement) if symmetric else [placement])
-        _append_durably(sol_path, as_line(placement))
-        blocks += blocking_clauses(placement, symmetric)
-        yield Found(placement, _weight(placement, symmetric))
-
-
 # -- one entry point ----------------------------------------------------------------
 
 
 def solutions(
-    formula: QueensFormula,
-    solver: str = "pysat:cadical195",
-    *,
-    symmetric: bool = False,
-    workdir: Path | None = None,
-    resume: bool = False,
-    limits: Limits | None = None,
-    on_call: Callable[[], None] | None = None,
-    **external: object,
+    formula: QueensFormula, solver: str = "pysat:cadical195", options: EnumerationOptions | None = None
 ) -> Iterator[Found]:
-    """Embedded loop for ``pysat:`` solvers, the durable restart loop otherwise; ``on_call`` is
-    called before every solver call."""
+    """Embedded loop for ``pysat:`` solvers, the durable restart loop otherwise."""
+    opts = options or EnumerationOptions()
     if pysat_name(solver) is not None:
-        t = limits.time if limits else None
+        t = opts.limits.time if opts.limits else None
         deadline = time.monotonic() + t if t else None
-        yield from enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=on_call)
+        yield from enumerate_embedded(
+            formula, solver, symmetric=opts.symmetric, deadline=deadline, on_call=opts.on_call
+        )
         return
-    external["on_call"] = on_call
-    if workdir is None:
+    from .external_loop import enumerate_external
+
+    if opts.workdir is None:
         with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
-            yield from enumerate_external(formula, solver, Path(tmp), symmetric=symmetric, limits=limits, **external)
+            yield from enumerate_external(formula, solver, Path(tmp), replace(opts, resume=False))
         return
-    yield from enumerate_external(
-        formula, solver, workdir, symmetric=symmetric, resume=resume, limits=limits, **external
-    )
+    yield from enumerate_external(formula, solver, opts.workdir, opts)
 
 
 def count_solutions(
@@ -346,7 +289,8 @@ def count_solutions(
     symmetric: bool = False,
     workdir: Path | None = None,
 ) -> CountResult:
-    """Count all solutions (and orbits when ``symmetric``); never raises for solver trouble."""
+    """Count all solutions (and orbits when ``symmetric``); never raises for solver trouble (an
+    unusable solver or work directory is an ERROR with the reason)."""
     start = time.monotonic()
     calls = count = fundamental = 0
 
@@ -354,11 +298,23 @@ def count_solutions(
         nonlocal calls
         calls += 1
 
+    options = EnumerationOptions(symmetric=symmetric, limits=limits, on_call=called, workdir=workdir)
     try:
-        for f in solutions(formula, solver, symmetric=symmetric, workdir=workdir, limits=limits, on_call=called):
+        for f in solutions(formula, solver, options):
             count += f.weight
             fundamental += 1
     except EnumerationError as e:
         return CountResult(None, None, e.status, time.monotonic() - start, calls, str(e))
+    except UsageError as e:
+        return CountResult(None, None, Status.ERROR, time.monotonic() - start, calls, str(e))
     wall = time.monotonic() - start
-    return CountResult(count, fundamental if symmetric else None, "UNSAT", wall, calls)
+    return CountResult(count, fundamental if symmetric else None, Status.UNSAT, wall, calls)
+
+
+def __getattr__(name: str) -> object:
+    """The external loop's names, from :mod:`.external_loop` (imported when first asked for)."""
+    if name in ("enumerate_external", "read_solutions", "SOLUTIONS"):
+        from . import external_loop
+
+        return getattr(external_loop, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def count_by_cubes(args: argparse.Namespace) -> int:
-    from ..cube_count import count_symmetric
-    from ..enumeration import EnumerationError
+    from ..cube_count import DONE, count_symmetric
+    from ..errors import UsageError
 
     clash = given_flags(args, ("--limit", "--out", "--resume", "--memory-limit", "--solver-args", "--solvers-file"))
     if clash:
@@ -64,13 +64,13 @@ def count_by_cubes(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             progress=update,
         )
-    except EnumerationError as e:
+    except UsageError as e:  # a solver that cannot count (a ValueError: not the executor's)
         fail(str(e))
     except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
         fail(f"{args.executor} executor: {e}")
     finally:
         close()
-    if result.status != "DONE":
+    if result.status != DONE:
         print(
             f"{args.prog}: error: {result.error}; {result.cubes_done} of {result.cubes_total} cubes counted",
             file=sys.stderr,

@@ -141,7 +141,7 @@ def loop(args: argparse.Namespace, emit) -> int:
     """Run the loop, calling ``emit(found)`` for each solution; prints the count lines."""
     import shlex
 
-    from ..enumeration import EnumerationError, pysat_name, solutions
+    from ..enumeration import EnumerationError, EnumerationOptions, pysat_name, solutions
 
     formula = formula_from(args)
     external = pysat_name(args.solver) is None
@@ -153,17 +153,15 @@ def loop(args: argparse.Namespace, emit) -> int:
             fail(f"{', '.join(external_only)} belong to the external loop; pysat: solvers run in-process")
         from ..enumeration import embedded_solver
 
-        try:
-            embedded_solver(args.solver)
-        except EnumerationError as e:
-            fail(str(e))
-    kwargs: dict[str, object] = {}
+        embedded_solver(args.solver)  # UsageError: exit 2
+    solvers_file = Path(args.solvers_file) if args.solvers_file else None
+    solver_args: tuple[str, ...] = ()
     limits = None
     if external:
         from ..solvers import ProfileError, SolverNotFound, resolve
 
         try:
-            resolve(args.solver, Path(args.solvers_file) if args.solvers_file else None)
+            resolve(args.solver, solvers_file)
         except (SolverNotFound, ProfileError) as e:
             fail(str(e))
         limits = limits_from(args, args.time_limit, args.memory_limit)
@@ -171,26 +169,25 @@ def loop(args: argparse.Namespace, emit) -> int:
             solver_args = tuple(shlex.split(args.solver_args))
         except ValueError as e:
             fail(f"--solver-args: {e}")
-        kwargs = {"solvers_file": Path(args.solvers_file) if args.solvers_file else None, "solver_args": solver_args}
     elif args.time_limit:
         limits = limits_from(args, args.time_limit)
     from ..known_counts import known_counts
 
     known = known_counts().get(formula.n)
     progress = Progress(args.quiet, None if known is None or args.limit else known[0])
-    kwargs["on_call"] = progress.call
+    options = EnumerationOptions(
+        symmetric=args.symmetric,
+        limits=limits,
+        on_call=progress.call,
+        workdir=Path(args.out) if args.out else None,
+        resume=args.resume,
+        solvers_file=solvers_file,
+        solver_args=solver_args,
+    )
     count = fundamental = 0
     stopped = None
     try:
-        for found in solutions(
-            formula,
-            args.solver,
-            symmetric=args.symmetric,
-            workdir=Path(args.out) if args.out else None,
-            resume=args.resume,
-            limits=limits,
-            **kwargs,
-        ):
+        for found in solutions(formula, args.solver, options):
             emit(found)
             count += found.weight
             fundamental += 1
@@ -200,8 +197,6 @@ def loop(args: argparse.Namespace, emit) -> int:
                 break
     except EnumerationError as e:
         progress.close()
-        if e.status == "USAGE":
-            fail(str(e))
         print(f"{args.prog}: error: {e}; {fundamental} solution(s) found before it", file=sys.stderr)
         print(f"partial count: {count}")
         return 1

@@ -85,7 +85,9 @@ def solve(
 
     A binary solver starts on the file at once (after its header is read); a SAT model is
     then checked by streaming over the file, and the body of an UNSAT file is validated
-    the same way, in bounded memory.  The embedded solver loads the clauses itself.
+    the same way, in bounded memory.  With ``cnf`` (the same clauses, already in memory, as
+    the external enumeration loop holds them) the model is checked against those instead,
+    and the body is not read again.  The embedded solver loads the clauses itself.
     ``name`` names the file in messages.  Raises SolverNotFound (one-line message) for an
     unknown or missing solver, ProfileError for a bad solvers file, DimacsError/OSError
     for an unreadable CNF, UsageError when ``proof`` is asked of a solver that writes none.

@@ -1,0 +1,185 @@
+"""The durable restart loop around an external solver binary (``enumerate``/``count --solver kissat``).
+
+Files in the work directory: ``run.json`` (what the solutions mean: N, symmetric, the
+variant), ``base.cnf`` (the formula, written once by the generator's writer),
+``current.cnf`` (the base plus every blocking clause so far, rewritten before each call)
+and ``solutions.txt``.  Each solution is appended durably (flush + fsync) before the next
+solver call, and the blocking clauses are re-derived from that file, so ``resume`` after
+a crash or ``kill -9`` loses nothing and repeats nothing.
+
+The base formula stays in memory (its bytes, and its literals for the model check), so a
+round writes ``current.cnf`` without reading anything back, and the runner checks the
+solver's model against the clauses it already holds instead of re-parsing the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .atomic import atomic_output, sweep_temporaries
+from .board import Placement
+from .decode import Clause, DecodeError, as_line, parse_line
+from .enumeration import Acceptor, EnumerationError, EnumerationOptions, Found
+from .errors import UsageError
+from .formula import QueensFormula
+from .solvers.outcome import Limits, Status
+
+if TYPE_CHECKING:
+    from .dimacs_scan import Cnf
+
+SOLUTIONS = "solutions.txt"
+
+
+def read_solutions(path: Path, n: int, symmetric: bool = False) -> list[Placement]:
+    """Placements of a solutions file, checked: valid, N x N, no repeats (no two in one orbit when
+    ``symmetric``).  A torn last line (no newline, from a crash mid-write) is truncated away."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        keep = data.rfind(b"\n") + 1
+        with open(path, "r+b") as f:
+            f.truncate(keep)
+            os.fsync(f.fileno())
+        data = data[:keep]
+    out: list[Placement] = []
+    accept = Acceptor(n, str(path), symmetric=symmetric)
+    for i, line in enumerate(data.decode(errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            p = parse_line(line, n)
+        except DecodeError as e:
+            raise UsageError(f"{path}:{i}: {e}") from None
+        if p in accept.seen:
+            raise UsageError(f"{path}:{i}: {line.strip()!r} repeats an earlier solution")
+        accept.record(Found(p))
+        out.append(p)
+    return out
+
+
+def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: bool) -> None:
+    """Record what the directory's solutions mean (N, symmetric) and refuse a mismatched resume."""
+    meta = workdir / "run.json"
+    want: dict[str, object] = {"n": formula.n, "symmetric": symmetric}
+    if formula.variant.active:  # only then, so plain runs keep their run.json
+        want["variant"] = formula.variant.header_lines()
+    if resume and meta.exists():
+        try:
+            have = json.loads(meta.read_text())
+        except ValueError:
+            raise UsageError(f"{meta} is not JSON") from None
+        if {k: have.get(k) for k in (*want, "variant")} != {"variant": None, **want}:
+            raise UsageError(f"{workdir} holds a run with {have}, not {want}: resume with those options")
+        return
+    with atomic_output(meta) as f:
+        f.write((json.dumps(want) + "\n").encode())
+
+
+def _append_durably(path: Path, line: str) -> None:
+    with open(path, "a", encoding="ascii") as f:
+        f.write(line + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+class WorkFormula:
+    """The base formula in memory, written once to ``base.cnf``, plus the blocking clauses so far.
+
+    :meth:`write` gives the bytes ``merge base.cnf blocks`` would (the base's comment lines, the
+    corrected ``p cnf`` line, the base body, one line per blocking clause); :meth:`cnf` the same
+    clauses parsed, for the runner's model check.
+    """
+
+    def __init__(self, formula: QueensFormula, base: Path) -> None:
+        from .dimacs_scan import read_cnf
+        from .generate import write_cnf
+
+        self.num_vars, self.base_clauses = formula.counts()
+        with atomic_output(base) as f:
+            write_cnf(f, formula, formula.header_comments("cnfgen-queens enumerate"))
+        data = base.read_bytes()  # read once, kept: no copy of the writer's output in memory on the way
+        p_line = 0 if data.startswith(b"p cnf ") else data.index(b"\np cnf ") + 1
+        self.comments = data[:p_line]
+        self.body = memoryview(data)[data.index(b"\n", p_line) + 1 :]  # a view: the bytes are not copied
+        self.base = read_cnf(base)  # its literals, parsed once
+        self.block_lines: list[bytes] = []
+        self.block_lits: list[int] = []
+
+    def add(self, clauses: list[Clause]) -> None:
+        for clause in clauses:
+            self.block_lines.append((" ".join(map(str, clause)) + " 0\n").encode())
+            self.block_lits.extend((*clause, 0))
+
+    def write(self, path: Path) -> None:
+        total = self.base_clauses + len(self.block_lines)
+        with atomic_output(path) as f:
+            f.write(self.comments + f"p cnf {self.num_vars} {total}\n".encode())
+            f.write(self.body)
+            f.write(b"".join(self.block_lines))
+
+    def cnf(self) -> Cnf:
+        import numpy as np
+
+        from .dimacs import Header
+        from .dimacs_scan import Cnf
+
+        lits = np.concatenate((self.base.lits, np.array(self.block_lits, dtype=np.int32)))
+        return Cnf(Header(self.num_vars, self.base_clauses + len(self.block_lines)), lits)
+
+
+def enumerate_external(
+    formula: QueensFormula, solver: str, workdir: Path, options: EnumerationOptions | None = None
+) -> Iterator[Found]:
+    """Restart loop over files in ``workdir`` with an external solver (see the module docstring)."""
+    from .solvers import solve
+
+    opts = options or EnumerationOptions()
+    symmetric = opts.symmetric
+    try:
+        workdir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot use {workdir} as the work directory: {e.strerror or e}") from None
+    sol_path = workdir / SOLUTIONS
+    for own in ("run.json", "base.cnf", "current.cnf"):  # left by a kill -9 of an earlier run here
+        sweep_temporaries(workdir / own)
+    if sol_path.exists() and sol_path.stat().st_size and not opts.resume:
+        raise UsageError(f"{sol_path} already holds solutions: use --resume, or another --out directory")
+    _check_run(workdir, formula, symmetric, opts.resume)
+    found = read_solutions(sol_path, formula.n, symmetric) if opts.resume else []
+    accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric)
+    sol_path.touch()
+    work = WorkFormula(formula, workdir / "base.cnf")
+    earlier = [Found(p, accept.weight(p)) for p in found]
+    for f in earlier:
+        accept.record(f)
+        work.add(accept.blocks(f))
+    yield from earlier
+    current = workdir / "current.cnf"
+    limits = opts.limits or Limits()
+    end = None if limits.time is None else time.monotonic() + limits.time  # the limit bounds the whole loop
+    while True:
+        work.write(current)
+        left = None if end is None else end - time.monotonic()
+        if left is not None and left <= 0:
+            raise EnumerationError(f"time limit of {limits.time:g} s reached", Status.TIMEOUT)
+        if opts.on_call:
+            opts.on_call()
+        call = limits if left is None else replace(limits, time=left)
+        out = solve(current, solver, limits=call, args=opts.solver_args, solvers_file=opts.solvers_file,
+                    cnf=work.cnf())  # fmt: skip
+        if out.status == Status.UNSAT:
+            return
+        if out.status != Status.SAT:
+            detail = out.error or out.stderr_tail.strip().splitlines()[-1:] or ""
+            raise EnumerationError(f"{solver}: {out.status.value} {detail}".strip(), out.status)
+        new = accept(out.model or ())
+        _append_durably(sol_path, as_line(new.placement))
+        work.add(accept.blocks(new))
+        yield new
