@@ -208,7 +208,7 @@ def run_cnf(args: argparse.Namespace) -> int:
         if args.shuffle is None:  # streaming, vectorised for large N (same bytes either way)
             from ..generate import write_cnf
 
-            written = write_cnf(out, formula, comments, blocks, show=streamed_show)
+            written = write_cnf(out, formula, comments, blocks, show=streamed_show, tune_malloc=True)
         else:
             write_header(out, num_vars, total, comments)
             written = write_clauses(out, clauses) + write_clauses(out, blocks)

@@ -62,8 +62,8 @@ def _make(kind: str, reference: str, complete: bool) -> Encoding:
     encode.__doc__ = f"PySAT {kind} at-most-one ({reference})."
     return Encoding(
         name=PREFIX + kind,
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description=f"PySAT CardEnc {kind} ({reference}); counts measured",
         reference=f"{reference}; A. Ignatiev et al., PySAT, SAT 2018",
         propagation_complete=complete,
