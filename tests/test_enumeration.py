@@ -110,7 +110,7 @@ def test_resume_checks_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "repeats an earlier solution" in err and "attack" in err
 
 
-@pytest.mark.parametrize("solver", ["kissat", "minisat"])
+@pytest.mark.parametrize("solver", [pytest.param("kissat", marks=pytest.mark.slow), "minisat"])
 def test_external_loop_counts(solver: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_solver(solver)
     for n in range(1, 9):

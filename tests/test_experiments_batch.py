@@ -171,6 +171,7 @@ def _all_gone(pids: list[int], timeout: float = 10) -> None:
     assert pids and not [p for p in pids if _alive(p)]
 
 
+@pytest.mark.slow  # issue 13: out of the default run (CI runs it; SIGTERM's twin stays)
 def test_ctrl_c_stops_cleanly_and_keeps_results(tmp_path: Path) -> None:
     cfg = _kill_test_config(tmp_path)
     db = tmp_path / "kill" / "results.sqlite"

@@ -14,6 +14,7 @@ from cnfgen_queens.encodings.pysat_card import PYSAT_ENCODINGS, TABLE_MAX_N, ins
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = [pysat_card.PREFIX + kind for kind in PYSAT_ENCODINGS]
+SLOW_KINDS = ("totalizer", "sortnetwrk")  # quadratic / power-of-two sizes: a few seconds to build up to 200
 
 
 def _clear() -> None:
@@ -34,7 +35,9 @@ def _no_build(kind: str, lits: object, pool: object) -> list[tuple[int, ...]]:
     raise AssertionError(f"pysat:{kind} was built to count it")
 
 
-@pytest.mark.parametrize("kind", PYSAT_ENCODINGS)
+@pytest.mark.parametrize(
+    "kind", [pytest.param(k, marks=pytest.mark.slow) if k in SLOW_KINDS else k for k in PYSAT_ENCODINGS]
+)
 def test_counts_equal_a_build_for_every_line_up_to_the_table_size(kind: str) -> None:
     """Whatever the counts come from (the table for a tabled PySAT, a build otherwise), they are a build's."""
     enc = encodings.get(pysat_card.PREFIX + kind)
