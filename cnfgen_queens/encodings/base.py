@@ -3,6 +3,9 @@
 An encoding is a pure function ``(literals, pool, **params) -> clauses``: it takes
 the input literals of one line and a :class:`VarPool` that hands out auxiliary
 variables, and returns the clauses stating that at most one input is true.
+The :class:`Encoding` record registered for it is called and counted one way each
+(``enc(lits, pool, **params)``, ``enc.count(n, **params)``), says which parameters it
+takes, and states the ``positional`` rule that the fast writer relies on.
 """
 
 from __future__ import annotations
