@@ -204,7 +204,7 @@ def test_compressed_end_to_end(tmp_path: Path) -> None:
     assert decoded.returncode == 0 and len(json.loads(decoded.stdout)["columns"]) == 200
 
 
-@pytest.mark.parametrize("ext", [".gz", ".bz2", ".xz"])
+@pytest.mark.parametrize("ext", [".gz", *(pytest.param(e, marks=pytest.mark.slow) for e in (".bz2", ".xz"))])
 def test_every_command_reads_and_writes_compressed(tmp_path: Path, ext: str) -> None:
     import bz2
     import gzip
@@ -291,6 +291,7 @@ def test_stdin_is_spooled_unparsed_and_may_be_compressed(tmp_path: Path) -> None
     assert run("cnfgen-queens", "solve", "-", stdin=b"").returncode == 2
 
 
+@pytest.mark.slow  # issue 13 (CI runs it)
 def test_large_answers_keep_only_the_cells(tmp_path: Path) -> None:
     """An answer over 1 MB (comments, auxiliary literals) decodes to the same board, shuffled or not."""
     need_solver("kissat")
