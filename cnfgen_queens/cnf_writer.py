@@ -27,6 +27,7 @@ def write_cnf(
     show: bool = False,
     shuffle: int | None = None,
     fast: bool | None = None,
+    tune_malloc: bool = False,
 ) -> int:
     """Header and every clause of ``formula``, then the ``extra`` clauses (e.g. blocking clauses, in the
     formula's own variable names); returns the clause count, checked against the header's.
@@ -34,7 +35,11 @@ def write_cnf(
     ``show``: the ``c p show 1 .. N*N 0`` projection line after ``comments`` (which then leave it out).
     ``shuffle``: a seed; clause order, literal order and variable names (``extra`` too) are permuted and,
     when there is a header to hold it, the seed is recorded so that decode/block can undo it.
-    ``fast``: force the vectorised (True) or the reference (False) path; by default the size decides.
+    ``fast``: force the vectorised (True) or the reference (False) path; by default the size decides
+    (an encoding that is not ``positional`` always takes the reference path).
+    ``tune_malloc``: the process is ours alone (the ``gen-queens`` command), so the fast path may change
+    glibc's malloc settings for the rest of it (:func:`.generate.reuse_freed_memory`); a library
+    caller's process is left alone.
     """
     num_vars, num_clauses = formula.counts()
     total = num_clauses + len(extra)
@@ -48,16 +53,18 @@ def write_cnf(
         written = write_clauses(out, shuffle_clauses(chain(formula.clauses(), extra), num_vars, shuffle))
     else:
         write_header(out, num_vars, total, comments, formula.n**2 if show else None)
-        written = _write_body(out, formula, fast)
+        written = _write_body(out, formula, fast, tune_malloc)
         written += write_clauses(out, extra)
     if written != total:  # an internal invariant, never expected
         raise RuntimeError(f"internal error: wrote {written} clauses, the header says {total}")
     return written
 
 
-def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None) -> int:
-    from .generate import FAST_MIN_CLAUSES, write_body_fast
+def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None, tune_malloc: bool) -> int:
+    from . import generate
 
-    if not (formula.counts()[1] >= FAST_MIN_CLAUSES if fast is None else fast):
+    if not (formula.counts()[1] >= generate.FAST_MIN_CLAUSES if fast is None else fast) or not formula.enc.positional:
         return write_clauses(out, formula.clauses())
-    return write_body_fast(out, formula) + write_clauses(out, formula.variant.unit_clauses(formula.n))
+    if tune_malloc:
+        generate.reuse_freed_memory()
+    return generate.write_body_fast(out, formula) + write_clauses(out, formula.variant.unit_clauses(formula.n))

@@ -98,8 +98,8 @@ class WorkFormula:
     """
 
     def __init__(self, formula: QueensFormula, base: Path) -> None:
+        from .cnf_writer import write_cnf
         from .dimacs_scan import read_cnf
-        from .generate import write_cnf
 
         self.num_vars, self.base_clauses = formula.counts()
         with atomic_output(base) as f:

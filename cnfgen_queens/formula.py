@@ -38,8 +38,8 @@ class QueensFormula:
         self.variant.validate(self.n)  # VariantError is a ValueError
         enc = get(self.encoding)  # validates the name
         if self.group_size is not None:
-            if "group_size" not in enc.params:
-                takers = ", ".join(e for e in names() if "group_size" in get(e).params)
+            if not enc.takes_group_size:
+                takers = ", ".join(e for e in names() if get(e).takes_group_size)
                 raise ValueError(f"--group-size applies to {takers}, not to {self.encoding}")
             enc.count(2, group_size=self.group_size)  # validates the value
 

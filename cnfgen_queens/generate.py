@@ -1,16 +1,20 @@
 """The vectorised fast path of the CNF writer (:mod:`cnfgen_queens.cnf_writer`), and output sizes.
 
 The reference path formats the clauses of :meth:`QueensFormula.clauses` one by one.
-The fast path gives the same bytes for large formulas: an at-most-one encoding
-is a function of the positions of its inputs only, so each line length is encoded
-once on the template inputs ``1..n`` (auxiliaries ``n+1..``) and every line of that
-length is obtained by substituting its cell variables and its auxiliary block
-(numpy ``take``).  Literals are turned into text by a vectorised decimal
-formatter.  Memory stays bounded by one line's clauses plus one output chunk.
+The fast path gives the same bytes for large formulas of a ``positional`` encoding
+(the rule is stated and owned by :class:`.encodings.Encoding`): each line length is
+encoded once on the template inputs ``1..n`` (auxiliaries ``n+1..``) and every line
+of that length is obtained by substituting its cell variables and its auxiliary
+block (numpy ``take``).  Literals are turned into text by a vectorised decimal
+formatter that works on 4-byte words in the machine's byte order (``BYTE_ORDER``;
+the words are built from bytes, so either order gives the same text).  Memory stays
+bounded by one line's clauses plus one output chunk.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
@@ -29,16 +33,22 @@ TEMPLATE_MAX_LITERALS = 20_000_000  # a larger template (e.g. nested, n ~ 500) s
 CHUNK_LITERALS = 1 << 17
 CACHE_BYTES = 64 << 20  # templates held in memory; the rest spill to a temporary directory
 Template = tuple["np.ndarray", "np.ndarray", int, int]
+BYTE_ORDER = "<" if sys.byteorder == "little" else ">"  # of the formatter's 4-byte words
 
 
-@lru_cache(maxsize=1)
-def _digits4() -> np.ndarray:
-    """ASCII of 0000..9999 as one little-endian uint32 per number."""
+def _word(four: bytes, order: str) -> int:
+    """The 4-byte word whose bytes in memory are ``four``, in byte order ``order`` ('<' or '>')."""
+    return int.from_bytes(four, "little" if order == "<" else "big")
+
+
+@lru_cache(maxsize=2)
+def _digits4(order: str) -> np.ndarray:
+    """ASCII of 0000..9999 as one 4-byte word per number, in byte order ``order``."""
     import numpy as np
 
     x = np.arange(10000)
     d = np.stack([(x // 1000) % 10, (x // 100) % 10, (x // 10) % 10, x % 10], axis=1).astype(np.uint8) + 48
-    return np.ascontiguousarray(d).view(np.uint32).ravel()
+    return np.ascontiguousarray(d).view(np.dtype(order + "u4")).ravel()
 
 
 @lru_cache(maxsize=4)
@@ -61,9 +71,13 @@ def format_literals(flat: np.ndarray) -> bytes:
     """DIMACS text of a flat literal array in which 0 ends a clause: ``"1 -2 0\\n..."``.
 
     Each literal becomes a fixed-width row (sign, zero-padded digits from a table of
-    0000..9999, separator) and one boolean compaction drops the padding.
+    0000..9999, separator) and one boolean compaction drops the padding.  The rows are
+    4-byte words in ``BYTE_ORDER`` whose bytes are fixed, so the text is the same on
+    either byte order.
     """
     import numpy as np
+
+    order = BYTE_ORDER
 
     a = np.asarray(flat)
     t = a.size
@@ -73,14 +87,14 @@ def format_literals(flat: np.ndarray) -> bytes:
     vmax = int(v.max())
     groups = max(1, (len(str(vmax)) + 3) // 4)
     width = 4 * groups
-    words = np.empty((t, 2 + groups), dtype=np.uint32)
-    words[:, 0] = 0x2D000000  # '-' in the word's last byte (little-endian)
-    table = _digits4()
+    words = np.empty((t, 2 + groups), dtype=np.dtype(order + "u4"))
+    words[:, 0] = _word(b"\0\0\0-", order)  # '-' in the word's last byte
+    table = _digits4(order)
     rest = v
     for g in range(groups):
         rest, low = np.divmod(rest, 10000)
         words[:, groups - g] = np.take(table, low)
-    words[:, groups + 1] = np.where(a == 0, 10, 32)
+    words[:, groups + 1] = np.where(a == 0, _word(b"\n\0\0\0", order), _word(b" \0\0\0", order))
     kind = (a < 0).astype(np.uint8) * np.uint8(width + 1) + 1  # sign and digit count index a pattern
     p = 10
     while p <= vmax:
@@ -94,18 +108,15 @@ def _template(formula: QueensFormula, n: int) -> Template | None:
     """The encoding of inputs 1..n, flat and 0-terminated, as (signs, variable indices, clauses, auxiliaries)."""
     import numpy as np
 
-    enc, params = formula.enc, formula.params
-    pool = VarPool(n)
-    built = enc(list(range(1, n + 1)), pool, **params)
-    aux = pool.top - n
+    built, aux = formula.enc.template(n, **formula.params)
     if not built:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, 0, aux
     width = len(built[0])
     if all(len(c) == width for c in built):  # the common case: one 2-D array, then a 0 column
-        flat = np.zeros((len(built), width + 1), dtype=np.int64)
-        flat[:, :width] = np.fromiter(chain.from_iterable(built), np.int64, len(built) * width).reshape(-1, width)
-        flat = flat.reshape(-1)
+        grid = np.zeros((len(built), width + 1), dtype=np.int64)
+        grid[:, :width] = np.fromiter(chain.from_iterable(built), np.int64, len(built) * width).reshape(-1, width)
+        flat = grid.reshape(-1)
     else:
         size = sum(len(c) + 1 for c in built)
         if size > TEMPLATE_MAX_LITERALS:
@@ -115,20 +126,25 @@ def _template(formula: QueensFormula, n: int) -> Template | None:
 
 
 @lru_cache(maxsize=1)
-def _reuse_freed_memory() -> None:
-    """Ask glibc to keep freed blocks for reuse instead of unmapping them.
+def reuse_freed_memory() -> None:
+    """Ask glibc to keep freed blocks for reuse instead of unmapping them, for the rest of the process.
 
     Every chunk allocates and frees a few MB of numpy buffers; by default glibc
     returns each to the kernel and the next chunk page-faults it back in, which cost
     0.9 s of kernel time out of 2.4 s for pairwise N = 200.  Peak memory is unchanged
-    (the same buffers are reused).  Does nothing where the C library is not glibc.
+    (the same buffers are reused).  glibc cannot report the previous settings, so they
+    cannot be restored: only :func:`write_cnf` with ``tune_malloc=True`` (the
+    ``gen-queens`` process) calls this.  Does nothing where the C library is not glibc.
     """
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION"):
+            return
+    except (ValueError, OSError):  # no such name: not glibc
+        return
     import ctypes
-    import ctypes.util
 
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
+        mallopt = ctypes.CDLL(None).mallopt  # the process's own C library
     except (OSError, AttributeError):
         return
     m_trim_threshold, m_mmap_threshold = -1, -3
@@ -154,8 +170,6 @@ def _line_vars(formula: QueensFormula) -> Iterator[np.ndarray]:
 def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
     """The formula's clauses by template substitution (same bytes as the reference path)."""
     import numpy as np
-
-    _reuse_freed_memory()
 
     n = formula.n
     rows = max(1, CHUNK_LITERALS // n)  # at-least-one clauses a few rows at a time: memory stays bounded
@@ -338,7 +352,7 @@ def body_size(formula: QueensFormula) -> tuple[int, bool]:
             counts[k] = enc.count(k, **params)
         lines.setdefault(k, []).append((r * n + c + 1, formula.board.var_step(kind), top))
         top += counts[k][1]
-    if sum(counts[k][0] for k in lines) <= SIZE_BUDGET:
+    if formula.enc.positional and sum(counts[k][0] for k in lines) <= SIZE_BUDGET:
         total = alo
         for k in sorted(lines):
             got = _line_bytes(formula, k, 0)
@@ -353,6 +367,8 @@ def body_size(formula: QueensFormula) -> tuple[int, bool]:
             return total, True
     import math
 
+    import numpy as np
+
     digits = len(str(max(top, 1)))
     cheap = [k for k in sorted(lines) if counts[k][0] <= SAMPLE_MAX and k >= 2]
     k2 = cheap[-1] if cheap else min(lines)
@@ -360,7 +376,8 @@ def body_size(formula: QueensFormula) -> tuple[int, bool]:
     sizes = []
     for k in (k1, k2):
         got = _line_bytes(formula, k, digits)
-        fixed, cells, auxes, _ = got if got is not None else (0, [0], [0], 0)
+        none = np.zeros(1, dtype=np.int64)
+        fixed, cells, auxes, _ = got if got is not None else (0, none, none, 0)
         sizes.append(fixed + digits * int(cells[-1] + auxes[-1]))
     power = math.log(max(sizes[1], 1) / max(sizes[0], 1)) / math.log(k2 / k1) if k2 > k1 else 1.0
     scale = sizes[1] / k2**power

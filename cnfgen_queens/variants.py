@@ -229,7 +229,8 @@ def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[C
         if c not in taken[1] and (r - c) % m not in taken[2] and (r + c) % m not in taken[3] and (r, c) not in blocked
     ]
     for _ in range(RANDOM_ATTEMPTS):
-        free, chosen = start, []
+        free = start
+        chosen: list[Cell] = []
         while len(chosen) < k and free:
             qr, qc = q = free[rng.randrange(len(free))]
             chosen.append(q)

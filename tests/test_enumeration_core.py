@@ -14,6 +14,7 @@ from conftest import need_solver
 
 from cnfgen_queens.board import images
 from cnfgen_queens.cli import main
+from cnfgen_queens.cnf_writer import write_cnf
 from cnfgen_queens.decode import DecodeError, blocking_clauses, model_placement, variant_placement
 from cnfgen_queens.dimacs import merge_clauses
 from cnfgen_queens.dimacs_scan import read_cnf
@@ -28,7 +29,6 @@ from cnfgen_queens.enumeration import (
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.external_loop import WorkFormula, enumerate_external
 from cnfgen_queens.formula import QueensFormula
-from cnfgen_queens.generate import write_cnf
 from cnfgen_queens.known_counts import known_counts
 from cnfgen_queens.solvers import Limits, Status
 from cnfgen_queens.variants import Variant

@@ -93,6 +93,7 @@ def test_rerun_skips_finished_and_fresh_starts_over(
     assert comparable(stored(db)) == comparable(rows)
 
 
+@pytest.mark.slow  # issue 13: out of the default run (CI runs it); Dask stays in test_symmetric_count.py
 def test_dask_local_cluster_gives_the_same_rows(smoke: tuple[Path, list[Row]], tmp_path: Path) -> None:
     need_module("dask.distributed")
     _, local_rows = smoke
@@ -144,6 +145,7 @@ def _check_complete(db: Path, before: dict[str, Row]) -> None:
     assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+@pytest.mark.slow  # issue 13 (CI runs it); resume stays in test_rerun_skips_finished_and_fresh_starts_over
 def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = _kill_test_config(tmp_path)
     db = tmp_path / "kill" / "results.sqlite"
@@ -171,6 +173,7 @@ def _all_gone(pids: list[int], timeout: float = 10) -> None:
     assert pids and not [p for p in pids if _alive(p)]
 
 
+@pytest.mark.slow  # issue 13: out of the default run (CI runs it; SIGTERM's twin stays)
 def test_ctrl_c_stops_cleanly_and_keeps_results(tmp_path: Path) -> None:
     cfg = _kill_test_config(tmp_path)
     db = tmp_path / "kill" / "results.sqlite"

@@ -88,7 +88,7 @@ def test_escapee_count_and_enumerate_leave_nothing(
     assert survivors(marker) == []
 
 
-@pytest.mark.parametrize("task", ["solve", "count"])
+@pytest.mark.parametrize("task", ["solve", pytest.param("count", marks=pytest.mark.slow)])
 def test_escapee_batch_leaves_nothing_and_rows_say_cgroup(
     task: str, escapee: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -147,7 +147,7 @@ while True:  # comment lines for ever, at most ~50 MB/s (so 3 s stay below the d
 """
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", [pytest.param(m, marks=pytest.mark.slow) if m == "cgroup" else m for m in MODES])
 def test_endless_printer_time_limit_holds_in_bounded_memory(mode: str, q6: Path, tmp_path: Path) -> None:
     """The reproducer: endless comment lines under --time-limit 3 ran 25 s and grew to 5.9 GB."""
     need_mode(mode)

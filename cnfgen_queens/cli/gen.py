@@ -176,5 +176,5 @@ def run_cnf(args: argparse.Namespace) -> int:
     if args.shuffle is not None and args.no_comments:
         print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
     with output(args.output) as out:
-        write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle)
+        write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle, tune_malloc=True)
     return 0

@@ -3,11 +3,14 @@
 An encoding is a pure function ``(literals, pool, **params) -> clauses``: it takes
 the input literals of one line and a :class:`VarPool` that hands out auxiliary
 variables, and returns the clauses stating that at most one input is true.
+The :class:`Encoding` record registered for it is called and counted one way each
+(``enc(lits, pool, **params)``, ``enc.count(n, **params)``), says which parameters it
+takes, and states the ``positional`` rule that the fast writer relies on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 Clause = tuple[int, ...]
@@ -32,27 +35,52 @@ CountFn = Callable[..., tuple[int, int]]
 class Encoding:
     """A registered at-most-one encoding.
 
-    ``counts(n, **params)`` returns ``(clauses, auxiliary variables)`` for a line of
-    ``n`` literals without building it; ``propagation_complete`` says whether unit
-    propagation alone, with one input true, sets every other input false.
+    One way to build and one way to count: ``enc(lits, pool, **params)`` returns the
+    clauses over ``lits`` (auxiliaries from ``pool``), ``enc.count(n, **params)``
+    returns ``(clauses, auxiliary variables)`` for a line of ``n`` literals without
+    building it.  Both take the parameters of every encoding and pass on only the ones
+    in ``params`` (see :meth:`accepted`); ``build`` and ``size`` are the module's raw
+    functions behind them.  ``propagation_complete`` says whether unit propagation
+    alone, with one input true, sets every other input false.
+
+    ``positional`` is the rule the fast writer (:mod:`cnfgen_queens.generate`) relies
+    on: the clauses depend only on the positions of the inputs, not on their values.
+    That is, with ``t = enc.template(n)`` (inputs ``1..n``, auxiliaries ``n+1..n+a``),
+    the encoding of any ``n`` distinct variables ``lits`` from a pool at ``top`` is
+    ``t`` with ``i -> lits[i-1]`` and ``n+j -> top+j``, clause for clause, in order.
+    Every registered encoding states it (tests/test_encodings_api.py checks it); an
+    encoding that chose clauses by variable value would say ``positional=False`` and
+    be written clause by clause.
     """
 
     name: str
-    encode: EncodeFn
-    counts: CountFn
+    build: EncodeFn = field(repr=False)
+    size: CountFn = field(repr=False)
     description: str
     reference: str
     propagation_complete: bool
     params: tuple[str, ...] = field(default=())
+    positional: bool = True
 
-    def __call__(self, lits: Sequence[int], pool: VarPool, **params: int) -> list[Clause]:
-        return self.encode(lits, pool, **self.accepted(params))
+    def __call__(self, lits: Sequence[int], pool: VarPool, **params: int | None) -> list[Clause]:
+        return self.build(lits, pool, **self.accepted(params))
 
-    def count(self, n: int, **params: int) -> tuple[int, int]:
-        return self.counts(n, **self.accepted(params))
+    def count(self, n: int, **params: int | None) -> tuple[int, int]:
+        return self.size(n, **self.accepted(params))
 
-    def accepted(self, params: dict[str, int]) -> dict[str, int]:
-        """The subset of ``params`` this encoding takes (others belong to other encodings)."""
+    def template(self, n: int, **params: int | None) -> tuple[list[Clause], int]:
+        """(the clauses over inputs ``1..n`` with auxiliaries from ``n + 1``, the auxiliary count)."""
+        pool = VarPool(n)
+        clauses = self(list(range(1, n + 1)), pool, **params)
+        return clauses, pool.top - n
+
+    @property
+    def takes_group_size(self) -> bool:
+        """Whether ``group_size`` is one of this encoding's parameters (commander, bimander)."""
+        return "group_size" in self.params
+
+    def accepted(self, params: Mapping[str, int | None]) -> dict[str, int]:
+        """The subset of ``params`` this encoding takes (others belong to other encodings; None is unset)."""
         return {k: v for k, v in params.items() if k in self.params and v is not None}
 
 

@@ -59,8 +59,8 @@ def counts(n: int, group_size: int = DEFAULT_GROUP_SIZE) -> tuple[int, int]:
 BIMANDER = register(
     Encoding(
         name="bimander",
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description="Nguyen-Mai 2015 bimander, groups of g (default 2) + binary group index",
         reference="V.-H. Nguyen and S. T. Mai, SoICT 2015, 46-53",
         propagation_complete=True,

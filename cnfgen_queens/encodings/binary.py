@@ -53,8 +53,8 @@ def counts(n: int) -> tuple[int, int]:
 BINARY = register(
     Encoding(
         name="binary",
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description="Frisch et al. 2005 bitwise, n*ceil(log2 n) clauses, ceil(log2 n) auxiliaries",
         reference="A. M. Frisch et al., J. Autom. Reasoning 35 (2005) 143-179; S. Prestwich, Handbook of SAT ch. 2",
         propagation_complete=True,

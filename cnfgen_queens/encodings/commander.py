@@ -67,8 +67,8 @@ def counts(n: int, group_size: int = DEFAULT_GROUP_SIZE) -> tuple[int, int]:
 COMMANDER = register(
     Encoding(
         name="commander",
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description="Klieber-Kwon 2007 commander, recursive groups of g (default 3)",
         reference="W. Klieber and G. Kwon, CFV 2007",
         propagation_complete=True,

@@ -40,8 +40,8 @@ def counts(n: int) -> tuple[int, int]:
 LADDER = register(
     Encoding(
         name="ladder",
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description="Gent-Nightingale 2004 ladder, 4n-2 clauses, n auxiliaries (defined by the inputs)",
         reference="I. P. Gent and P. Nightingale, ModRef 2004; I. P. Gent and P. Prosser, SAT 2002",
         propagation_complete=True,

@@ -32,8 +32,8 @@ def literal_count(n: int) -> int:
 NESTED = register(
     Encoding(
         name="nested",
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description="seed 003's nested implications, n(n-1)/2 clauses of growing width",
         reference="M. Nesi, course notes on N-queens (seed 003)",
         propagation_complete=True,

@@ -22,8 +22,8 @@ def counts(n: int) -> tuple[int, int]:
 PAIRWISE = register(
     Encoding(
         name="pairwise",
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description="all binary clauses -a|-b (the seeds' formulation)",
         reference="binomial encoding; seeds 000, 002, 004",
         propagation_complete=True,

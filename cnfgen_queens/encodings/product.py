@@ -60,8 +60,8 @@ def counts(n: int) -> tuple[int, int]:
 PRODUCT = register(
     Encoding(
         name="product",
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description="Chen 2010 2-D product, recursive, ~2n+4sqrt(n) clauses (pairwise up to 6)",
         reference="J. Chen, ModRef 2010",
         propagation_complete=True,

@@ -7,14 +7,20 @@ Auxiliary ids are then taken from our own pool: PySAT numbers them from
 ``top_id + 1`` (the clash of its issue 207 comes from omitting ``top_id``), and any
 gap it leaves is closed by renumbering the auxiliaries in increasing order to
 ``pool.top + 1 ...``, so the header's variable count is exact and no variable is
-unused.  Counts have no closed form here: they are measured by building once per
-(name, n) and cached.  PySAT is imported only when an encoding is built.
+unused.  Counts have no closed form here (PySAT's encoders have size quirks of
+their own), so for line lengths up to ``TABLE_MAX_N`` they are read from
+``data/pysat_counts.csv``: measured by building each line length with a given PySAT
+version (scripts/pysat_counts_table.py) and used only when that version is
+installed.  Otherwise, and for longer lines, they are measured by building once
+per (name, n) and cached.  PySAT's encoders are imported only when one is built.
 """
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Sequence
 from functools import cache
+from importlib import resources
 
 from .base import Clause, Encoding, VarPool, measured_counts, register
 
@@ -30,6 +36,35 @@ PYSAT_ENCODINGS: dict[str, tuple[str, bool]] = {
     "kmtotalizer": ("A. Morgado, C. Dodaro and J. Marques-Silva, CP 2014", True),
 }
 PREFIX = "pysat:"
+TABLE = "data/pysat_counts.csv"
+TABLE_HEADER = "pysat,kind,clauses,aux"  # clauses and aux: space-separated, for n = 0..TABLE_MAX_N
+TABLE_MAX_N = 200
+Counts = tuple[tuple[int, int], ...]
+
+
+def installed_version() -> str:
+    """The installed PySAT's version (its small top-level package only; no encoder is loaded)."""
+    import pysat
+
+    return str(pysat.__version__)
+
+
+def read_table(text: str) -> dict[str, dict[str, Counts]]:
+    """``{pysat version: {kind: ((clauses, aux) for n = 0..)}}`` from the CSV text (``#`` lines are comments)."""
+    out: dict[str, dict[str, Counts]] = {}
+    for row in csv.DictReader(line for line in text.splitlines() if line.strip() and not line.startswith("#")):
+        clauses, aux = row["clauses"].split(), row["aux"].split()
+        if len(clauses) != len(aux):
+            raise ValueError(f"{TABLE}: {row['pysat']} {row['kind']}: {len(clauses)} clause counts, {len(aux)} aux")
+        out.setdefault(row["pysat"], {})[row["kind"]] = tuple(zip(map(int, clauses), map(int, aux), strict=True))
+    return out
+
+
+@cache
+def tabled_counts() -> dict[str, Counts]:
+    """The table's rows for the installed PySAT, by kind; empty when that version is not in the table."""
+    text = resources.files("cnfgen_queens").joinpath(TABLE).read_text(encoding="utf-8")
+    return read_table(text).get(installed_version(), {})
 
 
 def pysat_atmost_one(kind: str, lits: Sequence[int], pool: VarPool) -> list[Clause]:
@@ -57,13 +92,14 @@ def _make(kind: str, reference: str, complete: bool) -> Encoding:
 
     @cache
     def counts(n: int) -> tuple[int, int]:
-        return measured_counts(encode, n)
+        known = tabled_counts().get(kind, ())
+        return known[n] if 0 <= n < len(known) else measured_counts(encode, n)
 
     encode.__doc__ = f"PySAT {kind} at-most-one ({reference})."
     return Encoding(
         name=PREFIX + kind,
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description=f"PySAT CardEnc {kind} ({reference}); counts measured",
         reference=f"{reference}; A. Ignatiev et al., PySAT, SAT 2018",
         propagation_complete=complete,

@@ -38,8 +38,8 @@ def counts(n: int) -> tuple[int, int]:
 SEQUENTIAL = register(
     Encoding(
         name="sequential",
-        encode=encode,
-        counts=counts,
+        build=encode,
+        size=counts,
         description="Sinz 2005 sequential counter, 3n-4 clauses, n-1 auxiliaries",
         reference="C. Sinz, CP 2005, LNCS 3709, 827-831",
         propagation_complete=True,

@@ -356,14 +356,14 @@ def _encodings(c: _Check, value: Any, ns: tuple[int, ...], column_alo: bool, gro
         if name.startswith("pysat:") and max(ns) > MAX_MEASURED_N:  # before counting anything
             c.fail(path, f"{name} counts are measured by building it: N up to {MAX_MEASURED_N}, not {max(ns)}")
         try:
-            takes_group = "group_size" in encodings.get(name).params
+            takes_group = encodings.get(name).takes_group_size
             QueensFormula(min(ns), name, column_alo, group_size if takes_group else None).counts()
         except ValueError as e:  # UnknownEncoding lists the valid names; a bad group size
             c.fail(path, str(e).replace("--group-size", "group_size"))
         return name
 
     names = c.unique_list(value, "instances.encodings", one, "encoding names (or the word all)")
-    if group_size is not None and not any("group_size" in encodings.get(e).params for e in names):
+    if group_size is not None and not any(encodings.get(e).takes_group_size for e in names):
         c.fail("instances.group_size", f"none of {', '.join(names)} takes a group size")
     return names
 

@@ -142,7 +142,7 @@ def instance(
 ) -> Instance:
     from ..encodings import get as get_encoding
 
-    takes_group = "group_size" in get_encoding(encoding).params  # group_size goes where it applies
+    takes_group = get_encoding(encoding).takes_group_size  # group_size goes where it applies
     group = config.group_size if takes_group else None
     v = config.variant
     alo = config.column_alo[0] if column_alo is None else column_alo

@@ -1,0 +1,116 @@
+"""The Encoding interface (issue 13): one way to build and count, ``takes_group_size``, the
+``positional`` rule the fast writer relies on; generate.py's byte order and malloc scope."""
+
+from __future__ import annotations
+
+import io
+import random
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from cnfgen_queens import encodings, generate
+from cnfgen_queens.cli import gen_main
+from cnfgen_queens.cnf_writer import write_cnf
+from cnfgen_queens.encodings import REGISTRY, VarPool
+from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.generate import FAST_MIN_CLAUSES, format_literals
+
+
+@pytest.mark.parametrize("name", encodings.names())
+def test_positional_rule_holds(name: str) -> None:
+    """A line of any n distinct variables, from a pool at any top, is the template relabelled."""
+    enc = encodings.get(name)
+    assert enc.positional
+    rng = random.Random(name)
+    for n in (0, 1, 2, 3, 5, 8, 13, 21):
+        template, aux = enc.template(n)
+        assert enc.count(n) == (len(template), aux)
+        lits = rng.sample(range(1, 10 * n + 10), n)
+        top = max(lits, default=0) + rng.randrange(50)
+        pool = VarPool(top)
+        built = enc(lits, pool)
+        assert pool.top == top + aux
+        relabel = {i + 1: v for i, v in enumerate(lits)} | {n + j: top + j for j in range(1, aux + 1)}
+        expected = [tuple(relabel[x] if x > 0 else -relabel[-x] for x in c) for c in template]
+        assert built == expected, (name, n)
+
+
+def test_takes_group_size_is_one_property() -> None:
+    takers = [name for name in encodings.names() if encodings.get(name).takes_group_size]
+    assert takers == ["commander", "bimander"]
+    assert encodings.get("commander").count(10, group_size=4) != encodings.get("commander").count(10)
+    # parameters of other encodings are passed over, never an error
+    assert encodings.get("pairwise").count(10, group_size=4) == encodings.get("pairwise").count(10)
+    with pytest.raises(ValueError, match="--group-size applies to commander, bimander, not to pairwise"):
+        QueensFormula(8, "pairwise", group_size=4)
+
+
+def test_not_positional_is_written_clause_by_clause(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An encoding that does not state the rule never reaches the template path, even when asked."""
+    by_value = replace(REGISTRY["pairwise"], name="pairwise-by-value", positional=False)
+    monkeypatch.setitem(REGISTRY, by_value.name, by_value)
+    formula = QueensFormula(7, "pairwise-by-value")
+    assert generate.body_size(formula)[1] is False  # an estimate, not an exact size from templates
+
+    def no_templates(*_: object) -> None:
+        raise AssertionError("template path used for a non-positional encoding")
+
+    monkeypatch.setattr(generate, "_template", no_templates)
+    fast, slow = io.BytesIO(), io.BytesIO()
+    write_cnf(fast, formula, ["c"], fast=True)
+    write_cnf(slow, QueensFormula(7, "pairwise"), ["c"], fast=False)
+    assert fast.getvalue() == slow.getvalue()
+
+
+OTHER_ORDER = ">" if generate.BYTE_ORDER == "<" else "<"
+
+
+def test_formatter_gives_the_same_text_in_the_other_byte_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a machine of the other byte order runs: words laid out the other way, same bytes out."""
+    values = [1, -1, 9, -10, 99, 100, -9999, 10000, 123456789, -(2**31 - 1), 0, 7, 0]
+    want = "".join(f"{v} " if v else "0\n" for v in values).encode()
+    native = format_literals(np.array(values))
+    monkeypatch.setattr(generate, "BYTE_ORDER", OTHER_ORDER)
+    other = format_literals(np.array(values))
+    assert native == other == want
+    assert format_literals(np.array([], dtype=np.int64)) == b""
+
+
+@pytest.mark.parametrize(("n", "encoding"), [(9, "sequential"), (12, "commander"), (10, "pysat:totalizer")])
+def test_fast_path_in_the_other_byte_order_equals_reference(
+    n: int, encoding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    formula = QueensFormula(n, encoding, column_alo=True)
+    slow = io.BytesIO()
+    write_cnf(slow, formula, ["c"], fast=False)
+    monkeypatch.setattr(generate, "BYTE_ORDER", OTHER_ORDER)
+    fast = io.BytesIO()
+    write_cnf(fast, formula, ["c"], fast=True)
+    assert fast.getvalue() == slow.getvalue()
+
+
+def test_malloc_tuning_only_for_the_gen_command(
+    monkeypatch: pytest.MonkeyPatch, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A library caller's process keeps its malloc settings; the gen-queens process tunes its own."""
+    calls: list[str] = []
+    monkeypatch.setattr(generate, "reuse_freed_memory", lambda: calls.append("mallopt"))
+    n = 60  # pairwise N = 60: over FAST_MIN_CLAUSES, so the default is the fast path
+    assert QueensFormula(n).counts()[1] >= FAST_MIN_CLAUSES
+    write_cnf(io.BytesIO(), QueensFormula(n), ["c"])
+    assert calls == []
+    assert gen_main([str(n), "--no-comments"]) == 0
+    capfdbinary.readouterr()
+    assert calls == ["mallopt"]
+
+
+def test_reuse_freed_memory_runs_in_a_child() -> None:
+    """The tuning itself (glibc's mallopt through ctypes) works where it is used: a fresh process."""
+    import subprocess
+    import sys
+
+    code = "from cnfgen_queens.generate import reuse_freed_memory as r; r(); r(); print('ok')"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")
