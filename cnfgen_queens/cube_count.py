@@ -15,11 +15,13 @@ accept step of :class:`.enumeration.Acceptor`, in the loop every enumeration run
 
 from __future__ import annotations
 
+import atexit
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal, TypeAlias
+from enum import StrEnum
+from typing import Any, Final, TypeAlias
 
 from .enumeration import Acceptor, EnumerationError, cubes, embedded_solver, solve_loop
 from .formula import QueensFormula
@@ -30,8 +32,16 @@ Cube = tuple[int, ...]
 POLL = 0.05  # seconds between looks at the running cubes
 DEPTH = 3  # rows per cube: N = 14 gives 462 live cubes, enough to keep any number of workers busy
 DEEP_UP_TO = 40  # beyond this N (far past any count a SAT solver can finish), cubes of one row: N/2 of them
-DONE: Final = "DONE"  # a cube, or the whole count, finished: the solver said UNSAT in every cube
-CountStatus: TypeAlias = Status | Literal["DONE"]  # otherwise TIMEOUT or ERROR
+
+
+class CountEnd(StrEnum):
+    """How a count ended when no solver :class:`.Status` says it: every cube was exhausted."""
+
+    DONE = "DONE"  # a cube, or the whole count, finished: the solver said UNSAT in every cube
+
+
+DONE: Final = CountEnd.DONE
+CountStatus: TypeAlias = Status | CountEnd  # otherwise Status.TIMEOUT or Status.ERROR
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,14 @@ def live_cubes(formula: QueensFormula, solver: str, depth: int = DEPTH) -> list[
 
 
 _WORKER: dict[str, Any] = {}  # this process's solver for the current run: {"run", "solver", "seen"}
+
+
+@atexit.register
+def _drop_worker_solver() -> None:
+    """Free the worker's solver while PySAT can still do it (not in a finalizer at interpreter exit)."""
+    if "solver" in _WORKER:
+        _WORKER["solver"].delete()
+    _WORKER.clear()
 
 
 def _worker_solver(task: CubeTask) -> tuple[Any, set[tuple[int, ...]]]:
