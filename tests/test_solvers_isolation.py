@@ -330,3 +330,31 @@ def test_cgroup_ctrl_c_stops_the_run(q6: Path, tmp_path: Path) -> None:
     timer.join()
     fake, child = map(int, pidfile.read_text().split())
     assert gone(fake) and gone(child)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_solver_dies_with_a_killed_caller(mode: str, q6: Path, tmp_path: Path) -> None:
+    """SIGKILL to the process running the solver (a batch worker killed by the OOM killer or kill -9)
+    takes the solver with it, under both isolations: nothing is left to run on."""
+    need_mode(mode)
+    marker = f"303.{uuid.uuid4().int % 10**9:09d}"
+    solver = script(tmp_path / "sleeper.sh", f"#!/bin/sh\nexec sleep {marker}\n")
+    argv = ["solve", str(q6), "--solver", str(solver), "--isolation", mode, "--time-limit", "600"]
+    caller = subprocess.Popen([sys.executable, "-c", ENTRY, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        for _ in range(600):  # up to 60 s for a loaded machine to start it
+            if survivors(marker):
+                break
+            time.sleep(0.1)
+        assert survivors(marker), "the solver never started"
+        caller.kill()
+        caller.wait(timeout=30)
+        for _ in range(100):
+            if not survivors(marker):
+                break
+            time.sleep(0.1)
+        assert survivors(marker) == []
+    finally:
+        caller.kill()
+        for line in survivors(marker):
+            os.kill(int(line.split()[0]), 9)

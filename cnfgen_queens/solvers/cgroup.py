@@ -53,7 +53,7 @@ def _executor() -> Any:
     from benchexec import runexecutor
     from benchexec.runexecutor import RunExecutor
 
-    from .reaper import started
+    from .reaper import die_with_parent, started
 
     runexecutor._get_debug_output_after_crash = _no_crash_report
 
@@ -61,6 +61,15 @@ def _executor() -> Any:
         tool_pids: list[int]
 
         def _start_execution(self, *args: Any, **kwargs: Any) -> Any:
+            # the solver dies with the worker that runs it, as on the rusage path (a SIGKILLed batch worker)
+            setup = kwargs.get("child_setup_fn")
+
+            def child_setup() -> None:
+                die_with_parent()
+                if setup is not None:
+                    setup()
+
+            kwargs["child_setup_fn"] = child_setup
             # the solver's pid as soon as it exists: never taken for an orphan, its group swept after the run
             pid, cgroups, wait = super()._start_execution(*args, **kwargs)
             started.add(pid)

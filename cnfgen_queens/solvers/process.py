@@ -27,26 +27,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .finished import Finished, OutputCap, tail
-from .reaper import boot_ticks, clean_group, killpg, spawn_lock, started, subreaper, sweep_orphans
+from .reaper import boot_ticks, clean_group, die_with_parent, killpg, spawn_lock, started, subreaper, sweep_orphans
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL
 SAMPLE_INTERVAL = 0.1  # seconds between peak-memory and output-size samples
-
-
-def _die_with_parent() -> None:
-    """In a solver child: SIGKILL when the process that started it dies (a killed batch worker)."""
-    import ctypes
-
-    pr_set_pdeathsig = 1
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
 
 
 def _limit_memory(memory_mb: int | None) -> Callable[[], None]:
     limit = None if memory_mb is None else int(memory_mb) * 1024 * 1024
 
     def preexec() -> None:  # runs in the child between fork and exec
-        _die_with_parent()
+        die_with_parent()
         if limit is not None:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -279,7 +270,7 @@ def run_forked(
                     signal.signal(sig, signal.SIG_DFL)
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                 os.setsid()
-                _die_with_parent()
+                die_with_parent()
                 os.dup2(err.fileno(), 2)
                 if limit is not None:
                     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

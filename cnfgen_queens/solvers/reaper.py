@@ -31,6 +31,17 @@ def _prctl_subreaper(on: bool) -> None:
         pass
 
 
+def die_with_parent() -> None:
+    """In a solver child, before exec: SIGKILL when the thread that started it dies (a killed worker)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+
+
 @contextlib.contextmanager
 def subreaper() -> Iterator[None]:
     """While any run is under way, be a child subreaper (Linux): orphans of the run come to us to be reaped.
