@@ -95,7 +95,9 @@ BOMBS = {
 }
 
 
-@pytest.mark.parametrize("name", BOMBS)
+@pytest.mark.parametrize(
+    "name", [pytest.param(b, marks=pytest.mark.slow) if b == "too many seeds" else b for b in BOMBS]
+)
 def test_config_bombs_fail_fast_naming_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
     text, expected = BOMBS[name]
     path = _config(tmp_path, text)

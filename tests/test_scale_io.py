@@ -126,7 +126,10 @@ def test_huge_outputs_are_refused_before_writing(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "at most" in one_clear_line(proc.stderr)
 
 
-@pytest.mark.parametrize(("n", "encoding"), [(40, "pairwise"), (150, "sequential"), (100, "nested"), (60, "binary")])
+@pytest.mark.parametrize(
+    ("n", "encoding"),
+    [(40, "pairwise"), (150, "sequential"), pytest.param(100, "nested", marks=pytest.mark.slow), (60, "binary")],
+)
 def test_the_size_named_is_exact(n: int, encoding: str, monkeypatch, capfdbinary) -> None:
     import cnfgen_queens.cli.gen as gen
 

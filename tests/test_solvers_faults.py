@@ -124,7 +124,7 @@ def test_ctrl_c_stops_the_group(q8: Path, tmp_path: Path, pgids: list[int]) -> N
     assert gone(fake) and gone(child) and gone(pgids[0], group=True)
 
 
-@pytest.mark.parametrize("name", ["kissat", "picosat"])
+@pytest.mark.parametrize("name", ["kissat", pytest.param("picosat", marks=pytest.mark.slow)])
 def test_time_limit_on_pigeonhole(name: str, php: Path, pgids: list[int]) -> None:
     need_solver(name)
     start = time.monotonic()

@@ -68,7 +68,9 @@ class Comments(io.RawIOBase):
         return b""
 
 
-@pytest.mark.parametrize("line", [100, 10**9])  # many short comment lines; one endless comment line
+@pytest.mark.parametrize(
+    "line", [pytest.param(100, marks=pytest.mark.slow), 10**9]
+)  # many short comment lines; one endless comment line
 def test_comments_are_never_held(line: int) -> None:
     tracemalloc.start()
     try:

@@ -180,7 +180,7 @@ BAD = [
     (["8", "--seed", "3"], "--seed needs --random-place"),
     (["8", "--random-place", "-1", "--seed", "1"], "argument --random-place: must be a non-negative integer"),
     (["8", "--random-place", "9", "--seed", "1"], "cannot place 9 more non-attacking queens"),
-    (["50", "--random-place", "50", "--seed", "1"], "hit a dead end 1000 times"),
+    pytest.param(["50", "--random-place", "50", "--seed", "1"], "hit a dead end 1000 times", marks=pytest.mark.slow),
     (["8", "--holes", "/nonexistent/holes"], "cannot read /nonexistent/holes"),
     (["8", "--torus", "--format", "opb"], "--torus applies to --format cnf only"),
 ]
