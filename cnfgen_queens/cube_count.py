@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final, TypeAlias
 
-from .enumeration import Acceptor, EnumerationError, cubes, embedded_solver, solve_loop
+from .accept import Acceptor, EnumerationError
+from .enumeration import cubes, embedded_solver, solve_loop
 from .formula import QueensFormula
 from .solvers.outcome import Status
 from .symmetry import lex_leader_clauses

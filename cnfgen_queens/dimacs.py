@@ -267,15 +267,6 @@ def iter_body(
         yield tuple(current)
 
 
-def __getattr__(name: str) -> object:
-    """The vectorised readers live in dimacs_scan (numpy); imported when first asked for."""
-    if name in ("Cnf", "read_cnf", "violated_clause"):
-        from . import dimacs_scan
-
-        return getattr(dimacs_scan, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # -- merging --------------------------------------------------------------------
 
 

@@ -1,9 +1,9 @@
 """Every solution by the seeds' loop: solve, decode, block, repeat until UNSAT.
 
-One step is shared by every loop, :class:`Acceptor`: accept a model = decode it to a
-placement, check it (a valid board, inside the cube, canonical when the formula breaks
-symmetry, new), record it, and hand back its blocking clauses.  Two engines use it and
-share one contract (an iterator of checked placements):
+One step is shared by every loop, :class:`.accept.Acceptor`: accept a model = decode it
+to a placement, check it (a valid board, inside the cube, canonical when the formula
+breaks symmetry, new), record it, and hand back its blocking clauses.  Two engines use
+it and share one contract (an iterator of checked placements):
 
 * embedded (``pysat:NAME``): one incremental solver, blocking clauses added in
   place (:func:`solve_loop`); the fast path.  The symmetry-broken cube counter
@@ -22,128 +22,18 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .board import Placement
-from .decode import Clause, DecodeError, as_line, blocking_clause, blocking_clauses, model_placement
+from .accept import Acceptor, CountResult, EnumerationError, EnumerationOptions, Found
 from .errors import UsageError
 from .formula import QueensFormula
 from .solvers.outcome import Status
-from .symmetry import orbit
 
 if TYPE_CHECKING:
     from .solvers.outcome import Limits
-    from .variants import Variant
-
-
-class EnumerationError(RuntimeError):
-    """The loop stopped before UNSAT (solver error, limit, bad model); found solutions are kept."""
-
-    def __init__(self, message: str, status: Status = Status.ERROR) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-@dataclass(frozen=True)
-class Found:
-    """One solution: the representative placement and the size of its orbit (1 unless symmetric)."""
-
-    placement: Placement
-    weight: int = 1
-
-
-@dataclass(frozen=True)
-class CountResult:
-    count: int | None
-    fundamental: int | None
-    status: Status
-    wall: float
-    solver_calls: int
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class EnumerationOptions:
-    """How :func:`solutions` runs.  ``on_call`` is called before every solver call; ``limits.time``
-    bounds the whole loop.  ``workdir`` (a temporary directory when None), ``resume``,
-    ``solvers_file`` and ``solver_args`` are for the external loop only."""
-
-    symmetric: bool = False
-    limits: Limits | None = None
-    on_call: Callable[[], None] | None = None
-    workdir: Path | None = None
-    resume: bool = False
-    solvers_file: Path | None = None
-    solver_args: tuple[str, ...] = ()
-
-
-# -- the one accept-a-model step ----------------------------------------------------
-
-
-class Acceptor:
-    """Accept a model: decode, check, record; :meth:`blocks` gives the clauses that exclude it.
-
-    Nothing a solver says is taken on trust: the model must decode to a valid placement
-    (N queens, none attacking, the variant's constraints), lie inside the cube of
-    ``assumptions`` (cell variables), be the lex-least of its orbit when ``canonical`` (a
-    formula with the lex-leader predicate), and be new: not a placement recorded before,
-    nor with ``symmetric`` an image of one.  ``seen`` may be shared by several acceptors.
-    """
-
-    def __init__(
-        self,
-        n: int,
-        solver: str,
-        *,
-        variant: Variant | None = None,
-        symmetric: bool = False,
-        canonical: bool = False,
-        assumptions: tuple[int, ...] = (),
-        seen: set[Placement] | None = None,
-    ) -> None:
-        self.n, self.solver, self.variant = n, solver, variant
-        self.symmetric, self.canonical, self.assumptions = symmetric, canonical, assumptions
-        self.cube = [divmod(a - 1, n) for a in assumptions]
-        self.seen: set[Placement] = set() if seen is None else seen
-
-    def check(self, model: Sequence[int]) -> Found:
-        """The model's placement and weight, if it passes every check (raises EnumerationError)."""
-        try:
-            placement = model_placement(self.n, model, self.variant)
-        except DecodeError as e:
-            raise EnumerationError(f"{self.solver} returned a model that is not a solution: {e}") from None
-        if any(placement[r] != c for r, c in self.cube):
-            raise EnumerationError(f"{self.solver} returned {as_line(placement)} outside the cube {self.assumptions}")
-        if self.canonical and min(orbit(placement)) != placement:
-            raise EnumerationError(f"{self.solver} returned {as_line(placement)}, which the symmetry breaking excludes")
-        if placement in self.seen:
-            raise EnumerationError(f"{self.solver} returned a blocked placement again: {as_line(placement)}")
-        return Found(placement, self.weight(placement))
-
-    def weight(self, placement: Placement) -> int:
-        """How many boards a found placement stands for: its orbit's size when symmetry is used, else 1."""
-        return len(orbit(placement)) if self.symmetric or self.canonical else 1
-
-    def record(self, found: Found) -> None:
-        """Remember a placement (with ``symmetric``, its whole orbit) as found."""
-        if self.symmetric:
-            self.seen.update(orbit(found.placement))
-        else:
-            self.seen.add(found.placement)
-
-    def __call__(self, model: Sequence[int]) -> Found:
-        found = self.check(model)
-        self.record(found)
-        return found
-
-    def blocks(self, found: Found) -> list[Clause]:
-        """The blocking clauses of a found placement (of every image with ``symmetric``)."""
-        if self.symmetric:
-            return blocking_clauses(found.placement, True)
-        return [blocking_clause(found.placement)]
 
 
 # -- embedded ---------------------------------------------------------------------

@@ -22,10 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .accept import Acceptor, EnumerationError, EnumerationOptions, Found
 from .atomic import atomic_output, sweep_temporaries
 from .board import Placement
 from .decode import Clause, DecodeError, as_line, parse_line
-from .enumeration import Acceptor, EnumerationError, EnumerationOptions, Found
 from .errors import UsageError
 from .formula import QueensFormula
 from .solvers.outcome import Limits, Status

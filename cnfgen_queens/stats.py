@@ -13,7 +13,7 @@
   attacking pair shares exactly one line; the maximal cliques are *not* just the lines: they are the
   lines of length >= 4 plus small cliques across lines (2x2 blocks and their kin; 310 in all at N = 8).
 
-All counting is numpy on the flat literal array of :class:`~cnfgen_queens.dimacs.Cnf`; networkx is
+All counting is numpy on the flat literal array of :class:`~cnfgen_queens.dimacs_scan.Cnf`; networkx is
 used for community detection and cliques only, each under a stated size limit.
 """
 

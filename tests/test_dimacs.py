@@ -11,13 +11,12 @@ from cnfgen_queens.dimacs import (
     DimacsError,
     merge,
     read_blocks,
-    read_cnf,
     read_header,
     read_header_file,
-    violated_clause,
     write_clauses,
     write_header,
 )
+from cnfgen_queens.dimacs_scan import read_cnf, violated_clause
 from cnfgen_queens.formula import QueensFormula
 
 

@@ -12,7 +12,8 @@ from pysat.solvers import Solver
 
 from cnfgen_queens.board import Board, find_attack
 from cnfgen_queens.cli import gen_main
-from cnfgen_queens.dimacs import Header, read_cnf, read_header_file, violated_clause
+from cnfgen_queens.dimacs import Header, read_header_file
+from cnfgen_queens.dimacs_scan import read_cnf, violated_clause
 from cnfgen_queens.formula import QueensFormula
 from cnfgen_queens.shuffle import (
     ShuffleError,
