@@ -39,8 +39,10 @@ class Found:
     weight: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CountResult:
+    """A whole count by the blocking loop: ``count`` (and ``fundamental`` with symmetry) when it ended."""
+
     count: int | None
     fundamental: int | None
     status: Status

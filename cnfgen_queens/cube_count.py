@@ -55,7 +55,7 @@ class CubeTask:
     deadline: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CubeCount:
     """One cube's canonical boards: ``count`` weighs each by its orbit size; status DONE, TIMEOUT or ERROR."""
 
@@ -145,8 +145,10 @@ def count_cube(task: CubeTask, cube: Cube, solver: Any = None, seen: set | None 
             count += found.weight
             fundamental += 1
     except EnumerationError as e:
-        return CubeCount(cube, count, fundamental, calls, e.status, str(e))
-    return CubeCount(cube, count, fundamental, calls)
+        return CubeCount(
+            cube=cube, count=count, fundamental=fundamental, solver_calls=calls, status=e.status, error=str(e)
+        )
+    return CubeCount(cube=cube, count=count, fundamental=fundamental, solver_calls=calls)
 
 
 def _acceptor(solver: str, n: int, cube: Cube, seen: set) -> Acceptor:

@@ -193,18 +193,10 @@ def count_solutions(
         for f in solutions(formula, solver, options):
             count += f.weight
             fundamental += 1
-    except EnumerationError as e:
-        return CountResult(None, None, e.status, time.monotonic() - start, calls, str(e))
-    except UsageError as e:
-        return CountResult(None, None, Status.ERROR, time.monotonic() - start, calls, str(e))
+    except (EnumerationError, UsageError) as e:  # a usage problem is an ERROR with its reason: never raised
+        status = e.status if isinstance(e, EnumerationError) else Status.ERROR
+        wall = time.monotonic() - start
+        return CountResult(count=None, fundamental=None, status=status, wall=wall, solver_calls=calls, error=str(e))
     wall = time.monotonic() - start
-    return CountResult(count, fundamental if symmetric else None, Status.UNSAT, wall, calls)
-
-
-def __getattr__(name: str) -> object:
-    """The external loop's names, from :mod:`.external_loop` (imported when first asked for)."""
-    if name in ("enumerate_external", "read_solutions", "SOLUTIONS"):
-        from . import external_loop
-
-        return getattr(external_loop, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    fundamental_count = fundamental if symmetric else None
+    return CountResult(count=count, fundamental=fundamental_count, status=Status.UNSAT, wall=wall, solver_calls=calls)

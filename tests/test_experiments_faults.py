@@ -177,6 +177,16 @@ def test_foreign_database_is_refused_and_untouched(
     assert "not a cnfgen-queens results database" in capsys.readouterr().err
 
 
+def test_store_errors_are_not_blamed_on_the_scheduler(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad results file under --executor dask is the file's error, not the scheduler address's (issue 13)."""
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"SQLite format 2? no: a text file\n" * 50)
+    path = _config(tmp_path, BASE.replace("RESULTS", str(junk)))
+    argv = ("--no-progress", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1")
+    err = _one_line_error(capsys, "batch", str(path), *argv)
+    assert "not a usable results database" in err and "--scheduler" not in err
+
+
 def test_not_sqlite_and_empty_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import sqlite3
 

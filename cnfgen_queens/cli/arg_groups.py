@@ -142,3 +142,8 @@ def _is_set(value: object, default: object) -> bool:
     if value is None or value is False or (isinstance(value, str | list) and not value):
         return False  # 0 (a seed, a K) is set: compare by identity, not by truth
     return default is None or value != default
+
+
+def add_jobs_argument(p: argparse.ArgumentParser, default: int | None, help: str) -> None:
+    """``-j/--jobs J``: parallel processes; what runs in parallel (and so the default) is the command's."""
+    p.add_argument("-j", "--jobs", type=positive_int("jobs"), default=default, metavar="J", help=help)

@@ -8,8 +8,8 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from .arg_groups import add_executor_arguments, check_executor
-from .common import fail, positive_int
+from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
+from .common import fail
 
 if TYPE_CHECKING:
     from ..experiments.config import Config
@@ -17,12 +17,8 @@ if TYPE_CHECKING:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", metavar="CONFIG.yaml", help="the experiment config (see README: Batch experiments)")
-    p.add_argument(
-        "-j",
-        "--jobs",
-        type=positive_int("jobs"),
-        default=None,
-        help="parallel runs (default: the number of cores); with --scheduler the cluster decides",
+    add_jobs_argument(
+        p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
     )
     add_executor_arguments(p)
     p.add_argument("--fresh", action="store_true", help="delete every stored result in the results file, start over")
@@ -85,6 +81,7 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
 def _run(config: Config, args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
 
+    from ..errors import UsageError
     from ..experiments.batch import Terminated, run_batch
 
     def terminate(signum: int, frame: object) -> None:
@@ -107,6 +104,8 @@ def _run(config: Config, args: argparse.Namespace) -> int:
         fail(f"--executor {args.executor} needs {e.name or e}: pip install 'cnfgen-queens[dask]'")
     except OSError as e:
         fail(f"cannot start the batch: {e}", 1)
+    except UsageError:  # a results file or config problem: the guard prints it as it is
+        raise
     except ValueError as e:  # dask's word on a malformed --scheduler address
         fail(f"--scheduler {args.scheduler}: {e}" if args.scheduler else str(e))
     except BrokenProcessPool:

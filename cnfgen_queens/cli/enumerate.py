@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .arg_groups import add_encoding_arguments, add_limit_arguments, add_solver_arguments, encoding_of, given_flags
+from .arg_groups import (
+    add_encoding_arguments,
+    add_jobs_argument,
+    add_limit_arguments,
+    add_solver_arguments,
+    encoding_of,
+    given_flags,
+)
 from .common import board_size, fail, positive_int
 from .run_options import limits_from
 from .variant_args import add_variant_arguments, given, variant_from
@@ -38,9 +45,8 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
     p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
     add_variant_arguments(p)
     if counting:
-        p.add_argument(
-            "--jobs",
-            type=positive_int("jobs"),
+        add_jobs_argument(
+            p,
             default=1,
             help="count symmetry-broken cubes of the first three rows in J processes (embedded solvers; "
             "see --symmetric)",

@@ -12,6 +12,7 @@ from typing import IO, TYPE_CHECKING
 
 from ..board import Placement
 from ..compressed import InputError
+from ..solvers.outcome import Status
 from .common import Exit, board_size, fail
 
 if TYPE_CHECKING:
@@ -232,11 +233,11 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
     claim = parse_minisat(text) if first in MINISAT_FIRST else parse_competition(text)
     if claim.problem:
         fail(f"{name}: {claim.problem}", EXIT_NO_SOLUTION)
-    if claim.answer == "UNSAT":
+    if claim.answer is Status.UNSAT:
         print("no solution", file=sys.stderr if clauses_only else sys.stdout)
         raise Exit(EXIT_NO_SOLUTION)
     if claim.model is None:
-        what = "UNKNOWN answer" if claim.answer == "UNKNOWN" else "no model (no v lines, no SAT result)"
+        what = "UNKNOWN answer" if claim.answer is Status.UNKNOWN else "no model (no v lines, no SAT result)"
         fail(f"{name}: {what}", EXIT_NO_SOLUTION)
     if claim.answer is None:
         print(f"warning: {name}: v lines without an s line; decoding them anyway", file=sys.stderr)

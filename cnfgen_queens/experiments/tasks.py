@@ -133,7 +133,7 @@ def _count(run: Run) -> Measurement:
     r = count_solutions(run.instance.formula(), run.solver.name, limits=limits)
     measured_by = None if run.solver.name.startswith("pysat:") else _measured_by(limits.isolation)
     return Measurement(
-        _status(r.status),
+        r.status,
         solver_version=resolve(run.solver.name).version,
         wall=r.wall,
         count=r.count,
@@ -141,11 +141,6 @@ def _count(run: Run) -> Measurement:
         error=r.error,
         measured_by=measured_by,
     )
-
-
-def _status(word: str) -> Status:
-    """A count's status as the enum; a word that is no solver status (a usage problem) is an ERROR."""
-    return Status(word) if word in {s.value for s in Status} else Status.ERROR
 
 
 def _measured_by(isolation: str) -> str:

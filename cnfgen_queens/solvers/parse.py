@@ -19,8 +19,13 @@ from typing import BinaryIO
 from .outcome import Limits, Status
 from .profiles import Profile
 
-ANSWERS = {"SATISFIABLE": "SAT", "UNSATISFIABLE": "UNSAT", "UNKNOWN": "UNKNOWN", "INDETERMINATE": "UNKNOWN"}
-MINISAT_ANSWERS = {"SAT": "SAT", "UNSAT": "UNSAT", "INDET": "UNKNOWN"}
+ANSWERS = {
+    "SATISFIABLE": Status.SAT,
+    "UNSATISFIABLE": Status.UNSAT,
+    "UNKNOWN": Status.UNKNOWN,
+    "INDETERMINATE": Status.UNKNOWN,
+}
+MINISAT_ANSWERS = {"SAT": Status.SAT, "UNSAT": Status.UNSAT, "INDET": Status.UNKNOWN}
 MEMORY_WORDS = re.compile(r"out of memory|bad_alloc|cannot allocate|memory ?limit|memoryerror|allocation fail", re.I)
 LIMIT_SLACK = 0.95  # a run that used this share of its time limit and gave up hit the limit
 
@@ -29,7 +34,7 @@ LIMIT_SLACK = 0.95  # a run that used this share of its time limit and gave up h
 class Claim:
     """What the output says: the answer, the model literals, and the first thing that made no sense."""
 
-    answer: str | None  # "SAT" | "UNSAT" | "UNKNOWN" | None (no answer line)
+    answer: Status | None  # SAT, UNSAT or UNKNOWN as the solver claims it; None: no answer line
     model: tuple[int, ...] | None  # literals of the v lines / result file, without the final 0
     terminated: bool  # the model ended with 0
     problem: str | None  # malformed output that is an error whatever the exit code
@@ -68,7 +73,7 @@ class _Competition:
     """The state of :func:`read_competition`: what was said so far and the line under way."""
 
     def __init__(self) -> None:
-        self.answer: str | None = None
+        self.answer: Status | None = None
         self.lits: list[int] | None = None
         self.terminated = False
         self.problem: str | None = None
@@ -153,7 +158,7 @@ def read_minisat(stream: BinaryIO | None) -> Claim:
         return Claim(None, None, False, f"result file starts with {_short(word)!r}, not SAT/UNSAT/INDET", None)
     assert stream is not None
     rest = stream.read(PIECE)
-    if answer != "SAT":
+    if answer is not Status.SAT:
         return Claim(answer, None, False, "result file has a model after " + word if rest.strip() else None, None)
     lits: list[int] = []
     seen = bool(rest.strip())
@@ -202,7 +207,7 @@ def classify(
         return Status.TIMEOUT, f"stopped at the {limits.time:g} s wall-clock limit"
     if claim.problem is not None:
         return Status.ERROR, f"malformed output: {claim.problem}"
-    if claim.answer == "SAT":
+    if claim.answer is Status.SAT:
         if not sat:
             return Status.ERROR, f"answer SATISFIABLE but {describe_exit(exit_code)}"
         if claim.model is None:
@@ -210,7 +215,7 @@ def classify(
         if not claim.terminated:
             return Status.ERROR, "model not terminated by 0 (truncated output?)"
         return Status.SAT, None
-    if claim.answer == "UNSAT":
+    if claim.answer is Status.UNSAT:
         if not unsat:
             return Status.ERROR, f"answer UNSATISFIABLE but {describe_exit(exit_code)}"
         if claim.model:
