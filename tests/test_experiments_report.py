@@ -198,3 +198,37 @@ def test_cli_bad_databases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     Store(tmp_path / "empty.sqlite").close()
     assert main(["report", str(tmp_path / "empty.sqlite")]) == 1
     assert "no runs stored yet" in capsys.readouterr().err
+
+
+def test_by_n_and_column_alo_and_cpu_time_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--by n --by column_alo --time cpu``: one line per (N, column_alo, solver, encoding), CPU seconds."""
+    from dataclasses import replace
+
+    rows = [
+        replace(row("p1", "kissat", "product", 500, "SAT", 9.0), cpu=3.0),
+        replace(row("p2", "kissat", "product", 500, "SAT", 8.0), cpu=5.0),
+        replace(row("p3", "kissat", "product", 1000, "TIMEOUT", 10.3), cpu=4.0),
+        replace(row("p4", "kissat", "product", 1000, "SAT", 2.0), cpu=1.5, column_alo=True),
+    ]
+    stats = report.summarize(rows, by=("n", "column_alo"), time="cpu")
+    got = [(s.n, s.column_alo, s.runs, s.solved, s.par2, s.median) for s in stats]
+    assert got == [(500, False, 2, 2, 4.0, 4.0), (1000, False, 1, 0, 20.0, None), (1000, True, 1, 1, 1.5, 1.5)]
+    wall = report.summarize(rows, by=("n",))
+    assert [(s.n, s.column_alo, s.par2) for s in wall] == [(500, None, 8.5), (1000, None, (20.0 + 2.0) / 2)]
+    assert report.summarize(rows)[0].n is None  # not split: one line, no N column
+    table = report.markdown(stats, "cpu")
+    assert table.splitlines()[0].startswith("| N | column_alo | solver | encoding |") and "(CPU s)" in table
+    assert "| 1000 | true | kissat | product | 1 | 1 | 0 | 1.50 | 1.500 | 1000 |" in table
+    assert report.to_csv(stats).splitlines()[0].endswith("largest_n,n,column_alo")
+    assert report.to_csv(report.summarize(rows)).splitlines()[0].endswith(",largest_n")  # the old columns, unsplit
+    with pytest.raises(ValueError, match="cannot group or time by"):
+        report.summarize(rows, by=("solver_version",))
+    db = tmp_path / "by.sqlite"
+    with Store(db) as store:
+        for r in rows:
+            store.add(r)
+    out = tmp_path / "tvn.png"
+    assert main(["report", str(db), "--by", "n", "--time", "cpu", "--time-vs-n", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("| N | solver |") and out.stat().st_size > 0
+    assert main(["report", str(db), "--by", "solver"]) == 2
+    assert "invalid choice" in capsys.readouterr().err

@@ -51,6 +51,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--plot", nargs="*", action=_PlotGone, help=argparse.SUPPRESS)
     p.add_argument("--title", help="plot title (default: the experiment name)")
+    p.add_argument(
+        "--by",
+        action="append",
+        choices=("n", "column_alo"),
+        default=[],
+        help="split the table's groups by board size and/or the redundant column clauses; repeatable",
+    )
+    p.add_argument(
+        "--time",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="the time the table and plots use (default wall; cpu is steadier on a loaded machine)",
+    )
 
 
 def _write(path: str, text: str) -> None:
@@ -115,14 +128,14 @@ def run(args: argparse.Namespace) -> int:
     if len(hashes) > 1:
         note = f"{args.db} holds runs of {len(hashes)} config versions; the table includes all"
         print(f"{args.prog}: note: {note}", file=sys.stderr)
-    stats = report.summarize(rows)
-    table = report.markdown(stats)
+    stats = report.summarize(rows, by=args.by, time=args.time)
+    table = report.markdown(stats, args.time)
     sys.stdout.write(table)
     sys.stdout.flush()
     outputs = {
         args.markdown: ("table", table),
         args.csv: ("table (CSV)", report.to_csv(stats)),
-        args.json: ("table (JSON)", report.to_json(stats, rows)),
+        args.json: ("table (JSON)", report.to_json(stats, rows, args.time)),
         args.runs_csv: (f"{len(rows)} runs (CSV)", report.runs_csv(rows)),
     }
     for path, (what, text) in outputs.items():
@@ -135,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         title = args.title or ", ".join(sorted({r.experiment for r in rows}))
         for kind, path, pair in plots:
             try:
-                draw(rows, kind, path, title, pair)
+                draw(rows, kind, path, title, pair, args.time)
             except OSError as e:
                 fail(f"cannot write {path}: {e.strerror or e}")
             what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +107,7 @@ def _legend(fig: Any, axes: list[Any], title: str) -> None:
                title_fontsize=8)  # fmt: skip
 
 
-def cactus(rows: list[Row], title: str) -> Any:
+def cactus(rows: list[Row], title: str, clock: str = "wall") -> Any:
     """Per solver: each encoding's solved runs sorted by time; the k-th point is k runs solved."""
     styles = _styles(sorted({r.encoding for r in rows}))
     solvers = sorted({r.solver_label for r in rows})
@@ -126,12 +127,12 @@ def cactus(rows: list[Row], title: str) -> Any:
             ax.axhline(limit, color="grey", linewidth=0.8, linestyle=":")
         ax.set_xlabel("runs solved")
         ax.xaxis.get_major_locator().set_params(integer=True)
-    axes[0].set_ylabel("wall time (s, log scale); dotted: time limit")
+    axes[0].set_ylabel(f"{clock} time (s, log scale); dotted: time limit")
     _legend(fig, axes, "encoding")
     return fig
 
 
-def time_vs_n(rows: list[Row], title: str) -> Any:
+def time_vs_n(rows: list[Row], title: str, clock: str = "wall") -> Any:
     """One panel per encoding: median wall time per N for each solver; unsolved N are crosses at the limit."""
     from matplotlib.ticker import FixedLocator, NullLocator
 
@@ -160,7 +161,7 @@ def time_vs_n(rows: list[Row], title: str) -> Any:
             ax.xaxis.set_minor_locator(NullLocator())
             ax.set_xticklabels([str(n) for n in ns], fontsize=7)
     fig.supxlabel("N (board size)", fontsize=9)
-    fig.supylabel("median wall time (s, log); x: unsolved; dotted: limit", fontsize=9)
+    fig.supylabel(f"median {clock} time (s, log); x: unsolved; dotted: limit", fontsize=9)
     _legend(fig, axes, "solver")
     return fig
 
@@ -189,7 +190,7 @@ def scatter_pairs(rows: list[Row], a: str, b: str) -> list[tuple[str, float | No
     return out
 
 
-def scatter(rows: list[Row], a: str, b: str, title: str) -> Any:
+def scatter(rows: list[Row], a: str, b: str, title: str, clock: str = "wall") -> Any:
     """Solver A against solver B per instance, log-log: the diagonal, the limit lines, unsolved on the limit."""
     from matplotlib.figure import Figure
 
@@ -216,8 +217,8 @@ def scatter(rows: list[Row], a: str, b: str, title: str) -> Any:
     ax.grid(True, which="major", alpha=0.3)
     a_won = sum(1 for _, ta, tb in pairs if ta is not None and (tb is None or ta < tb))
     b_won = sum(1 for _, ta, tb in pairs if tb is not None and (ta is None or tb < ta))
-    ax.set_xlabel(f"{a}: wall time (s, log)")
-    ax.set_ylabel(f"{b}: wall time (s, log)")
+    ax.set_xlabel(f"{a}: {clock} time (s, log)")
+    ax.set_ylabel(f"{b}: {clock} time (s, log)")
     ax.set_title(f"{title}\n{len(pairs)} instances: {a} faster on {a_won}, {b} on {b_won}; "
                  "dashed: time limit (unsolved drawn there)", fontsize=9)  # fmt: skip
     _legend(fig, [ax], "encoding")
@@ -239,14 +240,19 @@ def save(fig: Any, path: Path) -> None:
         out.write(buf.getvalue())
 
 
-def draw(rows: list[Row], kind: str, path: Path, title: str, solvers: tuple[str, str] | None = None) -> None:
-    """Draw one plot of ``kind`` (see KINDS) into ``path``; scatter needs the two solvers."""
+def draw(
+    rows: list[Row], kind: str, path: Path, title: str, solvers: tuple[str, str] | None = None, clock: str = "wall"
+) -> None:
+    """Draw one plot of ``kind`` (see KINDS) into ``path``; scatter needs the two solvers.  ``clock="cpu"``
+    plots CPU time: each run's ``cpu`` stands in for its ``wall``."""
+    if clock == "cpu":
+        rows = [replace(r, wall=r.cpu) for r in rows]
     if kind == "cactus":
-        fig = cactus(rows, title)
+        fig = cactus(rows, title, clock)
     elif kind == "time-vs-n":
-        fig = time_vs_n(rows, title)
+        fig = time_vs_n(rows, title, clock)
     elif kind == "scatter" and solvers is not None:
-        fig = scatter(rows, *solvers, title)
+        fig = scatter(rows, *solvers, title, clock)
     else:
         raise ValueError(f"unknown plot kind {kind!r}")
     save(fig, path)

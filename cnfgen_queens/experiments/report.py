@@ -2,7 +2,9 @@
 
 PAR-2 is the SAT Competition's penalized average runtime: a solved run scores its
 wall time, an unsolved one twice the time limit (SAT Competition 2017 onwards,
-https://satcompetition.github.io/).  Whether a run is solved, wrong (reported,
+https://satcompetition.github.io/).  ``time="cpu"`` scores CPU time instead (what a
+shared, loaded machine measures more faithfully); ``by`` splits the groups further by
+board size and/or the redundant column clauses.  Whether a run is solved, wrong (reported,
 never solved) or unsolved is its verdict (:mod:`.verdict`), not its status.
 """
 
@@ -34,6 +36,16 @@ class GroupStats:
     par2: float | None  # mean over runs, seconds; None when an unsolved run has no time limit
     median: float | None  # median wall time of the solved runs, seconds
     largest_n: int | None  # the largest N with a solved run
+    n: int | None = None  # with by=("n", ...): the board size of the group
+    column_alo: bool | None = None  # with by=(..., "column_alo"): with the redundant column clauses or not
+
+
+BY_KEYS = ("n", "column_alo")
+TIMES = ("wall", "cpu")
+
+
+def _seconds(row: Row, time: str) -> float | None:
+    return row.cpu if time == "cpu" else row.wall
 
 
 def is_wrong(row: Row) -> bool:
@@ -44,29 +56,36 @@ def is_solved(row: Row) -> bool:
     return verdict(row) is Verdict.SOLVED
 
 
-def penalized(row: Row) -> float | None:
-    """The PAR-2 score of one run."""
-    if is_solved(row) and row.wall is not None:
-        return row.wall
+def penalized(row: Row, time: str = "wall") -> float | None:
+    """The PAR-2 score of one run (its wall or CPU seconds if solved, else twice the time limit)."""
+    seconds = _seconds(row, time)
+    if is_solved(row) and seconds is not None:
+        return seconds
     return None if row.time_limit is None else 2 * row.time_limit
 
 
-def par2(rows: Iterable[Row]) -> float | None:
-    scores = [penalized(r) for r in rows]
+def par2(rows: Iterable[Row], time: str = "wall") -> float | None:
+    scores = [penalized(r, time) for r in rows]
     if not scores or any(s is None for s in scores):
         return None
     return sum(s for s in scores if s is not None) / len(scores)
 
 
-def summarize(rows: Iterable[Row]) -> list[GroupStats]:
-    """One :class:`GroupStats` per (task, solver with arguments, encoding), best PAR-2 first."""
-    groups: dict[tuple[str, str, str], list[Row]] = {}
+def summarize(rows: Iterable[Row], by: Iterable[str] = (), time: str = "wall") -> list[GroupStats]:
+    """One :class:`GroupStats` per (task, solver with arguments, encoding, and the ``by`` keys: ``n``,
+    ``column_alo``), best PAR-2 first within each task and ``by`` value; times are ``wall`` or ``cpu``."""
+    by = tuple(by)
+    if unknown := [k for k in by if k not in BY_KEYS] or ([time] if time not in TIMES else []):
+        raise UsageError(f"cannot group or time by {', '.join(unknown)}: choose from {', '.join(BY_KEYS + TIMES)}")
+    groups: dict[tuple[str, str, str, int | None, bool | None], list[Row]] = {}
     for r in rows:
-        groups.setdefault((r.task, r.solver_label, r.encoding), []).append(r)
+        n = r.n if "n" in by else None
+        alo = r.column_alo if "column_alo" in by else None
+        groups.setdefault((r.task, r.solver_label, r.encoding, n, alo), []).append(r)
     out = []
-    for (task, solver, encoding), group in groups.items():
+    for (task, solver, encoding, n, alo), group in groups.items():
         solved = [r for r in group if is_solved(r)]
-        times = [r.wall for r in solved if r.wall is not None]
+        times = [t for t in (_seconds(r, time) for r in solved) if t is not None]
         out.append(
             GroupStats(
                 task,
@@ -75,14 +94,33 @@ def summarize(rows: Iterable[Row]) -> list[GroupStats]:
                 len(group),
                 len(solved),
                 sum(is_wrong(r) for r in group),
-                par2(group),
+                par2(group, time),
                 statistics.median(times) if times else None,
                 max((r.n for r in solved), default=None),
+                n,
+                alo,
             )
         )
     inf = float("inf")
-    out.sort(key=lambda s: (s.task, inf if s.par2 is None else s.par2, -s.solved, s.solver, s.encoding))
+
+    def order(s: GroupStats) -> tuple[Any, ...]:
+        return (
+            s.task,
+            s.n or 0,
+            bool(s.column_alo),
+            inf if s.par2 is None else s.par2,
+            -s.solved,
+            s.solver,
+            s.encoding,
+        )
+
+    out.sort(key=order)
     return out
+
+
+def _grouped(stats: list[GroupStats]) -> list[str]:
+    """The ``by`` keys the table was split by (columns shown only then)."""
+    return [k for k in BY_KEYS if any(getattr(s, k) is not None for s in stats)]
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -92,8 +130,10 @@ def _num(value: float | None, digits: int = 3) -> str:
 HEADERS = ("solver", "encoding", "runs", "solved", "wrong", "PAR-2 (s)", "median solved (s)", "largest N solved")
 
 
-def _cells(s: GroupStats) -> list[str]:
+def _cells(s: GroupStats, grouped: list[str]) -> list[str]:
+    keys = [str(s.n) if k == "n" else str(s.column_alo).lower() for k in grouped]
     return [
+        *keys,
         s.solver,
         s.encoding,
         str(s.runs),
@@ -105,16 +145,20 @@ def _cells(s: GroupStats) -> list[str]:
     ]
 
 
-def markdown(stats: list[GroupStats]) -> str:
-    """The table in GitHub Markdown (a task column only when the database holds more than one task)."""
+def markdown(stats: list[GroupStats], time: str = "wall") -> str:
+    """The table in GitHub Markdown (a task column only when the database holds more than one task;
+    N and column_alo columns when the groups were split by them)."""
     tasks = len({s.task for s in stats}) > 1
-    head = (["task"] if tasks else []) + list(HEADERS)
+    grouped = _grouped(stats)
+    headers = [h.replace("(s)", "(CPU s)") if time == "cpu" else h for h in HEADERS]
+    head = (["task"] if tasks else []) + ["N" if k == "n" else k for k in grouped] + headers
+    text = len(grouped) + 2 + tasks
     lines = [
         "| " + " | ".join(head) + " |",
-        "|" + "|".join("---" if i < 2 + tasks else "--:" for i in range(len(head))) + "|",
+        "|" + "|".join("---" if i < text else "--:" for i in range(len(head))) + "|",
     ]
     for s in stats:
-        lines.append("| " + " | ".join(([s.task] if tasks else []) + _cells(s)) + " |")
+        lines.append("| " + " | ".join(([s.task] if tasks else []) + _cells(s, grouped)) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -124,7 +168,9 @@ def _rounded(d: dict[str, object]) -> dict[str, object]:
 
 def to_csv(stats: list[GroupStats]) -> str:
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=[f for f in GroupStats.__dataclass_fields__], lineterminator="\n")
+    grouped = _grouped(stats)
+    names = [f for f in GroupStats.__dataclass_fields__ if f not in BY_KEYS or f in grouped]
+    writer = csv.DictWriter(buf, fieldnames=names, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for s in stats:
         writer.writerow(_rounded(asdict(s)))
@@ -141,10 +187,10 @@ def runs_csv(rows: list[Row]) -> str:
     return buf.getvalue()
 
 
-def to_json(stats: list[GroupStats], rows: list[Row]) -> str:
+def to_json(stats: list[GroupStats], rows: list[Row], time: str = "wall") -> str:
     limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
     doc = {
-        "par2": "mean over runs of wall time if solved, else 2 x time limit (seconds)",
+        "par2": f"mean over runs of {time} time if solved, else 2 x time limit (seconds)",
         "time_limits": limits,
         "config_hashes": sorted({r.config_hash for r in rows}),
         "groups": [_rounded(asdict(s)) for s in stats],
