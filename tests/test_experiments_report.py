@@ -232,3 +232,19 @@ def test_by_n_and_column_alo_and_cpu_time_by_hand(tmp_path: Path, capsys: pytest
     assert capsys.readouterr().out.splitlines()[0].startswith("| N | solver |") and out.stat().st_size > 0
     assert main(["report", str(db), "--by", "solver"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_where_keeps_the_matching_runs(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--where FIELD=VALUE`` filters by column text (case-insensitive); an unknown field is a usage error."""
+    assert [r.run_key for r in report.where(HAND, ["solver=minisat", "status=sat"])] == ["c2"]
+    assert [r.run_key for r in report.where(HAND, ["n=5"])] == ["a2", "c1"]
+    assert report.where(HAND, ["column_alo=true"]) == []
+    with pytest.raises(ValueError, match="expected FIELD=VALUE"):
+        report.where(HAND, ["colour=blue"])
+    assert main(["report", str(db), "--where", "encoding=sequential"]) == 0
+    out = capsys.readouterr().out
+    assert "| kissat | sequential | 4 | 4 |" in out and "pairwise" not in out
+    assert main(["report", str(db), "--where", "n=99"]) == 1
+    assert "no run matches --where" in capsys.readouterr().err
+    assert main(["report", str(db), "--where", "nope"]) == 2
+    assert "expected FIELD=VALUE" in capsys.readouterr().err

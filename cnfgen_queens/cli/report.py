@@ -59,6 +59,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="split the table's groups by board size and/or the redundant column clauses; repeatable",
     )
     p.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="only the runs whose column FIELD has this value (n=1000, column_alo=true); repeatable: all must hold",
+    )
+    p.add_argument(
         "--time",
         choices=("wall", "cpu"),
         default="wall",
@@ -113,9 +120,9 @@ def run(args: argparse.Namespace) -> int:
             check_writable(path)
         except OSError as e:
             fail(f"cannot write {path}: {e}")
-    rows = _rows(args.db)
+    rows = report.where(_rows(args.db), args.where)
     if not rows:
-        fail(f"{args.db}: no runs stored yet", 1)
+        fail(f"{args.db}: no runs stored yet" if not args.where else f"{args.db}: no run matches --where", 1)
     for kind, _, pair in plots:
         if kind == "scatter" and pair is not None:
             from ..experiments.plots import scatter_pairs

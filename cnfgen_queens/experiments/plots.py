@@ -139,7 +139,7 @@ def time_vs_n(rows: list[Row], title: str, clock: str = "wall") -> Any:
     medians = medians_by_n(rows)
     styles = _styles(sorted({r.solver_label for r in rows}))
     encodings = sorted({r.encoding for r in rows})
-    columns = 4 if len(encodings) > 6 else len(encodings)
+    columns = len(encodings) if len(encodings) <= 4 else 3 if len(encodings) <= 9 else 4
     fig, axes = _figure(title, encodings, 3.0, 2.5, columns)
     ns = sorted({r.n for r in rows})
     limit = _limit(rows)

@@ -118,6 +118,23 @@ def summarize(rows: Iterable[Row], by: Iterable[str] = (), time: str = "wall") -
     return out
 
 
+def where(rows: Iterable[Row], conditions: Iterable[str]) -> list[Row]:
+    """The rows whose fields match every ``FIELD=VALUE`` (as text: ``n=1000``, ``column_alo=true``,
+    ``solver=kissat``); a field that is not a column is a usage error."""
+    tests: list[tuple[str, str]] = []
+    for cond in conditions:
+        key, eq, value = cond.partition("=")
+        if not eq or key not in Row.__dataclass_fields__:
+            columns = ", ".join(Row.__dataclass_fields__)
+            raise UsageError(f"--where {cond!r}: expected FIELD=VALUE with FIELD one of {columns}")
+        tests.append((key, value.lower()))
+
+    def text(value: Any) -> str:
+        return "" if value is None else str(value).lower()
+
+    return [r for r in rows if all(text(getattr(r, k)) == v for k, v in tests)]
+
+
 def _grouped(stats: list[GroupStats]) -> list[str]:
     """The ``by`` keys the table was split by (columns shown only then)."""
     return [k for k in BY_KEYS if any(getattr(s, k) is not None for s in stats)]
