@@ -46,3 +46,17 @@ def need_module(name: str) -> None:
         found = False
     if not found:
         need_tool(f"python package {name!r} not installed (pip install -e '.[test]')")
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A results database holding the hand-made rows of test_experiments_report.HAND (report and plot tests)."""
+    from test_experiments_report import HAND
+
+    from cnfgen_queens.experiments.store import Store
+
+    path = tmp_path / "hand.sqlite"
+    with Store(path) as store:
+        for r in HAND:
+            store.add(r)
+    return path

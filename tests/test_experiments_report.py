@@ -78,15 +78,6 @@ HAND = [
 ]
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "hand.sqlite"
-    with Store(path) as store:
-        for r in HAND:
-            store.add(r)
-    return path
-
-
 def test_par2_solved_and_median_by_hand(db: Path) -> None:
     with Store(db, readonly=True) as store:
         rows = store.rows()

@@ -15,15 +15,6 @@ PNG = b"\x89PNG\r\n\x1a\n"
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "hand.sqlite"
-    with Store(path) as store:
-        for r in HAND:
-            store.add(r)
-    return path
-
-
 def test_scatter_pairs_match_instances_by_hand() -> None:
     # common instances of kissat and minisat: pairwise N = 5 (3.0 s / a wrong UNSAT) and N = 6 (timeout /
     # an unverified model): unsolved runs are None, whatever their status
