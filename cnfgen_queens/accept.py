@@ -71,9 +71,10 @@ class Acceptor:
 
     Nothing a solver says is taken on trust: the model must decode to a valid placement
     (N queens, none attacking, the variant's constraints), lie inside the cube of
-    ``assumptions`` (cell variables), be the lex-least of its orbit when ``canonical`` (a
-    formula with the lex-leader predicate), and be new: not a placement recorded before,
+    ``assumptions`` (cell variables), and be new: not a placement recorded before,
     nor with ``symmetric`` an image of one.  ``seen`` may be shared by several acceptors.
+    ``weigh`` (the symmetry-broken count) gives a found placement's weight: its orbit's size if it
+    is the one counted for its orbit, 0 if another image is (it is blocked, not counted).
     """
 
     def __init__(
@@ -83,12 +84,12 @@ class Acceptor:
         *,
         variant: Variant | None = None,
         symmetric: bool = False,
-        canonical: bool = False,
+        weigh: Callable[[Placement], int] | None = None,
         assumptions: tuple[int, ...] = (),
         seen: set[Placement] | None = None,
     ) -> None:
         self.n, self.solver, self.variant = n, solver, variant
-        self.symmetric, self.canonical, self.assumptions = symmetric, canonical, assumptions
+        self.symmetric, self.weigh, self.assumptions = symmetric, weigh, assumptions
         self.cube = [divmod(a - 1, n) for a in assumptions]
         self.seen: set[Placement] = set() if seen is None else seen
 
@@ -100,15 +101,15 @@ class Acceptor:
             raise EnumerationError(f"{self.solver} returned a model that is not a solution: {e}") from None
         if any(placement[r] != c for r, c in self.cube):
             raise EnumerationError(f"{self.solver} returned {as_line(placement)} outside the cube {self.assumptions}")
-        if self.canonical and min(orbit(placement)) != placement:
-            raise EnumerationError(f"{self.solver} returned {as_line(placement)}, which the symmetry breaking excludes")
         if placement in self.seen:
             raise EnumerationError(f"{self.solver} returned a blocked placement again: {as_line(placement)}")
         return Found(placement, self.weight(placement))
 
     def weight(self, placement: Placement) -> int:
         """How many boards a found placement stands for: its orbit's size when symmetry is used, else 1."""
-        return len(orbit(placement)) if self.symmetric or self.canonical else 1
+        if self.weigh is not None:
+            return self.weigh(placement)
+        return len(orbit(placement)) if self.symmetric else 1
 
     def record(self, found: Found) -> None:
         """Remember a placement (with ``symmetric``, its whole orbit) as found."""

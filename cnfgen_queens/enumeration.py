@@ -1,9 +1,9 @@
 """Every solution by the seeds' loop: solve, decode, block, repeat until UNSAT.
 
 One step is shared by every loop, :class:`.accept.Acceptor`: accept a model = decode it
-to a placement, check it (a valid board, inside the cube, canonical when the formula
-breaks symmetry, new), record it, and hand back its blocking clauses.  Two engines use
-it and share one contract (an iterator of checked placements):
+to a placement, check it (a valid board, inside the cube, new), weigh it, record it, and
+hand back its blocking clauses.  Two engines use it and share one contract (an iterator
+of checked placements):
 
 * embedded (``pysat:NAME``): one incremental solver, blocking clauses added in
   place (:func:`solve_loop`); the fast path.  The symmetry-broken cube counter
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -65,10 +65,12 @@ def solve_loop(
     *,
     expired: Callable[[], bool] | None = None,
     on_call: Callable[[], None] | None = None,
+    assumptions: Sequence[int] | None = None,
 ) -> Iterator[Found]:
-    """Solve an incremental PySAT ``solver`` under the acceptor's assumptions, accept the model, add its
-    blocking clauses; repeat until UNSAT.  ``expired`` is asked before every solver call."""
-    assumptions = list(accept.assumptions)
+    """Solve an incremental PySAT ``solver`` under the acceptor's assumptions (or ``assumptions``, when
+    some of the cube is unit clauses in the solver), accept the model, add its blocking clauses; repeat
+    until UNSAT.  ``expired`` is asked before every solver call."""
+    assumptions = list(accept.assumptions if assumptions is None else assumptions)
     while True:
         if expired is not None and expired():
             raise EnumerationError("time limit reached", Status.TIMEOUT)

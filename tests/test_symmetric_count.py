@@ -1,4 +1,4 @@
-"""Symmetry-broken counting (issue 15): lex-leader predicates, orbit weights, cubes in processes and on Dask.
+"""Symmetry-broken counting (issue 15): canonical border cubes, orbit weights, groups in processes and on Dask.
 
 Every count is compared with OEIS A000170 / A002562 (data/known_counts.csv, itself checked against
 the sequences typed in from OEIS in test_enumeration.py).
@@ -12,13 +12,16 @@ import random
 import pytest
 from conftest import need_module
 
-from cnfgen_queens.board import images
+from cnfgen_queens import cube_count
+from cnfgen_queens.accept import Acceptor
+from cnfgen_queens.board import Board, images
+from cnfgen_queens.border_cubes import BorderCube, border_cubes, cube_groups, image, representative
 from cnfgen_queens.cli import main
-from cnfgen_queens.cube_count import CubeTask, _checked, count_symmetric, live_cubes
+from cnfgen_queens.cube_count import CubeTask, _weight, count_symmetric
 from cnfgen_queens.enumeration import EnumerationError
 from cnfgen_queens.formula import QueensFormula
 from cnfgen_queens.known_counts import known_counts
-from cnfgen_queens.symmetry import canonical, lex_leader_aux, lex_leader_clauses, orbit, orbit_size
+from cnfgen_queens.symmetry import canonical, orbit, orbit_size
 
 KNOWN = known_counts()
 
@@ -32,23 +35,73 @@ def all_solutions(n: int) -> list[tuple[int, ...]]:
     ]
 
 
-@pytest.mark.parametrize("n", range(1, 9))
-def test_lex_leader_keeps_exactly_the_least_board_of_each_orbit(n: int) -> None:
-    from pysat.solvers import Solver
+def border(n: int, p: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """The cells of a solution's queens on the four edge lines (reference: from the placement itself)."""
+    m = n - 1
+    return tuple(sorted((r, c) for r, c in enumerate(p) if r in (0, m) or c in (0, m)))
 
-    clauses = list(lex_leader_clauses(n, n * n + 1))
-    assert max((abs(lit) for c in clauses for lit in c), default=n * n) == n * n + lex_leader_aux(n)
+
+@pytest.mark.parametrize("n", range(1, 11))
+def test_border_cubes_find_each_orbit_once(n: int) -> None:
+    """Solver-free: over every solution (brute force), exactly one member of each orbit lies in a canonical
+    border cube and is its representative; the weights sum to OEIS A000170 and the orbits to A002562."""
+    cubes = {c.cells: c for c in border_cubes(n)}
     solutions = all_solutions(n)
-    least = {min(images(p)) for p in solutions}  # board.images: the reference implementation
-    with Solver(name="cadical195", bootstrap_with=clauses) as s:
-        kept = {
-            p
-            for p in solutions
-            if s.solve(assumptions=[(r * n + c + 1) * (1 if p[r] == c else -1) for r in range(n) for c in range(n)])
-        }
-    assert kept == least
-    assert len(kept) == KNOWN[n][1]
-    assert sum(orbit_size(p) for p in kept) == KNOWN[n][0]
+    counted = {p: _weight(cubes[border(n, p)], p) for p in solutions if border(n, p) in cubes}
+    counted = {p: w for p, w in counted.items() if w}
+    assert len({canonical(p) for p in counted}) == len(counted)  # no orbit twice
+    assert {canonical(p) for p in counted} == {canonical(p) for p in solutions}  # every orbit
+    assert (sum(counted.values()), len(counted)) == KNOWN[n]
+    assert all(w == orbit_size(p) for p, w in counted.items())
+
+
+@pytest.mark.parametrize("n", range(1, 16))
+def test_border_cubes_are_canonical_and_stabilised(n: int) -> None:
+    """Each listed border is the least image of itself, its stabiliser is every symmetry that fixes it
+    (checked with board.py's symmetries), no border is listed twice, and groups keep the order."""
+    board = Board(n)
+    seen = set()
+    for cube in border_cubes(n):
+        moved = [tuple(sorted(sym(x) for x in cube.cells)) for sym in board.symmetries]
+        assert min(moved) == cube.cells and cube.cells not in seen
+        assert cube.stabilizer == tuple(g for g in range(8) if moved[g] == cube.cells)
+        seen.add(cube.cells)
+    assert [c for g in cube_groups(n) for c in g.cubes] == list(border_cubes(n))
+    assert all(set(g.fixed) <= set(c.cells) for g in cube_groups(n) for c in g.cubes)
+
+
+@pytest.mark.parametrize("n", range(1, 14))
+def test_border_cubes_lose_no_border_to_pruning(n: int) -> None:
+    """Every consistent border (brute force over all four edge queens, no pruning) has its least image
+    listed, and nothing else is listed."""
+    board, m = Board(n), n - 1
+    least = set()
+    for a, b, c, d in itertools.product(range(n), repeat=4):
+        if (a == 0) != (c == 0) or (a == m) != (d == 0) or (b == 0) != (c == m) or (b == m) != (d == m):
+            continue
+        cells = sorted({(0, a), (m, b), (c, 0), (d, m)})
+        if attacking(cells):
+            continue
+        least.add(min(tuple(sorted(sym(x) for x in cells)) for sym in board.symmetries))
+    assert {c.cells for c in border_cubes(n)} == least
+
+
+def attacking(cells: list[tuple[int, int]]) -> bool:
+    return any(
+        p[0] == q[0] or p[1] == q[1] or abs(p[0] - q[0]) == abs(p[1] - q[1])
+        for i, p in enumerate(cells)
+        for q in cells[i + 1 :]
+    )
+
+
+def test_representative_is_the_least_image_under_the_stabiliser() -> None:
+    n = 6
+    good = (1, 3, 5, 0, 2, 4)
+    cube = BorderCube(border(n, good), (0, 1, 2, 3))  # pretend rotations fix it: the rule, not the geometry
+    others = [image(good, g) for g in (1, 2, 3)]
+    assert representative(good, cube) == all(good <= o for o in others)
+    assert sum(representative(p, cube) for p in {good, *others}) == 1
+    assert representative(good, BorderCube(cube.cells, (0,)))
 
 
 def test_orbit_matches_the_eight_symmetries_of_the_board() -> None:
@@ -80,38 +133,50 @@ def test_symmetric_count_matches_oeis_13_14(n: int) -> None:
 @pytest.mark.parametrize("encoding", ["sequential", "commander", "pysat:totalizer"])
 def test_symmetric_count_other_encodings_and_processes(encoding: str) -> None:
     for n in (8, 10):
-        result = count_symmetric(QueensFormula(n, encoding), jobs=2, depth=2)
+        result = count_symmetric(QueensFormula(n, encoding), jobs=2)
         assert (result.count, result.fundamental) == KNOWN[n], (encoding, n)
 
 
-def test_live_cubes_are_a_subset_and_lose_no_solution() -> None:
-    formula = QueensFormula(10)
-    live = live_cubes(formula, "pysat:cadical195", depth=3)
-    every = live_cubes(formula, "pysat:lingeling", depth=3)  # no unit propagation: nothing dropped
-    assert set(live) < set(every)
-    canon = {min(images(p)) for p in all_solutions(8)}
-    cells = {tuple(r * 8 + p[r] + 1 for r in range(3)) for p in canon}
-    assert cells <= set(live_cubes(QueensFormula(8), "pysat:minisat22", depth=3))
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_large_formula_path_counts_right(monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
+    """Formulas over FRESH_UP_TO clauses are built once per worker and run under assumptions."""
+    monkeypatch.setattr(cube_count, "FRESH_UP_TO", 0)
+    for n in (6, 8, 10):
+        result = count_symmetric(QueensFormula(n), jobs=jobs)
+        assert (result.status, result.count, result.fundamental) == ("DONE", *KNOWN[n])
+    assert "solver" not in cube_count._WORKER  # the in-process solver is not kept after the count
+
+
+def test_unlisted_groups_still_count_every_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond LISTED_UP_TO the groups come lazily (no total in advance); the count is the same."""
+    monkeypatch.setattr(cube_count, "LISTED_UP_TO", 0)
+    for jobs in (1, 2):
+        result = count_symmetric(QueensFormula(9), jobs=jobs)
+        assert (result.count, result.fundamental, result.status) == (*KNOWN[9], "DONE")
+        assert result.cubes_total == result.cubes_done == sum(1 for _ in cube_groups(9))
 
 
 def test_every_model_is_checked() -> None:
     n = 6
-    good = (1, 3, 5, 0, 2, 4)  # canonical: the lex-least of its orbit
-    assert min(images(good)) == good
+    good = (1, 3, 5, 0, 2, 4)
+    cube = next(c for c in border_cubes(n) if c.cells == border(n, good))
+    cells = tuple(r * n + c + 1 for r, c in cube.cells)
     model = [(r * n + c + 1) * (1 if good[r] == c else -1) for r in range(n) for c in range(n)]
-    assert _checked("s", n, model, (2,), set()) == (good, 4)  # its orbit: 4 boards (OEIS: A000170(6) = 4)
+
+    def checked(cells_: tuple[int, ...], seen: set, model_: list[int]) -> tuple[tuple[int, ...], int]:
+        found = Acceptor(n, "s", weigh=lambda p: _weight(cube, p), assumptions=cells_, seen=seen).check(model_)
+        return found.placement, found.weight
+
+    assert checked(cells, set(), model) == (good, 4)  # its orbit: 4 boards (OEIS: A000170(6) = 4)
     wrong = [
-        (model, (1,), set(), "outside the cube"),
-        (model, (2,), {good}, "blocked placement again"),
-        ([-v for v in model], (), set(), "not a solution"),
-        ([abs(v) if v == -1 else v for v in model], (), set(), "attack"),
+        ((cells[0] + 1,), set(), model, "outside the cube"),
+        (cells, {good}, model, "blocked placement again"),
+        (cells, set(), [-v for v in model], "not a solution"),
+        (cells, set(), [abs(v) if v == -1 else v for v in model], "attack"),
     ]
-    mirrored = good[::-1]
-    mirror_model = [(r * n + c + 1) * (1 if mirrored[r] == c else -1) for r in range(n) for c in range(n)]
-    wrong.append((mirror_model, (), set(), "symmetry breaking excludes"))
-    for cells, cube, seen, message in wrong:
+    for cells_, seen, model_, message in wrong:
         with pytest.raises(EnumerationError, match=message):
-            _checked("s", n, cells, cube, seen)
+            checked(cells_, seen, model_)
 
 
 def test_cli_symmetric_with_jobs(capsys: pytest.CaptureFixture[str]) -> None:

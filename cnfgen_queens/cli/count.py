@@ -71,10 +71,8 @@ def count_by_cubes(args: argparse.Namespace) -> int:
     finally:
         close()
     if result.status != DONE:
-        print(
-            f"{args.prog}: error: {result.error}; {result.cubes_done} of {result.cubes_total} cubes counted",
-            file=sys.stderr,
-        )
+        of = "" if result.cubes_total is None else f" of {result.cubes_total}"
+        print(f"{args.prog}: error: {result.error}; {result.cubes_done}{of} cubes counted", file=sys.stderr)
         print(f"partial count: {result.count}")
         return 1
     if args.symmetric:
@@ -83,14 +81,15 @@ def count_by_cubes(args: argparse.Namespace) -> int:
     return check_known(formula.n, result.count, result.fundamental if args.symmetric else None)
 
 
-def tqdm_progress(quiet: bool) -> tuple[Callable[[CubeCount, int], None], Callable[[], None]]:
-    """A tqdm bar on stderr (cubes done / total, solutions so far); off with ``quiet`` or without a TTY."""
+def tqdm_progress(quiet: bool) -> tuple[Callable[[CubeCount, int | None], None], Callable[[], None]]:
+    """A tqdm bar on stderr (groups of cubes done / total if known, solutions so far); off with ``quiet``
+    or without a TTY."""
     state: dict[str, Any] = {"bar": None, "solutions": 0}
     if quiet or not sys.stderr.isatty():
         return (lambda c, total: None), (lambda: None)
     from tqdm import tqdm
 
-    def update(c: CubeCount, total: int) -> None:
+    def update(c: CubeCount, total: int | None) -> None:
         if state["bar"] is None:
             state["bar"] = tqdm(total=total, unit="cube", desc="count", file=sys.stderr)
         state["solutions"] += c.count
