@@ -8,7 +8,7 @@ the N-queens formula and the redundant at-least-one clause per column, nothing e
 A task is a group of cubes sharing their row 0, row N-1 and column 0 queens.  For formulas up
 to ``FRESH_UP_TO`` clauses it gets a fresh incremental solver with those queens as unit clauses
 (no re-propagation of assumptions at every call, and no blocking clauses of other groups to
-visit: measured 4.0 s against 5.6 s of CPU for N = 14 with one long-lived solver); a larger
+visit: 4.3 s against 7.3 s of CPU for N = 14 with one long-lived solver, CaDiCaL); a larger
 formula is built once per worker and run under assumptions.  Every model is checked before it
 counts: a valid placement, in its cube, new (the accept step of :class:`.accept.Acceptor`, in
 the loop every enumeration runs), and only the representative of its orbit counts.
@@ -34,10 +34,10 @@ from .solvers.outcome import Status
 from .symmetry import orbit
 
 Cube = tuple[int, ...]
-POLL = 0.05  # seconds between looks at the running tasks
+POLL = 0.05  # longest wait between two looks at the running tasks (the first looks come sooner)
 FRESH_UP_TO = 100_000  # clauses: a fresh solver per group up to this size (N = 40 pairwise has about 85,000)
 LISTED_UP_TO = 24  # N up to which the groups are listed before counting (a total for progress; 24: 3,000 groups)
-IN_FLIGHT = 4  # tasks per worker submitted ahead
+IN_FLIGHT = 8  # tasks per worker submitted ahead
 BUILD_CHECK = 1 << 16  # clauses added to a worker's solver between two looks at the deadline
 
 
@@ -271,6 +271,7 @@ def _run_pool(
     try:
         pending: list[Any] = []
         exhausted = False
+        nap = 0.001  # doubles up to POLL while nothing finishes: short groups are not held up by the poll
         while True:
             while not exhausted and len(pending) < ahead:
                 step = next(todo, None)
@@ -284,8 +285,10 @@ def _run_pool(
                 return False  # the workers check the deadline between solver calls; this stops a long call
             finished = [f for f in pending if f.done()]
             if not finished:
-                time.sleep(POLL)
+                time.sleep(nap)
+                nap = min(POLL, 2 * nap)
                 continue
+            nap = 0.001
             taken = {id(f) for f in finished}  # not f.done() again: a group finishing in between would be lost
             pending = [f for f in pending if id(f) not in taken]
             for future in finished:

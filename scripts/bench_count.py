@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Counting figures of issue 15, measured side by side in one run.
 
-1. ``count 14 --jobs 2`` now (symmetry-broken cubes) against the same command of the code
-   before issue 15 (commit ``BASELINE``, unpacked with ``git archive`` into a temporary
-   directory and run with PYTHONPATH pointing at it), alternating old and new runs; the CPU
+1. ``count 14 --jobs 2`` now (canonical border cubes) against the same command of the code
+   before issue 15 (commit ``BASELINE``: the issue's 13.6 s) and of the lex-leader engine of
+   the previous stop (commit ``LEX_LEADER``), each unpacked with ``git archive`` into a
+   temporary directory and run with PYTHONPATH pointing at it, alternating the three; the CPU
    seconds of the same work in one process (``--jobs 1``) are printed as well, since on a
    shared machine CPU time is the steadier figure.
 2. ``count 15`` and ``count 16 --symmetric --jobs 2``: wall time (the counts are checked
@@ -28,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 BASELINE = "eaa2a5f"  # main before issue 15: count --jobs = two-row cubes, mirror symmetry, blocking loop
+LEX_LEADER = "b718a98"  # the lex-leader predicate with three-row cubes (issue 15's first engine)
 
 C_BACKTRACKER = r"""
 #include <stdio.h>
@@ -83,11 +85,11 @@ def timed(argv: list[str], expect: int, pythonpath: Path | None = None) -> tuple
     return wall, proc.stdout
 
 
-def baseline_tree(work: Path) -> Path:
-    """The package as it was at BASELINE (git archive: no worktree, no checkout)."""
-    tree = work / "baseline"
+def baseline_tree(work: Path, commit: str = BASELINE) -> Path:
+    """The package as it was at ``commit`` (git archive: no worktree, no checkout)."""
+    tree = work / f"tree-{commit}"
     tree.mkdir()
-    git = ["git", "-C", str(ROOT), "archive", BASELINE, "cnfgen_queens"]
+    git = ["git", "-C", str(ROOT), "archive", commit, "cnfgen_queens"]
     archive = subprocess.run(git, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
     return tree
@@ -97,19 +99,32 @@ def count_command(n: int, jobs: int = 2) -> list[str]:
     return [sys.executable, "-m", "cnfgen_queens", "count", str(n), "--jobs", str(jobs)]
 
 
-def speedup(n: int, repeat: int, old: Path) -> list[str]:
-    olds, news = [], []
+def speedup(n: int, repeat: int, old: Path, lex: Path | None = None) -> list[str]:
+    """Wall (best of ``repeat``, the engines alternating) and CPU in one process: before issue 15,
+    the lex-leader engine (when ``lex`` is given) and now."""
+    olds: list[float] = []
+    lexes: list[float] = []
+    news: list[float] = []
     for _ in range(repeat):
         olds.append(timed(count_command(n), KNOWN[n], old)[0])
+        if lex is not None:
+            lexes.append(timed([*count_command(n), "--quiet"], KNOWN[n], lex)[0])
         news.append(timed([*count_command(n), "--quiet"], KNOWN[n])[0])
     cpu_old = float(timed([sys.executable, "-c", IN_PROCESS, str(n), "old"], KNOWN[n], old)[1].split()[0])
     cpu_new = float(timed([sys.executable, "-c", IN_PROCESS, str(n), "new"], KNOWN[n])[1].split()[0])
-    return [
+    out = [
         f"count {n} --jobs 2, wall (best of {repeat}, alternating): before {min(olds):.2f} s, now {min(news):.2f} s: "
         f"x{min(olds) / min(news):.2f}",
         f"count {n}, CPU of the same work in one process: before {cpu_old:.2f} s, now {cpu_new:.2f} s: "
         f"x{cpu_old / cpu_new:.2f}",
     ]
+    if lex is not None:
+        cpu_lex = float(timed([sys.executable, "-c", IN_PROCESS, str(n), "new"], KNOWN[n], lex)[1].split()[0])
+        out += [
+            f"count {n} --jobs 2, lex-leader predicate ({LEX_LEADER}): {min(lexes):.2f} s wall, {cpu_lex:.2f} s CPU "
+            f"in one process; border cubes now: x{min(lexes) / min(news):.2f} wall, x{cpu_lex / cpu_new:.2f} CPU",
+        ]
+    return out
 
 
 def backtracker(n: int, work: Path, ours: float) -> list[str]:
@@ -133,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     n = 11 if args.quick else 14
     with tempfile.TemporaryDirectory(prefix="bench-count.") as tmp:
         work = Path(tmp)
-        for line in speedup(n, args.repeat, baseline_tree(work)):
+        for line in speedup(n, args.repeat, baseline_tree(work), baseline_tree(work, LEX_LEADER)):
             print(line, flush=True)
         ours = timed([*count_command(n), "--quiet"], KNOWN[n])[0]
         for line in backtracker(n, work, ours):
