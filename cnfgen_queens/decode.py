@@ -10,8 +10,7 @@ and PNG.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from .board import Board, Placement, find_attack, images
 
@@ -146,14 +145,12 @@ def as_svg(placement: Placement, cell: int = 40) -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_png(placement: Placement, path: Path) -> None:
-    """PNG picture of the board via matplotlib (Agg), written atomically."""
+def write_png(placement: Placement, out: BinaryIO) -> None:
+    """PNG picture of the board via matplotlib (Agg), written to ``out``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from .dimacs import atomic_output
 
     n = len(placement)
     fig, ax = plt.subplots(figsize=(max(2.0, n * 0.4), max(2.0, n * 0.4)), dpi=100)
@@ -163,8 +160,7 @@ def write_png(placement: Placement, path: Path) -> None:
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_title(f"{n}-queens")
-    with atomic_output(path) as f:
-        fig.savefig(f, format="png", bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(out, format="png", bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
 
 

@@ -115,6 +115,26 @@ def test_decode_pictures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["decode", str(sol), "-n", "4", "--format", "png"]) == 2
 
 
+def test_decode_pictures_compressed_as_named(tmp_path: Path) -> None:
+    """`decode -o x.png.gz` wrote a plain PNG under a .gz name; a name's compression now holds for every format,
+    and the same command writes the same bytes."""
+    import gzip
+    import lzma
+
+    sol = tmp_path / "sol.out"
+    sol.write_text("s SATISFIABLE\nv 2 8 9 15 0\n")
+    png, xz = tmp_path / "b.png.gz", tmp_path / "b.svg.xz"
+    assert main(["decode", str(sol), "-n", "4", "--format", "png", "-o", str(png)]) == 0
+    first = png.read_bytes()
+    assert gzip.decompress(first)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["decode", str(sol), "-n", "4", "--format", "png", "-o", str(png)]) == 0
+    assert png.read_bytes() == first
+    assert main(["decode", str(sol), "-n", "4", "--format", "svg", "-o", str(xz)]) == 0
+    assert lzma.decompress(xz.read_bytes()).startswith(b"<svg")
+    assert main(["decode", str(sol), "-n", "4", "--format", "png", "-o", str(tmp_path / "b.png.zst")]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.png.gz", "b.svg.xz", "sol.out"]  # no temp left
+
+
 def test_merge_counts_and_kissat_strict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     kissat = need_solver("kissat")
     base = tmp_path / "base.cnf"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..decode import FORMATS
 from .arg_groups import add_output_argument
@@ -29,15 +28,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "png" and not args.output:
         fail("--format png needs -o FILE")
     placement = load(args, clauses_only=False).placement
-    if args.format == "png":
-        from ..dimacs import check_writable
-
-        try:
-            check_writable(Path(args.output))
-        except OSError as e:
-            fail(f"cannot write {args.output}: {e}")
-        write_png(placement, Path(args.output))
-        return 0
-    with output(args.output) as out:
-        out.write(render(placement, args.format, args.ascii).encode())
+    with output(args.output) as out:  # atomic, and compressed as a .gz, .bz2 or .xz name says
+        if args.format == "png":
+            write_png(placement, out)
+        else:
+            out.write(render(placement, args.format, args.ascii).encode())
     return 0
