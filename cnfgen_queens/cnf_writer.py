@@ -3,7 +3,8 @@
 ``gen-queens`` and the batch's instance cache both write through :func:`write_cnf`,
 so a file has the same bytes whichever wrote it.  Unshuffled, the body streams
 (vectorised for large formulas, :mod:`cnfgen_queens.generate`); shuffled, every
-clause is held in memory (:mod:`cnfgen_queens.shuffle`).
+clause is held in memory (:mod:`cnfgen_queens.shuffle`; vectorised for large formulas,
+with the same bytes, :mod:`cnfgen_queens.shuffle_fast`).
 """
 
 from __future__ import annotations
@@ -50,7 +51,12 @@ def write_cnf(
         if show:
             lines.append("p show " + " ".join(map(str, range(1, formula.n**2 + 1))) + " 0")
         write_header(out, num_vars, total, shuffle_comments(lines, num_vars, shuffle) if lines else ())
-        written = write_clauses(out, shuffle_clauses(chain(formula.clauses(), extra), num_vars, shuffle))
+        if _fast(formula, fast):
+            from .shuffle_fast import shuffle_write
+
+            written = shuffle_write(out, formula, extra, shuffle)
+        else:
+            written = write_clauses(out, shuffle_clauses(chain(formula.clauses(), extra), num_vars, shuffle))
     else:
         write_header(out, num_vars, total, comments, formula.n**2 if show else None)
         written = _write_body(out, formula, fast, tune_malloc)
@@ -60,10 +66,18 @@ def write_cnf(
     return written
 
 
+def _fast(formula: QueensFormula, fast: bool | None) -> bool:
+    """Whether the vectorised path writes the formula: forced by ``fast``, else by its size; never for an
+    encoding that is not ``positional``."""
+    from .generate import FAST_MIN_CLAUSES
+
+    return formula.enc.positional and (formula.counts()[1] >= FAST_MIN_CLAUSES if fast is None else fast)
+
+
 def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None, tune_malloc: bool) -> int:
     from . import generate
 
-    if not (formula.counts()[1] >= generate.FAST_MIN_CLAUSES if fast is None else fast) or not formula.enc.positional:
+    if not _fast(formula, fast):
         return write_clauses(out, formula.clauses())
     if tune_malloc:
         generate.reuse_freed_memory()

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from .dimacs import write_clauses
 from .encodings import VarPool
 from .formula import QueensFormula
 
@@ -169,6 +168,16 @@ def _line_vars(formula: QueensFormula) -> Iterator[np.ndarray]:
 
 def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
     """The formula's clauses by template substitution (same bytes as the reference path)."""
+    count = 0
+    for flat, clauses in body_chunks(formula):
+        out.write(format_literals(flat))
+        count += clauses
+    return count
+
+
+def body_chunks(formula: QueensFormula) -> Iterator[tuple[np.ndarray, int]]:
+    """The formula's clauses without the variant's unit clauses, in order, as (flat 0-terminated
+    literals, clauses in them) chunks of about ``CHUNK_LITERALS``; memory stays bounded."""
     import numpy as np
 
     n = formula.n
@@ -179,40 +188,32 @@ def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
             c = np.arange(n, dtype=np.int64)[None, :]
             block = np.zeros((r.size, n + 1), dtype=np.int64)
             block[:, :n] = (c * n + r + 1) if transposed else (r * n + c + 1)
-            out.write(format_literals(block.reshape(-1)))
-    count = n * (2 if formula.column_alo else 1)
+            yield block.reshape(-1), r.size
     templates = _Templates(formula)
     try:
-        return count + _write_lines(out, formula, templates)
+        yield from _line_chunks(formula, templates)
     finally:
         templates.close()
 
 
-def _write_lines(out: BinaryIO, formula: QueensFormula, templates: _Templates) -> int:
-    """The at-most-one clauses of every line, in order; returns how many."""
+def _line_chunks(formula: QueensFormula, templates: _Templates) -> Iterator[tuple[np.ndarray, int]]:
+    """The at-most-one clauses of every line, in order."""
     import numpy as np
 
-    n = formula.n
-    count = 0
     dtype = np.int32 if formula.counts()[0] < 2**31 else np.int64
-    top = n * n
+    top = formula.n**2
     pending: list[np.ndarray] = []
-    pending_size = 0
+    pending_size = pending_clauses = 0
     enc, params = formula.enc, formula.params
-
-    def flush() -> None:
-        nonlocal pending, pending_size
-        if pending:
-            out.write(format_literals(np.concatenate(pending)))
-            pending, pending_size = [], 0
-
     for line in _line_vars(formula):
         k = len(line)
         t = templates.get(k)
-        if t is None:  # too large to hold as a template: stream this line's clauses
-            flush()
+        if t is None:  # too large to hold as a template: this line's clauses one by one, in chunks
+            if pending:
+                yield np.concatenate(pending), pending_clauses
+                pending, pending_size, pending_clauses = [], 0, 0
             pool = VarPool(top)
-            count += write_clauses(out, enc(line.tolist(), pool, **params))
+            yield from _clause_chunks(enc(line.tolist(), pool, **params), dtype)
             top = pool.top
             continue
         sign, index, clauses, aux = t
@@ -220,12 +221,30 @@ def _write_lines(out: BinaryIO, formula: QueensFormula, templates: _Templates) -
             mapping = np.concatenate(([0], line, np.arange(top + 1, top + aux + 1)), dtype=dtype)
             pending.append(np.take(mapping, index) * sign)
             pending_size += index.size
-            count += clauses
+            pending_clauses += clauses
         top += aux
         if pending_size >= CHUNK_LITERALS:
-            flush()
-    flush()
-    return count
+            yield np.concatenate(pending), pending_clauses
+            pending, pending_size, pending_clauses = [], 0, 0
+    if pending:
+        yield np.concatenate(pending), pending_clauses
+
+
+def _clause_chunks(clauses: Iterable[Sequence[int]], dtype: type) -> Iterator[tuple[np.ndarray, int]]:
+    """Clauses as flat 0-terminated chunks of about ``CHUNK_LITERALS``."""
+    import numpy as np
+
+    buf: list[int] = []
+    count = 0
+    for clause in clauses:
+        buf.extend(clause)
+        buf.append(0)
+        count += 1
+        if len(buf) >= CHUNK_LITERALS:
+            yield np.array(buf, dtype=dtype), count
+            buf, count = [], 0
+    if count:
+        yield np.array(buf, dtype=dtype), count
 
 
 class _Templates:

@@ -140,3 +140,64 @@ def test_shuffle_errors_and_warning(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert gen_main(["4", "--shuffle", "1", "--no-comments", "-o", str(out)]) == 0
     assert "drops the shuffle seed" in capsys.readouterr().err
     assert out.read_bytes().startswith(b"p cnf 16 80\n")
+
+
+SHUFFLE_CASES = [
+    ("pairwise", 1, False, ()),
+    ("pairwise", 2, True, ()),
+    ("pairwise", 8, True, ((-1, -10), (5,))),
+    ("sequential", 9, False, ((-3, 4, -5),)),
+    ("commander", 10, True, ()),
+    ("product", 12, True, ((-1, -2, -3),)),
+    ("ladder", 7, False, ()),
+    ("bimander", 11, True, ()),
+    ("binary", 6, False, ()),
+    ("nested", 13, True, ()),
+]
+
+
+@pytest.mark.parametrize(("encoding", "n", "column_alo", "extra"), SHUFFLE_CASES)
+@pytest.mark.parametrize("seed", [0, 1, 2**32, 2**63 - 1])
+def test_vectorised_shuffle_writes_the_reference_bytes(
+    monkeypatch: pytest.MonkeyPatch, encoding: str, n: int, column_alo: bool, extra: tuple, seed: int
+) -> None:
+    """shuffle_fast draws the same random stream as random.Random(seed) and permutes the same way: the same
+    file, also with many small chunks (the stream continues across them) and with extra clauses."""
+    import io
+
+    from cnfgen_queens import shuffle_fast
+    from cnfgen_queens.cnf_writer import write_cnf
+
+    formula = QueensFormula(n, encoding, column_alo)
+    ref, fast, small = io.BytesIO(), io.BytesIO(), io.BytesIO()
+    write_cnf(ref, formula, ["x"], extra, shuffle=seed, fast=False)
+    write_cnf(fast, formula, ["x"], extra, shuffle=seed, fast=True)
+    monkeypatch.setattr(shuffle_fast, "CLAUSE_CHUNK", 5)
+    write_cnf(small, formula, ["x"], extra, shuffle=seed, fast=True)
+    assert fast.getvalue() == ref.getvalue() == small.getvalue()
+    assert ref.getvalue().count(b" 0\n") >= formula.counts()[1]
+
+
+def test_vectorised_shuffle_with_variants_and_streamed_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Placed queens and holes (unit clauses after the lines), and a line too long for a template (its
+    clauses streamed in chunks): still the reference's bytes."""
+    import io
+
+    from cnfgen_queens import generate
+    from cnfgen_queens.cnf_writer import write_cnf
+    from cnfgen_queens.variants import Variant
+
+    monkeypatch.setattr(generate, "TEMPLATE_MAX_LITERALS", 10)  # nested lines take the streaming path
+    monkeypatch.setattr(generate, "CHUNK_LITERALS", 16)
+    for formula in (
+        QueensFormula(9, "pairwise", variant=Variant(placed=((0, 1),), holes=((4, 4), (5, 0)))),
+        QueensFormula(12, "nested", column_alo=True),
+    ):
+        ref, fast = io.BytesIO(), io.BytesIO()
+        write_cnf(ref, formula, [], (), shuffle=7, fast=False)
+        write_cnf(fast, formula, [], (), shuffle=7, fast=True)
+        assert fast.getvalue() == ref.getvalue()
+        plain_ref, plain_fast = io.BytesIO(), io.BytesIO()  # the unshuffled fast writer on the same chunks
+        write_cnf(plain_ref, formula, [], (), fast=False)
+        write_cnf(plain_fast, formula, [], (), fast=True)
+        assert plain_fast.getvalue() == plain_ref.getvalue()
