@@ -13,8 +13,7 @@ of checked placements):
 
 With ``symmetric`` every image of a solution under the 8 symmetries is blocked;
 each orbit is then found once and counted at its size (the fundamental count is
-OEIS A002562).  ``count_cubes`` splits counting by the first row's queen column,
-counts the left half and doubles it (mirror symmetry), in parallel processes.
+OEIS A002562).
 Module named ``enumeration`` so that it does not shadow the builtin ``enumerate``.
 """
 
@@ -104,49 +103,6 @@ def enumerate_embedded(
     expired = None if deadline is None else lambda: time.monotonic() > deadline
     with Solver(name=name, bootstrap_with=formula.clauses()) as s:
         yield from solve_loop(s, accept, expired=expired, on_call=on_call)
-
-
-def _count_cube(formula: QueensFormula, solver: str, cube: tuple[int, ...]) -> int:
-    return sum(1 for _ in enumerate_embedded(formula, solver, assumptions=cube))
-
-
-def cubes(n: int, depth: int = 1) -> list[tuple[int, tuple[int, ...]]]:
-    """``(first-row column, assumptions)`` for the left half of the first row (and the middle
-    column for odd N), split ``depth`` rows deep over non-attacking queen columns."""
-    first = range(n // 2 + n % 2)
-    out: list[tuple[int, tuple[int, ...]]] = []
-
-    def extend(prefix: list[int]) -> None:
-        r = len(prefix)
-        if r == min(depth, n):
-            out.append((prefix[0], tuple(i * n + c + 1 for i, c in enumerate(prefix))))
-            return
-        for c in range(n) if r else first:
-            if all(c != pc and abs(c - pc) != r - i for i, pc in enumerate(prefix)):
-                extend([*prefix, c])
-
-    extend([])
-    return out
-
-
-def count_cubes(formula: QueensFormula, solver: str = "pysat:cadical195", jobs: int = 1, depth: int = 1) -> int:
-    """Count all solutions by cubes on the first rows: first-row columns < N/2 counted twice
-    (the left-right mirror), the middle column of odd N once; cubes run in ``jobs`` processes.
-
-    The cubes' formula also gets the redundant at-least-one clause per column: the same
-    solutions, and blocking-clause enumeration runs about 1.5x faster with it (N = 12, 13).
-    """
-    from concurrent.futures import ProcessPoolExecutor
-
-    formula = replace(formula, column_alo=True)
-    n = formula.n
-    work = cubes(n, depth)
-    if jobs <= 1:
-        counts = [_count_cube(formula, solver, a) for _, a in work]
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            counts = list(pool.map(_count_cube, [formula] * len(work), [solver] * len(work), [a for _, a in work]))
-    return sum((2 if col < n // 2 else 1) * k for (col, _), k in zip(work, counts, strict=True))
 
 
 # -- one entry point ----------------------------------------------------------------

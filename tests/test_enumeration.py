@@ -10,7 +10,7 @@ from conftest import need_solver
 from cnfgen_queens import encodings
 from cnfgen_queens.board import images
 from cnfgen_queens.cli import main
-from cnfgen_queens.enumeration import count_cubes, count_solutions, cubes, enumerate_embedded
+from cnfgen_queens.enumeration import count_solutions, enumerate_embedded
 from cnfgen_queens.formula import QueensFormula
 from cnfgen_queens.known_counts import known_counts
 
@@ -37,22 +37,6 @@ def test_solutions_are_distinct_and_valid() -> None:
     orbits = [f for f in enumerate_embedded(QueensFormula(8), symmetric=True)]
     assert sum(f.weight for f in orbits) == 92
     assert {p for f in orbits for p in images(f.placement)} == set(found)
-
-
-@pytest.mark.parametrize("depth", [1, 2, 3])
-def test_cube_counts(depth: int) -> None:
-    for n in range(1, 11):
-        assert count_cubes(QueensFormula(n), depth=depth) == KNOWN[n][0], (n, depth)
-
-
-def test_cubes_cover_the_left_half() -> None:
-    assert [c for c, _ in cubes(8, 1)] == [0, 1, 2, 3]
-    assert [c for c, _ in cubes(9, 1)] == [0, 1, 2, 3, 4]
-    # two-row cubes: the second queen never attacks the first
-    for col, (a, b) in cubes(8, 2):
-        r0, c0 = divmod(a - 1, 8)
-        r1, c1 = divmod(b - 1, 8)
-        assert (r0, c0, r1) == (0, col, 1) and abs(c1 - c0) > 1
 
 
 def test_count_cli_parallel_and_symmetric(capsys: pytest.CaptureFixture[str]) -> None:
