@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from .accept import Acceptor, EnumerationError, EnumerationOptions, Found
 from .atomic import atomic_output, sweep_temporaries
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .dimacs_scan import Cnf
 
 SOLUTIONS = "solutions.txt"
-HOLD_BYTES = 256 * 2**20  # a base.cnf up to this size is held in memory (about 2.5x its size), larger is streamed
+HOLD_BYTES = 64 * 2**20  # a base.cnf up to this size is held in memory (about 3x its size), larger is streamed
 COPY_CHUNK = 16 * 2**20  # bytes copied from base.cnf between looks at the clock
 
 
@@ -125,7 +125,8 @@ class WorkFormula:
         self.num_vars, self.base_clauses = formula.counts()
         self.path, self.deadline = base, deadline
         with atomic_output(base) as f:
-            write_cnf(_Deadline(f, deadline, base.name), formula, formula.header_comments("cnfgen-queens enumerate"))  # type: ignore[arg-type]
+            out = cast(BinaryIO, _Deadline(f, deadline, base.name))  # the writer only calls write()
+            write_cnf(out, formula, formula.header_comments("cnfgen-queens enumerate"))
         self.block_lines: list[bytes] = []
         self.block_lits: list[int] = []
         self.base: Cnf | None = None
