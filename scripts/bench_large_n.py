@@ -48,7 +48,7 @@ def measure(command: str, ulimit_kb: int) -> tuple[int, str, str]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("--only", choices=("refuse", "bounded", "legit"))
     p.add_argument("--ulimit-kb", type=int, default=4_000_000)
     args = p.parse_args()
