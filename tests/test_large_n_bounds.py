@@ -65,7 +65,11 @@ def test_cube_counting_is_refused_even_with_allow_large(capsys: pytest.CaptureFi
 
 
 def test_compact_encodings_under_the_cap_run_and_beyond_it_a_smaller_n(capsys: pytest.CaptureFixture[str]) -> None:
-    check_held_size(QueensFormula(1000, "sequential"))  # 11,977,012 clauses: the legit large-N use
+    for encoding in ("sequential", "commander", "product", "ladder"):  # the legit large-N use, as documented
+        check_held_size(QueensFormula(1000, encoding))
+    check_held_size(QueensFormula(229))  # pairwise: 19,910,405 clauses
+    with pytest.raises(UsageError, match=r"N=230 pairwise has 20,172,840 clauses"):
+        check_held_size(QueensFormula(230))
     with pytest.raises(UsageError, match=r"N=3000 sequential has 107,931,012 clauses.*use a smaller N"):
         check_held_size(QueensFormula(3000, "sequential"))
     check_held_size(QueensFormula(3000, "sequential"), allow_large=True)
