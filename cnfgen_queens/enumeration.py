@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 # -- size: refuse, before anything is built, a formula too large to hold ----------------
 
 # PySAT CaDiCaL 1.9.5 holds ~100 B per pairwise clause (2 GB at the cap); N = 1000 sequential (12.0M clauses,
-# 5.0M variables) 3.2 GB once built, 4.4 GB while solving: the cap admits every compact encoding at N = 1000
+# 5.0M variables) 3.2 GB once built, 5.5 GB peak solving: the cap admits every compact encoding at N = 1000
 HELD_CLAUSES = 20_000_000
 COMPACT = ("sequential", "product", "commander", "ladder", "bimander", "binary")  # suggested instead
 
