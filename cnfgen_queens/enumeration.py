@@ -32,7 +32,56 @@ from .formula import QueensFormula
 from .solvers.outcome import Status
 
 if TYPE_CHECKING:
+    from .encodings import Clause
     from .solvers.outcome import Limits
+
+
+# -- size: refuse, before anything is built, a formula too large to hold ----------------
+
+# PySAT CaDiCaL 1.9.5 holds ~100 B per pairwise clause (2 GB at the cap); N = 1000 sequential (12.0M clauses,
+# 5.0M variables) 3.2 GB once built, 5.5 GB peak solving: the cap admits every compact encoding at N = 1000
+HELD_CLAUSES = 20_000_000
+COMPACT = ("sequential", "product", "commander", "ladder", "bimander", "binary")  # suggested instead
+
+
+def check_held_size(
+    formula: QueensFormula, allow_large: bool = False, cap: int | None = None, escape: str = "pass --allow-large"
+) -> None:
+    """Raise UsageError, naming N, the encoding, its clause count, the cap and what to do instead, for a
+    formula of more than ``cap`` (default :data:`HELD_CLAUSES`) clauses, unless ``allow_large``.
+
+    Every loop holds the formula in memory (the embedded solver; the cube counter's workers, one copy
+    each; the external solver), so the closed-form count of :meth:`QueensFormula.counts` decides."""
+    limit = HELD_CLAUSES if cap is None else cap
+    clauses = formula.counts()[1]
+    if allow_large or clauses <= limit:
+        return
+    options = [replace(formula, encoding=e, group_size=None) for e in COMPACT if e != formula.encoding]
+    best = min(options, key=lambda f: f.counts()[1])
+    instead = (f"use -e {best.encoding} ({best.counts()[1]:,} clauses)" if best.counts()[1] <= limit
+               else "use a smaller N")  # fmt: skip
+    raise UsageError(
+        f"N={formula.n} {formula.encoding} has {clauses:,} clauses, above the limit of {limit:,} for a formula "
+        f"held in memory (about 100 bytes a clause in the solver); {instead}, or {escape}"
+    )
+
+
+FEED_CHUNK = 100_000  # clauses given to the embedded solver between looks at the clock
+
+
+def feed(solver: Any, clauses: Iterator[Clause], expired: Callable[[], bool] | None, total: int) -> None:
+    """Add ``clauses`` to ``solver`` in chunks; EnumerationError (TIMEOUT) once ``expired`` says so."""
+    from itertools import islice
+
+    done = 0
+    while chunk := list(islice(clauses, FEED_CHUNK)):
+        if expired is not None and expired():
+            raise EnumerationError(
+                f"time limit reached while building the formula ({done:,} of {total:,} clauses given to the solver)",
+                Status.TIMEOUT,
+            )
+        solver.append_formula(chunk)
+        done += len(chunk)
 
 
 # -- embedded ---------------------------------------------------------------------
@@ -101,7 +150,8 @@ def enumerate_embedded(
     name = embedded_solver(solver)
     accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric, assumptions=assumptions)
     expired = None if deadline is None else lambda: time.monotonic() > deadline
-    with Solver(name=name, bootstrap_with=formula.clauses()) as s:
+    with Solver(name=name) as s:
+        feed(s, formula.clauses(), expired, formula.counts()[1])
         yield from solve_loop(s, accept, expired=expired, on_call=on_call)
 
 
@@ -138,7 +188,7 @@ def count_solutions(
     workdir: Path | None = None,
 ) -> CountResult:
     """Count all solutions (and orbits when ``symmetric``); never raises for solver trouble (an
-    unusable solver or work directory is an ERROR with the reason)."""
+    unusable solver or work directory, a formula over :data:`HELD_CLAUSES`, is an ERROR with the reason)."""
     start = time.monotonic()
     calls = count = fundamental = 0
 
@@ -148,6 +198,7 @@ def count_solutions(
 
     options = EnumerationOptions(symmetric=symmetric, limits=limits, on_call=called, workdir=workdir)
     try:
+        check_held_size(formula)
         for f in solutions(formula, solver, options):
             count += f.weight
             fundamental += 1

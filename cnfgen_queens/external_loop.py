@@ -7,9 +7,12 @@ and ``solutions.txt``.  Each solution is appended durably (flush + fsync) before
 solver call, and the blocking clauses are re-derived from that file, so ``resume`` after
 a crash or ``kill -9`` loses nothing and repeats nothing.
 
-The base formula stays in memory (its bytes, and its literals for the model check), so a
-round writes ``current.cnf`` without reading anything back, and the runner checks the
-solver's model against the clauses it already holds instead of re-parsing the file.
+Up to :data:`HOLD_BYTES` of ``base.cnf`` the base formula stays in memory (its bytes, and its
+literals for the model check), so a round writes ``current.cnf`` without reading anything
+back, and the runner checks the solver's model against the clauses it already holds.  A
+larger base is never held: each round copies it from ``base.cnf`` and the runner checks
+the model by streaming ``current.cnf``, so memory stays bounded whatever N.  The time limit
+covers writing both files, not only the solver calls.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from .accept import Acceptor, EnumerationError, EnumerationOptions, Found
 from .atomic import atomic_output, sweep_temporaries
@@ -34,6 +37,22 @@ if TYPE_CHECKING:
     from .dimacs_scan import Cnf
 
 SOLUTIONS = "solutions.txt"
+HOLD_BYTES = 64 * 2**20  # a base.cnf up to this size is held in memory (about 3x its size), larger is streamed
+COPY_CHUNK = 16 * 2**20  # bytes copied from base.cnf between looks at the clock
+
+
+class _Deadline:
+    """A binary file whose writes raise EnumerationError (TIMEOUT) after ``deadline`` (monotonic)."""
+
+    def __init__(self, f: BinaryIO, deadline: float | None, what: str) -> None:
+        self.f, self.deadline, self.what, self.written = f, deadline, what, 0
+
+    def write(self, data: bytes | memoryview) -> int:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise EnumerationError(f"time limit reached while writing {self.what} ({self.written:,} bytes written)",
+                                   Status.TIMEOUT)  # fmt: skip
+        self.written += len(data)
+        return self.f.write(data)
 
 
 def read_solutions(path: Path, n: int, symmetric: bool = False) -> list[Placement]:
@@ -90,27 +109,42 @@ def _append_durably(path: Path, line: str) -> None:
 
 
 class WorkFormula:
-    """The base formula in memory, written once to ``base.cnf``, plus the blocking clauses so far.
+    """The base formula, written once to ``base.cnf``, plus the blocking clauses so far.
 
     :meth:`write` gives the bytes ``merge base.cnf blocks`` would (the base's comment lines, the
     corrected ``p cnf`` line, the base body, one line per blocking clause); :meth:`cnf` the same
-    clauses parsed, for the runner's model check.
+    clauses parsed, for the runner's model check, when the base is held (at most ``hold`` bytes),
+    else None (the runner then streams the file).  ``deadline`` (monotonic) bounds every write.
     """
 
-    def __init__(self, formula: QueensFormula, base: Path) -> None:
+    def __init__(self, formula: QueensFormula, base: Path, deadline: float | None = None,
+                 hold: int = HOLD_BYTES) -> None:  # fmt: skip
         from .cnf_writer import write_cnf
         from .dimacs_scan import read_cnf
 
         self.num_vars, self.base_clauses = formula.counts()
+        self.path, self.deadline = base, deadline
         with atomic_output(base) as f:
-            write_cnf(f, formula, formula.header_comments("cnfgen-queens enumerate"))
+            out = cast(BinaryIO, _Deadline(f, deadline, base.name))  # the writer only calls write()
+            write_cnf(out, formula, formula.header_comments("cnfgen-queens enumerate"))
+        self.block_lines: list[bytes] = []
+        self.block_lits: list[int] = []
+        self.base: Cnf | None = None
+        self.held = base.stat().st_size <= hold
+        if not self.held:
+            with open(base, "rb") as f:
+                head = f.read(64 * 2**10)
+                while b"\np cnf " not in b"\n" + head:  # comments longer than a read (the c p show line)
+                    f.seek(0)
+                    head = f.read(2 * len(head))
+            self.comments = head[: (b"\n" + head).index(b"\np cnf ")]
+            self.body_at = head.index(b"\n", len(self.comments)) + 1
+            return
         data = base.read_bytes()  # read once, kept: no copy of the writer's output in memory on the way
         p_line = 0 if data.startswith(b"p cnf ") else data.index(b"\np cnf ") + 1
         self.comments = data[:p_line]
         self.body = memoryview(data)[data.index(b"\n", p_line) + 1 :]  # a view: the bytes are not copied
         self.base = read_cnf(base)  # its literals, parsed once
-        self.block_lines: list[bytes] = []
-        self.block_lits: list[int] = []
 
     def add(self, clauses: list[Clause]) -> None:
         for clause in clauses:
@@ -119,12 +153,21 @@ class WorkFormula:
 
     def write(self, path: Path) -> None:
         total = self.base_clauses + len(self.block_lines)
-        with atomic_output(path) as f:
+        with atomic_output(path) as raw:
+            f = _Deadline(raw, self.deadline, path.name)
             f.write(self.comments + f"p cnf {self.num_vars} {total}\n".encode())
-            f.write(self.body)
+            if self.held:
+                f.write(self.body)
+            else:
+                with open(self.path, "rb") as src:
+                    src.seek(self.body_at)
+                    while chunk := src.read(COPY_CHUNK):
+                        f.write(chunk)
             f.write(b"".join(self.block_lines))
 
-    def cnf(self) -> Cnf:
+    def cnf(self) -> Cnf | None:
+        if self.base is None:
+            return None
         import numpy as np
 
         from .dimacs import Header
@@ -155,15 +198,15 @@ def enumerate_external(
     found = read_solutions(sol_path, formula.n, symmetric) if opts.resume else []
     accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric)
     sol_path.touch()
-    work = WorkFormula(formula, workdir / "base.cnf")
+    limits = opts.limits or Limits()
+    end = None if limits.time is None else time.monotonic() + limits.time  # the limit bounds the whole loop
     earlier = [Found(p, accept.weight(p)) for p in found]
+    yield from earlier  # read back from solutions.txt: theirs before anything can time out
+    work = WorkFormula(formula, workdir / "base.cnf", end)
     for f in earlier:
         accept.record(f)
         work.add(accept.blocks(f))
-    yield from earlier
     current = workdir / "current.cnf"
-    limits = opts.limits or Limits()
-    end = None if limits.time is None else time.monotonic() + limits.time  # the limit bounds the whole loop
     while True:
         work.write(current)
         left = None if end is None else end - time.monotonic()

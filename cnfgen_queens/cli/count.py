@@ -47,7 +47,7 @@ def count_by_cubes(args: argparse.Namespace) -> int:
     clash = given_flags(args, ("--limit", "--out", "--resume", "--memory-limit", "--solver-args", "--solvers-file"))
     if clash:
         fail(f"counting by cubes (--jobs, --symmetric, --executor) does not combine with {', '.join(clash)}")
-    formula = formula_from(args)
+    formula = formula_from(args, by_cubes=True)
     if formula.variant.active:
         flag = variant_flags(args)[0]
         what = "--symmetric" if args.symmetric else "--jobs" if args.jobs > 1 else "--executor dask"

@@ -43,6 +43,12 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
     p.add_argument("--resume", action="store_true", help="continue the external loop in --out after a crash")
     add_limit_arguments(p)
     p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run a formula of over 20,000,000 clauses (refused without it: every loop holds the formula in "
+        "memory); --time-limit then also bounds building and writing it",
+    )
     add_variant_arguments(p)
     if counting:
         add_jobs_argument(
@@ -92,17 +98,29 @@ class Progress:
             self.bar.close()
 
 
-def formula_from(args: argparse.Namespace) -> QueensFormula:
+CUBES_ESCAPE = "count without --jobs, --symmetric and --executor, with --allow-large (cubes build it in every worker)"
+
+
+def formula_from(args: argparse.Namespace, by_cubes: bool = False) -> QueensFormula:
+    """The formula the options name; refused (exit 2) when it is over the size held in memory
+    (:func:`.enumeration.check_held_size`) without --allow-large, and ``by_cubes`` even with it (the
+    cube counter builds it in every worker).  Every loop and the cube counter get it here."""
     from ..encodings import UnknownEncoding
+    from ..enumeration import check_held_size
     from ..formula import QueensFormula
 
     variant = variant_from(args, args.n)
     if variant.active and args.symmetric:
         fail(f"--symmetric does not combine with {given(args)[0]}: the 8 board symmetries do not hold for variants")
     try:
-        return QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
-    except (UnknownEncoding, ValueError) as e:
+        formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
+        if by_cubes:
+            check_held_size(formula, escape=CUBES_ESCAPE)
+        else:
+            check_held_size(formula, args.allow_large)
+    except (UnknownEncoding, ValueError) as e:  # UsageError is a ValueError
         fail(str(e))
+    return formula
 
 
 def check_count(formula: QueensFormula, count: int, fundamental: int | None) -> int:

@@ -1,0 +1,170 @@
+"""Large N in enumerate and count: a clear refusal before anything is built, or a run the time limit bounds.
+
+The reproducers (N = 1000 pairwise: 1,664,668,000 clauses) used to build the whole formula
+(OOM kill, std::bad_alloc, MemoryError after minutes).  Now they are refused at once (exit 2,
+one line), and with --allow-large the time limit covers building and writing the formula.
+Scaled down where the real size would need gigabytes: a 1 s limit stops the build early.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import need_solver
+
+from cnfgen_queens import enumeration, external_loop
+from cnfgen_queens.accept import EnumerationError
+from cnfgen_queens.cli import main
+from cnfgen_queens.enumeration import HELD_CLAUSES, check_held_size, count_solutions, enumerate_embedded
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.external_loop import WorkFormula
+from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.solvers.outcome import Limits, Status
+
+ENTRY = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
+GENEROUS = 60.0  # seconds a 1 s limit may take to end on a loaded machine (was minutes, or a crash)
+
+
+def cli(*argv: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The real command in its own process (a crash would be a signal, not a Python exception)."""
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", ENTRY, *argv], capture_output=True, text=True, timeout=timeout)
+    return done, time.monotonic() - start
+
+
+REPRODUCERS = [
+    ["count", "1000", "--jobs", "2", "--time-limit", "5"],
+    ["count", "1000", "--time-limit", "5"],
+    ["count", "1000", "--solver", "kissat", "--time-limit", "5"],
+    ["enumerate", "1000", "--limit", "2", "--time-limit", "5"],
+]
+
+
+@pytest.mark.parametrize("argv", REPRODUCERS, ids=lambda a: " ".join(a))
+def test_reproducers_are_refused_before_anything_is_built(argv: list[str]) -> None:
+    done, wall = cli(*argv)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr
+    line = lines[0]
+    for part in ("N=1000", "pairwise", "1,664,668,000 clauses", f"{HELD_CLAUSES:,}", "-e product (8,866,644 clauses)"):
+        assert part in line
+    assert ("--allow-large" in line) and (("cubes" in line) == ("--jobs" in argv))
+    assert wall < GENEROUS  # nothing was built: N = 1000 pairwise takes minutes and gigabytes
+
+
+def test_cube_counting_is_refused_even_with_allow_large(capsys: pytest.CaptureFixture[str]) -> None:
+    for extra in (["--jobs", "2"], ["--symmetric"]):
+        assert main(["count", "1000", "--allow-large", "--time-limit", "5", *extra]) == 2
+        err = capsys.readouterr().err
+        assert "count without --jobs, --symmetric and --executor, with --allow-large" in err
+
+
+def test_compact_encodings_under_the_cap_run_and_beyond_it_a_smaller_n(capsys: pytest.CaptureFixture[str]) -> None:
+    for encoding in ("sequential", "commander", "product", "ladder"):  # the legit large-N use, as documented
+        check_held_size(QueensFormula(1000, encoding))
+    check_held_size(QueensFormula(229))  # pairwise: 19,910,405 clauses
+    with pytest.raises(UsageError, match=r"N=230 pairwise has 20,172,840 clauses"):
+        check_held_size(QueensFormula(230))
+    with pytest.raises(UsageError, match=r"N=3000 sequential has 107,931,012 clauses.*use a smaller N"):
+        check_held_size(QueensFormula(3000, "sequential"))
+    check_held_size(QueensFormula(3000, "sequential"), allow_large=True)
+
+
+def test_the_cap_and_allow_large_through_the_cli(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """A small formula over a lowered cap: refused with exit 2, then counted with --allow-large."""
+    monkeypatch.setattr(enumeration, "HELD_CLAUSES", 500)  # N = 8 pairwise has 736 clauses
+    for argv in (["count", "8"], ["enumerate", "8"], ["count", "8", "--jobs", "2"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "N=8 pairwise has 736 clauses, above the limit of 500" in err and err.count("\n") == 1
+    assert main(["count", "8", "--allow-large"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 92"  # OEIS A000170
+    assert main(["count", "8", "--jobs", "2", "--allow-large"]) == 2  # cubes: in every worker, never
+
+
+def test_embedded_time_limit_covers_building() -> None:
+    """Reproducers 2 and 4 with --allow-large: the build stops at the limit with the partial result."""
+    for argv in (["count", "1000"], ["enumerate", "1000", "--limit", "2"]):
+        done, wall = cli(*argv, "--allow-large", "--time-limit", "1")
+        assert done.returncode == 1, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == "partial count: 0"
+        assert "time limit reached while building the formula" in done.stderr and "Traceback" not in done.stderr
+        assert wall < GENEROUS
+
+
+def test_embedded_build_checks_the_deadline_between_chunks() -> None:
+    with pytest.raises(EnumerationError, match=r"building the formula \(0 of 1,646,800 clauses") as e:
+        next(enumerate_embedded(QueensFormula(100), deadline=time.monotonic() - 1))
+    assert e.value.status is Status.TIMEOUT
+
+
+def test_external_time_limit_covers_writing_the_base(tmp_path: Path) -> None:
+    """Reproducer 3 with --allow-large: writing base.cnf (21 GB) stops at the limit; nothing is left behind."""
+    need_solver("kissat")
+    out = tmp_path / "run"
+    done, wall = cli("count", "1000", "--solver", "kissat", "--allow-large", "--time-limit", "1", "--out", str(out))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "partial count: 0"
+    assert "time limit reached while writing base.cnf" in done.stderr and "Traceback" not in done.stderr
+    assert wall < GENEROUS
+    assert sorted(p.name for p in out.iterdir()) == ["run.json", "solutions.txt"]  # no half-written base
+
+
+def test_streamed_base_writes_what_the_held_one_does(tmp_path: Path) -> None:
+    """Above HOLD_BYTES the base is not held: each round copies base.cnf, the runner streams the check."""
+    formula = QueensFormula(7, "sequential")
+    held = WorkFormula(formula, tmp_path / "held.cnf")
+    streamed = WorkFormula(formula, tmp_path / "streamed.cnf", hold=0)
+    assert held.cnf() is not None and streamed.cnf() is None
+    blocks = [(-1, -10, -19), (-2, -12)]
+    for work in (held, streamed):
+        work.add(blocks)
+    held.write(tmp_path / "a.cnf")
+    streamed.write(tmp_path / "b.cnf")
+    assert (tmp_path / "a.cnf").read_bytes() == (tmp_path / "b.cnf").read_bytes()
+
+
+def test_streamed_external_loop_counts_right(monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path) -> None:
+    need_solver("kissat")
+    monkeypatch.setattr(external_loop, "HOLD_BYTES", 0)
+    assert main(["count", "7", "--solver", "kissat", "--quiet", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 40"  # OEIS A000170
+
+
+def test_resumed_solutions_survive_a_write_timeout(monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path) -> None:
+    """Solutions read back from solutions.txt are handed out before the base is written (and may time out)."""
+    need_solver("kissat")
+    assert main(["enumerate", "8", "--solver", "kissat", "--limit", "3", "--quiet", "--out", str(tmp_path)]) == 0
+
+    def expired(self, data):  # a deadline already passed
+        raise EnumerationError("time limit reached while writing base.cnf", Status.TIMEOUT)
+
+    monkeypatch.setattr(external_loop._Deadline, "write", expired)
+    argv = ["enumerate", "8", "--solver", "kissat", "--quiet", "--out", str(tmp_path), "--resume"]
+    capsys.readouterr()
+    assert main(argv) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "partial count: 3"
+    assert (tmp_path / "solutions.txt").read_text().count("\n") == 3
+
+
+def test_batch_count_cannot_build_a_formula_over_the_cap(tmp_path: Path) -> None:
+    """``task: count`` at N = 1000 pairwise: an ERROR row naming the size, at once, not an OOM kill."""
+    r = count_solutions(QueensFormula(1000), limits=Limits(time=5))
+    assert r.status is Status.ERROR and r.count is None and "1,664,668,000 clauses" in (r.error or "")
+    cfg = tmp_path / "big.yaml"
+    cfg.write_text(
+        "experiment: big\ninstances:\n  n: [1000]\n  encodings: [pairwise]\n"
+        f"solvers: [pysat:cadical195]\ntask: count\nlimits: {{time: 5}}\nresults: {tmp_path / 'r.sqlite'}\n"
+    )
+    done, wall = cli("batch", str(cfg), "--no-progress")
+    assert "Traceback" not in done.stderr and wall < GENEROUS
+    from cnfgen_queens.experiments.store import Store
+
+    with Store(tmp_path / "r.sqlite", readonly=True) as store:
+        (row,) = store.rows()
+    assert row.status is Status.ERROR and "above the limit of 20,000,000" in (row.error or "")
