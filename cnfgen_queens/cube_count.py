@@ -28,7 +28,7 @@ from typing import Any, Final, TypeAlias
 from .accept import Acceptor, EnumerationError
 from .board import Placement
 from .border_cubes import BorderCube, CubeGroup, cube_groups, representative
-from .enumeration import embedded_solver, solve_loop
+from .enumeration import embedded_solver, feed, solve_loop
 from .formula import QueensFormula
 from .solvers.outcome import Status
 from .symmetry import orbit
@@ -38,7 +38,6 @@ POLL = 0.05  # longest wait between two looks at the running tasks (the first lo
 FRESH_UP_TO = 100_000  # clauses: a fresh solver per group up to this size (N = 40 pairwise has about 85,000)
 LISTED_UP_TO = 24  # N up to which the groups are listed before counting (a total for progress; 24: 3,000 groups)
 IN_FLIGHT = 8  # tasks per worker submitted ahead
-BUILD_CHECK = 1 << 16  # clauses added to a worker's solver between two looks at the deadline
 
 
 class CountEnd(StrEnum):
@@ -116,13 +115,13 @@ def _worker_solver(task: CubeTask) -> Any:
         _WORKER.clear()
         solver = Solver(name=embedded_solver(task.solver))
         _WORKER.update(run=task.run, solver=solver, built=False)
-        for i, clause in enumerate(counting_clauses(task.formula)):
-            if i % BUILD_CHECK == 0 and task.deadline is not None and time.time() > task.deadline:
-                raise EnumerationError("time limit reached", Status.TIMEOUT)  # before any group is counted
-            solver.add_clause(clause)
+        deadline = task.deadline
+        expired = None if deadline is None else lambda: time.time() > deadline
+        total = replace(task.formula, column_alo=True).counts()[1]
+        feed(solver, counting_clauses(task.formula), expired, total)  # EnumerationError at the deadline
         _WORKER["built"] = True
     if not _WORKER["built"]:  # a time limit stopped the build: this run counts nothing here
-        raise EnumerationError("time limit reached", Status.TIMEOUT)
+        raise EnumerationError("time limit reached while building the formula", Status.TIMEOUT)
     return _WORKER["solver"]
 
 
