@@ -73,11 +73,20 @@ def _border(n: int, a: int, b: int, c: int, d: int) -> Cells | None:
 
 
 def border_cubes(n: int) -> Iterator[BorderCube]:
-    """Every canonical border, lazily, in the order of (row 0, row N-1, column 0, column N-1) queens."""
+    """Every canonical border, lazily, in the order of (row 0, row N-1, column 0, column N-1) queens.
+
+    The bounds are necessary conditions (each image puts one of the four queens on row 0, at least
+    as far right as (0, a)); the corner rules and attacks prune before the last queen is chosen."""
     m = n - 1
     for a in range((n + 1) // 2):  # the least cell is (0, a); a mirror image would have (0, m - a)
         for b in range(a, m - a + 1):  # the bottom-top mirror puts (N-1, b) on row 0
+            if n > 1 and _attack((0, a), (m, b)):
+                continue
             for c in range(a, m - a + 1):  # a transpose or rotation puts (c, 0) or (N-1-c, 0) on row 0
+                if (a == 0) != (c == 0) or (b == 0) != (c == m):
+                    continue
+                if (c, 0) not in ((0, a), (m, b)) and (_attack((c, 0), (0, a)) or _attack((c, 0), (m, b))):
+                    continue
                 for d in range(a, m - a + 1):
                     cells = _border(n, a, b, c, d)
                     if cells is None:

@@ -51,7 +51,7 @@ def write_cnf(
         if show:
             lines.append("p show " + " ".join(map(str, range(1, formula.n**2 + 1))) + " 0")
         write_header(out, num_vars, total, shuffle_comments(lines, num_vars, shuffle) if lines else ())
-        if _fast(formula, fast):
+        if _fast(formula, fast) and all(extra):  # an empty clause: " 0" in the reference, kept there
             from .shuffle_fast import shuffle_write
 
             written = shuffle_write(out, formula, extra, shuffle)

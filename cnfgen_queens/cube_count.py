@@ -17,6 +17,7 @@ the loop every enumeration runs), and only the representative of its orbit count
 from __future__ import annotations
 
 import atexit
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -35,8 +36,8 @@ from .symmetry import orbit
 
 Cube = tuple[int, ...]
 POLL = 0.05  # longest wait between two looks at the running tasks (the first looks come sooner)
-FRESH_UP_TO = 100_000  # clauses: a fresh solver per group up to this size (N = 40 pairwise has about 85,000)
-LISTED_UP_TO = 24  # N up to which the groups are listed before counting (a total for progress; 24: 3,000 groups)
+FRESH_UP_TO = 100_000  # clauses: a fresh solver per group up to this size (pairwise with the column clauses: N <= 39)
+LISTED_UP_TO = 24  # N up to which the groups are listed before counting (a total for progress; 24: 1,572 groups)
 IN_FLIGHT = 8  # tasks per worker submitted ahead
 
 
@@ -93,48 +94,56 @@ def counting_clauses(formula: QueensFormula) -> Iterator[tuple[int, ...]]:
     return replace(formula, column_alo=True).clauses()
 
 
-_WORKER: dict[str, Any] = {}  # this process's solver for the current run: {"run", "solver"}
+_LOCAL = threading.local()  # per worker thread: a Dask worker may run several tasks at once
+
+
+def worker_state() -> dict[str, Any]:
+    """This thread's cached state for the current run: the clause list ("clauses", "clauses_run") and,
+    for formulas over ``FRESH_UP_TO``, the solver ("solver", "run", "built")."""
+    state: dict[str, Any] | None = getattr(_LOCAL, "state", None)
+    if state is None:
+        state = _LOCAL.state = {}
+    return state
 
 
 @atexit.register
 def _drop_worker_solver() -> None:
-    """Free the worker's solver while PySAT can still do it (not in a finalizer at interpreter exit)."""
-    if "solver" in _WORKER:
-        _WORKER["solver"].delete()
-    _WORKER.clear()
+    """Free this thread's solver and clauses (at exit: while PySAT can still do it, not in a finalizer)."""
+    state = worker_state()
+    if "solver" in state:
+        state["solver"].delete()
+    state.clear()
 
 
 def _worker_solver(task: CubeTask) -> Any:
-    """One solver per process and run, for formulas over ``FRESH_UP_TO`` clauses; a new run (a new
+    """One solver per worker thread and run, for formulas over ``FRESH_UP_TO`` clauses; a new run (a new
     count on a long-lived Dask worker) starts afresh."""
     from pysat.solvers import Solver
 
-    if _WORKER.get("run") != task.run:
-        if "solver" in _WORKER:
-            _WORKER["solver"].delete()
-        _WORKER.clear()
+    state = worker_state()
+    if state.get("run") != task.run:
+        if "solver" in state:
+            state["solver"].delete()
+            del state["solver"]
         solver = Solver(name=embedded_solver(task.solver))
-        _WORKER.update(run=task.run, solver=solver, built=False)
+        state.update(run=task.run, solver=solver, built=False)
         deadline = task.deadline
         expired = None if deadline is None else lambda: time.time() > deadline
         total = replace(task.formula, column_alo=True).counts()[1]
         feed(solver, counting_clauses(task.formula), expired, total)  # EnumerationError at the deadline
-        _WORKER["built"] = True
-    if not _WORKER["built"]:  # a time limit stopped the build: this run counts nothing here
+        state["built"] = True
+    if not state["built"]:  # a time limit stopped the build: this run counts nothing here
         raise EnumerationError("time limit reached while building the formula", Status.TIMEOUT)
-    return _WORKER["solver"]
+    return state["solver"]
 
 
 def _clauses(task: CubeTask) -> list[tuple[int, ...]]:
-    """The counting clauses, built once per process and run (a fresh solver per group takes them)."""
-    if _CLAUSES.get("run") != task.run:
-        _CLAUSES.clear()
-        _CLAUSES.update(run=task.run, clauses=list(counting_clauses(task.formula)))
-    clauses: list[tuple[int, ...]] = _CLAUSES["clauses"]
+    """The counting clauses, built once per worker thread and run (a fresh solver per group takes them)."""
+    state = worker_state()
+    if state.get("clauses_run") != task.run:
+        state.update(clauses_run=task.run, clauses=list(counting_clauses(task.formula)))
+    clauses: list[tuple[int, ...]] = state["clauses"]
     return clauses
-
-
-_CLAUSES: dict[str, Any] = {}
 
 
 def _literals(n: int, cells: Iterable[tuple[int, int]]) -> Cube:
@@ -232,10 +241,10 @@ def count_symmetric(
                 if total is None:
                     total = len(done)
         finally:
-            _drop_worker_solver()  # this process's solver for a large formula is not kept after the count
+            _drop_worker_solver()  # this process's solver and clauses are not kept after the count
     else:
-        finished = _run_pool(task, groups, jobs, executor, scheduler, done, partial(_report, progress, total))
-        if finished and total is None:
+        counted = _run_pool(task, groups, jobs, executor, scheduler, done, partial(_report, progress, total))
+        if counted and total is None:
             total = len(done)
     return _total(done, total, time.monotonic() - start)
 
@@ -254,8 +263,8 @@ def _run_pool(
     done: list[CubeCount],
     report: Callable[[CubeCount], None],
 ) -> bool:
-    """Run the groups on a pool, at most ``IN_FLIGHT`` per worker submitted ahead; True when every
-    group finished (DONE or not: a group that did not is the last in ``done``)."""
+    """Run the groups on a pool, at most ``IN_FLIGHT`` per worker submitted ahead; True when every group
+    was counted (DONE).  Every group that finished is in ``done``, also when the count stops early."""
     if executor == "dask":
         from .experiments import executors
 
@@ -280,21 +289,21 @@ def _run_pool(
                     pending.append(pool.submit(f"cube-{task.run}-{step[0]}", count_group, task, step[1]))
             if not pending:
                 break
+            finished = [f for f in pending if f.done()]
+            taken = {id(f) for f in finished}  # not f.done() again: a group finishing in between would be lost
+            pending = [f for f in pending if id(f) not in taken]
+            for future in finished:  # all of them, before any decision to stop: none is lost
+                done.append(pool.result(future))
+                report(done[-1])
+            if any(c.status != DONE for c in done[len(done) - len(finished) :]):
+                return False
             if task.deadline is not None and time.time() > task.deadline + POLL:
                 return False  # the workers check the deadline between solver calls; this stops a long call
-            finished = [f for f in pending if f.done()]
             if not finished:
                 time.sleep(nap)
                 nap = min(POLL, 2 * nap)
-                continue
-            nap = 0.001
-            taken = {id(f) for f in finished}  # not f.done() again: a group finishing in between would be lost
-            pending = [f for f in pending if id(f) not in taken]
-            for future in finished:
-                done.append(pool.result(future))
-                report(done[-1])
-                if done[-1].status != DONE:
-                    return True
+            else:
+                nap = 0.001
         interrupted = False
         return True
     finally:

@@ -10,7 +10,7 @@ and PNG.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .board import Board, Placement, find_attack, images
 
@@ -154,14 +154,21 @@ def write_png(placement: Placement, out: BinaryIO) -> None:
 
     n = len(placement)
     fig, ax = plt.subplots(figsize=(max(2.0, n * 0.4), max(2.0, n * 0.4)), dpi=100)
+    try:
+        _draw(ax, placement)
+        fig.savefig(out, format="png", bbox_inches="tight", metadata={"Software": None})
+    finally:
+        plt.close(fig)
+
+
+def _draw(ax: Any, placement: Placement) -> None:
+    n = len(placement)
     colours = [[(0.94, 0.85, 0.71) if (r + c) % 2 == 0 else (0.71, 0.53, 0.39) for c in range(n)] for r in range(n)]
     ax.imshow(colours, interpolation="nearest")
     ax.scatter(list(placement), list(range(n)), s=(200 * 8 / max(n, 8)) ** 1.2 / 4, c="black", marker="o")
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_title(f"{n}-queens")
-    fig.savefig(out, format="png", bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
 
 
 def render(placement: Placement, fmt: str, ascii: bool = False) -> str:

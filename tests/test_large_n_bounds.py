@@ -78,13 +78,20 @@ def test_compact_encodings_under_the_cap_run_and_beyond_it_a_smaller_n(capsys: p
 def test_the_cap_and_allow_large_through_the_cli(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     """A small formula over a lowered cap: refused with exit 2, then counted with --allow-large."""
     monkeypatch.setattr(enumeration, "HELD_CLAUSES", 500)  # N = 8 pairwise has 736 clauses
-    for argv in (["count", "8"], ["enumerate", "8"], ["count", "8", "--jobs", "2"]):
+    for argv in (["count", "8"], ["enumerate", "8"], ["count", "8", "--symmetric"]):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert "N=8 pairwise has 736 clauses, above the limit of 500" in err and err.count("\n") == 1
     assert main(["count", "8", "--allow-large"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "count: 92"  # OEIS A000170
     assert main(["count", "8", "--jobs", "2", "--allow-large"]) == 2  # cubes: in every worker, never
+    # cubes in J local workers hold J copies: each gets 1/J of the cap
+    monkeypatch.setattr(enumeration, "HELD_CLAUSES", 1000)
+    assert main(["count", "8", "--symmetric"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["fundamental: 12", "count: 92"]
+    assert main(["count", "8", "--jobs", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "above the limit of 500" in err and "--jobs 2 holds 2 copies" in err and err.count("\n") == 1
 
 
 def test_embedded_time_limit_covers_building() -> None:

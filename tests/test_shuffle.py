@@ -142,6 +142,10 @@ def test_shuffle_errors_and_warning(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert out.read_bytes().startswith(b"p cnf 16 80\n")
 
 
+def refuse(*args: object) -> None:
+    raise AssertionError("the reference shuffle ran where the vectorised one should")
+
+
 SHUFFLE_CASES = [
     ("pairwise", 1, False, ()),
     ("pairwise", 2, True, ()),
@@ -173,6 +177,7 @@ def test_vectorised_shuffle_writes_the_reference_bytes(
     write_cnf(ref, formula, ["x"], extra, shuffle=seed, fast=False)
     write_cnf(fast, formula, ["x"], extra, shuffle=seed, fast=True)
     monkeypatch.setattr(shuffle_fast, "CLAUSE_CHUNK", 5)
+    monkeypatch.setattr("cnfgen_queens.shuffle.shuffle_clauses", refuse)  # the vectorised path must run
     write_cnf(small, formula, ["x"], extra, shuffle=seed, fast=True)
     assert fast.getvalue() == ref.getvalue() == small.getvalue()
     assert ref.getvalue().count(b" 0\n") >= formula.counts()[1]
@@ -195,9 +200,23 @@ def test_vectorised_shuffle_with_variants_and_streamed_lines(monkeypatch: pytest
     ):
         ref, fast = io.BytesIO(), io.BytesIO()
         write_cnf(ref, formula, [], (), shuffle=7, fast=False)
-        write_cnf(fast, formula, [], (), shuffle=7, fast=True)
+        with monkeypatch.context() as m:
+            m.setattr("cnfgen_queens.shuffle.shuffle_clauses", refuse)
+            write_cnf(fast, formula, [], (), shuffle=7, fast=True)
         assert fast.getvalue() == ref.getvalue()
         plain_ref, plain_fast = io.BytesIO(), io.BytesIO()  # the unshuffled fast writer on the same chunks
         write_cnf(plain_ref, formula, [], (), fast=False)
         write_cnf(plain_fast, formula, [], (), fast=True)
         assert plain_fast.getvalue() == plain_ref.getvalue()
+
+
+def test_an_empty_extra_clause_keeps_the_reference_bytes() -> None:
+    """The reference writes an empty clause as " 0"; such a file takes the reference path."""
+    import io
+
+    from cnfgen_queens.cnf_writer import write_cnf
+
+    ref, fast = io.BytesIO(), io.BytesIO()
+    write_cnf(ref, QueensFormula(6), [], ((), (-1,)), shuffle=3, fast=False)
+    write_cnf(fast, QueensFormula(6), [], ((), (-1,)), shuffle=3, fast=True)
+    assert fast.getvalue() == ref.getvalue() and b"\n 0\n" in ref.getvalue()

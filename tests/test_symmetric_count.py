@@ -144,7 +144,7 @@ def test_large_formula_path_counts_right(monkeypatch: pytest.MonkeyPatch, jobs: 
     for n in (6, 8, 10):
         result = count_symmetric(QueensFormula(n), jobs=jobs)
         assert (result.status, result.count, result.fundamental) == ("DONE", *KNOWN[n])
-    assert "solver" not in cube_count._WORKER  # the in-process solver is not kept after the count
+    assert cube_count.worker_state() == {}  # the in-process solver and clauses are not kept after the count
 
 
 def test_unlisted_groups_still_count_every_one(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -258,3 +258,13 @@ def test_progress_bar_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> Non
         assert result.count == 92
         text = err.getvalue()
         assert (f"{result.cubes_total}/{result.cubes_total}" in text and "solutions=92" in text) == shown, text
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_stopped_count_of_unlisted_groups_claims_no_total(jobs: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """Beyond LISTED_UP_TO a count stopped by its time limit has no total (the pool said "0 of 1 cubes")."""
+    result = count_symmetric(QueensFormula(30), jobs=jobs, time_limit=1)
+    assert (result.status, result.cubes_total) == ("TIMEOUT", None)
+    assert main(["count", "30", "--jobs", str(jobs), "--time-limit", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "time limit reached" in err and " of " not in err.split(";")[-1], err

@@ -104,7 +104,8 @@ CUBES_ESCAPE = "count without --jobs, --symmetric and --executor, with --allow-l
 def formula_from(args: argparse.Namespace, by_cubes: bool = False) -> QueensFormula:
     """The formula the options name; refused (exit 2) when it is over the size held in memory
     (:func:`.enumeration.check_held_size`) without --allow-large, and ``by_cubes`` even with it (the
-    cube counter builds it in every worker).  Every loop and the cube counter get it here."""
+    cube counter builds it in every worker: with J local workers, each may hold 1/J of the cap).
+    Every loop and the cube counter get it here."""
     from ..encodings import UnknownEncoding
     from ..enumeration import check_held_size
     from ..formula import QueensFormula
@@ -115,7 +116,13 @@ def formula_from(args: argparse.Namespace, by_cubes: bool = False) -> QueensForm
     try:
         formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
         if by_cubes:
-            check_held_size(formula, escape=CUBES_ESCAPE)
+            from ..enumeration import HELD_CLAUSES
+
+            copies = max(1, args.jobs) if args.executor == "local" else 1  # Dask workers may be other machines
+            escape = CUBES_ESCAPE
+            if copies > 1:
+                escape += f"; --jobs {copies} holds {copies} copies, so the limit is {HELD_CLAUSES:,} / {copies}"
+            check_held_size(formula, cap=HELD_CLAUSES // copies, escape=escape)
         else:
             check_held_size(formula, args.allow_large)
     except (UnknownEncoding, ValueError) as e:  # UsageError is a ValueError
