@@ -40,7 +40,9 @@ def median_of(repeat: int, argv: list[str], expect_last: str | None = None) -> f
 def figures(repeat: int) -> list[tuple[str, float]]:
     cq = str(BIN / "cnfgen-queens")
     return [
-        ("count 12, pysat:cadical195, one blocking loop", median_of(repeat, [cq, "count", "12"], "count: 14200")),
+        ("count 12 --engine loop, pysat:cadical195, one blocking loop",
+         median_of(repeat, [cq, "count", "12", "--engine", "loop"], "count: 14200")),
+        ("count 12 (cubes, one process: the default)", median_of(repeat, [cq, "count", "12"], "count: 14200")),
         ("count 12 --jobs 2 (symmetric cubes)", median_of(repeat, [cq, "count", "12", "--jobs", "2"], "count: 14200")),
         ("count 10 --symmetric (cubes)", median_of(repeat, [cq, "count", "10", "--symmetric"], "count: 724")),
         ("scripts/enumerate.sh 8 (kissat)",

@@ -10,7 +10,7 @@ import itertools
 import random
 
 import pytest
-from conftest import need_module
+from conftest import need_module, need_solver
 
 from cnfgen_queens import cube_count
 from cnfgen_queens.accept import Acceptor
@@ -193,17 +193,55 @@ def test_cli_time_limit_bounds_the_whole_count(capsys: pytest.CaptureFixture[str
         assert main(["count", n, "--symmetric", "--time-limit", "0.5", *extra]) == 1
         captured = capsys.readouterr()
         assert captured.out.splitlines()[-1].startswith("partial count: ")
-        assert "time limit reached" in captured.err and "cubes counted" in captured.err
+        assert "time limit reached" in captured.err and "cube groups counted" in captured.err
 
 
 def test_cli_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["count", "8", "--scheduler", "tcp://127.0.0.1:8786"]) == 2
-    assert main(["count", "8", "--symmetric", "--limit", "3"]) == 2
+    assert main(["count", "8", "--engine", "cubes", "--limit", "3"]) == 2
     assert main(["count", "8", "--executor", "dask", "--solver", "minisat"]) == 2
     assert main(["count", "8", "--executor", "ray"]) == 2
     assert main(["count", "8", "--jobs", "2", "--solver", "pysat:kissat404"]) == 2
+    assert main(["count", "8", "--engine", "loop", "--jobs", "2"]) == 2
+    assert main(["count", "8", "--engine", "cubes", "--solver", "minisat"]) == 2
+    assert main(["count", "8", "--engine", "cubes", "--place", "1,1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 5 and all("error" in line for line in err)
+    assert len(err) == 8 and all("error" in line for line in err)
+
+
+@pytest.mark.parametrize(
+    ("argv", "engine"),
+    [
+        ([], "cubes"),  # the default: an embedded solver on the plain board
+        (["--symmetric"], "cubes"),
+        (["--engine", "loop"], "loop"),
+        (["--engine", "loop", "--symmetric"], "loop"),
+        (["--limit", "400"], "loop"),  # what only the loop can do (352 < 400: the whole count)
+        (["--allow-large"], "loop"),
+        (["--solver", "pysat:minisat22"], "cubes"),
+    ],
+)
+def test_count_picks_its_engine(argv: list[str], engine: str, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """``--engine auto`` counts by cubes wherever they apply, and both engines give OEIS's counts."""
+    from cnfgen_queens.cli import count as count_cli
+
+    ran: list[str] = []
+    for name in ("count_by_cubes", "loop"):
+        real = getattr(count_cli, name)
+        monkeypatch.setattr(count_cli, name, lambda *a, _name=name, _real=real: ran.append(_name) or _real(*a))
+    assert main(["count", "9", "--quiet", *argv]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert ran == [{"cubes": "count_by_cubes", "loop": "loop"}[engine]]
+    assert out[-1] == "count: 352"
+    assert ("fundamental: 46" in out) == ("--symmetric" in argv)
+
+
+def test_count_with_a_variant_or_an_external_solver_is_the_loop(capsys: pytest.CaptureFixture[str]) -> None:
+    need_solver("minisat")
+    assert main(["count", "8", "--quiet", "--place", "1,1"]) == 0
+    assert main(["count", "8", "--quiet", "--solver", "minisat"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["count: 4", "count: 92"]
 
 
 def test_dask_local_cluster(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,7 +1,9 @@
 """``cnfgen-queens count N``: the number of solutions (and orbits with --symmetric).
 
-With an embedded solver, ``--jobs J``, ``--symmetric`` or ``--executor dask`` count by
-symmetry-broken cubes (:mod:`cnfgen_queens.cube_count`); otherwise the enumeration loop counts.
+``--engine auto`` (the default) counts by canonical border cubes (:mod:`cnfgen_queens.cube_count`)
+with an embedded solver on the plain board, and by the blocking-clause loop otherwise: with an
+external solver, a variant, ``--limit`` or ``--allow-large``.  ``--engine loop`` forces the loop
+(the seeds' method, e.g. to study it), ``--engine cubes`` refuses what cubes cannot do.
 """
 
 from __future__ import annotations
@@ -25,6 +27,18 @@ if TYPE_CHECKING:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     _add_arguments(p, counting=True)
     add_executor_arguments(p)
+    p.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="cubes: only the canonical border cubes are searched, each by an embedded solver (--jobs, "
+        "--executor); loop: one blocking-clause loop over all solutions (any solver, variants, --limit); "
+        "auto (default): cubes where they apply",
+    )
+
+
+ENGINES = ("auto", "cubes", "loop")
+LOOP_ONLY = ("--limit", "--out", "--resume", "--allow-large")  # the cube counter cannot honour these
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,25 +46,40 @@ def run(args: argparse.Namespace) -> int:
     from ..enumeration import pysat_name
 
     check_executor(args)
-    cubes = args.jobs > 1 or args.executor == "dask"
-    if cubes and pysat_name(args.solver) is None:
-        fail("--jobs and --executor dask need an embedded pysat: solver (the cubes run in-process)")
-    if cubes or (args.symmetric and pysat_name(args.solver) is not None):
+    parallel = parallel_flags(args)
+    embedded = pysat_name(args.solver) is not None
+    if args.engine == "loop":
+        if parallel:
+            fail(f"--engine loop does not combine with {parallel[0]}: the loop is one solver (use --engine cubes)")
+        return loop(args, lambda found: None)
+    if not embedded and (parallel or args.engine == "cubes"):
+        what = parallel[0] if parallel else "--engine cubes"
+        fail(f"{what} needs an embedded pysat: solver (the cubes run in-process); without it, {args.solver} "
+             "counts by the blocking-clause loop")  # fmt: skip
+    if args.engine == "cubes" or parallel:
+        return count_by_cubes(args)
+    if embedded and not variant_flags(args) and not given_flags(args, LOOP_ONLY):
         return count_by_cubes(args)
     return loop(args, lambda found: None)
+
+
+def parallel_flags(args: argparse.Namespace) -> list[str]:
+    """The options that ask for several cube workers: ``--jobs J`` (J > 1), ``--executor dask``."""
+    return [flag for flag, on in (("--jobs", args.jobs > 1), ("--executor dask", args.executor == "dask")) if on]
 
 
 def count_by_cubes(args: argparse.Namespace) -> int:
     from ..cube_count import DONE, count_symmetric
     from ..errors import UsageError
 
-    clash = given_flags(args, ("--limit", "--out", "--resume", "--memory-limit", "--solver-args", "--solvers-file"))
+    clash = given_flags(args, (*LOOP_ONLY, "--memory-limit", "--solver-args", "--solvers-file"))
     if clash:
-        fail(f"counting by cubes (--jobs, --symmetric, --executor) does not combine with {', '.join(clash)}")
+        fail(f"counting by cubes (--jobs, --executor, --engine cubes) does not combine with {', '.join(clash)}; "
+             "--engine loop runs the blocking-clause loop")  # fmt: skip
     formula = formula_from(args, by_cubes=True)
     if formula.variant.active:
         flag = variant_flags(args)[0]
-        what = "--symmetric" if args.symmetric else "--jobs" if args.jobs > 1 else "--executor dask"
+        what = (parallel_flags(args) or ["--engine cubes"])[0]
         fail(f"{what} does not combine with {flag}: it counts one board per orbit of the 8 board symmetries "
              f"(rotations and mirror symmetry), and {flag} breaks them")  # fmt: skip
     update, close = tqdm_progress(args.quiet)
@@ -72,7 +101,7 @@ def count_by_cubes(args: argparse.Namespace) -> int:
         close()
     if result.status != DONE:
         of = "" if result.cubes_total is None else f" of {result.cubes_total}"
-        print(f"{args.prog}: error: {result.error}; {result.cubes_done}{of} cubes counted", file=sys.stderr)
+        print(f"{args.prog}: error: {result.error}; {result.cubes_done}{of} cube groups counted", file=sys.stderr)
         print(f"partial count: {result.count}")
         return 1
     if args.symmetric:
@@ -91,7 +120,7 @@ def tqdm_progress(quiet: bool) -> tuple[Callable[[CubeCount, int | None], None],
 
     def update(c: CubeCount, total: int | None) -> None:
         if state["bar"] is None:
-            state["bar"] = tqdm(total=total, unit="cube", desc="count", file=sys.stderr)
+            state["bar"] = tqdm(total=total, unit="group", desc="cube groups", file=sys.stderr)
         state["solutions"] += c.count
         state["bar"].set_postfix(solutions=state["solutions"], refresh=False)
         state["bar"].update(1)

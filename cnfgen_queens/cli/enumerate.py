@@ -35,8 +35,9 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         "--symmetric",
         action="store_true",
         help="one solution per orbit of the 8 symmetries, weighted by the orbit's size; also report the "
-        "fundamental count (OEIS A002562). count: lex-leader symmetry breaking by cubes (pysat: solvers); "
-        "otherwise all 8 images of each solution are blocked",
+        "fundamental count (OEIS A002562). count with a pysat: solver: only the canonical border cubes are "
+        "searched (one queen per edge line, least under the 8 symmetries); otherwise all 8 images of each "
+        "solution are blocked",
     )
     p.add_argument("--limit", type=positive_int("limit"), help="stop after K solutions")
     p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs)")
@@ -54,8 +55,7 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         add_jobs_argument(
             p,
             default=1,
-            help="count symmetry-broken cubes of the first three rows in J processes (embedded solvers; "
-            "see --symmetric)",
+            help="count the canonical border cubes in J processes (embedded solvers; see --engine)",
         )
     else:
         p.add_argument(
@@ -98,7 +98,7 @@ class Progress:
             self.bar.close()
 
 
-CUBES_ESCAPE = "count without --jobs, --symmetric and --executor, with --allow-large (cubes build it in every worker)"
+CUBES_ESCAPE = "count --engine loop --allow-large (cubes build it in every worker)"
 
 
 def formula_from(args: argparse.Namespace, by_cubes: bool = False) -> QueensFormula:
