@@ -212,9 +212,10 @@ def count_symmetric(
 ) -> SymmetricCount:
     """Count all solutions and orbits by canonical border cubes.
 
-    ``jobs == 1`` with the local executor runs in this process; otherwise the groups go to
-    ``jobs`` worker processes, or to Dask (a LocalCluster of ``jobs`` workers, or the cluster
-    at ``scheduler``), a few per worker ahead, so memory does not grow with N.
+    ``jobs == 1`` with the local executor and no time limit runs in this process (a solver call
+    cannot be interrupted here); otherwise the groups go to ``jobs`` worker processes, or to
+    Dask (a LocalCluster of ``jobs`` workers, or the cluster at ``scheduler``), a few per
+    worker ahead, so memory does not grow with N.
     ``progress(cube_count, total)`` is called as each group finishes (total None beyond N =
     ``LISTED_UP_TO``).  The time limit covers the whole count, workers included.  Raises
     UsageError for a solver that cannot count, and ValueError for a bad executor.
@@ -229,7 +230,7 @@ def count_symmetric(
         total = len(groups)
     task = CubeTask(formula, solver, uuid.uuid4().hex, deadline)
     done: list[CubeCount] = []
-    if jobs <= 1 and executor == "local":
+    if jobs <= 1 and executor == "local" and deadline is None:  # with a deadline, one worker that can be stopped
         try:
             for group in groups:
                 done.append(count_group(task, group))

@@ -161,14 +161,20 @@ def enumerate_embedded(
 def solutions(
     formula: QueensFormula, solver: str = "pysat:cadical195", options: EnumerationOptions | None = None
 ) -> Iterator[Found]:
-    """Embedded loop for ``pysat:`` solvers, the durable restart loop otherwise."""
+    """Embedded loop for ``pysat:`` solvers (in a forked child, :mod:`.forked_loop`, so that its time and
+    memory limits hold during a solver call), the durable restart loop otherwise."""
     opts = options or EnumerationOptions()
     if pysat_name(solver) is not None:
+        from .forked_loop import enumerate_forked
+
         t = opts.limits.time if opts.limits else None
+        memory = opts.limits.memory if opts.limits else None
         deadline = time.monotonic() + t if t else None
-        yield from enumerate_embedded(
-            formula, solver, symmetric=opts.symmetric, deadline=deadline, on_call=opts.on_call
-        )
+
+        def loop(on_call: Callable[[], None]) -> Iterator[Found]:  # runs in the child
+            return enumerate_embedded(formula, solver, symmetric=opts.symmetric, deadline=deadline, on_call=on_call)
+
+        yield from enumerate_forked(loop, deadline=deadline, memory_mb=memory, on_call=opts.on_call)
         return
     from .external_loop import enumerate_external
 

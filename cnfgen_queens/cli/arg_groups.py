@@ -31,7 +31,7 @@ def add_solver_arguments(p: argparse.ArgumentParser) -> None:
         "--solver",
         default=DEFAULT_SOLVER,
         metavar="NAME|PATH",
-        help="pysat:NAME (embedded, in-process; incremental in enumerate and count), a profile name (kissat, "
+        help="pysat:NAME (embedded: no binary; incremental in enumerate and count), a profile name (kissat, "
         f"minisat, cadical, ...) or the path to a binary (default: {DEFAULT_SOLVER})",
     )
     g.add_argument(
@@ -65,7 +65,8 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_int("memory limit", MAX_MEMORY, " MB (what solvers accept)"),
         default=None,
         metavar="MB",
-        help="address-space limit in MB (RLIMIT_AS) of each external solver call",
+        help="address-space limit in MB (RLIMIT_AS) of each solver call; a pysat: solver runs in a forked "
+        "child, and in enumerate and count (the loop) the whole loop's child has it",
     )
     g.add_argument(
         "--output-limit",

@@ -2,7 +2,7 @@
 
 ``--engine auto`` (the default) counts by canonical border cubes (:mod:`cnfgen_queens.cube_count`)
 with an embedded solver on the plain board, and by the blocking-clause loop otherwise: with an
-external solver, a variant, ``--limit`` or ``--allow-large``.  ``--engine loop`` forces the loop
+external solver, a variant, ``--limit``, ``--memory-limit`` or ``--allow-large``.  ``--engine loop`` forces the loop
 (the seeds' method, e.g. to study it), ``--engine cubes`` refuses what cubes cannot do.
 """
 
@@ -32,13 +32,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=ENGINES,
         default="auto",
         help="cubes: only the canonical border cubes are searched, each by an embedded solver (--jobs, "
-        "--executor); loop: one blocking-clause loop over all solutions (any solver, variants, --limit); "
+        "--executor); loop: one blocking-clause loop over all solutions (any solver, variants, --limit, "
+        "--memory-limit); "
         "auto (default): cubes where they apply",
     )
 
 
 ENGINES = ("auto", "cubes", "loop")
-LOOP_ONLY = ("--limit", "--out", "--resume", "--allow-large")  # the cube counter cannot honour these
+LOOP_ONLY = ("--limit", "--out", "--resume", "--allow-large", "--memory-limit")  # the cube counter cannot honour these
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,7 +73,7 @@ def count_by_cubes(args: argparse.Namespace) -> int:
     from ..cube_count import DONE, count_symmetric
     from ..errors import UsageError
 
-    clash = given_flags(args, (*LOOP_ONLY, "--memory-limit", "--solver-args", "--solvers-file"))
+    clash = given_flags(args, (*LOOP_ONLY, "--solver-args", "--solvers-file"))
     if clash:
         fail(f"counting by cubes (--jobs, --executor, --engine cubes) does not combine with {', '.join(clash)}; "
              "--engine loop runs the blocking-clause loop")  # fmt: skip

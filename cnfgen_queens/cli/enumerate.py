@@ -23,8 +23,7 @@ if TYPE_CHECKING:
     from ..formula import QueensFormula
 
 TEXT_FORMATS = ("line", "board", "positions", "json")
-EXTERNAL_ONLY = ("--out", "--resume", "--memory-limit", "--solver-args", "--solvers-file", "--output-limit",
-                 "--isolation")  # fmt: skip
+EXTERNAL_ONLY = ("--out", "--resume", "--solver-args", "--solvers-file", "--output-limit", "--isolation")
 
 
 def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
@@ -181,7 +180,8 @@ def loop(args: argparse.Namespace, emit) -> int:
     if not external:
         external_only = given_flags(args, EXTERNAL_ONLY)
         if external_only:
-            fail(f"{', '.join(external_only)} belong to the external loop; pysat: solvers run in-process")
+            fail(f"{', '.join(external_only)} belong to the external loop; a pysat: solver runs in a child of this "
+                 "process")  # fmt: skip
         from ..enumeration import embedded_solver
 
         embedded_solver(args.solver)  # UsageError: exit 2
@@ -200,8 +200,8 @@ def loop(args: argparse.Namespace, emit) -> int:
             solver_args = tuple(shlex.split(args.solver_args))
         except ValueError as e:
             fail(f"--solver-args: {e}")
-    elif args.time_limit:
-        limits = limits_from(args, args.time_limit)
+    elif args.time_limit or args.memory_limit:  # the forked embedded loop (forked_loop.py) holds both
+        limits = limits_from(args, args.time_limit, args.memory_limit)
     from ..known_counts import known_counts
 
     known = known_counts().get(formula.n)

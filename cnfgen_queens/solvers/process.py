@@ -241,6 +241,47 @@ def _virtual_size() -> int:
     return 0
 
 
+def fork_child(
+    work: Callable[[], None], *, memory_mb: int | None = None, stderr_fd: int | None = None
+) -> tuple[int, set[int]]:
+    """Fork a child in its own session that runs ``work()`` and exits: 0, or 1 with the error on its
+    stderr (``stderr_fd``).  RLIMIT_AS is ``memory_mb`` on top of this process's address space; the
+    child dies with its parent.  SIGINT and SIGTERM stay blocked in this process: restore the
+    returned mask (``_supervise(unblock=)`` does), so a Ctrl-C during the fork is not lost."""
+    limit = _virtual_size() + memory_mb * 1024 * 1024 if memory_mb is not None else None
+    stop = {signal.SIGINT, signal.SIGTERM}
+    # no Python signal handler of ours may run in the child: block, fork, reset to defaults, unblock
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
+    try:
+        with spawn_lock:
+            pid = os.fork()
+            if pid:
+                started.add(pid)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        raise
+    if pid == 0:  # the child: never returns
+        code = 1
+        try:
+            for sig in stop:
+                signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            os.setsid()
+            die_with_parent()
+            if stderr_fd is not None:
+                os.dup2(stderr_fd, 2)
+            if limit is not None:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            work()
+            code = 0
+        except BaseException as e:
+            with contextlib.suppress(BaseException):
+                os.write(2, f"{type(e).__name__}: {e}\n".encode())
+        finally:
+            os._exit(code)
+    return pid, blocked
+
+
 def run_forked(
     work: Callable[[], bytes], *, timeout: float | None = None, memory_mb: int | None = None, grace: float = GRACE
 ) -> Finished:
@@ -251,38 +292,13 @@ def run_forked(
     """
     with subreaper(), tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
-        limit = _virtual_size() + memory_mb * 1024 * 1024 if memory_mb is not None else None
-        stop = {signal.SIGINT, signal.SIGTERM}
-        # no Python signal handler of ours may run in the child: block, fork, reset to defaults, unblock
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
-        try:
-            with spawn_lock:
-                pid = os.fork()
-                if pid:
-                    started.add(pid)
-        except BaseException:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-            raise
-        if pid == 0:  # the child: never returns
-            code = 1
-            try:
-                for sig in stop:
-                    signal.signal(sig, signal.SIG_DFL)
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-                os.setsid()
-                die_with_parent()
-                os.dup2(err.fileno(), 2)
-                if limit is not None:
-                    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-                data = memoryview(work())
-                while data:
-                    data = data[os.write(out.fileno(), data) :]
-                code = 0
-            except BaseException as e:
-                with contextlib.suppress(BaseException):
-                    os.write(2, f"{type(e).__name__}: {e}\n".encode())
-            finally:
-                os._exit(code)
+
+        def write_out() -> None:
+            data = memoryview(work())
+            while data:
+                data = data[os.write(out.fileno(), data) :]
+
+        pid, blocked = fork_child(write_out, memory_mb=memory_mb, stderr_fd=err.fileno())
         try:
             (_, status, usage), timed_out = _supervise(pid, timeout, grace, None, unblock=blocked)
         finally:

@@ -1,0 +1,151 @@
+"""The embedded blocking loop in a forked child, so that its limits hold during a solver call.
+
+PySAT's CaDiCaL 1.9.5 holds the GIL while it solves and has no interrupt, so in this process a
+time limit is only checked between calls, and a memory limit cannot be set at all.  Here the
+loop of :func:`.enumeration.enumerate_embedded` (the same code: feed, solve, accept, block)
+runs in a child of its own session (the loop is handed in, so this module does not import
+:mod:`.enumeration`), which streams one line per event through a pipe:
+
+* ``c`` before every solver call, ``s WEIGHT C0 C1 ...`` for each accepted solution,
+* ``e STATUS MESSAGE`` when the loop stopped early (its own time check, a rejected model).
+
+This process yields each solution as its line arrives, kills the child's group a moment after
+the deadline (SIGKILL: it holds nothing of ours; the moment lets a child between calls stop by
+itself and say where), and keeps every complete line already in the pipe, so no
+solution the child found is lost.  RLIMIT_AS bounds the child (``memory_mb`` on top of this
+process's address space, as for ``solve``); dying under it is MEMOUT.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from typing import IO
+
+from .accept import EnumerationError, Found
+from .solvers.outcome import Status
+
+Loop = Callable[[Callable[[], None]], Iterator[Found]]  # on_call -> the solutions
+
+
+READ = 1 << 16
+GRACE = 0.25  # seconds past the deadline for the child to stop by itself, between calls, and say where
+
+
+def enumerate_forked(
+    loop: Loop,
+    *,
+    deadline: float | None = None,
+    memory_mb: int | None = None,
+    on_call: Callable[[], None] | None = None,
+) -> Iterator[Found]:
+    """The solutions of ``loop(on_call)`` (:func:`.enumeration.enumerate_embedded`), run in a forked
+    child.  ``deadline`` is a :func:`time.monotonic` instant, enforced during a solver call too;
+    EnumerationError (TIMEOUT, MEMOUT, ERROR) ends the iteration after every solution found before it."""
+    from .solvers.process import _kill, _wait, clean_group, fork_child
+    from .solvers.reaper import started, subreaper
+
+    read_end, write_end = os.pipe()
+    with subreaper(), tempfile.TemporaryFile() as err:
+        try:
+            child = _child_work(loop, write_end, read_end)
+            pid, blocked = fork_child(child, memory_mb=memory_mb, stderr_fd=err.fileno())
+        finally:
+            os.close(write_end)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        reaped = None
+        try:
+            lines = _Lines(read_end)
+            stopped: EnumerationError | None = None
+            timed_out = False
+            while not lines.eof:
+                left = None if deadline is None else deadline + GRACE - time.monotonic()
+                if left is not None and left <= 0 and not timed_out:
+                    _kill(pid, signal.SIGKILL)  # a call past the deadline: what is in the pipe stays readable
+                    timed_out = True
+                for line in lines.read(None if timed_out else left):
+                    event = _event(line)
+                    if isinstance(event, Found):
+                        yield event
+                    elif isinstance(event, EnumerationError):
+                        stopped = event
+                    elif on_call is not None:
+                        on_call()
+            reaped = _wait(pid, None)
+            if stopped is not None:
+                raise stopped
+            if timed_out:
+                raise EnumerationError("time limit reached during a solver call", Status.TIMEOUT)
+            code = os.waitstatus_to_exitcode(reaped[1]) if reaped else None
+            if code != 0:
+                raise _died(code, err, memory_mb)
+        finally:
+            if reaped is None:  # the consumer stopped (--limit), Ctrl-C, or an error here
+                _kill(pid, signal.SIGKILL)
+                _wait(pid, None)
+            started.discard(pid)
+            clean_group(pid)
+            os.close(read_end)
+
+
+def _child_work(loop: Loop, write_end: int, read_end: int) -> Callable[[], None]:
+    def work() -> None:
+        os.close(read_end)
+
+        def send(text: str) -> None:
+            data = memoryview(text.encode())
+            while data:
+                data = data[os.write(write_end, data) :]
+
+        try:  # each line at once: a call that never returns is counted, a solution never held back
+            for found in loop(lambda: send("c\n")):
+                send(f"s {found.weight} {' '.join(map(str, found.placement))}\n")
+        except EnumerationError as e:
+            send(f"e {e.status} {' '.join(str(e).split())}\n")
+
+    return work
+
+
+class _Lines:
+    """Complete lines from a pipe; a last line cut by a kill (no newline) is dropped."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.rest, self.eof = fd, b"", False
+
+    def read(self, timeout: float | None) -> list[bytes]:
+        """The lines that arrived within ``timeout`` seconds (None: until some do, or end of file)."""
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return []
+        chunk = os.read(self.fd, READ)
+        if not chunk:
+            self.eof = True
+            return []
+        *lines, self.rest = (self.rest + chunk).split(b"\n")
+        return lines
+
+
+def _event(line: bytes) -> Found | EnumerationError | None:
+    kind, _, rest = line.decode().partition(" ")
+    if kind == "s":
+        weight, *columns = map(int, rest.split())
+        return Found(tuple(columns), weight)
+    if kind == "e":
+        status, _, message = rest.partition(" ")
+        return EnumerationError(message, Status(status))
+    return None  # "c": one more solver call
+
+
+def _died(code: int | None, err: IO[bytes], memory_mb: int | None) -> EnumerationError:
+    """The error of a child that ended without finishing: MEMOUT under a memory limit, else ERROR."""
+    from .solvers.parse import MEMORY_WORDS, describe_exit
+
+    err.seek(0)
+    text = " ".join(err.read()[-2000:].decode(errors="replace").split())
+    if memory_mb is not None and (MEMORY_WORDS.search(text) or (code is not None and code < 0)):
+        return EnumerationError(f"memory limit reached ({memory_mb} MB)", Status.MEMOUT)
+    return EnumerationError(f"embedded solver {describe_exit(code)}{': ' + text if text else ''}", Status.ERROR)

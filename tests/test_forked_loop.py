@@ -1,0 +1,156 @@
+"""The embedded loop in a forked child: its limits hold during a solver call, and nothing found is lost.
+
+Before forked_loop.py, ``enumerate N --time-limit T`` with a pysat: solver checked the clock only
+between solver calls (CaDiCaL 1.9.5 holds the GIL and has no interrupt), and ``--memory-limit``
+was refused for embedded solvers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from cnfgen_queens.accept import EnumerationError, Found
+from cnfgen_queens.cli import main
+from cnfgen_queens.enumeration import EnumerationOptions, solutions
+from cnfgen_queens.forked_loop import GRACE, _Lines, enumerate_forked
+from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.solvers.outcome import Limits, Status
+from cnfgen_queens.solvers.reaper import started
+
+SLACK = 10.0  # seconds a loaded machine may add to the kill and the reaping
+
+
+def children() -> set[int]:
+    """Pids of this process's living children, from every thread's /proc children list."""
+    pids: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            pids |= {int(p) for p in (task / "children").read_text().split()}
+    return pids
+
+
+def two_then(stall: Callable[[], None]) -> Callable[[Callable[[], None]], Iterator[Found]]:
+    """A loop that finds two boards, then calls ``stall`` (as a solver call that never returns would)."""
+
+    def loop(on_call: Callable[[], None]) -> Iterator[Found]:
+        for placement in ((1, 3, 0, 2), (2, 0, 3, 1)):
+            on_call()
+            yield Found(placement)
+        on_call()
+        stall()
+
+    return loop
+
+
+def test_a_call_past_the_deadline_is_killed_and_what_was_found_is_kept() -> None:
+    before = children()
+    calls: list[int] = []
+    got: list[Found] = []
+    start = time.monotonic()
+    with pytest.raises(EnumerationError) as stop:
+        for found in enumerate_forked(
+            two_then(lambda: time.sleep(600)), deadline=start + 1.0, on_call=lambda: calls.append(1)
+        ):
+            got.append(found)
+    wall = time.monotonic() - start
+    assert [f.placement for f in got] == [(1, 3, 0, 2), (2, 0, 3, 1)]
+    assert stop.value.status == Status.TIMEOUT and "during a solver call" in str(stop.value)
+    assert 1.0 <= wall < 1.0 + GRACE + SLACK
+    assert calls == [1, 1, 1]
+    assert children() == before and not started
+
+
+def test_the_childs_own_stop_and_its_reason_come_after_its_solutions() -> None:
+    def fail() -> None:
+        raise EnumerationError("model rejected: two queens attack", Status.ERROR)
+
+    got = []
+    with pytest.raises(EnumerationError) as stop:
+        got.extend(enumerate_forked(two_then(fail)))
+    assert len(got) == 2 and stop.value.status == Status.ERROR
+    assert str(stop.value) == "model rejected: two queens attack"
+
+
+def test_memory_limit_is_memout() -> None:
+    def allocate() -> None:
+        blocks = [bytearray(64 << 20) for _ in range(64)]  # 4 GB, far above the limit
+        raise AssertionError(len(blocks))
+
+    got = []
+    with pytest.raises(EnumerationError) as stop:
+        got.extend(enumerate_forked(two_then(allocate), memory_mb=200))
+    assert len(got) == 2
+    assert stop.value.status == Status.MEMOUT and "memory limit reached (200 MB)" in str(stop.value)
+
+
+def test_a_crash_is_an_error_naming_the_signal() -> None:
+    def crash() -> None:
+        faulthandler.disable()  # pytest's would print the child's stack on the terminal
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    with pytest.raises(EnumerationError) as stop:
+        list(enumerate_forked(two_then(crash)))
+    assert stop.value.status == Status.ERROR and "killed by SIGSEGV" in str(stop.value)
+
+
+def test_a_consumer_that_stops_early_leaves_no_process() -> None:
+    before = children()
+    loop = enumerate_forked(two_then(lambda: time.sleep(600)))
+    assert next(loop).placement == (1, 3, 0, 2)
+    loop.close()  # as `enumerate --limit 1` does
+    assert children() == before and not started
+
+
+def test_lines_drop_a_line_cut_by_a_kill() -> None:
+    r, w = os.pipe()
+    os.write(w, b"c\ns 1 0 2 4 1 3\ns 1 3 1")
+    os.close(w)
+    lines = _Lines(r)
+    got = []
+    while not lines.eof:
+        got += lines.read(1.0)
+    os.close(r)
+    assert got == [b"c", b"s 1 0 2 4 1 3"]
+
+
+def test_a_real_solver_call_is_stopped_at_the_time_limit() -> None:
+    """N = 400 product: feeding CaDiCaL takes 0.9 s, its first call minutes (more than 4 on this machine)."""
+    formula = QueensFormula(400, "product")
+    start = time.monotonic()
+    with pytest.raises(EnumerationError) as stop:
+        list(solutions(formula, options=EnumerationOptions(limits=Limits(time=4.0))))
+    assert stop.value.status == Status.TIMEOUT and "during a solver call" in str(stop.value)
+    assert time.monotonic() - start < 4.0 + GRACE + SLACK
+
+
+def test_cli_memory_limit_with_an_embedded_solver(capsys: pytest.CaptureFixture[str]) -> None:
+    """--memory-limit was refused for pysat: solvers ("belongs to the external loop")."""
+    assert main(["enumerate", "8", "--memory-limit", "2000", "--limit", "1", "--quiet"]) == 0
+    assert main(["count", "8", "--memory-limit", "2000", "--quiet"]) == 0  # the loop: cubes cannot honour it
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 92"
+    # in its own process: CaDiCaL aborts on bad_alloc, and pytest's faulthandler would print the child's stack
+    entry = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = ["count", "300", "-e", "sequential", "--memory-limit", "100", "--quiet"]
+    done = subprocess.run([sys.executable, "-c", entry, *argv], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout.splitlines() == ["partial count: 0"]
+    assert done.stderr.count("\n") == 1 and "memory limit reached (100 MB)" in done.stderr
+
+
+def test_a_count_by_cubes_in_one_process_is_stopped_during_a_call(capsys: pytest.CaptureFixture[str]) -> None:
+    """``count 400 -e product -t 3``: one worker (not this process) when there is a limit; the first
+    call of a group takes minutes at N = 400."""
+    start = time.monotonic()
+    assert main(["count", "400", "-e", "product", "--time-limit", "3", "--quiet"]) == 1
+    assert time.monotonic() - start < 3.0 + SLACK
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ["partial count: 0"] and "time limit reached" in captured.err
