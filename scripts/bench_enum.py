@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Enumeration figures (issue 4): ``cnfgen-queens count 12`` on the embedded solver, and the
+"""Enumeration figures (issue 4): ``cnfgen-queens count 12`` on the embedded solver (the loop, the cubes,
+and the loop in this process against the same loop in a forked child), and the
 shell loop ``scripts/enumerate.sh 8`` (kissat, 92 solver runs + 93 x decode/block/merge), wall time,
 and the Python restart loop's solver calls per second.
 
@@ -52,15 +53,45 @@ def figures(repeat: int) -> list[tuple[str, float]]:
     ]  # fmt: skip
 
 
+IN_PROCESS_VS_FORKED = """
+import sys, time
+from cnfgen_queens.enumeration import enumerate_embedded
+from cnfgen_queens.forked_loop import enumerate_forked
+from cnfgen_queens.formula import QueensFormula
+
+f = QueensFormula(int(sys.argv[1]))
+for _ in range(int(sys.argv[2])):  # alternating, so that both see the same machine
+    for name, loop in (("in-process", lambda: enumerate_embedded(f)),
+                       ("forked", lambda: enumerate_forked(lambda on_call: enumerate_embedded(f, on_call=on_call)))):
+        start = time.perf_counter()
+        count = sum(found.weight for found in loop())
+        print(name, count, time.perf_counter() - start)
+"""
+
+
+def forked_cost(n: int, repeat: int) -> list[tuple[str, float]]:
+    """The embedded loop in this process against the same loop in a forked child (forked_loop.py, what
+    enumerate and count --engine loop run), medians of alternating runs in one process."""
+    out = subprocess.run([sys.executable, "-c", IN_PROCESS_VS_FORKED, str(n), str(repeat)], capture_output=True,
+                         text=True, check=True, env=env()).stdout.split()  # fmt: skip
+    walls: dict[str, list[float]] = {}
+    for name, _count, wall in zip(out[::3], out[1::3], out[2::3], strict=True):
+        walls.setdefault(name, []).append(float(wall))
+    return [(f"embedded loop N={n}, {name}", statistics.median(w)) for name, w in walls.items()]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
-    rows = figures(args.repeat)
+    rows = figures(args.repeat) + forked_cost(12, args.repeat)
     print(f"median of {args.repeat}; load average at the end {os.getloadavg()[0]:.2f}")
     for name, wall in rows:
         print(f"{name:<50} {wall:8.2f} s")
-    external = dict(rows)["count 8 --solver kissat (python restart loop)"]
+    walls = dict(rows)
+    ratio = walls["embedded loop N=12, forked"] / walls["embedded loop N=12, in-process"]
+    print(f"{'  forked / in-process':<50} {ratio:8.2f} x")
+    external = walls["count 8 --solver kissat (python restart loop)"]
     print(f"{'  solver calls per second (92 SAT + 1 UNSAT)':<50} {93 / external:8.1f}")
     return 0
 
