@@ -83,6 +83,13 @@ def test_good_config_and_defaults(tmp_path: Path) -> None:
         (GOOD.replace("[pysat:cadical195]", "[pysat:nosuch]"), "solvers[0]: unknown or missing solver"),
         (GOOD.replace("[pysat:cadical195]", "[{name: pysat:cadical195, args: [-x]}]"), "takes no arguments"),
         (GOOD + "task: count\n", None),
+        (GOOD.replace("[4, 5]", "[8, 1000]").replace("pairwise, ", "") + "task: count\n", None),  # 12.0M clauses
+        (
+            GOOD.replace("[4, 5]", "[8, 1000]") + "task: count\n",
+            "instances.encodings[0]: task count: N=1000 pairwise has 1,664,668,000 clauses, above the limit of "
+            "20,000,000 for a formula held in memory",
+        ),
+        (GOOD.replace("[4, 5]", "[8, 1000]") + "task: solve\n", None),  # a solver reads the file, holds nothing
         ("", "exp.yaml: (top level): empty config"),
         ("- just\n- a list\n", "(top level): expected a mapping with keys experiment"),
     ],

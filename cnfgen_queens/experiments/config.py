@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from ..errors import UsageError
 from ..solvers.outcome import DEFAULT_OUTPUT_MB, MAX_MEMORY
+from .config_source import path_problem
 from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
 TASKS = ("solve", "count")
@@ -31,7 +32,6 @@ MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by bu
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
 MAX_INT = 2**63 - 1  # what SQLite stores
 MAX_TIME = 1e6  # seconds per run
-NAME_MAX, PATH_MAX = 255, 4096  # bytes in one file name, in a path (Linux)
 
 
 class ConfigError(UsageError):
@@ -236,6 +236,8 @@ def parse(
     for i, entry in enumerate(solvers):
         if task == "count" and entry.args:
             c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
+    if task == "count":
+        _count_fits(c, max(ns), encodings, column_alo, group_size)
     limits = c.mapping(top["limits"], "limits", LIMIT_KEYS)
     if "time" not in limits:
         c.fail("limits.time", "missing (required: seconds per run; PAR-2 needs it)")
@@ -269,19 +271,27 @@ def parse(
     )
 
 
+def _count_fits(c: _Check, n: int, encodings: tuple[str, ...], column_alo: tuple[bool, ...], group: int | None) -> None:
+    """``task: count`` holds each formula in memory: one over the cap (``enumeration.check_held_size``) is
+    refused here, before any run, rather than stored as an ERROR row at run time."""
+    from .. import encodings as registry
+    from ..enumeration import check_held_size
+    from ..formula import QueensFormula
+
+    for i, name in enumerate(encodings):
+        formula = QueensFormula(n, name, any(column_alo), group if registry.get(name).takes_group_size else None)
+        try:
+            check_held_size(formula, escape="a smaller N for task count")
+        except UsageError as e:
+            c.fail(f"instances.encodings[{i}]", f"task count: {e}")
+
+
 def _results_path(c: _Check, value: Any) -> Path:
     """The results file; names the file system would refuse (too long, NUL) are config errors."""
-    import os
-
     path = Path(c.string(value, "results"))
-    raw = os.fsencode(path)
-    longest = max((len(os.fsencode(part)) for part in path.parts), default=0)
-    if b"\0" in raw:
-        c.fail("results", "a file name cannot contain a NUL character")
-    if longest > NAME_MAX:
-        c.fail("results", f"a name of {longest} bytes in the path: the file system allows {NAME_MAX}")
-    if len(raw) >= PATH_MAX:
-        c.fail("results", f"a path of {len(raw)} bytes: the file system allows {PATH_MAX - 1}")
+    problem = path_problem(path)
+    if problem:
+        c.fail("results", problem)
     return path
 
 

@@ -16,6 +16,7 @@ from ..errors import UsageError
 
 MAX_NODES = 100_000  # values after expanding aliases; a hand-written 10 KB config has a few thousand
 MAX_BYTES = 1_000_000  # a config file larger than this is not a hand-written config
+NAME_MAX, PATH_MAX = 255, 4096  # bytes in one file name, in a path (Linux)
 
 
 class SourceError(UsageError):
@@ -97,3 +98,18 @@ class _Walk:
         if size > MAX_NODES:
             self.fail(node, path, f"{size} values (YAML aliases expanded), over the limit of {MAX_NODES}")
         return size
+
+
+def path_problem(path: Path) -> str | None:
+    """Why the file system would refuse ``path`` (a NUL, a name or the path too long); None if nothing."""
+    import os
+
+    raw = os.fsencode(path)
+    longest = max((len(os.fsencode(part)) for part in path.parts), default=0)
+    if b"\0" in raw:
+        return "a file name cannot contain a NUL character"
+    if longest > NAME_MAX:
+        return f"a name of {longest} bytes in the path: the file system allows {NAME_MAX}"
+    if len(raw) >= PATH_MAX:
+        return f"a path of {len(raw)} bytes: the file system allows {PATH_MAX - 1}"
+    return None
