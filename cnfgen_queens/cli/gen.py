@@ -133,12 +133,12 @@ def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause]
              f"2^31-1; use a smaller N or another encoding")  # fmt: skip
     if clauses < SIZE_FROM:
         return
-    from ..generate import _digit_sum, body_size
+    from ..output_size import digit_sum, body_size
 
     n2 = formula.n**2
     body, exact = body_size(formula)
     header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")
-    header += 9 + _digit_sum(1, n2 + 1) + n2 + 2 if comments else 0  # the streamed c p show line
+    header += 9 + digit_sum(1, n2 + 1) + n2 + 2 if comments else 0  # the streamed c p show line
     size = header + body + sum(len(clause_line(c)) for c in blocks)
     if allow_large or (size <= LARGE_BYTES and clauses < LARGE_CLAUSES):
         return
