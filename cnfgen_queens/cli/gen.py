@@ -133,7 +133,7 @@ def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause]
              f"2^31-1; use a smaller N or another encoding")  # fmt: skip
     if clauses < SIZE_FROM:
         return
-    from ..output_size import digit_sum, body_size
+    from ..output_size import body_size, digit_sum
 
     n2 = formula.n**2
     body, exact = body_size(formula)
