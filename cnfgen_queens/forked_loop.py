@@ -54,11 +54,14 @@ def enumerate_forked(
         try:
             child = _child_work(loop, write_end, read_end)
             pid, blocked = fork_child(child, memory_mb=memory_mb, stderr_fd=err.fileno())
+        except BaseException:
+            os.close(read_end)
+            raise
         finally:
             os.close(write_end)
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         reaped = None
         try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C held back during the fork lands here
             lines = _Lines(read_end)
             stopped: EnumerationError | None = None
             timed_out = False

@@ -154,3 +154,26 @@ def test_a_count_by_cubes_in_one_process_is_stopped_during_a_call(capsys: pytest
     assert time.monotonic() - start < 3.0 + SLACK
     captured = capsys.readouterr()
     assert captured.out.splitlines() == ["partial count: 0"] and "time limit reached" in captured.err
+
+
+def test_ctrl_c_during_a_long_embedded_call_ends_at_once_and_leaves_no_process() -> None:
+    """In our process PySAT's own SIGINT path ended a CaDiCaL call with "error: Caught keyboard interrupt"
+    and exit 1 (measured on the code before forked_loop.py); now it is exit 130, "interrupted"."""
+    marker = "987.654"  # a time limit no other process has: finds a leftover child by its command line
+    entry = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = ["enumerate", "400", "-e", "product", "--quiet", "--time-limit", marker]
+    proc = subprocess.Popen([sys.executable, "-c", entry, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    time.sleep(3.0)  # fed (0.9 s), inside the first call
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert time.monotonic() - sent < SLACK
+    assert proc.returncode == 130 and out == "" and "Traceback" not in err and err.count("\n") == 1, err
+    assert "interrupted" in err and "error" not in err
+    leftovers = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if marker.encode() in cmdline.read_bytes():
+                leftovers.append(cmdline.parent.name)
+    assert leftovers == []

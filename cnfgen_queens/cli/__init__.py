@@ -96,7 +96,7 @@ def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
     except Exit as e:
         return e.code
     except KeyboardInterrupt as e:  # Ctrl-C; or SIGTERM where a subcommand turns it into this (batch)
-        print(f"{prog}: {e or 'interrupted'}", file=sys.stderr)
+        print(f"{prog}: {str(e) or 'interrupted'}", file=sys.stderr)  # an exception is always truthy
         return getattr(e, "exit_code", 130)
     except BrokenPipeError:
         _drop_stdout()  # the reader went away (e.g. `| head`); silence the flush at exit
