@@ -336,6 +336,9 @@ class LocalPool:
                 p.terminate()
             for p in processes:
                 p.join(5)
+                if p.is_alive():  # SIGTERM handled by Python while CaDiCaL holds the GIL
+                    p.kill()
+                    p.join()
 
 
 def _init_worker() -> None:

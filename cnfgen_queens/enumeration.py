@@ -45,7 +45,11 @@ COMPACT = ("sequential", "product", "commander", "ladder", "bimander", "binary")
 
 
 def check_held_size(
-    formula: QueensFormula, allow_large: bool = False, cap: int | None = None, escape: str = "pass --allow-large"
+    formula: QueensFormula,
+    allow_large: bool = False,
+    cap: int | None = None,
+    escape: str = "pass --allow-large",
+    option: str = "-e ",
 ) -> None:
     """Raise UsageError, naming N, the encoding, its clause count, the cap and what to do instead, for a
     formula of more than ``cap`` (default :data:`HELD_CLAUSES`) clauses, unless ``allow_large``.
@@ -58,7 +62,7 @@ def check_held_size(
         return
     options = [replace(formula, encoding=e, group_size=None) for e in COMPACT if e != formula.encoding]
     best = min(options, key=lambda f: f.counts()[1])
-    instead = (f"use -e {best.encoding} ({best.counts()[1]:,} clauses)" if best.counts()[1] <= limit
+    instead = (f"use {option}{best.encoding} ({best.counts()[1]:,} clauses)" if best.counts()[1] <= limit
                else "use a smaller N")  # fmt: skip
     raise UsageError(
         f"N={formula.n} {formula.encoding} has {clauses:,} clauses, above the limit of {limit:,} for a formula "
@@ -166,6 +170,8 @@ def solutions(
     opts = options or EnumerationOptions()
     if pysat_name(solver) is not None:
         from .forked_loop import enumerate_forked
+
+        embedded_solver(solver)  # UsageError here, not an ERROR from the child
 
         t = opts.limits.time if opts.limits else None
         memory = opts.limits.memory if opts.limits else None

@@ -81,18 +81,21 @@ def enumerate_forked(
             reaped = _wait(pid, None)
             if stopped is not None:
                 raise stopped
+            code = os.waitstatus_to_exitcode(reaped[1]) if reaped else None
+            if code == 0:  # the loop ended (UNSAT), also when a slow consumer read its last lines late
+                return
             if timed_out:
                 raise EnumerationError("time limit reached during a solver call", Status.TIMEOUT)
-            code = os.waitstatus_to_exitcode(reaped[1]) if reaped else None
-            if code != 0:
-                raise _died(code, err, memory_mb)
+            raise _died(code, err, memory_mb)
         finally:
-            if reaped is None:  # the consumer stopped (--limit), Ctrl-C, or an error here
-                _kill(pid, signal.SIGKILL)
-                _wait(pid, None)
-            started.discard(pid)
-            clean_group(pid)
-            os.close(read_end)
+            try:
+                if reaped is None:  # the consumer stopped (--limit), Ctrl-C, or an error here
+                    _kill(pid, signal.SIGKILL)
+                    _wait(pid, None)
+            finally:  # also after a second Ctrl-C
+                started.discard(pid)
+                os.close(read_end)
+                clean_group(pid)
 
 
 def _child_work(loop: Loop, write_end: int, read_end: int) -> Callable[[], None]:

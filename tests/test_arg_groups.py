@@ -67,7 +67,7 @@ def test_given_flags_counts_zero_as_given() -> None:
         (["gen", "8", "--format", "mzn", "--seed", "0"], "--seed applies to --format cnf only"),
         (["gen", "8", "--format", "opb", "-e", "pairwise"], "--encoding applies to --format cnf only"),
         (["enumerate", "5", "--isolation", "none", "--out", "d"], "--out, --isolation belong to the external loop"),
-        (["count", "6", "--jobs", "2", "--solvers-file", "x.yaml"], "does not combine with --solvers-file"),
+        (["count", "6", "--jobs", "2", "--solvers-file", "x.yaml"], "--solvers-file: for an external solver only"),
         (["count", "6", "-s", "kissat", "-m", "99999999999"], f"memory limit must be at most {MAX_MEMORY}"),
         (["enumerate", "6", "--group-size", "99999999"], "group size must be at most"),
     ],

@@ -90,6 +90,16 @@ def test_good_config_and_defaults(tmp_path: Path) -> None:
             "20,000,000 for a formula held in memory",
         ),
         (GOOD.replace("[4, 5]", "[8, 1000]") + "task: solve\n", None),  # a solver reads the file, holds nothing
+        (
+            GOOD.replace("[4, 5]", "[8, 1000]").replace("sequential]\n", "sequential]\n  max_clauses: 4000000\n")
+            + "task: count\n",
+            None,
+        ),  # max_clauses leaves both N = 1000 instances out: nothing too big is run
+        (
+            GOOD.replace("[4, 5]", "[8, 1000]").replace("sequential]\n", "sequential]\n  max_clauses: 2000000000\n")
+            + "task: count\n",
+            "use encoding product",
+        ),  # sequential (12.0M) kept and fits; pairwise is over
         ("", "exp.yaml: (top level): empty config"),
         ("- just\n- a list\n", "(top level): expected a mapping with keys experiment"),
     ],

@@ -205,8 +205,11 @@ def test_cli_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["count", "8", "--engine", "loop", "--jobs", "2"]) == 2
     assert main(["count", "8", "--engine", "cubes", "--solver", "minisat"]) == 2
     assert main(["count", "8", "--engine", "cubes", "--place", "1,1"]) == 2
+    for external_only in (["--output-limit", "5"], ["--isolation", "none"], ["--solver-args", "x"]):
+        assert main(["count", "8", *external_only]) == 2  # ignored by the cubes before
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 8 and all("error" in line for line in err)
+    assert len(err) == 11 and all("error" in line for line in err)
+    assert err[-1].endswith("--solver-args: for an external solver only; pysat:cadical195 is embedded")
 
 
 @pytest.mark.parametrize(

@@ -66,7 +66,8 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="MB",
         help="address-space limit in MB (RLIMIT_AS) of each solver call; a pysat: solver runs in a forked "
-        "child, and in enumerate and count (the loop) the whole loop's child has it",
+        "child, and in enumerate and count the whole loop's child has it (count then runs the loop: "
+        "--engine)",
     )
     g.add_argument(
         "--output-limit",

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from .arg_groups import add_executor_arguments, check_executor, given_flags
 from .common import fail
+from .enumerate import EXTERNAL_ONLY, check_known, formula_from, loop
 from .enumerate import add_arguments as _add_arguments
-from .enumerate import check_known, formula_from, loop
 from .run_options import cap_jobs
 from .variant_args import given as variant_flags
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         return loop(args, lambda found: None)
     if not embedded and (parallel or args.engine == "cubes"):
         what = parallel[0] if parallel else "--engine cubes"
-        fail(f"{what} needs an embedded pysat: solver (the cubes run in-process); without it, {args.solver} "
+        fail(f"{what} needs an embedded pysat: solver (each cube is solved by one); without it, {args.solver} "
              "counts by the blocking-clause loop")  # fmt: skip
     if args.engine == "cubes" or parallel:
         return count_by_cubes(args)
@@ -73,7 +73,10 @@ def count_by_cubes(args: argparse.Namespace) -> int:
     from ..cube_count import DONE, count_symmetric
     from ..errors import UsageError
 
-    clash = given_flags(args, (*LOOP_ONLY, "--solver-args", "--solvers-file"))
+    external_only = given_flags(args, EXTERNAL_ONLY)
+    if external_only:  # the loop's own words: these are for an external solver, whichever the engine
+        fail(f"{', '.join(external_only)}: for an external solver only; {args.solver} is embedded")
+    clash = given_flags(args, LOOP_ONLY)
     if clash:
         fail(f"counting by cubes (--jobs, --executor, --engine cubes) does not combine with {', '.join(clash)}; "
              "--engine loop runs the blocking-clause loop")  # fmt: skip

@@ -237,7 +237,7 @@ def parse(
         if task == "count" and entry.args:
             c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
     if task == "count":
-        _count_fits(c, max(ns), encodings, column_alo, group_size)
+        _count_fits(c, ns, encodings, column_alo, group_size, max_clauses)
     limits = c.mapping(top["limits"], "limits", LIMIT_KEYS)
     if "time" not in limits:
         c.fail("limits.time", "missing (required: seconds per run; PAR-2 needs it)")
@@ -271,19 +271,25 @@ def parse(
     )
 
 
-def _count_fits(c: _Check, n: int, encodings: tuple[str, ...], column_alo: tuple[bool, ...], group: int | None) -> None:
-    """``task: count`` holds each formula in memory: one over the cap (``enumeration.check_held_size``) is
-    refused here, before any run, rather than stored as an ERROR row at run time."""
+def _count_fits(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], column_alo: tuple[bool, ...],
+                group: int | None, max_clauses: int | None) -> None:  # fmt: skip
+    """``task: count`` holds each formula in memory: the largest instance of each encoding that
+    ``max_clauses`` keeps is checked against the cap (``enumeration.check_held_size``) here, before
+    any run, rather than stored as an ERROR row at run time."""
     from .. import encodings as registry
     from ..enumeration import check_held_size
     from ..formula import QueensFormula
 
     for i, name in enumerate(encodings):
-        formula = QueensFormula(n, name, any(column_alo), group if registry.get(name).takes_group_size else None)
-        try:
-            check_held_size(formula, escape="a smaller N for task count")
-        except UsageError as e:
-            c.fail(f"instances.encodings[{i}]", f"task count: {e}")
+        size = group if registry.get(name).takes_group_size else None
+        for n in sorted(ns, reverse=True):
+            formula = QueensFormula(n, name, any(column_alo), size)
+            if max_clauses is None or formula.counts()[1] <= max_clauses:
+                try:
+                    check_held_size(formula, escape="a smaller N for task count", option="encoding ")
+                except UsageError as e:
+                    c.fail(f"instances.encodings[{i}]", f"task count: {e}")
+                break
 
 
 def _results_path(c: _Check, value: Any) -> Path:

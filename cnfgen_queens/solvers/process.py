@@ -268,6 +268,9 @@ def fork_child(
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             os.setsid()
             die_with_parent()
+            null = os.open(os.devnull, os.O_RDWR)  # fd 1 may carry our output (enumerate's solutions)
+            os.dup2(null, 1)
+            os.close(null)
             if stderr_fd is not None:
                 os.dup2(stderr_fd, 2)
             if limit is not None:
