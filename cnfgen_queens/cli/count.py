@@ -33,8 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="cubes: only the canonical border cubes are searched, each by an embedded solver (--jobs, "
         "--executor); loop: one blocking-clause loop over all solutions (any solver, variants, --limit, "
-        "--memory-limit); "
-        "auto (default): cubes where they apply",
+        "--memory-limit); auto (default): cubes where they apply",
     )
 
 
@@ -57,9 +56,8 @@ def run(args: argparse.Namespace) -> int:
         what = parallel[0] if parallel else "--engine cubes"
         fail(f"{what} needs an embedded pysat: solver (each cube is solved by one); without it, {args.solver} "
              "counts by the blocking-clause loop")  # fmt: skip
-    if args.engine == "cubes" or parallel:
-        return count_by_cubes(args)
-    if embedded and not variant_flags(args) and not given_flags(args, LOOP_ONLY):
+    auto_cubes = embedded and not variant_flags(args) and not given_flags(args, LOOP_ONLY)
+    if args.engine == "cubes" or parallel or auto_cubes:
         return count_by_cubes(args)
     return loop(args, lambda found: None)
 
