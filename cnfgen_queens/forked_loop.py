@@ -46,7 +46,7 @@ def enumerate_forked(
     """The solutions of ``loop(on_call)`` (:func:`.enumeration.enumerate_embedded`), run in a forked
     child.  ``deadline`` is a :func:`time.monotonic` instant, enforced during a solver call too;
     EnumerationError (TIMEOUT, MEMOUT, ERROR) ends the iteration after every solution found before it."""
-    from .solvers.process import _kill, _wait, clean_group, fork_child
+    from .solvers.process import clean_group, fork_child, kill_run, wait_run
     from .solvers.reaper import started, subreaper
 
     read_end, write_end = os.pipe()
@@ -68,7 +68,7 @@ def enumerate_forked(
             while not lines.eof:
                 left = None if deadline is None else deadline + GRACE - time.monotonic()
                 if left is not None and left <= 0 and not timed_out:
-                    _kill(pid, signal.SIGKILL)  # a call past the deadline: what is in the pipe stays readable
+                    kill_run(pid, signal.SIGKILL)  # a call past the deadline: what is in the pipe stays readable
                     timed_out = True
                 for line in lines.read(None if timed_out else left):
                     event = _event(line)
@@ -78,7 +78,7 @@ def enumerate_forked(
                         stopped = event
                     elif on_call is not None:
                         on_call()
-            reaped = _wait(pid, None)
+            reaped = wait_run(pid, None)
             if stopped is not None:
                 raise stopped
             code = os.waitstatus_to_exitcode(reaped[1]) if reaped else None
@@ -90,8 +90,8 @@ def enumerate_forked(
         finally:
             try:
                 if reaped is None:  # the consumer stopped (--limit), Ctrl-C, or an error here
-                    _kill(pid, signal.SIGKILL)
-                    _wait(pid, None)
+                    kill_run(pid, signal.SIGKILL)
+                    wait_run(pid, None)
             finally:  # also after a second Ctrl-C
                 started.discard(pid)
                 os.close(read_end)

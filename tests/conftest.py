@@ -18,6 +18,10 @@ def find_binary(name: str) -> str | None:
     return discover(name)
 
 
+CLI_ENTRY = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"  # python -c: the CLI in
+# a process of its own (a crash is a signal, not an exception; no pytest faulthandler)
+
+
 def need_solver(name: str) -> str:
     """Path of a real solver; skip with a reason when absent, but fail under CI (CI has them all)."""
     path = find_binary(name)

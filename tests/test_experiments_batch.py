@@ -11,14 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, need_module, need_solver
+from conftest import CLI_ENTRY, ROOT, need_module, need_solver
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.experiments.store import MEASURED, Row, Store
 from cnfgen_queens.formula import QueensFormula
 
 TOTAL = 9 * 2  # runs of the kill-test grid
-ENTRY = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def config(tmp_path: Path, name: str, *, n: str, encodings: str, solvers: str, time_limit: int = 30) -> Path:
@@ -105,7 +104,7 @@ def test_dask_local_cluster_gives_the_same_rows(smoke: tuple[Path, list[Row]], t
 
 def _start(cfg: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-c", ENTRY, "batch", str(cfg), "--no-progress", *extra],
+        [sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--no-progress", *extra],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import CLI_ENTRY
 
 from cnfgen_queens.accept import EnumerationError, Found
 from cnfgen_queens.cli import main
@@ -140,9 +141,8 @@ def test_cli_memory_limit_with_an_embedded_solver(capsys: pytest.CaptureFixture[
     assert main(["count", "8", "--memory-limit", "2000", "--quiet"]) == 0  # the loop: cubes cannot honour it
     assert capsys.readouterr().out.splitlines()[-1] == "count: 92"
     # in its own process: CaDiCaL aborts on bad_alloc, and pytest's faulthandler would print the child's stack
-    entry = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
     argv = ["count", "300", "-e", "sequential", "--memory-limit", "100", "--quiet"]
-    done = subprocess.run([sys.executable, "-c", entry, *argv], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and done.stdout.splitlines() == ["partial count: 0"]
     assert done.stderr.count("\n") == 1 and "memory limit reached (100 MB)" in done.stderr
 
@@ -161,9 +161,8 @@ def test_ctrl_c_during_a_long_embedded_call_ends_at_once_and_leaves_no_process()
     """In our process PySAT's own SIGINT path ended a CaDiCaL call with "error: Caught keyboard interrupt"
     and exit 1 (measured on the code before forked_loop.py); now it is exit 130, "interrupted"."""
     marker = "987.654"  # a time limit no other process has: finds a leftover child by its command line
-    entry = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
     argv = ["enumerate", "400", "-e", "product", "--quiet", "--time-limit", marker]
-    proc = subprocess.Popen([sys.executable, "-c", entry, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)  # fmt: skip
     for _ in range(600):  # until the loop's child is forked (it has our command line too)
         if sum(marker.encode() in f.read_bytes() for f in Path("/proc").glob("[0-9]*/cmdline") if f.exists()) >= 2:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from conftest import CLI_ENTRY, need_solver
 
 from cnfgen_queens import enumeration, external_loop
 from cnfgen_queens.accept import EnumerationError
@@ -25,14 +25,13 @@ from cnfgen_queens.external_loop import WorkFormula
 from cnfgen_queens.formula import QueensFormula
 from cnfgen_queens.solvers.outcome import Limits, Status
 
-ENTRY = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
 GENEROUS = 60.0  # seconds a 1 s limit may take to end on a loaded machine (was minutes, or a crash)
 
 
 def cli(*argv: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], float]:
     """The real command in its own process (a crash would be a signal, not a Python exception)."""
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", ENTRY, *argv], capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=timeout)
     return done, time.monotonic() - start
 
 

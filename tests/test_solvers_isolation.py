@@ -11,13 +11,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import need_solver, need_tool
+from conftest import CLI_ENTRY, need_solver, need_tool
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.experiments.store import Store
 from cnfgen_queens.solvers import Limits, Status, solve
 
-ENTRY = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
 MODES = ["cgroup", "none"]
 
 
@@ -128,7 +127,8 @@ def run_cli(args: list[str], tmp_path: Path, timeout: float = 180) -> tuple[int,
     out_path, err_path, peak_path = tmp_path / "cli.out", tmp_path / "cli.err", tmp_path / "cli.peak"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(peak_path), ENTRY, *args], stdout=out, stderr=err)
+        argv = [sys.executable, "-c", LAUNCHER, str(peak_path), CLI_ENTRY, *args]
+        proc = subprocess.Popen(argv, stdout=out, stderr=err)
         killer = threading.Timer(timeout, proc.kill)
         killer.start()
         proc.wait()
@@ -340,7 +340,8 @@ def test_solver_dies_with_a_killed_caller(mode: str, q6: Path, tmp_path: Path) -
     marker = f"303.{uuid.uuid4().int % 10**9:09d}"
     solver = script(tmp_path / "sleeper.sh", f"#!/bin/sh\nexec sleep {marker}\n")
     argv = ["solve", str(q6), "--solver", str(solver), "--isolation", mode, "--time-limit", "600"]
-    caller = subprocess.Popen([sys.executable, "-c", ENTRY, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    command = [sys.executable, "-c", CLI_ENTRY, *argv]
+    caller = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         for _ in range(600):  # up to 60 s for a loaded machine to start it
             if survivors(marker):

@@ -93,7 +93,7 @@ def _peak_mb(child_kib: int, parent_kib: int, peak: _Peak) -> float | None:
     return None
 
 
-def _wait(
+def wait_run(
     pid: int, timeout: float | None, peak: _Peak | None = None, stop: Callable[[], bool] | None = None
 ) -> tuple[int, int, resource.struct_rusage] | None:
     """``os.wait4`` the child, waiting at most ``timeout`` seconds (None: forever) or until ``stop()``;
@@ -143,29 +143,29 @@ def _supervise(
     try:
         if unblock is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, unblock)
-        got = _wait(pid, timeout, peak, cap)
+        got = wait_run(pid, timeout, peak, cap)
         if got is not None:
             return got, False
         if cap is not None and cap.hit:
             killpg(pid, signal.SIGKILL)
-            return _wait(pid, None), False  # type: ignore[return-value]
+            return wait_run(pid, None), False  # type: ignore[return-value]
         killpg(pid, signal.SIGTERM)
-        got = _wait(pid, grace)
+        got = wait_run(pid, grace)
         if got is None:
             killpg(pid, signal.SIGKILL)
-            got = _wait(pid, None)
+            got = wait_run(pid, None)
         return got, True  # type: ignore[return-value]
     except BaseException:  # KeyboardInterrupt above all: stop the group, then re-raise
-        _kill(pid, signal.SIGTERM)
+        kill_run(pid, signal.SIGTERM)
         with contextlib.suppress(ChildProcessError):  # already reaped when the interrupt came late
-            if _wait(pid, min(grace, 0.5)) is None:
-                _kill(pid, signal.SIGKILL)
-                _wait(pid, None)
+            if wait_run(pid, min(grace, 0.5)) is None:
+                kill_run(pid, signal.SIGKILL)
+                wait_run(pid, None)
         clean_group(pid)
         raise
 
 
-def _kill(pid: int, sig: int) -> None:
+def kill_run(pid: int, sig: int) -> None:
     """Signal the group led by ``pid`` and ``pid`` itself (a forked child may not lead its group yet)."""
     killpg(pid, sig)
     with contextlib.suppress(ProcessLookupError):
