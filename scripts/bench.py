@@ -43,7 +43,7 @@ BIN = bench_enum.BIN
 BASELINE_LOOP = """
 import sys
 from pysat.solvers import Solver
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.model.formula import QueensFormula
 n = int(sys.argv[1])
 count = 0
 with Solver(name="cadical195", bootstrap_with=QueensFormula(n).clauses()) as s:

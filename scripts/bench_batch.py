@@ -68,7 +68,7 @@ def dry_runs(work: Path) -> list[str]:
 
 
 def hashing(quick: bool, work: Path) -> list[str]:
-    from cnfgen_queens.experiments.instance_hash import gbd_hash
+    from cnfgen_queens.cnf.gbd_hash import gbd_hash
 
     n = 40 if quick else 150
     cnf = work / f"q{n}.cnf"

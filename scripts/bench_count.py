@@ -54,14 +54,14 @@ int main(int argc, char **argv) {
 
 IN_PROCESS = """
 import sys, time
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.model.formula import QueensFormula
 n, new = int(sys.argv[1]), sys.argv[2] == "new"
 start = time.process_time()
 if new:
-    from cnfgen_queens.cube_count import count_symmetric
+    from cnfgen_queens.solutions.cube_count import count_symmetric
     count = count_symmetric(QueensFormula(n)).count
 else:
-    from cnfgen_queens.enumeration import count_cubes
+    from cnfgen_queens.solutions.embedded_loop import count_cubes
     count = count_cubes(QueensFormula(n), jobs=1, depth=2)
 print(f"{time.process_time() - start:.3f} {count}")
 """

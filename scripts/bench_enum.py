@@ -55,9 +55,9 @@ def figures(repeat: int) -> list[tuple[str, float]]:
 
 IN_PROCESS_VS_FORKED = """
 import sys, time
-from cnfgen_queens.enumeration import enumerate_embedded
-from cnfgen_queens.forked_loop import enumerate_forked
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.solutions.embedded_loop import enumerate_embedded
+from cnfgen_queens.solutions.forked_loop import enumerate_forked
+from cnfgen_queens.model.formula import QueensFormula
 
 f = QueensFormula(int(sys.argv[1]))
 for _ in range(int(sys.argv[2])):  # alternating, so that both see the same machine

@@ -27,7 +27,7 @@ BIN = Path(sys.executable).parent
 CHECK = """
 import json, sys, time
 from pathlib import Path
-from cnfgen_queens.dimacs_scan import CnfFile
+from cnfgen_queens.cnf.scan import CnfFile
 from cnfgen_queens.solvers import check_model
 path, n = Path(sys.argv[1]), int(sys.argv[2])
 half = n // 2  # the classic construction for n even, n % 6 != 2: (i, 2i+1) and (half+i, 2i), 0-based

@@ -36,8 +36,8 @@ def _php(path: Path, pigeons: int) -> Path:
 
 def isolation(quick: bool, work: Path) -> list[str]:
     from cnfgen_queens.cli import gen_main
-    from cnfgen_queens.enumeration import count_solutions
-    from cnfgen_queens.formula import QueensFormula
+    from cnfgen_queens.model.formula import QueensFormula
+    from cnfgen_queens.solutions.embedded_loop import count_solutions
     from cnfgen_queens.solvers import Limits, solve
     from cnfgen_queens.solvers.cgroup import unavailable_reason
 

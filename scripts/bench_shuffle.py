@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """``--shuffle`` of a large formula: the vectorised path against the reference, side by side.
 
-Both write the same formula with the same seed through :func:`cnfgen_queens.cnf_writer.write_cnf`
+Both write the same formula with the same seed through :func:`cnfgen_queens.cnf.writer.write_cnf`
 in a fresh child process (``fast=True`` and ``fast=False``), alternating; the figures are wall
 time and peak RSS (GNU ``/usr/bin/time``, as scripts/bench_gen.py), and the two files must have
 the same bytes.  Default: product N = 1000 with ``--column-alo`` (8.9M clauses, the large-N
@@ -22,8 +22,8 @@ from bench_gen import run_child
 
 CHILD = """
 import sys
-from cnfgen_queens.cnf_writer import write_cnf
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.model.formula import QueensFormula
 n, fast, path = int(sys.argv[1]), sys.argv[2] == "fast", sys.argv[3]
 with open(path, "wb") as out:
     write_cnf(out, QueensFormula(n, "product", column_alo=True), ["bench"], shuffle=1, fast=fast)

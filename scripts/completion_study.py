@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
-from cnfgen_queens.dimacs import atomic_output
+from cnfgen_queens.cnf.dimacs import atomic_output
 from cnfgen_queens.experiments.config import ConfigError, load
 from cnfgen_queens.experiments.grid import expand
 from cnfgen_queens.experiments.store import Store, StoreError
@@ -118,7 +118,7 @@ def measure_conflicts(config_path: Path, cache: Path) -> dict[Key, tuple[str, in
     """CaDiCaL 1.9.5 (PySAT) conflicts per instance of the config, cached in ``cache`` (a CSV)."""
     from pysat.solvers import Solver
 
-    from cnfgen_queens.decode import DecodeError, variant_placement
+    from cnfgen_queens.model.decode import DecodeError, variant_placement
 
     rows: dict[Key, list[object]] = {}
     if cache.is_file():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from cnfgen_queens import encodings
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.model.formula import QueensFormula
 
 
 def table(sizes: list[int], progress: bool = False) -> str:

@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from cnfgen_queens import encodings
-from cnfgen_queens.atomic import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.encodings import measured_counts
 from cnfgen_queens.encodings.pysat_card import (
     PREFIX,

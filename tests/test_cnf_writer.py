@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from cnfgen_queens.cli import gen_main
-from cnfgen_queens.cnf_writer import write_cnf
-from cnfgen_queens.formula import QueensFormula
-from cnfgen_queens.shuffle import shuffle_map
+from cnfgen_queens.cnf.shuffle import shuffle_map
+from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.model.formula import QueensFormula
 
 # sha256 of `gen-queens ARGS --no-comments`, recorded before the writers were merged into one
 SHUFFLED_GOLDEN = {

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, need_solver
+from helpers import ROOT, need_solver
 
-from cnfgen_queens.board import Board, find_attack
 from cnfgen_queens.cli import gen_main, main
+from cnfgen_queens.model.board import Board, find_attack
 
 # how each solver is run by hand, as a shell script would: (argv tail, where the answer is)
 RAW = {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cnfgen_queens.dimacs import (
+from cnfgen_queens.cnf.dimacs import (
     DimacsError,
     merge,
     read_blocks,
@@ -16,8 +16,8 @@ from cnfgen_queens.dimacs import (
     write_clauses,
     write_header,
 )
-from cnfgen_queens.dimacs_scan import read_cnf, violated_clause
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.cnf.scan import read_cnf, violated_clause
+from cnfgen_queens.model.formula import QueensFormula
 
 
 def write(tmp_path: Path, text: str, name: str = "f.cnf") -> Path:

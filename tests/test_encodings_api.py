@@ -10,12 +10,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from cnfgen_queens import encodings, generate, output_size
+from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main
-from cnfgen_queens.cnf_writer import write_cnf
+from cnfgen_queens.cnf import fast_writer as generate
+from cnfgen_queens.cnf import output_size
+from cnfgen_queens.cnf.fast_writer import FAST_MIN_CLAUSES, format_literals
+from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.encodings import REGISTRY, VarPool
-from cnfgen_queens.formula import QueensFormula
-from cnfgen_queens.generate import FAST_MIN_CLAUSES, format_literals
+from cnfgen_queens.model.formula import QueensFormula
 
 
 @pytest.mark.parametrize("name", encodings.names())
@@ -111,6 +113,6 @@ def test_reuse_freed_memory_runs_in_a_child() -> None:
     import subprocess
     import sys
 
-    code = "from cnfgen_queens.generate import reuse_freed_memory as r; r(); r(); print('ok')"
+    code = "from cnfgen_queens.cnf.fast_writer import reuse_freed_memory as r; r(); r(); print('ok')"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")

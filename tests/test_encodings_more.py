@@ -15,9 +15,9 @@ import pytest
 from pysat.solvers import Solver
 
 from cnfgen_queens import encodings
-from cnfgen_queens.board import Board, find_attack
 from cnfgen_queens.encodings import VarPool
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.model.board import Board, find_attack
+from cnfgen_queens.model.formula import QueensFormula
 
 A000170 = {1: 1, 2: 0, 3: 0, 4: 2, 5: 10, 6: 4, 7: 40, 8: 92}
 BASE = {"pairwise", "sequential", "commander", "nested"}

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from helpers import need_solver
 
 from cnfgen_queens import encodings
-from cnfgen_queens.board import images
 from cnfgen_queens.cli import main
-from cnfgen_queens.enumeration import count_solutions, enumerate_embedded
-from cnfgen_queens.formula import QueensFormula
-from cnfgen_queens.known_counts import known_counts
+from cnfgen_queens.model.board import images
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.known_counts import known_counts
+from cnfgen_queens.solutions.embedded_loop import count_solutions, enumerate_embedded
 
 KNOWN = known_counts()
 

@@ -10,15 +10,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from helpers import need_solver
 
-from cnfgen_queens.board import images
 from cnfgen_queens.cli import main
-from cnfgen_queens.cnf_writer import write_cnf
-from cnfgen_queens.decode import DecodeError, blocking_clauses, model_placement, variant_placement
-from cnfgen_queens.dimacs import merge_clauses
-from cnfgen_queens.dimacs_scan import read_cnf
-from cnfgen_queens.enumeration import (
+from cnfgen_queens.cnf.dimacs import merge_clauses
+from cnfgen_queens.cnf.scan import read_cnf
+from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.model.board import images
+from cnfgen_queens.model.decode import DecodeError, blocking_clauses, model_placement, variant_placement
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.known_counts import known_counts
+from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solutions.embedded_loop import (
     Acceptor,
     EnumerationError,
     EnumerationOptions,
@@ -26,12 +30,8 @@ from cnfgen_queens.enumeration import (
     embedded_solver,
     solutions,
 )
-from cnfgen_queens.errors import UsageError
-from cnfgen_queens.external_loop import WorkFormula, enumerate_external
-from cnfgen_queens.formula import QueensFormula
-from cnfgen_queens.known_counts import known_counts
+from cnfgen_queens.solutions.external_loop import WorkFormula, enumerate_external
 from cnfgen_queens.solvers import Limits, Status
-from cnfgen_queens.variants import Variant
 
 KNOWN = known_counts()
 
@@ -173,7 +173,7 @@ def test_cube_pool_loses_no_cube_that_finishes_between_two_looks(monkeypatch: py
     """A cube finishing between the scheduler's two looks at its futures was dropped (``count 14 --jobs 2``
     then said "time limit reached; 461 of 462 cubes counted" without a time limit).  The cubes run for
     real, in this process; only the moment their futures say done is chosen."""
-    from cnfgen_queens import cube_count
+    from cnfgen_queens.solutions import cube_count
 
     class Future:
         def __init__(self, result: object, first: bool) -> None:

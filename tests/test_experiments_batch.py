@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CLI_ENTRY, ROOT, need_module, need_solver
+from helpers import CLI_ENTRY, ROOT, need_module, need_solver
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.experiments.store import MEASURED, Row, Store
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.model.formula import QueensFormula
 
 TOTAL = 9 * 2  # runs of the kill-test grid
 
@@ -247,8 +247,8 @@ def test_shuffled_instances_and_the_placement_check(tmp_path: Path) -> None:
     assert len(files) == 2 and files[0].read_bytes() != files[1].read_bytes()
     run = build(load(cfg))[0]  # n=6, seed 0
     path = tmp_path / "shuffled" / "cnf-cache" / run.instance.filename
-    from cnfgen_queens.dimacs import read_header_file
-    from cnfgen_queens.shuffle import header_shuffle_map
+    from cnfgen_queens.cnf.dimacs import read_header_file
+    from cnfgen_queens.cnf.shuffle import header_shuffle_map
 
     forward = header_shuffle_map(read_header_file(path))
     assert forward is not None

@@ -6,7 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from helpers import need_solver
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.experiments.config import ConfigError, load
@@ -142,7 +142,7 @@ def test_run_keys_are_stable_and_cover_what_matters(tmp_path: Path) -> None:
 
 def test_range_max_clauses_and_all_encodings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from cnfgen_queens import encodings
-    from cnfgen_queens.formula import QueensFormula
+    from cnfgen_queens.model.formula import QueensFormula
 
     text = GOOD.replace("[4, 5]", "{from: 4, to: 10, step: 3}").replace("[pairwise, sequential]", "all")
     c = load(write(tmp_path, text))
@@ -160,7 +160,7 @@ def test_range_max_clauses_and_all_encodings(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_committed_configs_are_valid() -> None:
-    from conftest import ROOT
+    from helpers import ROOT
 
     from cnfgen_queens import encodings
 

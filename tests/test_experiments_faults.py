@@ -213,9 +213,9 @@ def test_tampered_cache_is_regenerated(tmp_path: Path, capsys: pytest.CaptureFix
     """The reproducer: a cached CNF replaced by one with the same counts and a contradiction gave UNSAT twice."""
     import sqlite3
 
-    from conftest import need_solver
+    from helpers import need_solver
 
-    from cnfgen_queens.experiments.instance_hash import gbd_hash
+    from cnfgen_queens.cnf.gbd_hash import gbd_hash
 
     need_solver("minisat")
     path = _config(tmp_path, BASE.replace("[pysat:cadical195]", "[pysat:cadical195, minisat]"))
@@ -348,7 +348,7 @@ def test_environment_and_header_errors_are_one_line(tmp_path: Path, capsys: pyte
 
 def test_fast_run_keys_equal_the_defined_digest(tmp_path: Path) -> None:
     """expand() builds each key's JSON once per (instance, solver); every key is still digest(params)."""
-    from conftest import need_solver
+    from helpers import need_solver
 
     from cnfgen_queens.experiments.config import digest, load
     from cnfgen_queens.experiments.grid import build

@@ -10,12 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import need_tool
+from helpers import need_tool
 from pysat.solvers import Solver
 
-from cnfgen_queens.board import Board, find_attack
 from cnfgen_queens.cli import gen_main
-from cnfgen_queens.exports import Opb, OpbError, mzn_text, opb_counts, parse_opb, write_opb
+from cnfgen_queens.cnf.exports import Opb, OpbError, mzn_text, opb_counts, parse_opb, write_opb
+from cnfgen_queens.model.board import Board, find_attack
 
 A000170 = {1: 1, 2: 0, 3: 0, 4: 2, 5: 10, 6: 4, 7: 40, 8: 92}
 SAT4J_JAR = Path("/usr/share/java/org.sat4j.pb.jar")  # Debian package sat4j

@@ -18,14 +18,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CLI_ENTRY
+from helpers import CLI_ENTRY
 
-from cnfgen_queens.accept import EnumerationError, Found
 from cnfgen_queens.cli import main
-from cnfgen_queens.enumeration import EnumerationOptions, count_solutions, solutions
 from cnfgen_queens.errors import UsageError
-from cnfgen_queens.forked_loop import GRACE, _Lines, enumerate_forked
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.solutions.accept import EnumerationError, Found
+from cnfgen_queens.solutions.embedded_loop import EnumerationOptions, count_solutions, solutions
+from cnfgen_queens.solutions.forked_loop import GRACE, _Lines, enumerate_forked
 from cnfgen_queens.solvers.outcome import Limits, Status
 from cnfgen_queens.solvers.reaper import started
 

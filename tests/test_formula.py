@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cnfgen_queens import encodings
-from cnfgen_queens.board import Board
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.model.board import Board
+from cnfgen_queens.model.formula import QueensFormula
 
 ENCODINGS = encodings.names()
 SIZES = range(1, 13)

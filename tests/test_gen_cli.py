@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from helpers import need_solver
 
 from cnfgen_queens import __version__, encodings
 from cnfgen_queens.cli import gen_main, main
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.model.formula import QueensFormula
 
 BASE_ENCODINGS = ["pairwise", "sequential", "commander", "nested"]
 

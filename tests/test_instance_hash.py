@@ -6,11 +6,11 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import need_module
+from helpers import need_module
 
 from cnfgen_queens.cli import main
-from cnfgen_queens.experiments import instance_hash
-from cnfgen_queens.experiments.instance_hash import gbd_hash
+from cnfgen_queens.cnf import gbd_hash as instance_hash
+from cnfgen_queens.cnf.gbd_hash import gbd_hash
 
 WELL_FORMED = {  # gbdc parses these; every line ends with a newline
     "plain": b"p cnf 3 2\n1 -2 0\n2 3 0\n",

@@ -14,7 +14,7 @@ import termios
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, need_solver
+from helpers import ROOT, need_solver
 
 
 def run_with_tty_stderr(argv: list[str], cwd: Path) -> tuple[int, str, str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 README = ROOT / "README.md"
 SETUP = ["python3 -m venv .venv", ". .venv/bin/activate", "pip install -e ."]  # the main job's set-up

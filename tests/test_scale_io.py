@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from helpers import need_solver
 from pysat.solvers import Solver
 
 from cnfgen_queens.cli import gen_main, main
-from cnfgen_queens.formula import QueensFormula
+from cnfgen_queens.model.formula import QueensFormula
 
 BIN = Path(sys.executable).parent
 
@@ -80,8 +80,8 @@ def test_memory_follows_the_file_not_the_header(tmp_path: Path) -> None:
 
 def test_streaming_check_agrees_with_the_whole_file_check(tmp_path: Path, monkeypatch) -> None:
     """Tiny chunks: clauses spanning chunks and lines, comments in the body, a line longer than a chunk."""
-    import cnfgen_queens.dimacs_scan as scan
-    from cnfgen_queens.dimacs_scan import CnfFile, read_cnf, violated_clause
+    import cnfgen_queens.cnf.scan as scan
+    from cnfgen_queens.cnf.scan import CnfFile, read_cnf, violated_clause
     from cnfgen_queens.solvers import check_model
 
     path = tmp_path / "q.cnf"
@@ -152,8 +152,8 @@ def test_generator_memory_is_bounded(encoding: str) -> None:
 
 
 def test_template_spill_gives_the_same_bytes(monkeypatch) -> None:
-    import cnfgen_queens.generate as generate
-    from cnfgen_queens.cnf_writer import write_cnf
+    import cnfgen_queens.cnf.fast_writer as generate
+    from cnfgen_queens.cnf.writer import write_cnf
 
     formula = QueensFormula(60, "sequential")
     plain, spilled = io.BytesIO(), io.BytesIO()
@@ -358,7 +358,7 @@ def test_sigterm_during_solve_leaves_no_spooled_input(tmp_path: Path) -> None:
 def test_long_comment_lines_are_read_in_pieces_and_merged_verbatim(tmp_path: Path, monkeypatch) -> None:
     """Scaled-down: header lines are read MAX_LINE bytes at a time (64 MB; here 64 bytes), and merge
     copies the comment lines as bytes, so a p show line longer than that survives whole."""
-    import cnfgen_queens.dimacs as dimacs
+    import cnfgen_queens.cnf.dimacs as dimacs
 
     base = tmp_path / "q.cnf"
     gen_main(["5", "-o", str(base)])  # its p show line has 25 numbers: over 64 bytes

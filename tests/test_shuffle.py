@@ -7,15 +7,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from helpers import need_solver
 from pysat.solvers import Solver
 
-from cnfgen_queens.board import Board, find_attack
 from cnfgen_queens.cli import gen_main
-from cnfgen_queens.dimacs import Header, read_header_file
-from cnfgen_queens.dimacs_scan import read_cnf, violated_clause
-from cnfgen_queens.formula import QueensFormula
-from cnfgen_queens.shuffle import (
+from cnfgen_queens.cnf.dimacs import Header, read_header_file
+from cnfgen_queens.cnf.scan import read_cnf, violated_clause
+from cnfgen_queens.cnf.shuffle import (
     ShuffleError,
     header_shuffle,
     header_shuffle_map,
@@ -25,6 +23,8 @@ from cnfgen_queens.shuffle import (
     shuffle_map,
     unshuffle_map,
 )
+from cnfgen_queens.model.board import Board, find_attack
+from cnfgen_queens.model.formula import QueensFormula
 
 
 def gen(tmp_path: Path, *argv: str, name: str = "q.cnf") -> Path:
@@ -169,15 +169,15 @@ def test_vectorised_shuffle_writes_the_reference_bytes(
     file, also with many small chunks (the stream continues across them) and with extra clauses."""
     import io
 
-    from cnfgen_queens import shuffle_fast
-    from cnfgen_queens.cnf_writer import write_cnf
+    from cnfgen_queens.cnf import shuffle_fast
+    from cnfgen_queens.cnf.writer import write_cnf
 
     formula = QueensFormula(n, encoding, column_alo)
     ref, fast, small = io.BytesIO(), io.BytesIO(), io.BytesIO()
     write_cnf(ref, formula, ["x"], extra, shuffle=seed, fast=False)
     write_cnf(fast, formula, ["x"], extra, shuffle=seed, fast=True)
     monkeypatch.setattr(shuffle_fast, "CLAUSE_CHUNK", 5)
-    monkeypatch.setattr("cnfgen_queens.shuffle.shuffle_clauses", refuse)  # the vectorised path must run
+    monkeypatch.setattr("cnfgen_queens.cnf.shuffle.shuffle_clauses", refuse)  # the vectorised path must run
     write_cnf(small, formula, ["x"], extra, shuffle=seed, fast=True)
     assert fast.getvalue() == ref.getvalue() == small.getvalue()
     assert ref.getvalue().count(b" 0\n") >= formula.counts()[1]
@@ -188,9 +188,9 @@ def test_vectorised_shuffle_with_variants_and_streamed_lines(monkeypatch: pytest
     clauses streamed in chunks): still the reference's bytes."""
     import io
 
-    from cnfgen_queens import generate
-    from cnfgen_queens.cnf_writer import write_cnf
-    from cnfgen_queens.variants import Variant
+    from cnfgen_queens.cnf import fast_writer as generate
+    from cnfgen_queens.cnf.writer import write_cnf
+    from cnfgen_queens.model.variants import Variant
 
     monkeypatch.setattr(generate, "TEMPLATE_MAX_LITERALS", 10)  # nested lines take the streaming path
     monkeypatch.setattr(generate, "CHUNK_LITERALS", 16)
@@ -201,7 +201,7 @@ def test_vectorised_shuffle_with_variants_and_streamed_lines(monkeypatch: pytest
         ref, fast = io.BytesIO(), io.BytesIO()
         write_cnf(ref, formula, [], (), shuffle=7, fast=False)
         with monkeypatch.context() as m:
-            m.setattr("cnfgen_queens.shuffle.shuffle_clauses", refuse)
+            m.setattr("cnfgen_queens.cnf.shuffle.shuffle_clauses", refuse)
             write_cnf(fast, formula, [], (), shuffle=7, fast=True)
         assert fast.getvalue() == ref.getvalue()
         plain_ref, plain_fast = io.BytesIO(), io.BytesIO()  # the unshuffled fast writer on the same chunks
@@ -214,7 +214,7 @@ def test_an_empty_extra_clause_keeps_the_reference_bytes() -> None:
     """The reference writes an empty clause as " 0"; such a file takes the reference path."""
     import io
 
-    from cnfgen_queens.cnf_writer import write_cnf
+    from cnfgen_queens.cnf.writer import write_cnf
 
     ref, fast = io.BytesIO(), io.BytesIO()
     write_cnf(ref, QueensFormula(6), [], ((), (-1,)), shuffle=3, fast=False)

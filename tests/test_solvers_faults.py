@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import need_module, need_solver
+from helpers import need_module, need_solver
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.solvers import Limits, SolverNotFound, Status, process, resolve, solve

@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import CLI_ENTRY, need_solver, need_tool
+from helpers import CLI_ENTRY, need_solver, need_tool
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.experiments.store import Store

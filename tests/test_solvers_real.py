@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import need_module, need_solver
+from helpers import need_module, need_solver
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.solvers import Limits, Status, solve

@@ -13,9 +13,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from cnfgen_queens import stats
 from cnfgen_queens.cli import gen_main, main
-from cnfgen_queens.dimacs_scan import read_cnf
+from cnfgen_queens.cnf import stats
+from cnfgen_queens.cnf.scan import read_cnf
 
 SMALL = "c by hand\np cnf 4 3\n1 -2 0\n-1 -2 3 0\n2 0\n"
 

@@ -10,18 +10,18 @@ import itertools
 import random
 
 import pytest
-from conftest import need_module, need_solver
+from helpers import need_module, need_solver
 
-from cnfgen_queens import cube_count
-from cnfgen_queens.accept import Acceptor
-from cnfgen_queens.board import Board, images
-from cnfgen_queens.border_cubes import BorderCube, border_cubes, cube_groups, image, representative
 from cnfgen_queens.cli import main
-from cnfgen_queens.cube_count import CubeTask, _weight, count_symmetric
-from cnfgen_queens.enumeration import EnumerationError
-from cnfgen_queens.formula import QueensFormula
-from cnfgen_queens.known_counts import known_counts
-from cnfgen_queens.symmetry import canonical, orbit, orbit_size
+from cnfgen_queens.model.board import Board, images
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.known_counts import known_counts
+from cnfgen_queens.model.symmetry import canonical, orbit, orbit_size
+from cnfgen_queens.solutions import cube_count
+from cnfgen_queens.solutions.accept import Acceptor
+from cnfgen_queens.solutions.border_cubes import BorderCube, border_cubes, cube_groups, image, representative
+from cnfgen_queens.solutions.cube_count import CubeTask, _weight, count_symmetric
+from cnfgen_queens.solutions.embedded_loop import EnumerationError
 
 KNOWN = known_counts()
 

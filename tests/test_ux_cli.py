@@ -7,12 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import need_solver, need_tool
+from helpers import need_solver, need_tool
 
 from cnfgen_queens import __version__
-from cnfgen_queens.board import Board, find_attack
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.cli.model_input import opb_to_dimacs
+from cnfgen_queens.model.board import Board, find_attack
 
 SAT4J_JAR = Path("/usr/share/java/org.sat4j.pb.jar")  # Debian package sat4j
 

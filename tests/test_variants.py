@@ -9,12 +9,12 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from helpers import need_solver
 
 from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main, main
-from cnfgen_queens.formula import QueensFormula
-from cnfgen_queens.variants import PLAIN, Variant, from_header, make_variant, torus_attacks
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.variants import PLAIN, Variant, from_header, make_variant, torus_attacks
 
 
 def gen(capfdbinary: pytest.CaptureFixture[bytes], *argv: str) -> tuple[int, bytes, str]:
@@ -91,7 +91,7 @@ def test_torus_lines_wrap_for_every_n() -> None:
 def test_torus_with_sequential_and_fast_path_agree() -> None:
     import io
 
-    from cnfgen_queens.cnf_writer import write_cnf
+    from cnfgen_queens.cnf.writer import write_cnf
 
     for n, variant in ((30, make_variant(30, random_k=7, seed=3)), (29, make_variant(29, [(0, 0)], [(5, 5)], True))):
         f = QueensFormula(n, "sequential", variant=variant)
@@ -300,7 +300,7 @@ def test_fast_writer_equals_reference_on_variants(encoding: str) -> None:
     """generate.py's template path (wrapped lines on the torus) writes the reference bytes."""
     import io
 
-    from cnfgen_queens.cnf_writer import write_cnf
+    from cnfgen_queens.cnf.writer import write_cnf
 
     for variant in (
         Variant(torus=True),

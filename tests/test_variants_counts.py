@@ -9,14 +9,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import need_solver
+from helpers import need_solver
 
 from cnfgen_queens.cli import main
-from cnfgen_queens.enumeration import count_solutions, solutions
 from cnfgen_queens.experiments.config import ConfigError, load
 from cnfgen_queens.experiments.grid import expand
-from cnfgen_queens.formula import QueensFormula
-from cnfgen_queens.variants import TORUS_COUNTS, Variant, make_variant
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.variants import TORUS_COUNTS, Variant, make_variant
+from cnfgen_queens.solutions.embedded_loop import count_solutions, solutions
 
 # OEIS A007705 as printed there (https://oeis.org/A007705), N = 1..13
 A007705 = [1, 0, 0, 0, 10, 0, 28, 0, 0, 0, 88, 0, 4524]

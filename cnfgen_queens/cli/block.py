@@ -19,8 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..decode import blocking_clauses
-    from ..dimacs import clause_line
+    from cnfgen_queens.cnf.dimacs import clause_line
+    from cnfgen_queens.model.decode import blocking_clauses
 
     decoded = load(args, clauses_only=True)
     fwd = decoded.forward

@@ -1,6 +1,6 @@
 """``cnfgen-queens count N``: the number of solutions (and orbits with --symmetric).
 
-``--engine auto`` (the default) counts by canonical border cubes (:mod:`cnfgen_queens.cube_count`)
+``--engine auto`` (the default) counts by canonical border cubes (:mod:`cnfgen_queens.solutions.cube_count`)
 with an embedded solver on the plain board, and by the blocking-clause loop otherwise: with an
 external solver, a variant, ``--limit``, ``--memory-limit`` or ``--allow-large``.  ``--engine loop`` forces the loop
 (the seeds' method, e.g. to study it), ``--engine cubes`` refuses what cubes cannot do.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .arg_groups import add_executor_arguments, check_executor, given_flags
 from .common import fail
@@ -21,7 +21,7 @@ from .run_options import cap_jobs
 from .variant_args import given as variant_flags
 
 if TYPE_CHECKING:
-    from ..cube_count import CubeCount
+    from cnfgen_queens.solutions.cube_count import CubeCount
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,7 +43,7 @@ LOOP_ONLY = ("--limit", "--out", "--resume", "--allow-large", "--memory-limit") 
 
 def run(args: argparse.Namespace) -> int:
     cap_jobs(args)
-    from ..enumeration import pysat_name
+    from cnfgen_queens.solutions.embedded_loop import pysat_name
 
     check_executor(args)
     parallel = parallel_flags(args)
@@ -68,7 +68,8 @@ def parallel_flags(args: argparse.Namespace) -> list[str]:
 
 
 def count_by_cubes(args: argparse.Namespace) -> int:
-    from ..cube_count import DONE, count_symmetric
+    from cnfgen_queens.solutions.cube_count import DONE, count_symmetric
+
     from ..errors import UsageError
 
     external_only = given_flags(args, EXTERNAL_ONLY)
@@ -113,22 +114,16 @@ def count_by_cubes(args: argparse.Namespace) -> int:
 
 
 def tqdm_progress(quiet: bool) -> tuple[Callable[[CubeCount, int | None], None], Callable[[], None]]:
-    """A tqdm bar on stderr (groups of cubes done / total if known, solutions so far); off with ``quiet``
+    """The bar on stderr (groups of cubes done / total if known, solutions so far); off with ``quiet``
     or without a TTY."""
-    state: dict[str, Any] = {"bar": None, "solutions": 0}
-    if quiet or not sys.stderr.isatty():
-        return (lambda c, total: None), (lambda: None)
-    from tqdm import tqdm
+    from ..progress import Progress
+
+    bar = Progress("group", "cube groups", quiet=quiet, leave=True)
+    solutions = 0
 
     def update(c: CubeCount, total: int | None) -> None:
-        if state["bar"] is None:
-            state["bar"] = tqdm(total=total, unit="group", desc="cube groups", file=sys.stderr)
-        state["solutions"] += c.count
-        state["bar"].set_postfix(solutions=state["solutions"], refresh=False)
-        state["bar"].update(1)
+        nonlocal solutions
+        solutions += c.count
+        bar.update(1, total=total, solutions=solutions)
 
-    def close() -> None:
-        if state["bar"] is not None:
-            state["bar"].close()
-
-    return update, close
+    return update, bar.close

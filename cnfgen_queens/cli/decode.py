@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..decode import FORMATS
+from cnfgen_queens.model.decode import FORMATS
+
 from .arg_groups import add_output_argument
 from .common import fail, output
 from .model_input import add_input_arguments, load
@@ -23,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..decode import render, write_png
+    from cnfgen_queens.model.decode import render, write_png
 
     if args.format == "png" and not args.output:
         fail("--format png needs -o FILE")

@@ -20,7 +20,7 @@ from .run_options import limits_from
 from .variant_args import add_variant_arguments, given, variant_from
 
 if TYPE_CHECKING:
-    from ..formula import QueensFormula
+    from cnfgen_queens.model.formula import QueensFormula
 
 TEXT_FORMATS = ("line", "board", "positions", "json")
 EXTERNAL_ONLY = ("--out", "--resume", "--solver-args", "--solvers-file", "--output-limit", "--isolation")
@@ -66,37 +66,6 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         p.add_argument("--ascii", action="store_true", help="Q and . for --format board")
 
 
-class Progress:
-    """A tqdm bar on stderr: solutions so far (of the OEIS total when known) and solver calls.
-
-    Off with --quiet/--no-progress, and when stderr is not a terminal (logs and pipes stay clean).
-    """
-
-    def __init__(self, quiet: bool, total: int | None = None) -> None:
-        self.bar = None
-        self.calls = 0
-        if quiet or not sys.stderr.isatty():
-            return
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=total, unit="sol", desc="solutions", file=sys.stderr, dynamic_ncols=True,
-                        mininterval=0.5, leave=False)  # fmt: skip
-
-    def call(self) -> None:
-        """One more solver call (the external loop restarts the solver for every solution)."""
-        self.calls += 1
-        if self.bar is not None:
-            self.bar.set_postfix(solver_calls=self.calls, refresh=False)
-
-    def update(self, weight: int) -> None:
-        if self.bar is not None:
-            self.bar.update(weight)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 CUBES_ESCAPE = "count --engine loop --allow-large (cubes build it in every worker)"
 
 
@@ -105,9 +74,10 @@ def formula_from(args: argparse.Namespace, by_cubes: bool = False) -> QueensForm
     (:func:`.enumeration.check_held_size`) without --allow-large, and ``by_cubes`` even with it (the
     cube counter builds it in every worker: with J local workers, each may hold 1/J of the cap).
     Every loop and the cube counter get it here."""
+    from cnfgen_queens.model.formula import QueensFormula
+    from cnfgen_queens.solutions.embedded_loop import check_held_size
+
     from ..encodings import UnknownEncoding
-    from ..enumeration import check_held_size
-    from ..formula import QueensFormula
 
     variant = variant_from(args, args.n)
     if variant.active and args.symmetric:
@@ -115,7 +85,7 @@ def formula_from(args: argparse.Namespace, by_cubes: bool = False) -> QueensForm
     try:
         formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
         if by_cubes:
-            from ..enumeration import HELD_CLAUSES
+            from cnfgen_queens.solutions.embedded_loop import HELD_CLAUSES
 
             copies = max(1, args.jobs) if args.executor == "local" else 1  # Dask workers may be other machines
             escape = CUBES_ESCAPE
@@ -134,7 +104,7 @@ def check_count(formula: QueensFormula, count: int, fundamental: int | None) -> 
     v = formula.variant
     if not v.active:
         return check_known(formula.n, count, fundamental)
-    from ..variants import TORUS_COUNTS
+    from cnfgen_queens.model.variants import TORUS_COUNTS
 
     if v.torus and not v.placed and not v.holes and formula.n in TORUS_COUNTS:
         known = TORUS_COUNTS[formula.n]
@@ -149,7 +119,7 @@ def check_count(formula: QueensFormula, count: int, fundamental: int | None) -> 
 
 def check_known(n: int, count: int, fundamental: int | None) -> int:
     """Compare with OEIS (data/known_counts.csv); loud on stderr and exit 1 when they differ."""
-    from ..known_counts import known_counts
+    from cnfgen_queens.model.known_counts import known_counts
 
     known = known_counts().get(n)
     if known is None:
@@ -171,7 +141,7 @@ def loop(args: argparse.Namespace, emit) -> int:
     """Run the loop, calling ``emit(found)`` for each solution; prints the count lines."""
     import shlex
 
-    from ..enumeration import EnumerationError, EnumerationOptions, pysat_name, solutions
+    from cnfgen_queens.solutions.embedded_loop import EnumerationError, EnumerationOptions, pysat_name, solutions
 
     formula = formula_from(args)
     external = pysat_name(args.solver) is None
@@ -182,7 +152,7 @@ def loop(args: argparse.Namespace, emit) -> int:
         if external_only:
             fail(f"{', '.join(external_only)} belong to the external loop; a pysat: solver runs in a child of this "
                  "process")  # fmt: skip
-        from ..enumeration import embedded_solver
+        from cnfgen_queens.solutions.embedded_loop import embedded_solver
 
         embedded_solver(args.solver)  # UsageError: exit 2
     solvers_file = Path(args.solvers_file) if args.solvers_file else None
@@ -202,14 +172,23 @@ def loop(args: argparse.Namespace, emit) -> int:
             fail(f"--solver-args: {e}")
     elif args.time_limit or args.memory_limit:  # the forked embedded loop (forked_loop.py) holds both
         limits = limits_from(args, args.time_limit, args.memory_limit)
-    from ..known_counts import known_counts
+    from cnfgen_queens.model.known_counts import known_counts
 
     known = known_counts().get(formula.n)
-    progress = Progress(args.quiet, None if known is None or args.limit else known[0])
+    from ..progress import Progress
+
+    progress = Progress("sol", "solutions", total=None if known is None or args.limit else known[0], quiet=args.quiet)
+    calls = 0
+
+    def on_call() -> None:
+        nonlocal calls
+        calls += 1
+        progress.update(0, solver_calls=calls)
+
     options = EnumerationOptions(
         symmetric=args.symmetric,
         limits=limits,
-        on_call=progress.call,
+        on_call=on_call,
         workdir=Path(args.out) if args.out else None,
         resume=args.resume,
         solvers_file=solvers_file,
@@ -243,7 +222,7 @@ def loop(args: argparse.Namespace, emit) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..decode import render
+    from cnfgen_queens.model.decode import render
 
     def emit(found) -> None:
         text = render(found.placement, args.format, args.ascii)

@@ -13,8 +13,8 @@ from .variant_args import FLAGS as VARIANT_FLAGS
 from .variant_args import add_variant_arguments, variant_from
 
 if TYPE_CHECKING:
-    from ..dimacs import Clause
-    from ..formula import QueensFormula
+    from cnfgen_queens.cnf.dimacs import Clause
+    from cnfgen_queens.model.formula import QueensFormula
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from ..exports import mzn_comments, mzn_text, opb_comments, write_opb
+    from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
 
     cnf_only = given_flags(args, ("--encoding", "--group-size", "--column-alo", "--block", "--shuffle", *VARIANT_FLAGS))
     if cnf_only:
@@ -124,7 +124,7 @@ def _human(size: int) -> str:
 def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause], allow_large: bool) -> None:
     """Refuse, before writing anything, a formula beyond DIMACS's 2^31-1 variables, and without
     --allow-large one of over LARGE_BYTES or LARGE_CLAUSES."""
-    from ..dimacs import MAX_VAR, clause_line
+    from cnfgen_queens.cnf.dimacs import MAX_VAR, clause_line
 
     num_vars, num_clauses = formula.counts()
     clauses = num_clauses + len(blocks)
@@ -133,7 +133,7 @@ def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause]
              f"2^31-1; use a smaller N or another encoding")  # fmt: skip
     if clauses < SIZE_FROM:
         return
-    from ..output_size import body_size, digit_sum
+    from cnfgen_queens.cnf.output_size import body_size, digit_sum
 
     n2 = formula.n**2
     body, exact = body_size(formula)
@@ -148,10 +148,11 @@ def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause]
 
 
 def run_cnf(args: argparse.Namespace) -> int:
-    from ..cnf_writer import write_cnf
-    from ..dimacs import DimacsError, read_blocks
+    from cnfgen_queens.cnf.dimacs import DimacsError, read_blocks
+    from cnfgen_queens.cnf.writer import write_cnf
+    from cnfgen_queens.model.formula import QueensFormula
+
     from ..encodings import UnknownEncoding
-    from ..formula import QueensFormula
 
     variant = variant_from(args, args.n)
     try:

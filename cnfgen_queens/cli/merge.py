@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..dimacs import DimacsError, merge
+    from cnfgen_queens.cnf.dimacs import DimacsError, merge
 
     try:
         with output(args.output) as out:

@@ -74,7 +74,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _write(path: str, text: str) -> None:
-    from ..dimacs import atomic_output
+    from cnfgen_queens.cnf.dimacs import atomic_output
 
     with atomic_output(Path(path)) as out:
         out.write(text.encode())
@@ -100,7 +100,8 @@ def _rows(db: str) -> list[Row]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..dimacs import check_writable
+    from cnfgen_queens.cnf.dimacs import check_writable
+
     from ..experiments import report
     from ..experiments.plots import check_path  # no matplotlib yet
 

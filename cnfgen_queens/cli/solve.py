@@ -44,7 +44,7 @@ def _stdin_to_file(tmpdir: str) -> Path:
     """Spool stdin to a file as it is (no parsing), named by its compression so solvers can read it."""
     import shutil
 
-    from ..compressed import MAGIC_BYTES, by_magic
+    from cnfgen_queens.cnf.compressed import MAGIC_BYTES, by_magic
 
     stdin = sys.stdin.buffer
     head = stdin.peek(MAGIC_BYTES)[:MAGIC_BYTES] if hasattr(stdin, "peek") else b""
@@ -64,8 +64,9 @@ def run(args: argparse.Namespace) -> int:
     import tempfile
     import time
 
-    from ..compressed import InputError
-    from ..dimacs import read_header_file
+    from cnfgen_queens.cnf.compressed import InputError
+    from cnfgen_queens.cnf.dimacs import read_header_file
+
     from ..solvers import ProfileError, SolverNotFound, Status, resolve, solve
     from ..solvers.outcome import S_LINES
 
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--solver-args: {e}")
     proof = Path(args.proof) if args.proof else None
     if proof is not None:
-        from ..dimacs import check_writable
+        from cnfgen_queens.cnf.dimacs import check_writable
 
         try:
             check_writable(proof)
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         spec = resolve(solver, solvers_file)
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
-    from ..atomic import signals_unwind
+    from cnfgen_queens.cnf.atomic import signals_unwind
 
     with signals_unwind(), tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:  # no spool left behind
         path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)

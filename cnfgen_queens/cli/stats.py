@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from .common import fail, positive_int
 
 if TYPE_CHECKING:
-    from ..dimacs_scan import Cnf
-    from ..stats import CnfStats, Summary
+    from cnfgen_queens.cnf.scan import Cnf
+    from cnfgen_queens.cnf.stats import CnfStats, Summary
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,8 +31,8 @@ def _read(name: str, tmp: str) -> Cnf:
     """The whole CNF (plain or compressed: the shared reader goes by magic bytes); stdin is spooled."""
     import shutil
 
-    from ..dimacs import DimacsError
-    from ..dimacs_scan import read_cnf
+    from cnfgen_queens.cnf.dimacs import DimacsError
+    from cnfgen_queens.cnf.scan import read_cnf
 
     path = Path(name)
     try:
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import tempfile
 
-    from .. import stats
+    from cnfgen_queens.cnf import stats
 
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-stats-") as tmp:
         cnf = _read(args.file, tmp)

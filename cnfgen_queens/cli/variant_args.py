@@ -1,4 +1,4 @@
-"""The variant options shared by ``gen``, ``enumerate`` and ``count`` (see :mod:`cnfgen_queens.variants`)."""
+"""The variant options shared by ``gen``, ``enumerate`` and ``count`` (see :mod:`cnfgen_queens.model.variants`)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from .common import fail, non_negative_int
 
 if TYPE_CHECKING:
-    from ..variants import Variant
+    from cnfgen_queens.model.variants import Variant
 
 FLAGS = ("--place", "--place-file", "--block-square", "--holes", "--torus", "--random-place", "--seed")
 
 
 def _cell(text: str) -> tuple[int, int]:
-    from ..variants import VariantError, parse_cell
+    from cnfgen_queens.model.variants import VariantError, parse_cell
 
     try:
         return parse_cell(text)
@@ -73,7 +73,7 @@ def given(args: argparse.Namespace) -> list[str]:
 
 def variant_from(args: argparse.Namespace, n: int) -> Variant:
     """The validated variant of the options, or a one-line usage error."""
-    from ..variants import VariantError, make_variant, read_cells
+    from cnfgen_queens.model.variants import VariantError, make_variant, read_cells
 
     try:
         placed = list(args.place)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
-import sys
 import threading
 import time
 from collections import deque
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..progress import Progress
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import Row, Store
@@ -103,35 +103,6 @@ def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tup
     return runs, [r for r in runs if r.key not in done]
 
 
-class _Progress:
-    """tqdm on stderr when available (lazy import), else a line every 10 s."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.bar: Any = None
-        self.count, self.total, self.enabled, self.last = 0, total, enabled, time.monotonic()
-        if not enabled:
-            return
-        try:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
-        except ImportError:
-            pass
-
-    def update(self, solved: int) -> None:
-        self.count += 1
-        if self.bar is not None:
-            self.bar.set_postfix(solved=solved, refresh=False)
-            self.bar.update(1)
-        elif self.enabled and (time.monotonic() - self.last > 10 or self.count == self.total):
-            self.last = time.monotonic()
-            print(f"{self.count}/{self.total} runs, {solved} solved", file=sys.stderr)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def run_batch(
     config: Config,
     *,
@@ -144,7 +115,7 @@ def run_batch(
     log: Callable[[str], None] = print,
 ) -> Summary:
     """Run every unfinished run of ``config``; results go to ``config.results`` as they finish."""
-    from . import executors
+    from cnfgen_queens.solutions import executors
 
     start = time.monotonic()
     with Store(config.results) as store:
@@ -164,7 +135,7 @@ def run_batch(
         known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
         hashes: dict[Instance, str] = {}
         cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
-        bar = _Progress(len(todo), progress)
+        bar = Progress("run", None, total=len(todo), quiet=not progress, tty_only=False, leave=True)
         in_flight: dict[Any, tuple[str, Any]] = {}
         adding: str | None = None  # the run key being stored
         try:
@@ -201,7 +172,7 @@ def run_batch(
                     adding = None
                     summary.done += 1  # no call between these, so no signal handler runs here
                     summary.solved += solved
-                    bar.update(summary.solved)
+                    bar.update(1, solved=summary.solved)
         except KeyboardInterrupt as e:
             summary.interrupted, summary.terminated = True, isinstance(e, Terminated)
             if adding is not None and adding in store.done_keys():

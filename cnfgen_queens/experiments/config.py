@@ -276,9 +276,10 @@ def _count_fits(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], colu
     """``task: count`` holds each formula in memory: the largest instance of each encoding that
     ``max_clauses`` keeps is checked against the cap (``enumeration.check_held_size``) here, before
     any run, rather than stored as an ERROR row at run time."""
+    from cnfgen_queens.model.formula import QueensFormula
+    from cnfgen_queens.solutions.embedded_loop import check_held_size
+
     from .. import encodings as registry
-    from ..enumeration import check_held_size
-    from ..formula import QueensFormula
 
     for i, name in enumerate(encodings):
         size = group if registry.get(name).takes_group_size else None
@@ -355,8 +356,9 @@ def _column_alo(c: _Check, value: Any) -> tuple[bool, ...]:
 
 
 def _encodings(c: _Check, value: Any, ns: tuple[int, ...], column_alo: bool, group_size: int | None) -> tuple[str, ...]:
+    from cnfgen_queens.model.formula import QueensFormula
+
     from .. import encodings
-    from ..formula import QueensFormula
 
     if value == "all":
         value = encodings.names()

@@ -18,7 +18,7 @@ from ..solvers.outcome import DEFAULT_OUTPUT_MB
 from .config import Config, SolverEntry, digest
 
 if TYPE_CHECKING:
-    from ..formula import QueensFormula
+    from cnfgen_queens.model.formula import QueensFormula
 
 
 VARIANT_FIELDS = ("torus", "place", "holes", "random_place", "random_seed")  # Instance fields of a variant
@@ -49,8 +49,8 @@ class Instance:
         return bool(self.torus or self.place or self.holes or self.random_place is not None)
 
     def formula(self) -> QueensFormula:
-        from ..formula import QueensFormula
-        from ..variants import make_variant
+        from cnfgen_queens.model.formula import QueensFormula
+        from cnfgen_queens.model.variants import make_variant
 
         v = make_variant(self.n, self.place, self.holes, self.torus, self.random_place, self.random_seed)
         return QueensFormula(self.n, self.encoding, self.column_alo, self.group_size, v)

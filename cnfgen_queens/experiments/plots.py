@@ -229,7 +229,7 @@ def save(fig: Any, path: Path) -> None:
     """Write ``fig`` atomically; metadata without dates or versions, so the bytes are reproducible."""
     import matplotlib
 
-    from ..dimacs import atomic_output
+    from cnfgen_queens.cnf.dimacs import atomic_output
 
     fmt = path.suffix.lower().lstrip(".")
     metadata = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None}, "pdf": {"CreationDate": None}}

@@ -47,9 +47,9 @@ def _now() -> str:
 def generate(instance: Instance, cache_dir: str, expected_hash: str | None = None) -> tuple[str, str]:
     """(path, GBD hash) of ``instance``'s CNF in ``cache_dir``: reused when its hash is ``expected_hash``,
     else written again (atomically) and hashed: a file of unknown origin or changed since is never trusted."""
-    from ..cnf_writer import write_cnf
-    from ..dimacs import atomic_output
-    from .instance_hash import gbd_hash
+    from cnfgen_queens.cnf.dimacs import atomic_output
+    from cnfgen_queens.cnf.gbd_hash import gbd_hash
+    from cnfgen_queens.cnf.writer import write_cnf
 
     path = Path(cache_dir) / instance.filename
     if expected_hash is not None and path.is_file():
@@ -108,11 +108,11 @@ def _solve(run: Run, cnf_path: Path) -> Measurement:
 
 def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> str | None:
     """Beyond the clause check: the model's queens (names unshuffled) must be an N-queens solution."""
-    from ..decode import DecodeError, variant_placement
+    from cnfgen_queens.model.decode import DecodeError, variant_placement
 
     if instance.shuffle_seed is not None:
-        from ..dimacs import read_header_file
-        from ..shuffle import unshuffle_map
+        from cnfgen_queens.cnf.dimacs import read_header_file
+        from cnfgen_queens.cnf.shuffle import unshuffle_map
 
         table = unshuffle_map(read_header_file(cnf_path))
         if table is None:
@@ -126,7 +126,8 @@ def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> 
 
 
 def _count(run: Run) -> Measurement:
-    from ..enumeration import count_solutions
+    from cnfgen_queens.solutions.embedded_loop import count_solutions
+
     from ..solvers import resolve
 
     limits = _limits(run)

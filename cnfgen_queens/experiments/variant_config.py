@@ -1,4 +1,4 @@
-"""The ``instances:`` variant keys of a batch config, validated (see :mod:`cnfgen_queens.variants`).
+"""The ``instances:`` variant keys of a batch config, validated (see :mod:`cnfgen_queens.model.variants`).
 
 ```yaml
 instances:
@@ -102,7 +102,7 @@ def _list(c: _Check, inst: dict[str, Any], key: str, number: bool = False) -> tu
 
 
 def _cells(c: _Check, inst: dict[str, Any], key: str) -> tuple[tuple[int, int], ...]:
-    from ..variants import VariantError, parse_cell
+    from cnfgen_queens.model.variants import VariantError, parse_cell
 
     value = inst.get(key, [])
     path = f"instances.{key}"
@@ -123,7 +123,7 @@ def _cells(c: _Check, inst: dict[str, Any], key: str) -> tuple[tuple[int, int], 
 
 def variant_spec(c: _Check, inst: dict[str, Any], ns: tuple[int, ...]) -> VariantSpec | None:
     """The validated variant keys of ``instances`` (None when there are none)."""
-    from ..variants import VariantError, make_variant
+    from cnfgen_queens.model.variants import VariantError, make_variant
 
     if not any(k in inst for k in VARIANT_KEYS):
         return None

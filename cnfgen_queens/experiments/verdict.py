@@ -72,11 +72,11 @@ def _wrong(row: Row, refuted: bool) -> bool:
 def _known_count(row: Row) -> int | None:
     """The published count for ``row``'s instance: A000170, or A007705 for the plain torus; else None."""
     if row.variant is None:
-        from ..known_counts import known_counts
+        from cnfgen_queens.model.known_counts import known_counts
 
         known = known_counts().get(row.n)
         return None if known is None else known[0]
-    from ..variants import TORUS_COUNTS
+    from cnfgen_queens.model.variants import TORUS_COUNTS
 
     v = json.loads(row.variant)
     plain_torus = v.get("torus") and not v.get("place") and not v.get("holes") and v.get("random_place") is None

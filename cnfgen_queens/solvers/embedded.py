@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from ..dimacs_scan import Cnf, CnfFile
+    from cnfgen_queens.cnf.scan import Cnf, CnfFile
 
 Answer = tuple[Status, tuple[int, ...] | None, tuple[str, ...] | str | None]  # (SAT|UNSAT|ERROR, model, proof|error)
 
@@ -66,12 +66,12 @@ def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> Answer:
 def _literal_arrays(cnf: Cnf | CnfFile) -> Iterator[np.ndarray]:
     """The clauses as 0-terminated literal arrays: the parsed ones, or read from the file chunk by chunk
     (in the child, so that reading counts against the time limit and the parent holds nothing)."""
-    from ..dimacs_scan import Cnf, literal_chunks
+    from cnfgen_queens.cnf.scan import Cnf, literal_chunks
 
     if isinstance(cnf, Cnf):
         yield cnf.lits
         return
-    from ..dimacs import open_cnf, read_header
+    from cnfgen_queens.cnf.dimacs import open_cnf, read_header
 
     with open_cnf(cnf.path, None) as f:
         yield from literal_chunks(f, read_header(f, cnf.name), cnf.name)

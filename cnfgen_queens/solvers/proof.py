@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .outcome import ProofState
 
 if TYPE_CHECKING:
-    from ..dimacs_scan import Cnf
+    from cnfgen_queens.cnf.scan import Cnf
 
 MAX_PROOF_BYTES = 20 * 1024 * 1024  # above this the pure-Python checker takes too long; say unverified
 
@@ -30,7 +30,7 @@ class ProofCheck:
 
 def write_text_proof(path: Path, lines: Iterable[str]) -> None:
     """Write DRAT lines (as pysat's get_proof() returns them) atomically."""
-    from ..dimacs import atomic_output
+    from cnfgen_queens.cnf.dimacs import atomic_output
 
     with atomic_output(Path(path)) as f:
         for line in lines:

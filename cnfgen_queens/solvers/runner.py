@@ -24,8 +24,8 @@ from .process import Finished, run_process, tail
 from .profiles import Profile
 
 if TYPE_CHECKING:
-    from ..dimacs import Header
-    from ..dimacs_scan import Cnf, CnfFile
+    from cnfgen_queens.cnf.dimacs import Header
+    from cnfgen_queens.cnf.scan import Cnf, CnfFile
 
 STDERR_TAIL = 2000  # characters of stderr kept in the outcome
 OWN_LIMIT_SLACK = 1.0  # seconds the solver's own time limit gets before the runner stops it
@@ -38,7 +38,7 @@ def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[
     The full model lists variables 1..M, where M is the largest variable the CNF or the
     model mentions; variables the solver left out are false.
     """
-    from ..dimacs_scan import Cnf, CnfFile, StreamCheck, _first_violated, model_values
+    from cnfgen_queens.cnf.scan import Cnf, CnfFile, StreamCheck, _first_violated, model_values
 
     if isinstance(cnf, Path):
         cnf = CnfFile(cnf, str(cnf))
@@ -52,7 +52,7 @@ def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[
         top = int(np.abs(cnf.lits).max()) if cnf.lits.size else 0
         check = StreamCheck(_first_violated(cnf.lits, value), cnf.num_clauses, top)
     else:
-        from ..dimacs_scan import check_stream
+        from cnfgen_queens.cnf.scan import check_stream
 
         check = check_stream(cnf, value)
     if check.violated is not None:
@@ -65,7 +65,7 @@ def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[
 
 
 def _header(source: CnfFile) -> Header:
-    from ..dimacs import read_header_file
+    from cnfgen_queens.cnf.dimacs import read_header_file
 
     return read_header_file(source.path, None)
 
@@ -94,9 +94,9 @@ def solve(
     """
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
-    from ..dimacs import read_header_file
-    from ..dimacs_scan import CnfFile
-    from .feed import solver_input
+    from cnfgen_queens.cnf.dimacs import read_header_file
+    from cnfgen_queens.cnf.scan import CnfFile
+    from cnfgen_queens.solvers.input_file import solver_input
 
     read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
     if spec.embedded is not None:  # its forked child reads the file
@@ -113,7 +113,7 @@ def solve(
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
     """After UNSAT or an error, read the whole file: a malformed body is a DimacsError (exit 2), whatever
     the solver made of it."""
-    from ..dimacs_scan import CnfFile, check_stream
+    from cnfgen_queens.cnf.scan import CnfFile, check_stream
 
     if outcome.status not in (Status.UNSAT, Status.ERROR) or not isinstance(source, CnfFile):
         return outcome
@@ -166,7 +166,8 @@ def _solve_embedded(
 
 def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, bool, ProofState]:
     """(status, note, verified, proof state) for an UNSAT answer whose DRAT proof is at ``proof``."""
-    from ..dimacs_scan import CnfFile, read_cnf
+    from cnfgen_queens.cnf.scan import CnfFile, read_cnf
+
     from .proof import check_drat
 
     if isinstance(cnf, CnfFile):

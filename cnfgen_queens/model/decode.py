@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .board import Board, Placement, find_attack, images
+from cnfgen_queens.model.board import Board, Placement, find_attack, images
 
 if TYPE_CHECKING:
-    from .variants import Variant
+    from cnfgen_queens.model.variants import Variant
 
 Clause = tuple[int, ...]
 FORMATS = ("board", "positions", "json", "line", "svg", "png")

@@ -25,16 +25,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
-from .accept import Acceptor, EnumerationError, EnumerationOptions, Found
-from .atomic import atomic_output, sweep_temporaries
-from .board import Placement
-from .decode import Clause, DecodeError, as_line, parse_line
-from .errors import UsageError
-from .formula import QueensFormula
-from .solvers.outcome import Limits, Status
+from cnfgen_queens.cnf.atomic import atomic_output, sweep_temporaries
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.model.board import Placement
+from cnfgen_queens.model.decode import Clause, DecodeError, as_line, parse_line
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.solutions.accept import Acceptor, EnumerationError, EnumerationOptions, Found
+from cnfgen_queens.solvers.outcome import Limits, Status
 
 if TYPE_CHECKING:
-    from .dimacs_scan import Cnf
+    from cnfgen_queens.cnf.scan import Cnf
 
 SOLUTIONS = "solutions.txt"
 HOLD_BYTES = 64 * 2**20  # a base.cnf up to this size is held in memory (about 3x its size), larger is streamed
@@ -119,8 +119,8 @@ class WorkFormula:
 
     def __init__(self, formula: QueensFormula, base: Path, deadline: float | None = None,
                  hold: int = HOLD_BYTES) -> None:  # fmt: skip
-        from .cnf_writer import write_cnf
-        from .dimacs_scan import read_cnf
+        from cnfgen_queens.cnf.scan import read_cnf
+        from cnfgen_queens.cnf.writer import write_cnf
 
         self.num_vars, self.base_clauses = formula.counts()
         self.path, self.deadline = base, deadline
@@ -170,8 +170,8 @@ class WorkFormula:
             return None
         import numpy as np
 
-        from .dimacs import Header
-        from .dimacs_scan import Cnf
+        from cnfgen_queens.cnf.dimacs import Header
+        from cnfgen_queens.cnf.scan import Cnf
 
         lits = np.concatenate((self.base.lits, np.array(self.block_lits, dtype=np.int32)))
         return Cnf(Header(self.num_vars, self.base_clauses + len(self.block_lines)), lits)
@@ -181,7 +181,7 @@ def enumerate_external(
     formula: QueensFormula, solver: str, workdir: Path, options: EnumerationOptions | None = None
 ) -> Iterator[Found]:
     """Restart loop over files in ``workdir`` with an external solver (see the module docstring)."""
-    from .solvers import solve
+    from cnfgen_queens.solvers import solve
 
     opts = options or EnumerationOptions()
     symmetric = opts.symmetric

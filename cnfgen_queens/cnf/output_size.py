@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .generate import _template
+from cnfgen_queens.cnf.fast_writer import _template
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .formula import QueensFormula
+    from cnfgen_queens.model.formula import QueensFormula
 
 SIZE_BUDGET = 2_000_000  # template clauses to build for an exact size; above this the size is estimated
 SAMPLE_MAX = 20_000  # clauses of the largest template an estimate is scaled from

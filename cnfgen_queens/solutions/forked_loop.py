@@ -26,8 +26,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import IO
 
-from .accept import EnumerationError, Found
-from .solvers.outcome import Status
+from cnfgen_queens.solutions.accept import EnumerationError, Found
+from cnfgen_queens.solvers.outcome import Status
 
 Loop = Callable[[Callable[[], None]], Iterator[Found]]  # on_call -> the solutions
 
@@ -46,8 +46,8 @@ def enumerate_forked(
     """The solutions of ``loop(on_call)`` (:func:`.enumeration.enumerate_embedded`), run in a forked
     child.  ``deadline`` is a :func:`time.monotonic` instant, enforced during a solver call too;
     EnumerationError (TIMEOUT, MEMOUT, ERROR) ends the iteration after every solution found before it."""
-    from .solvers.process import clean_group, fork_child, kill_run, wait_run
-    from .solvers.reaper import started, subreaper
+    from cnfgen_queens.solvers.process import clean_group, fork_child, kill_run, wait_run
+    from cnfgen_queens.solvers.reaper import started, subreaper
 
     read_end, write_end = os.pipe()
     with subreaper(), tempfile.TemporaryFile() as err:
@@ -148,7 +148,7 @@ def _event(line: bytes) -> Found | EnumerationError | None:
 
 def _died(code: int | None, err: IO[bytes], memory_mb: int | None) -> EnumerationError:
     """The error of a child that ended without finishing: MEMOUT under a memory limit, else ERROR."""
-    from .solvers.parse import MEMORY_WORDS, describe_exit
+    from cnfgen_queens.solvers.parse import MEMORY_WORDS, describe_exit
 
     err.seek(0)
     text = " ".join(err.read()[-2000:].decode(errors="replace").split())

@@ -1,4 +1,4 @@
-"""The vectorised fast path of the CNF writer (:mod:`cnfgen_queens.cnf_writer`); sizes are in :mod:`.output_size`.
+"""The vectorised fast path of the CNF writer (:mod:`cnfgen_queens.cnf.writer`); sizes are in :mod:`.output_size`.
 
 The reference path formats the clauses of :meth:`QueensFormula.clauses` one by one.
 The fast path gives the same bytes for large formulas of a ``positional`` encoding
@@ -21,8 +21,8 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from .encodings import VarPool
-from .formula import QueensFormula
+from cnfgen_queens.encodings import VarPool
+from cnfgen_queens.model.formula import QueensFormula
 
 if TYPE_CHECKING:
     import numpy as np

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, BinaryIO
 if TYPE_CHECKING:
     import numpy as np
 
-    from .formula import QueensFormula
+    from cnfgen_queens.model.formula import QueensFormula
 
 CLAUSE_CHUNK = 1 << 20  # clauses per step when literals are permuted and when the result is written
 
@@ -60,7 +60,7 @@ def shuffle_write(out: BinaryIO, formula: QueensFormula, extra: Sequence[Sequenc
     """Write the shuffled clauses of ``formula`` then ``extra`` (the reference's order); returns the count."""
     import numpy as np
 
-    from .generate import _clause_chunks, body_chunks, format_literals
+    from cnfgen_queens.cnf.fast_writer import _clause_chunks, body_chunks, format_literals
 
     num_vars = formula.counts()[0]
     dtype = np.int32 if num_vars < 2**31 else np.int64

@@ -23,7 +23,7 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 
-from .dimacs import Clause, Header
+from cnfgen_queens.cnf.dimacs import Clause, Header
 
 KEY = "shuffle:"
 _SEED = re.compile(r"seed=(\d+)\s+vars=(\d+)")

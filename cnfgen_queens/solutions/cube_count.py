@@ -26,13 +26,13 @@ from enum import StrEnum
 from functools import partial
 from typing import Any, Final, TypeAlias
 
-from .accept import Acceptor, EnumerationError
-from .board import Placement
-from .border_cubes import BorderCube, CubeGroup, cube_groups, representative
-from .enumeration import embedded_solver, feed, solve_loop
-from .formula import QueensFormula
-from .solvers.outcome import Status
-from .symmetry import orbit
+from cnfgen_queens.model.board import Placement
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.symmetry import orbit
+from cnfgen_queens.solutions.accept import Acceptor, EnumerationError
+from cnfgen_queens.solutions.border_cubes import BorderCube, CubeGroup, cube_groups, representative
+from cnfgen_queens.solutions.embedded_loop import embedded_solver, feed, solve_loop
+from cnfgen_queens.solvers.outcome import Status
 
 Cube = tuple[int, ...]
 POLL = 0.05  # longest wait between two looks at the running tasks (the first looks come sooner)
@@ -267,7 +267,7 @@ def _run_pool(
     """Run the groups on a pool, at most ``IN_FLIGHT`` per worker submitted ahead; True when every group
     was counted (DONE).  Every group that finished is in ``done``, also when the count stops early."""
     if executor == "dask":
-        from .experiments import executors
+        from cnfgen_queens.solutions import executors
 
         pool: Any = executors.make(executor, jobs, scheduler)
     elif executor == "local":

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import groupby
 
-from .board import Cell, Placement
+from cnfgen_queens.model.board import Cell, Placement
 
 Cells = tuple[Cell, ...]
 

@@ -4,7 +4,7 @@ Clause order (fixed, so the same options give the same bytes): the at-least-one
 clause of each row, then (with ``column_alo``) of each column, then the
 at-most-one encoding of every line of length >= 2 in :meth:`Board.lines` order
 (on the torus: :func:`variants.torus_lines`), then a variant's unit clauses
-(placed queens, then blocked squares; see :mod:`cnfgen_queens.variants`).
+(placed queens, then blocked squares; see :mod:`cnfgen_queens.model.variants`).
 Auxiliary variables are numbered from ``N*N + 1`` in that same order.
 ``MAX_N`` keeps the N*N cell variables within DIMACS's 2^31-1.
 """
@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from . import __version__
-from .board import Board, Line
-from .encodings import Clause, Encoding, VarPool, get, names
-from .variants import PLAIN, Variant, torus_lines
+from cnfgen_queens import __version__
+from cnfgen_queens.encodings import Clause, Encoding, VarPool, get, names
+from cnfgen_queens.model.board import Board, Line
+from cnfgen_queens.model.variants import PLAIN, Variant, torus_lines
 
 MAX_N = 46340  # the largest N with N*N <= 2^31-1
 

@@ -26,14 +26,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .accept import Acceptor, CountResult, EnumerationError, EnumerationOptions, Found
-from .errors import UsageError
-from .formula import QueensFormula
-from .solvers.outcome import Status
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.solutions.accept import Acceptor, CountResult, EnumerationError, EnumerationOptions, Found
+from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
-    from .encodings import Clause
-    from .solvers.outcome import Limits
+    from cnfgen_queens.encodings import Clause
+    from cnfgen_queens.solvers.outcome import Limits
 
 
 # -- size: refuse, before anything is built, a formula too large to hold ----------------
@@ -100,7 +100,7 @@ NOT_INCREMENTAL = ("kissat",)  # pysat backends that cannot take clauses after a
 
 def embedded_solver(solver: str) -> str:
     """The canonical pysat name behind ``pysat:NAME``; raises UsageError otherwise."""
-    from .solvers.discovery import SolverNotFound, embedded_name
+    from cnfgen_queens.solvers.discovery import SolverNotFound, embedded_name
 
     try:
         name = embedded_name(pysat_name(solver) or solver)
@@ -169,7 +169,7 @@ def solutions(
     memory limits hold during a solver call), the durable restart loop otherwise."""
     opts = options or EnumerationOptions()
     if pysat_name(solver) is not None:
-        from .forked_loop import enumerate_forked
+        from cnfgen_queens.solutions.forked_loop import enumerate_forked
 
         embedded_solver(solver)  # UsageError here, not an ERROR from the child
 
@@ -182,7 +182,7 @@ def solutions(
 
         yield from enumerate_forked(loop, deadline=deadline, memory_mb=memory, on_call=opts.on_call)
         return
-    from .external_loop import enumerate_external
+    from cnfgen_queens.solutions.external_loop import enumerate_external
 
     if opts.workdir is None:
         with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
-from ..errors import UsageError
+from cnfgen_queens.errors import UsageError
 
 EXIT_GRACE = 3.0  # seconds a worker whose batch died has to stop its solver before it exits
 

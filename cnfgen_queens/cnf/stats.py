@@ -13,7 +13,7 @@
   attacking pair shares exactly one line; the maximal cliques are *not* just the lines: they are the
   lines of length >= 4 plus small cliques across lines (2x2 blocks and their kin; 310 in all at N = 8).
 
-All counting is numpy on the flat literal array of :class:`~cnfgen_queens.dimacs_scan.Cnf`; networkx is
+All counting is numpy on the flat literal array of :class:`~cnfgen_queens.cnf.scan.Cnf`; networkx is
 used for community detection and cliques only, each under a stated size limit.
 """
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-    from .dimacs_scan import Cnf
+    from cnfgen_queens.cnf.scan import Cnf
 
 MAX_PAIRS = 20_000_000  # literal pairs the VIG may cost before it is skipped (about 25 bytes each)
 MAX_GRAPH_EDGES = 2_000_000  # VIG edges networkx may hold for community detection (about 0.6 KB each)
@@ -173,7 +173,7 @@ def queens_section(n: int, lo: np.ndarray | None, hi: np.ndarray | None, pairwis
     """The board behind the file: conflict graph size, lines, and the checks (see the module doc)."""
     import numpy as np
 
-    from .board import Board
+    from cnfgen_queens.model.board import Board
 
     board = Board(n)
     lines = [line for line in board.lines() if len(line.cells) >= 2]
@@ -244,7 +244,7 @@ def cnf_stats(cnf: Cnf, graph: bool = True, max_graph_edges: int = MAX_GRAPH_EDG
     if n is not None:
         shuffled = any(c.startswith("shuffle:") for c in cnf.header.comments)
         if shuffled and lo is not None and hi is not None:
-            from .shuffle import unshuffle_map
+            from cnfgen_queens.cnf.shuffle import unshuffle_map
 
             back = np.array(unshuffle_map(cnf.header), dtype=np.int64)
             a, b = back[lo], back[hi]

@@ -17,7 +17,7 @@ from typing import IO
 
 import numpy as np
 
-from .dimacs import (
+from cnfgen_queens.cnf.dimacs import (
     Clause,
     DimacsError,
     EndOfBody,

@@ -2,9 +2,9 @@
 
 ``gen-queens`` and the batch's instance cache both write through :func:`write_cnf`,
 so a file has the same bytes whichever wrote it.  Unshuffled, the body streams
-(vectorised for large formulas, :mod:`cnfgen_queens.generate`); shuffled, every
-clause is held in memory (:mod:`cnfgen_queens.shuffle`; vectorised for large formulas,
-with the same bytes, :mod:`cnfgen_queens.shuffle_fast`).
+(vectorised for large formulas, :mod:`cnfgen_queens.cnf.fast_writer`); shuffled, every
+clause is held in memory (:mod:`cnfgen_queens.cnf.shuffle`; vectorised for large formulas,
+with the same bytes, :mod:`cnfgen_queens.cnf.shuffle_fast`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, BinaryIO
 
-from .dimacs import Clause, write_clauses, write_header
+from cnfgen_queens.cnf.dimacs import Clause, write_clauses, write_header
 
 if TYPE_CHECKING:
-    from .formula import QueensFormula
+    from cnfgen_queens.model.formula import QueensFormula
 
 
 def write_cnf(
@@ -45,14 +45,14 @@ def write_cnf(
     num_vars, num_clauses = formula.counts()
     total = num_clauses + len(extra)
     if shuffle is not None:
-        from .shuffle import shuffle_clauses, shuffle_comments
+        from cnfgen_queens.cnf.shuffle import shuffle_clauses, shuffle_comments
 
         lines = list(comments)
         if show:
             lines.append("p show " + " ".join(map(str, range(1, formula.n**2 + 1))) + " 0")
         write_header(out, num_vars, total, shuffle_comments(lines, num_vars, shuffle) if lines else ())
         if _fast(formula, fast) and all(extra):  # an empty clause: " 0" in the reference, kept there
-            from .shuffle_fast import shuffle_write
+            from cnfgen_queens.cnf.shuffle_fast import shuffle_write
 
             written = shuffle_write(out, formula, extra, shuffle)
         else:
@@ -69,13 +69,13 @@ def write_cnf(
 def _fast(formula: QueensFormula, fast: bool | None) -> bool:
     """Whether the vectorised path writes the formula: forced by ``fast``, else by its size; never for an
     encoding that is not ``positional``."""
-    from .generate import FAST_MIN_CLAUSES
+    from cnfgen_queens.cnf.fast_writer import FAST_MIN_CLAUSES
 
     return formula.enc.positional and (formula.counts()[1] >= FAST_MIN_CLAUSES if fast is None else fast)
 
 
 def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None, tune_malloc: bool) -> int:
-    from . import generate
+    from cnfgen_queens.cnf import fast_writer as generate
 
     if not _fast(formula, fast):
         return write_clauses(out, formula.clauses())

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .board import Placement
-from .decode import Clause, DecodeError, as_line, blocking_clause, blocking_clauses, model_placement
-from .solvers.outcome import Status
-from .symmetry import orbit
+from cnfgen_queens.model.board import Placement
+from cnfgen_queens.model.decode import Clause, DecodeError, as_line, blocking_clause, blocking_clauses, model_placement
+from cnfgen_queens.model.symmetry import orbit
+from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
-    from .solvers.outcome import Limits
-    from .variants import Variant
+    from cnfgen_queens.model.variants import Variant
+    from cnfgen_queens.solvers.outcome import Limits
 
 
 class EnumerationError(RuntimeError):

@@ -9,7 +9,7 @@ sizes as weights.
 
 from __future__ import annotations
 
-from .board import Placement
+from cnfgen_queens.model.board import Placement
 
 
 def orbit(placement: Placement) -> set[Placement]:
@@ -28,10 +28,6 @@ def orbit(placement: Placement) -> set[Placement]:
 def canonical(placement: Placement) -> Placement:
     """The lex-least image of a placement under the 8 symmetries."""
     return min(orbit(placement))
-
-
-def is_canonical(placement: Placement) -> bool:
-    return canonical(placement) == tuple(placement)
 
 
 def orbit_size(placement: Placement) -> int:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
-from .board import Board, Cell, Line
+from cnfgen_queens.model.board import Board, Cell, Line
 
 RANDOM_METHOD = "sequential-uniform"
 RANDOM_ATTEMPTS = 1000  # restarts before random placement gives up (a clear error)

@@ -1,0 +1,39 @@
+"""The one progress bar of every long command: tqdm on stderr, imported only when shown.
+
+Off with ``quiet`` (``--quiet``/``--no-progress``) and, unless ``tty_only`` is False, when stderr
+is not a terminal (logs and pipes stay clean).  The bar is made at the first update, so a total
+known only then (the cube groups) can be given there.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+class Progress:
+    """``update(n, total=None, **postfix)`` advances the bar by ``n``; ``close()`` clears it."""
+
+    def __init__(self, unit: str, desc: str | None, *, total: int | None = None, quiet: bool = False,
+                 tty_only: bool = True, leave: bool = False) -> None:  # fmt: skip
+        self.unit, self.desc, self.total, self.leave = unit, desc, total, leave
+        self.enabled = not quiet and (not tty_only or sys.stderr.isatty())
+        self.bar: Any = None
+
+    def update(self, n: int = 1, total: int | None = None, **postfix: Any) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total if total is None else total, unit=self.unit, desc=self.desc,
+                            file=sys.stderr, dynamic_ncols=True, mininterval=0.5, leave=self.leave)  # fmt: skip
+        if postfix:
+            self.bar.set_postfix(refresh=False, **postfix)
+        if n:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None

@@ -1,0 +1,52 @@
+"""What the tests share: real solver binaries and tools (skip where absent, fail under CI), the CLI entry."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+IN_CI = bool(os.environ.get("CI"))
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def find_binary(name: str) -> str | None:
+    """A solver binary on PATH, or kissat inside the passagemath-kissat wheel (the runner's own discovery)."""
+    from cnfgen_queens.solvers.discovery import find_binary as discover
+
+    return discover(name)
+
+
+CLI_ENTRY = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"  # python -c: the CLI in
+# a process of its own (a crash is a signal, not an exception; no pytest faulthandler)
+
+
+def need_solver(name: str) -> str:
+    """Path of a real solver; skip with a reason when absent, but fail under CI (CI has them all)."""
+    path = find_binary(name)
+    if path is None:
+        msg = f"solver {name!r} not installed (scripts/install-solvers.sh installs it)"
+        if IN_CI:
+            pytest.fail(msg + "; CI must have every solver")
+        pytest.skip(msg)
+    return path
+
+
+def need_tool(reason: str) -> None:
+    """Skip for a missing tool with ``reason``, but fail under CI (CI installs every tool)."""
+    if IN_CI:
+        pytest.fail(reason + "; CI must have it")
+    pytest.skip(reason)
+
+
+def need_module(name: str) -> None:
+    """Skip when a Python package of the test extra is missing, but fail under CI."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        need_tool(f"python package {name!r} not installed (pip install -e '.[test]')")
