@@ -46,8 +46,8 @@ def test_every_subcommand_with_a_solver_has_the_whole_group() -> None:
 
 
 def test_repeated_constants_agree_with_their_sources() -> None:
+    from cnfgen_queens.limits import MAX_MEMORY as solvers_max
     from cnfgen_queens.solvers import DEFAULT_SOLVER as solvers_default
-    from cnfgen_queens.solvers.outcome import MAX_MEMORY as solvers_max
 
     assert (solvers_default, solvers_max) == (DEFAULT_SOLVER, MAX_MEMORY)
 

@@ -17,6 +17,7 @@ from cnfgen_queens.cnf.dimacs import merge_clauses
 from cnfgen_queens.cnf.scan import read_cnf
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.board import images
 from cnfgen_queens.model.decode import DecodeError, blocking_clauses, model_placement, variant_placement
 from cnfgen_queens.model.formula import QueensFormula
@@ -31,7 +32,7 @@ from cnfgen_queens.solutions.embedded_loop import (
     solutions,
 )
 from cnfgen_queens.solutions.external_loop import WorkFormula, enumerate_external
-from cnfgen_queens.solvers import Limits, Status
+from cnfgen_queens.solvers import Status
 
 KNOWN = known_counts()
 

@@ -22,11 +22,12 @@ from helpers import CLI_ENTRY
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.accept import EnumerationError, Found
 from cnfgen_queens.solutions.embedded_loop import EnumerationOptions, count_solutions, solutions
 from cnfgen_queens.solutions.forked_loop import GRACE, _Lines, enumerate_forked
-from cnfgen_queens.solvers.outcome import Limits, Status
+from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.reaper import started
 
 SLACK = 10.0  # seconds a loaded machine may add to the kill and the reaping

@@ -18,13 +18,14 @@ from helpers import CLI_ENTRY, need_solver
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions import embedded_loop as enumeration
 from cnfgen_queens.solutions import external_loop
 from cnfgen_queens.solutions.accept import EnumerationError
 from cnfgen_queens.solutions.embedded_loop import HELD_CLAUSES, check_held_size, count_solutions, enumerate_embedded
 from cnfgen_queens.solutions.external_loop import WorkFormula
-from cnfgen_queens.solvers.outcome import Limits, Status
+from cnfgen_queens.solvers.outcome import Status
 
 GENEROUS = 60.0  # seconds a 1 s limit may take to end on a loaded machine (was minutes, or a crash)
 

@@ -18,7 +18,8 @@ from cnfgen_queens.experiments.config import ConfigError, load
 from cnfgen_queens.experiments.grid import build
 from cnfgen_queens.experiments.store import COLUMNS, Row, Store, StoreError
 from cnfgen_queens.experiments.verdict import Verdict, judge, verdict
-from cnfgen_queens.solvers.outcome import DEFAULT_OUTPUT_MB, MAX_MEMORY, Limits, Status
+from cnfgen_queens.limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, Limits
+from cnfgen_queens.solvers.outcome import Status
 
 BASE = """experiment: exp
 instances:

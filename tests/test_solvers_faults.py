@@ -12,7 +12,8 @@ import pytest
 from helpers import need_module, need_solver
 
 from cnfgen_queens.cli import gen_main, main
-from cnfgen_queens.solvers import Limits, SolverNotFound, Status, process, resolve, solve
+from cnfgen_queens.limits import Limits
+from cnfgen_queens.solvers import SolverNotFound, Status, process, resolve, solve
 
 FAKES = Path(__file__).resolve().parent / "fakes"
 

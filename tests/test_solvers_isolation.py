@@ -15,7 +15,8 @@ from helpers import CLI_ENTRY, need_solver, need_tool
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.experiments.store import Store
-from cnfgen_queens.solvers import Limits, Status, solve
+from cnfgen_queens.limits import Limits
+from cnfgen_queens.solvers import Status, solve
 
 MODES = ["cgroup", "none"]
 

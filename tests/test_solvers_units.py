@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from cnfgen_queens.cnf.scan import read_cnf
-from cnfgen_queens.solvers import Limits, Outcome, ProfileError, Status, check_model
+from cnfgen_queens.limits import Limits
+from cnfgen_queens.solvers import Outcome, ProfileError, Status, check_model
 from cnfgen_queens.solvers.parse import classify, parse_competition, parse_minisat
 from cnfgen_queens.solvers.profiles import BUILTIN, generic, load_user_profiles
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 
+from ..limits import MAX_MEMORY, MAX_TIME
 from .common import fail, line_length, positive_float, positive_int
 
 DEFAULT_SOLVER = "pysat:cadical195"  # solvers.DEFAULT_SOLVER, repeated so that parsing imports nothing
 DEFAULT_ENCODING = "pairwise"
-MAX_MEMORY = 2**31 - 1  # solvers.outcome.MAX_MEMORY (MB), repeated for the same reason
 
 ISOLATION_HELP = (
     "cgroup: each solver run in its own cgroup (BenchExec): every descendant killed, CPU time and peak "
@@ -54,7 +54,7 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "-t",
         "--time-limit",
-        type=positive_float("time limit"),
+        type=positive_float("time limit", MAX_TIME),
         default=None,
         metavar="S",
         help="wall-clock seconds for the whole command (enumerate, count: each solver call gets what is left)",

@@ -79,7 +79,7 @@ def non_negative_int(what: str = "") -> Callable[[str], int]:
     return parse
 
 
-def positive_float(what: str) -> Callable[[str], float]:
+def positive_float(what: str, maximum: float = float("inf")) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:
             value = float(text)
@@ -87,6 +87,8 @@ def positive_float(what: str) -> Callable[[str], float]:
             raise argparse.ArgumentTypeError(f"{what} must be a positive number, got {text!r}") from None
         if not 0 < value < float("inf"):
             raise argparse.ArgumentTypeError(f"{what} must be a positive finite number, got {text}")
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"{what} must be at most {maximum:.0f} seconds, got {text}")
         return value
 
     parse.__name__ = what

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 from .common import fail
 
 if TYPE_CHECKING:
-    from ..solvers.outcome import Limits
+    from ..limits import Limits
 
 
 def limits_from(args: argparse.Namespace, time: float | None = None, memory: int | None = None) -> Limits:
     """The Limits the flags ask for; a limit out of range or an impossible isolation is a one-line error
     (exit 2 for a value, 1 when cgroups were asked for and this machine has none)."""
+    from ..limits import DEFAULT_OUTPUT_MB, Limits
     from ..solvers.cgroup import IsolationUnavailable, choose
-    from ..solvers.outcome import DEFAULT_OUTPUT_MB, Limits
 
     output = getattr(args, "output_limit", None) or DEFAULT_OUTPUT_MB
     isolation = getattr(args, "isolation", "auto")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import UsageError
-from ..solvers.outcome import DEFAULT_OUTPUT_MB, MAX_MEMORY
+from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
 from .config_source import path_problem
 from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
@@ -31,7 +31,6 @@ MAX_N = 100_000  # board size
 MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by building them (pysat:*)
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
 MAX_INT = 2**63 - 1  # what SQLite stores
-MAX_TIME = 1e6  # seconds per run
 
 
 class ConfigError(UsageError):
@@ -243,7 +242,7 @@ def parse(
         c.fail("limits.time", "missing (required: seconds per run; PAR-2 needs it)")
     time_limit = c.number(limits["time"], "limits.time")
     if time_limit > MAX_TIME:
-        c.fail("limits.time", f"{limits['time']} seconds is over the limit of {MAX_TIME:.0f} (11 days)")
+        c.fail("limits.time", f"{limits['time']} seconds is over the limit of {MAX_TIME} (what solvers accept)")
     memory = limits.get("memory")
     if memory is not None:
         memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..solvers.outcome import DEFAULT_OUTPUT_MB
+from ..limits import DEFAULT_OUTPUT_MB
 from .config import Config, SolverEntry, digest
 
 if TYPE_CHECKING:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..solvers.outcome import Limits, Status
+from ..limits import Limits
+from ..solvers.outcome import Status
 from .grid import Instance, Run
 from .verdict import NOT_A_SOLUTION
 

@@ -19,8 +19,8 @@ from cnfgen_queens.model.symmetry import orbit
 from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
+    from cnfgen_queens.limits import Limits
     from cnfgen_queens.model.variants import Variant
-    from cnfgen_queens.solvers.outcome import Limits
 
 
 class EnumerationError(RuntimeError):

@@ -33,7 +33,7 @@ from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
     from cnfgen_queens.encodings import Clause
-    from cnfgen_queens.solvers.outcome import Limits
+    from cnfgen_queens.limits import Limits
 
 
 # -- size: refuse, before anything is built, a formula too large to hold ----------------

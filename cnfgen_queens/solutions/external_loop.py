@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, BinaryIO, cast
 
 from cnfgen_queens.cnf.atomic import atomic_output, sweep_temporaries
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, parse_line
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.accept import Acceptor, EnumerationError, EnumerationOptions, Found
-from cnfgen_queens.solvers.outcome import Limits, Status
+from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
     from cnfgen_queens.cnf.scan import Cnf

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .discovery import SolverNotFound, SolverSpec, list_solvers, resolve
-    from .outcome import Limits, Outcome, Status
+    from .outcome import Outcome, Status
     from .profiles import Profile, ProfileError
     from .runner import check_model, solve
 
@@ -25,7 +25,6 @@ _LAZY = {
     "SolverSpec": "discovery",
     "list_solvers": "discovery",
     "resolve": "discovery",
-    "Limits": "outcome",
     "Outcome": "outcome",
     "Status": "outcome",
     "Profile": "profiles",
@@ -45,7 +44,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DEFAULT_SOLVER",
-    "Limits",
     "Outcome",
     "Profile",
     "ProfileError",

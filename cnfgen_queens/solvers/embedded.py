@@ -14,7 +14,8 @@ import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .outcome import Limits, Status
+from ..limits import Limits
+from .outcome import Status
 from .parse import MEMORY_WORDS, describe_exit
 from .process import Finished, run_forked
 

@@ -11,39 +11,6 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
-from ..errors import UsageError
-
-MAX_TIME = 2**31 - 1  # seconds: kissat, minisat and picosat reject a larger time limit
-MAX_MEMORY = 2**31 - 1  # MB: minisat rejects a larger -mem-lim
-DEFAULT_OUTPUT_MB = 1024  # solver output (stdout + stderr) past this is an ERROR "output limit"
-ISOLATION_MODES = ("auto", "cgroup", "none")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one solver run and how they are enforced.
-
-    ``time`` in wall-clock seconds, ``memory`` in MB (None: unlimited), ``output`` in MB
-    of stdout + stderr, ``isolation``: ``cgroup`` (BenchExec), ``none`` (process group,
-    rusage) or ``auto`` (cgroup where the machine allows it).  Limits beyond what the
-    solvers accept (2^31 - 1 seconds or MB) are refused (UsageError), not clamped.
-    """
-
-    time: float | None = None
-    memory: int | None = None
-    output: int = DEFAULT_OUTPUT_MB
-    isolation: str = "auto"
-
-    def __post_init__(self) -> None:
-        if self.time is not None and not 0 < self.time <= MAX_TIME:
-            raise UsageError(f"time limit must be a positive number of seconds up to {MAX_TIME}, got {self.time:g}")
-        if self.memory is not None and not 0 < self.memory <= MAX_MEMORY:
-            raise UsageError(f"memory limit must be a positive number of MB up to {MAX_MEMORY}, got {self.memory}")
-        if not 0 < self.output <= MAX_MEMORY:
-            raise UsageError(f"output limit must be a positive number of MB up to {MAX_MEMORY}, got {self.output}")
-        if self.isolation not in ISOLATION_MODES:
-            raise UsageError(f"isolation must be one of {', '.join(ISOLATION_MODES)}, got {self.isolation!r}")
-
 
 class Status(StrEnum):
     """What a run established; only SAT and UNSAT are answers."""

@@ -16,7 +16,8 @@ import signal
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from .outcome import Limits, Status
+from ..limits import Limits
+from .outcome import Status
 from .profiles import Profile
 
 ANSWERS = {

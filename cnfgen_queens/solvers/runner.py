@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..limits import Limits
 from .discovery import SolverSpec, resolve
-from .outcome import Limits, Outcome, ProofState, Status
+from .outcome import Outcome, ProofState, Status
 from .parse import Claim, classify, read_competition, read_minisat
 from .process import Finished, run_process, tail
 from .profiles import Profile
