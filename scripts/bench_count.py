@@ -59,9 +59,9 @@ n, new = int(sys.argv[1]), sys.argv[2] == "new"
 start = time.process_time()
 if new:
     from cnfgen_queens.solutions.cube_count import count_symmetric
-    count = count_symmetric(QueensFormula(n)).count
+    count = count_symmetric(QueensFormula(n)).total
 else:
-    from cnfgen_queens.solutions.embedded_loop import count_cubes
+    from cnfgen_queens.enumeration import count_cubes  # the baseline commit's layout
     count = count_cubes(QueensFormula(n), jobs=1, depth=2)
 print(f"{time.process_time() - start:.3f} {count}")
 """

@@ -36,9 +36,10 @@ def _php(path: Path, pigeons: int) -> Path:
 
 def isolation(quick: bool, work: Path) -> list[str]:
     from cnfgen_queens.cli import gen_main
+    from cnfgen_queens.limits import Limits
     from cnfgen_queens.model.formula import QueensFormula
-    from cnfgen_queens.solutions.embedded_loop import count_solutions
-    from cnfgen_queens.solvers import Limits, solve
+    from cnfgen_queens.solutions.api import count
+    from cnfgen_queens.solvers import solve
     from cnfgen_queens.solvers.cgroup import unavailable_reason
 
     reason = unavailable_reason()
@@ -62,8 +63,8 @@ def isolation(quick: bool, work: Path) -> list[str]:
     )
     n = 6 if quick else 8
     for mode in MODES:
-        r = count_solutions(QueensFormula(n), "kissat", limits=Limits(isolation=mode))
-        out.append(f"count {n} kissat, isolation {mode}: {r.count} solutions, {r.solver_calls} calls, {r.wall:.2f} s")
+        r = count(QueensFormula(n), "kissat", engine="loop", limits=Limits(isolation=mode))
+        out.append(f"count {n} kissat, isolation {mode}: {r.total} solutions, {r.solver_calls} calls, {r.wall:.2f} s")
     cases = [("php10", _php(work / "php10.cnf", 9 if quick else 10))]
     qn = 40 if quick else 100
     queens = work / f"q{qn}.cnf"

@@ -1,5 +1,9 @@
-"""The package's import graph has no cycle (issue 13), counting imports inside functions too:
-a lazy import still ties two modules together; only ``if TYPE_CHECKING:`` imports are left out."""
+"""The package's shape: one folder a layer, imports only downward, no cycle (issue 22).
+
+Every import counts, inside functions too (a lazy import still ties two modules together); the
+``if TYPE_CHECKING:`` ones count for cycles (a type-only cycle is still a cycle for a reader) but not
+for the layer rule's runtime graph.  The checks are tested on graphs with a planted upward edge.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,36 @@ import ast
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 import cnfgen_queens
 
 ROOT = Path(cnfgen_queens.__file__).parent
+
+# the layers, lowest first: a module may import its own layer and those below it
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("cnfgen_queens", "cnfgen_queens.errors", "cnfgen_queens.limits", "cnfgen_queens.progress"),
+    ("cnfgen_queens.encodings",),
+    ("cnfgen_queens.model",),
+    ("cnfgen_queens.cnf",),
+    ("cnfgen_queens.solvers",),
+    ("cnfgen_queens.solutions",),
+    ("cnfgen_queens.experiments",),
+    ("cnfgen_queens.cli", "cnfgen_queens.library"),
+    ("cnfgen_queens.__main__",),
+)
+
+
+def layer(module: str) -> int:
+    """The rank of ``module``: the layer of its longest matching prefix."""
+    best, rank = -1, -1
+    for i, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > best:
+                best, rank = len(name), i
+    if rank < 0:
+        raise AssertionError(f"{module} is in no layer: add its folder to LAYERS")
+    return rank
 
 
 def _module(path: Path) -> tuple[str, str]:
@@ -22,9 +52,19 @@ def _module(path: Path) -> tuple[str, str]:
     return ".".join(parts), ".".join(parts[:-1])
 
 
-def import_graph() -> nx.DiGraph:
+def _resolve(target: str, modules: set[str]) -> str:
+    """``pkg.mod.name`` -> ``pkg.mod`` when ``name`` is not a module (an imported attribute)."""
+    while target not in modules and "." in target:
+        target = target.rsplit(".", 1)[0]
+    return target
+
+
+def import_graph(typing_too: bool = False) -> nx.DiGraph:
+    """Module -> module edges of every import of the package (``typing_too``: the TYPE_CHECKING ones too)."""
+    paths = sorted(ROOT.rglob("*.py"))
+    modules = {_module(p)[0] for p in paths}
     graph = nx.DiGraph()
-    for path in sorted(ROOT.rglob("*.py")):
+    for path in paths:
         name, package = _module(path)
         graph.add_node(name)
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -35,32 +75,59 @@ def import_graph() -> nx.DiGraph:
             for sub in ast.walk(node)
         }
         for node in ast.walk(tree):
-            if id(node) in typing_only:
+            if id(node) in typing_only and not typing_too:
                 continue
             if isinstance(node, ast.ImportFrom) and node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                targets = (
-                    [".".join([*base, node.module])] if node.module else [".".join([*base, a.name]) for a in node.names]
-                )
+                start = ".".join([*base, node.module]) if node.module else ".".join(base)
+                targets = [f"{start}.{a.name}" for a in node.names]
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("cnfgen_queens"):
-                targets = [node.module or ""]
+                targets = [f"{node.module}.{a.name}" for a in node.names]
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names if a.name.startswith("cnfgen_queens")]
             else:
                 continue
-            graph.add_edges_from((name, t) for t in targets if t != name)
+            for t in targets:
+                target = _resolve(t, modules)
+                if target != name:
+                    graph.add_edge(name, target)
     return graph
 
 
-def test_the_graph_sees_lazy_imports() -> None:
-    """The check can fail: a function-level import is an edge (cli imports its subcommands lazily)."""
+def upward(graph: nx.DiGraph) -> list[str]:
+    """The edges that climb a layer."""
+    return [f"{a} -> {b}" for a, b in graph.edges if layer(b) > layer(a)]
+
+
+def test_the_graph_sees_lazy_and_typing_imports() -> None:
+    """The checks can fail: a function-level import is an edge; a typing-only one only with typing_too."""
     graph = import_graph()
-    assert graph.has_edge(
-        "cnfgen_queens.solutions.embedded_loop", "cnfgen_queens.solutions.external_loop"
-    )  # inside solutions()
-    assert not graph.has_edge("cnfgen_queens.experiments.verdict", "cnfgen_queens.experiments.store")  # typing only
+    assert graph.has_edge("cnfgen_queens.solutions.api", "cnfgen_queens.solutions.external_loop")  # inside
+    assert not graph.has_edge("cnfgen_queens.cli.count", "cnfgen_queens.solutions.records")
+    assert import_graph(typing_too=True).has_edge("cnfgen_queens.cli.count", "cnfgen_queens.solutions.records")
 
 
-def test_no_import_cycle() -> None:
-    cycles = [c for c in nx.simple_cycles(import_graph()) if len(c) > 1]
+def test_imports_only_go_down() -> None:
+    assert upward(import_graph()) == []
+
+
+def test_an_upward_import_is_caught() -> None:
+    graph = import_graph()
+    graph.add_edge("cnfgen_queens.solutions.cube_count", "cnfgen_queens.experiments.batch")
+    graph.add_edge("cnfgen_queens.cnf.writer", "cnfgen_queens.solvers.runner")
+    assert sorted(upward(graph)) == [
+        "cnfgen_queens.cnf.writer -> cnfgen_queens.solvers.runner",
+        "cnfgen_queens.solutions.cube_count -> cnfgen_queens.experiments.batch",
+    ]
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for module in import_graph().nodes:
+        layer(module)
+    with pytest.raises(AssertionError, match="in no layer"):
+        layer("elsewhere.module")
+
+
+def test_no_import_cycle_not_even_for_types() -> None:
+    cycles = [c for c in nx.simple_cycles(import_graph(typing_too=True)) if len(c) > 1]
     assert cycles == []

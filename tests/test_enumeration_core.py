@@ -23,15 +23,12 @@ from cnfgen_queens.model.decode import DecodeError, blocking_clauses, model_plac
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions.embedded_loop import (
-    Acceptor,
-    EnumerationError,
-    EnumerationOptions,
-    count_solutions,
-    embedded_solver,
-    solutions,
-)
+from cnfgen_queens.solutions import cube_count, executors
+from cnfgen_queens.solutions.accept import Acceptor
+from cnfgen_queens.solutions.api import count, solutions
+from cnfgen_queens.solutions.embedded_loop import embedded_solver
 from cnfgen_queens.solutions.external_loop import WorkFormula, enumerate_external
+from cnfgen_queens.solutions.records import EnumerationError
 from cnfgen_queens.solvers import Status
 
 KNOWN = known_counts()
@@ -119,16 +116,15 @@ def test_work_formula_writes_what_merge_writes(tmp_path: Path) -> None:
 def test_typed_options_run_the_external_loop(tmp_path: Path) -> None:
     need_solver("kissat")
     calls: list[int] = []
-    options = EnumerationOptions(workdir=tmp_path, on_call=lambda: calls.append(1), solver_args=("--quiet",))
-    found = list(solutions(QueensFormula(6), "kissat", options))
+    found = list(solutions(QueensFormula(6), "kissat", workdir=tmp_path, on_call=lambda: calls.append(1),
+                           solver_args=("--quiet",)))  # fmt: skip
     assert sorted(f.placement for f in found) == sorted(brute(6)) and len(found) == KNOWN[6][0]
     assert len(calls) == KNOWN[6][0] + 1  # one call per solution and the UNSAT one
     assert (tmp_path / "solutions.txt").read_text().count("\n") == KNOWN[6][0]
     with pytest.raises(UsageError, match="--resume"):
         next(enumerate_external(QueensFormula(6), "kissat", tmp_path))
-    resumed = EnumerationOptions(workdir=tmp_path, resume=True, symmetric=True)
     with pytest.raises(UsageError, match="resume with those options"):
-        next(solutions(QueensFormula(6), "kissat", resumed))
+        next(solutions(QueensFormula(6), "kissat", workdir=tmp_path, resume=True, symmetric=True))
 
 
 def test_usage_errors_and_statuses() -> None:
@@ -136,12 +132,12 @@ def test_usage_errors_and_statuses() -> None:
         embedded_solver("pysat:nosuch")
     with pytest.raises(UsageError, match="not incremental"):
         embedded_solver("pysat:kissat404")
-    bad = count_solutions(QueensFormula(6), "pysat:nosuch")
-    assert bad.status is Status.ERROR and bad.count is None and bad.error
-    done = count_solutions(QueensFormula(6))
-    assert done.status is Status.UNSAT and done.count == KNOWN[6][0]
-    stopped = count_solutions(QueensFormula(14), limits=Limits(time=0.3))
-    assert stopped.status is Status.TIMEOUT and stopped.count is None
+    with pytest.raises(UsageError):
+        count(QueensFormula(6), "pysat:nosuch", engine="loop")
+    done = count(QueensFormula(6), engine="loop")
+    assert done.status is Status.UNSAT and done.complete and done.total == KNOWN[6][0]
+    stopped = count(QueensFormula(14), engine="loop", limits=Limits(time=0.3))
+    assert stopped.status is Status.TIMEOUT and not stopped.complete and stopped.total < KNOWN[14][0]
 
 
 def test_cli_usage_error_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -174,7 +170,6 @@ def test_cube_pool_loses_no_cube_that_finishes_between_two_looks(monkeypatch: py
     """A cube finishing between the scheduler's two looks at its futures was dropped (``count 14 --jobs 2``
     then said "time limit reached; 461 of 462 cubes counted" without a time limit).  The cubes run for
     real, in this process; only the moment their futures say done is chosen."""
-    from cnfgen_queens.solutions import cube_count
 
     class Future:
         def __init__(self, result: object, first: bool) -> None:
@@ -198,7 +193,7 @@ def test_cube_pool_loses_no_cube_that_finishes_between_two_looks(monkeypatch: py
         def close(self, interrupted: bool = False) -> None:
             pass
 
-    monkeypatch.setattr(cube_count, "LocalPool", Pool)
+    monkeypatch.setattr(executors, "ForkPool", Pool)
     result = cube_count.count_symmetric(QueensFormula(8), jobs=2)
-    assert result.cubes_total > 2 and result.cubes_done == result.cubes_total
-    assert (result.status, result.count, result.fundamental) == ("DONE", *KNOWN[8])
+    assert result.groups_total > 2 and result.groups_done == result.groups_total
+    assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[8])

@@ -231,6 +231,35 @@ def test_count_task(tmp_path: Path) -> None:
     assert [(r.n, r.count, r.task) for r in rows] == [(4, 2, "count"), (5, 10, "count"), (6, 4, "count")]  # A000170
 
 
+def test_count_task_runs_the_cli_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """``count 12`` and a batch ``task: count`` on N = 12 run one engine (solutions.api) and give 14,200;
+    ``engine: loop`` is recorded as such, and a config asking for cubes with a binary is refused."""
+    from cnfgen_queens.solutions import api
+
+    chosen: list[str] = []
+    real = api.choose_engine
+    monkeypatch.setattr(api, "choose_engine", lambda *a, **k: chosen.append(real(*a, **k)) or chosen[-1])
+    assert main(["count", "12", "--quiet"]) == 0
+    assert capsys.readouterr().out == "count: 14200\n"
+    cfg = config(tmp_path, "c12", n="[12]", encodings="[pairwise]", solvers="[pysat:cadical195]")
+    cfg.write_text(cfg.read_text().replace(", memory: 2048", "") + "task: count\n")  # cubes bound no memory
+    assert main(["batch", str(cfg), "--jobs", "1", "--no-progress"]) == 0
+    [row] = stored(tmp_path / "c12" / "results.sqlite")
+    assert (row.count, row.engine, row.status) == (14200, "cubes", "UNSAT") and chosen == [
+        "cubes"
+    ]  # the batch chose in its worker
+    loop = config(tmp_path, "loop", n="[6]", encodings="[pairwise]", solvers="[pysat:cadical195]")
+    loop.write_text(loop.read_text() + "task: count\nengine: loop\n")
+    assert main(["batch", str(loop), "--jobs", "1", "--no-progress"]) == 0
+    assert [(r.count, r.engine) for r in stored(tmp_path / "loop" / "results.sqlite")] == [(4, "loop")]
+    need_solver("minisat")
+    bad = config(tmp_path, "bad", n="[6]", encodings="[pairwise]", solvers="[minisat]")
+    bad.write_text(bad.read_text() + "task: count\nengine: cubes\n")
+    assert main(["batch", str(bad), "--jobs", "1", "--no-progress"]) == 2
+    assert "engine cubes needs an embedded pysat: solver" in capsys.readouterr().err
+
+
 def test_shuffled_instances_and_the_placement_check(tmp_path: Path) -> None:
     from cnfgen_queens.experiments import tasks
     from cnfgen_queens.experiments.config import load

@@ -22,11 +22,11 @@ from helpers import CLI_ENTRY
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
-from cnfgen_queens.limits import Limits
+from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.accept import EnumerationError, Found
-from cnfgen_queens.solutions.embedded_loop import EnumerationOptions, count_solutions, solutions
+from cnfgen_queens.solutions.api import count, solutions
 from cnfgen_queens.solutions.forked_loop import GRACE, _Lines, enumerate_forked
+from cnfgen_queens.solutions.records import EnumerationError, Found
 from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.reaper import started
 
@@ -62,7 +62,7 @@ def test_a_call_past_the_deadline_is_killed_and_what_was_found_is_kept() -> None
     start = time.monotonic()
     with pytest.raises(EnumerationError) as stop:
         for found in enumerate_forked(
-            two_then(lambda: time.sleep(600)), deadline=start + 1.0, on_call=lambda: calls.append(1)
+            two_then(lambda: time.sleep(600)), deadline=Deadline.after(1.0), on_call=lambda: calls.append(1)
         ):
             got.append(found)
     wall = time.monotonic() - start
@@ -131,7 +131,7 @@ def test_a_real_solver_call_is_stopped_at_the_time_limit() -> None:
     formula = QueensFormula(400, "product")
     start = time.monotonic()
     with pytest.raises(EnumerationError) as stop:
-        list(solutions(formula, options=EnumerationOptions(limits=Limits(time=4.0))))
+        list(solutions(formula, limits=Limits(time=4.0)))
     assert stop.value.status == Status.TIMEOUT  # during the call here; while feeding on a much slower machine
     assert time.monotonic() - start < 4.0 + GRACE + SLACK
 
@@ -191,7 +191,7 @@ def test_a_slow_consumer_past_the_deadline_still_gets_a_complete_enumeration() -
         yield from (Found((1, 3, 0, 2)), Found((2, 0, 3, 1)))
 
     got = []
-    for found in enumerate_forked(loop, deadline=time.monotonic() + 0.3):
+    for found in enumerate_forked(loop, deadline=Deadline.after(0.3)):
         time.sleep(1.0)  # a pager, a slow pipe
         got.append(found)
     assert len(got) == 2  # no TIMEOUT raised: nothing was cut short
@@ -200,5 +200,5 @@ def test_a_slow_consumer_past_the_deadline_still_gets_a_complete_enumeration() -
 def test_an_unusable_embedded_solver_is_a_usage_error_not_a_child_error() -> None:
     with pytest.raises(UsageError, match="is not incremental"):
         list(solutions(QueensFormula(5), "pysat:kissat404"))
-    r = count_solutions(QueensFormula(5), "pysat:kissat404")
-    assert r.status == Status.ERROR and (r.error or "").startswith("pysat:kissat404 is not incremental")
+    with pytest.raises(UsageError, match=r"^pysat:kissat404 is not incremental"):
+        count(QueensFormula(5), "pysat:kissat404", engine="loop")

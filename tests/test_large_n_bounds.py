@@ -18,13 +18,14 @@ from helpers import CLI_ENTRY, need_solver
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
-from cnfgen_queens.limits import Limits
+from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions import embedded_loop as enumeration
+from cnfgen_queens.solutions import api as enumeration
 from cnfgen_queens.solutions import external_loop
-from cnfgen_queens.solutions.accept import EnumerationError
-from cnfgen_queens.solutions.embedded_loop import HELD_CLAUSES, check_held_size, count_solutions, enumerate_embedded
+from cnfgen_queens.solutions.api import HELD_CLAUSES, check_held_size, count
+from cnfgen_queens.solutions.embedded_loop import enumerate_embedded
 from cnfgen_queens.solutions.external_loop import WorkFormula
+from cnfgen_queens.solutions.records import EnumerationError
 from cnfgen_queens.solvers.outcome import Status
 
 GENEROUS = 60.0  # seconds a 1 s limit may take to end on a loaded machine (was minutes, or a crash)
@@ -108,7 +109,7 @@ def test_embedded_time_limit_covers_building() -> None:
 
 def test_embedded_build_checks_the_deadline_between_chunks() -> None:
     with pytest.raises(EnumerationError, match=r"building the formula \(0 of 1,646,800 clauses") as e:
-        next(enumerate_embedded(QueensFormula(100), deadline=time.monotonic() - 1))
+        next(enumerate_embedded(QueensFormula(100), deadline=Deadline.after(-1)))
     assert e.value.status is Status.TIMEOUT
 
 
@@ -153,7 +154,7 @@ def test_resumed_solutions_survive_a_write_timeout(monkeypatch: pytest.MonkeyPat
     def expired(self, data):  # a deadline already passed
         raise EnumerationError("time limit reached while writing base.cnf", Status.TIMEOUT)
 
-    monkeypatch.setattr(external_loop._Deadline, "write", expired)
+    monkeypatch.setattr(external_loop._TimedFile, "write", expired)
     argv = ["enumerate", "8", "--solver", "kissat", "--quiet", "--out", str(tmp_path), "--resume"]
     capsys.readouterr()
     assert main(argv) == 1
@@ -164,8 +165,8 @@ def test_resumed_solutions_survive_a_write_timeout(monkeypatch: pytest.MonkeyPat
 def test_batch_count_cannot_build_a_formula_over_the_cap(tmp_path: Path) -> None:
     """``task: count`` at N = 1000 pairwise: refused when the config is checked (exit 2, one line, no results
     file), and an ERROR row naming the size from the run itself (the task's own check), not an OOM kill."""
-    r = count_solutions(QueensFormula(1000), limits=Limits(time=5))
-    assert r.status is Status.ERROR and r.count is None and "1,664,668,000 clauses" in (r.error or "")
+    with pytest.raises(UsageError, match="1,664,668,000 clauses"):
+        count(QueensFormula(1000), limits=Limits(time=5))
     cfg = tmp_path / "big.yaml"
     cfg.write_text(
         "experiment: big\ninstances:\n  n: [1000]\n  encodings: [pairwise]\n"

@@ -9,7 +9,8 @@ import pytest
 from helpers import need_module, need_solver
 
 from cnfgen_queens.cli import gen_main, main
-from cnfgen_queens.solvers import Limits, Status, solve
+from cnfgen_queens.limits import Limits
+from cnfgen_queens.solvers import Status, solve
 
 SOLVERS = ["kissat", "minisat", "cadical", "picosat", "cryptominisat5", "clasp"]
 

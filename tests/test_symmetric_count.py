@@ -13,6 +13,7 @@ import pytest
 from helpers import need_module, need_solver
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.limits import Deadline
 from cnfgen_queens.model.board import Board, images
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts
@@ -21,7 +22,7 @@ from cnfgen_queens.solutions import cube_count
 from cnfgen_queens.solutions.accept import Acceptor
 from cnfgen_queens.solutions.border_cubes import BorderCube, border_cubes, cube_groups, image, representative
 from cnfgen_queens.solutions.cube_count import CubeTask, _weight, count_symmetric
-from cnfgen_queens.solutions.embedded_loop import EnumerationError
+from cnfgen_queens.solutions.records import EnumerationError
 
 KNOWN = known_counts()
 
@@ -118,23 +119,23 @@ def test_orbit_matches_the_eight_symmetries_of_the_board() -> None:
 @pytest.mark.parametrize("n", range(1, 13))
 def test_symmetric_count_matches_oeis(n: int) -> None:
     result = count_symmetric(QueensFormula(n))
-    assert result.status == "DONE" and result.error is None
-    assert (result.count, result.fundamental) == KNOWN[n]
-    assert result.cubes_done == result.cubes_total
+    assert result.status == "UNSAT" and result.error is None
+    assert (result.total, result.fundamental) == KNOWN[n]
+    assert result.groups_done == result.groups_total
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [13, 14])
 def test_symmetric_count_matches_oeis_13_14(n: int) -> None:
     result = count_symmetric(QueensFormula(n), jobs=2)
-    assert (result.status, result.count, result.fundamental) == ("DONE", *KNOWN[n])
+    assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[n])
 
 
 @pytest.mark.parametrize("encoding", ["sequential", "commander", "pysat:totalizer"])
 def test_symmetric_count_other_encodings_and_processes(encoding: str) -> None:
     for n in (8, 10):
         result = count_symmetric(QueensFormula(n, encoding), jobs=2)
-        assert (result.count, result.fundamental) == KNOWN[n], (encoding, n)
+        assert (result.total, result.fundamental) == KNOWN[n], (encoding, n)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -143,7 +144,7 @@ def test_large_formula_path_counts_right(monkeypatch: pytest.MonkeyPatch, jobs: 
     monkeypatch.setattr(cube_count, "FRESH_UP_TO", 0)
     for n in (6, 8, 10):
         result = count_symmetric(QueensFormula(n), jobs=jobs)
-        assert (result.status, result.count, result.fundamental) == ("DONE", *KNOWN[n])
+        assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[n])
     assert cube_count.worker_state() == {}  # the in-process solver and clauses are not kept after the count
 
 
@@ -152,8 +153,8 @@ def test_unlisted_groups_still_count_every_one(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(cube_count, "LISTED_UP_TO", 0)
     for jobs in (1, 2):
         result = count_symmetric(QueensFormula(9), jobs=jobs)
-        assert (result.count, result.fundamental, result.status) == (*KNOWN[9], "DONE")
-        assert result.cubes_total == result.cubes_done == sum(1 for _ in cube_groups(9))
+        assert (result.total, result.fundamental, result.status) == (*KNOWN[9], "UNSAT")
+        assert result.groups_total == result.groups_done == sum(1 for _ in cube_groups(9))
 
 
 def test_every_model_is_checked() -> None:
@@ -227,15 +228,15 @@ def test_cli_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
 def test_count_picks_its_engine(argv: list[str], engine: str, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """``--engine auto`` counts by cubes wherever they apply, and both engines give OEIS's counts."""
-    from cnfgen_queens.cli import count as count_cli
+    from cnfgen_queens.solutions import api
 
     ran: list[str] = []
-    for name in ("count_by_cubes", "loop"):
-        real = getattr(count_cli, name)
-        monkeypatch.setattr(count_cli, name, lambda *a, _name=name, _real=real: ran.append(_name) or _real(*a))
+    for module, name in ((cube_count, "count_symmetric"), (api, "_count_by_loop")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _n=name, _r=real, **k: ran.append(_n) or _r(*a, **k))
     assert main(["count", "9", "--quiet", *argv]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert ran == [{"cubes": "count_by_cubes", "loop": "loop"}[engine]]
+    assert ran == [{"cubes": "count_symmetric", "loop": "_count_by_loop"}[engine]]
     assert out[-1] == "count: 352"
     assert ("fundamental: 46" in out) == ("--symmetric" in argv)
 
@@ -263,7 +264,7 @@ def test_dask_scheduler_runs_twice_on_the_same_workers() -> None:
     with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR) as c:
         for n in (9, 9, 10):
             result = count_symmetric(QueensFormula(n), executor="dask", scheduler=c.scheduler_address)
-            assert (result.count, result.fundamental) == KNOWN[n]
+            assert (result.total, result.fundamental) == KNOWN[n]
 
 
 def test_a_cube_task_names_its_run() -> None:
@@ -296,16 +297,16 @@ def test_progress_bar_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> Non
         update, close = tqdm_progress(quiet)
         result = count_symmetric(QueensFormula(8), jobs=2, progress=update)
         close()
-        assert result.count == 92
+        assert result.total == 92
         text = err.getvalue()
-        assert (f"{result.cubes_total}/{result.cubes_total}" in text and "solutions=92" in text) == shown, text
+        assert (f"{result.groups_total}/{result.groups_total}" in text and "solutions=92" in text) == shown, text
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_stopped_count_of_unlisted_groups_claims_no_total(jobs: int, capsys: pytest.CaptureFixture[str]) -> None:
     """Beyond LISTED_UP_TO a count stopped by its time limit has no total (the pool said "0 of 1 cubes")."""
-    result = count_symmetric(QueensFormula(30), jobs=jobs, time_limit=1)
-    assert (result.status, result.cubes_total) == ("TIMEOUT", None)
+    result = count_symmetric(QueensFormula(30), jobs=jobs, deadline=Deadline.after(1))
+    assert (result.status, result.groups_total) == ("TIMEOUT", None)
     assert main(["count", "30", "--jobs", str(jobs), "--time-limit", "1"]) == 1
     err = capsys.readouterr().err
     assert "time limit reached" in err and " of " not in err.split(";")[-1], err

@@ -20,7 +20,8 @@ from .config_source import path_problem
 from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
 TASKS = ("solve", "count")
-TOP_KEYS = ("experiment", "instances", "solvers", "task", "limits", "repeats", "results")
+TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results")
+ENGINES = ("auto", "cubes", "loop")  # solutions.api.ENGINES (task count)
 INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
 LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
@@ -69,6 +70,7 @@ class Config:
     results: Path
     variant: VariantSpec | None = None
     output_limit: int = DEFAULT_OUTPUT_MB  # MB of solver output (stdout + stderr) per run
+    engine: str = "auto"  # task count: how it counts (solutions.api.choose_engine)
 
     def normalized(self) -> dict[str, Any]:
         """What determines the results (no file names), as plain JSON values."""
@@ -77,6 +79,8 @@ class Config:
             out["instances"]["variant"] = self.variant.normalized()
         if self.output_limit != DEFAULT_OUTPUT_MB:  # likewise
             out["limits"]["output"] = self.output_limit
+        if self.engine != "auto":  # likewise
+            out["engine"] = self.engine
         return out
 
     def _normalized(self) -> dict[str, Any]:
@@ -237,6 +241,15 @@ def parse(
             c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
     if task == "count":
         _count_fits(c, ns, encodings, column_alo, group_size, max_clauses)
+    engine = top.get("engine", "auto")
+    if engine not in ENGINES:
+        c.expected("engine", " or ".join(ENGINES), engine)
+    if engine != "auto" and task != "count":
+        c.fail("engine", f"{engine}: only task count has an engine")
+    if engine == "cubes":
+        for i, entry in enumerate(solvers):
+            if not entry.name.startswith("pysat:"):
+                c.fail(f"solvers[{i}]", f"{entry.name}: engine cubes needs an embedded pysat: solver")
     limits = c.mapping(top["limits"], "limits", LIMIT_KEYS)
     if "time" not in limits:
         c.fail("limits.time", "missing (required: seconds per run; PAR-2 needs it)")
@@ -267,16 +280,17 @@ def parse(
         results=results,
         variant=variant,
         output_limit=output,
+        engine=engine,
     )
 
 
 def _count_fits(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], column_alo: tuple[bool, ...],
                 group: int | None, max_clauses: int | None) -> None:  # fmt: skip
     """``task: count`` holds each formula in memory: the largest instance of each encoding that
-    ``max_clauses`` keeps is checked against the cap (``enumeration.check_held_size``) here, before
+    ``max_clauses`` keeps is checked against the cap (``solutions.api.check_held_size``) here, before
     any run, rather than stored as an ERROR row at run time."""
     from cnfgen_queens.model.formula import QueensFormula
-    from cnfgen_queens.solutions.embedded_loop import check_held_size
+    from cnfgen_queens.solutions.api import check_held_size
 
     from .. import encodings as registry
 

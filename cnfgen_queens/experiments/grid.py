@@ -97,6 +97,7 @@ class Run:
     memory_limit: int | None
     repeat: int = 0
     output_limit: int = DEFAULT_OUTPUT_MB
+    engine: str = "auto"  # task count
 
     def params(self) -> dict[str, Any]:
         """What the key hashes; the output limit only when not the default, so older runs keep their keys."""
@@ -111,6 +112,8 @@ class Run:
         }
         if self.output_limit != DEFAULT_OUTPUT_MB:
             out["output_limit"] = self.output_limit
+        if self.engine != "auto":
+            out["engine"] = self.engine
         return out
 
     @cached_property
@@ -173,7 +176,7 @@ def expand(config: Config) -> tuple[list[Run], list[Instance]]:
                     continue
                 for solver in config.solvers:
                     first = Run(inst, solver, config.task, config.time_limit, config.memory_limit,
-                                output_limit=config.output_limit)  # fmt: skip
+                                output_limit=config.output_limit, engine=config.engine)  # fmt: skip
                     for rep, key in enumerate(_repeat_keys(first, config.repeats)):
                         run = replace(first, repeat=rep)
                         object.__setattr__(run, "key", key)  # what the cached property would compute

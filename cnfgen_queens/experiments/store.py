@@ -69,6 +69,7 @@ class Row:
     total_wall: float | None = None  # seconds of the whole run: solver, check, decoding
     verdict: Verdict | None = None  # solved | wrong | unsolved (None: stored before the column, judged on reading)
     output_limit: int | None = None  # MB of solver output (stdout + stderr); None: stored before the column
+    engine: str | None = None  # task count: cubes | loop (None: a solve, or stored before the column)
 
     def __post_init__(self) -> None:
         if type(self.status) is not Status:  # a word (a CSV, a hand-made row) becomes the enum

@@ -39,6 +39,7 @@ class Measurement:
     check_time: float | None = None  # seconds checking the model against the CNF (or validating the file)
     total_wall: float | None = None  # seconds of the whole run: solver, check and decoding
     refuted: bool = False  # the solver's model is no solution of the instance (its verdict: wrong)
+    engine: str | None = None  # task count: the engine that counted (cubes | loop)
 
 
 def _now() -> str:
@@ -127,21 +128,28 @@ def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> 
 
 
 def _count(run: Run) -> Measurement:
-    from cnfgen_queens.solutions.embedded_loop import count_solutions
-
+    """The count of the CLI's ``count`` (:func:`cnfgen_queens.solutions.api.count`, the run's engine); a
+    request the engine refuses is an ERROR with the reason (never raised)."""
+    from ..errors import UsageError
+    from ..solutions import api
     from ..solvers import resolve
 
     limits = _limits(run)
-    r = count_solutions(run.instance.formula(), run.solver.name, limits=limits)
+    start = time.monotonic()
+    try:
+        r = api.count(run.instance.formula(), run.solver.name, engine=run.engine, limits=limits)
+    except UsageError as e:
+        return Measurement(Status.ERROR, wall=time.monotonic() - start, error=str(e))
     measured_by = None if run.solver.name.startswith("pysat:") else _measured_by(limits.isolation)
     return Measurement(
         r.status,
         solver_version=resolve(run.solver.name).version,
         wall=r.wall,
-        count=r.count,
+        count=r.total if r.complete else None,
         fundamental=r.fundamental,
         error=r.error,
         measured_by=measured_by,
+        engine=r.engine,
     )
 
 

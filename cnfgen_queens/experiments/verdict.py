@@ -14,15 +14,38 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..solvers.outcome import Status
 
-if TYPE_CHECKING:
-    from .store import Row
-
 UNSAT_N = (2, 3)  # the only board sizes without a solution
 NOT_A_SOLUTION = "model is not an N-queens solution"  # how the worker words a refuted model
+
+
+class Judged(Protocol):
+    """What a verdict reads of a run: the fields of :class:`.store.Row` it needs (a protocol, so that
+    this module does not import the store, which imports it)."""
+
+    @property
+    def verdict(self) -> Verdict | None: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def task(self) -> str: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def count(self) -> int | None: ...
+    @property
+    def verified(self) -> bool | None: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def time_limit(self) -> float | None: ...
+    @property
+    def wall(self) -> float | None: ...
+    @property
+    def variant(self) -> str | None: ...
 
 
 class Verdict(StrEnum):
@@ -33,7 +56,7 @@ class Verdict(StrEnum):
     UNSOLVED = "unsolved"
 
 
-def verdict(row: Row) -> Verdict:
+def verdict(row: Judged) -> Verdict:
     """The stored verdict of ``row``; rows stored before the ``verdict`` column are judged now."""
     if row.verdict is not None:
         return row.verdict
@@ -42,7 +65,7 @@ def verdict(row: Row) -> Verdict:
     return judge(row, refuted=refuted)
 
 
-def judge(row: Row, *, refuted: bool = False) -> Verdict:
+def judge(row: Judged, *, refuted: bool = False) -> Verdict:
     """The verdict on ``row`` (its ``verdict`` field ignored); ``refuted``: the worker found the model
     is no solution of the instance (a fact only the worker, holding the model, can establish)."""
     if _wrong(row, refuted):
@@ -56,7 +79,7 @@ def judge(row: Row, *, refuted: bool = False) -> Verdict:
     return Verdict.SOLVED if solved else Verdict.UNSOLVED
 
 
-def _wrong(row: Row, refuted: bool) -> bool:
+def _wrong(row: Judged, refuted: bool) -> bool:
     if row.task == "count":
         known = _known_count(row)
         return row.count is not None and known is not None and row.count != known
@@ -69,15 +92,11 @@ def _wrong(row: Row, refuted: bool) -> bool:
     return row.status is Status.UNSAT and row.n not in UNSAT_N
 
 
-def _known_count(row: Row) -> int | None:
-    """The published count for ``row``'s instance: A000170, or A007705 for the plain torus; else None."""
-    if row.variant is None:
-        from cnfgen_queens.model.known_counts import known_counts
+def _known_count(row: Judged) -> int | None:
+    """The published count for ``row``'s instance (:func:`.published_count`); else None."""
+    from cnfgen_queens.model.known_counts import published_count
 
-        known = known_counts().get(row.n)
-        return None if known is None else known[0]
-    from cnfgen_queens.model.variants import TORUS_COUNTS
-
-    v = json.loads(row.variant)
-    plain_torus = v.get("torus") and not v.get("place") and not v.get("holes") and v.get("random_place") is None
-    return TORUS_COUNTS.get(row.n) if plain_torus else None
+    v = json.loads(row.variant) if row.variant is not None else {}
+    other = bool(v.get("place") or v.get("holes")) or v.get("random_place") is not None
+    published = published_count(row.n, torus=bool(v.get("torus")), other_variant=other)
+    return None if published is None else published[0]

@@ -3,7 +3,9 @@
 Columns ``n,a000170,a002562``: all solutions (OEIS A000170, https://oeis.org/A000170)
 and solutions up to the 8 symmetries of the square (OEIS A002562,
 https://oeis.org/A002562), for N = 1..27.  Lines starting with ``#`` are comments.
-An empty ``a002562`` cell means unknown.
+An empty ``a002562`` cell means unknown.  Toroidal boards: OEIS A007705
+(:data:`.variants.TORUS_COUNTS`).  :func:`published_count` is the one place that says which
+published count applies to an instance (the CLI's check, the batch's verdict, progress totals).
 """
 
 from __future__ import annotations
@@ -29,3 +31,17 @@ def _load() -> dict[int, tuple[int, int | None]]:
         fundamental = row["a002562"].strip()
         out[int(row["n"])] = (int(row["a000170"]), int(fundamental) if fundamental else None)
     return out
+
+
+def published_count(n: int, *, torus: bool = False, other_variant: bool = False) -> tuple[int, str] | None:
+    """(the published number of solutions, its OEIS id) for an N x N board: A000170 for the plain
+    board, A007705 for the plain torus; None for other variants (placed queens, blocked squares) or an
+    N beyond the tables."""
+    if other_variant:
+        return None
+    if torus:
+        from cnfgen_queens.model.variants import TORUS_COUNTS
+
+        return None if n not in TORUS_COUNTS else (TORUS_COUNTS[n], "A007705")
+    known = _load().get(n)
+    return None if known is None else (known[0], "A000170")

@@ -1,7 +1,7 @@
-"""The one accept-a-model step of every enumeration loop, and the loops' records.
+"""The one accept-a-model step of every enumeration loop.
 
 :class:`Acceptor` decodes a model, checks it, records it and gives its blocking clauses;
-the embedded loop (:mod:`.enumeration`), the external loop (:mod:`.external_loop`) and
+the embedded loop (:mod:`.embedded_loop`), the external loop (:mod:`.external_loop`) and
 the cube counter (:mod:`.cube_count`) all use it, so a model is judged the same way
 whichever solver produced it.
 """
@@ -9,61 +9,15 @@ whichever solver produced it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, blocking_clause, blocking_clauses, model_placement
 from cnfgen_queens.model.symmetry import orbit
-from cnfgen_queens.solvers.outcome import Status
+from cnfgen_queens.solutions.records import EnumerationError, Found
 
 if TYPE_CHECKING:
-    from cnfgen_queens.limits import Limits
     from cnfgen_queens.model.variants import Variant
-
-
-class EnumerationError(RuntimeError):
-    """The loop stopped before UNSAT (solver error, limit, bad model); found solutions are kept."""
-
-    def __init__(self, message: str, status: Status = Status.ERROR) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-@dataclass(frozen=True)
-class Found:
-    """One solution: the representative placement and the size of its orbit (1 unless symmetric)."""
-
-    placement: Placement
-    weight: int = 1
-
-
-@dataclass(frozen=True, kw_only=True)
-class CountResult:
-    """A whole count by the blocking loop: ``count`` (and ``fundamental`` with symmetry) when it ended."""
-
-    count: int | None
-    fundamental: int | None
-    status: Status
-    wall: float
-    solver_calls: int
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class EnumerationOptions:
-    """How :func:`solutions` runs.  ``on_call`` is called before every solver call; ``limits.time``
-    bounds the whole loop.  ``workdir`` (a temporary directory when None), ``resume``,
-    ``solvers_file`` and ``solver_args`` are for the external loop only."""
-
-    symmetric: bool = False
-    limits: Limits | None = None
-    on_call: Callable[[], None] | None = None
-    workdir: Path | None = None
-    resume: bool = False
-    solvers_file: Path | None = None
-    solver_args: tuple[str, ...] = ()
 
 
 class Acceptor:

@@ -22,16 +22,18 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from functools import partial
-from typing import Any, Final, TypeAlias
+from typing import Any
 
+from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.symmetry import orbit
-from cnfgen_queens.solutions.accept import Acceptor, EnumerationError
+from cnfgen_queens.solutions import executors
+from cnfgen_queens.solutions.accept import Acceptor
 from cnfgen_queens.solutions.border_cubes import BorderCube, CubeGroup, cube_groups, representative
-from cnfgen_queens.solutions.embedded_loop import embedded_solver, feed, solve_loop
+from cnfgen_queens.solutions.embedded_loop import add_clauses, embedded_solver, solve_loop
+from cnfgen_queens.solutions.records import Count, EnumerationError, GroupCount
 from cnfgen_queens.solvers.outcome import Status
 
 Cube = tuple[int, ...]
@@ -41,52 +43,14 @@ LISTED_UP_TO = 24  # N up to which the groups are listed before counting (a tota
 IN_FLIGHT = 8  # tasks per worker submitted ahead
 
 
-class CountEnd(StrEnum):
-    """How a count ended when no solver :class:`.Status` says it: every cube was exhausted."""
-
-    DONE = "DONE"  # a cube, or the whole count, finished: the solver said UNSAT in every cube
-
-
-DONE: Final = CountEnd.DONE
-CountStatus: TypeAlias = Status | CountEnd  # otherwise Status.TIMEOUT or Status.ERROR
-
-
 @dataclass(frozen=True)
 class CubeTask:
-    """What a worker needs besides the group; ``run`` names one count, ``deadline`` is epoch seconds."""
+    """What a worker needs besides the group; ``run`` names one count."""
 
     formula: QueensFormula
     solver: str
     run: str
-    deadline: float | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class CubeCount:
-    """One group's canonical boards (``cube``: its fixed queens as literals): ``count`` weighs each by
-    its orbit size; status DONE, TIMEOUT or ERROR."""
-
-    cube: Cube
-    count: int
-    fundamental: int
-    solver_calls: int
-    status: CountStatus = DONE
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class SymmetricCount:
-    """A whole count: totals over the finished groups (partial unless status is DONE); ``cubes_total``
-    is None when the groups were not listed in advance (N over ``LISTED_UP_TO``)."""
-
-    count: int
-    fundamental: int
-    cubes_done: int
-    cubes_total: int | None
-    solver_calls: int
-    status: CountStatus
-    wall: float
-    error: str | None = None
+    deadline: Deadline = NEVER
 
 
 def counting_clauses(formula: QueensFormula) -> Iterator[tuple[int, ...]]:
@@ -127,10 +91,8 @@ def _worker_solver(task: CubeTask) -> Any:
             del state["solver"]
         solver = Solver(name=embedded_solver(task.solver))
         state.update(run=task.run, solver=solver, built=False)
-        deadline = task.deadline
-        expired = None if deadline is None else lambda: time.time() > deadline
         total = replace(task.formula, column_alo=True).counts()[1]
-        feed(solver, counting_clauses(task.formula), expired, total)  # EnumerationError at the deadline
+        add_clauses(solver, counting_clauses(task.formula), task.deadline, total)  # EnumerationError at the deadline
         state["built"] = True
     if not state["built"]:  # a time limit stopped the build: this run counts nothing here
         raise EnumerationError("time limit reached while building the formula", Status.TIMEOUT)
@@ -150,15 +112,14 @@ def _literals(n: int, cells: Iterable[tuple[int, int]]) -> Cube:
     return tuple(r * n + c + 1 for r, c in cells)
 
 
-def count_group(task: CubeTask, group: CubeGroup) -> CubeCount:
+def count_group(task: CubeTask, group: CubeGroup) -> GroupCount:
     """Every canonical board of one group's cubes, weighted by orbit size; never raises for solver
-    trouble.  The enumeration loop of :mod:`.enumeration` (accept: decode, check, record, block)."""
+    trouble.  The loop of :mod:`.embedded_loop` (accept: decode, check, record, block)."""
     from pysat.solvers import Solver
 
     n = task.formula.n
     fixed = _literals(n, group.fixed)
     fresh = task.formula.counts()[1] <= FRESH_UP_TO
-    deadline = task.deadline
     try:
         if fresh:
             solver = Solver(name=embedded_solver(task.solver), bootstrap_with=_clauses(task))
@@ -167,8 +128,7 @@ def count_group(task: CubeTask, group: CubeGroup) -> CubeCount:
         else:
             solver = _worker_solver(task)
     except EnumerationError as e:
-        return CubeCount(cube=fixed, count=0, fundamental=0, solver_calls=0, status=e.status, error=str(e))
-    expired = None if deadline is None else lambda: time.time() > deadline
+        return GroupCount(cube=fixed, count=0, fundamental=0, solver_calls=0, status=e.status, error=str(e))
     count = fundamental = calls = 0
 
     def called() -> None:
@@ -180,17 +140,17 @@ def count_group(task: CubeTask, group: CubeGroup) -> CubeCount:
             cells = _literals(n, cube.cells)
             accept = Acceptor(n, task.solver, weigh=partial(_weight, cube), assumptions=cells)
             free = [v for v in cells if v not in fixed] if fresh else cells
-            for found in solve_loop(solver, accept, expired=expired, on_call=called, assumptions=free):
+            for found in solve_loop(solver, accept, deadline=task.deadline, on_call=called, assumptions=free):
                 count += found.weight
                 fundamental += found.weight > 0
     except EnumerationError as e:
-        return CubeCount(
+        return GroupCount(
             cube=fixed, count=count, fundamental=fundamental, solver_calls=calls, status=e.status, error=str(e)
         )
     finally:
         if fresh:
             solver.delete()
-    return CubeCount(cube=fixed, count=count, fundamental=fundamental, solver_calls=calls)
+    return GroupCount(cube=fixed, count=count, fundamental=fundamental, solver_calls=calls)
 
 
 def _weight(cube: BorderCube, placement: Placement) -> int:
@@ -207,21 +167,20 @@ def count_symmetric(
     jobs: int = 1,
     executor: str = "local",
     scheduler: str | None = None,
-    time_limit: float | None = None,
-    progress: Callable[[CubeCount, int | None], None] | None = None,
-) -> SymmetricCount:
+    deadline: Deadline = NEVER,
+    progress: Callable[[GroupCount, int | None], None] | None = None,
+) -> Count:
     """Count all solutions and orbits by canonical border cubes.
 
-    ``jobs == 1`` with the local executor and no time limit runs in this process (a solver call
+    ``jobs == 1`` with the local executor and no deadline runs in this process (a solver call
     cannot be interrupted here); otherwise the groups go to ``jobs`` worker processes, or to
     Dask (a LocalCluster of ``jobs`` workers, or the cluster at ``scheduler``), a few per
     worker ahead, so memory does not grow with N.
-    ``progress(cube_count, total)`` is called as each group finishes (total None beyond N =
-    ``LISTED_UP_TO``).  The time limit covers the whole count, workers included.  Raises
+    ``progress(group_count, total)`` is called as each group finishes (total None beyond N =
+    ``LISTED_UP_TO``).  The deadline covers the whole count, workers included.  Raises
     UsageError for a solver that cannot count, and ValueError for a bad executor.
     """
     start = time.monotonic()
-    deadline = time.time() + time_limit if time_limit else None
     embedded_solver(solver)
     groups: Iterable[CubeGroup] = cube_groups(formula.n)
     total = None
@@ -229,14 +188,14 @@ def count_symmetric(
         groups = list(groups)
         total = len(groups)
     task = CubeTask(formula, solver, uuid.uuid4().hex, deadline)
-    done: list[CubeCount] = []
-    if jobs <= 1 and executor == "local" and deadline is None:  # with a deadline, one worker that can be stopped
+    done: list[GroupCount] = []
+    if jobs <= 1 and executor == "local" and deadline.never:  # with a deadline, one worker that can be stopped
         try:
             for group in groups:
                 done.append(count_group(task, group))
                 if progress:
                     progress(done[-1], total)
-                if done[-1].status != DONE:
+                if done[-1].status != Status.UNSAT:
                     break
             else:
                 if total is None:
@@ -250,7 +209,7 @@ def count_symmetric(
     return _total(done, total, time.monotonic() - start)
 
 
-def _report(progress: Callable[[CubeCount, int | None], None] | None, total: int | None, c: CubeCount) -> None:
+def _report(progress: Callable[[GroupCount, int | None], None] | None, total: int | None, c: GroupCount) -> None:
     if progress:
         progress(c, total)
 
@@ -261,19 +220,12 @@ def _run_pool(
     jobs: int,
     executor: str,
     scheduler: str | None,
-    done: list[CubeCount],
-    report: Callable[[CubeCount], None],
+    done: list[GroupCount],
+    report: Callable[[GroupCount], None],
 ) -> bool:
     """Run the groups on a pool, at most ``IN_FLIGHT`` per worker submitted ahead; True when every group
-    was counted (DONE).  Every group that finished is in ``done``, also when the count stops early."""
-    if executor == "dask":
-        from cnfgen_queens.solutions import executors
-
-        pool: Any = executors.make(executor, jobs, scheduler)
-    elif executor == "local":
-        pool = LocalPool(jobs)
-    else:
-        raise ValueError(f"unknown executor {executor!r}; valid: local, dask")
+    was counted (UNSAT).  Every group that finished is in ``done``, also when the count stops early."""
+    pool: Any = executors.cube_pool(executor, jobs, scheduler)
     interrupted = True
     ahead = IN_FLIGHT * max(1, jobs)
     todo = iter(enumerate(groups))
@@ -296,9 +248,9 @@ def _run_pool(
             for future in finished:  # all of them, before any decision to stop: none is lost
                 done.append(pool.result(future))
                 report(done[-1])
-            if any(c.status != DONE for c in done[len(done) - len(finished) :]):
+            if any(c.status != Status.UNSAT for c in done[len(done) - len(finished) :]):
                 return False
-            if task.deadline is not None and time.time() > task.deadline + POLL:
+            if task.deadline.expired(POLL):
                 return False  # the workers check the deadline between solver calls; this stops a long call
             if not finished:
                 time.sleep(nap)
@@ -311,58 +263,19 @@ def _run_pool(
         pool.close(interrupted=interrupted)
 
 
-class LocalPool:
-    """Forked worker processes (cheap to start: the cubes of count 14 take seconds, not minutes).
-
-    Workers ignore Ctrl-C (the parent stops them) and get SIGTERM when the parent dies."""
-
-    def __init__(self, jobs: int) -> None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init_worker)
-
-    def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
-        return self.pool.submit(fn, *args)
-
-    def result(self, future: Any) -> Any:
-        return future.result()
-
-    def close(self, interrupted: bool = False) -> None:
-        processes = list((getattr(self.pool, "_processes", None) or {}).values())
-        self.pool.shutdown(wait=not interrupted, cancel_futures=True)
-        if interrupted:
-            for p in processes:
-                p.terminate()
-            for p in processes:
-                p.join(5)
-                if p.is_alive():  # SIGTERM handled by Python while CaDiCaL holds the GIL
-                    p.kill()
-                    p.join()
-
-
-def _init_worker() -> None:
-    import contextlib
-    import ctypes
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (Linux)
-
-
-def _total(done: list[CubeCount], total: int | None, wall: float) -> SymmetricCount:
-    bad = next((c for c in done if c.status != DONE), None)
-    finished = sum(1 for c in done if c.status == DONE)
-    status: CountStatus = bad.status if bad else (DONE if finished == total else Status.TIMEOUT)
-    error = bad.error if bad else (None if status == DONE else "time limit reached")
-    return SymmetricCount(
-        sum(c.count for c in done),
-        sum(c.fundamental for c in done),
-        finished,
-        total,
-        sum(c.solver_calls for c in done),
-        status,
-        wall,
-        error,
+def _total(done: list[GroupCount], total: int | None, wall: float) -> Count:
+    bad = next((c for c in done if c.status != Status.UNSAT), None)
+    finished = sum(1 for c in done if c.status == Status.UNSAT)
+    status = bad.status if bad else (Status.UNSAT if finished == total else Status.TIMEOUT)
+    error = bad.error if bad else (None if status == Status.UNSAT else "time limit reached")
+    return Count(
+        total=sum(c.count for c in done),
+        fundamental=sum(c.fundamental for c in done),
+        status=status,
+        engine="cubes",
+        wall=wall,
+        solver_calls=sum(c.solver_calls for c in done),
+        groups_done=finished,
+        groups_total=total,
+        error=error,
     )

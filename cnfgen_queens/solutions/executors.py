@@ -1,6 +1,8 @@
-"""Where runs execute: a local process pool (default) or a Dask cluster, behind one small interface.
+"""Where work executes: local process pools or a Dask cluster, behind one small interface.
 
-Both give ``submit(key, fn, *args)``, ``wait_any()`` (the futures that finished),
+A batch's runs go to :class:`LocalExecutor` (spawned workers) or :class:`DaskExecutor`; the cube
+counter's groups to :class:`ForkPool` (forked workers) or the same Dask executor (:func:`cube_pool`).
+All give ``submit(key, fn, *args)``, ``wait_any()`` (the futures that finished),
 ``result(future)`` and ``close(interrupted)``.  Local workers lead their own
 process group, so stopping a batch (Ctrl-C) ends them together with any solver
 they started; Dask tasks are cancelled and the cluster closed.
@@ -165,3 +167,52 @@ def make(kind: str, jobs: int, scheduler: str | None = None) -> LocalExecutor | 
     if scheduler:
         raise UsageError("--scheduler needs --executor dask")
     return LocalExecutor(jobs)
+
+
+class ForkPool:
+    """Forked worker processes for the cube counter (cheap to start: the cubes of count 14 take seconds,
+    not minutes; a batch's :class:`LocalExecutor` spawns instead: its workers inherit no threads or locks).
+
+    Workers ignore Ctrl-C (the parent stops them) and get SIGTERM when the parent dies."""
+
+    def __init__(self, jobs: int) -> None:
+        self.pool = ProcessPoolExecutor(
+            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init_fork_worker
+        )
+
+    def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
+        return self.pool.submit(fn, *args)
+
+    def result(self, future: Any) -> Any:
+        return future.result()
+
+    def close(self, interrupted: bool = False) -> None:
+        processes = list((getattr(self.pool, "_processes", None) or {}).values())
+        self.pool.shutdown(wait=not interrupted, cancel_futures=True)
+        if interrupted:
+            for p in processes:
+                p.terminate()
+            for p in processes:
+                p.join(5)
+                if p.is_alive():  # SIGTERM handled by Python while CaDiCaL holds the GIL
+                    p.kill()
+                    p.join()
+
+
+def _init_fork_worker() -> None:
+    import ctypes
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (Linux)
+
+
+def cube_pool(executor: str, jobs: int, scheduler: str | None = None) -> ForkPool | DaskExecutor:
+    """The pool of the cube counter: forked local workers, or Dask."""
+    if executor == "dask":
+        return DaskExecutor(jobs, scheduler)
+    if executor == "local":
+        if scheduler:
+            raise UsageError("--scheduler needs --executor dask")
+        return ForkPool(jobs)
+    raise ValueError(f"unknown executor {executor!r}; valid: local, dask")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -27,11 +26,12 @@ from typing import TYPE_CHECKING, BinaryIO, cast
 
 from cnfgen_queens.cnf.atomic import atomic_output, sweep_temporaries
 from cnfgen_queens.errors import UsageError
-from cnfgen_queens.limits import Limits
+from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, parse_line
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.accept import Acceptor, EnumerationError, EnumerationOptions, Found
+from cnfgen_queens.solutions.accept import Acceptor
+from cnfgen_queens.solutions.records import EnumerationError, EnumerationOptions, Found
 from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
@@ -42,14 +42,14 @@ HOLD_BYTES = 64 * 2**20  # a base.cnf up to this size is held in memory (about 3
 COPY_CHUNK = 16 * 2**20  # bytes copied from base.cnf between looks at the clock
 
 
-class _Deadline:
-    """A binary file whose writes raise EnumerationError (TIMEOUT) after ``deadline`` (monotonic)."""
+class _TimedFile:
+    """A binary file whose writes raise EnumerationError (TIMEOUT) once ``deadline`` has passed."""
 
-    def __init__(self, f: BinaryIO, deadline: float | None, what: str) -> None:
+    def __init__(self, f: BinaryIO, deadline: Deadline, what: str) -> None:
         self.f, self.deadline, self.what, self.written = f, deadline, what, 0
 
     def write(self, data: bytes | memoryview) -> int:
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline.expired():
             raise EnumerationError(f"time limit reached while writing {self.what} ({self.written:,} bytes written)",
                                    Status.TIMEOUT)  # fmt: skip
         self.written += len(data)
@@ -115,10 +115,10 @@ class WorkFormula:
     :meth:`write` gives the bytes ``merge base.cnf blocks`` would (the base's comment lines, the
     corrected ``p cnf`` line, the base body, one line per blocking clause); :meth:`cnf` the same
     clauses parsed, for the runner's model check, when the base is held (at most ``hold`` bytes),
-    else None (the runner then streams the file).  ``deadline`` (monotonic) bounds every write.
+    else None (the runner then streams the file).  ``deadline`` bounds every write.
     """
 
-    def __init__(self, formula: QueensFormula, base: Path, deadline: float | None = None,
+    def __init__(self, formula: QueensFormula, base: Path, deadline: Deadline = NEVER,
                  hold: int = HOLD_BYTES) -> None:  # fmt: skip
         from cnfgen_queens.cnf.scan import read_cnf
         from cnfgen_queens.cnf.writer import write_cnf
@@ -126,7 +126,7 @@ class WorkFormula:
         self.num_vars, self.base_clauses = formula.counts()
         self.path, self.deadline = base, deadline
         with atomic_output(base) as f:
-            out = cast(BinaryIO, _Deadline(f, deadline, base.name))  # the writer only calls write()
+            out = cast(BinaryIO, _TimedFile(f, deadline, base.name))  # the writer only calls write()
             write_cnf(out, formula, formula.header_comments("cnfgen-queens enumerate"))
         self.block_lines: list[bytes] = []
         self.block_lits: list[int] = []
@@ -155,7 +155,7 @@ class WorkFormula:
     def write(self, path: Path) -> None:
         total = self.base_clauses + len(self.block_lines)
         with atomic_output(path) as raw:
-            f = _Deadline(raw, self.deadline, path.name)
+            f = _TimedFile(raw, self.deadline, path.name)
             f.write(self.comments + f"p cnf {self.num_vars} {total}\n".encode())
             if self.held:
                 f.write(self.body)
@@ -200,19 +200,19 @@ def enumerate_external(
     accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric)
     sol_path.touch()
     limits = opts.limits or Limits()
-    end = None if limits.time is None else time.monotonic() + limits.time  # the limit bounds the whole loop
+    deadline = opts.deadline  # bounds the whole loop, writing the files too
     earlier = [Found(p, accept.weight(p)) for p in found]
     yield from earlier  # read back from solutions.txt: theirs before anything can time out
-    work = WorkFormula(formula, workdir / "base.cnf", end)
+    work = WorkFormula(formula, workdir / "base.cnf", deadline)
     for f in earlier:
         accept.record(f)
         work.add(accept.blocks(f))
     current = workdir / "current.cnf"
     while True:
         work.write(current)
-        left = None if end is None else end - time.monotonic()
+        left = deadline.left()
         if left is not None and left <= 0:
-            raise EnumerationError(f"time limit of {limits.time:g} s reached", Status.TIMEOUT)
+            raise EnumerationError("time limit reached", Status.TIMEOUT)
         if opts.on_call:
             opts.on_call()
         call = limits if left is None else replace(limits, time=left)

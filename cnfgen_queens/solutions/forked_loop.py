@@ -2,7 +2,7 @@
 
 PySAT's CaDiCaL 1.9.5 holds the GIL while it solves and has no interrupt, so in this process a
 time limit is only checked between calls, and a memory limit cannot be set at all.  Here the
-loop of :func:`.enumeration.enumerate_embedded` (the same code: feed, solve, accept, block)
+loop of :func:`.embedded_loop.enumerate_embedded` (the same code: add the clauses, solve, accept, block)
 runs in a child of its own session (the loop is handed in, so this module does not import
 :mod:`.enumeration`), which streams one line per event through a pipe:
 
@@ -22,11 +22,11 @@ import os
 import select
 import signal
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from typing import IO
 
-from cnfgen_queens.solutions.accept import EnumerationError, Found
+from cnfgen_queens.limits import NEVER, Deadline
+from cnfgen_queens.solutions.records import EnumerationError, Found
 from cnfgen_queens.solvers.outcome import Status
 
 Loop = Callable[[Callable[[], None]], Iterator[Found]]  # on_call -> the solutions
@@ -39,12 +39,12 @@ GRACE = 0.25  # seconds past the deadline for the child to stop by itself, betwe
 def enumerate_forked(
     loop: Loop,
     *,
-    deadline: float | None = None,
+    deadline: Deadline = NEVER,
     memory_mb: int | None = None,
     on_call: Callable[[], None] | None = None,
 ) -> Iterator[Found]:
-    """The solutions of ``loop(on_call)`` (:func:`.enumeration.enumerate_embedded`), run in a forked
-    child.  ``deadline`` is a :func:`time.monotonic` instant, enforced during a solver call too;
+    """The solutions of ``loop(on_call)`` (:func:`.embedded_loop.enumerate_embedded`), run in a forked
+    child.  ``deadline`` is enforced during a solver call too (``GRACE`` seconds after it, the child is killed);
     EnumerationError (TIMEOUT, MEMOUT, ERROR) ends the iteration after every solution found before it."""
     from cnfgen_queens.solvers.process import clean_group, fork_child, kill_run, wait_run
     from cnfgen_queens.solvers.reaper import started, subreaper
@@ -66,7 +66,7 @@ def enumerate_forked(
             stopped: EnumerationError | None = None
             timed_out = False
             while not lines.eof:
-                left = None if deadline is None else deadline + GRACE - time.monotonic()
+                left = deadline.left(GRACE)
                 if left is not None and left <= 0 and not timed_out:
                     kill_run(pid, signal.SIGKILL)  # a call past the deadline: what is in the pipe stays readable
                     timed_out = True

@@ -106,9 +106,9 @@ def solve(
         return _validated(outcome, source)
     assert spec.profile is not None
     native = spec.profile.name if spec.profile.source == "built-in" else ""
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-input-") as tmp, solver_input(native, path, tmp) as feed:
-        source = cnf if cnf is not None else CnfFile(feed, name or str(path))  # the plain copy checks faster
-        return _validated(_solve_binary(spec, feed, source, limits, args, proof), source)
+    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-input-") as tmp, solver_input(native, path, tmp) as given:
+        source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
+        return _validated(_solve_binary(spec, given, source, limits, args, proof), source)
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:

@@ -1,0 +1,322 @@
+"""The policy of finding every solution, in one place: which engine, the size cap, the deadline, OEIS.
+
+``count`` and ``solutions`` are what the CLI's ``count`` and ``enumerate``, the batch's ``task: count``
+and the Python library call.  They choose the engine (:func:`choose_engine`), refuse a formula too large
+to hold (:func:`check_held_size`), hold one :class:`.Deadline` for the whole request, and ``count``
+returns one :class:`.Count` whose ``mismatches`` say where it disagrees with OEIS (:func:`mismatches`).
+Errors the user can fix are :class:`.UsageError`, with the CLI's words (options named as flags).
+
+Engines: ``cubes`` counts the canonical border cubes with embedded solvers (:mod:`.cube_count`);
+``loop`` is the seeds' blocking-clause loop: the embedded loop in a forked child (:mod:`.forked_loop`)
+for a ``pysat:`` solver, the durable restart loop (:mod:`.external_loop`) for a binary.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.limits import DEFAULT_OUTPUT_MB, Deadline, Limits
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.known_counts import known_counts, published_count
+from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
+from cnfgen_queens.solutions.records import Count, EnumerationError, EnumerationOptions, Found, GroupCount
+from cnfgen_queens.solvers.outcome import Status
+
+DEFAULT_SOLVER = "pysat:cadical195"
+ENGINES = ("auto", "cubes", "loop")
+
+# PySAT CaDiCaL 1.9.5 holds ~100 B per pairwise clause (2 GB at the cap); N = 1000 sequential (12.0M clauses,
+# 5.0M variables) 3.2 GB once built, 5.5 GB peak solving: the cap admits every compact encoding at N = 1000
+HELD_CLAUSES = 20_000_000
+COMPACT = ("sequential", "product", "commander", "ladder", "bimander", "binary")  # suggested instead
+CUBES_ESCAPE = "count --engine loop --allow-large (cubes build it in every worker)"
+
+
+def check_held_size(
+    formula: QueensFormula,
+    allow_large: bool = False,
+    cap: int | None = None,
+    escape: str = "pass --allow-large",
+    option: str = "-e ",
+) -> None:
+    """Raise UsageError, naming N, the encoding, its clause count, the cap and what to do instead, for a
+    formula of more than ``cap`` (default :data:`HELD_CLAUSES`) clauses, unless ``allow_large``.
+
+    Every loop holds the formula in memory (the embedded solver; the cube counter's workers, one copy
+    each; the external solver), so the closed-form count of :meth:`.QueensFormula.counts` decides."""
+    limit = HELD_CLAUSES if cap is None else cap
+    clauses = formula.counts()[1]
+    if allow_large or clauses <= limit:
+        return
+    options = [replace(formula, encoding=e, group_size=None) for e in COMPACT if e != formula.encoding]
+    best = min(options, key=lambda f: f.counts()[1])
+    instead = (f"use {option}{best.encoding} ({best.counts()[1]:,} clauses)" if best.counts()[1] <= limit
+               else "use a smaller N")  # fmt: skip
+    raise UsageError(
+        f"N={formula.n} {formula.encoding} has {clauses:,} clauses, above the limit of {limit:,} for a formula "
+        f"held in memory (about 100 bytes a clause in the solver); {instead}, or {escape}"
+    )
+
+
+def variant_flag(variant: Variant) -> str:
+    """The option that made ``variant`` (for messages)."""
+    if variant.placed:
+        return "--random-place" if variant.random_k else "--place"
+    return "--block-square" if variant.holes else "--torus"
+
+
+def _set(pairs: tuple[tuple[str, object], ...]) -> list[str]:
+    return [flag for flag, value in pairs if value not in (None, False, (), "")]
+
+
+def external_flags(limits: Limits, workdir: Path | None, resume: bool, solver_args: tuple[str, ...],
+                   solvers_file: Path | None) -> list[str]:  # fmt: skip
+    """The options given that only the external loop takes, as the CLI spells them."""
+    return _set((("--out", workdir), ("--resume", resume), ("--solver-args", solver_args),
+                 ("--solvers-file", solvers_file), ("--output-limit", limits.output != DEFAULT_OUTPUT_MB),
+                 ("--isolation", limits.isolation != "auto")))  # fmt: skip
+
+
+def choose_engine(
+    formula: QueensFormula,
+    solver: str = DEFAULT_SOLVER,
+    engine: str = "auto",
+    *,
+    jobs: int = 1,
+    executor: str = "local",
+    symmetric: bool = False,
+    limits: Limits | None = None,
+    limit: int | None = None,
+    workdir: Path | None = None,
+    resume: bool = False,
+    allow_large: bool = False,
+    solver_args: tuple[str, ...] = (),
+    solvers_file: Path | None = None,
+) -> str:
+    """``"cubes"`` or ``"loop"`` for this request, or UsageError when the options cannot go together.
+
+    ``auto`` counts by cubes with an embedded solver on the plain board when nothing asks for the loop
+    (``limit``, ``workdir``, ``resume``, ``allow_large``, a memory limit: the cube workers cannot honour
+    them); ``cubes`` refuses what cubes cannot do; ``loop`` is one solver, any solver."""
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
+    limits = limits or Limits()
+    if symmetric and formula.variant.active:
+        raise UsageError(f"--symmetric does not combine with {variant_flag(formula.variant)}: the 8 board "
+                         "symmetries do not hold for variants")  # fmt: skip
+    parallel = _set((("--jobs", jobs > 1), ("--executor dask", executor == "dask")))
+    loop_only = _set((("--limit", limit), ("--out", workdir), ("--resume", resume), ("--allow-large", allow_large),
+                      ("--memory-limit", limits.memory)))  # fmt: skip
+    embedded = pysat_name(solver) is not None
+    if engine == "loop":
+        if parallel:
+            raise UsageError(f"--engine loop does not combine with {parallel[0]}: the loop is one solver "
+                             "(use --engine cubes)")  # fmt: skip
+        return "loop"
+    if not embedded and (parallel or engine == "cubes"):
+        what = parallel[0] if parallel else "--engine cubes"
+        raise UsageError(f"{what} needs an embedded pysat: solver (each cube is solved by one); without it, "
+                         f"{solver} counts by the blocking-clause loop")  # fmt: skip
+    if not (engine == "cubes" or parallel or (embedded and not formula.variant.active and not loop_only)):
+        return "loop"
+    external = external_flags(limits, workdir, resume, solver_args, solvers_file)
+    if external:  # the loop's own words: these are for an external solver, whichever the engine
+        raise UsageError(f"{', '.join(external)}: for an external solver only; {solver} is embedded")
+    if loop_only:
+        raise UsageError(f"counting by cubes (--jobs, --executor, --engine cubes) does not combine with "
+                         f"{', '.join(loop_only)}; --engine loop runs the blocking-clause loop")  # fmt: skip
+    if formula.variant.active:
+        flag, what = variant_flag(formula.variant), (parallel or ["--engine cubes"])[0]
+        raise UsageError(f"{what} does not combine with {flag}: it counts one board per orbit of the 8 board "
+                         f"symmetries (rotations and mirror symmetry), and {flag} breaks them")  # fmt: skip
+    return "cubes"
+
+
+def check_size(formula: QueensFormula, engine: str, *, jobs: int = 1, executor: str = "local",
+               allow_large: bool = False) -> None:  # fmt: skip
+    """The size cap of ``engine``: the loop holds one copy (``allow_large`` lifts the cap); cubes build the
+    formula in every worker (J local workers: 1/J of the cap each; never lifted)."""
+    if engine == "loop":
+        check_held_size(formula, allow_large)
+        return
+    copies = max(1, jobs) if executor == "local" else 1  # Dask workers may be other machines
+    escape = CUBES_ESCAPE
+    if copies > 1:
+        escape += f"; --jobs {copies} holds {copies} copies, so the limit is {HELD_CLAUSES:,} / {copies}"
+    check_held_size(formula, cap=HELD_CLAUSES // copies, escape=escape)
+
+
+def mismatches(formula: QueensFormula, count: int, fundamental: int | None = None) -> tuple[str, ...]:
+    """One line per disagreement with OEIS (:func:`.published_count`; A002562 for the orbits of the
+    plain board); nothing is known for variants other than the plain torus."""
+    v, n = formula.variant, formula.n
+    out: list[str] = []
+    published = published_count(n, torus=v.torus, other_variant=bool(v.placed or v.holes))
+    if published is not None and count != published[0]:
+        what = "torus solutions" if v.torus else "solutions"
+        out.append(f"MISMATCH: counted {count} {what} for N={n}, OEIS {published[1]} says {published[0]}")
+    if fundamental is not None and not v.active:
+        orbits = known_counts().get(n, (0, None))[1]
+        if orbits is not None and fundamental != orbits:
+            out.append(f"MISMATCH: counted {fundamental} fundamental solutions for N={n}, OEIS A002562 says {orbits}")
+    return tuple(out)
+
+
+def known_total(formula: QueensFormula) -> int | None:
+    """The published count of the formula's board, where one is known (a progress bar's total)."""
+    v = formula.variant
+    published = published_count(formula.n, torus=v.torus, other_variant=bool(v.placed or v.holes))
+    return None if published is None else published[0]
+
+
+def solutions(
+    formula: QueensFormula,
+    solver: str = DEFAULT_SOLVER,
+    *,
+    limits: Limits | None = None,
+    symmetric: bool = False,
+    workdir: Path | None = None,
+    resume: bool = False,
+    solvers_file: Path | None = None,
+    solver_args: tuple[str, ...] = (),
+    allow_large: bool = False,
+    on_call: Callable[[], None] | None = None,
+    deadline: Deadline | None = None,
+) -> Generator[Found, None, None]:
+    """Every solution, checked, by the blocking-clause loop: the embedded loop in a forked child for a
+    ``pysat:`` solver (its time and memory limits hold during a solver call), the durable restart loop
+    in ``workdir`` (a temporary directory when None) for a binary.
+
+    ``limits.time`` bounds the whole request (building and writing the formula too) unless ``deadline``
+    is given; raises UsageError before anything runs, EnumerationError when the loop stops early."""
+    limits = limits or Limits()
+    choose_engine(formula, solver, "loop", symmetric=symmetric)  # the checks every engine makes
+    check_held_size(formula, allow_large)
+    if resume and workdir is None:
+        raise UsageError("--resume needs --out DIR")
+    deadline = deadline or Deadline.after(limits.time)
+    if pysat_name(solver) is not None:
+        from cnfgen_queens.solutions.forked_loop import enumerate_forked
+
+        external = external_flags(limits, workdir, resume, solver_args, solvers_file)
+        if external:
+            raise UsageError(f"{', '.join(external)} belong to the external loop; a pysat: solver runs in a child "
+                             "of this process")  # fmt: skip
+        embedded_solver(solver)  # UsageError here, not an ERROR from the child
+
+        def loop(call: Callable[[], None]) -> Iterator[Found]:  # runs in the child
+            return enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=call)
+
+        yield from enumerate_forked(loop, deadline=deadline, memory_mb=limits.memory, on_call=on_call)
+        return
+    from cnfgen_queens.solutions.external_loop import enumerate_external
+    from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
+
+    try:
+        resolve(solver, solvers_file)
+    except (SolverNotFound, ProfileError) as e:
+        raise UsageError(str(e)) from None
+    options = EnumerationOptions(symmetric=symmetric, limits=limits, deadline=deadline, on_call=on_call,
+                                 resume=resume, solvers_file=solvers_file, solver_args=solver_args)  # fmt: skip
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
+            yield from enumerate_external(formula, solver, Path(tmp), replace(options, resume=False))
+        return
+    yield from enumerate_external(formula, solver, workdir, options)
+
+
+def count(
+    formula: QueensFormula,
+    solver: str = DEFAULT_SOLVER,
+    *,
+    engine: str = "auto",
+    limits: Limits | None = None,
+    jobs: int = 1,
+    executor: str = "local",
+    scheduler: str | None = None,
+    symmetric: bool = False,
+    limit: int | None = None,
+    workdir: Path | None = None,
+    resume: bool = False,
+    solvers_file: Path | None = None,
+    solver_args: tuple[str, ...] = (),
+    allow_large: bool = False,
+    progress: Callable[[GroupCount, int | None], None] | None = None,
+    on_solution: Callable[[Found], None] | None = None,
+    on_call: Callable[[], None] | None = None,
+) -> Count:
+    """Count every solution (and orbits with ``symmetric``) by the engine :func:`choose_engine` picks.
+
+    Raises UsageError for what the user must fix, before anything runs; solver trouble, a limit or a bad
+    model ends the count with that status and what was counted before (never raised).  ``limit`` stops
+    the loop after that many solutions (status UNKNOWN: not the total).  ``progress(group, total)`` is
+    called per finished group of cubes, ``on_solution``/``on_call`` per solution and solver call of the loop.
+
+    >>> c = count(QueensFormula(8))
+    >>> (c.total, c.complete, c.engine, c.mismatches)
+    (92, True, 'cubes', ())
+    """
+    limits = limits or Limits()
+    chosen = choose_engine(formula, solver, engine, jobs=jobs, executor=executor, symmetric=symmetric,
+                           limits=limits, limit=limit, workdir=workdir, resume=resume, allow_large=allow_large,
+                           solver_args=solver_args, solvers_file=solvers_file)  # fmt: skip
+    deadline = Deadline.after(limits.time)
+    if chosen == "cubes":
+        check_size(formula, "cubes", jobs=jobs, executor=executor)
+        from cnfgen_queens.solutions.cube_count import count_symmetric
+
+        try:
+            result = count_symmetric(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
+                                     deadline=deadline, progress=progress)  # fmt: skip
+        except UsageError:
+            raise
+        except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
+            raise UsageError(f"{executor} executor: {e}") from None
+        fundamental = result.fundamental if symmetric else None
+        result = replace(result, fundamental=fundamental)
+    else:
+        result = _count_by_loop(formula, solver, limits=limits, deadline=deadline, symmetric=symmetric,
+                                limit=limit, workdir=workdir, resume=resume, solvers_file=solvers_file,
+                                solver_args=solver_args, allow_large=allow_large, on_solution=on_solution,
+                                on_call=on_call)  # fmt: skip
+    if result.complete:
+        result = replace(result, mismatches=mismatches(formula, result.total, result.fundamental))
+    return result
+
+
+def _count_by_loop(formula: QueensFormula, solver: str, *, limits: Limits, deadline: Deadline, symmetric: bool,
+                   limit: int | None, on_solution: Callable[[Found], None] | None,
+                   on_call: Callable[[], None] | None, **loop: object) -> Count:  # fmt: skip
+    start = time.monotonic()
+    calls = total = fundamental = 0
+
+    def called() -> None:
+        nonlocal calls
+        calls += 1
+        if on_call is not None:
+            on_call()
+
+    found = solutions(formula, solver, limits=limits, deadline=deadline, symmetric=symmetric, on_call=called,
+                      **loop)  # type: ignore[arg-type]  # fmt: skip
+    status, error, limited = Status.UNSAT, None, False
+    try:
+        for f in found:
+            total += f.weight
+            fundamental += 1
+            if on_solution is not None:
+                on_solution(f)
+            if limit and fundamental >= limit:
+                status, error, limited = Status.UNKNOWN, f"stopped at --limit {limit}", True
+                break
+    except EnumerationError as e:
+        status, error = e.status, str(e)
+    finally:
+        found.close()
+    return Count(total=total, fundamental=fundamental if symmetric else None, status=status, engine="loop",
+                 wall=time.monotonic() - start, solver_calls=calls, error=error, limited=limited)  # fmt: skip

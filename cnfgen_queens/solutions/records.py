@@ -1,0 +1,89 @@
+"""The records of the solution loops: what one solution is, how a loop stops, how a count ended.
+
+One :class:`Count` for every engine (cubes or loop), with one :class:`.Status`: UNSAT means the
+count is complete (the solver said UNSAT in every cube, or after the last blocking clause);
+TIMEOUT, MEMOUT or ERROR mean it stopped, and ``total`` holds what was counted before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cnfgen_queens.limits import NEVER, Deadline, Limits
+from cnfgen_queens.model.board import Placement
+from cnfgen_queens.solvers.outcome import Status
+
+
+class EnumerationError(RuntimeError):
+    """The loop stopped before UNSAT (solver error, limit, bad model); found solutions are kept."""
+
+    def __init__(self, message: str, status: Status = Status.ERROR) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Found:
+    """One solution: the representative placement and the size of its orbit (1 unless symmetric)."""
+
+    placement: Placement
+    weight: int = 1
+
+
+@dataclass(frozen=True)
+class EnumerationOptions:
+    """How a loop runs.  ``on_call`` is called before every solver call; ``deadline`` bounds the whole
+    loop (``limits.time`` is what each solver call may take at most).  ``workdir`` (a temporary directory
+    when None), ``resume``, ``solvers_file`` and ``solver_args`` are for the external loop only."""
+
+    symmetric: bool = False
+    limits: Limits | None = None
+    deadline: Deadline = NEVER
+    on_call: Callable[[], None] | None = None
+    workdir: Path | None = None
+    resume: bool = False
+    solvers_file: Path | None = None
+    solver_args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupCount:
+    """One group of cubes (``cube``: its fixed queens as literals): ``count`` weighs each canonical board
+    by its orbit size; status UNSAT (exhausted), TIMEOUT or ERROR."""
+
+    cube: tuple[int, ...]
+    count: int
+    fundamental: int
+    solver_calls: int
+    status: Status = Status.UNSAT
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Count:
+    """A whole count, by either engine.
+
+    ``total`` solutions (all of them iff :attr:`complete`), ``fundamental`` orbits under the 8 symmetries
+    (with ``symmetric``, else None); ``groups_done``/``groups_total`` for the cube engine (total None when
+    the groups were not listed in advance); ``mismatches``: one line per disagreement with OEIS;
+    ``limited``: the loop stopped at the number of solutions asked for.
+    """
+
+    total: int
+    fundamental: int | None
+    status: Status
+    engine: str
+    wall: float
+    solver_calls: int
+    groups_done: int | None = None
+    groups_total: int | None = None
+    error: str | None = None
+    mismatches: tuple[str, ...] = ()
+    limited: bool = False  # stopped at its limit of solutions (status UNKNOWN): not the total
+
+    @property
+    def complete(self) -> bool:
+        """Every solution was counted: the solver said UNSAT at the end of every cube."""
+        return self.status is Status.UNSAT
