@@ -100,15 +100,17 @@ def add_encoding_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--column-alo", action="store_true", help="add the redundant at-least-one per column")
 
 
-def add_executor_arguments(p: argparse.ArgumentParser) -> None:
-    """``--executor local|dask`` and ``--scheduler ADDR`` (``count``, ``batch``); see :func:`check_executor`."""
+def add_executor_arguments(p: argparse.ArgumentParser, default: str | None = "local") -> None:
+    """``--executor local|dask|slurm`` and ``--scheduler ADDR`` (``count``, ``batch``); see :func:`check_executor`."""
     g = p.add_argument_group("executor")
     g.add_argument(
         "--executor",
-        choices=("local", "dask"),
-        default="local",
-        help="where the work runs: local processes (default) or Dask (a LocalCluster of --jobs workers, "
-        "or the cluster of --scheduler)",
+        choices=("local", "dask", "slurm"),
+        default=default,
+        help="where the work runs: local processes (default"
+        + ("" if default else ": or the config's executor")
+        + "), Dask (a LocalCluster of --jobs workers, or the cluster of --scheduler), or Dask workers "
+        "started as SLURM jobs (--jobs of them; see README: On a cluster (SLURM))",
     )
     g.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
 

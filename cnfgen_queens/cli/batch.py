@@ -6,6 +6,7 @@ import argparse
 import os
 import signal
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
@@ -13,6 +14,7 @@ from .common import fail
 
 if TYPE_CHECKING:
     from ..experiments.config import Config
+    from ..solutions.slurm import SlurmSettings
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -20,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_jobs_argument(
         p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
     )
-    add_executor_arguments(p)
+    add_executor_arguments(p, default=None)
     p.add_argument("--fresh", action="store_true", help="delete every stored result in the results file, start over")
     p.add_argument("--retry-errors", action="store_true", help="run again the runs stored with status ERROR")
     p.add_argument("--dry-run", action="store_true", help="print the grid size and the runs, run nothing")
@@ -71,11 +73,30 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
         f"grid: {' x '.join(factors)}{left_out} = {len(runs)} runs; {todo} to do, "
         f"{len(runs) - todo} already in {c.results}"
     )
+    if (args.executor or c.executor) == "slurm":
+        print(_slurm_line(c, args.jobs))
     for inst in oversized:
         print(f"left out: n={inst.n} {inst.encoding} ({inst.clauses} clauses > max_clauses {c.max_clauses})")
     for r in runs:
         print(f"{'done' if r.key in done else 'todo'} {r.key} {r.describe()}")
     return 0
+
+
+def _slurm_settings(config: Config, jobs: int | None) -> SlurmSettings:
+    """The config's SLURM settings (or the defaults), ``--jobs`` jobs at once when given."""
+
+    slurm = config.slurm or SlurmSettings(log_dir=str(config.results.parent / "slurm-logs"))
+    return replace(slurm, jobs=jobs) if jobs else slurm
+
+
+def _slurm_line(config: Config, jobs: int | None) -> str:
+    from ..solutions.slurm import job_limits, slurm_time
+
+    s = _slurm_settings(config, jobs)
+    seconds, memory = job_limits(s, config.time_limit, config.memory_limit)
+    where = "".join(f" {flag} {v}" for flag, v in (("-p", s.partition), ("-A", s.account)) if v)
+    return (f"executor slurm: {s.jobs} jobs at once{where}, each 1 core, {slurm_time(seconds)} and {memory} MB "
+            f"(one run's limits and the margin){''.join(' ' + o for o in s.sbatch)}; logs in {s.log_dir}")  # fmt: skip
 
 
 def _run(config: Config, args: argparse.Namespace) -> int:
@@ -87,21 +108,28 @@ def _run(config: Config, args: argparse.Namespace) -> int:
     def terminate(signum: int, frame: object) -> None:
         raise Terminated("terminated")
 
-    jobs = args.jobs or len(os.sched_getaffinity(0)) or 1  # the cores this process may use (SLURM, cgroups)
+    executor = args.executor or config.executor
+    slurm = None
+    if executor == "slurm":  # --jobs: the jobs at once, else the config's (slurm.jobs), else one
+        slurm = _slurm_settings(config, args.jobs)
+        jobs = slurm.jobs
+    else:
+        jobs = args.jobs or len(os.sched_getaffinity(0)) or 1  # the cores this process may use (SLURM, cgroups)
     previous = signal.signal(signal.SIGTERM, terminate)  # SIGTERM stops the batch as Ctrl-C does
     try:
         summary = run_batch(
             config,
             jobs=jobs,
-            executor=args.executor,
+            executor=executor,
             scheduler=args.scheduler,
+            slurm=slurm,
             fresh=args.fresh,
             retry_errors=args.retry_errors,
             progress=not args.no_progress,
             log=lambda m: print(m, file=sys.stderr),
         )
     except ImportError as e:
-        fail(f"--executor {args.executor} needs {e.name or e}: pip install 'cnfgen-queens[dask]'")
+        fail(f"executor {executor} needs {e.name or e}: pip install 'cnfgen-queens[{executor}]'")
     except OSError as e:
         fail(f"cannot start the batch: {e}", 1)
     except UsageError:  # a results file or config problem: the guard prints it as it is

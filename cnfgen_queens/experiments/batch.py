@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..progress import Progress
 from .config import Config
@@ -25,6 +25,9 @@ from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import Row, Store
 from .tasks import Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
+
+if TYPE_CHECKING:
+    from ..solutions.slurm import SlurmSettings
 
 CACHE_DIR = "cnf-cache"
 
@@ -109,12 +112,16 @@ def run_batch(
     jobs: int,
     executor: str = "local",
     scheduler: str | None = None,
+    slurm: SlurmSettings | None = None,
     fresh: bool = False,
     retry_errors: bool = False,
     progress: bool = True,
     log: Callable[[str], None] = print,
 ) -> Summary:
-    """Run every unfinished run of ``config``; results go to ``config.results`` as they finish."""
+    """Run every unfinished run of ``config``; results go to ``config.results`` as they finish.
+
+    ``executor`` ``slurm`` submits ``slurm`` (default: ``jobs`` jobs) sized for one run of the config's limits.
+    On a cluster (``dask``, ``slurm``) each worker checks the GBD hash of the cached CNF before solving it."""
     from cnfgen_queens.solutions import executors
 
     start = time.monotonic()
@@ -123,13 +130,14 @@ def run_batch(
         summary = Summary(len(runs), len(runs) - len(todo))
         if not todo:
             return summary
-        pool = executors.make(executor, jobs, scheduler)  # before --fresh deletes anything: it may fail
+        run_limits = (config.time_limit, config.memory_limit)  # executor slurm: what each job asks for, plus a margin
+        pool = executors.make(executor, jobs, scheduler, slurm=slurm, run_limits=run_limits)  # before --fresh deletes
         by_instance: dict[Instance, list[Run]] = {}
         for r in todo:
             by_instance.setdefault(r.instance, []).append(r)
         queue: deque[tuple[str, Any]] = deque()
         if config.task == "count":
-            queue.extend(("run", (r, None)) for r in todo)
+            queue.extend(("run", (r, None, None)) for r in todo)
         else:
             queue.extend(("generate", inst) for inst in by_instance)
         known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
@@ -163,7 +171,8 @@ def run_batch(
                     if kind == "generate":
                         path, hashes[item] = value
                         store.record_instance(item.key, Path(path).name, hashes[item])
-                        queue.extendleft(reversed([("run", (r, path)) for r in by_instance[item]]))
+                        check = hashes[item] if executor != "local" else None  # a shared file system may lag
+                        queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
                         continue
                     row = make_row(config, item[0], value, hashes.get(item[0].instance))
                     solved = verdict(row) is Verdict.SOLVED

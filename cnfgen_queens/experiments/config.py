@@ -17,10 +17,11 @@ from typing import Any, NoReturn
 from ..errors import UsageError
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
 from .config_source import path_problem
+from .executor_config import SlurmSettings, executor_spec
 from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
 TASKS = ("solve", "count")
-TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results")
+TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "executor", "slurm")
 ENGINES = ("auto", "cubes", "loop")  # solutions.api.ENGINES (task count)
 INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
 LIMIT_KEYS = ("time", "memory", "output")
@@ -71,6 +72,8 @@ class Config:
     variant: VariantSpec | None = None
     output_limit: int = DEFAULT_OUTPUT_MB  # MB of solver output (stdout + stderr) per run
     engine: str = "auto"  # task count: how it counts (solutions.api.choose_engine)
+    executor: str = "local"  # where the runs execute (not in the hash: it does not change results)
+    slurm: SlurmSettings | None = None  # executor slurm: what its jobs ask (executor_config)
 
     def normalized(self) -> dict[str, Any]:
         """What determines the results (no file names), as plain JSON values."""
@@ -263,6 +266,7 @@ def parse(
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
     _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
+    executor, slurm = executor_spec(c, top, time_limit, memory, results)
     return Config(
         source=source,
         experiment=experiment,
@@ -281,6 +285,8 @@ def parse(
         variant=variant,
         output_limit=output,
         engine=engine,
+        executor=executor,
+        slurm=slurm,
     )
 
 

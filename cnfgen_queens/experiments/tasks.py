@@ -67,8 +67,11 @@ def generate(instance: Instance, cache_dir: str, expected_hash: str | None = Non
     return str(path), gbd_hash(path)
 
 
-def execute(run: Run, cnf_path: str | None) -> Measurement:
-    """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure."""
+def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None) -> Measurement:
+    """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure.
+
+    With ``gbd_hash`` (a worker on another node, reading the cache over a shared file system) the file
+    is hashed first, and a file that is not the one generated is an ERROR, never solved."""
     host, started, t0 = socket.gethostname(), _now(), time.monotonic()
     try:
         if run.task == "count":
@@ -76,10 +79,21 @@ def execute(run: Run, cnf_path: str | None) -> Measurement:
         else:
             if cnf_path is None:
                 raise RuntimeError("no instance file")
+            if gbd_hash is not None:
+                _check_hash(Path(cnf_path), gbd_hash)
             m = _solve(run, Path(cnf_path))
     except Exception as e:  # a run that cannot even start is a result too
         m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
     return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0)
+
+
+def _check_hash(path: Path, expected: str) -> None:
+    from cnfgen_queens.cnf.gbd_hash import gbd_hash
+
+    found = gbd_hash(path)
+    if found != expected:
+        raise RuntimeError(f"{path.name} on {socket.gethostname()} has GBD hash {found}, not {expected} as "
+                           "generated (changed, or a stale copy on this node): not solved")  # fmt: skip
 
 
 def _limits(run: Run) -> Limits:

@@ -110,7 +110,7 @@ def choose_engine(
     if symmetric and formula.variant.active:
         raise UsageError(f"--symmetric does not combine with {variant_flag(formula.variant)}: the 8 board "
                          "symmetries do not hold for variants")  # fmt: skip
-    parallel = _set((("--jobs", jobs > 1), ("--executor dask", executor == "dask")))
+    parallel = _set((("--jobs", jobs > 1), (f"--executor {executor}", executor != "local")))
     loop_only = _set((("--limit", limit), ("--out", workdir), ("--resume", resume), ("--allow-large", allow_large),
                       ("--memory-limit", limits.memory)))  # fmt: skip
     embedded = pysat_name(solver) is not None

@@ -1,4 +1,5 @@
-"""Where work executes: local process pools or a Dask cluster, behind one small interface.
+"""Where work executes: local process pools or a Dask cluster (SLURM's: :mod:`.slurm`), behind one small
+interface.
 
 A batch's runs go to :class:`LocalExecutor` (spawned workers) or :class:`DaskExecutor`; the cube
 counter's groups to :class:`ForkPool` (forked workers) or the same Dask executor (:func:`cube_pool`).
@@ -19,9 +20,12 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cnfgen_queens.errors import UsageError
+
+if TYPE_CHECKING:
+    from .slurm import SlurmSettings
 
 EXIT_GRACE = 3.0  # seconds a worker whose batch died has to stop its solver before it exits
 
@@ -107,15 +111,18 @@ class LocalExecutor:
 
 
 class DaskExecutor:
-    """A Dask distributed client: on ``scheduler`` (``tcp://host:8786``) or on a new LocalCluster."""
+    """A Dask distributed client: on ``scheduler`` (``tcp://host:8786``), on ``cluster`` (closed with the
+    executor: SLURM's, :mod:`.slurm`) or on a new LocalCluster."""
 
-    def __init__(self, jobs: int, scheduler: str | None = None) -> None:
+    def __init__(self, jobs: int, scheduler: str | None = None, cluster: Any = None) -> None:
         import logging
 
         from dask.distributed import Client, LocalCluster, as_completed
 
-        self.cluster = None
-        if scheduler:
+        self.cluster = cluster
+        if cluster is not None:
+            self.client = Client(cluster)
+        elif scheduler:
             self.client = Client(scheduler, timeout="30s")
         else:
             self.cluster = LocalCluster(
@@ -161,11 +168,24 @@ class DaskExecutor:
             self.cluster.close()
 
 
-def make(kind: str, jobs: int, scheduler: str | None = None) -> LocalExecutor | DaskExecutor:
+def make(
+    kind: str,
+    jobs: int,
+    scheduler: str | None = None,
+    *,
+    slurm: SlurmSettings | None = None,
+    run_limits: tuple[float | None, int | None] = (None, None),
+) -> LocalExecutor | DaskExecutor:
+    """The batch's executor; kind ``slurm`` asks ``slurm`` (default: ``jobs`` jobs), its jobs sized for one
+    run of ``run_limits`` (seconds, MB)."""
     if kind == "dask":
         return DaskExecutor(jobs, scheduler)
     if scheduler:
         raise UsageError("--scheduler needs --executor dask")
+    if kind == "slurm":
+        from .slurm import SlurmExecutor, SlurmSettings
+
+        return SlurmExecutor(slurm or SlurmSettings(jobs=jobs), *run_limits)
     return LocalExecutor(jobs)
 
 
@@ -208,11 +228,18 @@ def _init_fork_worker() -> None:
 
 
 def cube_pool(executor: str, jobs: int, scheduler: str | None = None) -> ForkPool | DaskExecutor:
-    """The pool of the cube counter: forked local workers, or Dask."""
+    """The pool of the cube counter: forked local workers, Dask, or Dask workers as SLURM jobs (``jobs``
+    of them, SLURM's defaults otherwise: ``SBATCH_PARTITION``, ``SBATCH_ACCOUNT``... apply)."""
     if executor == "dask":
         return DaskExecutor(jobs, scheduler)
+    if executor == "slurm":
+        from .slurm import SlurmExecutor, SlurmSettings
+
+        if scheduler:
+            raise UsageError("--scheduler needs --executor dask")
+        return SlurmExecutor(SlurmSettings(jobs=jobs))
     if executor == "local":
         if scheduler:
             raise UsageError("--scheduler needs --executor dask")
         return ForkPool(jobs)
-    raise ValueError(f"unknown executor {executor!r}; valid: local, dask")
+    raise ValueError(f"unknown executor {executor!r}; valid: local, dask, slurm")

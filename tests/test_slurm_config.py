@@ -1,0 +1,75 @@
+"""executor slurm without a cluster: the YAML's executor and slurm keys, the jobs' limits and margins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cnfgen_queens.cli import main
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.experiments.config import ConfigError, load
+from cnfgen_queens.solutions.slurm import MEMORY_MARGIN, MIN_JOB_TIME, SlurmSettings, job_limits, needed, slurm_time
+
+GRID = """\
+experiment: s
+instances: {n: [4, 5], encodings: [pairwise]}
+solvers: [pysat:cadical195]
+limits: {time: 100, memory: 2000}
+results: RESULTS
+"""
+
+
+def write(tmp_path: Path, extra: str) -> Path:
+    path = tmp_path / "c.yaml"
+    path.write_text(GRID.replace("RESULTS", str(tmp_path / "r" / "x.sqlite")) + extra)
+    return path
+
+
+def test_slurm_section_is_read_and_not_in_the_hash(tmp_path: Path) -> None:
+    plain = load(write(tmp_path, ""))
+    assert (plain.executor, plain.slurm) == ("local", None)
+    c = load(write(tmp_path, "executor: slurm\nslurm: {partition: short, account: lab, jobs: 16, time: 7200, "
+                             "memory: 4096, sbatch: [--qos=normal]}\n"))  # fmt: skip
+    assert c.executor == "slurm"
+    assert c.slurm == SlurmSettings(16, "short", "lab", 7200.0, 4096, ("--qos=normal",), str(tmp_path / "r" / "slurm-logs"))
+    assert c.hash == plain.hash  # where the runs execute does not change their results
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("executor: pbs\n", "c.yaml:6: executor: expected local or dask or slurm, got 'pbs'"),
+        ("slurm: {jobz: 2}\n", "c.yaml:6: slurm.jobz: unknown key 'jobz'; valid: partition, account, jobs"),
+        ("slurm: {jobs: 0}\n", "slurm.jobs: expected a positive integer, got 0"),
+        ("slurm: {time: 100}\n", "slurm.time: 100 s per job cannot hold one run of limits.time 100 s (with the margin: 170 s)"),
+        ("slurm: {memory: 2100}\n", "slurm.memory: 2100 MB per job cannot hold one run of limits.memory 2000 MB (with the margin: 2512 MB)"),
+        ("slurm: {sbatch: [qos=x]}\n", "slurm.sbatch: expected a list of sbatch options (strings starting with -)"),
+        ("slurm: {sbatch: [\"--a\\n#SBATCH --b\"]}\n", "slurm.sbatch[0]: one option per entry, no line break"),
+    ],
+)  # fmt: skip
+def test_bad_slurm_settings_name_the_key(tmp_path: Path, extra: str, message: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        load(write(tmp_path, extra))
+    assert message in str(e.value)
+
+
+def test_job_limits_are_one_run_and_a_margin() -> None:
+    assert needed(100, 2000) == (170, 2000 + MEMORY_MARGIN)  # 10 % and 60 s of time
+    assert job_limits(SlurmSettings(), 100, 2000) == (MIN_JOB_TIME, 2512)  # a job holds many runs: an hour
+    assert job_limits(SlurmSettings(), 5000, None) == (5560, 1024 + MEMORY_MARGIN)
+    assert job_limits(SlurmSettings(time=200, memory=3000), 100, 2000) == (200, 3000)
+    with pytest.raises(UsageError, match="cannot hold one run"):
+        job_limits(SlurmSettings(time=100), 100, 2000)
+    assert slurm_time(3600) == "0-01:00:00" and slurm_time(90061) == "1-01:01:01"
+
+
+def test_dry_run_shows_what_the_jobs_ask(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = write(tmp_path, "executor: slurm\nslurm: {partition: short, jobs: 3, sbatch: [--qos=normal]}\n")
+    assert main(["batch", str(cfg), "--dry-run"]) == 0
+    assert (
+        "executor slurm: 3 jobs at once -p short, each 1 core, 0-01:00:00 and 2512 MB (one run's limits and the "
+        f"margin) --qos=normal; logs in {tmp_path / 'r' / 'slurm-logs'}"
+    ) in capsys.readouterr().out
+    assert main(["batch", str(cfg), "--dry-run", "--executor", "local"]) == 0
+    assert "executor slurm" not in capsys.readouterr().out
