@@ -91,8 +91,7 @@ def write_config(tmp_path: Path, name: str, executor: str) -> Path:
         "solvers: [pysat:cadical195, pysat:minisat22]\n"
         f"limits: {{time: 20, memory: 1024}}\nrepeats: {REPEATS}\n"
         f"results: {tmp_path / name / 'results.sqlite'}\n"
-        f"executor: {executor}\n"
-        + ("slurm: {jobs: 2}\n" if executor == "slurm" else "")
+        f"executor: {executor}\n" + ("slurm: {jobs: 2}\n" if executor == "slurm" else "")
     )
     return path
 

@@ -32,7 +32,8 @@ def test_slurm_section_is_read_and_not_in_the_hash(tmp_path: Path) -> None:
     c = load(write(tmp_path, "executor: slurm\nslurm: {partition: short, account: lab, jobs: 16, time: 7200, "
                              "memory: 4096, sbatch: [--qos=normal]}\n"))  # fmt: skip
     assert c.executor == "slurm"
-    assert c.slurm == SlurmSettings(16, "short", "lab", 7200.0, 4096, ("--qos=normal",), str(tmp_path / "r" / "slurm-logs"))
+    logs = str(tmp_path / "r" / "slurm-logs")  # the default: beside the results file
+    assert c.slurm == SlurmSettings(16, "short", "lab", 7200.0, 4096, ("--qos=normal",), logs)
     assert c.hash == plain.hash  # where the runs execute does not change their results
 
 
@@ -42,8 +43,10 @@ def test_slurm_section_is_read_and_not_in_the_hash(tmp_path: Path) -> None:
         ("executor: pbs\n", "c.yaml:6: executor: expected local or dask or slurm, got 'pbs'"),
         ("slurm: {jobz: 2}\n", "c.yaml:6: slurm.jobz: unknown key 'jobz'; valid: partition, account, jobs"),
         ("slurm: {jobs: 0}\n", "slurm.jobs: expected a positive integer, got 0"),
-        ("slurm: {time: 100}\n", "slurm.time: 100 s per job cannot hold one run of limits.time 100 s (with the margin: 170 s)"),
-        ("slurm: {memory: 2100}\n", "slurm.memory: 2100 MB per job cannot hold one run of limits.memory 2000 MB (with the margin: 2512 MB)"),
+        ("slurm: {time: 100}\n", "slurm.time: 100 s per job cannot hold one run of limits.time 100 s "
+                                  "(with the margin: 170 s)"),
+        ("slurm: {memory: 2100}\n", "slurm.memory: 2100 MB per job cannot hold one run of limits.memory 2000 MB "
+                                     "(with the margin: 2512 MB)"),
         ("slurm: {sbatch: [qos=x]}\n", "slurm.sbatch: expected a list of sbatch options (strings starting with -)"),
         ("slurm: {sbatch: [\"--a\\n#SBATCH --b\"]}\n", "slurm.sbatch[0]: one option per entry, no line break"),
     ],

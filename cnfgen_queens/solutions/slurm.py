@@ -1,5 +1,5 @@
 """SLURM: Dask workers started as SLURM jobs (dask-jobqueue's ``SLURMCluster``), one core and one run
-at a time each, behind the same interface as the other executors.
+at a time each; what they ask SLURM for.  The executor is :class:`.executors.SlurmExecutor`.
 
 Why Dask workers in jobs and not one ``sbatch`` array task per run: a batch's runs are often tiny
 (milliseconds for small N) and the cube counter's groups tinier, so a job per run would pay SLURM's
@@ -17,17 +17,12 @@ SIGKILL) ends itself after :data:`DEATH_TIMEOUT` seconds, and SLURM then ends th
 from __future__ import annotations
 
 import math
-import shutil
 import subprocess
 import tempfile
-import time
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from cnfgen_queens.errors import UsageError
-
-from .executors import DaskExecutor
 
 TIME_MARGIN = 60.0  # seconds a job asks beyond one run's time limit (plus 10 %): start-up, model check
 MEMORY_MARGIN = 512  # MB a job asks beyond one run's memory limit: the Dask worker and our runner
@@ -35,7 +30,8 @@ DEFAULT_RUN_MEMORY = 1024  # MB per run when the run has no memory limit (SLURM 
 MIN_JOB_TIME = 3600  # seconds: a job runs many runs, so it asks at least an hour unless told
 DEATH_TIMEOUT = 30  # seconds a worker waits for a batch that is gone before it ends (and its job)
 HEAL_EVERY = 5.0  # seconds between looks at the jobs (squeue) while the batch runs
-ALIVE = {"PENDING", "CONFIGURING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING", "REQUEUE_HOLD"}  # not COMPLETING: its worker is gone
+# squeue states of a job that holds (or will hold) a worker; not COMPLETING: its worker is gone
+ALIVE = {"PENDING", "CONFIGURING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING", "REQUEUE_HOLD"}
 
 
 @dataclass(frozen=True)
@@ -80,7 +76,7 @@ def slurm_time(seconds: int) -> str:
     return f"{days}-{h:02d}:{m:02d}:{s:02d}"
 
 
-def _cluster_options(
+def cluster_options(
     settings: SlurmSettings, run_time: float | None, run_memory: int | None, name: str
 ) -> dict[str, Any]:
     seconds, memory = job_limits(settings, run_time, run_memory)
@@ -103,7 +99,7 @@ def _cluster_options(
     return options
 
 
-def _test_submit(script: str) -> None:
+def check_submission(script: str) -> None:
     """``sbatch --test-only``: a job SLURM would refuse (partition, account, memory, time) is a UsageError
     now, not workers that never come."""
     with tempfile.NamedTemporaryFile("w", suffix=".sh", prefix="cnfgen-queens-") as f:
@@ -116,96 +112,3 @@ def _test_submit(script: str) -> None:
     if out.returncode != 0:
         why = " ".join(out.stderr.split()) or f"exit status {out.returncode}"
         raise UsageError(f"executor slurm: SLURM refuses the job: {why}")
-
-
-class SlurmExecutor(DaskExecutor):
-    """``settings.jobs`` SLURM jobs, each a single-threaded Dask worker, and a client on their scheduler."""
-
-    def __init__(self, settings: SlurmSettings, run_time: float | None = None, run_memory: int | None = None) -> None:
-        from dask_jobqueue import SLURMCluster
-
-        self.settings = settings
-        self.name = f"cnfgen-queens-{uuid.uuid4().hex[:8]}"  # this batch's jobs, by name (squeue -n)
-        options = _cluster_options(settings, run_time, run_memory, self.name)
-        if shutil.which("sbatch") is None:
-            raise UsageError("executor slurm: sbatch not found (SLURM's commands are needed where the batch runs)")
-        cluster = SLURMCluster(**options)
-        try:
-            _test_submit(cluster.job_script())
-            cluster.scale(jobs=settings.jobs)
-            super().__init__(settings.jobs, cluster=cluster)
-        except BaseException:
-            cluster.close()
-            raise
-        self._looked = time.monotonic()
-        self._job_ids: dict[str, str] = {}  # worker name -> SLURM job id, once submitted
-
-    @property
-    def slots(self) -> int:
-        """The jobs asked for: work is queued for them before they start."""
-        return self.settings.jobs
-
-    def submit(self, key: str, fn: Any, *args: Any) -> Any:
-        future = self.client.submit(fn, *args, key=key, pure=False, retries=0)
-        self.futures.add(future)
-        return future
-
-    def wait_any(self) -> list[Any]:
-        """The futures that finished; every few seconds, ended jobs are replaced meanwhile."""
-        from distributed import wait
-
-        while True:
-            if time.monotonic() - self._looked > HEAL_EVERY:
-                self.replace_ended_jobs()
-            try:
-                done, _ = wait(list(self.futures), timeout=HEAL_EVERY, return_when="FIRST_COMPLETED")
-            except TimeoutError:
-                continue
-            self.futures.difference_update(done)
-            return list(done)
-
-    def result(self, future: Any) -> Any:
-        """The value of a finished future; its worker may have died meanwhile, and then the run is done again
-        elsewhere: jobs are replaced while waiting."""
-        while True:
-            try:
-                return future.result(timeout=HEAL_EVERY)
-            except TimeoutError:
-                self.replace_ended_jobs()
-
-    def replace_ended_jobs(self) -> list[str]:
-        """Submit a new job for each of ours SLURM no longer holds (cancelled, node down, out of time);
-        returns the ids of the jobs that ended (none when squeue cannot answer now).
-
-        A job is ours when its name is in the cluster's plan; once submitted, it ended when squeue does
-        not list it alive, or when the cluster dropped it (its worker left the scheduler)."""
-        self._looked = time.monotonic()
-        alive = self._alive_jobs()
-        if alive is None:
-            return []
-        ended: dict[str, str] = {}
-        for name in list(self.cluster.worker_spec):
-            job = self.cluster.workers.get(name)
-            job_id = getattr(job, "job_id", None)
-            if job_id:
-                self._job_ids[name] = job_id
-            if name in self._job_ids and (job is None or job_id not in alive):  # else: still being submitted
-                ended[name] = self._job_ids.pop(name)
-        if ended:
-            for name in ended:  # forgotten, not closed: the cluster would first retire its worker, which may
-                self.cluster.worker_spec.pop(name, None)  # be dead and yet known to the scheduler for a while
-                self.cluster.workers.pop(name, None)
-            self.cluster.scale(jobs=self.settings.jobs)
-        return list(ended.values())
-
-    def _alive_jobs(self) -> set[str] | None:
-        try:
-            out = subprocess.run(
-                ["squeue", "-h", "-n", self.name, "-o", "%i %T"], capture_output=True, text=True, timeout=30
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        if out.returncode != 0:
-            return None
-        rows = [line.split() for line in out.stdout.splitlines()]
-        return {row[0] for row in rows if len(row) == 2 and row[1] in ALIVE}
