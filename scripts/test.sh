@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up and pass the tests on a fresh machine: a virtual environment with the
 # package and its test extra, the real solvers (Debian packages as root, kissat
-# from the passagemath-kissat wheel), then ruff, mypy and pytest.  Idempotent.
+# from the passagemath-kissat wheel), then ruff, mypy and pytest, the SLURM tests against a one-node
+# cluster started here (scripts/slurm-local.sh; stopped at exit, whatever happens).  Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
@@ -13,4 +14,7 @@ bash scripts/install-solvers.sh
 ruff check cnfgen_queens tests scripts
 ruff format --check cnfgen_queens tests scripts
 mypy  # the package, as configured in pyproject.toml
+trap 'bash scripts/slurm-local.sh stop' EXIT # no daemon outlives the tests, whatever happens
+bash scripts/slurm-local.sh start || echo "test.sh: no local SLURM (needs root): its tests skip, or fail under CI" >&2
+eval "$(bash scripts/slurm-local.sh env)" # SLURM_CONF: the tests' sbatch, squeue and scontrol use it
 python -m pytest -q -m "slow or not slow" "$@"  # CI runs the slow tests too
