@@ -151,10 +151,11 @@ stop_daemon() { # stop_daemon NAME PIDFILE: SIGTERM, then SIGKILL after 10 s; fa
     rm -f "$pidfile"
 }
 
-stepds() { # the job step daemons of this cluster (children of our slurmd, or left by it)
+stepds() { # the job step daemons of this cluster: slurmstepd processes that inherited our SLURM_CONF
     local p
     for p in /proc/[0-9]*; do
-        if [[ $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) == slurmstepd:* ]]; then
+        if [[ $(tr '\0' ' ' 2>/dev/null <"$p/cmdline") == slurmstepd:* ]] &&
+            tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qxF "SLURM_CONF=$CONF"; then
             echo "${p#/proc/}"
         fi
     done
@@ -162,8 +163,10 @@ stepds() { # the job step daemons of this cluster (children of our slurmd, or le
 
 stop() {
     if alive "$DIR/run/slurmctld.pid"; then
-        scancel --quiet --full --state=RUNNING 2>/dev/null || true
-        scancel --quiet 2>/dev/null || true # every job of this cluster (it is ours alone)
+        local jobs
+        jobs=$(squeue -h -o %i 2>/dev/null || true) # every job of this cluster (it is ours alone)
+        # shellcheck disable=SC2086
+        [[ -z $jobs ]] || scancel --quiet $jobs 2>/dev/null || true
         for _ in $(seq 100); do
             [[ -z $(squeue -h -o %i 2>/dev/null) && -z $(stepds) ]] && break
             sleep 0.2

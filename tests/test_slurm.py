@@ -9,7 +9,9 @@ tests skip, and fail under CI=true.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -178,3 +180,53 @@ def test_count_on_slurm_workers_is_oeis(slurm: dict[str, str], cleanup: list[sub
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.splitlines()[-1] == "count: 724"  # OEIS A000170
     wait_until(lambda: not our_jobs(slurm), 60, "every job ended with the count")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_slurm_local_script_starts_twice_and_leaves_no_daemon(tmp_path: Path) -> None:
+    """A second cluster of its own (directory, ports): start is idempotent, stop cancels the jobs and
+    leaves none of its daemons or job steps."""
+    if os.geteuid() != 0 or not shutil.which("slurmctld"):
+        _fail_or_skip("scripts/slurm-local.sh needs root and slurm-wlm")
+    home = tmp_path / "slurm"
+    ports = {"CNFGEN_QUEENS_SLURM_CTLD_PORT": str(free_port()), "CNFGEN_QUEENS_SLURM_SLURMD_PORT": str(free_port())}
+    env = {**os.environ, **ports, "CNFGEN_QUEENS_SLURM_DIR": str(home), "SLURM_CONF": str(home / "slurm.conf")}
+    script = [str(ROOT / "scripts" / "slurm-local.sh")]
+    pidfiles = [home / "run" / "slurmctld.pid", home / "run" / "slurmd.pid", home / "munge" / "munged.pid"]
+    try:
+        for _ in range(2):
+            up = subprocess.run([*script, "start"], env=env, capture_output=True, text=True, timeout=120)
+            assert up.returncode == 0 and "idle" in up.stderr, up.stderr
+        pids = [int(p.read_text()) for p in pidfiles]
+        job = subprocess.run(["sbatch", "--parsable", "--mem=50", "-t", "2", "-o", "/dev/null", "--wrap", "sleep 100"],
+                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert job.returncode == 0, job.stderr
+        wait_until(lambda: "RUNNING" in squeue_states(env), 60, "the job running")
+    finally:
+        down = subprocess.run([*script, "stop"], env=env, capture_output=True, text=True, timeout=120)
+    assert down.returncode == 0, down.stderr
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists(), f"daemon {pid} left running"
+    assert not [p for p in pidfiles if p.exists()]
+    steps = [p for p in Path("/proc").glob("[0-9]*/environ") if _stepd_of(p, env["SLURM_CONF"])]
+    assert steps == [], f"job steps left: {steps}"
+    again = subprocess.run([*script, "stop"], env=env, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr  # stopping a stopped cluster does nothing
+
+
+def squeue_states(env: dict[str, str]) -> list[str]:
+    out = subprocess.run(["squeue", "-h", "-o", "%T"], env=env, capture_output=True, text=True, timeout=30)
+    return out.stdout.split()
+
+
+def _stepd_of(environ: Path, conf: str) -> bool:
+    try:
+        cmdline = (environ.parent / "cmdline").read_bytes()
+        return cmdline.startswith(b"slurmstepd") and f"SLURM_CONF={conf}".encode() in environ.read_bytes().split(b"\0")
+    except OSError:
+        return False

@@ -76,3 +76,20 @@ def test_dry_run_shows_what_the_jobs_ask(tmp_path: Path, capsys: pytest.CaptureF
     ) in capsys.readouterr().out
     assert main(["batch", str(cfg), "--dry-run", "--executor", "local"]) == 0
     assert "executor slurm" not in capsys.readouterr().out
+
+
+def test_a_worker_refuses_a_cnf_that_is_not_the_one_generated(tmp_path: Path) -> None:
+    """On a cluster the worker hashes the cached file before solving: a changed (or stale) copy is an ERROR."""
+    from cnfgen_queens.experiments.grid import build
+    from cnfgen_queens.experiments.tasks import execute, generate
+    from cnfgen_queens.solvers.outcome import Status
+
+    run = build(load(write(tmp_path, "")))[0]
+    path, gbd = generate(run.instance, str(tmp_path / "cache"))
+    assert execute(run, path, gbd).status is Status.SAT
+    text = Path(path).read_text()
+    Path(path).write_text(text + "1 0\n")  # one more clause: another CNF
+    m = execute(run, path, gbd)
+    assert m.status is Status.ERROR and m.error is not None
+    assert f"not {gbd} as generated" in m.error and "not solved" in m.error
+    assert execute(run, path, None).status is not Status.ERROR  # local runs: the file was checked when generated
