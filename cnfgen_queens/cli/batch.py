@@ -9,12 +9,17 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
+from ..experiments.batch import Terminated, run_batch
+from ..experiments.config import ConfigError, load
+from ..experiments.grid import expand
+from ..experiments.store import EmptyStore, Store, StoreError
+from ..solutions.slurm import SlurmSettings, job_limits, slurm_time
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
 from .common import fail
 
 if TYPE_CHECKING:
     from ..experiments.config import Config
-    from ..solutions.slurm import SlurmSettings
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,8 +35,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..experiments.config import ConfigError, load
-    from ..experiments.store import StoreError
 
     check_executor(args)
     try:
@@ -49,8 +52,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _dry_run(config: Config, args: argparse.Namespace) -> int:
-    from ..experiments.grid import expand
-    from ..experiments.store import EmptyStore, Store
 
     runs, oversized = expand(config)
     done: set[str] = set()
@@ -90,8 +91,6 @@ def _slurm_settings(config: Config, jobs: int | None) -> SlurmSettings:
 
 
 def _slurm_line(config: Config, jobs: int | None) -> str:
-    from ..solutions.slurm import job_limits, slurm_time
-
     s = _slurm_settings(config, jobs)
     seconds, memory = job_limits(s, config.time_limit, config.memory_limit)
     where = "".join(f" {flag} {v}" for flag, v in (("-p", s.partition), ("-A", s.account)) if v)
@@ -101,9 +100,6 @@ def _slurm_line(config: Config, jobs: int | None) -> str:
 
 def _run(config: Config, args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
-
-    from ..errors import UsageError
-    from ..experiments.batch import Terminated, run_batch
 
     def terminate(signum: int, frame: object) -> None:
         raise Terminated("terminated")

@@ -17,7 +17,10 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from cnfgen_queens.solutions import executors
+from cnfgen_queens.solutions.slurm import SlurmSettings
 
 from ..progress import Progress
 from .config import Config
@@ -25,9 +28,6 @@ from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import Row, Store
 from .tasks import Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
-
-if TYPE_CHECKING:
-    from ..solutions.slurm import SlurmSettings
 
 CACHE_DIR = "cnf-cache"
 
@@ -122,7 +122,6 @@ def run_batch(
 
     ``executor`` ``slurm`` submits ``slurm`` (default: ``jobs`` jobs) sized for one run of the config's limits.
     On a cluster (``dask``, ``slurm``) each worker checks the GBD hash of the cached CNF before solving it."""
-    from cnfgen_queens.solutions import executors
 
     start = time.monotonic()
     with Store(config.results) as store:
