@@ -100,17 +100,17 @@ def add_encoding_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--column-alo", action="store_true", help="add the redundant at-least-one per column")
 
 
-def add_executor_arguments(p: argparse.ArgumentParser, default: str | None = "local") -> None:
-    """``--executor local|dask|slurm`` and ``--scheduler ADDR`` (``count``, ``batch``); see :func:`check_executor`."""
+def add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    """``--executor local|dask|slurm`` and ``--scheduler ADDR`` (``count``, ``batch``); see :func:`check_executor`.
+
+    No default here: ``batch`` falls back to its config's executor, ``count`` to local."""
     g = p.add_argument_group("executor")
     g.add_argument(
         "--executor",
         choices=("local", "dask", "slurm"),
-        default=default,
-        help="where the work runs: local processes (default"
-        + ("" if default else ": or the config's executor")
-        + "), Dask (a LocalCluster of --jobs workers, or the cluster of --scheduler), or Dask workers "
-        "started as SLURM jobs (--jobs of them; see README: On a cluster (SLURM))",
+        help="where the work runs: local processes (the default, or batch's config's executor), Dask (a "
+        "LocalCluster of --jobs workers, or the cluster of --scheduler), or Dask workers started as SLURM "
+        "jobs (--jobs of them; see README: On a cluster (SLURM))",
     )
     g.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
 

@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_jobs_argument(
         p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
     )
-    add_executor_arguments(p, default=None)
+    add_executor_arguments(p)
     p.add_argument("--fresh", action="store_true", help="delete every stored result in the results file, start over")
     p.add_argument("--retry-errors", action="store_true", help="run again the runs stored with status ERROR")
     p.add_argument("--dry-run", action="store_true", help="print the grid size and the runs, run nothing")

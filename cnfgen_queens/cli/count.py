@@ -41,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
     check_executor(args)
     update, close = tqdm_progress(args.quiet)
     try:
-        return loop(args, None, engine=args.engine, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
-                    progress=update)  # fmt: skip
+        return loop(args, None, engine=args.engine, jobs=args.jobs, executor=args.executor or "local",
+                    scheduler=args.scheduler, progress=update)  # fmt: skip
     finally:
         close()
 
