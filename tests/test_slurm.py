@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, IN_CI, ROOT, need_module
+from helpers import CLI_ENTRY, IN_CI, ROOT, need_module, need_solver
 from test_experiments_batch import comparable, stored
 
 from cnfgen_queens.cli import main
@@ -169,6 +169,30 @@ def test_cancel_kill_node_down_resume_gives_the_local_rows(
     assert {k: after[k] for k in before} == before  # the runs stored before the kill were not run again
     assert comparable(rows) == comparable(local)  # the same rows as the local run, but times and host
     assert {r.measured_by for r in rows} == {r.measured_by for r in local}
+    wait_until(lambda: not our_jobs(slurm), 60, "every job ended with the batch")
+
+
+def test_an_external_solver_in_a_job_is_measured_as_locally(
+    slurm: dict[str, str], cleanup: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    """kissat in a SLURM job: the runner's own limits and measurement (BenchExec cgroups where the node
+    allows them, as here) give the rows of a local run, measured_by included."""
+    need_solver("kissat")
+    rows = {}
+    for executor in ("local", "slurm"):
+        cfg = tmp_path / f"{executor}.yaml"
+        cfg.write_text(
+            "experiment: kissat\ninstances: {n: {from: 6, to: 9}, encodings: [pairwise, commander]}\n"
+            "solvers: [kissat]\n"
+            f"limits: {{time: 20, memory: 1024}}\nresults: {tmp_path / executor / 'r.sqlite'}\n"
+            f"executor: {executor}\nslurm: {{jobs: 2}}\n"
+        )
+        run = subprocess.run([sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--jobs", "2", "--no-progress"],
+                             env=slurm, cwd=ROOT, capture_output=True, text=True, timeout=240)  # fmt: skip
+        assert run.returncode == 0, run.stderr[-3000:]
+        rows[executor] = stored(tmp_path / executor / "r.sqlite")
+    assert len(rows["slurm"]) == 8 and comparable(rows["slurm"]) == comparable(rows["local"])
+    assert all(r.measured_by in ("cgroup", "rusage") and r.peak_memory_mb for r in rows["slurm"])
     wait_until(lambda: not our_jobs(slurm), 60, "every job ended with the batch")
 
 
