@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+from helpers import need_module
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
@@ -93,3 +95,25 @@ def test_a_worker_refuses_a_cnf_that_is_not_the_one_generated(tmp_path: Path) ->
     assert m.status is Status.ERROR and m.error is not None
     assert f"not {gbd} as generated" in m.error and "not solved" in m.error
     assert execute(run, path, None).status is not Status.ERROR  # local runs: the file was checked when generated
+
+
+def test_without_dask_jobqueue_or_sbatch_one_line_and_nothing_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = write(tmp_path, "executor: slurm\n")
+    assert main(["batch", str(cfg), "--executor", "local", "--no-progress"]) == 0
+    db = tmp_path / "r" / "x.sqlite"
+    kept = db.read_bytes()
+    capsys.readouterr()
+    monkeypatch.setitem(sys.modules, "dask_jobqueue", None)  # import fails
+    assert main(["batch", str(cfg), "--fresh"]) == 2
+    assert main(["count", "6", "--executor", "slurm", "--jobs", "2"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"cnfgen-queens {c}: error: executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'"
+                   for c in ("batch", "count")]  # fmt: skip
+    monkeypatch.delitem(sys.modules, "dask_jobqueue")
+    need_module("dask_jobqueue")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no sbatch
+    assert main(["batch", str(cfg), "--fresh"]) == 2
+    assert "executor slurm: sbatch not found" in capsys.readouterr().err
+    assert db.read_bytes() == kept  # --fresh deleted nothing: the executor is made first

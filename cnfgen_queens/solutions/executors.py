@@ -175,7 +175,10 @@ class SlurmExecutor(DaskExecutor):
     """``settings.jobs`` SLURM jobs, each a single-threaded Dask worker, and a client on their scheduler."""
 
     def __init__(self, settings: SlurmSettings, run_time: float | None = None, run_memory: int | None = None) -> None:
-        from dask_jobqueue import SLURMCluster
+        try:
+            from dask_jobqueue import SLURMCluster
+        except ImportError:
+            raise UsageError("executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'") from None
 
         self.settings = settings
         self.name = f"cnfgen-queens-{uuid.uuid4().hex[:8]}"  # this batch's jobs, by name (squeue -n)
