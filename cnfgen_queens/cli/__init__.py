@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NoReturn
 
-from .. import quiet_exit
+from .. import COMMANDS, quiet_exit
 from ..errors import UsageError
 from .common import EXIT_USAGE, CliError, Exit, fail
 
@@ -57,6 +57,17 @@ def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
     module.add_arguments(parser)
     return parser, module
+
+
+def build_parser(name: str, prog: str | None = None) -> argparse.ArgumentParser:
+    """The parser of subcommand NAME, as its ``--help`` shows it (the docs' CLI reference renders it)."""
+    return _build(name, prog or f"cnfgen-queens {name}")[0]
+
+
+def usage() -> str:
+    """What ``cnfgen-queens --help`` prints: the subcommands and their one-line help."""
+    lines = [f"usage: {COMMANDS[0]} SUBCOMMAND [options]   ({COMMANDS[0]} SUBCOMMAND --help)", "", "subcommands:"]
+    return "\n".join([*lines, *(f"  {name:<10} {text}" for name, (_, text) in SUBCOMMANDS.items())])
 
 
 def _version() -> str:
@@ -124,9 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = "cnfgen-queens"
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: {prog} SUBCOMMAND [options]   ({prog} SUBCOMMAND --help)\n\nsubcommands:")
-        for name, (_, text) in SUBCOMMANDS.items():
-            print(f"  {name:<10} {text}")
+        print(usage())
         return 0 if argv else EXIT_USAGE
     if argv[0] in ("-V", "--version"):
         print(f"{prog} {_version()}")
