@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "data" / "results"
 MARKER = "<!-- cli-reference -->"
 API = "::: cnfgen_queens.library"
+NOTE = "!!! note\n    The reference of `cnfgen_queens.library` appears here once that module is in the tree."
 LOG = logging.getLogger("mkdocs.hooks.cnfgen_queens")
 WIDTH = "100"  # columns argparse wraps the help at: the same text on every machine
 
@@ -60,7 +61,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         markdown = markdown.replace(MARKER, cli_reference())
     if API in markdown and importlib.util.find_spec("cnfgen_queens.library") is None:
         LOG.info("cnfgen_queens.library is not in this tree: the API page shows a note instead")
-        markdown = markdown.replace(API, '!!! note\n    The reference of `cnfgen_queens.library` appears here once that module is in the tree.')
+        markdown = markdown.replace(API, NOTE)
     return markdown
 
 

@@ -18,6 +18,7 @@ would), its blocks in order.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -167,10 +168,8 @@ def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     try:
         out, err = proc.communicate(timeout=TIMEOUT)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):  # the session is gone already
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait()
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
@@ -324,8 +323,8 @@ def test_every_command_works_as_printed(page: Path, tmp_path: Path) -> None:
         assert "Traceback" not in done.stderr, f"{step.where}: {step.command}: {done.stderr[-800:]}"
         check_output(step.where, step.command, step.expected, done.stdout)
         ran += 1
-    assert ran >= 1
     if page == README:
+        assert ran >= 10
         assert (cwd / "results" / "embedded-cactus.png").read_bytes()[:4] == b"\x89PNG"
 
 
