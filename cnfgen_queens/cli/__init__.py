@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NoReturn
 
-from .. import COMMANDS, quiet_exit
+from .. import __version__, quiet_exit
 from ..errors import UsageError
 from .common import EXIT_USAGE, CliError, Exit, fail
 
@@ -59,19 +59,7 @@ def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     return parser, module
 
 
-def build_parser(name: str, prog: str | None = None) -> argparse.ArgumentParser:
-    """The parser of subcommand NAME, as its ``--help`` shows it (the docs' CLI reference renders it)."""
-    return _build(name, prog or f"cnfgen-queens {name}")[0]
-
-
-def usage() -> str:
-    """What ``cnfgen-queens --help`` prints: the subcommands and their one-line help."""
-    lines = [f"usage: {COMMANDS[0]} SUBCOMMAND [options]   ({COMMANDS[0]} SUBCOMMAND --help)", "", "subcommands:"]
-    return "\n".join([*lines, *(f"  {name:<10} {text}" for name, (_, text) in SUBCOMMANDS.items())])
-
-
 def _version() -> str:
-    from .. import __version__
 
     return __version__
 
@@ -169,3 +157,15 @@ def entry() -> None:
 
 def gen_entry() -> None:
     _exit(gen_main)
+
+
+def build_parser(name: str, prog: str | None = None) -> argparse.ArgumentParser:
+    """The parser of subcommand NAME, as its ``--help`` shows it (the docs' CLI reference renders it)."""
+    return _build(name, prog or f"cnfgen-queens {name}")[0]
+
+
+def usage() -> str:
+    """What ``cnfgen-queens --help`` prints: the subcommands and their one-line help."""
+    prog = "cnfgen-queens"
+    lines = [f"usage: {prog} SUBCOMMAND [options]   ({prog} SUBCOMMAND --help)", "", "subcommands:"]
+    return "\n".join([*lines, *(f"  {name:<10} {text}" for name, (_, text) in SUBCOMMANDS.items())])
