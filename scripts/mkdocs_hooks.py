@@ -26,7 +26,7 @@ MARKER = "<!-- cli-reference -->"
 API = "::: cnfgen_queens.library"
 NOTE = "!!! note\n    The reference of `cnfgen_queens.library` appears here once that module is in the tree."
 LOG = logging.getLogger("mkdocs.hooks.cnfgen_queens")
-WIDTH = "100"  # columns argparse wraps the help at: the same text on every machine
+WIDTH = "80"  # columns argparse wraps the help at: the same text on every machine, no scrolling
 
 
 def _help(name: str, prog: str) -> str:
