@@ -123,9 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = "cnfgen-queens"
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: {prog} SUBCOMMAND [options]   ({prog} SUBCOMMAND --help)\n\nsubcommands:")
-        for name, (_, text) in SUBCOMMANDS.items():
-            print(f"  {name:<10} {text}")
+        print(usage())
         return 0 if argv else EXIT_USAGE
     if argv[0] in ("-V", "--version"):
         print(f"{prog} {_version()}")
@@ -159,3 +157,15 @@ def entry() -> None:
 
 def gen_entry() -> None:
     _exit(gen_main)
+
+
+def build_parser(name: str, prog: str | None = None) -> argparse.ArgumentParser:
+    """The parser of subcommand NAME, as its ``--help`` shows it (the docs' CLI reference renders it)."""
+    return _build(name, prog or f"cnfgen-queens {name}")[0]
+
+
+def usage() -> str:
+    """What ``cnfgen-queens --help`` prints: the subcommands and their one-line help."""
+    prog = "cnfgen-queens"
+    lines = [f"usage: {prog} SUBCOMMAND [options]   ({prog} SUBCOMMAND --help)", "", "subcommands:"]
+    return "\n".join([*lines, *(f"  {name:<10} {text}" for name, (_, text) in SUBCOMMANDS.items())])
