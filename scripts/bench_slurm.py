@@ -68,7 +68,7 @@ def batch(work: Path, executor: str, jobs: int, repeats: int) -> tuple[float, fl
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("--jobs", type=int, default=2, help="local workers and SLURM jobs (default 2)")
     p.add_argument("--repeats", type=int, default=40, help="repeats of the 30-instance grid (default 40)")
     args = p.parse_args()
