@@ -46,6 +46,8 @@ def slurm() -> dict[str, str]:
     conf = os.environ.get("SLURM_CONF") or str(
         Path(os.environ.get("CNFGEN_QUEENS_SLURM_DIR", DEFAULT_DIR)) / "slurm.conf"
     )
+    if not Path(conf).is_file():  # sinfo would look for a cluster in DNS for half a minute
+        _fail_or_skip(f"no SLURM config {conf}: scripts/slurm-local.sh start")
     env = {**os.environ, "SLURM_CONF": conf}
     try:
         out = subprocess.run(["sinfo", "-h", "-N", "-o", "%N %T"], env=env, capture_output=True, text=True, timeout=30)
