@@ -176,6 +176,6 @@ def run_cnf(args: argparse.Namespace) -> int:
              f"above {SHUFFLE_MAX_CLAUSES:,}; pass --allow-large to try anyway")  # fmt: skip
     if args.shuffle is not None and args.no_comments:
         print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
-    with output(args.output) as out:
+    with output(args.output, [*args.block, *args.holes, *args.place_file]) as out:
         write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle, tune_malloc=True)
     return 0

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from cnfgen_queens.cnf.dimacs import DimacsError, merge
 
     try:
-        with output(args.output) as out:
+        with output(args.output, args.blocks) as out:  # over BASE: the documented in-place update
             merge(Path(args.base), [Path(b) for b in args.blocks], out)
     except DimacsError as e:
         fail(str(e))

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import fail
+from .common import fail, output
 
 if TYPE_CHECKING:
     from ..experiments.store import Row
@@ -74,10 +74,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _write(path: str, text: str) -> None:
-    from cnfgen_queens.cnf.dimacs import atomic_output
-
-    with atomic_output(Path(path)) as out:
+    """``text`` into ``path`` (atomically; a device or FIFO written into); a failed write exits 1, one line."""
+    with output(path) as out:
         out.write(text.encode())
+
+
+def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
+    """Before any work: no output is the results file, a SQLite database, or unwritable."""
+    from cnfgen_queens.cnf.dimacs import check_writable
+    from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
+
+    for flag, path in flags:
+        refuse_alias(path, [db], flag)
+        refuse_database(path, flag)
+        if path.exists() and not path.is_file() and not path.is_dir():
+            continue  # a FIFO or device: written into (output() refuses a FIFO nobody reads)
+        try:
+            check_writable(path)
+        except OSError as e:
+            fail(f"cannot write {path}: {e}")
 
 
 def _rows(db: str) -> list[Row]:
@@ -100,8 +115,6 @@ def _rows(db: str) -> list[Row]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import check_writable
-
     from ..experiments import report
     from ..experiments.plots import check_path  # no matplotlib yet
 
@@ -115,12 +128,9 @@ def run(args: argparse.Namespace) -> int:
             check_path(path)
         except ValueError as e:
             fail(str(e))
-    tables = [Path(p) for p in (args.markdown, args.csv, args.json, args.runs_csv) if p]
-    for path in [*(p for _, p, _ in plots), *tables]:
-        try:  # before any work, so a typo in the last option does not cost the whole report
-            check_writable(path)
-        except OSError as e:
-            fail(f"cannot write {path}: {e}")
+    tables = [(f"--{k.replace('_', '-')}", Path(p)) for k in ("markdown", "csv", "json", "runs_csv")
+              if (p := getattr(args, k))]  # fmt: skip
+    _check_outputs(args.db, [*((f"--{kind}", p) for kind, p, _ in plots), *tables])
     rows = report.where(_rows(args.db), args.where)
     if not rows:
         fail(f"{args.db}: no runs stored yet" if not args.where else f"{args.db}: no run matches --where", 1)

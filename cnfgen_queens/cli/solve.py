@@ -81,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
     proof = Path(args.proof) if args.proof else None
     if proof is not None:
         from cnfgen_queens.cnf.dimacs import check_writable
+        from cnfgen_queens.cnf.same_file import refuse_alias
 
+        refuse_alias(proof, [args.file, args.solvers_file], "--proof")
         try:
             check_writable(proof)
         except OSError as e:
