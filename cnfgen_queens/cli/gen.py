@@ -148,7 +148,8 @@ def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause]
 
 
 def run_cnf(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import DimacsError, read_blocks
+    from cnfgen_queens.cnf.dimacs import DimacsError
+    from cnfgen_queens.cnf.merge import read_blocks
     from cnfgen_queens.cnf.writer import write_cnf
     from cnfgen_queens.model.formula import QueensFormula
 

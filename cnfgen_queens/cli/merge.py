@@ -21,7 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import DimacsError, merge
+    from cnfgen_queens.cnf.dimacs import DimacsError
+    from cnfgen_queens.cnf.merge import merge
 
     try:
         with output(args.output, args.blocks) as out:  # over BASE: the documented in-place update

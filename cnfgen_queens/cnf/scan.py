@@ -17,6 +17,8 @@ from typing import IO
 
 import numpy as np
 
+from cnfgen_queens.bounds import MAX_TOKEN
+
 from cnfgen_queens.cnf.dimacs import (
     Clause,
     DimacsError,
@@ -30,7 +32,6 @@ from cnfgen_queens.cnf.dimacs import (
 )
 
 SCAN_CHUNK = 1 << 18  # bytes of text per chunk: its arrays stay in the CPU caches (faster than 4 MB)
-MAX_TOKEN = 1 << 16  # a "literal" longer than this is not DIMACS
 
 
 def _signs_ok(piece: bytes) -> bool:

@@ -84,9 +84,10 @@ def solve(
 ) -> Outcome:
     """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
 
-    A binary solver starts on the file at once (after its header is read); a SAT model is
-    then checked by streaming over the file, and the body of an UNSAT file is validated
-    the same way, in bounded memory.  With ``cnf`` (the same clauses, already in memory, as
+    A binary solver starts only after the whole file has been read once, streaming in bounded
+    memory: a literal beyond the header's variables (or anything else that is not DIMACS) is a
+    DimacsError before any solver is started, whatever the solver; a SAT model is then checked
+    by streaming over the file again.  With ``cnf`` (the same clauses, already in memory, as
     the external enumeration loop holds them) the model is checked against those instead,
     and the body is not read again.  The embedded solver loads the clauses itself.
     ``name`` names the file in messages.  Raises SolverNotFound (one-line message) for an
@@ -96,7 +97,7 @@ def solve(
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
     from cnfgen_queens.cnf.dimacs import read_header_file
-    from cnfgen_queens.cnf.scan import CnfFile
+    from cnfgen_queens.cnf.scan import CnfFile, check_stream
     from cnfgen_queens.solvers.input_file import solver_input
 
     read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
@@ -108,7 +109,13 @@ def solve(
     native = spec.profile.name if spec.profile.source == "built-in" else ""
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-input-") as tmp, solver_input(native, path, tmp) as given:
         source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
-        return _validated(_solve_binary(spec, given, source, limits, args, proof), source)
+        if not isinstance(source, CnfFile):
+            return _solve_binary(spec, given, source, limits, args, proof)
+        start = time.perf_counter()
+        check_stream(source, None)  # every literal within the header before any solver starts
+        checked = time.perf_counter() - start
+        outcome = _solve_binary(spec, given, source, limits, args, proof)
+        return replace(outcome, check_time=(outcome.check_time or 0.0) + checked)
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
