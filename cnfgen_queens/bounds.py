@@ -13,7 +13,7 @@ from pathlib import Path
 
 MAX_LINE = 1 << 26  # 64 MiB: a header line is read in pieces of this size; a longer non-comment one is refused
 MAX_TOKEN = 1 << 16  # 64 KiB: a body "literal" (bytes without a blank) longer than this is not DIMACS
-MAX_RATIO = 1000  # decompressed : compressed bytes; real CNFs stay under 100 (xz of pairwise queens: 55)
+MAX_RATIO = 500  # decompressed : compressed bytes; real CNFs stay under 100 (xz of pairwise queens: 55)
 RATIO_FLOOR = 1 << 26  # 64 MiB: the ratio is checked once this much has been decompressed
 MAX_TEXT = 1 << 26  # 64 MiB: files read whole (configs, solver profiles, square lists) are refused above this
 
