@@ -41,7 +41,7 @@ def run_cli(
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("CNFGEN_QUEENS_DEBUG", None)
-    proc = subprocess.Popen(  # noqa: S603
+    proc = subprocess.Popen(
         [sys.executable, "-c", GEN_ENTRY if gen else CLI_ENTRY, *argv],
         cwd=cwd, env=env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limits,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import fcntl
 import os
@@ -164,7 +165,5 @@ def _special(path: str, target: Path) -> Iterator[BinaryIO]:
             fail(f"cannot write {path}: {e.strerror or e}", EXIT_ENVIRONMENT)
         raise
     finally:
-        try:
+        with contextlib.suppress(OSError):  # the error, if any, was reported by the flush above
             f.close()
-        except OSError:
-            pass  # the error, if any, was reported by the flush above

@@ -181,7 +181,8 @@ def open_input(
     if codec is None:
         return stream
     counted = _Counted(stream)
-    return io.BufferedReader(_Decoded(decompressor(codec, counted), counted, codec, name, error), READ_BUFFER)
+    inner = decompressor(codec, cast(IO[bytes], counted))
+    return io.BufferedReader(_Decoded(inner, counted, codec, name, error), READ_BUFFER)
 
 
 def compressing(out: BinaryIO, path: Path | str) -> BinaryIO:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, BinaryIO
 
-from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.bounds import MAX_LINE
+from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.cnf.compressed import InputError
 
 Clause = tuple[int, ...]

@@ -18,7 +18,6 @@ from typing import IO
 import numpy as np
 
 from cnfgen_queens.bounds import MAX_TOKEN
-
 from cnfgen_queens.cnf.dimacs import (
     Clause,
     DimacsError,

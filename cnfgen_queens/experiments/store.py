@@ -15,11 +15,11 @@ import contextlib
 import dataclasses
 import json
 import sqlite3
-from urllib.parse import quote
 import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ..errors import UsageError
 from ..solvers.outcome import Status

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 import sysconfig
+import tempfile
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
