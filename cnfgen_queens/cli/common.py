@@ -13,9 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, NoReturn
 
-from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.cnf.compressed import compressing
-from cnfgen_queens.cnf.dimacs import check_writable
+from cnfgen_queens.cnf.dimacs import atomic_output, check_writable
 from cnfgen_queens.cnf.same_file import refuse_alias
 
 EXIT_USAGE = 2

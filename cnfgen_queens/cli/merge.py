@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cnfgen_queens.cnf.dimacs import DimacsError
+from cnfgen_queens.cnf.merge import merge
+
 from .arg_groups import add_output_argument
 from .common import fail, output
 
@@ -21,8 +24,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import DimacsError
-    from cnfgen_queens.cnf.merge import merge
 
     try:
         with output(args.output, args.blocks) as out:  # over BASE: the documented in-place update

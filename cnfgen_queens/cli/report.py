@@ -8,6 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cnfgen_queens.cnf.dimacs import check_writable
+from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
+
+from ..experiments import report
+from ..experiments.plots import check_path, draw, scatter_pairs
+from ..experiments.report import rows_from_runs_csv
+from ..experiments.store import Store, StoreError
 from .common import fail, output
 
 if TYPE_CHECKING:
@@ -81,9 +88,6 @@ def _write(path: str, text: str) -> None:
 
 def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
     """Before any work: no output is the results file, a SQLite database, or unwritable."""
-    from cnfgen_queens.cnf.dimacs import check_writable
-    from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
-
     for flag, path in flags:
         refuse_alias(path, [db], flag)
         refuse_database(path, flag)
@@ -97,8 +101,6 @@ def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
 
 def _rows(db: str) -> list[Row]:
     """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension)."""
-    from ..experiments.report import rows_from_runs_csv
-    from ..experiments.store import Store, StoreError
 
     if db.lower().endswith(".csv"):
         try:
@@ -115,8 +117,6 @@ def _rows(db: str) -> list[Row]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..experiments import report
-    from ..experiments.plots import check_path  # no matplotlib yet
 
     plots: list[tuple[str, Path, tuple[str, str] | None]] = [
         *(("cactus", Path(f), None) for f in args.cactus),
@@ -136,8 +136,6 @@ def run(args: argparse.Namespace) -> int:
         fail(f"{args.db}: no runs stored yet" if not args.where else f"{args.db}: no run matches --where", 1)
     for kind, _, pair in plots:
         if kind == "scatter" and pair is not None:
-            from ..experiments.plots import scatter_pairs
-
             try:
                 scatter_pairs(rows, *pair)
             except ValueError as e:
@@ -161,8 +159,6 @@ def run(args: argparse.Namespace) -> int:
             _write(path, text)
             print(f"wrote {path}: {what}", file=sys.stderr)
     if plots:
-        from ..experiments.plots import draw
-
         title = args.title or ", ".join(sorted({r.experiment for r in rows}))
         for kind, path, pair in plots:
             try:

@@ -6,6 +6,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf import stats
+from cnfgen_queens.cnf.dimacs import DimacsError
+from cnfgen_queens.cnf.stats import file_stats
+
 from .common import fail, positive_int
 
 if TYPE_CHECKING:
@@ -28,9 +32,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _stats(name: str, graph: bool, limit: int) -> CnfStats:
     """The features of the CNF (plain or compressed: the shared reader goes by magic bytes), read in
     chunks, stdin as a stream."""
-    from cnfgen_queens.cnf.dimacs import DimacsError
-    from cnfgen_queens.cnf.stats import file_stats
-
     shown = "<stdin>" if name == "-" else name
     try:
         return file_stats(shown, shown, graph, limit, raw=sys.stdin.buffer if name == "-" else None)
@@ -78,8 +79,6 @@ def text(name: str, st: CnfStats) -> str:
 
 def run(args: argparse.Namespace) -> int:
     import json
-
-    from cnfgen_queens.cnf import stats
 
     limit = args.max_graph_edges or stats.MAX_GRAPH_EDGES
     st = _stats(args.file, not args.no_graph, limit)

@@ -22,7 +22,7 @@ from typing import IO, BinaryIO
 
 from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.atomic import atomic_output
-from cnfgen_queens.cnf.compressed import InputError
+from cnfgen_queens.cnf.compressed import InputError, open_input
 
 Clause = tuple[int, ...]
 CHUNK = 1 << 16
@@ -187,7 +187,6 @@ def read_header(stream: IO[bytes], name: str = "<input>") -> Header:
 
 def open_cnf(path: Path | str, warn: Warn | None = _stderr_warn) -> BinaryIO:
     """A reader of the (decompressed) bytes of a CNF file; errors are DimacsError or OSError."""
-    from cnfgen_queens.cnf.compressed import open_input
 
     return open_input(path, warn, DimacsError)
 

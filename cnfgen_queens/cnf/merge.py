@@ -1,20 +1,19 @@
 """Merging: a CNF with the clauses of blocks files appended and its header count corrected.
 
 ``merge`` and ``gen-queens --block`` read blocks files (bare clause lines, or a DIMACS file whose
-header is dropped) through the same bounded reader as ``solve`` (:func:`.scan.literal_chunks`):
-memory follows the literals read, a line without a blank past :data:`cnfgen_queens.bounds.MAX_TOKEN` is
-refused, and every literal of the blocks and of the base is checked against the base's header,
-so no solver is ever handed a literal its header does not declare.
+header is dropped) through the same bounded readers as ``solve`` (a body of up to 4 MiB line by
+line, a larger one by :func:`.scan.literal_chunks`, with numpy): memory follows the literals read,
+a line without a blank past :data:`cnfgen_queens.bounds.MAX_TOKEN` is refused, and every literal
+of the blocks and of the base is checked against the base's header, so no solver is ever handed
+a literal its header does not declare.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, BinaryIO
-
-import numpy as np
 
 from ..bounds import MAX_LINE
 from .compressed import open_input
@@ -25,6 +24,7 @@ from .dimacs import (
     Warn,
     _parse_p_line,
     _stderr_warn,
+    iter_body,
     open_body,
     open_cnf,
     read_header_file,
@@ -32,6 +32,8 @@ from .dimacs import (
     write_header,
 )
 from .scan import literal_chunks
+
+SMALL_BODY = 1 << 22  # a body up to this size is parsed line by line, without numpy (merge starts fast)
 
 
 def merge(base: Path, blocks: Iterable[Path], out: BinaryIO, warn: Warn = _stderr_warn) -> int:
@@ -50,10 +52,8 @@ def merge(base: Path, blocks: Iterable[Path], out: BinaryIO, warn: Warn = _stder
 
 def count_body_clauses(base: Path, header: Header, warn: Warn = _stderr_warn) -> int:
     """Clauses in the body of ``base``, every literal checked against the header (DimacsError)."""
-    count = 0
     with open_body(base, header) as f:
-        for lits in literal_chunks(f, header, str(base), warn):
-            count += int(np.count_nonzero(lits == 0))
+        count = sum(1 for _ in _clauses(f, b"", header, str(base), warn))
     if count != header.num_clauses:
         warn(f"{base}: header says {header.num_clauses} clauses, file has {count}; the merged header says {count}")
     return count
@@ -125,16 +125,26 @@ def read_blocks(path: Path, num_vars: int, warn: Warn = _stderr_warn) -> list[Cl
     raw = sys.stdin.buffer if name == "-" else None
     name = "<stdin>" if raw is not None else name
     f = open_input(name, warn, DimacsError, raw=raw)
-    clauses: list[Clause] = []
     try:
         first, head = _past_header(f, name)
-        for lits in literal_chunks(_Prefixed(head, f), Header(num_vars, 0, body_line=first), name, warn):  # type: ignore[arg-type]
-            flat = lits.tolist()
-            start = 0
-            for end in np.flatnonzero(lits == 0).tolist():
-                clauses.append(tuple(flat[start:end]))
-                start = end + 1
+        return list(_clauses(f, head, Header(num_vars, 0, body_line=first), name, warn))
     finally:
         if raw is None:
             f.close()
-    return clauses
+
+
+def _clauses(f: IO[bytes], head: bytes, header: Header, name: str, warn: Warn) -> Iterator[Clause]:
+    """The clauses of ``head`` and the rest of ``f``, every literal checked against the header: a small
+    body line by line, a larger one by :func:`.scan.literal_chunks` (memory follows its chunks)."""
+    data = head + f.read(SMALL_BODY + 1)
+    if len(data) <= SMALL_BODY + len(head):
+        yield from iter_body(data.splitlines(), name, header.body_line, header.num_vars, warn)
+        return
+    import numpy as np
+
+    for lits in literal_chunks(_Prefixed(data, f), header, name, warn):  # type: ignore[arg-type]
+        flat = lits.tolist()
+        start = 0
+        for end in np.flatnonzero(lits == 0).tolist():
+            yield tuple(flat[start:end])
+            start = end + 1

@@ -9,12 +9,17 @@ array the variable-incidence graph needs is kept only while the graph stays unde
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DENSE_SLACK = 1 << 20  # variables counted in arrays up to 8 x the literals read + this; beyond, apart
 
 
 def _grow(a: np.ndarray, size: int) -> np.ndarray:
+    import numpy as np
+
     out = np.zeros(size, np.int64)
     out[: a.size] = a
     return out
@@ -24,6 +29,8 @@ class Tally:
     """Running counts of a CNF body fed as 0-terminated literal arrays (:func:`.scan.literal_chunks`)."""
 
     def __init__(self, keep_pairs: int | None) -> None:
+        import numpy as np
+
         self.hist = np.zeros(0, np.int64)  # clauses by length
         self.horn = 0  # clauses with at most one positive literal
         self.literals = 0
@@ -36,6 +43,8 @@ class Tally:
 
     def add(self, lits: np.ndarray) -> None:
         """Count one 0-terminated array of literals."""
+        import numpy as np
+
         ends = np.flatnonzero(lits == 0)
         if not ends.size:
             return
@@ -55,6 +64,8 @@ class Tally:
         self._keep(lits, hist)
 
     def _occurrences(self, body: np.ndarray) -> None:
+        import numpy as np
+
         if not body.size:
             return
         var = np.abs(body)
@@ -71,6 +82,8 @@ class Tally:
         self.neg += np.bincount(var[body < 0], minlength=self.neg.size)
 
     def _keep(self, lits: np.ndarray, hist: np.ndarray) -> None:
+        import numpy as np
+
         if self.keep_pairs is None:
             return
         k = np.arange(hist.size, dtype=np.int64)
@@ -86,12 +99,16 @@ class Tally:
 
     def kept_literals(self) -> np.ndarray | None:
         """The whole body as one 0-terminated array, when it was kept (the graph is within its limit)."""
+        import numpy as np
+
         if self.kept is None:
             return None
         return np.concatenate(self.kept) if self.kept else np.zeros(0, np.int32)
 
     def occurrences(self) -> tuple[np.ndarray, np.ndarray]:
         """(positive, negative) occurrences of every variable that occurs, in no particular order."""
+        import numpy as np
+
         pos, neg = self.pos[1:], self.neg[1:]
         used = (pos + neg) > 0
         pos, neg = pos[used], neg[used]
@@ -112,6 +129,8 @@ class Tally:
 
     def length_summary(self) -> tuple[float, float, float, float, float] | None:
         """(min, max, mean, median, std) of the clause lengths, from the histogram; None without clauses."""
+        import numpy as np
+
         count = self.clauses
         if not count:
             return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 import sysconfig
 import tempfile
 from dataclasses import dataclass, replace
@@ -134,7 +135,6 @@ def embedded_version(name: str) -> str:
 def embedded_available(name: str) -> bool:
     """Whether pysat's solver ``name`` can be created here (some need an extra package)."""
     import gc
-    import sys
 
     from pysat.solvers import Solver
 
