@@ -184,3 +184,8 @@ def test_gbd_hash_of_a_compressed_file_pinned(tmp_path: Path) -> None:
         path = tmp_path / f"x.cnf{suffix}"
         path.write_bytes(pack(b"c x\np cnf 3 2\n1 -2 0\n2 3 0\n"))
         assert gbd_hash(path) == "5c199826eee734c6484e691f3c129214", suffix
+
+
+def test_report_refuses_a_device_as_runs_csv(tmp_path: Path) -> None:
+    (tmp_path / "zero.csv").symlink_to("/dev/zero")
+    one_line(run_cli(["report", "zero.csv"], tmp_path, memory_mb=1024, timeout=30), 2, "zero.csv", "device")
