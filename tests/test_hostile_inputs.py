@@ -64,6 +64,16 @@ def test_stats_of_a_huge_variable_counts_it_apart(tmp_path: Path) -> None:
     assert '"used_variables": 3' in ran.out and '"pure_variables": 1' in ran.out
 
 
+def test_stats_keeps_no_graph_for_many_unit_clauses(tmp_path: Path) -> None:
+    """Unit clauses cost no literal pair, but the graph's literals are bounded too: 30 million of them
+    (240 MB as one array) under 1 GB of address space, the graph skipped with a note."""
+    reps = 15_000_000
+    (tmp_path / "units.cnf").write_bytes(b"p cnf 1 %d\n" % reps + b"1 0\n" * reps)
+    ran = run_cli(["stats", "units.cnf", "--json"], tmp_path, memory_mb=1024, timeout=180)
+    assert ran.code == 0, ran
+    assert f'"clauses": {reps}' in ran.out and "literals > 20,000,000" in ran.out
+
+
 def test_stats_streams_a_large_body(tmp_path: Path) -> None:
     """A 60 MB body read in chunks under a 1 GB address space: the graph is skipped, with a note."""
     clause = b"1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 0\n"

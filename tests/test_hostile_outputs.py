@@ -52,6 +52,11 @@ def test_solve_refuses_a_proof_over_its_input(cnf: Path, how: str) -> None:
     assert cnf.read_bytes() == before and "model verified" not in ran.out
 
 
+def test_solve_refuses_a_fifo_as_proof(cnf: Path) -> None:
+    os.mkfifo(cnf.parent / "p.drat")
+    one_line(run_cli(["solve", "a.cnf", "--proof", "p.drat"], cnf.parent, timeout=30), 2, "--proof", "FIFO")
+
+
 @pytest.mark.parametrize("flag", ["--markdown", "--csv", "--json", "--runs-csv"])
 @pytest.mark.parametrize("how", ALIASES)
 def test_report_refuses_a_table_over_its_database(db: Path, flag: str, how: str) -> None:

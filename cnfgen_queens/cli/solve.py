@@ -80,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
     proof = Path(args.proof) if args.proof else None
     if proof is not None:
         refuse_alias(proof, [args.file, args.solvers_file], "--proof")
+        if proof.exists() and not proof.is_file() and not proof.is_dir():  # the proof is moved into place
+            fail(f"--proof {proof}: a FIFO or device, not a file (the proof is written to a file, then renamed)")
         try:
             check_writable(proof)
         except OSError as e:

@@ -255,7 +255,8 @@ def tally_stats(header: Header, tally: Tally, graph: bool, max_graph_edges: int)
     if not graph:
         notes.append("variable-incidence graph not computed (--no-graph)")
     elif lits is None:
-        notes.append(f"variable-incidence graph skipped: {tally.pairs:,} literal pairs > {MAX_PAIRS:,}")
+        over = f"{tally.pairs:,} literal pairs" if tally.pairs > MAX_PAIRS else f"{tally.kept_size:,} literals"
+        notes.append(f"variable-incidence graph skipped: {over} > {MAX_PAIRS:,}")
     else:
         starts, lengths = clause_bounds(lits)
         lo, hi, w = vig_edges(lits, starts, lengths, num_vars)

@@ -4,7 +4,8 @@ Clause lengths are a histogram, occurrences are counted per variable in arrays t
 variables seen (never the header's count: a 21-byte file saying ``p cnf 2000000000 1`` costs
 nothing), and a variable far beyond the literals read so far is counted apart.  The flat literal
 array the variable-incidence graph needs is kept only while the graph stays under its limit
-(:data:`.stats.MAX_PAIRS` literal pairs); past it the literals are dropped and the graph skipped.
+(:data:`.stats.MAX_PAIRS` literal pairs, and as many literals: unit clauses cost no pair); past it
+the literals are dropped and the graph skipped.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Tally:
         self.far: list[np.ndarray] = []  # literals of variables beyond the arrays
         self.keep_pairs = keep_pairs  # None: keep no literals (no graph)
         self.pairs = 0
+        self.kept_size = 0  # literals and terminators seen: the kept array's length (bounded by keep_pairs too)
         self.kept: list[np.ndarray] | None = [] if keep_pairs is not None else None
 
     def add(self, lits: np.ndarray) -> None:
@@ -88,7 +90,8 @@ class Tally:
             return
         k = np.arange(hist.size, dtype=np.int64)
         self.pairs += int((hist * k * (k - 1) // 2).sum())
-        if self.kept is not None and self.pairs > self.keep_pairs:
+        self.kept_size += int(lits.size)
+        if self.kept is not None and (self.pairs > self.keep_pairs or self.kept_size > self.keep_pairs):
             self.kept = None  # the graph will be skipped: hold nothing for it
         if self.kept is not None:
             self.kept.append(lits.astype(np.int32))
