@@ -7,6 +7,9 @@ first.  What runs before the package is imported is out of reach of any code of 
 Python's own start-up (``site``, ``.pth`` files) and the pip-generated wrapper's
 ``import re`` and its search for the package; a Ctrl-C there still gets Python's
 KeyboardInterrupt traceback (scripts/bench_startup_sigint.py measures how often).
+
+The Python API (:mod:`cnfgen_queens.library`: ``cnfgen_queens.queens(8)``, ``solve``, ``count``, ...) is
+imported on first use of one of its names (PEP 562 ``__getattr__``), so the commands never load it.
 """
 
 import os as _os
@@ -15,6 +18,7 @@ import sys as _sys
 TYPE_CHECKING = False  # not typing's, which is not loaded yet (mypy takes the name as always true)
 if TYPE_CHECKING:  # _signal has no stub; signal.py re-exports its functions
     import signal as _signal
+    from typing import Any
 else:  # not signal.py, which builds its enums first (milliseconds of start-up)
     import _signal
 
@@ -33,3 +37,42 @@ if _sys.argv and _os.path.basename(_sys.argv[0]) in COMMANDS:  # the console scr
     _signal.signal(_signal.SIGINT, quiet_exit)
 
 __version__ = "0.1.0"
+
+# the names of cnfgen_queens.library re-exported here (tests/test_api.py checks them against its __all__);
+# its solutions and encodings are here under their other names, enumerate_solutions and list_encodings,
+# since cnfgen_queens.solutions and cnfgen_queens.encodings are subpackages
+_LIBRARY = (
+    "DEFAULT_SOLVER",
+    "Board",
+    "Count",
+    "EncodingSize",
+    "Formula",
+    "Solved",
+    "UsageError",
+    "at_most_one",
+    "blocking_clause",
+    "count",
+    "decode",
+    "enumerate_solutions",
+    "list_encodings",
+    "load_results",
+    "queens",
+    "run_batch",
+    "solve",
+)
+__all__ = ["__version__", *_LIBRARY]
+
+
+def __getattr__(name: str) -> "Any":
+    """A name of the Python API, from :mod:`cnfgen_queens.library` (imported now, not at start-up)."""
+    if name in _LIBRARY:
+        from importlib import import_module  # not loaded at start-up, so not at the top
+
+        value = getattr(import_module(f"{__name__}.library"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LIBRARY})

@@ -82,20 +82,12 @@ def _write(path: str, text: str) -> None:
 
 def _rows(db: str) -> list[Row]:
     """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension)."""
-    from ..experiments.report import rows_from_runs_csv
-    from ..experiments.store import Store, StoreError
+    from ..errors import UsageError
+    from ..experiments.report import load_rows
 
-    if db.lower().endswith(".csv"):
-        try:
-            return rows_from_runs_csv(Path(db).read_text(encoding="utf-8"))
-        except OSError as e:
-            fail(f"cannot read {db}: {e.strerror or e}")
-        except (ValueError, UnicodeDecodeError) as e:
-            fail(f"{db}: {e}")
     try:
-        with Store(db, readonly=True) as store:
-            return store.rows()
-    except StoreError as e:
+        return load_rows(db)
+    except UsageError as e:
         fail(str(e))
 
 

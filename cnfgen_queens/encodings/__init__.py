@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from ..errors import UsageError
 from .base import REGISTRY, Clause, Encoding, VarPool, measured_counts, register
 
 _MODULES = ("pairwise", "sequential", "commander", "nested", "binary", "product", "bimander", "ladder", "pysat_card")
@@ -16,8 +17,8 @@ for _m in _MODULES:
     importlib.import_module(f"{__name__}.{_m}")
 
 
-class UnknownEncoding(ValueError):
-    pass
+class UnknownEncoding(UsageError):
+    """A name that is not a registered encoding; the message lists the valid ones."""
 
 
 def get(name: str) -> Encoding:

@@ -16,6 +16,7 @@ import json
 import statistics
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
@@ -263,3 +264,20 @@ def rows_from_runs_csv(text: str) -> list[Row]:
                     raise UsageError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
         out.append(Row(**values))
     return out
+
+
+def load_rows(path: Path | str) -> list[Row]:
+    """The rows of a results database, or of a runs CSV (``report --runs-csv``; told apart by the
+    extension); UsageError naming the file when it is neither."""
+    from .store import Store
+
+    name = str(path)
+    if name.lower().endswith(".csv"):
+        try:
+            return rows_from_runs_csv(Path(path).read_text(encoding="utf-8"))
+        except OSError as e:
+            raise UsageError(f"cannot read {name}: {e.strerror or e}") from None
+        except (ValueError, UnicodeDecodeError) as e:  # UsageError is a ValueError
+            raise UsageError(f"{name}: {e}") from None
+    with Store(path, readonly=True) as store:
+        return store.rows()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
+from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.board import Board, Cell, Line
 
 RANDOM_METHOD = "sequential-uniform"
@@ -45,7 +46,7 @@ HEADER_HOLES = "blocked squares (row,column 1-based):"
 HEADER_RANDOM = "random placement:"
 
 
-class VariantError(ValueError):
+class VariantError(UsageError):
     """An impossible or malformed variant (off-board cell, attacking queens, ...)."""
 
 
