@@ -18,7 +18,6 @@ import sys as _sys
 TYPE_CHECKING = False  # not typing's, which is not loaded yet (mypy takes the name as always true)
 if TYPE_CHECKING:  # _signal has no stub; signal.py re-exports its functions
     import signal as _signal
-    from typing import Any
 else:  # not signal.py, which builds its enums first (milliseconds of start-up)
     import _signal
 
@@ -36,12 +35,35 @@ def quiet_exit(signum: int, frame: object) -> None:
 if _sys.argv and _os.path.basename(_sys.argv[0]) in COMMANDS:  # the console script, not a library import
     _signal.signal(_signal.SIGINT, quiet_exit)
 
-__version__ = "0.1.0"
+from cnfgen_queens.version import __version__  # noqa: E402 (after the Ctrl-C handler: first things first)
+
+if TYPE_CHECKING:  # the API's names, typed for checkers; at run time __getattr__ loads them on first use
+    from typing import Any
+
+    from cnfgen_queens.library import (
+        DEFAULT_SOLVER,
+        Board,
+        Count,
+        EncodingSize,
+        Formula,
+        Solved,
+        UsageError,
+        at_most_one,
+        blocking_clause,
+        count,
+        decode,
+        enumerate_solutions,
+        list_encodings,
+        load_results,
+        queens,
+        run_batch,
+        solve,
+    )
 
 # the names of cnfgen_queens.library re-exported here (tests/test_api.py checks them against its __all__);
 # its solutions and encodings are here under their other names, enumerate_solutions and list_encodings,
 # since cnfgen_queens.solutions and cnfgen_queens.encodings are subpackages
-_LIBRARY = (
+__all__ = [
     "DEFAULT_SOLVER",
     "Board",
     "Count",
@@ -49,6 +71,7 @@ _LIBRARY = (
     "Formula",
     "Solved",
     "UsageError",
+    "__version__",
     "at_most_one",
     "blocking_clause",
     "count",
@@ -59,8 +82,8 @@ _LIBRARY = (
     "queens",
     "run_batch",
     "solve",
-)
-__all__ = ["__version__", *_LIBRARY]
+]
+_LIBRARY = frozenset(__all__) - {"__version__"}
 
 
 def __getattr__(name: str) -> "Any":

@@ -60,7 +60,7 @@ def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
 
 
 def _version() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return __version__
 

@@ -133,8 +133,10 @@ class Formula:
                     out.close()
             return written
         if isinstance(target, io.TextIOBase):  # e.g. sys.stdout: its bytes, after what was printed
+            if not hasattr(target, "buffer"):
+                raise TypeError("write() needs a path or a binary file (open(..., 'wb'), io.BytesIO())")
             target.flush()
-            target = target.buffer  # type: ignore[attr-defined]
+            target = target.buffer
         return write_cnf(target, self.formula, lines, show=comments, shuffle=shuffle)  # type: ignore[arg-type]
 
     def to_pysat(self, *, allow_large: bool = False) -> Any:
