@@ -64,7 +64,8 @@ def test_the_package_re_exports_the_library_lazily() -> None:
     assert cq.enumerate_solutions is library.solutions and cq.list_encodings is library.encodings
     with pytest.raises(AttributeError, match="no attribute 'nonesuch'"):
         cq.nonesuch  # noqa: B018
-    code = "import sys, cnfgen_queens as cq; a = 'cnfgen_queens.library' in sys.modules; cq.queens; print(a, 'cnfgen_queens.library' in sys.modules)"  # fmt: skip
+    code = ("import sys, cnfgen_queens as cq; before = 'cnfgen_queens.library' in sys.modules; cq.queens; "
+            "print(before, 'cnfgen_queens.library' in sys.modules)")  # fmt: skip
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.split() == ["False", "True"], proc.stderr
     assert (Path(cq.__file__).parent / "py.typed").is_file()
@@ -128,9 +129,9 @@ def test_to_opb_and_to_mzn_are_gen_queens_formats(capfdbinary) -> None:
     for fmt in ("opb", "mzn"):
         expected = gen_bytes(["6", "--format", fmt], capfdbinary).decode()
         assert getattr(cq.queens(6, "commander"), f"to_{fmt}")() == expected  # the encoding does not apply
-    with pytest.raises(cq.UsageError, match="^--torus applies to --format cnf only$"):
+    with pytest.raises(cq.UsageError, match=r"^--torus applies to --format cnf only$"):
         cq.queens(5, torus=True).to_opb()
-    with pytest.raises(cq.UsageError, match="^--place applies to --format cnf only$"):
+    with pytest.raises(cq.UsageError, match=r"^--place applies to --format cnf only$"):
         cq.queens(5, place=[(0, 0)]).to_mzn()
 
 

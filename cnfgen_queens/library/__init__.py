@@ -1,24 +1,25 @@
 """The Python API: the N-queens formula as an object, and the CLI's solving, decoding, counting and batch.
 
 A thin face over the same layers the commands use, with the same defaults, bytes and errors
-(:class:`~cnfgen_queens.errors.UsageError`, with the CLI's words):
-:func:`queens` builds a :class:`Formula` (``gen-queens``); :func:`solve` runs a solver and checks its
-answer (``solve``); :func:`decode` and :func:`blocking_clause` read a model (``decode``, ``block``);
-:func:`solutions` and :func:`count` enumerate and count (``enumerate``, ``count``); :func:`run_batch` and
-:func:`load_results` run and read a batch (``batch``, ``report``).  Squares are 0-based ``(row, column)``
+(``UsageError``, with the CLI's words):
+``queens`` builds a ``Formula`` (``gen-queens``); ``solve`` runs a solver and checks its
+answer (``solve``); ``decode`` and ``blocking_clause`` read a model (``decode``, ``block``);
+``solutions`` and ``count`` enumerate and count (``enumerate``, ``count``); ``run_batch`` and
+``load_results`` run and read a batch (``batch``, ``report``).  Squares are 0-based ``(row, column)``
 here; messages name them 1-based, as the CLI does.
 
 Every name is also an attribute of the package (``cnfgen_queens.queens``), loaded on first use, except
-two that are the package's own subpackages there: :func:`solutions` is ``cnfgen_queens.enumerate_solutions``
-and :func:`encodings` is ``cnfgen_queens.list_encodings`` (both names are here too).
+two that are the package's own subpackages there: ``solutions`` is ``cnfgen_queens.enumerate_solutions``
+and ``encodings`` is ``cnfgen_queens.list_encodings`` (both names are here too).
 
->>> import cnfgen_queens as cq
->>> f = cq.queens(8, encoding="commander")
->>> out = cq.solve(f)
->>> out.status == "SAT", out.board.n
-(True, 8)
->>> cq.count(f).total
-92
+Examples:
+    >>> import cnfgen_queens as cq
+    >>> f = cq.queens(8, encoding="commander")
+    >>> out = cq.solve(f)
+    >>> out.status == "SAT", out.board.n
+    (True, 8)
+    >>> cq.count(f).total
+    92
 """
 
 from cnfgen_queens.encodings import EncodingSize

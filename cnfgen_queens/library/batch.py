@@ -30,14 +30,15 @@ def run_batch(
     ``jobs``: parallel runs (default: the cores this process may use).  Returns the batch's Summary
     (``done``, ``solved``, ``failed``, ...).
 
-    >>> import cnfgen_queens as cq
-    >>> import tempfile
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> s = cq.run_batch({"instances": {"n": [6, 7], "encodings": ["pairwise"]}, "solvers": ["pysat:cadical195"],
-    ...                "limits": {"time": 60}, "results": f"{tmp.name}/r.sqlite"}, jobs=1)
-    >>> s.done, s.solved, s.failed
-    (2, 2, [])
-    >>> tmp.cleanup()
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> import tempfile
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> s = cq.run_batch({"instances": {"n": [6, 7], "encodings": ["pairwise"]}, "solvers": ["pysat:cadical195"],
+        ...                "limits": {"time": 60}, "results": f"{tmp.name}/r.sqlite"}, jobs=1)
+        >>> s.done, s.solved, s.failed
+        (2, 2, [])
+        >>> tmp.cleanup()
     """
     import os
 
@@ -56,14 +57,15 @@ def load_results(path: str | Path, *, as_frame: bool = False) -> Any:
     order, with the columns of ``report --runs-csv``; a pandas DataFrame with ``as_frame`` (pandas is not
     a dependency: install it to use this).
 
-    >>> import cnfgen_queens as cq
-    >>> import tempfile
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> _ = cq.run_batch({"instances": {"n": [6, 7], "encodings": ["pairwise"]}, "solvers": ["pysat:cadical195"],
-    ...                "limits": {"time": 60}, "results": f"{tmp.name}/r.sqlite"}, jobs=1)
-    >>> [(r["n"], r["status"], r["verified"]) for r in cq.load_results(f"{tmp.name}/r.sqlite")]
-    [(6, 'SAT', True), (7, 'SAT', True)]
-    >>> tmp.cleanup()
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> import tempfile
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> _ = cq.run_batch({"instances": {"n": [6, 7], "encodings": ["pairwise"]}, "solvers": ["pysat:cadical195"],
+        ...                "limits": {"time": 60}, "results": f"{tmp.name}/r.sqlite"}, jobs=1)
+        >>> [(r["n"], r["status"], r["verified"]) for r in cq.load_results(f"{tmp.name}/r.sqlite")]
+        [(6, 'SAT', True), (7, 'SAT', True)]
+        >>> tmp.cleanup()
     """
     from cnfgen_queens.experiments.report import load_rows
 

@@ -17,15 +17,16 @@ class Board:
 
     ``str()`` is the text board ``cnfgen-queens decode`` prints; a notebook shows the SVG picture.
 
-    >>> import cnfgen_queens as cq
-    >>> b = cq.Board((1, 3, 0, 2))
-    >>> b.queens
-    [(0, 1), (1, 3), (2, 0), (3, 2)]
-    >>> print(b, end="")
-    · ♛ · ·
-    · · · ♛
-    ♛ · · ·
-    · · ♛ ·
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> b = cq.Board((1, 3, 0, 2))
+        >>> b.queens
+        [(0, 1), (1, 3), (2, 0), (3, 2)]
+        >>> print(b, end="")
+        · ♛ · ·
+        · · · ♛
+        ♛ · · ·
+        · · ♛ ·
     """
 
     columns: tuple[int, ...]
@@ -62,10 +63,11 @@ def decode(model: Iterable[int], formula: Formula | int) -> Board:
 
     Raises DecodeError (a ValueError) naming what is wrong, as ``cnfgen-queens decode`` does.
 
-    >>> import cnfgen_queens as cq
-    >>> f = cq.queens(4)
-    >>> cq.decode([-1, 2, -3, -4, -5, -6, -7, 8, 9, -10, -11, -12, -13, -14, 15, -16], f).line
-    '2 4 1 3'
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> f = cq.queens(4)
+        >>> cq.decode([-1, 2, -3, -4, -5, -6, -7, 8, 9, -10, -11, -12, -13, -14, 15, -16], f).line
+        '2 4 1 3'
     """
     return board_of(formula, (lit for lit in model if lit > 0))
 
@@ -73,8 +75,9 @@ def decode(model: Iterable[int], formula: Formula | int) -> Board:
 def blocking_clause(board: Board) -> tuple[int, ...]:
     """The clause that rules out ``board``, over the cell variables only (``cnfgen-queens block``).
 
-    >>> import cnfgen_queens as cq
-    >>> cq.blocking_clause(cq.Board((1, 3, 0, 2)))
-    (-2, -8, -9, -15)
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> cq.blocking_clause(cq.Board((1, 3, 0, 2)))
+        (-2, -8, -9, -15)
     """
     return _decode.blocking_clause(board.columns)

@@ -16,9 +16,10 @@ def encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSi
     """Every at-most-one encoding with its clause and auxiliary counts on a line of ``length`` literals:
     the table of ``gen-queens --list-encodings -n LENGTH``.
 
-    >>> import cnfgen_queens as cq
-    >>> [(e.name, e.clauses, e.aux) for e in cq.list_encodings(8)][:3]
-    [('pairwise', 28, 0), ('sequential', 20, 7), ('commander', 21, 3)]
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> [(e.name, e.clauses, e.aux) for e in cq.list_encodings(8)][:3]
+        [('pairwise', 28, 0), ('sequential', 20, 7), ('commander', 21, 3)]
     """
     length = checked(line_length("line length"), length)
     if group_size is not None:
@@ -32,7 +33,7 @@ def encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSi
 
 
 class _IDPoolVars(VarPool):
-    """A PySAT ``IDPool`` seen as our :class:`VarPool`: fresh ids come from the IDPool (which skips its
+    """A PySAT ``IDPool`` seen as our ``VarPool``: fresh ids come from the IDPool (which skips its
     occupied ranges) and its ``top`` follows, so its next ``id()`` or ``top_id`` never clashes."""
 
     def __init__(self, pool: Any) -> None:
@@ -57,17 +58,18 @@ def at_most_one(
 
     Auxiliary variables come from ``pool``: a PySAT ``IDPool`` (its ``top`` is first raised past every
     literal, so they never clash with inputs even when ``top_id`` was forgotten, PySAT issue 207, and it
-    is left past the auxiliaries), our :class:`~cnfgen_queens.encodings.VarPool`, or None (they start
+    is left past the auxiliaries), our ``VarPool``, or None (they start
     after the largest literal).
 
-    >>> import cnfgen_queens as cq
-    >>> from pysat.formula import IDPool
-    >>> pool = IDPool()
-    >>> x = [pool.id(f"x{i}") for i in range(5)]
-    >>> cq.at_most_one(x, "commander", pool=pool, group_size=2)[:3]
-    [[-1, -2], [-6, 1, 2], [-1, 6]]
-    >>> pool.top
-    8
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> from pysat.formula import IDPool
+        >>> pool = IDPool()
+        >>> x = [pool.id(f"x{i}") for i in range(5)]
+        >>> cq.at_most_one(x, "commander", pool=pool, group_size=2)[:3]
+        [[-1, -2], [-6, 1, 2], [-1, 6]]
+        >>> pool.top
+        8
     """
     enc = get(encoding)
     if group_size is not None:

@@ -1,4 +1,4 @@
-"""The N-queens formula as an object: :func:`queens` builds what ``gen-queens`` writes, with the same bytes."""
+"""The N-queens formula as an object: ``queens`` builds what ``gen-queens`` writes, with the same bytes."""
 
 from __future__ import annotations
 
@@ -21,17 +21,18 @@ from .arguments import Cell, cells, checked
 
 @dataclass(frozen=True)
 class Formula:
-    """The N-queens CNF of :func:`queens`: at least one queen per row, at most one per line.
+    """The N-queens CNF of ``queens``: at least one queen per row, at most one per line.
 
     Cell ``(r, c)`` (0-based) is variable ``r*N + c + 1``; auxiliary variables follow ``N*N``.
     ``formula`` is the model layer's record; ``argv`` the ``gen-queens`` arguments that make the same file.
 
-    >>> import cnfgen_queens as cq
-    >>> f = cq.queens(4)
-    >>> f.nvars, f.nclauses, f.cell(1, 2), f.command
-    (16, 80, 7, 'gen-queens 4')
-    >>> next(f.clauses())
-    (1, 2, 3, 4)
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> f = cq.queens(4)
+        >>> f.nvars, f.nclauses, f.cell(1, 2), f.command
+        (16, 80, 7, 'gen-queens 4')
+        >>> next(f.clauses())
+        (1, 2, 3, 4)
     """
 
     formula: QueensFormula
@@ -65,9 +66,10 @@ class Formula:
     def cell(self, row: int, column: int) -> int:
         """The variable of square ``(row, column)``, 0-based: ``row*N + column + 1``.
 
-        >>> import cnfgen_queens as cq
-        >>> cq.queens(8).cell(7, 7)
-        64
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> cq.queens(8).cell(7, 7)
+            64
         """
         try:
             return self.formula.board.var(row, column)
@@ -78,9 +80,10 @@ class Formula:
     def cells(self) -> list[list[int]]:
         """The cell variables row by row: ``cells[r][c] == cell(r, c)``.
 
-        >>> import cnfgen_queens as cq
-        >>> cq.queens(2).cells
-        [[1, 2], [3, 4]]
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> cq.queens(2).cells
+            [[1, 2], [3, 4]]
         """
         n = self.n
         return [[r * n + c + 1 for c in range(n)] for r in range(n)]
@@ -93,19 +96,20 @@ class Formula:
         self, target: str | Path | IO[bytes] | IO[str], shuffle: int | None = None, *, comments: bool = True,
         allow_large: bool = False,
     ) -> int:  # fmt: skip
-        """Write the DIMACS file, the same bytes as :attr:`command` (with ``--shuffle SEED``): to a path
+        """Write the DIMACS file, the same bytes as ``command`` (with ``--shuffle SEED``): to a path
         (atomically; ``.gz``, ``.bz2``, ``.xz`` compressed) or an open file.  Returns the clauses written.
 
         ``shuffle`` permutes clauses, literals and variable names with that seed (recorded in the header,
         so decode can undo it); ``comments=False`` is ``--no-comments``; ``allow_large`` lifts the size caps
         (``--allow-large``).
 
-        >>> import cnfgen_queens as cq
-        >>> buf = io.BytesIO()
-        >>> cq.queens(2).write(buf)
-        8
-        >>> [line for line in buf.getvalue().decode().splitlines() if not line.startswith("c")][:3]
-        ['p cnf 4 8', '1 2 0', '3 4 0']
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> buf = io.BytesIO()
+            >>> cq.queens(2).write(buf)
+            8
+            >>> [line for line in buf.getvalue().decode().splitlines() if not line.startswith("c")][:3]
+            ['p cnf 4 8', '1 2 0', '3 4 0']
         """
         from cnfgen_queens.cnf.write_limits import check_output
         from cnfgen_queens.cnf.writer import write_cnf
@@ -143,10 +147,11 @@ class Formula:
         """The clauses as a ``pysat.formula.CNF`` (held in memory: refused above the loops' size cap of
         20,000,000 clauses unless ``allow_large``).
 
-        >>> import cnfgen_queens as cq
-        >>> cnf = cq.queens(8, "sequential").to_pysat()
-        >>> cnf.nv, len(cnf.clauses)
-        (274, 596)
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> cnf = cq.queens(8, "sequential").to_pysat()
+            >>> cnf.nv, len(cnf.clauses)
+            (274, 596)
         """
         from pysat.formula import CNF
 
@@ -159,10 +164,11 @@ class Formula:
         """The formula as a CNFgen ``CNF`` (the optional extra ``cnfgen-queens[cnfgen]``), cells labelled
         ``x_{r,c}`` (0-based), auxiliaries ``a_{k}``.
 
-        >>> import cnfgen_queens as cq
-        >>> f = cq.queens(4, "commander").to_cnfgen()
-        >>> f.number_of_variables(), f.number_of_clauses()
-        (26, 100)
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> f = cq.queens(4, "commander").to_cnfgen()
+            >>> f.number_of_variables(), f.number_of_clauses()
+            (26, 100)
         """
         try:
             from cnfgen import CNF
@@ -190,9 +196,10 @@ class Formula:
         """The pseudo-Boolean model (OPB) of the same board, as ``gen-queens N --format opb`` writes it
         (the encoding does not apply: OPB states each line's at-most-one directly).
 
-        >>> import cnfgen_queens as cq
-        >>> print(cq.queens(2).to_opb().splitlines()[0])
-        * #variable= 4 #constraint= 6
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> print(cq.queens(2).to_opb().splitlines()[0])
+            * #variable= 4 #constraint= 6
         """
         from cnfgen_queens.cnf.exports import opb_comments, write_opb
 
@@ -204,9 +211,10 @@ class Formula:
     def to_mzn(self) -> str:
         """The MiniZinc model of the same board, as ``gen-queens N --format mzn`` writes it.
 
-        >>> import cnfgen_queens as cq
-        >>> print(cq.queens(8).to_mzn().splitlines()[-3])
-        constraint all_different([q[i] - i | i in 1..n]);
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> print(cq.queens(8).to_mzn().splitlines()[-3])
+            constraint all_different([q[i] - i | i in 1..n]);
         """
         from cnfgen_queens.cnf.exports import mzn_comments, mzn_text
 
@@ -233,7 +241,7 @@ def queens(
 
     Args:
         n: the board size, 1..46340.
-        encoding: the at-most-one encoding of every line (:func:`encodings` lists them).
+        encoding: the at-most-one encoding of every line (``encodings`` lists them).
         group_size: the group size of ``commander`` and ``bimander`` (``--group-size``).
         column_alo: add the redundant at-least-one clause of each column (``--column-alo``).
         place: queens placed in advance, 0-based ``(row, column)`` (``--place``): n-queens completion.
@@ -245,15 +253,16 @@ def queens(
     Raises:
         UsageError: what ``gen-queens`` refuses, in its words.
 
-    >>> import cnfgen_queens as cq
-    >>> cq.queens(8, "commander").nclauses
-    610
-    >>> cq.queens(5, torus=True, place=[(0, 0)]).command
-    'gen-queens 5 --place 1,1 --torus'
-    >>> cq.queens(8, "nonesuch")
-    Traceback (most recent call last):
-    ...
-    cnfgen_queens.encodings.UnknownEncoding: unknown encoding 'nonesuch'; valid: pairwise, ...
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> cq.queens(8, "commander").nclauses
+        610
+        >>> cq.queens(5, torus=True, place=[(0, 0)]).command
+        'gen-queens 5 --place 1,1 --torus'
+        >>> cq.queens(8, "nonesuch")
+        Traceback (most recent call last):
+        ...
+        cnfgen_queens.encodings.UnknownEncoding: unknown encoding 'nonesuch'; valid: pairwise, ...
     """
     n = checked(board_size, n)
     placed, blocked = cells(place, "place"), cells(holes, "holes")

@@ -24,7 +24,7 @@ DEFAULT_SOLVER = _solutions.DEFAULT_SOLVER  # what solve, enumerate and count us
 
 @dataclass(frozen=True)
 class Solved:
-    """What :func:`solve` found: the checked :class:`~cnfgen_queens.solvers.outcome.Outcome` the CLI's
+    """What ``solve`` found: the checked ``Outcome`` the CLI's
     ``solve`` prints (a SAT model has been checked against every clause) and its board (None unless
     SAT, or when a file's header names no N)."""
 
@@ -72,10 +72,11 @@ def solve(
     Limits and solver failures end in the outcome's status (TIMEOUT, MEMOUT, ERROR), never raised;
     UsageError for what the CLI refuses.
 
-    >>> import cnfgen_queens as cq
-    >>> out = cq.solve(cq.queens(3))
-    >>> str(out.status), out.board
-    ('UNSAT', None)
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> out = cq.solve(cq.queens(3))
+        >>> str(out.status), out.board
+        ('UNSAT', None)
     """
     from cnfgen_queens.cnf.compressed import InputError
     from cnfgen_queens.solvers import ProfileError, SolverNotFound
@@ -134,9 +135,10 @@ def solutions(
 
     Raises UsageError before anything runs; EnumerationError (a RuntimeError) when the loop stops early.
 
-    >>> import cnfgen_queens as cq
-    >>> sorted(b.line for b in cq.enumerate_solutions(cq.queens(4)))
-    ['2 4 1 3', '3 1 4 2']
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> sorted(b.line for b in cq.enumerate_solutions(cq.queens(4)))
+        ['2 4 1 3', '3 1 4 2']
     """
     if limit is not None:
         limit = checked(non_negative_int("limit"), limit)
@@ -168,13 +170,14 @@ def count(
     """Count every solution (``cnfgen-queens count``): by the canonical border cubes (``engine="cubes"``,
     what ``auto`` picks on the plain board with an embedded solver) or the blocking-clause loop.
 
-    Returns the :class:`~cnfgen_queens.solutions.records.Count` the CLI prints: ``total``, ``fundamental``
+    Returns the ``Count`` the CLI prints: ``total``, ``fundamental``
     (with ``symmetric``), ``status`` (UNSAT: complete), ``mismatches`` with OEIS.
 
-    >>> import cnfgen_queens as cq
-    >>> c = cq.count(cq.queens(6), symmetric=True)
-    >>> c.total, c.fundamental, c.complete
-    (4, 1, True)
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> c = cq.count(cq.queens(6), symmetric=True)
+        >>> c.total, c.fundamental, c.complete
+        (4, 1, True)
     """
     return _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
                             jobs=checked(positive_int("jobs"), jobs), executor=executor, scheduler=scheduler,
