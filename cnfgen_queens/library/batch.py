@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cnfgen_queens.cli.common import positive_int
+from cnfgen_queens.experiments import config as configs
+from cnfgen_queens.experiments.batch import Summary
+from cnfgen_queens.experiments.batch import run_batch as run
+from cnfgen_queens.experiments.report import load_rows
+from cnfgen_queens.experiments.store import COLUMNS
 
 from .arguments import checked
-
-if TYPE_CHECKING:
-    from cnfgen_queens.experiments.batch import Summary
 
 
 def run_batch(
@@ -42,9 +44,6 @@ def run_batch(
     """
     import os
 
-    from cnfgen_queens.experiments import config as configs
-    from cnfgen_queens.experiments.batch import run_batch as run
-
     parsed = configs.parse(config, "<config>") if isinstance(config, dict) else configs.load(config)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     jobs = checked(positive_int("jobs"), jobs) if jobs is not None else cores or 1
@@ -67,7 +66,6 @@ def load_results(path: str | Path, *, as_frame: bool = False) -> Any:
         [(6, 'SAT', True), (7, 'SAT', True)]
         >>> tmp.cleanup()
     """
-    from cnfgen_queens.experiments.report import load_rows
 
     rows = [{k: v.value if isinstance(v, Enum) else v for k, v in row.as_dict().items()} for row in load_rows(path)]
     if not as_frame:
@@ -76,6 +74,5 @@ def load_results(path: str | Path, *, as_frame: bool = False) -> Any:
         import pandas as pd
     except ImportError:
         raise ImportError("load_results(as_frame=True) needs pandas: pip install pandas") from None
-    from cnfgen_queens.experiments.store import COLUMNS
 
     return pd.DataFrame(rows, columns=list(COLUMNS))

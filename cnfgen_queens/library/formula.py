@@ -10,6 +10,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from cnfgen_queens.cli.common import board_size, line_length, non_negative_int
+from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.compressed import compressing
+from cnfgen_queens.cnf.dimacs import check_writable
+from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
+from cnfgen_queens.cnf.write_limits import check_output
+from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.encodings import get
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.formula import QueensFormula
@@ -111,8 +117,6 @@ class Formula:
             >>> [line for line in buf.getvalue().decode().splitlines() if not line.startswith("c")][:3]
             ['p cnf 4 8', '1 2 0', '3 4 0']
         """
-        from cnfgen_queens.cnf.write_limits import check_output
-        from cnfgen_queens.cnf.writer import write_cnf
 
         argv = [*self.argv, *(["--no-comments"] if not comments else []), *(["--shuffle", str(shuffle)]
                 if shuffle is not None else [])]  # fmt: skip
@@ -121,10 +125,6 @@ class Formula:
         lines = self.formula.header_comments(shlex.join(["gen-queens", *argv]), show=False) if comments else []
         check_output(self.formula, lines, allow_large=allow_large, shuffle=shuffle)
         if isinstance(target, str | Path):
-            from cnfgen_queens.cnf.atomic import atomic_output
-            from cnfgen_queens.cnf.compressed import compressing
-            from cnfgen_queens.cnf.dimacs import check_writable
-
             path = Path(target)
             check_writable(path)
             with atomic_output(path) as raw:
@@ -201,7 +201,6 @@ class Formula:
             >>> print(cq.queens(2).to_opb().splitlines()[0])
             * #variable= 4 #constraint= 6
         """
-        from cnfgen_queens.cnf.exports import opb_comments, write_opb
 
         argv = self._export_argv("opb")
         out = io.BytesIO()
@@ -216,7 +215,6 @@ class Formula:
             >>> print(cq.queens(8).to_mzn().splitlines()[-3])
             constraint all_different([q[i] - i | i in 1..n]);
         """
-        from cnfgen_queens.cnf.exports import mzn_comments, mzn_text
 
         argv = self._export_argv("mzn")
         return mzn_text(self.n, mzn_comments(self.n, shlex.join(["gen-queens", *argv])))

@@ -8,11 +8,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cnfgen_queens.cli.common import non_negative_int, positive_int
+from cnfgen_queens.cnf.compressed import InputError
+from cnfgen_queens.cnf.dimacs import read_header_file
+from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import Limits
 from cnfgen_queens.model import decode as _decode
+from cnfgen_queens.model.variants import from_header
 from cnfgen_queens.solutions import api as _solutions
 from cnfgen_queens.solutions.records import Count
+from cnfgen_queens.solvers import ProfileError, SolverNotFound
+from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Outcome, Status
 
 from .arguments import checked
@@ -78,9 +84,6 @@ def solve(
         >>> str(out.status), out.board
         ('UNSAT', None)
     """
-    from cnfgen_queens.cnf.compressed import InputError
-    from cnfgen_queens.solvers import ProfileError, SolverNotFound
-    from cnfgen_queens.solvers import solve as run_solver
 
     limits = Limits(time_limit, memory_limit)
     extra = Path(solvers_file) if solvers_file is not None else None
@@ -104,9 +107,6 @@ def solve(
 
 def _fileboard_of(path: Path, outcome: Outcome) -> Board | None:
     """The board of a file's model, through its header (N, shuffle, variant); None when it names no N."""
-    from cnfgen_queens.cnf.dimacs import read_header_file
-    from cnfgen_queens.cnf.shuffle import unshuffle_map
-    from cnfgen_queens.model.variants import from_header
 
     header = read_header_file(path, None)
     n = header.board_size()
