@@ -89,9 +89,8 @@ _LIBRARY = frozenset(__all__) - {"__version__"}
 def __getattr__(name: str) -> "Any":
     """A name of the Python API, from :mod:`cnfgen_queens.library` (imported now, not at start-up)."""
     if name in _LIBRARY:
-        from importlib import import_module  # not loaded at start-up, so not at the top
-
-        value = getattr(import_module(f"{__name__}.library"), name)
+        __import__(f"{__name__}.library")  # not importlib: start-up has not loaded it
+        value = getattr(_sys.modules[f"{__name__}.library"], name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

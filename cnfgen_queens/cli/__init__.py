@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 
 from .. import quiet_exit
 from ..errors import UsageError
+from ..version import __version__
 from .common import EXIT_USAGE, CliError, Exit, fail
 
 # name -> (module, one-line help); the order is the order of --help
@@ -60,8 +61,6 @@ def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
 
 
 def _version() -> str:
-    from ..version import __version__
-
     return __version__
 
 

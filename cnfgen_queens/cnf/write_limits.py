@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.dimacs import MAX_VAR, Clause, clause_line
+from cnfgen_queens.cnf.output_size import body_size, digit_sum
 from cnfgen_queens.errors import UsageError
 
 if TYPE_CHECKING:
-    from cnfgen_queens.cnf.dimacs import Clause
     from cnfgen_queens.model.formula import QueensFormula
 
 LARGE_BYTES = 50 * 10**9  # above this (or LARGE_CLAUSES) gen-queens asks for --allow-large
@@ -42,16 +43,12 @@ def check_output(
     of over :data:`SHUFFLE_MAX_CLAUSES` (a shuffle holds every clause in memory).
 
     ``comments`` are the header's lines (their bytes count); ``blocks`` the extra clauses written after."""
-    from cnfgen_queens.cnf.dimacs import MAX_VAR, clause_line
-
     num_vars, num_clauses = formula.counts()
     clauses = num_clauses + len(blocks)
     if num_vars > MAX_VAR:
         raise UsageError(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
                          "limit of 2^31-1; use a smaller N or another encoding")  # fmt: skip
     if clauses >= SIZE_FROM:
-        from cnfgen_queens.cnf.output_size import body_size, digit_sum
-
         n2 = formula.n**2
         body, exact = body_size(formula)
         header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")

@@ -11,16 +11,18 @@ never solved) or unsolved is its verdict (:mod:`.verdict`), not its status.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import statistics
+import typing
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from .store import Row
+from .store import Row, Store
 from .verdict import Verdict, verdict
 
 
@@ -234,8 +236,6 @@ def medians_by_n(rows: Iterable[Row]) -> dict[tuple[str, str], dict[int, float |
 
 def rows_from_runs_csv(text: str) -> list[Row]:
     """Rows back from :func:`runs_csv` (so plots and tables can be redrawn without the database)."""
-    import dataclasses
-    import typing
 
     hints = typing.get_type_hints(Row)
     reader = csv.DictReader(io.StringIO(text))
@@ -269,8 +269,6 @@ def rows_from_runs_csv(text: str) -> list[Row]:
 def load_rows(path: Path | str) -> list[Row]:
     """The rows of a results database, or of a runs CSV (``report --runs-csv``; told apart by the
     extension); UsageError naming the file when it is neither."""
-    from .store import Store
-
     name = str(path)
     if name.lower().endswith(".csv"):
         try:

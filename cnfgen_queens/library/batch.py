@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -42,8 +43,6 @@ def run_batch(
         (2, 2, [])
         >>> tmp.cleanup()
     """
-    import os
-
     parsed = configs.parse(config, "<config>") if isinstance(config, dict) else configs.load(config)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     jobs = checked(positive_int("jobs"), jobs) if jobs is not None else cores or 1
