@@ -299,6 +299,10 @@ def test_decode_and_blocking_clause_are_decode_and_block(tmp_path: Path, capsys)
     assert block == " ".join(map(str, cq.blocking_clause(board))) + " 0\n"
     assert board.queens == [(r, c) for r, c in enumerate(board.columns)] and board.n == 8
     assert cq.decode(model, 8) == board
+    with pytest.raises(ValueError, match="attack each other"):
+        cq.Board((0, 1, 2, 3))
+    with pytest.raises(ValueError, match="not a placement of 4 queens"):
+        cq.Board((0, 4, 1, 3))
     bad = [abs(v) for v in model]  # every cell true
     with pytest.raises(ValueError, match="attack each other"):
         cq.decode(bad, f)

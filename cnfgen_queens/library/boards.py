@@ -31,6 +31,15 @@ class Board:
 
     columns: tuple[int, ...]
 
+    def __post_init__(self) -> None:
+        """Checked on its own (DecodeError, a ValueError, says what is wrong): a column per row, no attack."""
+        cols = tuple(self.columns)
+        object.__setattr__(self, "columns", cols)
+        n = len(cols)
+        if not all(type(c) is int and 0 <= c < n for c in cols):
+            raise _decode.DecodeError(f"not a placement of {n} queens (0-based columns): {cols}")
+        _decode.placement_from_true_vars(n, (r * n + c + 1 for r, c in enumerate(cols)))
+
     @property
     def n(self) -> int:
         return len(self.columns)

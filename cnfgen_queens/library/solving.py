@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cnfgen_queens.cli.common import non_negative_int, positive_int
+from cnfgen_queens.cli.common import positive_int
 from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.shuffle import unshuffle_map
@@ -84,7 +84,6 @@ def solve(
         >>> str(out.status), out.board
         ('UNSAT', None)
     """
-
     limits = Limits(time_limit, memory_limit)
     extra = Path(solvers_file) if solvers_file is not None else None
     try:
@@ -100,14 +99,13 @@ def solve(
             return Solved(outcome, board)
         path = Path(formula_or_path)
         outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra)
-        return Solved(outcome, _fileboard_of(path, outcome))
+        return Solved(outcome, _file_board(path, outcome))
     except (SolverNotFound, ProfileError, InputError) as e:
         raise UsageError(str(e)) from None
 
 
-def _fileboard_of(path: Path, outcome: Outcome) -> Board | None:
+def _file_board(path: Path, outcome: Outcome) -> Board | None:
     """The board of a file's model, through its header (N, shuffle, variant); None when it names no N."""
-
     header = read_header_file(path, None)
     n = header.board_size()
     if outcome.model is None or n is None:
@@ -141,7 +139,7 @@ def solutions(
         ['2 4 1 3', '3 1 4 2']
     """
     if limit is not None:
-        limit = checked(non_negative_int("limit"), limit)
+        limit = checked(positive_int("limit"), limit)
     found = _solutions.solutions(formula.formula, solver, limits=Limits(time_limit, memory_limit),
                                  symmetric=symmetric, allow_large=allow_large)  # fmt: skip
     try:
@@ -179,6 +177,8 @@ def count(
         >>> c.total, c.fundamental, c.complete
         (4, 1, True)
     """
+    if limit is not None:
+        limit = checked(positive_int("limit"), limit)
     return _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
                             jobs=checked(positive_int("jobs"), jobs), executor=executor, scheduler=scheduler,
                             symmetric=symmetric, limit=limit, allow_large=allow_large)  # fmt: skip
