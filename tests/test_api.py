@@ -327,7 +327,9 @@ def test_solutions_are_enumerate(symmetric: bool, capsys) -> None:
     assert len(boards) == (1 if symmetric else 4)
     assert len(list(cq.enumerate_solutions(cq.queens(8), limit=5))) == 5
     with pytest.raises(cq.UsageError, match="--symmetric does not combine with --torus"):
-        next(cq.enumerate_solutions(cq.queens(5, torus=True), symmetric=True))
+        cq.enumerate_solutions(cq.queens(5, torus=True), symmetric=True)  # at once, not at the first next()
+    with pytest.raises(cq.UsageError, match="limit must be a positive integer, got 0"):
+        cq.enumerate_solutions(cq.queens(5), limit=0)
 
 
 @pytest.mark.parametrize(

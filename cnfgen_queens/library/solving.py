@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +16,7 @@ from cnfgen_queens.limits import Limits
 from cnfgen_queens.model import decode as _decode
 from cnfgen_queens.model.variants import from_header
 from cnfgen_queens.solutions import api as _solutions
-from cnfgen_queens.solutions.records import Count
+from cnfgen_queens.solutions.records import Count, Found
 from cnfgen_queens.solvers import ProfileError, SolverNotFound
 from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Outcome, Status
@@ -131,7 +131,8 @@ def solutions(
     """Every solution, checked, by the blocking-clause loop (``cnfgen-queens enumerate``); with
     ``symmetric`` one per orbit of the 8 board symmetries.  ``time_limit`` bounds the whole loop.
 
-    Raises UsageError before anything runs; EnumerationError (a RuntimeError) when the loop stops early.
+    Raises UsageError at once, before anything runs; EnumerationError (a RuntimeError) from the loop when
+    it stops early (the solutions before it have been yielded).
 
     Examples:
         >>> import cnfgen_queens as cq
@@ -142,6 +143,10 @@ def solutions(
         limit = checked(positive_int("limit"), limit)
     found = _solutions.solutions(formula.formula, solver, limits=Limits(time_limit, memory_limit),
                                  symmetric=symmetric, allow_large=allow_large)  # fmt: skip
+    return _boards(found, limit)
+
+
+def _boards(found: Generator[Found, None, None], limit: int | None) -> Iterator[Board]:
     try:
         for k, f in enumerate(found, 1):
             yield Board(f.placement)
