@@ -87,6 +87,11 @@ def test_write_gives_the_bytes_of_gen_queens(kwargs: dict, argv: list[str], capf
         buf = io.BytesIO()
         f.write(buf, shuffle=shuffle)
         assert buf.getvalue() == gen_bytes([*argv, "--shuffle", str(shuffle)], capfdbinary)
+    buf = io.BytesIO()
+    f.write(buf, shuffle=2, allow_large=True)
+    assert buf.getvalue() == gen_bytes([*argv, "--allow-large", "--shuffle", "2"], capfdbinary)
+    with pytest.warns(UserWarning, match="drops the shuffle seed"):
+        f.write(io.BytesIO(), shuffle=1, comments=False)
     f.write(tmp_path / "f.cnf.gz", comments=False)
     assert gzip.decompress((tmp_path / "f.cnf.gz").read_bytes()) == gen_bytes([*argv, "--no-comments"], capfdbinary)
 

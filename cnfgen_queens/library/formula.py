@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import shlex
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,7 @@ class Formula:
 
         ``shuffle`` permutes clauses, literals and variable names with that seed (recorded in the header,
         so decode can undo it); ``comments=False`` is ``--no-comments``; ``allow_large`` lifts the size caps
-        (``--allow-large``).
+        (``--allow-large``).  The header records the command with these options in that order.
 
         Examples:
             >>> import cnfgen_queens as cq
@@ -118,12 +119,14 @@ class Formula:
             ['p cnf 4 8', '1 2 0', '3 4 0']
         """
 
-        argv = [*self.argv, *(["--no-comments"] if not comments else []), *(["--shuffle", str(shuffle)]
-                if shuffle is not None else [])]  # fmt: skip
         if shuffle is not None:
             shuffle = checked(non_negative_int("seed"), shuffle)
+        argv = [*self.argv, *(["--no-comments"] if not comments else []), *(["--allow-large"] if allow_large else []),
+                *(["--shuffle", str(shuffle)] if shuffle is not None else [])]  # fmt: skip
         lines = self.formula.header_comments(shlex.join(["gen-queens", *argv]), show=False) if comments else []
         check_output(self.formula, lines, allow_large=allow_large, shuffle=shuffle)
+        if shuffle is not None and not comments:
+            warnings.warn("comments=False drops the shuffle seed: decode cannot undo it", stacklevel=2)
         if isinstance(target, str | Path):
             path = Path(target)
             check_writable(path)
