@@ -113,7 +113,6 @@ def test_cells_and_targets(tmp_path: Path) -> None:
     [
         ({"n": 0}, ["0"]),
         ({"n": 46341}, ["46341"]),
-        ({"n": 8.0}, ["8.0"]),
         ({"n": 8, "encoding": "nonesuch"}, ["8", "-e", "nonesuch"]),
         ({"n": 8, "group_size": 3}, ["8", "--group-size", "3"]),
         ({"n": 8, "encoding": "commander", "group_size": 1}, ["8", "-e", "commander", "--group-size", "1"]),
@@ -131,6 +130,16 @@ def test_errors_are_the_clis(kwargs: dict, argv: list[str], capsys) -> None:
     with pytest.raises(cq.UsageError) as raised:
         cq.queens(**kwargs)
     assert str(raised.value) in err.strip().splitlines()[-1], (str(raised.value), err)
+
+
+def test_python_types_are_checked() -> None:
+    for kwargs, message in (({"n": 8.0}, "n must be an integer, got 8.0"), ({"n": True}, "n must be an integer"),
+                            ({"n": 8, "seed": "1", "random_place": 1}, "seed must be an integer, got '1'"),
+                            ({"n": 8, "place": [(1, 2, 3)]}, r"place: expected \(row, column\) pairs")):  # fmt: skip
+        with pytest.raises(cq.UsageError, match=message):
+            cq.queens(**kwargs)
+    with pytest.raises(cq.UsageError, match="shuffle must be an integer"):
+        cq.queens(4).write(io.BytesIO(), shuffle=1.5)
 
 
 def test_to_opb_and_to_mzn_are_gen_queens_formats(capfdbinary) -> None:

@@ -10,20 +10,23 @@ from cnfgen_queens.errors import UsageError
 Cell = tuple[int, int]
 
 
-def checked(parse: Callable[[str], int], value: object) -> int:
-    """``value`` through the CLI's own argument check (so the bounds and messages are the CLI's)."""
+def checked(parse: Callable[[str], int], value: object, name: str) -> int:
+    """The integer ``value`` of parameter ``name`` through the CLI's own argument check (so the bounds and
+    messages are the CLI's); UsageError for anything else."""
     if isinstance(value, bool) or not isinstance(value, int):
-        value = repr(value)  # "N must be a positive integer, got '8.0'"
+        raise UsageError(f"{name} must be an integer, got {value!r}")
     try:
         return parse(str(value))
     except argparse.ArgumentTypeError as e:
         raise UsageError(str(e)) from None
 
 
-def cells(value: Iterable[Cell], what: str) -> list[Cell]:
-    cells = []
+def cells(value: Iterable[Cell], name: str) -> list[Cell]:
+    """The squares of parameter ``name`` as 0-based ``(row, column)`` tuples; UsageError for anything else
+    (their bounds are the variant's to check, with the CLI's words)."""
+    out = []
     for cell in value:
         if not (isinstance(cell, tuple | list) and len(cell) == 2 and all(type(x) is int for x in cell)):
-            raise UsageError(f"{what}: expected (row, column) pairs of 0-based integers, got {cell!r}")
-        cells.append((cell[0], cell[1]))
-    return cells
+            raise UsageError(f"{name}: expected (row, column) pairs of 0-based integers, got {cell!r}")
+        out.append((cell[0], cell[1]))
+    return out

@@ -45,7 +45,7 @@ def run_batch(
     """
     parsed = configs.parse(config, "<config>") if isinstance(config, dict) else configs.load(config)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    jobs = checked(positive_int("jobs"), jobs) if jobs is not None else cores or 1
+    jobs = checked(positive_int("jobs"), jobs, "jobs") if jobs is not None else cores or 1
     return run(parsed, jobs=jobs, executor=executor, scheduler=scheduler, fresh=fresh, retry_errors=retry_errors,
                progress=progress, log=lambda m: None)  # fmt: skip
 
@@ -65,7 +65,6 @@ def load_results(path: str | Path, *, as_frame: bool = False) -> Any:
         [(6, 'SAT', True), (7, 'SAT', True)]
         >>> tmp.cleanup()
     """
-
     rows = [{k: v.value if isinstance(v, Enum) else v for k, v in row.as_dict().items()} for row in load_rows(path)]
     if not as_frame:
         return rows

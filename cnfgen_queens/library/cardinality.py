@@ -21,9 +21,9 @@ def encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSi
         >>> [(e.name, e.clauses, e.aux) for e in cq.list_encodings(8)][:3]
         [('pairwise', 28, 0), ('sequential', 20, 7), ('commander', 21, 3)]
     """
-    length = checked(line_length("line length"), length)
+    length = checked(line_length("line length"), length, "length")
     if group_size is not None:
-        group_size = checked(line_length("group size"), group_size)
+        group_size = checked(line_length("group size"), group_size, "group_size")
     try:
         return sizes(length, group_size)
     except UsageError:
@@ -73,7 +73,7 @@ def at_most_one(
     """
     enc = get(encoding)
     if group_size is not None:
-        group_size = checked(line_length("group size"), group_size)
+        group_size = checked(line_length("group size"), group_size, "group_size")
     lits = list(lits)
     if not all(type(lit) is int and lit != 0 for lit in lits):
         raise UsageError("at_most_one takes non-zero integer literals")

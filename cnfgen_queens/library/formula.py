@@ -118,9 +118,8 @@ class Formula:
             >>> [line for line in buf.getvalue().decode().splitlines() if not line.startswith("c")][:3]
             ['p cnf 4 8', '1 2 0', '3 4 0']
         """
-
         if shuffle is not None:
-            shuffle = checked(non_negative_int("seed"), shuffle)
+            shuffle = checked(non_negative_int("seed"), shuffle, "shuffle")
         argv = [*self.argv, *(["--no-comments"] if not comments else []), *(["--allow-large"] if allow_large else []),
                 *(["--shuffle", str(shuffle)] if shuffle is not None else [])]  # fmt: skip
         lines = self.formula.header_comments(shlex.join(["gen-queens", *argv]), show=False) if comments else []
@@ -204,7 +203,6 @@ class Formula:
             >>> print(cq.queens(2).to_opb().splitlines()[0])
             * #variable= 4 #constraint= 6
         """
-
         argv = self._export_argv("opb")
         out = io.BytesIO()
         write_opb(out, self.n, opb_comments(self.n, shlex.join(["gen-queens", *argv])))
@@ -218,7 +216,6 @@ class Formula:
             >>> print(cq.queens(8).to_mzn().splitlines()[-3])
             constraint all_different([q[i] - i | i in 1..n]);
         """
-
         argv = self._export_argv("mzn")
         return mzn_text(self.n, mzn_comments(self.n, shlex.join(["gen-queens", *argv])))
 
@@ -265,12 +262,12 @@ def queens(
         ...
         cnfgen_queens.encodings.UnknownEncoding: unknown encoding 'nonesuch'; valid: pairwise, ...
     """
-    n = checked(board_size, n)
+    n = checked(board_size, n, "n")
     placed, blocked = cells(place, "place"), cells(holes, "holes")
     argv = [str(n)]
     argv += ["--encoding", encoding] if encoding != "pairwise" else []
     if group_size is not None:
-        group_size = checked(line_length("group size"), group_size)
+        group_size = checked(line_length("group size"), group_size, "group_size")
         argv += ["--group-size", str(group_size)]
     argv += ["--column-alo"] if column_alo else []
     for flag, squares in (("--place", placed), ("--block-square", blocked)):
@@ -278,10 +275,10 @@ def queens(
             argv += [flag, f"{r + 1},{c + 1}"]
     argv += ["--torus"] if torus else []
     if random_place is not None:
-        random_place = checked(non_negative_int(), random_place)
+        random_place = checked(non_negative_int(), random_place, "random_place")
         argv += ["--random-place", str(random_place)]
     if seed is not None:
-        seed = checked(non_negative_int(), seed)
+        seed = checked(non_negative_int(), seed, "seed")
         argv += ["--seed", str(seed)]
     get(encoding)  # UnknownEncoding (a UsageError) before the variant is drawn
     variant = make_variant(n, placed, blocked, bool(torus), random_place, seed)

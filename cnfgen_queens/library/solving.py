@@ -140,7 +140,7 @@ def solutions(
         ['2 4 1 3', '3 1 4 2']
     """
     if limit is not None:
-        limit = checked(positive_int("limit"), limit)
+        limit = checked(positive_int("limit"), limit, "limit")
     found = _solutions.solutions(formula.formula, solver, limits=Limits(time_limit, memory_limit),
                                  symmetric=symmetric, allow_large=allow_large)  # fmt: skip
     return _boards(found, limit)
@@ -183,7 +183,7 @@ def count(
         (4, 1, True)
     """
     if limit is not None:
-        limit = checked(positive_int("limit"), limit)
+        limit = checked(positive_int("limit"), limit, "limit")
     return _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
-                            jobs=checked(positive_int("jobs"), jobs), executor=executor, scheduler=scheduler,
+                            jobs=checked(positive_int("jobs"), jobs, "jobs"), executor=executor, scheduler=scheduler,
                             symmetric=symmetric, limit=limit, allow_large=allow_large)  # fmt: skip
