@@ -9,6 +9,7 @@ batch, report --runs-csv), same errors (UsageError with the CLI's message).
 from __future__ import annotations
 
 import gzip
+import inspect
 import io
 import itertools
 import json
@@ -53,6 +54,14 @@ def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def test_every_public_name_has_a_runnable_example() -> None:
+    """The examples run as doctests (pyproject's testpaths with --doctest-modules); here: that they exist."""
+
+    documented = [n for n in library.__all__ if n != "DEFAULT_SOLVER"]
+    missing = [n for n in documented if ">>> " not in (inspect.getdoc(getattr(library, n)) or "")]
+    assert missing == []
 
 
 def test_the_package_re_exports_the_library_lazily() -> None:

@@ -32,7 +32,14 @@ DEFAULT_SOLVER = _solutions.DEFAULT_SOLVER  # what solve, enumerate and count us
 class Solved:
     """What ``solve`` found: the checked ``Outcome`` the CLI's
     ``solve`` prints (a SAT model has been checked against every clause) and its board (None unless
-    SAT, or when a file's header names no N)."""
+    SAT, or when a file's header names no N).
+
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> out = cq.solve(cq.queens(5, "ladder"))
+        >>> str(out.status), out.outcome.verified, out.board.n, out.wall > 0, out.measured_by in ("rusage", "cgroup")
+        ('SAT', True, 5, True, True)
+    """
 
     outcome: Outcome
     board: Board | None
