@@ -117,3 +117,16 @@ def test_without_dask_jobqueue_or_sbatch_one_line_and_nothing_lost(
     assert main(["batch", str(cfg), "--fresh"]) == 2
     assert "executor slurm: sbatch not found" in capsys.readouterr().err
     assert db.read_bytes() == kept  # --fresh deleted nothing: the executor is made first
+
+
+def test_the_executor_is_the_callers_else_the_configs(tmp_path: Path) -> None:
+    """One rule for the CLI and the Python API (experiments.batch.executor_of)."""
+    from cnfgen_queens.experiments.batch import executor_of
+
+    c = load(write(tmp_path, "executor: slurm\nslurm: {jobs: 5, partition: short}\n"))
+    assert executor_of(c, None, None) == ("slurm", 5, c.slurm)
+    executor, jobs, slurm = executor_of(c, None, 3)  # --jobs: jobs at once
+    assert (executor, jobs, slurm and slurm.jobs, slurm and slurm.partition) == ("slurm", 3, 3, "short")
+    assert executor_of(c, "local", 2) == ("local", 2, None)
+    plain = load(write(tmp_path, ""))
+    assert executor_of(plain, "slurm", None)[1:] == (1, SlurmSettings(log_dir=str(tmp_path / "r" / "slurm-logs")))

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..experiments.batch import Terminated, run_batch
+from ..experiments.batch import Terminated, executor_of, run_batch
 from ..experiments.config import ConfigError, load
 from ..experiments.grid import expand
 from ..experiments.store import EmptyStore, Store, StoreError
-from ..solutions.slurm import SlurmSettings, job_limits, slurm_time
+from ..solutions.slurm import job_limits, slurm_time
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
 from .common import fail
 
@@ -83,15 +81,9 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def _slurm_settings(config: Config, jobs: int | None) -> SlurmSettings:
-    """The config's SLURM settings (or the defaults), ``--jobs`` jobs at once when given."""
-
-    slurm = config.slurm or SlurmSettings(log_dir=str(config.results.parent / "slurm-logs"))
-    return replace(slurm, jobs=jobs) if jobs else slurm
-
-
 def _slurm_line(config: Config, jobs: int | None) -> str:
-    s = _slurm_settings(config, jobs)
+    _, _, s = executor_of(config, "slurm", jobs)
+    assert s is not None
     seconds, memory = job_limits(s, config.time_limit, config.memory_limit)
     where = "".join(f" {flag} {v}" for flag, v in (("-p", s.partition), ("-A", s.account)) if v)
     return (f"executor slurm: {s.jobs} jobs at once{where}, each 1 core, {slurm_time(seconds)} and {memory} MB "
@@ -104,13 +96,7 @@ def _run(config: Config, args: argparse.Namespace) -> int:
     def terminate(signum: int, frame: object) -> None:
         raise Terminated("terminated")
 
-    executor = args.executor or config.executor
-    slurm = None
-    if executor == "slurm":  # --jobs: the jobs at once, else the config's (slurm.jobs), else one
-        slurm = _slurm_settings(config, args.jobs)
-        jobs = slurm.jobs
-    else:
-        jobs = args.jobs or len(os.sched_getaffinity(0)) or 1  # the cores this process may use (SLURM, cgroups)
+    executor, jobs, slurm = executor_of(config, args.executor, args.jobs)
     previous = signal.signal(signal.SIGTERM, terminate)  # SIGTERM stops the batch as Ctrl-C does
     try:
         summary = run_batch(

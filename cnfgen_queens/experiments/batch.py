@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import threading
 import time
@@ -97,6 +98,18 @@ def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = No
 _ROW_FIELDS = {f.name for f in fields(Row)}
 INSTANCE_COLUMNS = tuple(f.name for f in fields(Instance) if f.name in _ROW_FIELDS)
 MEASUREMENT_COLUMNS = tuple(f.name for f in fields(Measurement) if f.name in _ROW_FIELDS)
+
+
+def executor_of(config: Config, executor: str | None, jobs: int | None) -> tuple[str, int, SlurmSettings | None]:
+    """(executor, parallel runs, SLURM settings) of a batch: the caller's executor, else the config's; with
+    slurm, ``jobs`` jobs at once, else the config's ``slurm.jobs``; else ``jobs`` workers or the cores."""
+    executor = executor or config.executor
+    if executor != "slurm":  # the cores this process may use (a SLURM allocation, cgroups)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return executor, jobs or cores or 1, None
+    slurm = config.slurm or SlurmSettings(log_dir=str(config.results.parent / "slurm-logs"))
+    slurm = replace(slurm, jobs=jobs) if jobs else slurm
+    return executor, slurm.jobs, slurm
 
 
 def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tuple[list[Run], list[Run]]:
