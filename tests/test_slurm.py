@@ -180,18 +180,20 @@ def test_cancel_kill_node_down_resume_gives_the_local_rows(
     wait_until(lambda: not our_jobs(slurm), 60, "every job ended with the batch")
 
 
-def test_sigterm_stops_the_batch_and_cancels_its_jobs(
-    slurm: dict[str, str], cleanup: list[subprocess.Popen[str]], tmp_path: Path
+@pytest.mark.parametrize(("sig", "code", "what"), [(signal.SIGTERM, 143, "terminated (SIGTERM)"),
+                                                   (signal.SIGINT, 130, "interrupted")])  # fmt: skip
+def test_sigterm_or_ctrl_c_stops_the_batch_and_cancels_its_jobs(
+    slurm: dict[str, str], cleanup: list[subprocess.Popen[str]], tmp_path: Path, sig: int, code: int, what: str
 ) -> None:
     cfg = write_config(tmp_path, "slurm", "slurm")
     db = tmp_path / "slurm" / "results.sqlite"
     p = coordinator(cfg, slurm, tmp_path / "batch.log")
     cleanup.append(p)
     wait_until(lambda: len(started(db)) >= 10, 180, "10 runs stored")
-    p.send_signal(signal.SIGTERM)
-    assert p.wait(60) == 143, (tmp_path / "batch.log").read_text()[-3000:]
+    p.send_signal(sig)
+    assert p.wait(60) == code, (tmp_path / "batch.log").read_text()[-3000:]
     done = len(started(db))
-    assert f"workers stopped, {done} finished runs saved" in (tmp_path / "batch.log").read_text()
+    assert f"batch: {what}; workers stopped, {done} finished runs saved" in (tmp_path / "batch.log").read_text()
     wait_until(lambda: not our_jobs(slurm), 30, "the batch's jobs cancelled as it stopped")
 
 

@@ -171,21 +171,32 @@ class DaskExecutor:
             self.cluster.close()
 
 
+def _slurm_cluster_class() -> Any:
+    """dask-jobqueue's ``SLURMCluster``; importing it sets a SIGINT handler that exits with status 0
+    (``dask_jobqueue.runner``), so ours (Ctrl-C stops the batch, exit status 130) is put back."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        raise UsageError("executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'") from None
+    finally:
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
+    return SLURMCluster
+
+
 class SlurmExecutor(DaskExecutor):
     """``settings.jobs`` SLURM jobs, each a single-threaded Dask worker, and a client on their scheduler."""
 
     def __init__(self, settings: SlurmSettings, run_time: float | None = None, run_memory: int | None = None) -> None:
-        try:
-            from dask_jobqueue import SLURMCluster
-        except ImportError:
-            raise UsageError("executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'") from None
+        cluster_class = _slurm_cluster_class()
 
         self.settings = settings
         self.name = f"cnfgen-queens-{uuid.uuid4().hex[:8]}"  # this batch's jobs, by name (squeue -n)
         options = cluster_options(settings, run_time, run_memory, self.name)
         if shutil.which("sbatch") is None:
             raise UsageError("executor slurm: sbatch not found (SLURM's commands are needed where the batch runs)")
-        cluster = SLURMCluster(**options)
+        cluster = cluster_class(**options)
         try:
             check_submission(cluster.job_script())
             cluster.scale(jobs=settings.jobs)
