@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import random
+import sqlite3
+from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import need_module
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant, VariantError, make_variant
 from cnfgen_queens.solutions.api import choose_engine, count
@@ -59,7 +64,9 @@ def random_variant(rng: random.Random, n: int) -> Variant:
         if cell not in holes:
             placed.append(cell)
     k = rng.randrange(0, 4)
-    return make_variant(n, placed, holes, torus, k, rng.randrange(10_000)) if k else make_variant(n, placed, holes, torus)
+    return (
+        make_variant(n, placed, holes, torus, k, rng.randrange(10_000)) if k else make_variant(n, placed, holes, torus)
+    )
 
 
 def instances(count_wanted: int, seed: int) -> list[tuple[int, Variant]]:
@@ -125,3 +132,53 @@ def test_policy() -> None:
     assert choose_engine(QueensFormula(40, variant=placed), jobs=2) == "cubes"
     assert choose_engine(QueensFormula(8, variant=placed), engine="loop") == "loop"
     assert choose_engine(QueensFormula(8, variant=torus), "minisat") == "loop"
+
+
+def _batch_config(tmp_path: Path, name: str, limits: str) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"experiment: {name}\ninstances:\n  n: [7, 11]\n  encodings: [pairwise]\n  torus: true\n"
+                    f"solvers: [pysat:cadical195, pysat:glucose4]\ntask: count\nengine: cubes\nlimits: {limits}\n"
+                    f"results: {tmp_path / name / 'r.sqlite'}\n")  # fmt: skip
+    return path
+
+
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_batch_counts_variants_by_cubes(tmp_path: Path, executor: str) -> None:
+    """The batch's task count runs the CLI's engines per solver, the torus by cubes, under either executor
+    (a Dask worker of our LocalCluster may start the cube worker that bounds the time)."""
+    if executor == "dask":
+        need_module("dask.distributed")
+    cfg = _batch_config(tmp_path, "tc", "{time: 60}")
+    assert main(["batch", str(cfg), "--jobs", "2", "--executor", executor, "--no-progress"]) == 0
+    with sqlite3.connect(tmp_path / "tc" / "r.sqlite") as db:
+        rows = sorted(db.execute("select n, solver, status, count, engine from runs"))
+    assert rows == [(n, s, "UNSAT", c, "cubes") for n, c in ((7, 28), (11, 88))
+                    for s in ("pysat:cadical195", "pysat:glucose4")]  # fmt: skip
+
+
+def test_batch_engine_cubes_with_a_memory_limit_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = _batch_config(tmp_path, "mem", "{time: 60, memory: 2048}")
+    assert main(["batch", str(cfg), "--no-progress"]) == 2
+    assert "limits.memory: engine cubes cannot bound memory" in capsys.readouterr().err
+
+
+def _count_in(queue: Any) -> None:
+    r = count(QueensFormula(11, variant=Variant(torus=True)), limits=Limits(time=60))
+    queue.put((r.engine, r.total, r.complete))
+
+
+def test_a_daemonic_process_counts_by_cubes_in_itself() -> None:
+    """Under a deadline the cubes run in a worker process, which a daemonic process (a Dask worker of a
+    cluster not ours) may not start: there they run in the process itself."""
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_count_in, args=(queue,), daemon=True)
+    child.start()
+    try:
+        assert queue.get(timeout=120) == ("cubes", 88, True)
+    finally:
+        child.join(10)
+        if child.is_alive():
+            child.kill()
+            child.join()
+    assert child.exitcode == 0

@@ -33,7 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "block": ("block", "blocking clause(s) for the placement in solver output"),
     "merge": ("merge", "append blocking clauses to a CNF, fixing the header"),
     "enumerate": ("enumerate", "list every solution (blocking-clause loop)"),
-    "count": ("count", "count every solution (blocking-clause loop)"),
+    "count": ("count", "count every solution (by cubes, or the blocking-clause loop)"),
     "batch": ("batch", "run a YAML-configured grid of experiments"),
     "report": ("report", "tables and plots from a results database"),
     "stats": ("stats", "instance features of a CNF: sizes, clause lengths, polarity, VIG degrees, modularity"),

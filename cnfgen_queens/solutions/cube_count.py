@@ -17,6 +17,7 @@ the loop every enumeration runs), and only the representative of its orbit count
 from __future__ import annotations
 
 import atexit
+import multiprocessing
 import threading
 import time
 import uuid
@@ -209,7 +210,10 @@ def run_groups(
     on a pool (as :func:`count_symmetric` says), summed into one Count of the cube engine."""
     start = time.monotonic() if start is None else start
     done: list[GroupCount] = []
-    if jobs <= 1 and executor == "local" and task.deadline.never:  # with a deadline, one worker that can be stopped
+    # with a deadline, one worker that can be stopped; not from a daemonic process (a Dask worker of another
+    # cluster than ours) that may have no children: there the deadline is looked at between solver calls
+    alone = task.deadline.never or multiprocessing.current_process().daemon
+    if jobs <= 1 and executor == "local" and alone:
         try:
             for group in groups:
                 done.append(work(task, group))

@@ -48,7 +48,9 @@ def count_split_group(task: CubeTask, group: SplitGroup) -> GroupCount:
         nonlocal calls
         calls += 1
 
-    weigh = partial(_checked_weight, task.solver, torus_only(formula.variant), frozenset(-v for v in group.fixed if v < 0))
+    weigh = partial(
+        _checked_weight, task.solver, torus_only(formula.variant), frozenset(-v for v in group.fixed if v < 0)
+    )
     queens = tuple(v for v in group.fixed if v > 0)
     try:
         for cube in group.cubes:

@@ -80,9 +80,9 @@ def inverses(n: int) -> tuple[int | None, ...]:
 def linear_group(n: int) -> tuple[Matrix, ...]:
     """G0: the distinct maps ``u * d`` modulo N, the identity first."""
     units = [u for u in range(n) if gcd(u, n) == 1]
-    maps = {tuple(u * e % n for e in d) for u in units for d in SQUARE}
+    maps = {(u * a % n, u * b % n, u * c % n, u * d % n) for u in units for a, b, c, d in SQUARE}
     identity = (1 % n, 0, 0, 1 % n)
-    return (identity, *sorted(m for m in maps if m != identity))  # type: ignore[return-value]
+    return (identity, *sorted(m for m in maps if m != identity))
 
 
 def slopes(n: int, cell: Cell) -> list[int]:

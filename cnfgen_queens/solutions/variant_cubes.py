@@ -63,7 +63,9 @@ def row_groups(n: int, variant: Variant) -> list[SplitGroup]:
     holes = set(variant.holes)
 
     def open_cells(r: int, queens: tuple[Cell, ...]) -> list[Cell]:
-        return [(r, c) for c in range(n) if (r, c) not in holes and not any(variant.attacks(n, q, (r, c)) for q in queens)]
+        return [
+            (r, c) for c in range(n) if (r, c) not in holes and not any(variant.attacks(n, q, (r, c)) for q in queens)
+        ]
 
     if not free:  # every row has its placed queen
         return [SplitGroup((), ((),))]
