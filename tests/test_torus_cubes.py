@@ -137,3 +137,11 @@ def test_torus_with_dask(capsys: pytest.CaptureFixture[str]) -> None:
 def test_count_19_torus_with_jobs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["count", "19", "--torus", "--jobs", "2", "--quiet"]) == 0
     assert capsys.readouterr().out == "count: 820496\n"  # A007705
+
+
+def test_time_limit_bounds_a_torus_count(capsys: pytest.CaptureFixture[str]) -> None:
+    for extra in ([], ["--jobs", "2"]):
+        assert main(["count", "23", "--torus", "--time-limit", "0.5", "--quiet", *extra]) == 1
+        captured = capsys.readouterr()
+        assert captured.out.splitlines()[-1].startswith("partial count: ")
+        assert "time limit reached" in captured.err and "of 54 cube groups counted" in captured.err
