@@ -12,7 +12,8 @@
 3. Placed queens and blocked squares: 40 random instances at N = 12 (2 random queens and 3 holes
    each), counted by cubes and by the loop, alternating; total wall seconds of each engine.
 
-``--quick`` leaves out N = 19 and the variants' loop.
+``--quick`` leaves out N = 19 and the variants.  Run it with the checkout's package importable
+(``PYTHONPATH=. python scripts/bench_count_variants.py``); the commands it times run with that tree.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solutions.cube_count import CubeTask
+from cnfgen_queens.solutions.split_count import count_split_group
+from cnfgen_queens.solutions.variant_cubes import split_groups
 
 ROOT = Path(__file__).resolve().parent.parent
 A007705 = {13: 4524, 17: 140692, 19: 820496, 23: 128850048}
@@ -93,13 +100,6 @@ def torus(repeat: int, sizes: list[int], work: Path) -> None:
 
 def estimate(n: int, every: int) -> None:
     """Extrapolate the CPU of ``count N --torus`` from every ``every``-th group, per row-1 column."""
-    sys.path.insert(0, str(ROOT))
-    from cnfgen_queens.model.formula import QueensFormula
-    from cnfgen_queens.model.variants import Variant
-    from cnfgen_queens.solutions.cube_count import CubeTask
-    from cnfgen_queens.solutions.split_count import count_split_group
-    from cnfgen_queens.solutions.variant_cubes import split_groups
-
     formula = QueensFormula(n, variant=Variant(torus=True))
     groups = split_groups(formula)
     task = CubeTask(formula, "pysat:cadical195", "estimate")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import permutations
 
 import pytest
+from helpers import need_module
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.model.formula import QueensFormula
@@ -126,8 +127,6 @@ def test_count_17_torus_with_jobs(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_torus_with_dask(capsys: pytest.CaptureFixture[str]) -> None:
-    from helpers import need_module
-
     need_module("dask.distributed")
     assert main(["count", "13", "--torus", "--executor", "dask", "--jobs", "2", "--quiet"]) == 0
     assert capsys.readouterr().out == "count: 4524\n"
