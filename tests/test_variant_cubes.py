@@ -16,6 +16,7 @@ from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant, VariantError, make_variant
 from cnfgen_queens.solutions.api import choose_engine, count
+from cnfgen_queens.solutions.cube_count import FRESH_UP_TO
 from cnfgen_queens.solutions.records import EnumerationError
 from cnfgen_queens.solutions.split_count import _checked_weight
 from cnfgen_queens.solutions.variant_cubes import row_groups, split_groups
@@ -182,3 +183,16 @@ def test_a_daemonic_process_counts_by_cubes_in_itself() -> None:
             child.kill()
             child.join()
     assert child.exitcode == 0
+
+
+def test_a_large_formula_runs_under_assumptions_in_one_solver() -> None:
+    """N = 40 pairwise is over FRESH_UP_TO clauses: the groups share one solver per worker, cubes as
+    assumptions; 37 queens of a known solution placed, the 3 free rows counted against brute force."""
+    n = 40  # N mod 6 = 4: (i, 2i + 1) and (N/2 + i, 2i) is a solution
+    board = [(i, 2 * i + 1) for i in range(n // 2)] + [(n // 2 + i, 2 * i) for i in range(n // 2)]
+    v = make_variant(n, board[3:])
+    f = QueensFormula(n, variant=v)
+    assert f.counts()[1] > FRESH_UP_TO
+    r = count(f, engine="cubes")
+    assert (r.engine, r.status, r.total) == ("cubes", "UNSAT", brute_count(n, v)) and r.total >= 1
+    assert r.groups_total == len(row_groups(n, v)) > 1

@@ -127,8 +127,8 @@ def torus_groups(n: int) -> list[TorusGroup]:
         for c2 in range(n):
             cell = (2, c2)
             if n > 2 and cell not in closed and not any(_attacked(n, q, cell) for q in origin):
-                open_cells = tuple(x for x in blocked if x[0] != 2)
-                out.append(TorusGroup((*origin, cell), open_cells, tie_pairs(n, k, c2, closed)))
+                off_row_2 = tuple(x for x in blocked if x[0] != 2)  # row 2 holds its queen
+                out.append(TorusGroup((*origin, cell), off_row_2, tie_pairs(n, k, c2, closed)))
     return out
 
 
