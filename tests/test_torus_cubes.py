@@ -73,6 +73,7 @@ def test_cubes_and_weights_give_the_count_without_a_solver(n: int) -> None:
     for g in torus_groups(n):
         found = torus_boards(n, dict(g.queens), frozenset(g.blocked), g.pairs)
         assert not seen & set(found)
+        assert all((3, b[3]) in g.row3 for b in found) if n > 3 else g.row3 == ()  # the cubes cover the group
         seen |= set(found)
         total += sum(n * orbit_weight(b) for b in found)
         boards += len(found)
