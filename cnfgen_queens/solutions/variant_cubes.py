@@ -4,8 +4,9 @@ Each :class:`SplitGroup` is a piece of the search: literals every cube of the gr
 (queens positive, blocked cells negative) and the cubes' own queens.  The pieces partition the
 solutions, so a count over them is exact:
 
-* the plain torus (``--torus`` alone): :mod:`.torus_cubes`, one board per orbit of the torus's
-  translations and linear symmetries, weighed by :func:`weight`;
+* the plain torus (``--torus`` alone): :mod:`.torus_cubes`, the boards with a queen at (0, 0) (a
+  translation moves any solution there), about one per orbit of the linear maps that fix (0, 0),
+  weighed by :func:`weight`;
 * any other variant (``--place``, ``--random-place``, ``--block-square``/``--holes``, with or
   without ``--torus``): no symmetry (placed queens and holes break it), weight 1; the groups are
   the open cells of the first row without a placed queen (not a hole, not attacked by a placed
