@@ -49,6 +49,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=[],
         help=f"solver A against solver B, one point per instance (log-log, diagonal, limit lines); {PLOT_HELP}",
     )
+    p.add_argument(
+        "--html",
+        metavar="DIR",
+        help="write a page to read in a browser: the table, the plots, every run (sort, filter) and a "
+        "comparison of two solvers or encodings; DIR is made (or an earlier report there replaced) in one rename",
+    )
     p.add_argument("--plot", nargs="*", action=_PlotGone, help=argparse.SUPPRESS)
     p.add_argument("--title", help="plot title (default: the experiment name)")
     p.add_argument(
@@ -121,6 +127,13 @@ def run(args: argparse.Namespace) -> int:
             check_writable(path)
         except OSError as e:
             fail(f"cannot write {path}: {e}")
+    if args.html:
+        from ..experiments.html_report import HtmlTargetError, check_target
+
+        try:
+            check_target(Path(args.html), [Path(args.db), *_sidecars(args.db), *(p for _, p, _ in plots), *tables])
+        except HtmlTargetError as e:
+            fail(str(e))
     rows = report.where(_rows(args.db), args.where)
     if not rows:
         fail(f"{args.db}: no runs stored yet" if not args.where else f"{args.db}: no run matches --where", 1)
@@ -161,4 +174,26 @@ def run(args: argparse.Namespace) -> int:
                 fail(f"cannot write {path}: {e.strerror or e}")
             what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
             print(f"wrote {path}: {what}", file=sys.stderr)
+    if args.html:
+        _html(args, rows)
     return 0
+
+
+def _sidecars(db: str) -> list[Path]:
+    """The files beside a results database that the HTML report reads (WAL, kept run output)."""
+    from ..experiments.html_report import OUTPUT_DIR
+
+    path = Path(db)
+    return [path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"), path.parent / OUTPUT_DIR]
+
+
+def _html(args: argparse.Namespace, rows: list[Row]) -> None:
+    from ..experiments.html_report import write
+
+    title = args.title or ", ".join(sorted({r.experiment for r in rows}))
+    try:
+        done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time)
+    except OSError as e:
+        fail(f"cannot write {args.html}: {e.strerror or e}")
+    linked = f", {done.outputs} linked to their output" if done.outputs else ""
+    print(f"wrote {args.html}/index.html: {done.runs} runs, plots {', '.join(done.plots)}{linked}", file=sys.stderr)
