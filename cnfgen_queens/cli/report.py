@@ -153,15 +153,15 @@ def run(args: argparse.Namespace) -> int:
     table = report.markdown(stats, args.time)
     sys.stdout.write(table)
     sys.stdout.flush()
-    outputs = {
-        args.markdown: ("table", table),
-        args.csv: ("table (CSV)", report.to_csv(stats)),
-        args.json: ("table (JSON)", report.to_json(stats, rows, args.time)),
-        args.runs_csv: (f"{len(rows)} runs (CSV)", report.runs_csv(rows)),
+    outputs = {  # each text made only when asked for (every run as CSV is most of a large report's time)
+        args.markdown: ("table", lambda: table),
+        args.csv: ("table (CSV)", lambda: report.to_csv(stats)),
+        args.json: ("table (JSON)", lambda: report.to_json(stats, rows, args.time)),
+        args.runs_csv: (f"{len(rows)} runs (CSV)", lambda: report.runs_csv(rows)),
     }
     for path, (what, text) in outputs.items():
         if path:
-            _write(path, text)
+            _write(path, text())
             print(f"wrote {path}: {what}", file=sys.stderr)
     if plots:
         from ..experiments.plots import draw

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -27,7 +28,7 @@ LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
 
 # What a config may ask, checked before anything is expanded or counted (each error names its key)
-MAX_RUNS = 100_000  # runs in the grid, computed as a product of its factors
+MAX_RUNS = 1_000_000  # runs in the grid, computed as a product of its factors (what the coordinator holds)
 MAX_N = 100_000  # board size
 MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by building them (pysat:*)
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
@@ -45,7 +46,7 @@ class SolverEntry:
     name: str
     args: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def label(self) -> str:
         return " ".join((self.name, *self.args))
 

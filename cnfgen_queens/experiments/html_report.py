@@ -159,7 +159,7 @@ def _write_runs(rows: list[Row], path: Path, kept: set[str], link_base: str) -> 
     """runs.js: one call ``cnfgenRuns({columns, rows})``, a row a line (JSON, so any text is safe)."""
     linked = 0
     with path.open("w", encoding="utf-8") as out:
-        out.write(f"cnfgenRuns({{\"columns\": {json.dumps(list(RUN_COLUMNS))},\n\"rows\": [\n")
+        out.write(f'cnfgenRuns({{"columns": {json.dumps(list(RUN_COLUMNS))},\n"rows": [\n')
         for i, r in enumerate(rows):
             output = f"{link_base}/{r.run_key}.log".replace(os.sep, "/") if r.run_key in kept else None
             linked += output is not None
@@ -239,7 +239,7 @@ def _page(rows: list[Row], title: str, plots: list[tuple[str, str]], time: str, 
         "</figure>"
         for p, c in plots
     )
-    par2 = "mean over runs of the {0} time of a solved run and twice the time limit of an unsolved one".format(time)
+    par2 = f"mean over runs of the {time} time of a solved run and twice the time limit of an unsolved one"
     script = _asset("report.js").replace("</", "<\\/")
     return f"""<!DOCTYPE html>
 <html lang="en">
