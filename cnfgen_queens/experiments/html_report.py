@@ -225,10 +225,11 @@ def _asset(name: str) -> str:
 
 def _page(rows: list[Row], title: str, plots: list[tuple[str, str]], time: str, outputs: int) -> str:
     limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
+    solvers, encodings = len({r.solver_label for r in rows}), len({r.encoding for r in rows})
     facts = [
         f"{len(rows):,} runs",
-        f"{len({r.solver_label for r in rows})} solvers",
-        f"{len({r.encoding for r in rows})} encodings",
+        f"{solvers} solver{'s' * (solvers != 1)}",
+        f"{encodings} encoding{'s' * (encodings != 1)}",
         f"N = {min(r.n for r in rows)}..{max(r.n for r in rows)}",
         "time limit " + (", ".join(f"{t:g} s" for t in limits) or "none"),
         f"{len({r.config_hash for r in rows})} config version(s)",

@@ -231,6 +231,7 @@
       };
       dim.addEventListener("change", fill);
       [selA, selB, only].forEach((e) => e.addEventListener("change", pair));
+      if (new Set(data.rows.map((r) => r[col.solver])).size < 2) dim.value = "encoding"; // one solver: compare encodings
       fill();
     }
     function pair() {
