@@ -193,8 +193,10 @@ def store_growth(db: Path, work: Path, rows: int) -> str:
             for i in range(start, start + 1000):
                 store.add(replace(model, run_key=f"{i:016x}", repeat=i))
             per.append((time.perf_counter() - t0) / 1000 * 1e6)
-    return (f"Store.add as the store grows to {rows:,} rows: {per[0]:.0f} us/row for the first thousand, "
-            f"{per[-1]:.0f} for the last, {max(per):.0f} at worst (what a finished run costs the coordinator)")  # fmt: skip
+    return (
+        f"Store.add as the store grows to {rows:,} rows: {per[0]:.0f} us/row for the first thousand, "
+        f"{per[-1]:.0f} for the last, {max(per):.0f} at worst (a finished run's cost to the coordinator)"
+    )
 
 
 def scale(work: Path, repeats: int, loop_runs: int) -> list[str]:

@@ -40,7 +40,8 @@ def test_html_report_writes_the_page_the_runs_and_the_plots(db: Path, tmp_path: 
     err = capsys.readouterr().err
     assert f"wrote {out}/index.html: {len(HAND)} runs, plots cactus.svg, time-vs-n.svg, scatter.svg, " in err
     assert "1 linked to their output" in err
-    assert sorted(p.name for p in out.iterdir()) == ["cactus.svg", "index.html", "runs.js", "scatter.svg", "time-vs-n.svg"]
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["cactus.svg", "index.html", "runs.js", "scatter.svg", "time-vs-n.svg"]
     page = (out / "index.html").read_text()
     assert "<script src=" not in page and "http" not in page.replace("http://www.w3.org", "")  # nothing fetched
     assert "| kissat | pairwise |" not in page and "<td>kissat</td><td>pairwise</td><td>3</td><td>2</td>" in page
@@ -154,9 +155,9 @@ def test_page_sorts_filters_compares_in_headless_chromium(db: Path, tmp_path: Pa
     page, errors = _page(browser, (out / "index.html").as_uri())
     # the overview: summary and plots, shown at once (the runs are not loaded yet)
     assert page.is_visible("#overview table.summary")
-    assert page.eval_on_selector_all("figure img", "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)") == [
-        True
-    ] * 3
+    assert (
+        page.eval_on_selector_all("figure img", "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)") == [True] * 3
+    )
     assert page.evaluate("typeof window.cnfgenRuns") == "function"
     assert not page.evaluate("[...document.scripts].some(s => s.src.endsWith('runs.js'))")
     shot = tmp_path / "overview.png"
