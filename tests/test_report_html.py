@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import need_module, need_tool
+from helpers import need_module, need_solver, need_tool
 from test_experiments_report import HAND, row
 
 from cnfgen_queens.cli import main
-from cnfgen_queens.experiments.html_report import OUTPUT_DIR
 from cnfgen_queens.experiments.store import Store
+from cnfgen_queens.experiments.tasks import OUTPUT_DIR
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package (scripts/install-browser.sh); Playwright's own download is not used
 BROWSER_ARGS = [
@@ -226,4 +226,34 @@ def test_comparison_shows_the_speed_up_and_the_table_pages(tmp_path: Path, brows
     summary = page.inner_text("#compare .cmp-summary")
     assert "2,500 instances run by both" in summary and "speed-up of B over A ×2.00" in summary
     page.screenshot(path=str(tmp_path / "big.png"))
+    assert errors == []
+
+
+def test_batch_keeps_the_solver_output_and_the_page_links_it(tmp_path: Path, browser: Any) -> None:
+    """keep_output: a real kissat's output per run in run-output/, linked from the runs table; none for the
+    embedded solver (it prints nothing) and none without keep_output."""
+    need_solver("kissat")
+    results = tmp_path / "res" / "r.sqlite"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "experiment: kept\ninstances:\n  n: [3, 5]\n  encodings: [pairwise]\n"
+        f"solvers: [kissat, pysat:cadical195]\nlimits: {{time: 30}}\nresults: {results}\nkeep_output: true\n"
+    )
+    assert main(["batch", str(cfg), "--jobs", "1", "--no-progress"]) == 0
+    rows = {(r.solver, r.n): r for r in Store(results, readonly=True).rows()}
+    logs = sorted(p.name for p in (results.parent / OUTPUT_DIR).iterdir())
+    assert logs == sorted(f"{rows['kissat', n].run_key}.log" for n in (3, 5))
+    assert "s UNSATISFIABLE" in (results.parent / OUTPUT_DIR / f"{rows['kissat', 3].run_key}.log").read_text()
+    out = tmp_path / "html"
+    assert main(["report", str(results), "--html", str(out)]) == 0
+    page, errors = _page(browser, (out / "index.html").as_uri())
+    page.click("nav button[data-tab=runs]")
+    page.wait_for_selector("#runs-table tbody tr")
+    page.fill("#runs-table input[data-col=n]", "=5")
+    page.fill("#runs-table input[data-col=solver]", "kissat")
+    assert _column(page, "#runs-table", "output") == ["log"]
+    page.click("#runs-table a")
+    page.wait_for_load_state()
+    assert page.url.endswith(f"/res/{OUTPUT_DIR}/{rows['kissat', 5].run_key}.log")
+    assert "s SATISFIABLE" in page.inner_text("body")
     assert errors == []

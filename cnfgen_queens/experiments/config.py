@@ -21,7 +21,7 @@ from .config_source import path_problem
 from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
 TASKS = ("solve", "count")
-TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results")
+TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output")
 ENGINES = ("auto", "cubes", "loop")  # solutions.api.ENGINES (task count)
 INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
 LIMIT_KEYS = ("time", "memory", "output")
@@ -72,6 +72,7 @@ class Config:
     variant: VariantSpec | None = None
     output_limit: int = DEFAULT_OUTPUT_MB  # MB of solver output (stdout + stderr) per run
     engine: str = "auto"  # task count: how it counts (solutions.api.choose_engine)
+    keep_output: bool = False  # keep each binary solver's output (not in the hash: it changes no result)
 
     def normalized(self) -> dict[str, Any]:
         """What determines the results (no file names), as plain JSON values."""
@@ -264,6 +265,9 @@ def parse(
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
     _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
+    keep_output = top.get("keep_output", False)
+    if not isinstance(keep_output, bool):
+        c.expected("keep_output", "true or false", keep_output)
     return Config(
         source=source,
         experiment=experiment,
@@ -282,6 +286,7 @@ def parse(
         variant=variant,
         output_limit=output,
         engine=engine,
+        keep_output=keep_output,
     )
 
 

@@ -9,8 +9,8 @@ The page's script and style are ours (``html/report.js``, ``html/report.css``), 
 server, no network.  The table of runs sorts by any column and filters by any column (text, or
 ``>``, ``<``, ``=``, ``A..B`` for numbers), a page at a time; the comparison view puts two
 solvers (or two encodings) side by side per instance, with the speed-up and the runs where
-their answers or verdicts disagree.  A run whose output the batch kept (a file
-``run-output/<run key>.log`` beside the results file) links to it.
+their answers or verdicts disagree.  A run whose output the batch kept (``keep_output: true``:
+a file ``run-output/<run key>.log`` beside the results file) links to it.
 
 The whole directory is built in a temporary directory beside ``DIR`` and renamed into place;
 an existing ``DIR`` is replaced only when it is empty or an earlier report.  Same database,
@@ -33,10 +33,10 @@ from typing import Any
 from ..errors import UsageError
 from . import report
 from .store import Row
+from .tasks import OUTPUT_DIR
 from .verdict import verdict
 
 GENERATOR = "cnfgen-queens report --html"  # the mark of a directory this module wrote (in index.html)
-OUTPUT_DIR = "run-output"  # beside the results file: <run key>.log, a run's kept output
 SVG_MAX_RUNS = 20_000
 RUN_COLUMNS = (  # the columns of runs.js, in order (the page shows some, the comparison keys use the rest)
     "instance", "task", "n", "encoding", "group_size", "column_alo", "shuffle_seed", "variant", "repeat",
