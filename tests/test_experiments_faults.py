@@ -83,6 +83,7 @@ BOMBS = {
         BASE.replace("  encodings", f"  shuffle_seeds: [{', '.join(map(str, range(100_001)))}]\n  encodings"),
         "instances.shuffle_seeds: 100002 values (YAML aliases expanded), over the limit of 100000",
     ),
+    "keep_output not a bool": (BASE + "keep_output: 1\n", "exp.yaml:7: keep_output: expected true or false, got 1"),
     "huge time limit": (BASE.replace("{time: 10}", "{time: 1.0e+300}"), "limits.time: 1e+300 seconds is over"),
     "huge memory limit": (
         BASE.replace("{time: 10}", "{time: 10, memory: 99999999999999}"),
