@@ -8,6 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cnfgen_queens.cnf.dimacs import atomic_output, check_writable
+
+from ..experiments import report
+from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
+from ..experiments.plots import check_path, draw, scatter_pairs
+from ..experiments.report import rows_from_runs_csv
+from ..experiments.store import Store, StoreError
 from .common import fail
 
 if TYPE_CHECKING:
@@ -80,7 +87,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _write(path: str, text: str) -> None:
-    from cnfgen_queens.cnf.dimacs import atomic_output
 
     with atomic_output(Path(path)) as out:
         out.write(text.encode())
@@ -88,8 +94,6 @@ def _write(path: str, text: str) -> None:
 
 def _rows(db: str) -> list[Row]:
     """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension)."""
-    from ..experiments.report import rows_from_runs_csv
-    from ..experiments.store import Store, StoreError
 
     if db.lower().endswith(".csv"):
         try:
@@ -106,10 +110,6 @@ def _rows(db: str) -> list[Row]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import check_writable
-
-    from ..experiments import report
-    from ..experiments.plots import check_path  # no matplotlib yet
 
     plots: list[tuple[str, Path, tuple[str, str] | None]] = [
         *(("cactus", Path(f), None) for f in args.cactus),
@@ -128,8 +128,6 @@ def run(args: argparse.Namespace) -> int:
         except OSError as e:
             fail(f"cannot write {path}: {e}")
     if args.html:
-        from ..experiments.html_report import HtmlTargetError, check_target
-
         try:
             check_target(Path(args.html), [Path(args.db), *_sidecars(args.db), *(p for _, p, _ in plots), *tables])
         except HtmlTargetError as e:
@@ -139,8 +137,6 @@ def run(args: argparse.Namespace) -> int:
         fail(f"{args.db}: no runs stored yet" if not args.where else f"{args.db}: no run matches --where", 1)
     for kind, _, pair in plots:
         if kind == "scatter" and pair is not None:
-            from ..experiments.plots import scatter_pairs
-
             try:
                 scatter_pairs(rows, *pair)
             except ValueError as e:
@@ -164,8 +160,6 @@ def run(args: argparse.Namespace) -> int:
             _write(path, text())
             print(f"wrote {path}: {what}", file=sys.stderr)
     if plots:
-        from ..experiments.plots import draw
-
         title = args.title or ", ".join(sorted({r.experiment for r in rows}))
         for kind, path, pair in plots:
             try:
@@ -181,15 +175,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _sidecars(db: str) -> list[Path]:
     """The files beside a results database that the HTML report reads (WAL, kept run output)."""
-    from ..experiments.html_report import OUTPUT_DIR
-
     path = Path(db)
     return [path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"), path.parent / OUTPUT_DIR]
 
 
 def _html(args: argparse.Namespace, rows: list[Row]) -> None:
-    from ..experiments.html_report import write
-
     title = args.title or ", ".join(sorted({r.experiment for r in rows}))
     try:
         done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time)

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..errors import UsageError
 from . import report
+from .plots import draw, scatter_pairs
 from .store import Row
 from .tasks import OUTPUT_DIR
 from .verdict import verdict
@@ -176,8 +177,6 @@ def _write_runs(rows: list[Row], path: Path, kept: set[str], link_base: str) -> 
 
 def _plots(rows: list[Row], build: Path, title: str, time: str) -> list[tuple[str, str]]:
     """(file, caption) of each plot drawn into ``build``: cactus, time vs N, and the first two solvers' scatter."""
-    from .plots import draw, scatter_pairs
-
     ext = ".svg" if len(rows) <= SVG_MAX_RUNS else ".png"
     out = [
         (f"cactus{ext}", "Cactus: runs solved against time, a panel per solver, a line per encoding."),
