@@ -15,8 +15,7 @@ from helpers import need_module, need_solver, need_tool
 from test_experiments_report import HAND, row
 
 from cnfgen_queens.cli import main
-from cnfgen_queens.experiments.store import Store
-from cnfgen_queens.experiments.tasks import OUTPUT_DIR
+from cnfgen_queens.experiments.store import OUTPUT_DIR, Store
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package (scripts/install-browser.sh); Playwright's own download is not used
 BROWSER_ARGS = [

@@ -24,8 +24,8 @@ from cnfgen_queens.solutions import executors
 from ..progress import Progress
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
-from .store import Row, Store
-from .tasks import OUTPUT_DIR, Measurement, execute, generate
+from .store import OUTPUT_DIR, Row, Store
+from .tasks import Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"

@@ -33,8 +33,7 @@ from typing import Any
 from ..errors import UsageError
 from . import report
 from .plots import draw, scatter_pairs
-from .store import Row
-from .tasks import OUTPUT_DIR
+from .store import OUTPUT_DIR, Row
 from .verdict import verdict
 
 GENERATOR = "cnfgen-queens report --html"  # the mark of a directory this module wrote (in index.html)

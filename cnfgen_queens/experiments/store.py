@@ -31,6 +31,7 @@ from ..errors import UsageError
 from ..solvers.outcome import Status
 from .verdict import Verdict
 
+OUTPUT_DIR = "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed
 SYNC_EVERY = 1.0  # seconds between two flushes of the journal to the disk (a row added after it flushes it)
 SCHEMA_VERSION = "1"  # nullable columns added since then are added to older files on open
 

@@ -74,9 +74,6 @@ def generate(instance: Instance, cache_dir: str, expected_hash: str | None = Non
     return str(path), gbd_hash(path)
 
 
-OUTPUT_DIR = "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed
-
-
 def execute(run: Run, cnf_path: str | None, output_dir: str | None = None) -> Measurement:
     """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure.
     With ``output_dir``, a binary solver's output is kept there as ``<run key>.log``."""
