@@ -30,6 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..cnf.atomic import signals_unwind
 from ..errors import UsageError
 from . import report
 from .plots import draw, scatter_pairs
@@ -89,20 +90,31 @@ def write(rows: list[Row], target: Path, *, title: str, db: Path, time: str = "w
     kept = _kept_outputs(db)
     link_base = os.path.relpath(db.resolve().parent / OUTPUT_DIR, target.resolve())
     parent = target.resolve().parent
-    build = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
-    try:
-        plots = _plots(rows, build, title, time)
-        outputs = _write_runs(rows, build / "runs.js", kept, link_base)
-        page = _page(rows, title, plots, time, outputs)
-        (build / "index.html").write_text(page, encoding="utf-8")
-        for f in build.iterdir():
-            f.chmod(0o644)
-        build.chmod(0o755)
-        _swap_in(build, target.resolve())
-    except BaseException:
-        shutil.rmtree(build, ignore_errors=True)
-        raise
+    with signals_unwind():  # SIGTERM and SIGHUP unwind too, so the temporary directory is removed
+        build = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+        try:
+            plots = _plots(rows, build, title, time)
+            outputs = _write_runs(rows, build / "runs.js", kept, link_base)
+            page = _page(rows, title, plots, time, outputs)
+            (build / "index.html").write_text(page, encoding="utf-8")
+            for f in [*build.iterdir(), build]:
+                f.chmod(0o755 if f == build else 0o644)
+                _fsync(f)
+            _swap_in(build, target.resolve())
+            _fsync(parent)
+        except BaseException:
+            shutil.rmtree(build, ignore_errors=True)
+            raise
     return Written(target, len(rows), tuple(p for p, _ in plots), outputs)
+
+
+def _fsync(path: Path) -> None:
+    """Flush a file or a directory (its entries) to the disk, so the rename publishes complete files."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _swap_in(build: Path, target: Path) -> None:
