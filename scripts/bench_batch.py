@@ -134,13 +134,22 @@ results: RESULTS
 """
 
 
-def per_thousand(db: Path) -> list[float]:
-    """Runs/s of each thousand runs in the order they finished (from the stored ``finished`` times)."""
+def per_thousand(db: Path) -> list[tuple[float, str, float]]:
+    """(runs/s, its N, the worker's mean seconds per run) of each thousand runs in the order they finished
+    (from the stored ``finished`` and ``total_wall``): the batch runs the smallest N first."""
     from datetime import datetime
 
     with sqlite3.connect(db) as con:
-        times = sorted(datetime.fromisoformat(r[0]).timestamp() for r in con.execute("SELECT finished FROM runs"))
-    return [(len(c) - 1) / (c[-1] - c[0]) for i in range(0, len(times), 1000) if len(c := times[i : i + 1000]) > 1]
+        rows = sorted(
+            (datetime.fromisoformat(f).timestamp(), n, wall or 0.0)
+            for f, n, wall in con.execute("SELECT finished, n, total_wall FROM runs")
+        )
+    out = []
+    for i in range(0, len(rows), 1000):
+        if len(c := rows[i : i + 1000]) > 1:
+            ns = sorted({r[1] for r in c})
+            out.append(((len(c) - 1) / (c[-1][0] - c[0][0]), "/".join(map(str, ns)), sum(r[2] for r in c) / len(c)))
+    return out
 
 
 def shell_loop(db: Path, work: Path, count: int) -> tuple[float, int]:
@@ -208,10 +217,11 @@ def scale(work: Path, repeats: int, loop_runs: int) -> list[str]:
     wall, cpu, peak, code = measured([cli, "batch", str(config), "--jobs", "2", "--no-progress"])
     with sqlite3.connect(db) as con:
         runs = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-    rates = per_thousand(db)
-    shown = ", ".join(f"{r:.0f}" for r in rates)
+    thousands = per_thousand(db)
+    rates = [r for r, _, _ in thousands]
+    shown = ", ".join(f"{r:.0f} (N={n}, {w * 1000:.0f} ms)" for r, n, w in thousands)
     out.append(f"batch {runs:,} runs (--jobs 2): {wall:.1f} s wall, {runs / wall:.0f} runs/s, coordinator peak "
-               f"{peak:.0f} MB, exit {code}; runs/s per thousand: {shown}; "
+               f"{peak:.0f} MB, exit {code}; per thousand, runs/s (N, worker's time per run): {shown}; "
                f"last/first {rates[-1] / rates[0]:.2f}")  # fmt: skip
     out.append(store_growth(db, work, 10 * runs))
     loop_wall, looped = shell_loop(db, work, loop_runs)
