@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -27,14 +28,15 @@ from .executor_config import SlurmSettings, executor_spec
 from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
 TASKS = ("solve", "count")
-TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "executor", "slurm")
+TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output",
+            "executor", "slurm")  # fmt: skip
 ENGINES = ("auto", "cubes", "loop")  # solutions.api.ENGINES (task count)
 INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
 LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
 
 # What a config may ask, checked before anything is expanded or counted (each error names its key)
-MAX_RUNS = 100_000  # runs in the grid, computed as a product of its factors
+MAX_RUNS = 1_000_000  # runs in the grid, computed as a product of its factors (what the coordinator holds)
 MAX_N = 100_000  # board size
 MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by building them (pysat:*)
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
@@ -52,7 +54,7 @@ class SolverEntry:
     name: str
     args: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def label(self) -> str:
         return " ".join((self.name, *self.args))
 
@@ -78,6 +80,7 @@ class Config:
     variant: VariantSpec | None = None
     output_limit: int = DEFAULT_OUTPUT_MB  # MB of solver output (stdout + stderr) per run
     engine: str = "auto"  # task count: how it counts (solutions.api.choose_engine)
+    keep_output: bool = False  # keep each binary solver's output (not in the hash: it changes no result)
     executor: str = "local"  # where the runs execute (not in the hash: it does not change results)
     slurm: SlurmSettings | None = None  # executor slurm: what its jobs ask (executor_config)
 
@@ -267,10 +270,16 @@ def parse(
     memory = limits.get("memory")
     if memory is not None:
         memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)
+        if engine == "cubes":  # choose_engine would refuse every run
+            c.fail("limits.memory", "engine cubes cannot bound memory (its workers are not limited); drop "
+                   "limits.memory, or use engine loop or auto (the loop under a memory limit)")  # fmt: skip
     output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
     _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
+    keep_output = top.get("keep_output", False)
+    if not isinstance(keep_output, bool):
+        c.expected("keep_output", "true or false", keep_output)
     executor, slurm = executor_spec(c, top, time_limit, memory, results)
     return Config(
         source=source,
@@ -290,6 +299,7 @@ def parse(
         variant=variant,
         output_limit=output,
         engine=engine,
+        keep_output=keep_output,
         executor=executor,
         slurm=slurm,
     )

@@ -6,7 +6,9 @@ to hold (:func:`check_held_size`), hold one :class:`.Deadline` for the whole req
 returns one :class:`.Count` whose ``mismatches`` say where it disagrees with OEIS (:func:`mismatches`).
 Errors the user can fix are :class:`.UsageError`, with the CLI's words (options named as flags).
 
-Engines: ``cubes`` counts the canonical border cubes with embedded solvers (:mod:`.cube_count`);
+Engines: ``cubes`` counts the canonical border cubes with embedded solvers (:mod:`.cube_count`), and the
+variants by their own cubes (:mod:`.split_count`: the torus by its symmetry group, placed queens and
+blocked squares by the queens of their first free rows);
 ``loop`` is the seeds' blocking-clause loop: the embedded loop in a forked child (:mod:`.forked_loop`)
 for a ``pysat:`` solver, the durable restart loop (:mod:`.external_loop`) for a binary.
 """
@@ -24,7 +26,7 @@ from cnfgen_queens.limits import DEFAULT_OUTPUT_MB, Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions import cube_count
+from cnfgen_queens.solutions import cube_count, split_count
 from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
 from cnfgen_queens.solutions.external_loop import enumerate_external
 from cnfgen_queens.solutions.forked_loop import enumerate_forked
@@ -40,6 +42,7 @@ ENGINES = ("auto", "cubes", "loop")
 HELD_CLAUSES = 20_000_000
 COMPACT = ("sequential", "product", "commander", "ladder", "bimander", "binary")  # suggested instead
 CUBES_ESCAPE = "count --engine loop --allow-large (cubes build it in every worker)"
+AUTO_SPLIT_UP_TO = 32  # N up to which auto counts placed queens and blocked squares by cubes (<= N^2 cubes)
 
 
 def check_held_size(
@@ -105,15 +108,17 @@ def choose_engine(
 ) -> str:
     """``"cubes"`` or ``"loop"`` for this request, or UsageError when the options cannot go together.
 
-    ``auto`` counts by cubes with an embedded solver on the plain board when nothing asks for the loop
-    (``limit``, ``workdir``, ``resume``, ``allow_large``, a memory limit: the cube workers cannot honour
-    them); ``cubes`` refuses what cubes cannot do; ``loop`` is one solver, any solver."""
+    ``auto`` counts by cubes with an embedded solver when nothing asks for the loop (``limit``, ``workdir``,
+    ``resume``, ``allow_large``, a memory limit: the cube workers cannot honour them): on the plain board
+    and the torus always, with placed queens or blocked squares up to N = :data:`AUTO_SPLIT_UP_TO` (beyond,
+    up to N^2 cubes cost more solver calls than the loop's one per solution); ``cubes`` refuses what cubes
+    cannot do; ``loop`` is one solver, any solver."""
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
     limits = limits or Limits()
     if symmetric and formula.variant.active:
-        raise UsageError(f"--symmetric does not combine with {variant_flag(formula.variant)}: the 8 board "
-                         "symmetries do not hold for variants")  # fmt: skip
+        raise UsageError(f"--symmetric does not combine with {variant_flag(formula.variant)}: it counts the orbits "
+                         "of the plain board's 8 board symmetries (OEIS A002562)")  # fmt: skip
     parallel = _set((("--jobs", jobs > 1), (f"--executor {executor}", executor != "local")))
     loop_only = _set((("--limit", limit), ("--out", workdir), ("--resume", resume), ("--allow-large", allow_large),
                       ("--memory-limit", limits.memory)))  # fmt: skip
@@ -127,7 +132,7 @@ def choose_engine(
         what = parallel[0] if parallel else "--engine cubes"
         raise UsageError(f"{what} needs an embedded pysat: solver (each cube is solved by one); without it, "
                          f"{solver} counts by the blocking-clause loop")  # fmt: skip
-    if not (engine == "cubes" or parallel or (embedded and not formula.variant.active and not loop_only)):
+    if not (engine == "cubes" or parallel or (embedded and auto_cubes(formula) and not loop_only)):
         return "loop"
     external = external_flags(limits, workdir, resume, solver_args, solvers_file)
     if external:  # the loop's own words: these are for an external solver, whichever the engine
@@ -135,11 +140,13 @@ def choose_engine(
     if loop_only:
         raise UsageError(f"counting by cubes (--jobs, --executor, --engine cubes) does not combine with "
                          f"{', '.join(loop_only)}; --engine loop runs the blocking-clause loop")  # fmt: skip
-    if formula.variant.active:
-        flag, what = variant_flag(formula.variant), (parallel or ["--engine cubes"])[0]
-        raise UsageError(f"{what} does not combine with {flag}: it counts one board per orbit of the 8 board "
-                         f"symmetries (rotations and mirror symmetry), and {flag} breaks them")  # fmt: skip
     return "cubes"
+
+
+def auto_cubes(formula: QueensFormula) -> bool:
+    """Whether ``auto`` counts ``formula`` by cubes (with an embedded solver, nothing asking for the loop)."""
+    v = formula.variant
+    return not (v.placed or v.holes) or formula.n <= AUTO_SPLIT_UP_TO
 
 
 def check_size(formula: QueensFormula, engine: str, *, jobs: int = 1, executor: str = "local",
@@ -277,10 +284,10 @@ def count(
     deadline = Deadline.after(limits.time)
     if chosen == "cubes":
         check_size(formula, "cubes", jobs=jobs, executor=executor)
-
+        by_cubes = split_count.count_split if formula.variant.active else cube_count.count_symmetric
         try:
-            result = cube_count.count_symmetric(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
-                                     deadline=deadline, progress=progress)  # fmt: skip
+            result = by_cubes(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler, deadline=deadline,
+                              progress=progress)  # fmt: skip
         except UsageError:
             raise
         except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
