@@ -1,9 +1,11 @@
 """Atomic file output: a temporary file next to the target, fsync, rename; removed if anything goes wrong.
 
-Ctrl-C (SIGINT) already arrives as KeyboardInterrupt.  While an atomic write is under
-way, SIGTERM and SIGHUP are turned into :class:`Terminated` in the writing process, so
-the same unwinding removes the temporary file (and stops any solver the command runs)
-before the process exits with 128 + the signal number.  A forked child that inherits
+Ctrl-C (SIGINT) already arrives as KeyboardInterrupt, and in a CLI command SIGTERM and SIGHUP
+as :class:`cnfgen_queens.errors.Terminated` (:func:`~cnfgen_queens.errors.signals_raise`).  For a
+library caller, while an atomic write is under way, SIGTERM and SIGHUP are turned into
+:class:`Terminated` in the writing process, so the same unwinding removes the temporary file
+(and stops any solver the command runs) before the process exits with 128 + the signal number;
+a signal the caller ignores stays ignored.  A forked child that inherits
 the handler gets the default action instead, and never removes its parent's file.
 Only ``kill -9`` leaves a temporary file behind; :func:`sweep_temporaries` removes
 those of a known target.
@@ -18,6 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from ..errors import raise_terminated
 
 TEMP_SUFFIX = ".tmp"
 CAUGHT = (signal.SIGTERM, signal.SIGHUP)
@@ -56,8 +60,9 @@ def signals_unwind() -> Iterator[None]:
     with _lock:
         if _depth == 0:
             _owner = os.getpid()
-            for sig in CAUGHT:
-                _previous[sig] = signal.signal(sig, _on_signal)
+            for sig in CAUGHT:  # the CLI's handler unwinds already; an ignored signal stays ignored
+                if signal.getsignal(sig) not in (raise_terminated, signal.SIG_IGN):
+                    _previous[sig] = signal.signal(sig, _on_signal)
         _depth += 1
     try:
         yield

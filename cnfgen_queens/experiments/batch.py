@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import TERMINATING, Terminated
 from ..progress import Progress
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
@@ -27,12 +28,6 @@ from .tasks import Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, handled like Ctrl-C: workers stopped, finished results kept (exit status 143)."""
-
-    exit_code = 143
 
 
 @dataclass
@@ -45,17 +40,19 @@ class Summary:
     solved: int = 0
     failed: list[str] = field(default_factory=list)
     interrupted: bool = False
-    terminated: bool = False  # by SIGTERM (interrupted is set too)
+    terminated: bool = False  # by SIGTERM or SIGHUP (interrupted is set too)
+    stopped_by: str = "interrupted"  # what stopped it: "interrupted", "terminated (SIGTERM)", ...
+    exit_code: int = 130  # 128 + the signal that stopped it
     seconds: float = 0.0
 
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Ignore SIGINT and SIGTERM inside (from the main thread; elsewhere no handler can be set)."""
+    """Ignore SIGINT, SIGTERM and SIGHUP inside (from the main thread; elsewhere no handler can be set)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, *TERMINATING)}
     try:
         yield
     finally:
@@ -175,6 +172,7 @@ def run_batch(
                     bar.update(1, solved=summary.solved)
         except KeyboardInterrupt as e:
             summary.interrupted, summary.terminated = True, isinstance(e, Terminated)
+            summary.stopped_by, summary.exit_code = str(e) or "interrupted", getattr(e, "exit_code", 130)
             if adding is not None and adding in store.done_keys():
                 summary.done += 1
             with _signals_held():  # a second Ctrl-C or SIGTERM must not cut the stopping of the workers short

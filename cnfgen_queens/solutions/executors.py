@@ -13,8 +13,10 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -106,27 +108,43 @@ class LocalExecutor:
                 return
 
 
+SCHEDULER_TIMEOUT = 5  # seconds to reach a --scheduler before giving up (Dask's default is 30)
+
+
 class DaskExecutor:
-    """A Dask distributed client: on ``scheduler`` (``tcp://host:8786``) or on a new LocalCluster."""
+    """A Dask distributed client: on ``scheduler`` (``tcp://host:8786``) or on a new LocalCluster.
+
+    A LocalCluster keeps its workers' scratch space in a temporary directory of ours, removed by
+    :meth:`close` (Dask leaves its ``dask-scratch-space`` in $TMPDIR for ever otherwise)."""
 
     def __init__(self, jobs: int, scheduler: str | None = None) -> None:
         import logging
 
+        import dask
         from dask.distributed import Client, LocalCluster, as_completed
 
         self.cluster = None
+        self.scratch: str | None = None
         if scheduler:
-            self.client = Client(scheduler, timeout="30s")
+            self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
         else:
-            self.cluster = LocalCluster(
-                n_workers=jobs,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-                memory_limit=0,  # the runner enforces the memory limit per run
-            )
-            self.client = Client(self.cluster)
+            self.scratch = tempfile.mkdtemp(prefix="cnfgen-queens-dask-")
+            try:  # the scheduler's scratch space too (it takes no local_directory of its own)
+                with dask.config.set({"temporary-directory": self.scratch}):
+                    self.cluster = LocalCluster(
+                        n_workers=jobs,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # HTTP on a free port, no warning
+                        local_directory=self.scratch,
+                        silence_logs=logging.CRITICAL,
+                        memory_limit=0,  # the runner enforces the memory limit per run
+                    )
+                    self.client = Client(self.cluster)
+            except BaseException:
+                self._remove_scratch()
+                raise
         self.done = as_completed()
         self.futures: set[Any] = set()
         self._slots, self._asked = 1, -1e9
@@ -156,9 +174,17 @@ class DaskExecutor:
         if interrupted and self.futures:
             self.done.clear()
             self.client.cancel(list(self.futures), force=True)
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        try:
+            self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+        finally:
+            self._remove_scratch()
+
+    def _remove_scratch(self) -> None:
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
 
 def make(kind: str, jobs: int, scheduler: str | None = None) -> LocalExecutor | DaskExecutor:
