@@ -1,9 +1,10 @@
 """cnfgen-queens: DIMACS generator and solver-agnostic SAT toolchain for N-queens.
 
 The first statements below make the console scripts quiet on Ctrl-C, SIGTERM and SIGHUP
-(a signal the caller ignores stays ignored) from the moment this package is imported (:func:`quiet_exit`).  They use only modules Python has loaded before
-running any script (``os``, ``sys``, the C module ``_signal``), so no file is searched for
-first.  What runs before the package is imported is out of reach of any code of ours:
+(a signal the caller ignores stays ignored) from the moment this package is imported
+(:func:`quiet_exit`).  They use only modules Python has loaded before running any script
+(``os``, ``sys``, the C module ``_signal``), so no file is searched for first.  What runs
+before the package is imported is out of reach of any code of ours:
 Python's own start-up (``site``, ``.pth`` files) and the pip-generated wrapper's
 ``import re`` and its search for the package; a Ctrl-C there still gets Python's
 KeyboardInterrupt traceback (scripts/bench_startup_sigint.py measures how often).

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -108,6 +108,25 @@ class LocalExecutor:
                 return
 
 
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP are held back inside (main thread only) and delivered as the block ends:
+    a LocalCluster stopped half-started cannot be closed (its atexit hook prints a traceback)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    signals = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if signal.getsignal(s) != signal.SIG_IGN]
+    previous = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum)) for sig in signals}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        if caught:
+            signal.raise_signal(caught[0])
+
+
 SCHEDULER_TIMEOUT = 5  # seconds to reach a --scheduler before giving up (Dask's default is 30)
 
 
@@ -125,12 +144,13 @@ class DaskExecutor:
 
         self.cluster = None
         self.scratch: str | None = None
+        self.futures: set[Any] = set()
         if scheduler:
             self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
         else:
             self.scratch = tempfile.mkdtemp(prefix="cnfgen-queens-dask-")
             try:  # the scheduler's scratch space too (it takes no local_directory of its own)
-                with dask.config.set({"temporary-directory": self.scratch}):
+                with _signals_deferred(), dask.config.set({"temporary-directory": self.scratch}):
                     self.cluster = LocalCluster(
                         n_workers=jobs,
                         threads_per_worker=1,
@@ -142,11 +162,10 @@ class DaskExecutor:
                         memory_limit=0,  # the runner enforces the memory limit per run
                     )
                     self.client = Client(self.cluster)
-            except BaseException:
-                self._remove_scratch()
+            except BaseException:  # a signal deferred above lands as the block ends: close what was started
+                self.close()
                 raise
         self.done = as_completed()
-        self.futures: set[Any] = set()
         self._slots, self._asked = 1, -1e9
 
     @property
@@ -175,7 +194,8 @@ class DaskExecutor:
             self.done.clear()
             self.client.cancel(list(self.futures), force=True)
         try:
-            self.client.close()
+            if getattr(self, "client", None) is not None:
+                self.client.close()
             if self.cluster is not None:
                 self.cluster.close()
         finally:
