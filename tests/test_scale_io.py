@@ -131,7 +131,7 @@ def test_huge_outputs_are_refused_before_writing(tmp_path: Path) -> None:
     [(40, "pairwise"), (150, "sequential"), pytest.param(100, "nested", marks=pytest.mark.slow), (60, "binary")],
 )
 def test_the_size_named_is_exact(n: int, encoding: str, monkeypatch, capfdbinary) -> None:
-    import cnfgen_queens.cli.gen as gen
+    import cnfgen_queens.cnf.size_guard as gen
 
     monkeypatch.setattr(gen, "SIZE_FROM", 0)
     monkeypatch.setattr(gen, "LARGE_BYTES", 0)

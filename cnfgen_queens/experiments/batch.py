@@ -21,10 +21,11 @@ from typing import Any
 
 from ..errors import TERMINATING, Terminated
 from ..progress import Progress
+from ..solvers.outcome import Status
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import Row, Store
-from .tasks import Measurement, execute, generate
+from .tasks import GenerationTimeout, Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"
@@ -145,7 +146,8 @@ def run_batch(
                 while queue and len(in_flight) < 2 * pool.slots:
                     kind, item = queue.popleft()
                     if kind == "generate":
-                        future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key))
+                        future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key),
+                                             config.time_limit)  # fmt: skip
                     else:
                         future = pool.submit(f"run-{item[0].key}", execute, *item)
                     in_flight[future] = (kind, item)
@@ -153,6 +155,15 @@ def run_batch(
                     kind, item = in_flight.pop(future)
                     try:
                         value = pool.result(future)
+                    except GenerationTimeout as e:  # its runs' time is up before any solver starts
+                        timed_out = Measurement(Status.TIMEOUT, wall=config.time_limit, error=str(e))
+                        for run in by_instance[item]:
+                            adding = run.key
+                            store.add(make_row(config, run, timed_out))
+                            adding = None
+                            summary.done += 1
+                            bar.update(1, solved=summary.solved)
+                        continue
                     except Exception as e:
                         what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
                         summary.failed.append(f"{what}: {type(e).__name__}: {e}")
