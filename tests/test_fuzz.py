@@ -386,7 +386,7 @@ def _bomb_case(command: str, shape: str, suffix: str, size: int) -> object:
         for s in BOMB_SHAPES
         for x in (".gz", ".xz")
         for z in (4 << 20, 16 << 20)
-    ],  # fmt: skip
+    ],
 )
 def test_small_compressed_bombs(tmp_path: Path, command: str, shape: str, suffix: str, size: int) -> None:
     """Megabytes behind a few KB: bounded time and memory, one line when refused (default: 4 MB, .gz)."""
