@@ -102,6 +102,10 @@ def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
     except KeyboardInterrupt as e:  # Ctrl-C; or Terminated (SIGTERM, SIGHUP)
         print(f"{prog}: {str(e) or 'interrupted'}", file=sys.stderr)  # an exception is always truthy
         return getattr(e, "exit_code", 130)
+    except MemoryError:  # the environment: a memory limit (ulimit -v, a cgroup) below what the input needs
+        print(f"{prog}: error: out of memory (raise the memory limit, or give a smaller input)", file=sys.stderr)
+        _drop_stdout()
+        return 1
     except BrokenPipeError:
         _drop_stdout()  # the reader went away (e.g. `| head`); silence the flush at exit
         return 141

@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, cast
 
+from ..errors import UsageError
+
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
 READ_BUFFER = 1 << 20
 
 
-class InputError(ValueError):
+class InputError(UsageError):
     """An input file that cannot be read as what it is or claims to be; one line, naming the file."""
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 
+from ..errors import UsageError
 from .base import REGISTRY, Clause, Encoding, VarPool, measured_counts, register
 
 _MODULES = ("pairwise", "sequential", "commander", "nested", "binary", "product", "bimander", "ladder", "pysat_card")
@@ -15,7 +16,7 @@ for _m in _MODULES:
     importlib.import_module(f"{__name__}.{_m}")
 
 
-class UnknownEncoding(ValueError):
+class UnknownEncoding(UsageError):
     pass
 
 

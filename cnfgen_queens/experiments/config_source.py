@@ -35,8 +35,9 @@ def read(path: Path) -> tuple[Any, dict[str, int]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise SourceError(f"cannot read {source}: {getattr(e, 'strerror', None) or e}") from None
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)  # a NUL or other control character is refused here (ReaderError)
         node = loader.get_single_node()
         lines: dict[str, int] = {}
         if node is None:
@@ -51,7 +52,8 @@ def read(path: Path) -> tuple[Any, dict[str, int]]:
     except RecursionError:
         raise SourceError(f"{source}: nested too deeply") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 class _Walk:

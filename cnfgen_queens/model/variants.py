@@ -29,6 +29,8 @@ from pathlib import Path
 
 from cnfgen_queens.model.board import Board, Cell, Line
 
+from ..errors import UsageError
+
 RANDOM_METHOD = "sequential-uniform"
 RANDOM_ATTEMPTS = 1000  # restarts before random placement gives up (a clear error)
 RANDOM_MAX_N = 1000  # random placement lists the N*N squares
@@ -45,7 +47,7 @@ HEADER_HOLES = "blocked squares (row,column 1-based):"
 HEADER_RANDOM = "random placement:"
 
 
-class VariantError(ValueError):
+class VariantError(UsageError):
     """An impossible or malformed variant (off-board cell, attacking queens, ...)."""
 
 
