@@ -22,7 +22,8 @@ def one_sentence(err: str) -> str:
 def test_a_nul_byte_in_a_yaml_config_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 24: "ReaderError: unacceptable character #x0000 ..." on two lines, exit 1."""
     cfg = tmp_path / "c.yaml"
-    cfg.write_bytes(b"instances:\n  n: [6]\x00\n  encodings: [pairwise]\nsolvers: [pysat:cadical195]\nlimits: {time: 5}\n")
+    text = b"instances:\n  n: [6]\x00\n  encodings: [pairwise]\nsolvers: [pysat:cadical195]\nlimits: {time: 5}\n"
+    cfg.write_bytes(text)
     assert main(["batch", str(cfg), "--dry-run"]) == 2
     assert "not valid YAML" in one_sentence(capsys.readouterr().err)
 
@@ -47,3 +48,21 @@ def test_out_of_memory_is_an_environment_error(tmp_path: Path) -> None:
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 1
     assert "out of memory" in one_sentence(done.stderr)
+
+
+def test_a_user_profile_asks_no_version_unless_it_says_how(tmp_path: Path) -> None:
+    """configs/solvers.yaml: "version_args ... (default: none)"; the code asked ``--version`` of every
+    user profile's binary (issue 24), a process of the user's binary started outside any run."""
+    from cnfgen_queens.solvers import resolve
+
+    marker = tmp_path / "asked"
+    wrapper = tmp_path / "w.sh"
+    wrapper.write_text(f'#!/bin/sh\n[ "$1" = --version ] && touch {marker} && echo "w 9.9.9"\nexit 0\n')
+    wrapper.chmod(0o755)
+    for version_args, asked in (("", False), ('    version_args: "--version"\n', True)):
+        profiles = tmp_path / "solvers.yaml"
+        profiles.write_text(f"solvers:\n  w:\n    command: '{wrapper} {{cnf}}'\n{version_args}")
+        marker.unlink(missing_ok=True)
+        solver = resolve("w", solvers_file=profiles)
+        version = solver.version
+        assert marker.exists() == asked and (version == "9.9.9") == asked, version
