@@ -16,6 +16,21 @@ from typing import Any
 import pytest
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Measured counts (pysat:* encodings) go to a directory of this session, never the user's cache;
+    processes the tests start inherit it."""
+    from cnfgen_queens.encodings.pysat_card import CACHE_ENV
+
+    previous = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if previous is None:
+        os.environ.pop(CACHE_ENV, None)
+    else:
+        os.environ[CACHE_ENV] = previous
+
+
 @pytest.fixture(autouse=True)
 def _no_process_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each process a test starts with ``subprocess`` is gone when it ends: one still running (with its

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 LARGE_BYTES = 50 * 10**9  # above this (or LARGE_CLAUSES) a CNF needs allow_large
 LARGE_CLAUSES = 2**31
 SIZE_FROM = 1_000_000  # clauses from which the output size is computed (it needs numpy)
+SIZE_FROM_UNBUILT = 2**25  # the same, for a caller that builds no template to size (a batch's check):
+# under 33.5M clauses, 50 GB would take over 1,490 bytes a clause; every encoding's clauses are mostly binary
 SHUFFLE_MAX_CLAUSES = 20_000_000  # about 1.1 GB on the vectorised path, 2.5 GB of clause tuples on the other
 
 
@@ -41,10 +43,12 @@ def check_size(
     allow_large: bool = False,
     shuffled_by: str | None = None,
     advice: str = "pass --allow-large to write it anyway",
+    size_from: int | None = None,
 ) -> None:
     """UsageError, before anything is written, for a formula beyond the DIMACS variable limit, and
     (unless ``allow_large``) one over :data:`LARGE_BYTES` or :data:`LARGE_CLAUSES`, or shuffled (by the
-    option ``shuffled_by``) with over :data:`SHUFFLE_MAX_CLAUSES` clauses; ``advice`` ends the message."""
+    option ``shuffled_by``) with over :data:`SHUFFLE_MAX_CLAUSES` clauses; ``advice`` ends the message.
+    The byte size is computed from ``size_from`` clauses on (default :data:`SIZE_FROM`)."""
     num_vars, num_clauses = formula.counts()
     clauses = num_clauses + len(blocks)
     if num_vars > MAX_VAR:
@@ -55,7 +59,7 @@ def check_size(
     if shuffled_by and clauses > SHUFFLE_MAX_CLAUSES:
         raise UsageError(f"{shuffled_by} holds every clause in memory: N={formula.n} {formula.encoding} has "
                          f"{clauses:,} clauses, above {SHUFFLE_MAX_CLAUSES:,}; {advice}")  # fmt: skip
-    if clauses < SIZE_FROM:
+    if clauses < (SIZE_FROM if size_from is None else size_from):
         return
     from .output_size import body_size, digit_sum
 

@@ -312,7 +312,7 @@ def _sizes_fit(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], colum
     """What gen-queens refuses, the batch refuses before any run (cnf.size_guard): the largest instance of
     each encoding that ``max_clauses`` keeps (sizes grow with N) within the DIMACS variable limit, the
     size guard, and the shuffle's memory bound."""
-    from cnfgen_queens.cnf.size_guard import check_size
+    from cnfgen_queens.cnf.size_guard import SIZE_FROM_UNBUILT, check_size
     from cnfgen_queens.model.formula import QueensFormula
 
     from .. import encodings as registry
@@ -324,7 +324,8 @@ def _sizes_fit(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], colum
             if max_clauses is None or formula.counts()[1] <= max_clauses:
                 try:
                     check_size(formula, shuffled_by="instances.shuffle_seeds" if shuffled else None,
-                               advice="use a smaller N, or instances.max_clauses to leave it out")  # fmt: skip
+                               advice="use a smaller N, or instances.max_clauses to leave it out",
+                               size_from=SIZE_FROM_UNBUILT)  # fmt: skip
                 except UsageError as e:
                     c.fail(f"instances.encodings[{i}]", str(e))
                 break
