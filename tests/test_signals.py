@@ -52,7 +52,7 @@ def alive(pids: list[int]) -> list[int]:
 
 def start(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen[str], Path]:
     spool = tmp_path / "spool"
-    spool.mkdir()
+    spool.mkdir(exist_ok=True)
     env = {**os.environ, "TMPDIR": str(spool)}
     proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=tmp_path, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_signals)  # fmt: skip
@@ -160,3 +160,27 @@ def test_an_unreachable_scheduler_fails_within_ten_seconds(capsys: pytest.Captur
     assert time.monotonic() - start < 10
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "tcp://127.0.0.1:1" in err
+
+
+def test_kill_9_leftovers_are_removed_by_the_next_run_never_one_in_use(tmp_path: Path) -> None:
+    """Issue 24: ``kill -9`` of ``enumerate`` left cnfgen-queens-input-*/-solve-* that ``--resume`` never removed."""
+    need_solver("kissat")
+    argv = ["enumerate", "12", "--solver", "kissat", "--out", "d", "--quiet"]
+    proc, spool = start(tmp_path, *argv)
+    wait_for(proc, lambda: list(spool.glob("cnfgen-queens-input-*")))
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert list(spool.glob("cnfgen-queens-input-*"))  # what kill -9 leaves
+    code = "import time; from cnfgen_queens.cnf.atomic import work_dir\nwith work_dir('solve') as d:\n"
+    busy = subprocess.Popen([sys.executable, "-c", code + "    print(d, flush=True); time.sleep(60)"],
+                            env={**os.environ, "TMPDIR": str(spool)}, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert busy.stdout is not None
+        in_use = Path(busy.stdout.readline().strip())
+        resumed, _ = start(tmp_path, *argv, "--resume", "--limit", "1")
+        _, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert [p for p in spool.iterdir() if p.name.startswith("cnfgen-queens-")] == [in_use]
+    finally:
+        busy.kill()
+        busy.wait()

@@ -126,3 +126,65 @@ def sweep_temporaries(path: Path) -> list[Path]:
             tmp.unlink(missing_ok=True)
             removed.append(tmp)
     return removed
+
+
+WORK_PREFIX = "cnfgen-queens-"
+WORK_LOCK = ".in-use"  # held (flock) by the process using the directory, for as long as it does
+STALE_UNLOCKED = 24 * 3600  # seconds after which a work directory with no lock file (older code) is stale
+
+
+@contextmanager
+def work_dir(kind: str) -> Iterator[Path]:
+    """``$TMPDIR/cnfgen-queens-KIND-XXXXXXXX``, removed when the block ends; locked while in use, so that
+    :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left, never one still in use."""
+    import fcntl
+    import shutil
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
+    try:
+        fd = os.open(path / WORK_LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield path
+        finally:
+            os.close(fd)
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def sweep_work_dirs(kinds: tuple[str, ...], root: Path | None = None) -> list[Path]:
+    """Remove the work directories of ``kinds`` (:func:`work_dir`) in ``root`` (default ``$TMPDIR``) that no
+    live process holds: those a ``kill -9`` left.  One with no lock file counts only after a day."""
+    import fcntl
+    import shutil
+    import tempfile
+    import time
+
+    removed = []
+    base = Path(root or tempfile.gettempdir())
+    for kind in kinds:
+        for path in base.glob(f"{WORK_PREFIX}{kind}-*"):
+            try:
+                fd = os.open(path / WORK_LOCK, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:  # being created, or left by older code: judged by age
+                try:
+                    stale = path.is_dir() and time.time() - path.stat().st_mtime > STALE_UNLOCKED
+                except OSError:
+                    continue
+                if stale:
+                    shutil.rmtree(path, ignore_errors=True)
+                    removed.append(path)
+                continue
+            except OSError:  # not ours to judge (another user's, not a directory)
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # in use
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            finally:
+                os.close(fd)
+    return removed

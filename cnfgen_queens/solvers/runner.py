@@ -9,13 +9,13 @@ called verified.
 from __future__ import annotations
 
 import shlex
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..cnf.atomic import sweep_work_dirs, work_dir
 from ..errors import UsageError
 from ..limits import Limits
 from .discovery import SolverSpec, resolve
@@ -105,10 +105,23 @@ def solve(
         outcome = _solve_embedded(spec, source, limits, proof, args)
         return _validated(outcome, source)
     assert spec.profile is not None
+    _sweep_once()
     native = spec.profile.name if spec.profile.source == "built-in" else ""
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-input-") as tmp, solver_input(native, path, tmp) as given:
+    with work_dir("input") as tmp, solver_input(native, path, str(tmp)) as given:
         source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
         return _validated(_solve_binary(spec, given, source, limits, args, proof), source)
+
+
+_swept = False
+
+
+def _sweep_once() -> None:
+    """At a process's first binary solve, remove the work directories a ``kill -9`` of an earlier
+    process left in $TMPDIR (never one still in use: each is locked by its process)."""
+    global _swept
+    if not _swept:
+        _swept = True
+        sweep_work_dirs(("input", "solve"))
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
@@ -191,7 +204,7 @@ def _solve_binary(
         raise UsageError(
             f"solver {spec.name} writes no DRAT proof; --proof works with kissat, cadical, pysat:cadical195"
         )
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-solve-") as tmp:
+    with work_dir("solve") as tmp:
         model_file = Path(tmp) / "model.txt" if profile.output == "minisat" else None
         proof_file = Path(tmp) / "proof.drat" if proof is not None else None
         argv = profile.command(spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time,
