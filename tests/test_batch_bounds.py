@@ -99,3 +99,41 @@ def test_placements_are_bounded_before_any_is_generated(tmp_path: Path, capsys: 
     cfg = write_config(tmp_path, "  n: [8]\n  encodings: [pairwise]\n  random_place: [1, 2]\n"
                                  "  random_seeds: {from: 0, to: 99999}")  # fmt: skip
     refused(capsys, ["batch", str(cfg), "--dry-run"], "200000 (N, K, seed) placements")
+
+
+def test_two_batch_processes_on_one_store_split_the_runs(tmp_path: Path) -> None:
+    """Issue 24: two batches on one results file stored 252 rows correctly but ran 502 runs between them."""
+    import subprocess
+    import sys
+
+    from helpers import CLI_ENTRY, need_solver
+
+    need_solver("minisat")
+    cfg = write_config(tmp_path, "  n: {from: 4, to: 13}\n  encodings: [pairwise, sequential]",
+                       solvers="[minisat, pysat:cadical195]")  # fmt: skip
+    argv = [sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--no-progress", "--jobs", "1"]
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=240) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    done = [int(out.split(" runs done")[0].split()[-1]) for out, _ in outs]
+    with Store(tmp_path / "out" / "r.sqlite", readonly=True) as store:
+        rows = store.rows()
+        claims = store.db.execute("SELECT COUNT(*) FROM claims").fetchone()[0]
+    assert len(rows) == 40 and sum(done) == 40 and claims == 0, (done, outs)
+
+
+def test_a_claim_of_a_dead_batch_is_taken_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+    import subprocess
+
+    cfg = write_config(tmp_path, "  n: [5, 6]\n  encodings: [pairwise]")
+    assert main(["batch", str(cfg), "--dry-run"]) == 0
+    keys = [line.split()[1] for line in capsys.readouterr().out.splitlines() if line.startswith("todo ")]
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    with Store(tmp_path / "out" / "r.sqlite") as store:  # a batch killed with -9 while running both
+        for key in keys:
+            store.db.execute("INSERT INTO claims VALUES (?, ?, ?, ?)", (key, socket.gethostname(), dead.pid, 0.0))
+            store.db.execute("UPDATE claims SET since = strftime('%s', 'now') WHERE run_key = ?", (key,))
+    assert main(["batch", str(cfg), "--no-progress"]) == 0
+    assert "2 runs done" in capsys.readouterr().out

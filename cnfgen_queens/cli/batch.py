@@ -110,6 +110,8 @@ def _run(config: Config, args: argparse.Namespace) -> int:
         f"{summary.done} runs done ({summary.solved} solved), {summary.skipped} already stored, "
         f"{summary.total} in the grid; results in {results} ({summary.seconds:.1f} s)"
     )
+    if summary.elsewhere:
+        print(f"{summary.elsewhere} runs left to another batch process on {results} (run again to check)")
     for line in summary.failed:
         print(f"{args.prog}: error: {line}", file=sys.stderr)
     if summary.interrupted:

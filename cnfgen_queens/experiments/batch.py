@@ -45,6 +45,7 @@ class Summary:
     stopped_by: str = "interrupted"  # what stopped it: "interrupted", "terminated (SIGTERM)", ...
     exit_code: int = 130  # 128 + the signal that stopped it
     seconds: float = 0.0
+    elsewhere: int = 0  # runs left to another batch process on the same results file (claimed there)
 
 
 @contextlib.contextmanager
@@ -133,6 +134,7 @@ def run_batch(
         known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
         hashes: dict[Instance, str] = {}
         cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
+        stale = 2 * config.time_limit + 600  # a claim of another host this old is abandoned
         bar = Progress("run", None, total=len(todo), quiet=not progress, tty_only=False, leave=True)
         in_flight: dict[Any, tuple[str, Any]] = {}
         adding: str | None = None  # the run key being stored
@@ -145,6 +147,9 @@ def run_batch(
             while queue or in_flight:
                 while queue and len(in_flight) < 2 * pool.slots:
                     kind, item = queue.popleft()
+                    if kind == "run" and not store.claim(item[0].key, retry_errors=retry_errors, stale_after=stale):
+                        summary.elsewhere += 1  # another batch process on this file runs it (or has stored it)
+                        continue
                     if kind == "generate":
                         future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key),
                                              config.time_limit)  # fmt: skip
@@ -167,6 +172,8 @@ def run_batch(
                     except Exception as e:
                         what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
                         summary.failed.append(f"{what}: {type(e).__name__}: {e}")
+                        if kind == "run":
+                            store.release([item[0].key])
                         continue
                     if kind == "generate":
                         path, hashes[item] = value
@@ -195,5 +202,7 @@ def run_batch(
             pool.close()
         finally:
             bar.close()
+            with _signals_held():
+                store.release()  # runs claimed but not stored are free for the next batch
     summary.seconds = time.monotonic() - start
     return summary
