@@ -7,6 +7,11 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
+from ..experiments.batch import run_batch
+from ..experiments.config import ConfigError, load
+from ..experiments.grid import expand
+from ..experiments.store import EmptyStore, Store, StoreError
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
 from .common import fail
 
@@ -15,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", metavar="CONFIG.yaml", help="the experiment config (see README: Batch experiments)")
+    p.add_argument("config", metavar="CONFIG.yaml", help="the experiment config (see docs/batch.md)")
     add_jobs_argument(
         p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
     )
@@ -27,8 +32,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..experiments.config import ConfigError, load
-    from ..experiments.store import StoreError
 
     check_executor(args)
     try:
@@ -46,8 +49,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _dry_run(config: Config, args: argparse.Namespace) -> int:
-    from ..experiments.grid import expand
-    from ..experiments.store import EmptyStore, Store
 
     runs, oversized = expand(config)
     done: set[str] = set()
@@ -79,9 +80,6 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
 
 def _run(config: Config, args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
-
-    from ..errors import UsageError
-    from ..experiments.batch import run_batch
 
     jobs = args.jobs or len(os.sched_getaffinity(0)) or 1  # the cores this process may use (SLURM, cgroups)
     try:  # SIGTERM and SIGHUP stop the batch as Ctrl-C does (cli._guard)

@@ -6,6 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from cnfgen_queens.cnf.dimacs import DimacsError, read_blocks
+from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
+from cnfgen_queens.cnf.size_guard import check_size
+from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.model.formula import QueensFormula
+
+from .. import encodings
+from ..encodings import UnknownEncoding
 from .arg_groups import add_encoding_arguments, add_output_argument, encoding_of, given_flags
 from .common import board_size, fail, line_length, non_negative_int, output
 from .variant_args import FLAGS as VARIANT_FLAGS
@@ -61,7 +69,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def list_encodings(length: int, group_size: int | None) -> None:
-    from .. import encodings
 
     params = {"group_size": group_size} if group_size else {}
     for name in encodings.names():  # validate every parameter before printing a line
@@ -89,7 +96,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
 
     cnf_only = given_flags(args, ("--encoding", "--group-size", "--column-alo", "--block", "--shuffle", *VARIANT_FLAGS))
     if cnf_only:
@@ -104,13 +110,6 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_cnf(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import DimacsError, read_blocks
-    from cnfgen_queens.cnf.size_guard import check_size
-    from cnfgen_queens.cnf.writer import write_cnf
-    from cnfgen_queens.model.formula import QueensFormula
-
-    from ..encodings import UnknownEncoding
-
     variant = variant_from(args, args.n)
     try:
         formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)

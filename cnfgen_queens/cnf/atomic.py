@@ -13,9 +13,13 @@ those of a known target.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import signal
+import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -137,10 +141,6 @@ STALE_UNLOCKED = 24 * 3600  # seconds after which a work directory with no lock 
 def work_dir(kind: str) -> Iterator[Path]:
     """``$TMPDIR/cnfgen-queens-KIND-XXXXXXXX``, removed when the block ends; locked while in use, so that
     :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left, never one still in use."""
-    import fcntl
-    import shutil
-    import tempfile
-
     path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
     try:
         fd = os.open(path / WORK_LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -156,11 +156,6 @@ def work_dir(kind: str) -> Iterator[Path]:
 def sweep_work_dirs(kinds: tuple[str, ...], root: Path | None = None) -> list[Path]:
     """Remove the work directories of ``kinds`` (:func:`work_dir`) in ``root`` (default ``$TMPDIR``) that no
     live process holds: those a ``kill -9`` left.  One with no lock file counts only after a day."""
-    import fcntl
-    import shutil
-    import tempfile
-    import time
-
     removed = []
     base = Path(root or tempfile.gettempdir())
     for kind in kinds:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .dimacs import MAX_VAR, clause_line
+from .output_size import body_size, digit_sum
 
 if TYPE_CHECKING:
     from cnfgen_queens.encodings import Clause
@@ -61,7 +62,6 @@ def check_size(
                          f"{clauses:,} clauses, above {SHUFFLE_MAX_CLAUSES:,}; {advice}")  # fmt: skip
     if clauses < (SIZE_FROM if size_from is None else size_from):
         return
-    from .output_size import body_size, digit_sum
 
     n2 = formula.n**2
     body, exact = body_size(formula)

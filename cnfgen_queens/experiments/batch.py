@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from cnfgen_queens.solutions import executors
+
 from ..errors import TERMINATING, Terminated
 from ..progress import Progress
 from ..solvers.outcome import Status
@@ -114,7 +116,6 @@ def run_batch(
     log: Callable[[str], None] = print,
 ) -> Summary:
     """Run every unfinished run of ``config``; results go to ``config.results`` as they finish."""
-    from cnfgen_queens.solutions import executors
 
     start = time.monotonic()
     with Store(config.results) as store:

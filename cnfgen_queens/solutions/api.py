@@ -24,8 +24,12 @@ from cnfgen_queens.limits import DEFAULT_OUTPUT_MB, Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
 from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solutions import cube_count
 from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
+from cnfgen_queens.solutions.external_loop import enumerate_external
+from cnfgen_queens.solutions.forked_loop import enumerate_forked
 from cnfgen_queens.solutions.records import Count, EnumerationError, EnumerationOptions, Found, GroupCount
+from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
 from cnfgen_queens.solvers.outcome import Status
 
 DEFAULT_SOLVER = "pysat:cadical195"
@@ -202,8 +206,6 @@ def solutions(
         raise UsageError("--resume needs --out DIR")
     deadline = deadline or Deadline.after(limits.time)
     if pysat_name(solver) is not None:
-        from cnfgen_queens.solutions.forked_loop import enumerate_forked
-
         external = external_flags(limits, workdir, resume, solver_args, solvers_file)
         if external:
             raise UsageError(f"{', '.join(external)} belong to the external loop; a pysat: solver runs in a child "
@@ -215,8 +217,6 @@ def solutions(
 
         yield from enumerate_forked(loop, deadline=deadline, memory_mb=limits.memory, on_call=on_call)
         return
-    from cnfgen_queens.solutions.external_loop import enumerate_external
-    from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
 
     try:
         resolve(solver, solvers_file)
@@ -269,10 +269,9 @@ def count(
     deadline = Deadline.after(limits.time)
     if chosen == "cubes":
         check_size(formula, "cubes", jobs=jobs, executor=executor)
-        from cnfgen_queens.solutions.cube_count import count_symmetric
 
         try:
-            result = count_symmetric(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
+            result = cube_count.count_symmetric(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
                                      deadline=deadline, progress=progress)  # fmt: skip
         except UsageError:
             raise

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.dimacs import atomic_output
+
 from .outcome import ProofState
 
 if TYPE_CHECKING:
@@ -30,7 +32,6 @@ class ProofCheck:
 
 def write_text_proof(path: Path, lines: Iterable[str]) -> None:
     """Write DRAT lines (as pysat's get_proof() returns them) atomically."""
-    from cnfgen_queens.cnf.dimacs import atomic_output
 
     with atomic_output(Path(path)) as f:
         for line in lines:
