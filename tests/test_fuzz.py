@@ -396,18 +396,22 @@ def test_small_compressed_bombs(tmp_path: Path, command: str, shape: str, suffix
     check(run_cli(argv, tmp_path), argv, snapshot([path]), tmp_path, {"out.cnf"})
 
 
+def _large_bomb_case(command: str, shape: str, suffix: str) -> object:
+    marks = [pytest.mark.xfail(reason=SAFEIO, strict=False)] if command in ("stats", "merge") else []
+    return pytest.param(command, shape, suffix, marks=marks, id=f"{command}-{shape}{suffix}")
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("suffix", [".gz", ".xz", ".bz2"])
-@pytest.mark.parametrize("shape", BOMB_SHAPES)
-@pytest.mark.parametrize("command", ["stats", "solve", "merge"])
+@pytest.mark.parametrize(
+    ("command", "shape", "suffix"),
+    [_large_bomb_case(c, s, x) for c in ("stats", "solve", "merge") for s in BOMB_SHAPES for x in (".gz", ".xz")],
+)
 def test_large_compressed_bombs(tmp_path: Path, command: str, shape: str, suffix: str) -> None:
-    """1 GiB behind a few MB (issue 24: stats grew past 4.5 GB, merge reached 9 GB)."""
-    if command in ("stats", "merge"):
-        pytest.xfail(SAFEIO)
+    """256 MiB behind a few hundred KB (issue 24: stats grew past 4.5 GB, merge reached 9 GB)."""
     path = tmp_path / f"in.cnf{suffix}"
     with {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}[suffix](path, "wb") as f:
         data = _bomb(shape, 1 << 20)
-        for _ in range(1024):
+        for _ in range(256):
             f.write(data if shape in ("zeros", "clauses") else b" " * (1 << 20))
     argv = {"stats": ["stats", path.name], "solve": ["solve", path.name, "--time-limit", "20"],
             "merge": ["merge", path.name, "/dev/null", "-o", "out.cnf"]}[command]  # fmt: skip
