@@ -6,10 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from cnfgen_queens.cnf.dimacs import DimacsError, read_blocks
+from cnfgen_queens.cnf.dimacs import DimacsError
 from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
-from cnfgen_queens.cnf.size_guard import check_size
+from cnfgen_queens.cnf.merge import read_blocks
+from cnfgen_queens.cnf.write_limits import check_output
 from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.formula import QueensFormula
 
 from .. import encodings
@@ -69,16 +71,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def list_encodings(length: int, group_size: int | None) -> None:
-
-    params = {"group_size": group_size} if group_size else {}
-    for name in encodings.names():  # validate every parameter before printing a line
-        encodings.get(name).count(2, **params)
+    rows = encodings.sizes(length, group_size)  # validates every parameter before a line is printed
     print(f"{'encoding':<18} {'clauses':>8} {'aux':>6}  {'UP':<3} description   (n = {length} literals)")
-    for name in encodings.names():
-        enc = encodings.get(name)
-        clauses, aux = enc.count(length, **params)
-        up = "yes" if enc.propagation_complete else "no"
-        print(f"{name:<18} {clauses:>8} {aux:>6}  {up:<3} {enc.description}")
+    for row in rows:
+        up = "yes" if row.propagation_complete else "no"
+        print(f"{row.name:<18} {row.clauses:>8} {row.aux:>6}  {up:<3} {row.description}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -125,10 +122,12 @@ def run_cnf(args: argparse.Namespace) -> int:
         except DimacsError as e:
             fail(str(e))
     comments = [] if args.no_comments else formula.header_comments(args.command_line, show=False)
-    shuffled_by = "--shuffle" if args.shuffle is not None else None
-    check_size(formula, comments, blocks, allow_large=args.allow_large, shuffled_by=shuffled_by)
+    try:
+        check_output(formula, comments, blocks, allow_large=args.allow_large, shuffle=args.shuffle)
+    except UsageError as e:
+        fail(str(e))
     if args.shuffle is not None and args.no_comments:
         print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
-    with output(args.output) as out:
+    with output(args.output, [*args.block, *args.holes, *args.place_file]) as out:
         write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle, tune_malloc=True)
     return 0

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
+from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.compressed import InputError, open_input
 from cnfgen_queens.cnf.dimacs import DimacsError, Header, open_body, read_header_file
 from cnfgen_queens.cnf.shuffle import KEY, ShuffleError, header_shuffle, header_shuffle_map, unshuffle_map
@@ -88,23 +88,8 @@ class Decoded:
     forward: list[int] | None  # original -> file variable names, for a shuffled CNF
 
 
-def _header_size(header: Header) -> int | None:
-    """N from our header: the ``n=N`` description, else the length of ``p show``."""
-    for c in header.comments:
-        m = re.match(r"n=(\d+)\s", c + " ")
-        if m:
-            return int(m.group(1))
-    show = header.comment_value("p show")
-    if show:
-        k = len(show.split()) - 1
-        n = math.isqrt(k)
-        if n * n == k and n > 0:
-            return n
-    return None
-
-
 def _size_from_header(header: Header, path: str) -> int:
-    n = _header_size(header)
+    n = header.board_size()
     if n == 0:
         fail(f"{path}: the header says n=0, which is no board size; use -n N")
     if n is not None:
@@ -127,7 +112,7 @@ def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header |
             fail(str(e))
         return _size_from_header(header, args.cnf), header, f"--cnf {args.cnf}"
     if args.n is not None:
-        said = _header_size(echoed) if echoed else None
+        said = echoed.board_size() if echoed else None
         if said is not None and said != args.n:
             fail(f"-n {args.n}, but {name} comes from a CNF with N = {said} (drop -n: solve's c lines give N)")
         return args.n, echoed, f"-n {args.n}"
@@ -163,12 +148,20 @@ def _warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr)
 
 
-def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarray]) -> str:
+def _line_rest(f: IO[bytes], name: str) -> bytes:
+    """The rest of the current line, at most :data:`cnfgen_queens.bounds.MAX_LINE` bytes (longer: InputError)."""
+    rest = f.readline(MAX_LINE)
+    if len(rest) == MAX_LINE and not rest.endswith(b"\n") and f.peek(1)[:1]:  # type: ignore[attr-defined]
+        raise InputError(f"{name}: a line longer than {MAX_LINE} bytes (64 MiB), not solver output")
+    return rest
+
+
+def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarray], name: str) -> str:
     import numpy as np
 
     kept: list[bytes] = []
     other = 0
-    data = head + f.readline()
+    data = head + _line_rest(f, name)
     while data:
         v_lits: list[bytes] = []
         lines = data.splitlines()
@@ -195,7 +188,7 @@ def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarra
             else:  # the parser names the bad token
                 kept.append(b"v " + text)
         data = f.read(SMALL_ANSWER)
-        data += f.readline() if data else b""
+        data += _line_rest(f, name) if data else b""
     return b"\n".join(kept).decode("utf-8", "replace")
 
 
@@ -218,7 +211,7 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
             except ShuffleError as e:
                 fail(str(e))
         small = len(head) < SMALL_ANSWER  # else only the cell literals are kept: memory follows the board
-        text = head.decode("utf-8", "replace") if small else _filtered(head, f, _cells(n, forward))
+        text = head.decode("utf-8", "replace") if small else _filtered(head, f, _cells(n, forward), name)
     except OSError as e:
         fail(f"cannot read {name}: {e.strerror or e}")
     except InputError as e:

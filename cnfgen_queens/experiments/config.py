@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from cnfgen_queens.cnf.size_guard import SIZE_FROM_UNBUILT, check_size
+from cnfgen_queens.cnf.write_limits import SIZE_FROM_UNBUILT, check_output
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.api import check_held_size
 
@@ -311,7 +311,7 @@ def _count_fits(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], colu
 
 def _sizes_fit(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], column_alo: tuple[bool, ...],
                group: int | None, max_clauses: int | None, *, shuffled: bool) -> None:  # fmt: skip
-    """What gen-queens refuses, the batch refuses before any run (cnf.size_guard): the largest instance of
+    """What gen-queens refuses, the batch refuses before any run (cnf.write_limits): the largest instance of
     each encoding that ``max_clauses`` keeps (sizes grow with N) within the DIMACS variable limit, the
     size guard, and the shuffle's memory bound."""
     for i, name in enumerate(encodings):
@@ -320,9 +320,9 @@ def _sizes_fit(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], colum
             formula = QueensFormula(n, name, any(column_alo), size)
             if max_clauses is None or formula.counts()[1] <= max_clauses:
                 try:
-                    check_size(formula, shuffled_by="instances.shuffle_seeds" if shuffled else None,
-                               advice="use a smaller N, or instances.max_clauses to leave it out",
-                               size_from=SIZE_FROM_UNBUILT)  # fmt: skip
+                    check_output(formula, (), shuffle=0 if shuffled else None, shuffled_by="instances.shuffle_seeds",
+                                 advice="use a smaller N, or instances.max_clauses to leave it out",
+                                 size_from=SIZE_FROM_UNBUILT)  # fmt: skip
                 except UsageError as e:
                     c.fail(f"instances.encodings[{i}]", str(e))
                 break
