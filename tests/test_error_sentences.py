@@ -50,19 +50,20 @@ def test_out_of_memory_is_an_environment_error(tmp_path: Path) -> None:
     assert "out of memory" in one_sentence(done.stderr)
 
 
-def test_a_user_profile_asks_no_version_unless_it_says_how(tmp_path: Path) -> None:
-    """configs/solvers.yaml: "version_args ... (default: none)"; the code asked ``--version`` of every
-    user profile's binary (issue 24), a process of the user's binary started outside any run."""
+def test_version_args_does_what_configs_solvers_yaml_says(tmp_path: Path) -> None:
+    """configs/solvers.yaml said "version_args ... (default: none)" while the code asked ``--version`` (issue
+    24); the file now says what the code does: ``--version`` by default, ``null`` asks nothing."""
     from cnfgen_queens.solvers import resolve
 
+    text = (Path(__file__).resolve().parent.parent / "configs" / "solvers.yaml").read_text()
+    assert "default: --version" in text and "null: ask nothing" in text
     marker = tmp_path / "asked"
     wrapper = tmp_path / "w.sh"
     wrapper.write_text(f'#!/bin/sh\n[ "$1" = --version ] && touch {marker} && echo "w 9.9.9"\nexit 0\n')
     wrapper.chmod(0o755)
-    for version_args, asked in (("", False), ('    version_args: "--version"\n', True)):
-        profiles = tmp_path / "solvers.yaml"
-        profiles.write_text(f"solvers:\n  w:\n    command: '{wrapper} {{cnf}}'\n{version_args}")
+    for i, (version_args, asked) in enumerate((("", True), ("    version_args: null\n", False))):
+        profiles = tmp_path / f"solvers{i}.yaml"
+        profiles.write_text(f"solvers:\n  w{i}:\n    command: '{wrapper} {{cnf}}'\n{version_args}")
         marker.unlink(missing_ok=True)
-        solver = resolve("w", solvers_file=profiles)
-        version = solver.version
+        version = resolve(f"w{i}", solvers_file=profiles).version
         assert marker.exists() == asked and (version == "9.9.9") == asked, version

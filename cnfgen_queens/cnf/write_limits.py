@@ -42,7 +42,7 @@ def check_output(
     shuffle: int | None = None,
     shuffled_by: str = "--shuffle",
     advice: str | None = None,
-    size_from: int = SIZE_FROM,
+    size_from: int | None = None,
 ) -> None:
     """Raise UsageError, before anything is written, for a formula beyond DIMACS's 2^31-1 variables, and
     without ``allow_large`` for one of over :data:`LARGE_BYTES` or :data:`LARGE_CLAUSES`, or a shuffled one
@@ -50,13 +50,13 @@ def check_output(
 
     ``comments`` are the header's lines (their bytes count); ``blocks`` the extra clauses written after.
     ``shuffled_by`` names what asked for the shuffle and ``advice`` ends a refusal (default: the flag
-    ``--allow-large``); the byte size is computed from ``size_from`` clauses on."""
+    ``--allow-large``); the byte size is computed from ``size_from`` clauses on (default :data:`SIZE_FROM`)."""
     num_vars, num_clauses = formula.counts()
     clauses = num_clauses + len(blocks)
     if num_vars > MAX_VAR:
         raise UsageError(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
                          "limit of 2^31-1; use a smaller N or another encoding")  # fmt: skip
-    if clauses >= size_from:
+    if clauses >= (SIZE_FROM if size_from is None else size_from):
         n2 = formula.n**2
         body, exact = body_size(formula)
         header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")

@@ -201,8 +201,7 @@ def _user_profile(path: Path, name: str, spec: object) -> Profile:
         raise ProfileError(f"{where}: output must be one of {', '.join(OUTPUT_STYLES)}, got {output!r}")
     if output == "minisat" and not any("{model}" in t for t in template):
         raise ProfileError(f"{where}: output 'minisat' needs a {{model}} placeholder in 'command'")
-    # a user's binary is asked for its version only when the profile says how (configs/solvers.yaml)
-    profile = Profile(name=name, binary=binary, template=template, output=output, source=str(path), version_args=None)
+    profile = Profile(name=name, binary=binary, template=template, output=output, source=str(path))
     kw: dict[str, object] = {}
     for key in ("time_flags", "memory_flags", "proof_flags", "version_args"):
         if key in spec:
