@@ -29,7 +29,7 @@ from cnfgen_queens.solutions.records import Count, EnumerationError, Enumeration
 from cnfgen_queens.solvers.outcome import Status
 
 DEFAULT_SOLVER = "pysat:cadical195"
-ENGINES = ("auto", "cubes", "loop")
+ENGINES = ("auto", "cubes", "loop")  # and "certify", the engine of count --certify
 
 # PySAT CaDiCaL 1.9.5 holds ~100 B per pairwise clause (2 GB at the cap); N = 1000 sequential (12.0M clauses,
 # 5.0M variables) 3.2 GB once built, 5.5 GB peak solving: the cap admits every compact encoding at N = 1000
@@ -250,6 +250,7 @@ def count(
     progress: Callable[[GroupCount, int | None], None] | None = None,
     on_solution: Callable[[Found], None] | None = None,
     on_call: Callable[[], None] | None = None,
+    certify: Path | None = None,
 ) -> Count:
     """Count every solution (and orbits with ``symmetric``) by the engine :func:`choose_engine` picks.
 
@@ -257,12 +258,19 @@ def count(
     model ends the count with that status and what was counted before (never raised).  ``limit`` stops
     the loop after that many solutions (status UNKNOWN: not the total).  ``progress(group, total)`` is
     called per finished group of cubes, ``on_solution``/``on_call`` per solution and solver call of the loop.
+    ``certify``: count every cube and write a certificate there (:mod:`.certificate`; engine ``certify``).
 
     >>> c = count(QueensFormula(8))
     >>> (c.total, c.complete, c.engine, c.mismatches)
     (92, True, 'cubes', ())
     """
     limits = limits or Limits()
+    if certify is not None:
+        loop_only = _set((("--limit", limit), ("--out", workdir), ("--resume", resume), ("--allow-large", allow_large),
+                          ("--memory-limit", limits.memory), ("--solver-args", solver_args),
+                          ("--solvers-file", solvers_file)))  # fmt: skip
+        return _certified(formula, solver, certify, engine=engine, limits=limits, jobs=jobs, executor=executor,
+                          scheduler=scheduler, symmetric=symmetric, progress=progress, loop_only=loop_only)  # fmt: skip
     chosen = choose_engine(formula, solver, engine, jobs=jobs, executor=executor, symmetric=symmetric,
                            limits=limits, limit=limit, workdir=workdir, resume=resume, allow_large=allow_large,
                            solver_args=solver_args, solvers_file=solvers_file)  # fmt: skip
@@ -287,6 +295,34 @@ def count(
                                 on_call=on_call)  # fmt: skip
     if result.complete:
         result = replace(result, mismatches=mismatches(formula, result.total, result.fundamental))
+    return result
+
+
+def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: str, limits: Limits, jobs: int,
+               executor: str, scheduler: str | None, symmetric: bool, loop_only: list[str],
+               progress: Callable[[GroupCount, int | None], None] | None) -> Count:  # fmt: skip
+    """``count --certify DIR``: every cube (no symmetry: it is not DRAT-checkable), a proof per cube."""
+    from cnfgen_queens.solutions.certificate import certify, check_certify
+
+    if symmetric:
+        raise UsageError("--certify does not combine with --symmetric: symmetry reduction is not DRAT-checkable, "
+                         "so a certified count searches every cube")  # fmt: skip
+    if engine not in ("auto", "cubes") or loop_only:
+        what = f"--engine {engine}" if engine not in ("auto", "cubes") else ", ".join(loop_only)
+        raise UsageError(f"--certify does not combine with {what}: it counts by cubes, one proof per cube")
+    if pysat_name(solver) is None:
+        raise UsageError(f"--certify needs an embedded pysat: solver that writes DRAT proofs, not {solver}")
+    check_certify(solver)
+    check_size(formula, "cubes", jobs=jobs, executor=executor)
+    try:
+        result = certify(formula, directory, solver, jobs=jobs, executor=executor, scheduler=scheduler,
+                         deadline=Deadline.after(limits.time), progress=progress)  # fmt: skip
+    except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
+        if isinstance(e, UsageError) or executor != "dask":
+            raise
+        raise UsageError(f"{executor} executor: {e}") from None
+    if result.complete:
+        result = replace(result, mismatches=mismatches(formula, result.total))
     return result
 
 
