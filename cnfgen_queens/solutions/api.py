@@ -188,13 +188,16 @@ def solutions(
     allow_large: bool = False,
     on_call: Callable[[], None] | None = None,
     deadline: Deadline | None = None,
+    check_all: bool = False,
 ) -> Generator[Found, None, None]:
     """Every solution, checked, by the blocking-clause loop: the embedded loop in a forked child for a
     ``pysat:`` solver (its time and memory limits hold during a solver call), the durable restart loop
     in ``workdir`` (a temporary directory when None) for a binary.
 
     ``limits.time`` bounds the whole request (building and writing the formula too) unless ``deadline``
-    is given; raises UsageError before anything runs, EnumerationError when the loop stops early."""
+    is given; raises UsageError before anything runs, EnumerationError when the loop stops early.  Every
+    model is checked: as a board in O(N) for a ``pysat:`` solver (with ``check_all``, against every clause
+    too), against every clause of the CNF for a binary."""
     limits = limits or Limits()
     choose_engine(formula, solver, "loop", symmetric=symmetric)  # the checks every engine makes
     check_held_size(formula, allow_large)
@@ -211,7 +214,8 @@ def solutions(
         embedded_solver(solver)  # UsageError here, not an ERROR from the child
 
         def loop(call: Callable[[], None]) -> Iterator[Found]:  # runs in the child
-            return enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=call)
+            return enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=call,
+                                      check_all=check_all)  # fmt: skip
 
         yield from enumerate_forked(loop, deadline=deadline, memory_mb=limits.memory, on_call=on_call)
         return
@@ -251,6 +255,7 @@ def count(
     on_solution: Callable[[Found], None] | None = None,
     on_call: Callable[[], None] | None = None,
     certify: Path | None = None,
+    check_all: bool = False,
 ) -> Count:
     """Count every solution (and orbits with ``symmetric``) by the engine :func:`choose_engine` picks.
 
@@ -259,6 +264,8 @@ def count(
     the loop after that many solutions (status UNKNOWN: not the total).  ``progress(group, total)`` is
     called per finished group of cubes, ``on_solution``/``on_call`` per solution and solver call of the loop.
     ``certify``: count every cube and write a certificate there (:mod:`.certificate`; engine ``certify``).
+    ``check_all``: evaluate every clause on every model too (else a board check in O(N) where the formula
+    is ours; a binary's model is always checked against every clause).
 
     >>> c = count(QueensFormula(8))
     >>> (c.total, c.complete, c.engine, c.mismatches)
@@ -281,7 +288,7 @@ def count(
 
         try:
             result = count_symmetric(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
-                                     deadline=deadline, progress=progress)  # fmt: skip
+                                     deadline=deadline, progress=progress, check_all=check_all)  # fmt: skip
         except UsageError:
             raise
         except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
@@ -292,7 +299,7 @@ def count(
         result = _count_by_loop(formula, solver, limits=limits, deadline=deadline, symmetric=symmetric,
                                 limit=limit, workdir=workdir, resume=resume, solvers_file=solvers_file,
                                 solver_args=solver_args, allow_large=allow_large, on_solution=on_solution,
-                                on_call=on_call)  # fmt: skip
+                                on_call=on_call, check_all=check_all)  # fmt: skip
     if result.complete:
         result = replace(result, mismatches=mismatches(formula, result.total, result.fundamental))
     return result

@@ -32,7 +32,8 @@ from cnfgen_queens.model.symmetry import orbit
 from cnfgen_queens.solutions import executors
 from cnfgen_queens.solutions.accept import Acceptor
 from cnfgen_queens.solutions.border_cubes import BorderCube, CubeGroup, cube_groups, representative
-from cnfgen_queens.solutions.embedded_loop import add_clauses, embedded_solver, solve_loop
+from cnfgen_queens.solutions.embedded_loop import add_clauses, count_loop, embedded_solver
+from cnfgen_queens.solutions.group_formula import GroupFormula
 from cnfgen_queens.solutions.records import Count, EnumerationError, GroupCount
 from cnfgen_queens.solvers.outcome import Status
 
@@ -51,6 +52,7 @@ class CubeTask:
     solver: str
     run: str
     deadline: Deadline = NEVER
+    check_all: bool = False  # also evaluate every clause on every model (--check-all)
 
 
 def counting_clauses(formula: QueensFormula) -> Iterator[tuple[int, ...]]:
@@ -99,12 +101,12 @@ def _worker_solver(task: CubeTask) -> Any:
     return state["solver"]
 
 
-def _clauses(task: CubeTask) -> list[tuple[int, ...]]:
-    """The counting clauses, built once per worker thread and run (a fresh solver per group takes them)."""
+def _clauses(task: CubeTask) -> GroupFormula:
+    """The counting clauses, built once per worker thread and run (a fresh solver per group takes its part)."""
     state = worker_state()
     if state.get("clauses_run") != task.run:
-        state.update(clauses_run=task.run, clauses=list(counting_clauses(task.formula)))
-    clauses: list[tuple[int, ...]] = state["clauses"]
+        state.update(clauses_run=task.run, clauses=GroupFormula(task.formula.n, counting_clauses(task.formula)))
+    clauses: GroupFormula = state["clauses"]
     return clauses
 
 
@@ -122,35 +124,26 @@ def count_group(task: CubeTask, group: CubeGroup) -> GroupCount:
     fresh = task.formula.counts()[1] <= FRESH_UP_TO
     try:
         if fresh:
-            solver = Solver(name=embedded_solver(task.solver), bootstrap_with=_clauses(task))
-            for v in fixed:
-                solver.add_clause((v,))
+            solver = Solver(name=embedded_solver(task.solver), bootstrap_with=_clauses(task).clauses(group.fixed))
         else:
             solver = _worker_solver(task)
     except EnumerationError as e:
         return GroupCount(cube=fixed, count=0, fundamental=0, solver_calls=0, status=e.status, error=str(e))
-    count = fundamental = calls = 0
-
-    def called() -> None:
-        nonlocal calls
-        calls += 1
-
+    every = _clauses(task).every_clause(task.formula.counts()[0]) if task.check_all else None
+    tally = [0, 0, 0]  # weighted boards, canonical boards, solver calls
     try:
         for cube in group.cubes:
             cells = _literals(n, cube.cells)
-            accept = Acceptor(n, task.solver, weigh=partial(_weight, cube), assumptions=cells)
+            accept = Acceptor(n, task.solver, weigh=partial(_weight, cube), assumptions=cells, every_clause=every)
             free = [v for v in cells if v not in fixed] if fresh else cells
-            for found in solve_loop(solver, accept, deadline=task.deadline, on_call=called, assumptions=free):
-                count += found.weight
-                fundamental += found.weight > 0
+            count_loop(solver, accept, tally, deadline=task.deadline, assumptions=free)
     except EnumerationError as e:
-        return GroupCount(
-            cube=fixed, count=count, fundamental=fundamental, solver_calls=calls, status=e.status, error=str(e)
-        )
+        return GroupCount(cube=fixed, count=tally[0], fundamental=tally[1], solver_calls=tally[2], status=e.status,
+                          error=str(e))  # fmt: skip
     finally:
         if fresh:
             solver.delete()
-    return GroupCount(cube=fixed, count=count, fundamental=fundamental, solver_calls=calls)
+    return GroupCount(cube=fixed, count=tally[0], fundamental=tally[1], solver_calls=tally[2])
 
 
 def _weight(cube: BorderCube, placement: Placement) -> int:
@@ -169,6 +162,7 @@ def count_symmetric(
     scheduler: str | None = None,
     deadline: Deadline = NEVER,
     progress: Callable[[GroupCount, int | None], None] | None = None,
+    check_all: bool = False,
 ) -> Count:
     """Count all solutions and orbits by canonical border cubes.
 
@@ -178,7 +172,8 @@ def count_symmetric(
     worker ahead, so memory does not grow with N.
     ``progress(group_count, total)`` is called as each group finishes (total None beyond N =
     ``LISTED_UP_TO``).  The deadline covers the whole count, workers included.  Raises
-    UsageError for a solver that cannot count, and ValueError for a bad executor.
+    UsageError for a solver that cannot count, and ValueError for a bad executor.  Every model is checked
+    as a board in O(N); ``check_all`` also evaluates every clause of the formula on it.
     """
     start = time.monotonic()
     embedded_solver(solver)
@@ -187,7 +182,7 @@ def count_symmetric(
     if formula.n <= LISTED_UP_TO:
         groups = list(groups)
         total = len(groups)
-    task = CubeTask(formula, solver, uuid.uuid4().hex, deadline)
+    task = CubeTask(formula, solver, uuid.uuid4().hex, deadline, check_all)
     done: list[GroupCount] = []
     if jobs <= 1 and executor == "local" and deadline.never:  # with a deadline, one worker that can be stopped
         try:
