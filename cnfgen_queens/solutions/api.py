@@ -120,9 +120,7 @@ def choose_engine(
                              "(use --engine cubes)")  # fmt: skip
         return "loop"
     if not embedded and (parallel or engine == "cubes"):
-        what = parallel[0] if parallel else "--engine cubes"
-        raise UsageError(f"{what} needs an embedded pysat: solver (each cube is solved by one); without it, "
-                         f"{solver} counts by the blocking-clause loop")  # fmt: skip
+        return _external_cubes(formula, solver, executor, limit, allow_large)
     if not (engine == "cubes" or parallel or (embedded and not formula.variant.active and not loop_only)):
         return "loop"
     external = external_flags(limits, workdir, resume, solver_args, solvers_file)
@@ -135,6 +133,19 @@ def choose_engine(
         flag, what = variant_flag(formula.variant), (parallel or ["--engine cubes"])[0]
         raise UsageError(f"{what} does not combine with {flag}: it counts one board per orbit of the 8 board "
                          f"symmetries (rotations and mirror symmetry), and {flag} breaks them")  # fmt: skip
+    return "cubes"
+
+
+def _external_cubes(formula: QueensFormula, solver: str, executor: str, limit: int | None, allow_large: bool) -> str:
+    """``"cubes"`` for a binary (:mod:`.external_cubes`: a restart loop per cube, local workers), or UsageError."""
+    refused = _set((("--executor dask", executor == "dask"), ("--limit", limit), ("--allow-large", allow_large)))
+    if refused:
+        raise UsageError(f"counting by cubes with {solver} (--jobs, --engine cubes) does not combine with "
+                         f"{', '.join(refused)}; --engine loop runs one restart loop")  # fmt: skip
+    if formula.variant.active:
+        flag = variant_flag(formula.variant)
+        raise UsageError(f"counting by cubes with {solver} does not combine with {flag}: it counts one board per "
+                         f"orbit of the 8 board symmetries, and {flag} breaks them")  # fmt: skip
     return "cubes"
 
 
@@ -282,7 +293,12 @@ def count(
                            limits=limits, limit=limit, workdir=workdir, resume=resume, allow_large=allow_large,
                            solver_args=solver_args, solvers_file=solvers_file)  # fmt: skip
     deadline = Deadline.after(limits.time)
-    if chosen == "cubes":
+    if chosen == "cubes" and pysat_name(solver) is None:
+        result = _count_external_cubes(formula, solver, workdir=workdir, jobs=jobs, limits=limits, resume=resume,
+                                       solvers_file=solvers_file, solver_args=solver_args, deadline=deadline,
+                                       progress=progress)  # fmt: skip
+        result = replace(result, fundamental=result.fundamental if symmetric else None)
+    elif chosen == "cubes":
         check_size(formula, "cubes", jobs=jobs, executor=executor)
         from cnfgen_queens.solutions.cube_count import count_symmetric
 
@@ -331,6 +347,22 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
     if result.complete:
         result = replace(result, mismatches=mismatches(formula, result.total))
     return result
+
+
+def _count_external_cubes(formula: QueensFormula, solver: str, **options: object) -> Count:
+    """:func:`.external_cubes.count_external_cubes`, after the checks the loop makes (the solver is known,
+    the formula fits, ``--resume`` has a directory)."""
+    from cnfgen_queens.solutions.external_cubes import count_external_cubes
+    from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
+
+    try:
+        resolve(solver, options["solvers_file"])  # type: ignore[arg-type]
+    except (SolverNotFound, ProfileError) as e:
+        raise UsageError(str(e)) from None
+    if options["resume"] and options["workdir"] is None:
+        raise UsageError("--resume needs --out DIR")
+    check_held_size(formula)
+    return count_external_cubes(formula, solver, **options)  # type: ignore[arg-type]
 
 
 def _count_by_loop(formula: QueensFormula, solver: str, *, limits: Limits, deadline: Deadline, symmetric: bool,

@@ -37,10 +37,10 @@ from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.decode import Clause
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions import executors
 from cnfgen_queens.solutions.accept import Acceptor
 from cnfgen_queens.solutions.embedded_loop import embedded_solver
 from cnfgen_queens.solutions.records import Count, EnumerationError, GroupCount
+from cnfgen_queens.solutions.task_pool import run_tasks
 from cnfgen_queens.solvers.outcome import Status
 
 FORMAT = "cnfgen-queens count certificate 1"
@@ -48,7 +48,6 @@ MANIFEST = "manifest.json"
 COVER = "cover.drat"
 CUBES = "cubes"
 PROOF_SOLVERS = ("cadical195", "cadical153", "cadical103", "glucose4", "glucose3", "lingeling")  # emit DRAT
-IN_FLIGHT = 4  # cubes per worker submitted ahead
 
 
 def certificate_cubes(n: int) -> list[Clause]:
@@ -227,7 +226,8 @@ def certify(
     if jobs <= 1 and executor == "local" and deadline.never:
         all(finished(certify_cube(task, i, cube)) for i, cube in enumerate(cubes))
     else:
-        _run_pool(task, cubes, jobs, executor, scheduler, finished)
+        items = ((task, i, cube) for i, cube in enumerate(cubes))
+        run_tasks(certify_cube, items, finished, jobs=jobs, executor=executor, scheduler=scheduler, deadline=deadline)
     bad = next((done[i] for i in sorted(done) if done[i].status != Status.UNSAT), None)
     calls = sum(c.solver_calls for c in done.values())
     total = sum(len(c.models) for c in done.values())
@@ -264,29 +264,3 @@ def _write_manifest(directory: Path, formula: QueensFormula, solver: str, cubes:
                 "solver": solver, "cubes": entries, "cover_proof": COVER, "total": total}  # fmt: skip
     with atomic_output(directory / MANIFEST) as f:
         f.write((json.dumps(manifest, indent=1) + "\n").encode())
-
-
-def _run_pool(task: CertifyTask, cubes: list[Clause], jobs: int, executor: str, scheduler: str | None,
-              finished: Callable[[CubeCertificate], bool]) -> None:  # fmt: skip
-    """The cubes on a pool, a few per worker ahead; stops at the first cube that is not UNSAT or the deadline."""
-    pool: Any = executors.cube_pool(executor, jobs, scheduler)
-    interrupted = True
-    todo = iter(enumerate(cubes))
-    pending: list[Any] = []
-    try:
-        while True:
-            while len(pending) < IN_FLIGHT * max(1, jobs) and (step := next(todo, None)) is not None:
-                pending.append(pool.submit(f"certify-{step[0]}", certify_cube, task, *step))
-            if not pending:
-                break
-            ready = [f for f in pending if f.done()]
-            taken = {id(f) for f in ready}  # not f.done() again: a cube finishing in between would be lost
-            pending = [f for f in pending if id(f) not in taken]
-            ok = [finished(pool.result(f)) for f in ready]
-            if not all(ok) or task.deadline.expired():
-                return
-            if not ready:
-                time.sleep(0.01)
-        interrupted = False
-    finally:
-        pool.close(interrupted=interrupted)
