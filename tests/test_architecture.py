@@ -3,6 +3,8 @@
 Every import counts, inside functions too (a lazy import still ties two modules together); the
 ``if TYPE_CHECKING:`` ones count for cycles (a type-only cycle is still a cycle for a reader) but not
 for the layer rule's runtime graph.  The checks are tested on graphs with a planted upward edge.
+A function may import only the modules of :data:`LAZY_IMPORTS` (slow to load); every other import
+stands at the top of its module, where a reader sees the graph.
 """
 
 from __future__ import annotations
@@ -29,6 +31,21 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cnfgen_queens.cli", "cnfgen_queens.library"),
     ("cnfgen_queens.__main__",),
 )
+
+
+# the only modules a function may import (the rest go at the top of the module, where a reader sees the
+# graph): third-party packages that are slow to load, and standard-library modules that cost the CLI's
+# start-up (`scripts/bench.py --only startup`) on commands that do not need them
+LAZY_IMPORTS = frozenset(
+    {
+        # third party
+        "numpy", "pysat", "matplotlib", "networkx", "dask", "distributed", "dask_jobqueue", "benchexec", "yaml",
+        "tqdm", "gbdc", "dratify", "cnfgen", "pandas", "playwright",
+        # standard library
+        "bz2", "concurrent", "csv", "ctypes", "gc", "gzip", "hashlib", "json", "logging", "lzma", "multiprocessing",
+        "random", "shlex", "shutil", "sqlite3", "subprocess", "tempfile", "textwrap", "zlib",
+    }
+)  # fmt: skip
 
 
 def layer(module: str) -> int:
@@ -131,3 +148,48 @@ def test_every_module_is_in_a_layer() -> None:
 def test_no_import_cycle_not_even_for_types() -> None:
     cycles = [c for c in nx.simple_cycles(import_graph(typing_too=True)) if len(c) > 1]
     assert cycles == []
+
+
+def function_imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, top-level module) of every import inside a function, ``if TYPE_CHECKING:`` ones left out."""
+    typing_only = {
+        id(sub)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for sub in ast.walk(node)
+    }
+    found = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(fn):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.ImportFrom):
+                found.append((node.lineno, "cnfgen_queens" if node.level else (node.module or "").split(".")[0]))
+            elif isinstance(node, ast.Import):
+                found.extend((node.lineno, a.name.split(".")[0]) for a in node.names)
+    return found
+
+
+def eager_in_functions(tree: ast.Module) -> list[str]:
+    """The function-level imports of modules that are not in :data:`LAZY_IMPORTS`."""
+    return [f"line {line}: {top}" for line, top in function_imports(tree) if top not in LAZY_IMPORTS]
+
+
+def test_functions_import_only_heavy_modules() -> None:
+    wrong = {
+        str(path.relative_to(ROOT)): bad
+        for path in sorted(ROOT.rglob("*.py"))
+        if (bad := eager_in_functions(ast.parse(path.read_text(encoding="utf-8"))))
+    }
+    assert wrong == {}
+
+
+def test_a_light_import_in_a_function_is_caught() -> None:
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "def f():\n    import numpy\n    from ..cnf import dimacs\n    import os\n"
+        "    if TYPE_CHECKING:\n        import json\n"
+    )
+    assert eager_in_functions(tree) == ["line 4: cnfgen_queens", "line 5: os"]

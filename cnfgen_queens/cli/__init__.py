@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NoReturn
 
-from .. import quiet_exit
+from .. import __version__, quiet_exit
 from ..errors import UsageError
 from .common import EXIT_USAGE, CliError, Exit, fail
 
@@ -61,7 +61,6 @@ def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
 
 
 def _version() -> str:
-    from .. import __version__
 
     return __version__
 

@@ -8,6 +8,11 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
+from ..experiments.batch import Terminated, run_batch
+from ..experiments.config import ConfigError, load
+from ..experiments.grid import expand
+from ..experiments.store import EmptyStore, Store, StoreError
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
 from .common import fail
 
@@ -28,8 +33,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..experiments.config import ConfigError, load
-    from ..experiments.store import StoreError
 
     check_executor(args)
     try:
@@ -47,8 +50,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _dry_run(config: Config, args: argparse.Namespace) -> int:
-    from ..experiments.grid import expand
-    from ..experiments.store import EmptyStore, Store
 
     runs, oversized = expand(config)
     done: set[str] = set()
@@ -80,9 +81,6 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
 
 def _run(config: Config, args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
-
-    from ..errors import UsageError
-    from ..experiments.batch import Terminated, run_batch
 
     def terminate(signum: int, frame: object) -> None:
         raise Terminated("terminated")

@@ -10,6 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cnfgen_queens.cnf.dimacs import clause_line
+from cnfgen_queens.model.decode import blocking_clauses
+
 from .model_input import add_input_arguments, load
 
 
@@ -19,8 +22,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import clause_line
-    from cnfgen_queens.model.decode import blocking_clauses
 
     decoded = load(args, clauses_only=True)
     fwd = decoded.forward

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.solutions.certificate_check import CHECKERS, CertificateRejected, check_certificate
 
 from .common import fail
-
-CHECKERS = ("auto", "drat-trim", "dratify")  # solutions.certificate_check.CHECKERS, repeated: parsing imports nothing
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -26,11 +28,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from cnfgen_queens.errors import UsageError
-    from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate
-
     try:
         result = check_certificate(Path(args.directory), args.checker)
     except UsageError as e:

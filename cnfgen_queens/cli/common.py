@@ -10,6 +10,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, NoReturn
 
+from cnfgen_queens.cnf.compressed import compressing
+from cnfgen_queens.cnf.dimacs import atomic_output, check_writable
+
 EXIT_USAGE = 2
 
 
@@ -102,7 +105,6 @@ def output(path: str | None) -> Iterator[BinaryIO]:
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    from cnfgen_queens.cnf.dimacs import atomic_output, check_writable
 
     target = Path(os.path.realpath(path))  # write through a symlink, not over it
     if target.exists() and not target.is_file():  # a FIFO or device: no rename, write into it
@@ -116,7 +118,6 @@ def output(path: str | None) -> Iterator[BinaryIO]:
         check_writable(target)
     except OSError as e:
         fail(f"cannot write {path}: {e}")
-    from cnfgen_queens.cnf.compressed import compressing
 
     with atomic_output(target) as f:
         try:

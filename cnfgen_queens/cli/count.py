@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.progress import Progress
+
 from .arg_groups import add_executor_arguments, check_executor
 from .enumerate import add_arguments as _add_arguments
 from .enumerate import loop
@@ -61,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
 def tqdm_progress(quiet: bool) -> tuple[Callable[[GroupCount, int | None], None], Callable[[], None]]:
     """The bar on stderr (groups of cubes done / total if known, solutions so far); off with ``quiet``
     or without a TTY."""
-    from cnfgen_queens.progress import Progress
 
     bar = Progress("group", "cube groups", quiet=quiet, leave=True)
     solutions = 0

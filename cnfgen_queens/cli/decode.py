@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cnfgen_queens.model.decode import FORMATS
+from cnfgen_queens.model.decode import FORMATS, render, write_png
 
 from .arg_groups import add_output_argument
 from .common import fail, output
@@ -24,7 +24,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cnfgen_queens.model.decode import render, write_png
 
     if args.format == "png" and not args.output:
         fail("--format png needs -o FILE")

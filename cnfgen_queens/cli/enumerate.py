@@ -8,6 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cnfgen_queens.encodings import UnknownEncoding
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.model.decode import render
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.progress import Progress
+from cnfgen_queens.solutions import api
+
 from .arg_groups import (
     add_encoding_arguments,
     add_jobs_argument,
@@ -74,8 +81,6 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
 
 def formula_from(args: argparse.Namespace) -> QueensFormula:
     """The formula the options name (a bad encoding or variant is a one-line error, exit 2)."""
-    from cnfgen_queens.encodings import UnknownEncoding
-    from cnfgen_queens.model.formula import QueensFormula
 
     variant = variant_from(args, args.n)
     try:
@@ -133,9 +138,6 @@ def print_count(args: argparse.Namespace, result: Count) -> int:
 def loop(args: argparse.Namespace, emit: Callable[[Found], None] | None, **engine: Any) -> int:
     """List (``emit``) or count every solution through :func:`cnfgen_queens.solutions.api.count`;
     ``engine``: its engine, jobs, executor, scheduler and progress (the loop when not given)."""
-    from cnfgen_queens.errors import UsageError
-    from cnfgen_queens.progress import Progress
-    from cnfgen_queens.solutions import api
 
     formula = formula_from(args)
     options = request(args)
@@ -163,7 +165,6 @@ def loop(args: argparse.Namespace, emit: Callable[[Found], None] | None, **engin
 
 
 def run(args: argparse.Namespace) -> int:
-    from cnfgen_queens.model.decode import render
 
     def emit(found: Found) -> None:
         text = render(found.placement, args.format, args.ascii)

@@ -7,6 +7,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, clause_line, read_blocks
+from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
+from cnfgen_queens.cnf.output_size import body_size, digit_sum
+from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.model.formula import QueensFormula
+
+from .. import encodings
+from ..encodings import UnknownEncoding
 from .arg_groups import add_encoding_arguments, add_output_argument, encoding_of, given_flags
 from .common import board_size, fail, line_length, non_negative_int, output
 from .variant_args import FLAGS as VARIANT_FLAGS
@@ -66,7 +74,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def list_encodings(length: int, group_size: int | None) -> None:
-    from .. import encodings
 
     params = {"group_size": group_size} if group_size else {}
     for name in encodings.names():  # validate every parameter before printing a line
@@ -94,7 +101,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
 
     cnf_only = given_flags(args, ("--encoding", "--group-size", "--column-alo", "--block", "--shuffle", *VARIANT_FLAGS))
     if cnf_only:
@@ -124,7 +130,6 @@ def _human(size: int) -> str:
 def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause], allow_large: bool) -> None:
     """Refuse, before writing anything, a formula beyond DIMACS's 2^31-1 variables, and without
     --allow-large one of over LARGE_BYTES or LARGE_CLAUSES."""
-    from cnfgen_queens.cnf.dimacs import MAX_VAR, clause_line
 
     num_vars, num_clauses = formula.counts()
     clauses = num_clauses + len(blocks)
@@ -133,7 +138,6 @@ def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause]
              f"2^31-1; use a smaller N or another encoding")  # fmt: skip
     if clauses < SIZE_FROM:
         return
-    from cnfgen_queens.cnf.output_size import body_size, digit_sum
 
     n2 = formula.n**2
     body, exact = body_size(formula)
@@ -148,11 +152,6 @@ def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause]
 
 
 def run_cnf(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import DimacsError, read_blocks
-    from cnfgen_queens.cnf.writer import write_cnf
-    from cnfgen_queens.model.formula import QueensFormula
-
-    from ..encodings import UnknownEncoding
 
     variant = variant_from(args, args.n)
     try:

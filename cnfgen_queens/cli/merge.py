@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cnfgen_queens.cnf.dimacs import DimacsError, merge
+
 from .arg_groups import add_output_argument
 from .common import fail, output
 
@@ -21,7 +23,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import DimacsError, merge
 
     try:
         with output(args.output) as out:

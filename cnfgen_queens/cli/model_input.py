@@ -10,10 +10,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
-from cnfgen_queens.cnf.compressed import InputError
+from cnfgen_queens.cnf.compressed import InputError, open_input
+from cnfgen_queens.cnf.dimacs import DimacsError, Header, open_body, read_header_file
+from cnfgen_queens.cnf.shuffle import KEY, ShuffleError, header_shuffle, header_shuffle_map, unshuffle_map
 from cnfgen_queens.model.board import Placement
+from cnfgen_queens.model.decode import DecodeError, variant_placement
+from cnfgen_queens.model.variants import HEADER_HOLES, HEADER_PLACED, HEADER_TORUS, VariantError, from_header
 
 from ..solvers.outcome import Status
+from ..solvers.parse import parse_competition, parse_minisat
 from .common import Exit, board_size, fail
 
 if TYPE_CHECKING:
@@ -45,8 +50,6 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
 
 def header_echo(header: Header) -> list[str]:
     """The lines `solve` prints so that decode/block need neither -n nor --cnf: size, N, shuffle seed, variant."""
-    from cnfgen_queens.cnf.shuffle import KEY
-    from cnfgen_queens.model.variants import HEADER_HOLES, HEADER_PLACED, HEADER_TORUS
 
     keep = [c for c in header.comments if c.startswith(("n=", KEY, HEADER_PLACED, HEADER_HOLES, HEADER_TORUS))]
     if not keep:
@@ -56,7 +59,6 @@ def header_echo(header: Header) -> list[str]:
 
 def echoed_header(text: str) -> Header | None:
     """The CNF header that `solve` echoed into its output (see :func:`header_echo`), or None."""
-    from cnfgen_queens.cnf.dimacs import Header
 
     lines = [line[len(ECHO) :].strip() for line in text.splitlines() if line.startswith(ECHO)]
     if not lines or not lines[0].startswith("p cnf "):
@@ -112,8 +114,6 @@ def _size_from_header(header: Header, path: str) -> int:
 
 def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header | None, str]:
     """(N, the CNF header or None, where N came from): -n, --cnf, or the c lines `solve` echoed."""
-    from cnfgen_queens.cnf.dimacs import DimacsError, read_header_file
-    from cnfgen_queens.cnf.shuffle import header_shuffle
 
     echoed = echoed_header(text)
     if args.cnf:
@@ -138,7 +138,6 @@ def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header |
 
 def _variant_from_header(header: Header, path: str, n: int) -> Variant:
     """The variant the CNF's header records (placed queens, blocked squares, torus)."""
-    from cnfgen_queens.model.variants import VariantError, from_header
 
     try:
         variant = from_header(header.comments)
@@ -153,7 +152,6 @@ SMALL_ANSWER = 1 << 20  # answers up to this size are parsed whole; larger ones 
 
 def _holds(path: str, header: Header, size: int) -> bool:
     """Whether the CNF's body holds at least ``size`` bytes (read at most that far)."""
-    from cnfgen_queens.cnf.dimacs import open_body
 
     with open_body(path, header) as f:
         while size > 0 and (got := len(f.read(min(size, 1 << 22)))):
@@ -204,11 +202,6 @@ def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarra
 def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
     """The checked placement in the solver output; exits 1 with 'no solution' on UNSAT, printed on stdout
     unless ``clauses_only`` (block: stdout carries clauses only, to be appended with ``>> blocks.cnf``)."""
-    from cnfgen_queens.cnf.compressed import open_input
-    from cnfgen_queens.cnf.shuffle import ShuffleError, header_shuffle_map, unshuffle_map
-    from cnfgen_queens.model.decode import DecodeError, variant_placement
-
-    from ..solvers.parse import parse_competition, parse_minisat
 
     name = "<stdin>" if args.input in (None, "-") else args.input
     raw = sys.stdin.buffer if args.input in (None, "-") else None

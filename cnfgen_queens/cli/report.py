@@ -8,6 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cnfgen_queens.cnf.dimacs import atomic_output, check_writable
+
+from ..experiments import report
+from ..experiments.plots import check_path, draw, scatter_pairs
+from ..experiments.report import rows_from_runs_csv
+from ..experiments.store import Store, StoreError
 from .common import fail
 
 if TYPE_CHECKING:
@@ -74,7 +80,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _write(path: str, text: str) -> None:
-    from cnfgen_queens.cnf.dimacs import atomic_output
 
     with atomic_output(Path(path)) as out:
         out.write(text.encode())
@@ -82,8 +87,6 @@ def _write(path: str, text: str) -> None:
 
 def _rows(db: str) -> list[Row]:
     """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension)."""
-    from ..experiments.report import rows_from_runs_csv
-    from ..experiments.store import Store, StoreError
 
     if db.lower().endswith(".csv"):
         try:
@@ -100,10 +103,6 @@ def _rows(db: str) -> list[Row]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cnfgen_queens.cnf.dimacs import check_writable
-
-    from ..experiments import report
-    from ..experiments.plots import check_path  # no matplotlib yet
 
     plots: list[tuple[str, Path, tuple[str, str] | None]] = [
         *(("cactus", Path(f), None) for f in args.cactus),
@@ -126,8 +125,6 @@ def run(args: argparse.Namespace) -> int:
         fail(f"{args.db}: no runs stored yet" if not args.where else f"{args.db}: no run matches --where", 1)
     for kind, _, pair in plots:
         if kind == "scatter" and pair is not None:
-            from ..experiments.plots import scatter_pairs
-
             try:
                 scatter_pairs(rows, *pair)
             except ValueError as e:
@@ -151,8 +148,6 @@ def run(args: argparse.Namespace) -> int:
             _write(path, text)
             print(f"wrote {path}: {what}", file=sys.stderr)
     if plots:
-        from ..experiments.plots import draw
-
         title = args.title or ", ".join(sorted({r.experiment for r in rows}))
         for kind, path, pair in plots:
             try:

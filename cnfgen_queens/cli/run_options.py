@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import TYPE_CHECKING
 
+from ..limits import DEFAULT_OUTPUT_MB, Limits
+from ..solvers.cgroup import IsolationUnavailable, choose, unavailable_reason
 from .common import fail
 
 if TYPE_CHECKING:
@@ -15,8 +19,6 @@ if TYPE_CHECKING:
 def limits_from(args: argparse.Namespace, time: float | None = None, memory: int | None = None) -> Limits:
     """The Limits the flags ask for; a limit out of range or an impossible isolation is a one-line error
     (exit 2 for a value, 1 when cgroups were asked for and this machine has none)."""
-    from ..limits import DEFAULT_OUTPUT_MB, Limits
-    from ..solvers.cgroup import IsolationUnavailable, choose
 
     output = getattr(args, "output_limit", None) or DEFAULT_OUTPUT_MB
     isolation = getattr(args, "isolation", "auto")
@@ -34,8 +36,6 @@ def limits_from(args: argparse.Namespace, time: float | None = None, memory: int
 
 def cap_jobs(args: argparse.Namespace) -> None:
     """``--jobs`` above the cores this process may use is capped to them, with a one-line note."""
-    import os
-    import sys
 
     try:
         cores = len(os.sched_getaffinity(0))
@@ -50,7 +50,5 @@ def measured(measured_by: str, isolation: str, binary: bool) -> str:
     """The ``measured by`` part of solve's ``c`` line, with the reason when ``auto`` fell back to rusage."""
     text = f"  measured by {measured_by}"
     if binary and isolation == "auto" and measured_by == "rusage":
-        from ..solvers.cgroup import unavailable_reason
-
         text += f" (no cgroup isolation: {unavailable_reason()})"
     return text

@@ -8,8 +8,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
+from cnfgen_queens.cnf.atomic import signals_unwind
+from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
+from cnfgen_queens.cnf.dimacs import check_writable, read_header_file
+
+from ..solvers import ProfileError, SolverNotFound, Status, resolve, solve
+from ..solvers.outcome import S_LINES
 from .arg_groups import add_limit_arguments, add_solver_arguments
 from .common import fail
 from .model_input import header_echo
@@ -44,8 +51,6 @@ def _stdin_to_file(tmpdir: str) -> Path:
     """Spool stdin to a file as it is (no parsing), named by its compression so solvers can read it."""
     import shutil
 
-    from cnfgen_queens.cnf.compressed import MAGIC_BYTES, by_magic
-
     stdin = sys.stdin.buffer
     head = stdin.peek(MAGIC_BYTES)[:MAGIC_BYTES] if hasattr(stdin, "peek") else b""
     codec = by_magic(head)
@@ -62,13 +67,6 @@ def run(args: argparse.Namespace) -> int:
     import json
     import shlex
     import tempfile
-    import time
-
-    from cnfgen_queens.cnf.compressed import InputError
-    from cnfgen_queens.cnf.dimacs import read_header_file
-
-    from ..solvers import ProfileError, SolverNotFound, Status, resolve, solve
-    from ..solvers.outcome import S_LINES
 
     start = time.perf_counter()
     solver = args.solver
@@ -80,8 +78,6 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--solver-args: {e}")
     proof = Path(args.proof) if args.proof else None
     if proof is not None:
-        from cnfgen_queens.cnf.dimacs import check_writable
-
         try:
             check_writable(proof)
         except OSError as e:
@@ -90,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
         spec = resolve(solver, solvers_file)
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
-    from cnfgen_queens.cnf.atomic import signals_unwind
 
     with signals_unwind(), tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:  # no spool left behind
         path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)

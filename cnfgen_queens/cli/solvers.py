@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 from pathlib import Path
 
+from ..solvers import ProfileError, SolverNotFound, list_solvers, resolve
+from ..solvers.discovery import embedded_available, embedded_names, embedded_version
 from .arg_groups import add_solvers_file_argument
 from .common import fail
 
@@ -18,13 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import json
-    from dataclasses import asdict
-
-    from ..solvers import ProfileError, list_solvers
 
     if args.path:
-        from ..solvers import SolverNotFound, resolve
-
         try:
             spec = resolve(args.path, Path(args.solvers_file) if args.solvers_file else None)
         except (SolverNotFound, ProfileError) as e:
@@ -46,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
             where = row.path if row.found else f"install: {row.install}"
             print(f"{row.name:<18} {'yes' if row.found else 'no':<6} {row.version or '-':<30} {where}")
     if args.embedded:
-        from ..solvers.discovery import embedded_available, embedded_names, embedded_version
-
         for name in embedded_names():
             found = embedded_available(name)
             version = embedded_version(name) if found else None

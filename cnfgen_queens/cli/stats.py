@@ -7,6 +7,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf import stats
+from cnfgen_queens.cnf.dimacs import DimacsError
+from cnfgen_queens.cnf.scan import read_cnf
+
 from .common import fail, positive_int
 
 if TYPE_CHECKING:
@@ -30,9 +34,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _read(name: str, tmp: str) -> Cnf:
     """The whole CNF (plain or compressed: the shared reader goes by magic bytes); stdin is spooled."""
     import shutil
-
-    from cnfgen_queens.cnf.dimacs import DimacsError
-    from cnfgen_queens.cnf.scan import read_cnf
 
     path = Path(name)
     try:
@@ -87,8 +88,6 @@ def text(name: str, st: CnfStats) -> str:
 def run(args: argparse.Namespace) -> int:
     import json
     import tempfile
-
-    from cnfgen_queens.cnf import stats
 
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-stats-") as tmp:
         cnf = _read(args.file, tmp)

@@ -6,6 +6,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.model.variants import VariantError, make_variant, parse_cell, read_cells
+
+from .arg_groups import given_flags
 from .common import fail, non_negative_int
 
 if TYPE_CHECKING:
@@ -15,7 +18,6 @@ FLAGS = ("--place", "--place-file", "--block-square", "--holes", "--torus", "--r
 
 
 def _cell(text: str) -> tuple[int, int]:
-    from cnfgen_queens.model.variants import VariantError, parse_cell
 
     try:
         return parse_cell(text)
@@ -66,14 +68,12 @@ def add_variant_arguments(p: argparse.ArgumentParser) -> None:
 
 def given(args: argparse.Namespace) -> list[str]:
     """The variant flags present on the command line."""
-    from .arg_groups import given_flags
 
     return given_flags(args, FLAGS)
 
 
 def variant_from(args: argparse.Namespace, n: int) -> Variant:
     """The validated variant of the options, or a one-line usage error."""
-    from cnfgen_queens.model.variants import VariantError, make_variant, read_cells
 
     try:
         placed = list(args.place)

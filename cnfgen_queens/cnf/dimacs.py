@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from cnfgen_queens.cnf.atomic import atomic_output
-from cnfgen_queens.cnf.compressed import InputError
+from cnfgen_queens.cnf.compressed import InputError, open_input
 
 Clause = tuple[int, ...]
 CHUNK = 1 << 16
@@ -187,7 +187,6 @@ def read_header(stream: IO[bytes], name: str = "<input>") -> Header:
 
 def open_cnf(path: Path | str, warn: Warn | None = _stderr_warn) -> BinaryIO:
     """A reader of the (decompressed) bytes of a CNF file; errors are DimacsError or OSError."""
-    from cnfgen_queens.cnf.compressed import open_input
 
     return open_input(path, warn, DimacsError)
 
@@ -334,7 +333,6 @@ def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header
 
 def read_blocks(path: Path, num_vars: int, warn: Warn = _stderr_warn) -> list[Clause]:
     """Clauses of a blocks file: bare clause lines, or a DIMACS file whose header is dropped."""
-    from cnfgen_queens.cnf.compressed import open_input
 
     name = str(path)
     raw = sys.stdin.buffer if name == "-" else None

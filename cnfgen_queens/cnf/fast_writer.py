@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import chain
@@ -253,7 +254,6 @@ class _Templates:
     and anti-diagonals grow and shrink), so memory stays bounded at any N without rebuilding any."""
 
     def __init__(self, formula: QueensFormula) -> None:
-        from collections import OrderedDict
 
         self.formula = formula
         self.memory: OrderedDict[int, Template] = OrderedDict()

@@ -7,6 +7,7 @@ arithmetic progressions of variables.  Otherwise estimated by a power law in the
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.fast_writer import _template
@@ -85,7 +86,6 @@ def body_size(formula: QueensFormula) -> tuple[int, bool]:
                     total += _weighted_digits(auxes, aux_top + 1, 1)
         else:
             return total, True
-    import math
 
     import numpy as np
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from cnfgen_queens.cnf.dimacs import (
     Clause,
@@ -36,6 +37,8 @@ MAX_TOKEN = 1 << 16  # a "literal" longer than this is not DIMACS
 def _signs_ok(piece: bytes) -> bool:
     """Every '-' starts a token and is followed by a digit (numpy's reader takes "1-2" as two numbers
     and a lone "-" as 0); anything else it does not consume makes it raise."""
+    import numpy as np
+
     b = np.frombuffer(piece, dtype=np.uint8)
     at = np.flatnonzero(b == 45)
     if not at.size:
@@ -49,6 +52,8 @@ def _signs_ok(piece: bytes) -> bool:
 
 def _fast(piece: bytes, num_vars: int) -> np.ndarray | None:
     """The literals of ``piece`` when numpy's reader gives exactly them, else None (use the slow path)."""
+    import numpy as np
+
     if b"c" in piece or b"p" in piece or b"%" in piece or b"+" in piece or not _signs_ok(piece):
         return None
     try:
@@ -78,6 +83,8 @@ def literal_chunks(
     stream: IO[bytes], header: Header, name: str, warn: Warn = _stderr_warn, chunk: int | None = None
 ) -> Iterator[np.ndarray]:
     """int64 arrays of the body's literals, each ending with a clause's 0 (the stream is at the body)."""
+    import numpy as np
+
     chunk = chunk or SCAN_CHUNK
     num_vars, line = header.num_vars, header.body_line
     carry = np.zeros(0, np.int64)
@@ -148,6 +155,8 @@ class Cnf:
 
 def read_cnf(path: Path | str, warn: Warn = _stderr_warn) -> Cnf:
     """Parse a whole CNF file, plain or compressed (memory follows the file's literals)."""
+    import numpy as np
+
     name = str(path)
     with open_cnf(path, warn) as f:
         header = read_header(f, name)
@@ -162,6 +171,8 @@ def read_cnf(path: Path | str, warn: Warn = _stderr_warn) -> Cnf:
 def _scan(lits: np.ndarray, value: np.ndarray) -> tuple[tuple[int, Clause] | None, int, int]:
     """(the first clause ``value`` (bool by variable) falsifies in a 0-terminated literal array, or None;
     the clauses; the largest variable)."""
+    import numpy as np
+
     ends = np.flatnonzero(lits == 0)
     if not ends.size:
         return None, 0, 0
@@ -189,6 +200,8 @@ def _first_violated(lits: np.ndarray, value: np.ndarray) -> tuple[int, Clause] |
 
 def _values(true_vars: Iterable[int], top: int) -> np.ndarray:
     """bool by variable 0..top (+ one False sentinel) with ``true_vars`` set."""
+    import numpy as np
+
     value = np.zeros(top + 2, dtype=bool)
     tv = np.fromiter((v for v in true_vars if 0 < v <= top), dtype=np.int64)
     value[tv] = True
@@ -200,6 +213,8 @@ def violated_clause(cnf: Cnf, true_vars: set[int] | Iterable[int]) -> tuple[int,
 
     ``true_vars`` lists the variables set true; every other variable is false.
     """
+    import numpy as np
+
     if cnf.lits.size == 0:
         return None
     return _first_violated(cnf.lits, _values(true_vars, int(np.abs(cnf.lits).max())))
@@ -226,6 +241,8 @@ class StreamCheck:
 def check_stream(source: CnfFile, value: np.ndarray | None, warn: Warn = _stderr_warn) -> StreamCheck:
     """Check the model ``value`` (bool by variable, last entry a False sentinel) clause by clause;
     with None, only read the whole body (DimacsError for anything that is not DIMACS)."""
+    import numpy as np
+
     index = top = 0
     with open_cnf(source.path, None) as f:
         header = read_header(f, source.name)
@@ -244,6 +261,8 @@ def check_stream(source: CnfFile, value: np.ndarray | None, warn: Warn = _stderr
 
 def model_values(model: Sequence[int], num_vars: int) -> tuple[np.ndarray | None, str | None]:
     """(bool by variable with a False sentinel, None) or (None, why the model is malformed)."""
+    import numpy as np
+
     lits = np.fromiter(model, dtype=np.int64, count=len(model))
     var = np.abs(lits)
     top = int(var.max()) if var.size else 0

@@ -23,6 +23,8 @@ from array import array
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
+from cnfgen_queens.cnf.fast_writer import _clause_chunks, body_chunks, format_literals
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -59,8 +61,6 @@ def _fisher_yates(rs: np.random.RandomState, size: int, first: int) -> array:
 def shuffle_write(out: BinaryIO, formula: QueensFormula, extra: Sequence[Sequence[int]], seed: int) -> int:
     """Write the shuffled clauses of ``formula`` then ``extra`` (the reference's order); returns the count."""
     import numpy as np
-
-    from cnfgen_queens.cnf.fast_writer import _clause_chunks, body_chunks, format_literals
 
     num_vars = formula.counts()[0]
     dtype = np.int32 if num_vars < 2**31 else np.int64

@@ -23,6 +23,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cnfgen_queens.cnf.shuffle import unshuffle_map
+from cnfgen_queens.model.board import Board
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -173,8 +176,6 @@ def queens_section(n: int, lo: np.ndarray | None, hi: np.ndarray | None, pairwis
     """The board behind the file: conflict graph size, lines, and the checks (see the module doc)."""
     import numpy as np
 
-    from cnfgen_queens.model.board import Board
-
     board = Board(n)
     lines = [line for line in board.lines() if len(line.cells) >= 2]
     conflict_edges = sum(len(line.cells) * (len(line.cells) - 1) // 2 for line in lines)
@@ -244,8 +245,6 @@ def cnf_stats(cnf: Cnf, graph: bool = True, max_graph_edges: int = MAX_GRAPH_EDG
     if n is not None:
         shuffled = any(c.startswith("shuffle:") for c in cnf.header.comments)
         if shuffled and lo is not None and hi is not None:
-            from cnfgen_queens.cnf.shuffle import unshuffle_map
-
             back = np.array(unshuffle_map(cnf.header), dtype=np.int64)
             a, b = back[lo], back[hi]
             lo, hi = np.minimum(a, b), np.maximum(a, b)

@@ -13,7 +13,11 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, BinaryIO
 
+from cnfgen_queens.cnf import fast_writer as generate
 from cnfgen_queens.cnf.dimacs import Clause, write_clauses, write_header
+from cnfgen_queens.cnf.fast_writer import FAST_MIN_CLAUSES
+from cnfgen_queens.cnf.shuffle import shuffle_clauses, shuffle_comments
+from cnfgen_queens.cnf.shuffle_fast import shuffle_write
 
 if TYPE_CHECKING:
     from cnfgen_queens.model.formula import QueensFormula
@@ -45,15 +49,11 @@ def write_cnf(
     num_vars, num_clauses = formula.counts()
     total = num_clauses + len(extra)
     if shuffle is not None:
-        from cnfgen_queens.cnf.shuffle import shuffle_clauses, shuffle_comments
-
         lines = list(comments)
         if show:
             lines.append("p show " + " ".join(map(str, range(1, formula.n**2 + 1))) + " 0")
         write_header(out, num_vars, total, shuffle_comments(lines, num_vars, shuffle) if lines else ())
         if _fast(formula, fast) and all(extra):  # an empty clause: " 0" in the reference, kept there
-            from cnfgen_queens.cnf.shuffle_fast import shuffle_write
-
             written = shuffle_write(out, formula, extra, shuffle)
         else:
             written = write_clauses(out, shuffle_clauses(chain(formula.clauses(), extra), num_vars, shuffle))
@@ -69,13 +69,11 @@ def write_cnf(
 def _fast(formula: QueensFormula, fast: bool | None) -> bool:
     """Whether the vectorised path writes the formula: forced by ``fast``, else by its size; never for an
     encoding that is not ``positional``."""
-    from cnfgen_queens.cnf.fast_writer import FAST_MIN_CLAUSES
 
     return formula.enc.positional and (formula.counts()[1] >= FAST_MIN_CLAUSES if fast is None else fast)
 
 
 def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None, tune_malloc: bool) -> int:
-    from cnfgen_queens.cnf import fast_writer as generate
 
     if not _fast(formula, fast):
         return write_clauses(out, formula.clauses())

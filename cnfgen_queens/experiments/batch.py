@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from cnfgen_queens.solutions import executors
+
 from ..progress import Progress
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
@@ -115,7 +117,6 @@ def run_batch(
     log: Callable[[str], None] = print,
 ) -> Summary:
     """Run every unfinished run of ``config``; results go to ``config.results`` as they finish."""
-    from cnfgen_queens.solutions import executors
 
     start = time.monotonic()
     with Store(config.results) as store:

@@ -14,9 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.solutions.api import check_held_size
+
+from .. import encodings
+from .. import encodings as registry
 from ..errors import UsageError
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
-from .config_source import path_problem
+from ..solvers import SolverNotFound, resolve
+from .config_source import SourceError, path_problem, read
 from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
 TASKS = ("solve", "count")
@@ -113,7 +119,6 @@ def digest(value: Any) -> str:
 
 def load(path: Path | str, *, check_solvers: bool = True) -> Config:
     """Read and validate ``path``; ``check_solvers`` resolves every solver name (needs the runner)."""
-    from .config_source import SourceError, read
 
     path = Path(path)
     try:
@@ -289,10 +294,6 @@ def _count_fits(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], colu
     """``task: count`` holds each formula in memory: the largest instance of each encoding that
     ``max_clauses`` keeps is checked against the cap (``solutions.api.check_held_size``) here, before
     any run, rather than stored as an ERROR row at run time."""
-    from cnfgen_queens.model.formula import QueensFormula
-    from cnfgen_queens.solutions.api import check_held_size
-
-    from .. import encodings as registry
 
     for i, name in enumerate(encodings):
         size = group if registry.get(name).takes_group_size else None
@@ -369,9 +370,6 @@ def _column_alo(c: _Check, value: Any) -> tuple[bool, ...]:
 
 
 def _encodings(c: _Check, value: Any, ns: tuple[int, ...], column_alo: bool, group_size: int | None) -> tuple[str, ...]:
-    from cnfgen_queens.model.formula import QueensFormula
-
-    from .. import encodings
 
     if value == "all":
         value = encodings.names()
@@ -413,7 +411,6 @@ def _solver(c: _Check, value: Any, path: str) -> SolverEntry:
 
 
 def _resolve_all(c: _Check, solvers: tuple[SolverEntry, ...]) -> None:
-    from ..solvers import SolverNotFound, resolve
 
     for i, entry in enumerate(solvers):
         try:

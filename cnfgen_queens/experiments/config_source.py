@@ -9,6 +9,7 @@ refused too.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,6 @@ class _Walk:
 
 def path_problem(path: Path) -> str | None:
     """Why the file system would refuse ``path`` (a NUL, a name or the path too long); None if nothing."""
-    import os
 
     raw = os.fsencode(path)
     longest = max((len(os.fsencode(part)) for part in path.parts), default=0)

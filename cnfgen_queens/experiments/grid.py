@@ -14,6 +14,10 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.variants import make_variant
+
+from ..encodings import get as get_encoding
 from ..limits import DEFAULT_OUTPUT_MB
 from .config import Config, SolverEntry, digest
 
@@ -49,8 +53,6 @@ class Instance:
         return bool(self.torus or self.place or self.holes or self.random_place is not None)
 
     def formula(self) -> QueensFormula:
-        from cnfgen_queens.model.formula import QueensFormula
-        from cnfgen_queens.model.variants import make_variant
 
         v = make_variant(self.n, self.place, self.holes, self.torus, self.random_place, self.random_seed)
         return QueensFormula(self.n, self.encoding, self.column_alo, self.group_size, v)
@@ -143,7 +145,6 @@ def instance(
     random_seed: int | None = None,
     column_alo: bool | None = None,
 ) -> Instance:
-    from ..encodings import get as get_encoding
 
     takes_group = get_encoding(encoding).takes_group_size  # group_size goes where it applies
     group = config.group_size if takes_group else None

@@ -21,6 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from cnfgen_queens.cnf.dimacs import atomic_output
+
 from ..errors import UsageError
 from .report import is_solved, medians_by_n
 from .store import Row
@@ -228,8 +230,6 @@ def scatter(rows: list[Row], a: str, b: str, title: str, clock: str = "wall") ->
 def save(fig: Any, path: Path) -> None:
     """Write ``fig`` atomically; metadata without dates or versions, so the bytes are reproducible."""
     import matplotlib
-
-    from cnfgen_queens.cnf.dimacs import atomic_output
 
     fmt = path.suffix.lower().lstrip(".")
     metadata = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None}, "pdf": {"CreationDate": None}}

@@ -11,9 +11,11 @@ never solved) or unsolved is its verdict (:mod:`.verdict`), not its status.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import statistics
+import typing
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -233,8 +235,6 @@ def medians_by_n(rows: Iterable[Row]) -> dict[tuple[str, str], dict[int, float |
 
 def rows_from_runs_csv(text: str) -> list[Row]:
     """Rows back from :func:`runs_csv` (so plots and tables can be redrawn without the database)."""
-    import dataclasses
-    import typing
 
     hints = typing.get_type_hints(Row)
     reader = csv.DictReader(io.StringIO(text))

@@ -13,7 +13,17 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
+from cnfgen_queens.cnf.gbd_hash import gbd_hash
+from cnfgen_queens.cnf.shuffle import unshuffle_map
+from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.model.decode import DecodeError, variant_placement
+
+from ..errors import UsageError
 from ..limits import Limits
+from ..solutions import api
+from ..solvers import resolve, solve
+from ..solvers.cgroup import choose
 from ..solvers.outcome import Status
 from .grid import Instance, Run
 from .verdict import NOT_A_SOLUTION
@@ -49,9 +59,6 @@ def _now() -> str:
 def generate(instance: Instance, cache_dir: str, expected_hash: str | None = None) -> tuple[str, str]:
     """(path, GBD hash) of ``instance``'s CNF in ``cache_dir``: reused when its hash is ``expected_hash``,
     else written again (atomically) and hashed: a file of unknown origin or changed since is never trusted."""
-    from cnfgen_queens.cnf.dimacs import atomic_output
-    from cnfgen_queens.cnf.gbd_hash import gbd_hash
-    from cnfgen_queens.cnf.writer import write_cnf
 
     path = Path(cache_dir) / instance.filename
     if expected_hash is not None and path.is_file():
@@ -87,7 +94,6 @@ def _limits(run: Run) -> Limits:
 
 
 def _solve(run: Run, cnf_path: Path) -> Measurement:
-    from ..solvers import solve
 
     o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args)
     error, refuted = o.error, False
@@ -110,12 +116,8 @@ def _solve(run: Run, cnf_path: Path) -> Measurement:
 
 def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> str | None:
     """Beyond the clause check: the model's queens (names unshuffled) must be an N-queens solution."""
-    from cnfgen_queens.model.decode import DecodeError, variant_placement
 
     if instance.shuffle_seed is not None:
-        from cnfgen_queens.cnf.dimacs import read_header_file
-        from cnfgen_queens.cnf.shuffle import unshuffle_map
-
         table = unshuffle_map(read_header_file(cnf_path))
         if table is None:
             return f"{NOT_A_SOLUTION}: the shuffled file has no shuffle comment"
@@ -130,9 +132,6 @@ def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> 
 def _count(run: Run) -> Measurement:
     """The count of the CLI's ``count`` (:func:`cnfgen_queens.solutions.api.count`, the run's engine); a
     request the engine refuses is an ERROR with the reason (never raised)."""
-    from ..errors import UsageError
-    from ..solutions import api
-    from ..solvers import resolve
 
     limits = _limits(run)
     start = time.monotonic()
@@ -154,6 +153,5 @@ def _count(run: Run) -> Measurement:
 
 
 def _measured_by(isolation: str) -> str:
-    from ..solvers.cgroup import choose
 
     return "cgroup" if choose(isolation) == "cgroup" else "rusage"

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn, Protocol
 
+from cnfgen_queens.model.variants import VariantError, make_variant, parse_cell
+
 
 class _Check(Protocol):
     """What this module needs of :mod:`.config`'s checker (errors naming file, line and key), as a
@@ -112,7 +114,6 @@ def _list(c: _Check, inst: dict[str, Any], key: str, number: bool = False) -> tu
 
 
 def _cells(c: _Check, inst: dict[str, Any], key: str) -> tuple[tuple[int, int], ...]:
-    from cnfgen_queens.model.variants import VariantError, parse_cell
 
     value = inst.get(key, [])
     path = f"instances.{key}"
@@ -133,7 +134,6 @@ def _cells(c: _Check, inst: dict[str, Any], key: str) -> tuple[tuple[int, int], 
 
 def variant_spec(c: _Check, inst: dict[str, Any], ns: tuple[int, ...]) -> VariantSpec | None:
     """The validated variant keys of ``instances`` (None when there are none)."""
-    from cnfgen_queens.model.variants import VariantError, make_variant
 
     if not any(k in inst for k in VARIANT_KEYS):
         return None

@@ -16,6 +16,8 @@ import json
 from enum import StrEnum
 from typing import Protocol
 
+from cnfgen_queens.model.known_counts import published_count
+
 from ..solvers.outcome import Status
 
 UNSAT_N = (2, 3)  # the only board sizes without a solution
@@ -94,7 +96,6 @@ def _wrong(row: Judged, refuted: bool) -> bool:
 
 def _known_count(row: Judged) -> int | None:
     """The published count for ``row``'s instance (:func:`.published_count`); else None."""
-    from cnfgen_queens.model.known_counts import published_count
 
     v = json.loads(row.variant) if row.variant is not None else {}
     other = bool(v.get("place") or v.get("holes")) or v.get("random_place") is not None

@@ -66,9 +66,9 @@ class BoardReader:
     """Decode and check models of one N (and variant) in O(N) beyond reading the N*N cell literals.
 
     A model lists the literals of variables 1, 2, ... in order (as PySAT's ``get_model``), so its first N*N
-    entries are the cells.  :meth:`read` gives the true cell variables (and the placement), checked: one per row, no two in a
-    column or diagonal (built-in set and map operations, no Python code per cell), and the variant's cells;
-    anything else raises DecodeError saying what is wrong (through :func:`variant_placement`).  The blocking
+    entries are the cells.  :meth:`read` gives the true cell variables and the placement, checked: one per
+    row, no two in a column or diagonal (built-in set and map operations, no Python code per cell), and the
+    variant's cells; anything else raises DecodeError saying what is wrong (:func:`variant_placement`).  The blocking
     clause is ``[-q for q in queens]``: no placement is built for it.
 
     >>> BoardReader(4).placement([-1, 2, -3, -4, -5, -6, -7, 8, 9, -10, -11, -12, -13, -14, 15, -16])

@@ -14,6 +14,8 @@ import csv
 from functools import cache
 from importlib import resources
 
+from cnfgen_queens.model.variants import TORUS_COUNTS
+
 RESOURCE = "data/known_counts.csv"
 
 
@@ -40,8 +42,6 @@ def published_count(n: int, *, torus: bool = False, other_variant: bool = False)
     if other_variant:
         return None
     if torus:
-        from cnfgen_queens.model.variants import TORUS_COUNTS
-
         return None if n not in TORUS_COUNTS else (TORUS_COUNTS[n], "A007705")
     known = _load().get(n)
     return None if known is None else (known[0], "A000170")

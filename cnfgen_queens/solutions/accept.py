@@ -12,22 +12,20 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import neg
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.dimacs import Header
+from cnfgen_queens.cnf.scan import Cnf, violated_clause
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import BoardReader, Clause, DecodeError, as_line, blocking_clause, blocking_clauses
 from cnfgen_queens.model.symmetry import orbit
 from cnfgen_queens.solutions.records import EnumerationError, Found
 
 if TYPE_CHECKING:
-    from cnfgen_queens.cnf.scan import Cnf
     from cnfgen_queens.model.variants import Variant
 
 
 def clause_check(num_vars: int, clauses: Iterable[Clause]) -> Cnf:
     """The clauses, held for :class:`Acceptor`'s ``every_clause`` check (``--check-all``)."""
     import numpy as np
-
-    from cnfgen_queens.cnf.dimacs import Header
-    from cnfgen_queens.cnf.scan import Cnf
 
     held = list(clauses)
     lits = np.fromiter((x for c in held for x in (*c, 0)), dtype=np.int32)
@@ -88,8 +86,6 @@ class Acceptor:
         return found
 
     def _check_every_clause(self, model: Sequence[int]) -> None:
-        from cnfgen_queens.cnf.scan import violated_clause
-
         assert self.every_clause is not None
         bad = violated_clause(self.every_clause, (v for v in model if v > 0))
         if bad is not None:

@@ -24,8 +24,14 @@ from cnfgen_queens.limits import DEFAULT_OUTPUT_MB, Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
 from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solutions import cube_count
+from cnfgen_queens.solutions.certificate import certify, check_certify
 from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
+from cnfgen_queens.solutions.external_cubes import count_external_cubes
+from cnfgen_queens.solutions.external_loop import enumerate_external
+from cnfgen_queens.solutions.forked_loop import enumerate_forked
 from cnfgen_queens.solutions.records import Count, EnumerationError, EnumerationOptions, Found, GroupCount
+from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
 from cnfgen_queens.solvers.outcome import Status
 
 DEFAULT_SOLVER = "pysat:cadical195"
@@ -216,8 +222,6 @@ def solutions(
         raise UsageError("--resume needs --out DIR")
     deadline = deadline or Deadline.after(limits.time)
     if pysat_name(solver) is not None:
-        from cnfgen_queens.solutions.forked_loop import enumerate_forked
-
         external = external_flags(limits, workdir, resume, solver_args, solvers_file)
         if external:
             raise UsageError(f"{', '.join(external)} belong to the external loop; a pysat: solver runs in a child "
@@ -230,8 +234,6 @@ def solutions(
 
         yield from enumerate_forked(loop, deadline=deadline, memory_mb=limits.memory, on_call=on_call)
         return
-    from cnfgen_queens.solutions.external_loop import enumerate_external
-    from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
 
     try:
         resolve(solver, solvers_file)
@@ -300,11 +302,10 @@ def count(
         result = replace(result, fundamental=result.fundamental if symmetric else None)
     elif chosen == "cubes":
         check_size(formula, "cubes", jobs=jobs, executor=executor)
-        from cnfgen_queens.solutions.cube_count import count_symmetric
 
         try:
-            result = count_symmetric(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
-                                     deadline=deadline, progress=progress, check_all=check_all)  # fmt: skip
+            result = cube_count.count_symmetric(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
+                                                deadline=deadline, progress=progress, check_all=check_all)  # fmt: skip
         except UsageError:
             raise
         except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
@@ -325,8 +326,6 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
                executor: str, scheduler: str | None, symmetric: bool, loop_only: list[str],
                progress: Callable[[GroupCount, int | None], None] | None) -> Count:  # fmt: skip
     """``count --certify DIR``: every cube (no symmetry: it is not DRAT-checkable), a proof per cube."""
-    from cnfgen_queens.solutions.certificate import certify, check_certify
-
     if symmetric:
         raise UsageError("--certify does not combine with --symmetric: symmetry reduction is not DRAT-checkable, "
                          "so a certified count searches every cube")  # fmt: skip
@@ -352,9 +351,6 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
 def _count_external_cubes(formula: QueensFormula, solver: str, **options: object) -> Count:
     """:func:`.external_cubes.count_external_cubes`, after the checks the loop makes (the solver is known,
     the formula fits, ``--resume`` has a directory)."""
-    from cnfgen_queens.solutions.external_cubes import count_external_cubes
-    from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
-
     try:
         resolve(solver, options["solvers_file"])  # type: ignore[arg-type]
     except (SolverNotFound, ProfileError) as e:

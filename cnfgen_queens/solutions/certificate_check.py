@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cnfgen_queens.cnf.dimacs import Header
+from cnfgen_queens.cnf.scan import Cnf, violated_clause
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, variant_placement
@@ -135,9 +137,6 @@ def _check_boards(formula: QueensFormula, clauses: Sequence[Clause], where: str,
                   models: Iterable[tuple[int, ...]], seen: set[Placement]) -> None:  # fmt: skip
     """Every model satisfies every clause, is a valid board in ``cube``, and was not seen before."""
     import numpy as np
-
-    from cnfgen_queens.cnf.dimacs import Header
-    from cnfgen_queens.cnf.scan import Cnf, violated_clause
 
     lits = np.fromiter((x for c in clauses for x in (*c, 0)), dtype=np.int32)
     cnf = Cnf(Header(formula.counts()[0], len(clauses)), lits)

@@ -22,6 +22,7 @@ from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.accept import Acceptor, clause_check
 from cnfgen_queens.solutions.records import EnumerationError, Found
+from cnfgen_queens.solvers.discovery import SolverNotFound, embedded_name
 from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
@@ -51,7 +52,6 @@ def pysat_name(solver: str) -> str | None:
 
 def embedded_solver(solver: str) -> str:
     """The canonical pysat name behind ``pysat:NAME``; raises UsageError otherwise."""
-    from cnfgen_queens.solvers.discovery import SolverNotFound, embedded_name
 
     try:
         name = embedded_name(pysat_name(solver) or solver)

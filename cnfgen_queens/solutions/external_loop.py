@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 from cnfgen_queens.cnf.atomic import atomic_output, sweep_temporaries
+from cnfgen_queens.cnf.dimacs import Header
+from cnfgen_queens.cnf.scan import Cnf, read_cnf
+from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.board import Placement
@@ -32,6 +35,7 @@ from cnfgen_queens.model.decode import Clause, DecodeError, as_line, parse_line
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.accept import Acceptor
 from cnfgen_queens.solutions.records import EnumerationError, EnumerationOptions, Found
+from cnfgen_queens.solvers import solve
 from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
@@ -120,8 +124,6 @@ class WorkFormula:
 
     def __init__(self, formula: QueensFormula, base: Path, deadline: Deadline = NEVER,
                  hold: int = HOLD_BYTES) -> None:  # fmt: skip
-        from cnfgen_queens.cnf.scan import read_cnf
-        from cnfgen_queens.cnf.writer import write_cnf
 
         self.num_vars, self.base_clauses = formula.counts()
         self.path, self.deadline = base, deadline
@@ -171,9 +173,6 @@ class WorkFormula:
             return None
         import numpy as np
 
-        from cnfgen_queens.cnf.dimacs import Header
-        from cnfgen_queens.cnf.scan import Cnf
-
         lits = np.concatenate((self.base.lits, np.array(self.block_lits, dtype=np.int32)))
         return Cnf(Header(self.num_vars, self.base_clauses + len(self.block_lines)), lits)
 
@@ -182,7 +181,6 @@ def enumerate_external(
     formula: QueensFormula, solver: str, workdir: Path, options: EnumerationOptions | None = None
 ) -> Iterator[Found]:
     """Restart loop over files in ``workdir`` with an external solver (see the module docstring)."""
-    from cnfgen_queens.solvers import solve
 
     opts = options or EnumerationOptions()
     symmetric = opts.symmetric

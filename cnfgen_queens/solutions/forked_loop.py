@@ -28,6 +28,9 @@ from typing import IO
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.solutions.records import EnumerationError, Found
 from cnfgen_queens.solvers.outcome import Status
+from cnfgen_queens.solvers.parse import MEMORY_WORDS, describe_exit
+from cnfgen_queens.solvers.process import clean_group, fork_child, kill_run, wait_run
+from cnfgen_queens.solvers.reaper import started, subreaper
 
 Loop = Callable[[Callable[[], None]], Iterator[Found]]  # on_call -> the solutions
 
@@ -46,8 +49,6 @@ def enumerate_forked(
     """The solutions of ``loop(on_call)`` (:func:`.embedded_loop.enumerate_embedded`), run in a forked
     child.  ``deadline`` is enforced during a solver call too (``GRACE`` seconds after it, the child is killed);
     EnumerationError (TIMEOUT, MEMOUT, ERROR) ends the iteration after every solution found before it."""
-    from cnfgen_queens.solvers.process import clean_group, fork_child, kill_run, wait_run
-    from cnfgen_queens.solvers.reaper import started, subreaper
 
     read_end, write_end = os.pipe()
     with subreaper(), tempfile.TemporaryFile() as err:
@@ -148,7 +149,6 @@ def _event(line: bytes) -> Found | EnumerationError | None:
 
 def _died(code: int | None, err: IO[bytes], memory_mb: int | None) -> EnumerationError:
     """The error of a child that ended without finishing: MEMOUT under a memory limit, else ERROR."""
-    from cnfgen_queens.solvers.parse import MEMORY_WORDS, describe_exit
 
     err.seek(0)
     text = " ".join(err.read()[-2000:].decode(errors="replace").split())

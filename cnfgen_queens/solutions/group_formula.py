@@ -14,14 +14,11 @@ column clauses, 3,354 clauses to about 930, and building the solver takes half t
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.scan import Cnf
 from cnfgen_queens.model.board import Cell
 from cnfgen_queens.model.decode import Clause
 from cnfgen_queens.solutions.accept import clause_check
-
-if TYPE_CHECKING:
-    from cnfgen_queens.cnf.scan import Cnf
 
 
 class GroupFormula:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .finished import MB, Finished, OutputCap, tail
+from .reaper import boot_ticks, die_with_parent, started, subreaper, sweep_orphans
 
 STEP = 0.02  # seconds between checks of the deadline and the output size
 
@@ -52,8 +53,6 @@ def _executor() -> Any:
     """A fresh RunExecutor (one per run: ``stop()`` leaves its mark on the instance)."""
     from benchexec import runexecutor
     from benchexec.runexecutor import RunExecutor
-
-    from .reaper import die_with_parent, started
 
     runexecutor._get_debug_output_after_crash = _no_crash_report
 
@@ -143,7 +142,6 @@ def run_in_cgroup(
     RunExecutor works in a thread of its own while this one watches the clock and the
     output size; KeyboardInterrupt stops the run (every process of the cgroup) and is re-raised.
     """
-    from .reaper import boot_ticks, started, subreaper, sweep_orphans
 
     with subreaper():  # orphans come to us, so that we reap them once the cgroup has killed them
         since = boot_ticks()

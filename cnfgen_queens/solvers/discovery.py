@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import sysconfig
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -131,7 +132,6 @@ def embedded_version(name: str) -> str:
 def embedded_available(name: str) -> bool:
     """Whether pysat's solver ``name`` can be created here (some need an extra package)."""
     import gc
-    import sys
 
     from pysat.solvers import Solver
 

@@ -14,6 +14,9 @@ import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.dimacs import open_cnf, read_header
+from cnfgen_queens.cnf.scan import Cnf, literal_chunks
+
 from ..limits import Limits
 from .outcome import Status
 from .parse import MEMORY_WORDS, describe_exit
@@ -67,12 +70,10 @@ def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> Answer:
 def _literal_arrays(cnf: Cnf | CnfFile) -> Iterator[np.ndarray]:
     """The clauses as 0-terminated literal arrays: the parsed ones, or read from the file chunk by chunk
     (in the child, so that reading counts against the time limit and the parent holds nothing)."""
-    from cnfgen_queens.cnf.scan import Cnf, literal_chunks
 
     if isinstance(cnf, Cnf):
         yield cnf.lits
         return
-    from cnfgen_queens.cnf.dimacs import open_cnf, read_header
 
     with open_cnf(cnf.path, None) as f:
         yield from literal_chunks(f, read_header(f, cnf.name), cnf.name)

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from cnfgen_queens.cnf.compressed import by_name, sniff
+from cnfgen_queens.cnf.dimacs import open_cnf
 
 NATIVE: dict[str, dict[str, str | None]] = {  # profile -> suffix -> tool it needs on PATH (None: built in)
     "kissat": {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"},
@@ -44,7 +45,6 @@ def solver_input(profile: str, path: Path, tmpdir: str) -> Iterator[Path]:
     if reads_natively(profile, path):
         yield path
         return
-    from cnfgen_queens.cnf.dimacs import open_cnf
 
     plain = Path(tmpdir) / "input.cnf"
     with open_cnf(path, None) as src, open(plain, "wb") as dst:

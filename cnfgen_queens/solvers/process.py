@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .cgroup import run_in_cgroup
 from .finished import Finished, OutputCap, tail
 from .reaper import boot_ticks, clean_group, die_with_parent, killpg, spawn_lock, started, subreaper, sweep_orphans
 
@@ -192,8 +193,6 @@ def run_process(
     out_path, err_path = Path(output_dir) / "solver.out", Path(output_dir) / "solver.err"
     cap = OutputCap((out_path, err_path), output_mb)
     if isolation == "cgroup":
-        from .cgroup import run_in_cgroup
-
         return run_in_cgroup(argv, out_path, err_path, timeout=timeout, memory_mb=memory_mb, grace=grace, cap=cap)
     with subreaper(), open(out_path, "wb") as out, open(err_path, "wb") as err:
         own_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bounds what the fork inherits

@@ -1,8 +1,8 @@
 """DRAT proofs of unsatisfiability: check a text DRAT file with dratify where it is installed.
 
-drat-trim (the reference checker, a C program) is used instead where it is on PATH
-(:func:`check_drat_trim`).  DRAT: Wetzler, Heule, Hunt, "DRAT-trim: Efficient checking and trimming using
-expressive clausal proofs", SAT 2014.  dratify (PyPI) is an independent forward
+:func:`check_drat_trim` runs drat-trim (the reference checker, a C program) where it is on PATH.
+DRAT: Wetzler, Heule, Hunt, "DRAT-trim: Efficient checking and trimming using expressive clausal
+proofs", SAT 2014.  dratify (PyPI) is an independent forward
 checker (RUP and RAT); it is pure Python, so very large proofs are left unverified.
 """
 
@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from cnfgen_queens.cnf.dimacs import atomic_output
 
 from .outcome import ProofState
 
@@ -33,7 +35,6 @@ class ProofCheck:
 
 def write_text_proof(path: Path, lines: Iterable[str]) -> None:
     """Write DRAT lines (as pysat's get_proof() returns them) atomically."""
-    from cnfgen_queens.cnf.dimacs import atomic_output
 
     with atomic_output(Path(path)) as f:
         for line in lines:

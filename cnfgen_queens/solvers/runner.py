@@ -16,13 +16,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.dimacs import read_header_file
+from cnfgen_queens.cnf.scan import Cnf, CnfFile, StreamCheck, _first_violated, check_stream, model_values, read_cnf
+from cnfgen_queens.solvers.input_file import solver_input
+
 from ..errors import UsageError
 from ..limits import Limits
+from .cgroup import choose
 from .discovery import SolverSpec, resolve
+from .embedded import solve_embedded
 from .outcome import Outcome, ProofState, Status
 from .parse import Claim, classify, read_competition, read_minisat
 from .process import Finished, run_process, tail
 from .profiles import Profile
+from .proof import check_drat, write_text_proof
 
 if TYPE_CHECKING:
     from cnfgen_queens.cnf.dimacs import Header
@@ -39,7 +46,6 @@ def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[
     The full model lists variables 1..M, where M is the largest variable the CNF or the
     model mentions; variables the solver left out are false.
     """
-    from cnfgen_queens.cnf.scan import Cnf, CnfFile, StreamCheck, _first_violated, model_values
 
     if isinstance(cnf, Path):
         cnf = CnfFile(cnf, str(cnf))
@@ -53,8 +59,6 @@ def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[
         top = int(np.abs(cnf.lits).max()) if cnf.lits.size else 0
         check = StreamCheck(_first_violated(cnf.lits, value), cnf.num_clauses, top)
     else:
-        from cnfgen_queens.cnf.scan import check_stream
-
         check = check_stream(cnf, value)
     if check.violated is not None:
         index, clause = check.violated
@@ -66,7 +70,6 @@ def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[
 
 
 def _header(source: CnfFile) -> Header:
-    from cnfgen_queens.cnf.dimacs import read_header_file
 
     return read_header_file(source.path, None)
 
@@ -95,9 +98,6 @@ def solve(
     """
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
-    from cnfgen_queens.cnf.dimacs import read_header_file
-    from cnfgen_queens.cnf.scan import CnfFile
-    from cnfgen_queens.solvers.input_file import solver_input
 
     read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
     if spec.embedded is not None:  # its forked child reads the file
@@ -114,7 +114,6 @@ def solve(
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
     """After UNSAT or an error, read the whole file: a malformed body is a DimacsError (exit 2), whatever
     the solver made of it."""
-    from cnfgen_queens.cnf.scan import CnfFile, check_stream
 
     if outcome.status not in (Status.UNSAT, Status.ERROR) or not isinstance(source, CnfFile):
         return outcome
@@ -132,7 +131,6 @@ def _timed_check(cnf: Cnf | CnfFile, model: Sequence[int]) -> tuple[tuple[int, .
 def _solve_embedded(
     spec: SolverSpec, cnf: Cnf | CnfFile, limits: Limits, proof: Path | None, args: Sequence[str]
 ) -> Outcome:
-    from .embedded import solve_embedded
 
     if args:
         raise UsageError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
@@ -144,8 +142,6 @@ def _solve_embedded(
         status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
     proof_state: ProofState | None = None
     if proof is not None and status is Status.UNSAT and run.proof_lines is not None:
-        from .proof import write_text_proof
-
         write_text_proof(proof, run.proof_lines)
         status, error, verified, proof_state = _check_proof(cnf, proof)
     return Outcome(
@@ -167,9 +163,6 @@ def _solve_embedded(
 
 def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, bool, ProofState]:
     """(status, note, verified, proof state) for an UNSAT answer whose DRAT proof is at ``proof``."""
-    from cnfgen_queens.cnf.scan import CnfFile, read_cnf
-
-    from .proof import check_drat
 
     if isinstance(cnf, CnfFile):
         cnf = read_cnf(cnf.path)  # the in-process checker needs every clause
@@ -200,7 +193,6 @@ def _solve_binary(
         if limits.time is not None:
             own = profile.uses_own_time_limit
             timeout = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
-        from .cgroup import choose
 
         isolation = choose(limits.isolation)
         try:
