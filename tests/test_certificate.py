@@ -200,6 +200,29 @@ def test_another_formula_is_rejected(cert8: Path, tmp_path: Path) -> None:
         check_certificate(d, "dratify")
 
 
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"cubes": [1, 2]}, "not a list of objects"),
+        ({"cubes": [{"cube": 3}]}, "cubes are not the"),
+        ({"n": "eight"}, "names no formula"),
+        ({"encoding": "no-such"}, "names no formula"),
+    ],
+)
+def test_malformed_manifest_is_rejected(cert8: Path, tmp_path: Path, change: dict, said: str) -> None:  # type: ignore[type-arg]
+    d, manifest = _copy(cert8, tmp_path)
+    _save(d, {**manifest, **change})
+    with pytest.raises(CertificateRejected, match=said):
+        check_certificate(d, "dratify")
+
+
+def test_a_formula_too_large_to_hold_is_refused(cert8: Path, tmp_path: Path) -> None:
+    d, manifest = _copy(cert8, tmp_path)
+    _save(d, {**manifest, "n": 5000})
+    with pytest.raises(UsageError, match="above the limit"):
+        check_certificate(d, "dratify")
+
+
 def test_same_command_same_bytes(cert8: Path, tmp_path: Path) -> None:
     certify(QueensFormula(8), tmp_path / "again", jobs=2)
     for f in sorted(p.relative_to(cert8) for p in cert8.rglob("*") if p.is_file()):

@@ -26,6 +26,7 @@ from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, variant_placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import from_header
+from cnfgen_queens.solutions.api import check_held_size
 from cnfgen_queens.solutions.certificate import (
     COVER,
     FORMAT,
@@ -76,10 +77,12 @@ def regenerate(manifest: dict[str, Any]) -> QueensFormula:
     """The formula the manifest names, built by the generator (never read from the certificate)."""
     try:
         variant = from_header(str(line) for line in manifest.get("variant", []))
-        return QueensFormula(int(manifest["n"]), str(manifest["encoding"]), bool(manifest["column_alo"]),
-                             manifest.get("group_size"), variant)  # fmt: skip
+        formula = QueensFormula(int(manifest["n"]), str(manifest["encoding"]), bool(manifest["column_alo"]),
+                                manifest.get("group_size"), variant)  # fmt: skip
     except (KeyError, TypeError, ValueError) as e:
         raise CertificateRejected(f"the manifest names no formula this program generates: {e}") from None
+    check_held_size(formula, escape="check a certificate of a smaller formula")  # the checker holds it
+    return formula
 
 
 class _Proofs:
@@ -168,7 +171,9 @@ def check_certificate(directory: Path, checker: str = "auto") -> CertifiedCount:
         raise CertificateRejected(f"the manifest's formula hash is not that of {formula.describe()}")
     cubes = certificate_cubes(formula.n)
     entries = manifest.get("cubes")
-    if not isinstance(entries, list) or [tuple(e.get("cube", ())) for e in entries] != cubes:
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise CertificateRejected("the manifest's cubes are not a list of objects")
+    if [tuple(e["cube"]) if isinstance(e.get("cube"), list) else None for e in entries] != cubes:
         raise CertificateRejected(f"the manifest's cubes are not the {len(cubes)} cubes of N={formula.n} "
                                   "(row 0 and row N-1 queens that do not attack)")  # fmt: skip
     seen: set[Placement] = set()
