@@ -260,3 +260,9 @@ def test_used_directory_and_time_limit(cert8: Path, tmp_path: Path) -> None:
         certify(QueensFormula(8), cert8)
     assert main(["count", "13", "--certify", str(tmp_path / "t"), "--time-limit", "0.5", "--quiet"]) == 1
     assert not (tmp_path / "t" / MANIFEST).exists()  # no manifest: not a certificate
+
+
+def test_certify_on_dask(tmp_path: Path) -> None:
+    need_module("distributed")
+    assert certify(QueensFormula(7), tmp_path / "c", jobs=2, executor="dask").total == A000170[7]
+    assert check_certificate(tmp_path / "c", "dratify").total == A000170[7]

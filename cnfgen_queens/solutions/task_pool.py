@@ -8,6 +8,7 @@ The certificate writer (:mod:`.certificate`) and the external solvers' cube coun
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -31,13 +32,14 @@ def run_tasks(
     """``fn(*item)`` for every item on ``jobs`` workers; True when every result was accepted by ``finished``."""
     pool: Any = executors.cube_pool(executor, jobs, scheduler)
     interrupted = True
-    todo = iter(items)
+    todo = enumerate(items)
+    run = uuid.uuid4().hex  # Dask keys: unique per task and run
     pending: list[Any] = []
     nap = 0.001
     try:
         while True:
-            while len(pending) < IN_FLIGHT * max(1, jobs) and (item := next(todo, None)) is not None:
-                pending.append(pool.submit(f"task-{id(item)}", fn, *item))
+            while len(pending) < IN_FLIGHT * max(1, jobs) and (step := next(todo, None)) is not None:
+                pending.append(pool.submit(f"task-{run}-{step[0]}", fn, *step[1]))
             if not pending:
                 break
             ready = [f for f in pending if f.done()]
