@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--checker",
         choices=CHECKERS,
         default="auto",
-        help="the DRAT checker: drat-trim (when on PATH, the default), or dratify (pure Python, slower)",
+        help="the DRAT checker: auto (drat-trim when it is on PATH, else dratify), drat-trim, or dratify (pure Python)",
     )
 
 
