@@ -6,9 +6,11 @@ to hold (:func:`check_held_size`), hold one :class:`.Deadline` for the whole req
 returns one :class:`.Count` whose ``mismatches`` say where it disagrees with OEIS (:func:`mismatches`).
 Errors the user can fix are :class:`.UsageError`, with the CLI's words (options named as flags).
 
-Engines: ``cubes`` counts the canonical border cubes with embedded solvers (:mod:`.cube_count`);
-``loop`` is the seeds' blocking-clause loop: the embedded loop in a forked child (:mod:`.forked_loop`)
-for a ``pysat:`` solver, the durable restart loop (:mod:`.external_loop`) for a binary.
+Engines: ``cubes`` counts the canonical border cubes with embedded solvers (:mod:`.cube_count`), or with
+a binary by one restart loop per cube (:mod:`.external_cubes`); ``loop`` is the seeds' blocking-clause
+loop: the embedded loop in a forked child (:mod:`.forked_loop`) for a ``pysat:`` solver, the durable
+restart loop (:mod:`.external_loop`) for a binary; ``certify`` (``count --certify DIR``) counts every
+cube and writes a DRAT certificate (:mod:`.certificate`).
 """
 
 from __future__ import annotations
