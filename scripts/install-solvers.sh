@@ -7,7 +7,7 @@ set -eu
 
 PYTHON=${PYTHON:-python3}
 # minizinc (with gecode) and sat4j run the MiniZinc and OPB exports in the tests; sqlite3 is the
-# README's query command.  Not here: glucose and lingeling (not Debian packages; build them from
+# query command of docs/batch.md.  Not here: glucose and lingeling (not Debian packages; build them from
 # github.com/audemard/glucose and github.com/arminbiere/lingeling, or use pysat:glucose4, pysat:lingeling).
 # Nor is drat-trim (check-count uses it when it is on PATH, dratify otherwise): build it from
 # github.com/marijnheule/drat-trim (one C file: cc -O2 -o drat-trim drat-trim.c) and put it on PATH.

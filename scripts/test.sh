@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Set up and pass the tests on a fresh machine: a virtual environment with the
-# package and its test extra, the real solvers (Debian packages as root, kissat
-# from the passagemath-kissat wheel), then ruff, mypy and pytest.  Idempotent.
+# package and its test and docs extras, the real solvers (Debian packages as root, kissat
+# from the passagemath-kissat wheel), then ruff, mypy, the docs build and pytest.  Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 # shellcheck disable=SC1091
 . .venv/bin/activate
 python -m pip install -q --upgrade pip
-python -m pip install -q -e '.[test]' --config-settings editable_mode=compat
+python -m pip install -q -e '.[test,docs]' --config-settings editable_mode=compat
 bash scripts/install-solvers.sh
 ruff check cnfgen_queens tests scripts
 ruff format --check cnfgen_queens tests scripts
 mypy  # the package, as configured in pyproject.toml
+NO_MKDOCS_2_WARNING=1 mkdocs build --strict  # the docs site (site/, git-ignored); a warning is an error
 python -m pytest -q -m "slow or not slow" "$@"  # CI runs the slow tests too

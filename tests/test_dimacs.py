@@ -9,13 +9,12 @@ import pytest
 
 from cnfgen_queens.cnf.dimacs import (
     DimacsError,
-    merge,
-    read_blocks,
     read_header,
     read_header_file,
     write_clauses,
     write_header,
 )
+from cnfgen_queens.cnf.merge import merge, read_blocks
 from cnfgen_queens.cnf.scan import read_cnf, violated_clause
 from cnfgen_queens.model.formula import QueensFormula
 

@@ -13,7 +13,7 @@ import pytest
 from helpers import need_solver
 
 from cnfgen_queens.cli import main
-from cnfgen_queens.cnf.dimacs import merge_clauses
+from cnfgen_queens.cnf.merge import merge_clauses
 from cnfgen_queens.cnf.scan import read_cnf
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.errors import UsageError

@@ -359,16 +359,19 @@ def test_long_comment_lines_are_read_in_pieces_and_merged_verbatim(tmp_path: Pat
     """Scaled-down: header lines are read MAX_LINE bytes at a time (64 MB; here 64 bytes), and merge
     copies the comment lines as bytes, so a p show line longer than that survives whole."""
     import cnfgen_queens.cnf.dimacs as dimacs
+    import cnfgen_queens.cnf.merge as merging
+    from cnfgen_queens.cnf.merge import merge
 
     base = tmp_path / "q.cnf"
     gen_main(["5", "-o", str(base)])  # its p show line has 25 numbers: over 64 bytes
     blocks = tmp_path / "b.txt"
     blocks.write_text("-1 -8 -15 -17 -24 0\n")
     monkeypatch.setattr(dimacs, "MAX_LINE", 64)
+    monkeypatch.setattr(merging, "MAX_LINE", 64)
     header = dimacs.read_header_file(base)
     assert header.num_vars == 25 and len(header.comment_value("p show") or "") < 64
     out = io.BytesIO()
-    dimacs.merge(base, [blocks], out)
+    merge(base, [blocks], out)
     text = base.read_bytes()
     count = QueensFormula(5).counts()[1]
     expected = text.replace(f"p cnf 25 {count}\n".encode(), f"p cnf 25 {count + 1}\n".encode())

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from helpers import need_solver, need_tool
+from helpers import CLI_ENTRY, need_solver, need_tool
 
 from cnfgen_queens import __version__
 from cnfgen_queens.cli import gen_main, main
@@ -86,6 +87,17 @@ def test_version_on_the_installed_entry_points(tmp_path: Path) -> None:
             need_tool(f"{prog} not on PATH (pip install -e .)")
         run = sh(f"{prog} --version", tmp_path)
         assert (run.returncode, run.stdout) == (0, f"{prog} {__version__}\n")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
+def test_top_level_output_into_a_closed_pipe_is_quiet(argv: list[str]) -> None:
+    """``cnfgen-queens --help | head -1`` where head has gone: exit 141 and nothing on stderr, no traceback."""
+    cmd = [sys.executable, "-c", CLI_ENTRY, *argv]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert (proc.wait(timeout=60), err) == (141, b"")
 
 
 # -- pipes: solve keeps N and the shuffle seed ---------------------------------------------

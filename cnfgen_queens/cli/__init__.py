@@ -33,7 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "block": ("block", "blocking clause(s) for the placement in solver output"),
     "merge": ("merge", "append blocking clauses to a CNF, fixing the header"),
     "enumerate": ("enumerate", "list every solution (blocking-clause loop)"),
-    "count": ("count", "count every solution (blocking-clause loop)"),
+    "count": ("count", "count every solution (by cubes, or the blocking-clause loop)"),
     "check-count": ("check_count", "check a count certificate (count N --certify DIR) and print the certified count"),
     "batch": ("batch", "run a YAML-configured grid of experiments"),
     "report": ("report", "tables and plots from a results database"),
@@ -123,18 +123,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``cnfgen-queens SUBCOMMAND ...``"""
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = "cnfgen-queens"
-    if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: {prog} SUBCOMMAND [options]   ({prog} SUBCOMMAND --help)\n\nsubcommands:")
-        for name, (_, text) in SUBCOMMANDS.items():
-            print(f"  {name:<10} {text}")
-        return 0 if argv else EXIT_USAGE
-    if argv[0] in ("-V", "--version"):
-        print(f"{prog} {_version()}")
-        return 0
+    if not argv or argv[0] in ("-h", "--help", "-V", "--version"):
+        return _guard(prog, _top_level, argv)
     name = argv[0]
     if name not in SUBCOMMANDS:
         return _guard(prog, fail, f"unknown subcommand {name!r}; valid: {', '.join(SUBCOMMANDS)}")
     return _guard(f"{prog} {name}", _run, name, f"{prog} {name}", argv[1:], _command(prog, argv))
+
+
+def _top_level(argv: list[str]) -> int:
+    """``cnfgen-queens`` alone (usage, exit 2), ``--help`` or ``--version``; in ``_guard`` like every command
+    (``cnfgen-queens --help | head -1`` is a closed pipe, not a traceback)."""
+    if argv and argv[0] in ("-V", "--version"):
+        print(f"cnfgen-queens {_version()}")
+        return 0
+    print(usage())
+    return 0 if argv else EXIT_USAGE
 
 
 def gen_main(argv: Sequence[str] | None = None) -> int:
@@ -160,3 +164,15 @@ def entry() -> None:
 
 def gen_entry() -> None:
     _exit(gen_main)
+
+
+def build_parser(name: str, prog: str | None = None) -> argparse.ArgumentParser:
+    """The parser of subcommand NAME, as its ``--help`` shows it (the docs' CLI reference renders it)."""
+    return _build(name, prog or f"cnfgen-queens {name}")[0]
+
+
+def usage() -> str:
+    """What ``cnfgen-queens --help`` prints: the subcommands and their one-line help."""
+    prog = "cnfgen-queens"
+    lines = [f"usage: {prog} SUBCOMMAND [options]   ({prog} SUBCOMMAND --help)", "", "subcommands:"]
+    return "\n".join([*lines, *(f"  {name:<10} {text}" for name, (_, text) in SUBCOMMANDS.items())])

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", metavar="CONFIG.yaml", help="the experiment config (see README: Batch experiments)")
+    p.add_argument("config", metavar="CONFIG.yaml", help="the experiment config (see docs/batch.md)")
     add_jobs_argument(
         p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.model.decode import FORMATS, render, write_png
 
 from .arg_groups import add_output_argument
@@ -27,8 +28,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.format == "png" and not args.output:
         fail("--format png needs -o FILE")
+    inputs = [args.input, args.cnf]
+    refuse_alias(args.output, inputs)  # before reading: the answer must survive a typo
     placement = load(args, clauses_only=False).placement
-    with output(args.output) as out:  # atomic, and compressed as a .gz, .bz2 or .xz name says
+    with output(args.output, inputs) as out:  # atomic, and compressed as a .gz, .bz2 or .xz name says
         if args.format == "png":
             write_png(placement, out)
         else:

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, clause_line, read_blocks
+from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, clause_line
 from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
+from cnfgen_queens.cnf.merge import read_blocks
 from cnfgen_queens.cnf.output_size import body_size, digit_sum
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.model.formula import QueensFormula
@@ -175,6 +176,6 @@ def run_cnf(args: argparse.Namespace) -> int:
              f"above {SHUFFLE_MAX_CLAUSES:,}; pass --allow-large to try anyway")  # fmt: skip
     if args.shuffle is not None and args.no_comments:
         print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
-    with output(args.output) as out:
+    with output(args.output, [*args.block, *args.holes, *args.place_file]) as out:
         write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle, tune_malloc=True)
     return 0

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cnfgen_queens.cnf.dimacs import DimacsError, merge
+from cnfgen_queens.cnf.dimacs import DimacsError
+from cnfgen_queens.cnf.merge import merge
 
 from .arg_groups import add_output_argument
 from .common import fail, output
@@ -25,7 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
 
     try:
-        with output(args.output) as out:
+        with output(args.output, args.blocks) as out:  # over BASE: the documented in-place update
             merge(Path(args.base), [Path(b) for b in args.blocks], out)
     except DimacsError as e:
         fail(str(e))

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
+from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.compressed import InputError, open_input
 from cnfgen_queens.cnf.dimacs import DimacsError, Header, open_body, read_header_file
 from cnfgen_queens.cnf.shuffle import KEY, ShuffleError, header_shuffle, header_shuffle_map, unshuffle_map
@@ -163,12 +164,20 @@ def _warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr)
 
 
-def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarray]) -> str:
+def _line_rest(f: IO[bytes], name: str) -> bytes:
+    """The rest of the current line, at most :data:`cnfgen_queens.bounds.MAX_LINE` bytes (longer: InputError)."""
+    rest = f.readline(MAX_LINE)
+    if len(rest) == MAX_LINE and not rest.endswith(b"\n") and f.peek(1)[:1]:  # type: ignore[attr-defined]
+        raise InputError(f"{name}: a line longer than {MAX_LINE} bytes (64 MiB), not solver output")
+    return rest
+
+
+def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarray], name: str) -> str:
     import numpy as np
 
     kept: list[bytes] = []
     other = 0
-    data = head + f.readline()
+    data = head + _line_rest(f, name)
     while data:
         v_lits: list[bytes] = []
         lines = data.splitlines()
@@ -195,7 +204,7 @@ def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarra
             else:  # the parser names the bad token
                 kept.append(b"v " + text)
         data = f.read(SMALL_ANSWER)
-        data += f.readline() if data else b""
+        data += _line_rest(f, name) if data else b""
     return b"\n".join(kept).decode("utf-8", "replace")
 
 
@@ -218,7 +227,7 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
             except ShuffleError as e:
                 fail(str(e))
         small = len(head) < SMALL_ANSWER  # else only the cell literals are kept: memory follows the board
-        text = head.decode("utf-8", "replace") if small else _filtered(head, f, _cells(n, forward))
+        text = head.decode("utf-8", "replace") if small else _filtered(head, f, _cells(n, forward), name)
     except OSError as e:
         fail(f"cannot read {name}: {e.strerror or e}")
     except InputError as e:

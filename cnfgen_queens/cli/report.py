@@ -8,17 +8,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cnfgen_queens.cnf.dimacs import atomic_output, check_writable
+from cnfgen_queens.bounds import read_text
+from cnfgen_queens.cnf.dimacs import check_writable
+from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
 
 from ..experiments import report
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import rows_from_runs_csv
 from ..experiments.store import Store, StoreError
-from .common import fail
+from .common import fail, output
 
 if TYPE_CHECKING:
     from ..experiments.store import Row
 
+MAX_RUNS_CSV = 1 << 30  # 1 GiB: about two million runs
 PLOT_HELP = "the extension picks the format (.png .svg .pdf); repeatable"
 
 
@@ -80,21 +83,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _write(path: str, text: str) -> None:
-
-    with atomic_output(Path(path)) as out:
+    """``text`` into ``path`` (atomically; a device or FIFO written into); a failed write exits 1, one line."""
+    with output(path) as out:
         out.write(text.encode())
 
 
-def _rows(db: str) -> list[Row]:
-    """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension)."""
+def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
+    """Before any work: no output is the results file, a SQLite database, or unwritable."""
+    for flag, path in flags:
+        refuse_alias(path, [db], flag)
+        refuse_database(path, flag)
+        if path.exists() and not path.is_file() and not path.is_dir():
+            continue  # a FIFO or device: written into (output() refuses a FIFO nobody reads)
+        try:
+            check_writable(path)
+        except OSError as e:
+            fail(f"cannot write {path}: {e}")
 
+
+def _rows(db: str) -> list[Row]:
+    """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension; a device
+    refused, at most :data:`MAX_RUNS_CSV` bytes read)."""
     if db.lower().endswith(".csv"):
         try:
-            return rows_from_runs_csv(Path(db).read_text(encoding="utf-8"))
+            return rows_from_runs_csv(read_text(db, MAX_RUNS_CSV, "runs CSV"))
         except OSError as e:
             fail(f"cannot read {db}: {e.strerror or e}")
-        except (ValueError, UnicodeDecodeError) as e:
-            fail(f"{db}: {e}")
+        except (ValueError, UnicodeDecodeError) as e:  # TooLarge is a ValueError
+            fail(f"{db}: {e}" if not str(e).startswith(db) else str(e))
     try:
         with Store(db, readonly=True) as store:
             return store.rows()
@@ -114,12 +130,9 @@ def run(args: argparse.Namespace) -> int:
             check_path(path)
         except ValueError as e:
             fail(str(e))
-    tables = [Path(p) for p in (args.markdown, args.csv, args.json, args.runs_csv) if p]
-    for path in [*(p for _, p, _ in plots), *tables]:
-        try:  # before any work, so a typo in the last option does not cost the whole report
-            check_writable(path)
-        except OSError as e:
-            fail(f"cannot write {path}: {e}")
+    tables = [(f"--{k.replace('_', '-')}", Path(p)) for k in ("markdown", "csv", "json", "runs_csv")
+              if (p := getattr(args, k))]  # fmt: skip
+    _check_outputs(args.db, [*((f"--{kind}", p) for kind, p, _ in plots), *tables])
     rows = report.where(_rows(args.db), args.where)
     if not rows:
         fail(f"{args.db}: no runs stored yet" if not args.where else f"{args.db}: no run matches --where", 1)

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf import stats
 from cnfgen_queens.cnf.dimacs import DimacsError
-from cnfgen_queens.cnf.scan import read_cnf
+from cnfgen_queens.cnf.stats import file_stats
 
 from .common import fail, positive_int
 
 if TYPE_CHECKING:
-    from cnfgen_queens.cnf.scan import Cnf
     from cnfgen_queens.cnf.stats import CnfStats, Summary
 
 
@@ -31,22 +29,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _read(name: str, tmp: str) -> Cnf:
-    """The whole CNF (plain or compressed: the shared reader goes by magic bytes); stdin is spooled."""
-    import shutil
-
-    path = Path(name)
+def _stats(name: str, graph: bool, limit: int) -> CnfStats:
+    """The features of the CNF (plain or compressed: the shared reader goes by magic bytes), read in
+    chunks, stdin as a stream."""
+    shown = "<stdin>" if name == "-" else name
     try:
-        if name == "-":
-            path = Path(tmp) / "input.cnf"
-            with open(path, "wb") as out:
-                shutil.copyfileobj(sys.stdin.buffer, out)
-        return read_cnf(path)
+        return file_stats(shown, shown, graph, limit, raw=sys.stdin.buffer if name == "-" else None)
     except OSError as e:
-        fail(f"cannot read {name}: {e.strerror or e}")
-    except DimacsError as e:  # not DIMACS, or corrupt compressed data: the reader's one line, named
-        shown = "<stdin>" if name == "-" else name
-        said = str(e).replace(str(path), shown)
+        fail(f"cannot read {shown}: {e.strerror or e}")
+    except DimacsError as e:  # not DIMACS, corrupt or exploding compressed data, a device: one line, named
+        said = str(e)
         fail(f"cannot read {said}" if said.startswith(shown) else f"cannot read {shown}: {said}")
 
 
@@ -87,12 +79,9 @@ def text(name: str, st: CnfStats) -> str:
 
 def run(args: argparse.Namespace) -> int:
     import json
-    import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-stats-") as tmp:
-        cnf = _read(args.file, tmp)
     limit = args.max_graph_edges or stats.MAX_GRAPH_EDGES
-    st = stats.cnf_stats(cnf, graph=not args.no_graph, max_graph_edges=limit)
+    st = _stats(args.file, not args.no_graph, limit)
     name = "<stdin>" if args.file == "-" else args.file
     if args.json:
         print(json.dumps({"file": name, **st.to_dict()}))

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, cast
 
+from ..bounds import check_ratio, refuse_device
+
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
@@ -97,13 +99,35 @@ def decompressor(codec: Codec, raw: IO[bytes]) -> io.BufferedIOBase:
     return lzma.LZMAFile(raw, "rb")
 
 
+class _Counted(io.RawIOBase):
+    """The compressed stream, counting the bytes the decompressor takes from it."""
+
+    def __init__(self, raw: io.BufferedReader) -> None:
+        self.raw, self.count = raw, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        got = self.raw.readinto(buffer)
+        self.count += got
+        return got
+
+    def close(self) -> None:
+        if not self.closed:
+            self.raw.close()
+        super().close()
+
+
 class _Decoded(io.RawIOBase):
-    """Decompressed bytes; corrupt or truncated data raises one-line ``error``s, not library tracebacks."""
+    """Decompressed bytes; corrupt or truncated data raises one-line ``error``s, not library tracebacks, and
+    a stream that grows past the bounds' ratio (:func:`cnfgen_queens.bounds.check_ratio`) is refused."""
 
     def __init__(
-        self, inner: io.BufferedIOBase, raw: IO[bytes], codec: Codec, name: str, error: type[Exception]
+        self, inner: io.BufferedIOBase, raw: _Counted, codec: Codec, name: str, error: type[Exception]
     ) -> None:
         self._inner, self._raw, self._codec, self._name, self._error = inner, raw, codec, name, error
+        self._out = 0
 
     def readable(self) -> bool:
         return True
@@ -118,6 +142,8 @@ class _Decoded(io.RawIOBase):
         except (EOFError, OSError, lzma.LZMAError, zlib.error) as e:
             raise self._error(f"{self._name}: corrupt or truncated {self._codec.name} data ({e})") from None
         view[: len(data)] = data
+        self._out += len(data)
+        check_ratio(self._name, self._out, self._raw.count, self._error)
         return len(data)
 
     def close(self) -> None:
@@ -136,9 +162,12 @@ def open_input(
     """A buffered binary reader of ``path``'s content, decompressed when its bytes are compressed.
 
     ``raw`` reads an already open stream (stdin) named ``path``.  Raises OSError for an
-    unreadable file and ``error`` (one line) for a wrong extension, zstd, or corrupt data.
+    unreadable file and ``error`` (one line) for a device, a wrong extension, zstd, corrupt data, or a
+    decompression past the bounds of :mod:`cnfgen_queens.bounds`.
     """
     name = str(path)
+    if raw is None:
+        refuse_device(path, error)
     given: IO[bytes] = raw if raw is not None else open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115
     if isinstance(given, io.BufferedReader):
         stream = given
@@ -151,7 +180,9 @@ def open_input(
         raise error(str(e)) from None
     if codec is None:
         return stream
-    return io.BufferedReader(_Decoded(decompressor(codec, stream), stream, codec, name, error), READ_BUFFER)
+    counted = _Counted(stream)
+    inner = decompressor(codec, cast(IO[bytes], counted))
+    return io.BufferedReader(_Decoded(inner, counted, codec, name, error), READ_BUFFER)
 
 
 def compressing(out: BinaryIO, path: Path | str) -> BinaryIO:

@@ -20,15 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, BinaryIO
 
+from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.cnf.compressed import InputError, open_input
 
 Clause = tuple[int, ...]
 CHUNK = 1 << 16
 MAX_VAR = 2**31 - 1  # the largest variable DIMACS solvers accept (signed 32-bit literals)
-MAX_LINE = 1 << 26  # header lines are read in pieces of this many bytes
 Warn = Callable[[str], None]
-__all__ = ["atomic_output"]
+__all__ = ["MAX_LINE", "atomic_output"]
 
 
 class DimacsError(InputError):
@@ -264,90 +264,3 @@ def iter_body(
     if current:
         warn(f"{name}: last clause has no terminating 0; taken as ended")
         yield tuple(current)
-
-
-# -- merging --------------------------------------------------------------------
-
-
-def merge(base: Path, blocks: Iterable[Path], out: BinaryIO, warn: Warn = _stderr_warn) -> int:
-    """Copy ``base`` with the clauses of the ``blocks`` files appended and the count corrected.
-
-    A blocks file is bare clause lines or a full DIMACS file (its header is checked
-    and dropped).  Every block literal must be within the base's variables.
-    Returns the total clause count.
-    """
-    header = read_header_file(base)
-    extra: list[Clause] = []
-    for path in blocks:
-        extra.extend(read_blocks(path, header.num_vars, warn))
-    return merge_clauses(base, extra, out, header)
-
-
-def count_body_clauses(base: Path, header: Header, warn: Warn = _stderr_warn) -> int:
-    """Clauses in the body of ``base``: counted on bytes (lines ending in ``0``) when every clause
-    ends its line, as in this tool's files; parsed exactly when that count disagrees with the header."""
-    count = 0
-    with open_body(base, header) as f:
-        first = True
-        while chunk := f.read(1 << 20):
-            chunk += f.readline()  # end on a line boundary
-            if first and (chunk.startswith(b"0\n") or chunk.startswith(b"0\r\n")):
-                count += 1
-            first = False
-            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\t", b" ")
-            count += chunk.count(b" 0\n") + chunk.count(b"\n0\n")
-            if not chunk.endswith(b"\n") and (chunk.endswith(b" 0") or chunk == b"0"):
-                count += 1
-    if count == header.num_clauses:
-        return count
-    with open_body(base, header) as f:
-        count = sum(1 for _ in iter_body(f, str(base), header.body_line, header.num_vars, warn))
-    if count != header.num_clauses:
-        warn(f"{base}: header says {header.num_clauses} clauses, file has {count}; the merged header says {count}")
-    return count
-
-
-def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header | None = None) -> int:
-    """Copy ``base`` (its body as bytes, not parsed) with ``extra`` appended; returns the clause count."""
-    header = header or read_header_file(base)
-    total = count_body_clauses(base, header) + len(extra)
-    if header.p_offset or not header.comments:  # the comment lines as they are (read_header cuts long ones)
-        with open_cnf(base, None) as f:
-            left = header.p_offset
-            while left > 0 and (chunk := f.read(min(left, 1 << 20))):
-                out.write(chunk)
-                left -= len(chunk)
-        write_header(out, header.num_vars, total)
-    else:
-        write_header(out, header.num_vars, total, header.comments)
-    with open_body(base, header) as f:
-        last = b"\n"
-        while chunk := f.read(1 << 20):
-            out.write(chunk)
-            last = chunk[-1:]
-        if last != b"\n":
-            out.write(b"\n")
-    write_clauses(out, extra)
-    return total
-
-
-def read_blocks(path: Path, num_vars: int, warn: Warn = _stderr_warn) -> list[Clause]:
-    """Clauses of a blocks file: bare clause lines, or a DIMACS file whose header is dropped."""
-
-    name = str(path)
-    raw = sys.stdin.buffer if name == "-" else None
-    name = "<stdin>" if raw is not None else name
-    f = open_input(name, warn, DimacsError, raw=raw)
-    lines = f.readlines()
-    if raw is None:
-        f.close()
-    first = 1
-    for i, raw in enumerate(lines):
-        s = raw.strip()
-        if s[:1] == b"p":
-            _parse_p_line(s.decode(errors="replace"), f"{name}:{i + 1}")
-            lines, first = lines[i + 1 :], i + 2
-            break
-        if s and s[:1] != b"c":
-            break
-    return list(iter_body(lines, name, first, num_vars, warn))

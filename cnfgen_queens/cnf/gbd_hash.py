@@ -18,6 +18,8 @@ import hashlib
 import re
 from pathlib import Path
 
+from .compressed import open_input
+
 BLOCK = 1 << 22
 _SKIPPED = re.compile(rb"[^\x00-\x20\d-][^\r\n]*")  # from a letter (c, p, ...) to the end of its line
 _BLANKS = bytes(range(0x21))
@@ -27,12 +29,13 @@ _CLAUSE_TEXT = _BLANKS + b"0123456789-"
 
 
 def gbd_hash(path: Path | str) -> str:
-    """The GBD hash (32 hex digits) of the DIMACS CNF file ``path``; memory is bounded by :data:`BLOCK`."""
+    """The GBD hash (32 hex digits) of the DIMACS CNF file ``path`` (.gz, .bz2, .xz: of the decompressed
+    CNF); memory is bounded by :data:`BLOCK`.  InputError for a device or a corrupt compressed file."""
     md5 = hashlib.md5()
     last = b""  # the last token so far
     pending = b""  # the unfinished end of the previous block
     skipping = False  # inside a comment or header line that started in an earlier block
-    with open(path, "rb") as f:
+    with open_input(path) as f:  # a compressed file: the hash of its CNF, as gbdc computes it
         while block := f.read(BLOCK):
             if skipping:
                 ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]

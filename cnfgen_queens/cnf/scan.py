@@ -18,6 +18,7 @@ from typing import IO, TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+from cnfgen_queens.bounds import MAX_TOKEN
 from cnfgen_queens.cnf.dimacs import (
     Clause,
     DimacsError,
@@ -31,7 +32,6 @@ from cnfgen_queens.cnf.dimacs import (
 )
 
 SCAN_CHUNK = 1 << 18  # bytes of text per chunk: its arrays stay in the CPU caches (faster than 4 MB)
-MAX_TOKEN = 1 << 16  # a "literal" longer than this is not DIMACS
 
 
 def _signs_ok(piece: bytes) -> bool:

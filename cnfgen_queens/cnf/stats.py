@@ -21,12 +21,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.model.board import Board
 
+from .compressed import open_input
+from .dimacs import DimacsError, Header, Warn, _stderr_warn, read_header
+from .scan import literal_chunks
+from .stats_tally import Tally
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy as np
 
     from cnfgen_queens.cnf.scan import Cnf
@@ -36,6 +43,7 @@ MAX_GRAPH_EDGES = 2_000_000  # VIG edges networkx may hold for community detecti
 LOUVAIN_EDGES = 250_000  # Louvain up to this many edges, fast label propagation above
 CLIQUE_N = 16  # the board's maximal cliques are enumerated up to this N
 SEED = 0
+STATS_CHUNK = 1 << 24  # bytes of text per chunk: few chunks, so per-variable counts are added rarely
 
 
 @dataclass(frozen=True)
@@ -209,64 +217,85 @@ def queens_section(n: int, lo: np.ndarray | None, hi: np.ndarray | None, pairwis
 
 def cnf_stats(cnf: Cnf, graph: bool = True, max_graph_edges: int = MAX_GRAPH_EDGES) -> CnfStats:
     """The features of ``cnf``; the VIG parts are skipped (with a note) beyond their size limits."""
+    tally = Tally(MAX_PAIRS if graph else None)
+    tally.add(cnf.lits)
+    return tally_stats(cnf.header, tally, graph, max_graph_edges)
+
+
+def file_stats(
+    path: Path | str, name: str, graph: bool = True, max_graph_edges: int = MAX_GRAPH_EDGES,
+    warn: Warn = _stderr_warn, raw: IO[bytes] | None = None,
+) -> CnfStats:  # fmt: skip
+    """The features of the CNF file ``path`` (plain or compressed; ``raw``: an open stream such as stdin),
+    read in chunks: memory follows the literals (and the graph only within its limits), never the
+    header's counts."""
+    with open_input(path, warn, DimacsError, raw=raw) as f:
+        header = read_header(f, name)
+        tally = Tally(MAX_PAIRS if graph else None)
+        for lits in literal_chunks(f, header, name, warn, chunk=STATS_CHUNK):
+            tally.add(lits)
+    if tally.clauses != header.num_clauses:
+        warn(f"{name}: header says {header.num_clauses} clauses, file has {tally.clauses}")
+    return tally_stats(header, tally, graph, max_graph_edges)
+
+
+def tally_stats(header: Header, tally: Tally, graph: bool, max_graph_edges: int) -> CnfStats:
+    """The features from the counts of a whole body."""
     import numpy as np
 
-    lits = cnf.lits
-    num_vars = cnf.num_vars
-    starts, lengths = clause_bounds(lits)
-    body = lits[lits != 0].astype(np.int64)
-    pos = np.bincount(body[body > 0], minlength=num_vars + 1)[1:]
-    neg = np.bincount(-body[body < 0], minlength=num_vars + 1)[1:]
+    num_vars = header.num_vars
+    clauses = tally.clauses
+    hist = tally.hist
+    pos, neg = tally.occurrences()
     occ = pos + neg
-    used = occ > 0
-    positives = np.add.reduceat((lits > 0).astype(np.int64), starts) if starts.size else np.zeros(0, np.int64)
-    positives = np.where(lengths > 0, positives, 0)  # reduceat gives the element itself for empty clauses
-    clauses = int(lengths.size)
-    hist = np.bincount(lengths) if clauses else np.zeros(0, np.int64)
     notes: list[str] = []
     lo = hi = None
     edges = degree = count = q = method = None
-    pairs = int((hist * np.arange(hist.size) * (np.arange(hist.size) - 1) // 2).sum()) if clauses else 0
+    lits = tally.kept_literals()
     if not graph:
         notes.append("variable-incidence graph not computed (--no-graph)")
-    elif pairs > MAX_PAIRS:
-        notes.append(f"variable-incidence graph skipped: {pairs:,} literal pairs > {MAX_PAIRS:,}")
+    elif lits is None:
+        over = f"{tally.pairs:,} literal pairs" if tally.pairs > MAX_PAIRS else f"{tally.kept_size:,} literals"
+        notes.append(f"variable-incidence graph skipped: {over} > {MAX_PAIRS:,}")
     else:
+        starts, lengths = clause_bounds(lits)
         lo, hi, w = vig_edges(lits, starts, lengths, num_vars)
         edges = int(lo.size)
-        deg = np.bincount(lo, minlength=num_vars + 1) + np.bincount(hi, minlength=num_vars + 1)
-        degree = summary(deg[1:][used])
+        nodes = np.unique(np.abs(lits[lits != 0]).astype(np.int64))
+        top = int(nodes[-1]) if nodes.size else 0
+        deg = np.bincount(lo, minlength=top + 1) + np.bincount(hi, minlength=top + 1)
+        degree = summary(deg[nodes])
         if edges > max_graph_edges:
             notes.append(f"communities skipped: {edges:,} VIG edges > {max_graph_edges:,} (--max-graph-edges)")
         elif edges:
-            count, q, method = communities(lo, hi, w, np.flatnonzero(used) + 1)
-    n = board_size(cnf.header.comments)
+            count, q, method = communities(lo, hi, w, nodes)
+    n = board_size(header.comments)
     queens = None
     if n is not None:
-        shuffled = any(c.startswith("shuffle:") for c in cnf.header.comments)
+        shuffled = any(c.startswith("shuffle:") for c in header.comments)
         if shuffled and lo is not None and hi is not None:
-            back = np.array(unshuffle_map(cnf.header), dtype=np.int64)
+            back = np.array(unshuffle_map(header), dtype=np.int64)
             a, b = back[lo], back[hi]
             lo, hi = np.minimum(a, b), np.maximum(a, b)
-        pairwise = any(c.startswith(f"n={n} encoding=pairwise ") for c in cnf.header.comments)
+        pairwise = any(c.startswith(f"n={n} encoding=pairwise ") for c in header.comments)
         queens = queens_section(n, lo, hi, pairwise)
-    share = pos[used] / occ[used]
+    lengths_of = tally.length_summary()
     return CnfStats(
         variables=num_vars,
         clauses=clauses,
-        literals=int(body.size),
-        used_variables=int(used.sum()),
+        literals=tally.literals,
+        used_variables=int(occ.size),
         clause_variable_ratio=clauses / num_vars if num_vars else None,
         clause_lengths={k: int(v) for k, v in enumerate(hist.tolist()) if v},
-        clause_length=summary(lengths),
-        binary_fraction=float((lengths == 2).sum() / clauses) if clauses else 0.0,
-        ternary_fraction=float((lengths == 3).sum() / clauses) if clauses else 0.0,
-        horn_fraction=float((positives <= 1).sum() / clauses) if clauses else 0.0,
+        clause_length=Summary(*lengths_of) if lengths_of else Summary(None, None, None, None, None),
+        binary_fraction=float(hist[2] / clauses) if clauses and hist.size > 2 else 0.0,
+        ternary_fraction=float(hist[3] / clauses) if clauses and hist.size > 3 else 0.0,
+        horn_fraction=tally.horn / clauses if clauses else 0.0,
         positive_literals=int(pos.sum()),
         negative_literals=int(neg.sum()),
         pure_variables=int(((pos == 0) ^ (neg == 0)).sum()),
-        occurrences=summary(occ[used]),
-        positive_share=summary(share),
+        occurrences=summary(occ),
+        positive_share=summary(pos / occ) if occ.size else summary(occ),
         vig_edges=edges,
         vig_degree=degree,
         communities=count,

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..bounds import read_text
 from ..errors import UsageError
 
 MAX_NODES = 100_000  # values after expanding aliases; a hand-written 10 KB config has a few thousand
@@ -30,10 +31,7 @@ def read(path: Path) -> tuple[Any, dict[str, int]]:
 
     source = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise SourceError(f"{source}: {size} bytes, over the limit of {MAX_BYTES} for a config file")
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, MAX_BYTES, "config file", SourceError)  # a device or FIFO: bounded too
     except (OSError, UnicodeDecodeError) as e:
         raise SourceError(f"cannot read {source}: {getattr(e, 'strerror', None) or e}") from None
     loader = yaml.SafeLoader(text)

@@ -19,6 +19,7 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ..errors import UsageError
 from ..solvers.outcome import Status
@@ -143,6 +144,16 @@ def _row(values: tuple[Any, ...]) -> Row:
     return Row(**d)
 
 
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection that creates nothing beside ``path``: without a ``-wal`` file beside it the
+    file holds everything and is opened immutable (a WAL-mode file opened ``mode=ro`` would get
+    ``-shm`` and ``-wal`` files); with one (a store being written) the WAL is read too."""
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    if not Path(f"{path}-wal").exists():
+        uri += "&immutable=1"
+    return sqlite3.connect(uri, uri=True, isolation_level=None)
+
+
 class Store:
     """The results file; ``readonly`` opens an existing file without creating or changing it."""
 
@@ -151,12 +162,14 @@ class Store:
         try:
             if self.path.is_dir():
                 raise StoreError(f"{self.path}: a directory, not a results file")
+            if readonly and self.path.exists() and not self.path.is_file():
+                raise StoreError(f"{self.path}: not a regular file (a device, FIFO or socket), not a results file")
             if readonly and not self.path.is_file():
                 raise StoreError(f"{self.path}: no such results file")
             if readonly or self._has_content():
                 self._refuse_foreign(readonly)  # read-only look first: a foreign file is never changed
             if readonly:
-                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+                self.db = _connect_readonly(self.path)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
@@ -179,7 +192,7 @@ class Store:
 
     def _refuse_foreign(self, readonly: bool) -> None:
         """Refuse an SQLite file with tables but not this schema (or not SQLite), opened read-only."""
-        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+        db = _connect_readonly(self.path)
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if not tables and readonly:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
+from cnfgen_queens.bounds import read_text
 from cnfgen_queens.model.board import Board, Cell, Line
 
 RANDOM_METHOD = "sequential-uniform"
@@ -65,17 +66,15 @@ def parse_cell(text: str) -> Cell:
 def read_cells(path: Path) -> list[Cell]:
     """Cells of a file, one ``R,C`` or ``R C`` per line (1-based); ``#`` starts a comment."""
     try:
-        if path.is_file() and path.stat().st_size > MAX_CELL_FILE_BYTES:
-            raise VariantError(f"{path}: larger than {MAX_CELL_FILE_BYTES >> 20} MB, not a list of squares")
+        whole = read_text(path, MAX_CELL_FILE_BYTES, "list of squares", VariantError)  # a device is refused
         out: list[Cell] = []
-        with open(path, encoding="utf-8") as f:
-            for i, raw in enumerate(f, 1):
-                text = raw.split("#", 1)[0].strip()
-                if text:
-                    try:
-                        out.append(parse_cell(text))
-                    except VariantError as e:
-                        raise VariantError(f"{path}:{i}: {e}") from None
+        for i, raw in enumerate(whole.splitlines(), 1):
+            text = raw.split("#", 1)[0].strip()
+            if text:
+                try:
+                    out.append(parse_cell(text))
+                except VariantError as e:
+                    raise VariantError(f"{path}:{i}: {e}") from None
         return out
     except OSError as e:
         raise VariantError(f"cannot read {path}: {e.strerror or e}") from None

@@ -66,6 +66,7 @@ def enumerate_forked(
             lines = _Lines(read_end)
             stopped: EnumerationError | None = None
             timed_out = False
+            calls = 0  # solver calls begun: none yet means the child was still building the formula
             while not lines.eof:
                 left = deadline.left(GRACE)
                 if left is not None and left <= 0 and not timed_out:
@@ -77,8 +78,10 @@ def enumerate_forked(
                         yield event
                     elif isinstance(event, EnumerationError):
                         stopped = event
-                    elif on_call is not None:
-                        on_call()
+                    else:
+                        calls += 1
+                        if on_call is not None:
+                            on_call()
             reaped = wait_run(pid, None)
             if stopped is not None:
                 raise stopped
@@ -86,7 +89,8 @@ def enumerate_forked(
             if code == 0:  # the loop ended (UNSAT), also when a slow consumer read its last lines late
                 return
             if timed_out:
-                raise EnumerationError("time limit reached during a solver call", Status.TIMEOUT)
+                where = "during a solver call" if calls else "while building the formula"
+                raise EnumerationError(f"time limit reached {where}", Status.TIMEOUT)
             raise _died(code, err, memory_mb)
         finally:
             try:

@@ -2,8 +2,9 @@
 
 ``resolve(name)`` gives a :class:`SolverSpec` or raises :class:`SolverNotFound` with a
 one-line message naming the solver and how to install it.  Versions come from the
-solver's own ``--version`` (waited for, with a timeout), else from the Debian package
-that owns the binary.
+solver's own ``--version`` (run as a solver is, under :func:`.process.run_process`: its own
+process group, swept when it ends, killed after a timeout), else from the Debian package that
+owns the binary.
 """
 
 from __future__ import annotations
@@ -11,17 +12,19 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 import sysconfig
+import tempfile
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from .process import run_process
 from .profiles import Profile, all_profiles, generic
 
 EMBEDDED_PREFIX = "pysat:"
 VERSION_TIMEOUT = 5.0
+PROBE_OUTPUT_MB = 1  # a version probe that prints more is cut off
 SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib", "/opt/")  # where Debian packages put binaries
 _VERSION = re.compile(r"\d+(?:\.\d+)+[\w.+~-]*")
 
@@ -152,15 +155,7 @@ def embedded_available(name: str) -> bool:
 @lru_cache(maxsize=64)
 def binary_version(path: str, version_args: tuple[str, ...] | None = ("--version",)) -> str | None:
     """The version a binary reports (probe waited for, killed after a timeout), else its Debian package's."""
-    text = ""
-    if version_args is not None:
-        try:
-            done = subprocess.run(
-                [path, *version_args], capture_output=True, timeout=VERSION_TIMEOUT, stdin=subprocess.DEVNULL
-            )
-            text = (done.stdout + done.stderr).decode("utf-8", "replace")
-        except (OSError, subprocess.SubprocessError):
-            text = ""
+    text = "" if version_args is None else probe([path, *version_args])[1]
     m = _VERSION.search(text)
     if m:
         return m.group(0)
@@ -171,6 +166,22 @@ def binary_version(path: str, version_args: tuple[str, ...] | None = ("--version
     return first[:60] or None
 
 
+def probe(argv: list[str]) -> tuple[int | None, str]:
+    """(exit code, stdout + stderr) of a helper run (a version probe, dpkg-query) through the runner's own
+    path: its own process group, every descendant swept when it ends, killed after VERSION_TIMEOUT;
+    (None, "") when it cannot start, times out or prints too much."""
+    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-probe-") as tmp:
+        try:
+            run = run_process(argv, output_dir=Path(tmp), timeout=VERSION_TIMEOUT, output_mb=PROBE_OUTPUT_MB)
+        except OSError:
+            return None, ""
+        if run.timed_out or run.output_exceeded:
+            return None, ""
+        with open(run.stdout_file or Path(tmp) / "solver.out", "rb") as f:
+            out = f.read(PROBE_OUTPUT_MB << 20)
+        return run.exit_code, (out + run.stderr).decode("utf-8", "replace")
+
+
 def _debian_version(path: str) -> str | None:
     """``VERSION (debian PACKAGE)`` when dpkg owns ``path``."""
     if shutil.which("dpkg-query") is None:
@@ -179,17 +190,15 @@ def _debian_version(path: str) -> str | None:
         real = str(Path(path).resolve())
         if not real.startswith(SYSTEM_DIRS) and not path.startswith(SYSTEM_DIRS):
             return None  # dpkg installs nowhere else; asking costs seconds on a loaded machine
-        owner = subprocess.run(["dpkg-query", "-S", real], capture_output=True, timeout=VERSION_TIMEOUT, text=True)
-        if owner.returncode != 0 and real != path:
-            owner = subprocess.run(["dpkg-query", "-S", path], capture_output=True, timeout=VERSION_TIMEOUT, text=True)
-        if owner.returncode != 0:
+        code, owner = probe(["dpkg-query", "-S", real])
+        if code != 0 and real != path:
+            code, owner = probe(["dpkg-query", "-S", path])
+        if code != 0:
             return None
-        package = owner.stdout.split(":", 1)[0].strip()
-        ver = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, timeout=VERSION_TIMEOUT, text=True
-        )
-        return f"{ver.stdout.strip()} (debian {package})" if ver.returncode == 0 and ver.stdout.strip() else None
-    except (OSError, subprocess.SubprocessError):
+        package = owner.split(":", 1)[0].strip()
+        code, ver = probe(["dpkg-query", "-W", "-f=${Version}", package])
+        return f"{ver.strip()} (debian {package})" if code == 0 and ver.strip() else None
+    except OSError:
         return None
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..bounds import MAX_TEXT, read_text
 from ..errors import UsageError
 
 OUTPUT_STYLES = ("competition", "minisat")
@@ -167,9 +168,9 @@ def load_user_profiles(path: Path) -> dict[str, Profile]:
     import yaml
 
     try:
-        data = yaml.safe_load(Path(path).read_text())
-    except OSError as e:
-        raise ProfileError(f"cannot read {path}: {e.strerror or e}") from None
+        data = yaml.safe_load(read_text(path, MAX_TEXT, "solvers file", ProfileError))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ProfileError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     except yaml.YAMLError as e:
         raise ProfileError(f"{path}: not valid YAML: {str(e).splitlines()[0]}") from None
     if not isinstance(data, dict) or not isinstance(data.get("solvers"), dict):

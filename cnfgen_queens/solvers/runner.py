@@ -87,9 +87,10 @@ def solve(
 ) -> Outcome:
     """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
 
-    A binary solver starts on the file at once (after its header is read); a SAT model is
-    then checked by streaming over the file, and the body of an UNSAT file is validated
-    the same way, in bounded memory.  With ``cnf`` (the same clauses, already in memory, as
+    A binary solver starts only after the whole file has been read once, streaming in bounded
+    memory: a literal beyond the header's variables (or anything else that is not DIMACS) is a
+    DimacsError before any solver is started, whatever the solver; a SAT model is then checked
+    by streaming over the file again.  With ``cnf`` (the same clauses, already in memory, as
     the external enumeration loop holds them) the model is checked against those instead,
     and the body is not read again.  The embedded solver loads the clauses itself.
     ``name`` names the file in messages.  Raises SolverNotFound (one-line message) for an
@@ -108,7 +109,9 @@ def solve(
     native = spec.profile.name if spec.profile.source == "built-in" else ""
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-input-") as tmp, solver_input(native, path, tmp) as given:
         source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
-        return _validated(_solve_binary(spec, given, source, limits, args, proof), source)
+        if isinstance(source, CnfFile):  # every literal within the header before any solver starts
+            check_stream(source, None)  # (its time is in the command's wall time, not the model check's)
+        return _solve_binary(spec, given, source, limits, args, proof)
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:

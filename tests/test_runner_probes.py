@@ -1,0 +1,56 @@
+"""Everything the runner starts is under the runner: a version probe of a profile's binary runs in its own
+process group and is swept when it ends, like the solve itself (issue 24: wrappers left orphans)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from bounded_cli import run_cli
+from helpers import need_solver
+
+from cnfgen_queens.cli import gen_main
+from cnfgen_queens.solvers.discovery import VERSION_TIMEOUT
+
+
+def _with_marker(marker: str) -> list[int]:
+    """Processes whose command line holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(int(entry))
+    return found
+
+
+def test_a_version_probe_leaves_no_process(tmp_path: Path) -> None:
+    minisat = need_solver("minisat")
+    marker = f"{10_000 + os.getpid() % 50_000}"  # sleep's argument: unique to this test run
+    wrapper = tmp_path / "w.sh"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "--version" ]; then setsid sleep {marker} & sleep {marker} & echo "w 1.2.3"; exit 0; fi\n'
+        f'exec {minisat} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    profiles = tmp_path / "solvers.yaml"
+    profiles.write_text(f'solvers:\n  w:\n    command: "{wrapper} {{args}} {{cnf}} {{model}}"\n    output: minisat\n')
+    gen_main(["6", "-o", str(tmp_path / "a.cnf")])
+    try:
+        start = time.monotonic()
+        ran = run_cli(["solve", "a.cnf", "--solver", "w", "--solvers-file", "solvers.yaml", "--time-limit", "2"],
+                      tmp_path, timeout=60)  # fmt: skip
+        wall = time.monotonic() - start
+        assert ran.code == 10, ran
+        assert "c solver w 1.2.3" in ran.out and "model verified" in ran.out
+        assert wall < 2 + VERSION_TIMEOUT + 10
+        assert _with_marker(f"sleep\0{marker}") == []
+    finally:
+        for pid in _with_marker(f"sleep\0{marker}"):
+            os.kill(pid, signal.SIGKILL)
