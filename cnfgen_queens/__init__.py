@@ -7,6 +7,9 @@ first.  What runs before the package is imported is out of reach of any code of 
 Python's own start-up (``site``, ``.pth`` files) and the pip-generated wrapper's
 ``import re`` and its search for the package; a Ctrl-C there still gets Python's
 KeyboardInterrupt traceback (scripts/bench_startup_sigint.py measures how often).
+
+The Python API (:mod:`cnfgen_queens.library`: ``cnfgen_queens.queens(8)``, ``solve``, ``count``, ...) is
+imported on first use of one of its names (PEP 562 ``__getattr__``), so the commands never load it.
 """
 
 import os as _os
@@ -32,4 +35,66 @@ def quiet_exit(signum: int, frame: object) -> None:
 if _sys.argv and _os.path.basename(_sys.argv[0]) in COMMANDS:  # the console script, not a library import
     _signal.signal(_signal.SIGINT, quiet_exit)
 
-__version__ = "0.1.0"
+from cnfgen_queens.version import __version__  # noqa: E402 (after the Ctrl-C handler: first things first)
+
+if TYPE_CHECKING:  # the API's names, typed for checkers; at run time __getattr__ loads them on first use
+    from typing import Any
+
+    from cnfgen_queens.library import (
+        DEFAULT_SOLVER,
+        Board,
+        Count,
+        EncodingSize,
+        Formula,
+        Solved,
+        UsageError,
+        at_most_one,
+        blocking_clause,
+        count,
+        decode,
+        enumerate_solutions,
+        list_encodings,
+        load_results,
+        queens,
+        run_batch,
+        solve,
+    )
+
+# the names of cnfgen_queens.library re-exported here (tests/test_api.py checks them against its __all__);
+# its solutions and encodings are here under their other names, enumerate_solutions and list_encodings,
+# since cnfgen_queens.solutions and cnfgen_queens.encodings are subpackages
+__all__ = [
+    "DEFAULT_SOLVER",
+    "Board",
+    "Count",
+    "EncodingSize",
+    "Formula",
+    "Solved",
+    "UsageError",
+    "__version__",
+    "at_most_one",
+    "blocking_clause",
+    "count",
+    "decode",
+    "enumerate_solutions",
+    "list_encodings",
+    "load_results",
+    "queens",
+    "run_batch",
+    "solve",
+]
+_LIBRARY = frozenset(__all__) - {"__version__"}
+
+
+def __getattr__(name: str) -> "Any":
+    """A name of the Python API, from :mod:`cnfgen_queens.library` (imported now, not at start-up)."""
+    if name in _LIBRARY:
+        __import__(f"{__name__}.library")  # not importlib: start-up has not loaded it
+        value = getattr(_sys.modules[f"{__name__}.library"], name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LIBRARY})

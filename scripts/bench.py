@@ -3,7 +3,8 @@
 
 1. Generator: ``gen-queens`` vs PySAT (CardEnc + CNF.to_file) for pairwise N=200 and
    sequential N=1000 (wall, clauses/s, peak RSS); peak RSS of every encoding at a large N.
-2. Start-up: ``gen-queens 8``, ``decode``, ``block``, ``merge``: median wall of 10.
+2. Start-up: ``gen-queens 8``, ``decode``, ``block``, ``merge``: median wall of 10; ``import cnfgen_queens``
+   (the Python API's names load on first use) and with the API loaded.
 3. Counting: ``count 14 --jobs 2`` (symmetry-broken cubes) vs one PySAT CaDiCaL 1.9.5
    blocking loop over the full formula, vs the code before issue 15, and vs a C bit-board
    backtracker compiled here (scripts/bench_count.py; count 15 and 16 are there too).
@@ -97,6 +98,12 @@ def startup(work: Path) -> list[str]:
         "decode": [cq, "decode", str(answer), "-n", "8"],
         "block": [cq, "block", str(answer), "-n", "8"],
         "merge": [cq, "merge", str(cnf), str(blocks), "-o", str(work / "m.cnf")],
+        "import cnfgen_queens (the API's names load on first use)": [sys.executable, "-c", "import cnfgen_queens"],
+        "import cnfgen_queens; cnfgen_queens.queens (the whole API)": [
+            sys.executable,
+            "-c",
+            "import cnfgen_queens; cnfgen_queens.queens",
+        ],
         "python -c pass (floor)": [sys.executable, "-c", "pass"],
     }
     return [f"start-up {name}: {statistics.median(wall_of(c) for _ in range(10)) * 1000:.0f} ms (median of 10)"

@@ -50,3 +50,13 @@ def need_module(name: str) -> None:
         found = False
     if not found:
         need_tool(f"python package {name!r} not installed (pip install -e '.[test]')")
+
+
+def in_process(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """``cnfgen-queens ARGV`` run in this process: (exit status, stdout, stderr)."""
+    from cnfgen_queens.cli import main
+
+    capsys.readouterr()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import need_module
 
+import cnfgen_queens.library as cq
 from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.formula import QueensFormula
@@ -266,3 +267,10 @@ def test_certify_on_dask(tmp_path: Path) -> None:
     need_module("distributed")
     assert certify(QueensFormula(7), tmp_path / "c", jobs=2, executor="dask").total == A000170[7]
     assert check_certificate(tmp_path / "c", "dratify").total == A000170[7]
+
+
+def test_the_library_certifies_as_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    c = cq.count(cq.queens(8), certify=tmp_path / "c", check_all=True)
+    assert (c.total, c.engine, c.complete) == (A000170[8], "certify", True)
+    assert main(["check-count", str(tmp_path / "c"), "--checker", "dratify"]) == 0
+    assert capsys.readouterr().out == f"certified count: {A000170[8]}\n"

@@ -131,10 +131,10 @@ def test_huge_outputs_are_refused_before_writing(tmp_path: Path) -> None:
     [(40, "pairwise"), (150, "sequential"), pytest.param(100, "nested", marks=pytest.mark.slow), (60, "binary")],
 )
 def test_the_size_named_is_exact(n: int, encoding: str, monkeypatch, capfdbinary) -> None:
-    import cnfgen_queens.cli.gen as gen
+    import cnfgen_queens.cnf.write_limits as limits
 
-    monkeypatch.setattr(gen, "SIZE_FROM", 0)
-    monkeypatch.setattr(gen, "LARGE_BYTES", 0)
+    monkeypatch.setattr(limits, "SIZE_FROM", 0)
+    monkeypatch.setattr(limits, "LARGE_BYTES", 0)
     argv = [str(n), "-e", encoding]
     assert gen_main(argv) == 2
     err = capfdbinary.readouterr().err.decode()

@@ -20,8 +20,9 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NoReturn
 
-from .. import __version__, quiet_exit
+from .. import quiet_exit
 from ..errors import UsageError
+from ..version import __version__
 from .common import EXIT_USAGE, CliError, Exit, fail
 
 # name -> (module, one-line help); the order is the order of --help
@@ -61,7 +62,6 @@ def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
 
 
 def _version() -> str:
-
     return __version__
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, clause_line
+from cnfgen_queens.cnf.dimacs import DimacsError
 from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
 from cnfgen_queens.cnf.merge import read_blocks
-from cnfgen_queens.cnf.output_size import body_size, digit_sum
+from cnfgen_queens.cnf.write_limits import check_output
 from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.formula import QueensFormula
 
 from .. import encodings
@@ -20,10 +20,6 @@ from .arg_groups import add_encoding_arguments, add_output_argument, encoding_of
 from .common import board_size, fail, line_length, non_negative_int, output
 from .variant_args import FLAGS as VARIANT_FLAGS
 from .variant_args import add_variant_arguments, variant_from
-
-if TYPE_CHECKING:
-    from cnfgen_queens.cnf.dimacs import Clause
-    from cnfgen_queens.model.formula import QueensFormula
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -75,16 +71,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def list_encodings(length: int, group_size: int | None) -> None:
-
-    params = {"group_size": group_size} if group_size else {}
-    for name in encodings.names():  # validate every parameter before printing a line
-        encodings.get(name).count(2, **params)
+    rows = encodings.sizes(length, group_size)  # validates every parameter before a line is printed
     print(f"{'encoding':<18} {'clauses':>8} {'aux':>6}  {'UP':<3} description   (n = {length} literals)")
-    for name in encodings.names():
-        enc = encodings.get(name)
-        clauses, aux = enc.count(length, **params)
-        up = "yes" if enc.propagation_complete else "no"
-        print(f"{name:<18} {clauses:>8} {aux:>6}  {up:<3} {enc.description}")
+    for row in rows:
+        up = "yes" if row.propagation_complete else "no"
+        print(f"{row.name:<18} {row.clauses:>8} {row.aux:>6}  {up:<3} {row.description}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,51 +106,13 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
-LARGE_BYTES = 50 * 10**9  # above this (or LARGE_CLAUSES) gen-queens asks for --allow-large
-LARGE_CLAUSES = 2**31
-SIZE_FROM = 1_000_000  # clauses from which the output size is computed (it needs numpy)
-SHUFFLE_MAX_CLAUSES = 20_000_000  # about 1.1 GB on the vectorised path, 2.5 GB of clause tuples on the other
-
-
-def _human(size: int) -> str:
-    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit}"
-    return f"{size} bytes"
-
-
-def check_size(formula: QueensFormula, comments: list[str], blocks: list[Clause], allow_large: bool) -> None:
-    """Refuse, before writing anything, a formula beyond DIMACS's 2^31-1 variables, and without
-    --allow-large one of over LARGE_BYTES or LARGE_CLAUSES."""
-
-    num_vars, num_clauses = formula.counts()
-    clauses = num_clauses + len(blocks)
-    if num_vars > MAX_VAR:
-        fail(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS limit of "
-             f"2^31-1; use a smaller N or another encoding")  # fmt: skip
-    if clauses < SIZE_FROM:
-        return
-
-    n2 = formula.n**2
-    body, exact = body_size(formula)
-    header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")
-    header += 9 + digit_sum(1, n2 + 1) + n2 + 2 if comments else 0  # the streamed c p show line
-    size = header + body + sum(len(clause_line(c)) for c in blocks)
-    if allow_large or (size <= LARGE_BYTES and clauses < LARGE_CLAUSES):
-        return
-    what = f"{size:,} bytes ({_human(size)})" if exact else f"about {_human(size)}"
-    fail(f"N={formula.n} {formula.encoding} would write {what} and {clauses:,} clauses, above the limit of "
-         f"{_human(LARGE_BYTES)} or 2^31 clauses; pass --allow-large to write it anyway")  # fmt: skip
-
-
 def run_cnf(args: argparse.Namespace) -> int:
-
     variant = variant_from(args, args.n)
     try:
         formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
-    num_vars, num_clauses = formula.counts()
+    num_vars = formula.counts()[0]
     blocks = []
     for path in args.block:
         try:
@@ -169,11 +122,10 @@ def run_cnf(args: argparse.Namespace) -> int:
         except DimacsError as e:
             fail(str(e))
     comments = [] if args.no_comments else formula.header_comments(args.command_line, show=False)
-    check_size(formula, comments, blocks, args.allow_large)
-    total = num_clauses + len(blocks)
-    if args.shuffle is not None and total > SHUFFLE_MAX_CLAUSES and not args.allow_large:
-        fail(f"--shuffle holds every clause in memory: N={formula.n} {formula.encoding} has {total:,} clauses, "
-             f"above {SHUFFLE_MAX_CLAUSES:,}; pass --allow-large to try anyway")  # fmt: skip
+    try:
+        check_output(formula, comments, blocks, allow_large=args.allow_large, shuffle=args.shuffle)
+    except UsageError as e:
+        fail(str(e))
     if args.shuffle is not None and args.no_comments:
         print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
     with output(args.output, [*args.block, *args.holes, *args.place_file]) as out:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 from collections.abc import Callable
@@ -89,23 +88,8 @@ class Decoded:
     forward: list[int] | None  # original -> file variable names, for a shuffled CNF
 
 
-def _header_size(header: Header) -> int | None:
-    """N from our header: the ``n=N`` description, else the length of ``p show``."""
-    for c in header.comments:
-        m = re.match(r"n=(\d+)\s", c + " ")
-        if m:
-            return int(m.group(1))
-    show = header.comment_value("p show")
-    if show:
-        k = len(show.split()) - 1
-        n = math.isqrt(k)
-        if n * n == k and n > 0:
-            return n
-    return None
-
-
 def _size_from_header(header: Header, path: str) -> int:
-    n = _header_size(header)
+    n = header.board_size()
     if n == 0:
         fail(f"{path}: the header says n=0, which is no board size; use -n N")
     if n is not None:
@@ -128,7 +112,7 @@ def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header |
             fail(str(e))
         return _size_from_header(header, args.cnf), header, f"--cnf {args.cnf}"
     if args.n is not None:
-        said = _header_size(echoed) if echoed else None
+        said = echoed.board_size() if echoed else None
         if said is not None and said != args.n:
             fail(f"-n {args.n}, but {name} comes from a CNF with N = {said} (drop -n: solve's c lines give N)")
         return args.n, echoed, f"-n {args.n}"

@@ -8,20 +8,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cnfgen_queens.bounds import read_text
 from cnfgen_queens.cnf.dimacs import check_writable
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
 
+from ..errors import UsageError
 from ..experiments import report
 from ..experiments.plots import check_path, draw, scatter_pairs
-from ..experiments.report import rows_from_runs_csv
-from ..experiments.store import Store, StoreError
+from ..experiments.report import load_rows
 from .common import fail, output
 
 if TYPE_CHECKING:
     from ..experiments.store import Row
 
-MAX_RUNS_CSV = 1 << 30  # 1 GiB: about two million runs
 PLOT_HELP = "the extension picks the format (.png .svg .pdf); repeatable"
 
 
@@ -102,19 +100,10 @@ def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
 
 
 def _rows(db: str) -> list[Row]:
-    """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension; a device
-    refused, at most :data:`MAX_RUNS_CSV` bytes read)."""
-    if db.lower().endswith(".csv"):
-        try:
-            return rows_from_runs_csv(read_text(db, MAX_RUNS_CSV, "runs CSV"))
-        except OSError as e:
-            fail(f"cannot read {db}: {e.strerror or e}")
-        except (ValueError, UnicodeDecodeError) as e:  # TooLarge is a ValueError
-            fail(f"{db}: {e}" if not str(e).startswith(db) else str(e))
+    """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension)."""
     try:
-        with Store(db, readonly=True) as store:
-            return store.rows()
-    except StoreError as e:
+        return load_rows(db)
+    except UsageError as e:
         fail(str(e))
 
 

@@ -13,7 +13,9 @@ with the line number.
 from __future__ import annotations
 
 import io
+import math
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -115,6 +117,20 @@ class Header:
         for c in self.comments:
             if c.startswith(key):
                 return c[len(key) :].strip()
+        return None
+
+    def board_size(self) -> int | None:
+        """N from our header: the ``n=N`` description, else the length of ``p show``; None without either."""
+        for c in self.comments:
+            m = re.match(r"n=(\d+)\s", c + " ")
+            if m:
+                return int(m.group(1))
+        show = self.comment_value("p show")
+        if show:
+            k = len(show.split()) - 1
+            n = math.isqrt(k)
+            if n * n == k and n > 0:
+                return n
         return None
 
 

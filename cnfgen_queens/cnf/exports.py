@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from cnfgen_queens import __version__
 from cnfgen_queens.model.board import Board
+from cnfgen_queens.version import __version__
 
 
 def opb_constraints(n: int) -> Iterator[tuple[tuple[tuple[int, int], ...], str, int]]:

@@ -18,10 +18,12 @@ import statistics
 import typing
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
+from ..bounds import read_text
 from ..errors import UsageError
-from .store import Row
+from .store import Row, Store
 from .verdict import Verdict, verdict
 
 
@@ -43,6 +45,7 @@ class GroupStats:
 
 
 BY_KEYS = ("n", "column_alo")
+MAX_RUNS_CSV = 1 << 30  # bytes of a runs CSV read at the most (1 GiB: about two million runs)
 TIMES = ("wall", "cpu")
 
 
@@ -263,3 +266,18 @@ def rows_from_runs_csv(text: str) -> list[Row]:
                     raise UsageError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
         out.append(Row(**values))
     return out
+
+
+def load_rows(path: Path | str) -> list[Row]:
+    """The rows of a results database, or of a runs CSV (``report --runs-csv``; told apart by the
+    extension); UsageError naming the file when it is neither."""
+    name = str(path)
+    if name.lower().endswith(".csv"):
+        try:
+            return rows_from_runs_csv(read_text(path, MAX_RUNS_CSV, "runs CSV"))
+        except OSError as e:
+            raise UsageError(f"cannot read {name}: {e.strerror or e}") from None
+        except (ValueError, UnicodeDecodeError) as e:  # UsageError and TooLarge are ValueErrors
+            raise UsageError(str(e) if str(e).startswith(name) else f"{name}: {e}") from None
+    with Store(path, readonly=True) as store:
+        return store.rows()

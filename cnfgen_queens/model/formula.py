@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from cnfgen_queens import __version__
 from cnfgen_queens.encodings import Clause, Encoding, VarPool, get, names
 from cnfgen_queens.model.board import Board, Line
 from cnfgen_queens.model.variants import PLAIN, Variant, torus_lines
+from cnfgen_queens.version import __version__
 
 MAX_N = 46340  # the largest N with N*N <= 2^31-1
 

@@ -28,6 +28,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from cnfgen_queens.bounds import read_text
+from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.board import Board, Cell, Line
 
 RANDOM_METHOD = "sequential-uniform"
@@ -46,7 +47,7 @@ HEADER_HOLES = "blocked squares (row,column 1-based):"
 HEADER_RANDOM = "random placement:"
 
 
-class VariantError(ValueError):
+class VariantError(UsageError):
     """An impossible or malformed variant (off-board cell, attacking queens, ...)."""
 
 

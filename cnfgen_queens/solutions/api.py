@@ -213,10 +213,11 @@ def solutions(
     ``pysat:`` solver (its time and memory limits hold during a solver call), the durable restart loop
     in ``workdir`` (a temporary directory when None) for a binary.
 
-    ``limits.time`` bounds the whole request (building and writing the formula too) unless ``deadline``
-    is given; raises UsageError before anything runs, EnumerationError when the loop stops early.  Every
-    model is checked: as a board in O(N) for a ``pysat:`` solver (with ``check_all``, against every clause
-    too), against every clause of the CNF for a binary."""
+    ``limits.time`` bounds the whole request (building and writing the formula too) from this call on,
+    unless ``deadline`` is given; raises UsageError at once, before anything runs (the loop starts at the
+    first ``next``), EnumerationError from the loop when it stops early.  Every model is checked: as a
+    board in O(N) for a ``pysat:`` solver (with ``check_all``, against every clause too), against every
+    clause of the CNF for a binary."""
     limits = limits or Limits()
     choose_engine(formula, solver, "loop", symmetric=symmetric)  # the checks every engine makes
     check_held_size(formula, allow_large)
@@ -229,20 +230,27 @@ def solutions(
             raise UsageError(f"{', '.join(external)} belong to the external loop; a pysat: solver runs in a child "
                              "of this process")  # fmt: skip
         embedded_solver(solver)  # UsageError here, not an ERROR from the child
-
-        def loop(call: Callable[[], None]) -> Iterator[Found]:  # runs in the child
-            return enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=call,
-                                      check_all=check_all)  # fmt: skip
-
-        yield from enumerate_forked(loop, deadline=deadline, memory_mb=limits.memory, on_call=on_call)
-        return
-
+        return _embedded_loop(formula, solver, symmetric, deadline, limits.memory, on_call, check_all)
     try:
         resolve(solver, solvers_file)
     except (SolverNotFound, ProfileError) as e:
         raise UsageError(str(e)) from None
     options = EnumerationOptions(symmetric=symmetric, limits=limits, deadline=deadline, on_call=on_call,
                                  resume=resume, solvers_file=solvers_file, solver_args=solver_args)  # fmt: skip
+    return _external_loop(formula, solver, workdir, options)
+
+
+def _embedded_loop(formula: QueensFormula, solver: str, symmetric: bool, deadline: Deadline, memory: int | None,
+                   on_call: Callable[[], None] | None, check_all: bool) -> Generator[Found, None, None]:  # fmt: skip
+    def loop(call: Callable[[], None]) -> Iterator[Found]:  # runs in the child
+        return enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=call,
+                                  check_all=check_all)  # fmt: skip
+
+    yield from enumerate_forked(loop, deadline=deadline, memory_mb=memory, on_call=on_call)
+
+
+def _external_loop(formula: QueensFormula, solver: str, workdir: Path | None,
+                   options: EnumerationOptions) -> Generator[Found, None, None]:  # fmt: skip
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
             yield from enumerate_external(formula, solver, Path(tmp), replace(options, resume=False))

@@ -69,6 +69,12 @@ class Count:
     (with ``symmetric``, else None); ``groups_done``/``groups_total`` for the cube engine (total None when
     the groups were not listed in advance); ``mismatches``: one line per disagreement with OEIS;
     ``limited``: the loop stopped at the number of solutions asked for.
+
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> c = cq.count(cq.queens(7, torus=True))  # OEIS A007705
+        >>> c.total, c.complete, c.engine, str(c.status)
+        (28, True, 'loop', 'UNSAT')
     """
 
     total: int

@@ -1,0 +1,65 @@
+"""What a CNF file may be before it is written: the DIMACS variable limit, the size cap, the shuffle cap.
+
+``gen-queens`` and the Python library (:meth:`cnfgen_queens.library.Formula.write`) check the same
+formula the same way, before a byte is written, with the same words (options named as flags).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from cnfgen_queens.cnf.dimacs import MAX_VAR, Clause, clause_line
+from cnfgen_queens.cnf.output_size import body_size, digit_sum
+from cnfgen_queens.errors import UsageError
+
+if TYPE_CHECKING:
+    from cnfgen_queens.model.formula import QueensFormula
+
+LARGE_BYTES = 50 * 10**9  # above this (or LARGE_CLAUSES) gen-queens asks for --allow-large
+LARGE_CLAUSES = 2**31
+SIZE_FROM = 1_000_000  # clauses from which the output size is computed (it needs numpy)
+SHUFFLE_MAX_CLAUSES = 20_000_000  # about 1.1 GB on the vectorised path, 2.5 GB of clause tuples on the other
+
+
+def human(size: int) -> str:
+    """``size`` bytes in TB, GB or MB with one decimal (bytes below a MB)."""
+    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
+
+
+def check_output(
+    formula: QueensFormula,
+    comments: Sequence[str],
+    blocks: Sequence[Clause] = (),
+    *,
+    allow_large: bool = False,
+    shuffle: int | None = None,
+) -> None:
+    """Raise UsageError, before anything is written, for a formula beyond DIMACS's 2^31-1 variables, and
+    without ``allow_large`` for one of over :data:`LARGE_BYTES` or :data:`LARGE_CLAUSES`, or a shuffled one
+    of over :data:`SHUFFLE_MAX_CLAUSES` (a shuffle holds every clause in memory).
+
+    ``comments`` are the header's lines (their bytes count); ``blocks`` the extra clauses written after."""
+    num_vars, num_clauses = formula.counts()
+    clauses = num_clauses + len(blocks)
+    if num_vars > MAX_VAR:
+        raise UsageError(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
+                         "limit of 2^31-1; use a smaller N or another encoding")  # fmt: skip
+    if clauses >= SIZE_FROM:
+        n2 = formula.n**2
+        body, exact = body_size(formula)
+        header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")
+        header += 9 + digit_sum(1, n2 + 1) + n2 + 2 if comments else 0  # the streamed c p show line
+        size = header + body + sum(len(clause_line(c)) for c in blocks)
+        if not allow_large and (size > LARGE_BYTES or clauses >= LARGE_CLAUSES):
+            what = f"{size:,} bytes ({human(size)})" if exact else f"about {human(size)}"
+            raise UsageError(f"N={formula.n} {formula.encoding} would write {what} and {clauses:,} clauses, above "
+                             f"the limit of {human(LARGE_BYTES)} or 2^31 clauses; pass --allow-large to write it "
+                             "anyway")  # fmt: skip
+    if shuffle is not None and clauses > SHUFFLE_MAX_CLAUSES and not allow_large:
+        raise UsageError(f"--shuffle holds every clause in memory: N={formula.n} {formula.encoding} has "
+                         f"{clauses:,} clauses, above {SHUFFLE_MAX_CLAUSES:,}; pass --allow-large to try "
+                         "anyway")  # fmt: skip

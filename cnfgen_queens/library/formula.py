@@ -1,0 +1,291 @@
+"""The N-queens formula as an object: ``queens`` builds what ``gen-queens`` writes, with the same bytes."""
+
+from __future__ import annotations
+
+import io
+import shlex
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from cnfgen_queens.cli.common import board_size, line_length, non_negative_int
+from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.compressed import compressing
+from cnfgen_queens.cnf.dimacs import check_writable
+from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
+from cnfgen_queens.cnf.write_limits import check_output
+from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.encodings import get
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.variants import make_variant
+from cnfgen_queens.solutions.api import check_held_size
+
+from .arguments import Cell, cells, checked
+
+
+@dataclass(frozen=True)
+class Formula:
+    """The N-queens CNF of ``queens``: at least one queen per row, at most one per line.
+
+    Cell ``(r, c)`` (0-based) is variable ``r*N + c + 1``; auxiliary variables follow ``N*N``.
+    ``formula`` is the model layer's record; ``argv`` the ``gen-queens`` arguments that make the same file.
+
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> f = cq.queens(4)
+        >>> f.nvars, f.nclauses, f.cell(1, 2), f.command
+        (16, 80, 7, 'gen-queens 4')
+        >>> next(f.clauses())
+        (1, 2, 3, 4)
+    """
+
+    formula: QueensFormula
+    argv: tuple[str, ...]
+
+    @property
+    def n(self) -> int:
+        """The board size N."""
+        return self.formula.n
+
+    @property
+    def encoding(self) -> str:
+        """The at-most-one encoding's name."""
+        return self.formula.encoding
+
+    @property
+    def nvars(self) -> int:
+        """Variables: N*N cells, then the encoding's auxiliaries (from the closed form: nothing is built)."""
+        return self.formula.counts()[0]
+
+    @property
+    def nclauses(self) -> int:
+        """Clauses (from the closed form: nothing is built)."""
+        return self.formula.counts()[1]
+
+    @property
+    def command(self) -> str:
+        """The ``gen-queens`` command line that writes this formula (recorded in the header)."""
+        return shlex.join(["gen-queens", *self.argv])
+
+    def cell(self, row: int, column: int) -> int:
+        """The variable of square ``(row, column)``, 0-based: ``row*N + column + 1``.
+
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> cq.queens(8).cell(7, 7)
+            64
+        """
+        try:
+            return self.formula.board.var(row, column)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+
+    @property
+    def cells(self) -> list[list[int]]:
+        """The cell variables row by row: ``cells[r][c] == cell(r, c)``.
+
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> cq.queens(2).cells
+            [[1, 2], [3, 4]]
+        """
+        n = self.n
+        return [[r * n + c + 1 for c in range(n)] for r in range(n)]
+
+    def clauses(self) -> Iterator[tuple[int, ...]]:
+        """Every clause in file order, streamed (the formula is never held whole)."""
+        return self.formula.clauses()
+
+    def write(
+        self, target: str | Path | IO[bytes] | IO[str], shuffle: int | None = None, *, comments: bool = True,
+        allow_large: bool = False,
+    ) -> int:  # fmt: skip
+        """Write the DIMACS file, the same bytes as ``command`` (with ``--shuffle SEED``): to a path
+        (atomically; ``.gz``, ``.bz2``, ``.xz`` compressed) or an open file.  Returns the clauses written.
+
+        ``shuffle`` permutes clauses, literals and variable names with that seed (recorded in the header,
+        so decode can undo it); ``comments=False`` is ``--no-comments``; ``allow_large`` lifts the size caps
+        (``--allow-large``).  The header records the command with these options in that order.
+
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> buf = io.BytesIO()
+            >>> cq.queens(2).write(buf)
+            8
+            >>> [line for line in buf.getvalue().decode().splitlines() if not line.startswith("c")][:3]
+            ['p cnf 4 8', '1 2 0', '3 4 0']
+        """
+        if shuffle is not None:
+            shuffle = checked(non_negative_int("seed"), shuffle, "shuffle")
+        argv = [*self.argv, *(["--no-comments"] if not comments else []), *(["--allow-large"] if allow_large else []),
+                *(["--shuffle", str(shuffle)] if shuffle is not None else [])]  # fmt: skip
+        lines = self.formula.header_comments(shlex.join(["gen-queens", *argv]), show=False) if comments else []
+        check_output(self.formula, lines, allow_large=allow_large, shuffle=shuffle)
+        if shuffle is not None and not comments:
+            warnings.warn("comments=False drops the shuffle seed: decode cannot undo it", stacklevel=2)
+        if isinstance(target, str | Path):
+            path = Path(target)
+            check_writable(path)
+            with atomic_output(path) as raw:
+                try:
+                    out = compressing(raw, path)
+                except ValueError as e:
+                    raise UsageError(str(e)) from None
+                written = write_cnf(out, self.formula, lines, show=comments, shuffle=shuffle)
+                if out is not raw:
+                    out.close()
+            return written
+        if isinstance(target, io.TextIOBase):  # e.g. sys.stdout: its bytes, after what was printed
+            if not hasattr(target, "buffer"):
+                raise TypeError("write() needs a path or a binary file (open(..., 'wb'), io.BytesIO())")
+            target.flush()
+            target = target.buffer
+        return write_cnf(target, self.formula, lines, show=comments, shuffle=shuffle)  # type: ignore[arg-type]
+
+    def to_pysat(self, *, allow_large: bool = False) -> Any:
+        """The clauses as a ``pysat.formula.CNF`` (held in memory: refused above the loops' size cap of
+        20,000,000 clauses unless ``allow_large``).
+
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> cnf = cq.queens(8, "sequential").to_pysat()
+            >>> cnf.nv, len(cnf.clauses)
+            (274, 596)
+        """
+        from pysat.formula import CNF
+
+        check_held_size(self.formula, allow_large)
+        cnf = CNF(from_clauses=[list(c) for c in self.clauses()])
+        cnf.nv = max(cnf.nv, self.nvars)  # a variable no clause mentions still counts
+        return cnf
+
+    def to_cnfgen(self) -> Any:
+        """The formula as a CNFgen ``CNF`` (the optional extra ``cnfgen-queens[cnfgen]``), cells labelled
+        ``x_{r,c}`` (0-based), auxiliaries ``a_{k}``.
+
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> f = cq.queens(4, "commander").to_cnfgen()
+            >>> f.number_of_variables(), f.number_of_clauses()
+            (26, 100)
+        """
+        try:
+            from cnfgen import CNF
+        except ImportError:
+            raise ImportError("to_cnfgen() needs CNFgen: pip install 'cnfgen-queens[cnfgen]'") from None
+        check_held_size(self.formula)
+        cnf = CNF(description=f"{self.n}-queens, {self.formula.describe()} ({self.command})")
+        for r in range(self.n):
+            for c in range(self.n):
+                cnf.new_variable(f"x_{{{r},{c}}}")
+        for k in range(self.n**2 + 1, self.nvars + 1):
+            cnf.new_variable(f"a_{{{k}}}")
+        cnf.add_clauses_from(list(c) for c in self.clauses())
+        return cnf
+
+    def _export_argv(self, fmt: str) -> list[str]:
+        """``gen-queens N --format FMT``, or the CLI's refusal of what only a CNF expresses."""
+        plain = [self.argv[0]]
+        extra = [a for a in self.argv[1:] if a.startswith("--") and a not in ("--encoding", "--group-size")]
+        if extra:
+            raise UsageError(f"{extra[0]} applies to --format cnf only")
+        return [*plain, "--format", fmt]
+
+    def to_opb(self) -> str:
+        """The pseudo-Boolean model (OPB) of the same board, as ``gen-queens N --format opb`` writes it
+        (the encoding does not apply: OPB states each line's at-most-one directly).
+
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> print(cq.queens(2).to_opb().splitlines()[0])
+            * #variable= 4 #constraint= 6
+        """
+        argv = self._export_argv("opb")
+        out = io.BytesIO()
+        write_opb(out, self.n, opb_comments(self.n, shlex.join(["gen-queens", *argv])))
+        return out.getvalue().decode()
+
+    def to_mzn(self) -> str:
+        """The MiniZinc model of the same board, as ``gen-queens N --format mzn`` writes it.
+
+        Examples:
+            >>> import cnfgen_queens as cq
+            >>> print(cq.queens(8).to_mzn().splitlines()[-3])
+            constraint all_different([q[i] - i | i in 1..n]);
+        """
+        argv = self._export_argv("mzn")
+        return mzn_text(self.n, mzn_comments(self.n, shlex.join(["gen-queens", *argv])))
+
+    def __repr__(self) -> str:
+        return f"<Formula {self.command!r}: {self.nvars} variables, {self.nclauses} clauses>"
+
+
+def queens(
+    n: int,
+    encoding: str = "pairwise",
+    *,
+    group_size: int | None = None,
+    column_alo: bool = False,
+    place: Iterable[Cell] = (),
+    holes: Iterable[Cell] = (),
+    torus: bool = False,
+    random_place: int | None = None,
+    seed: int | None = None,
+) -> Formula:
+    """The N-queens formula, as ``gen-queens N`` with the same options.
+
+    Args:
+        n: the board size, 1..46340.
+        encoding: the at-most-one encoding of every line (``encodings`` lists them).
+        group_size: the group size of ``commander`` and ``bimander`` (``--group-size``).
+        column_alo: add the redundant at-least-one clause of each column (``--column-alo``).
+        place: queens placed in advance, 0-based ``(row, column)`` (``--place``): n-queens completion.
+        holes: squares where no queen may stand (``--block-square``).
+        torus: diagonals wrap modulo N (``--torus``).
+        random_place: that many more non-attacking queens at random (``--random-place``; needs ``seed``).
+        seed: the seed of ``random_place`` (``--seed``).
+
+    Raises:
+        UsageError: what ``gen-queens`` refuses, in its words.
+
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> cq.queens(8, "commander").nclauses
+        610
+        >>> cq.queens(5, torus=True, place=[(0, 0)]).command
+        'gen-queens 5 --place 1,1 --torus'
+        >>> cq.queens(8, "nonesuch")
+        Traceback (most recent call last):
+        ...
+        cnfgen_queens.encodings.UnknownEncoding: unknown encoding 'nonesuch'; valid: pairwise, ...
+    """
+    n = checked(board_size, n, "n")
+    placed, blocked = cells(place, "place"), cells(holes, "holes")
+    argv = [str(n)]
+    argv += ["--encoding", encoding] if encoding != "pairwise" else []
+    if group_size is not None:
+        group_size = checked(line_length("group size"), group_size, "group_size")
+        argv += ["--group-size", str(group_size)]
+    argv += ["--column-alo"] if column_alo else []
+    for flag, squares in (("--place", placed), ("--block-square", blocked)):
+        for r, c in squares:
+            argv += [flag, f"{r + 1},{c + 1}"]
+    argv += ["--torus"] if torus else []
+    if random_place is not None:
+        random_place = checked(non_negative_int(), random_place, "random_place")
+        argv += ["--random-place", str(random_place)]
+    if seed is not None:
+        seed = checked(non_negative_int(), seed, "seed")
+        argv += ["--seed", str(seed)]
+    get(encoding)  # UnknownEncoding (a UsageError) before the variant is drawn
+    variant = make_variant(n, placed, blocked, bool(torus), random_place, seed)
+    try:
+        formula = QueensFormula(n, encoding, bool(column_alo), group_size, variant)
+    except UsageError:
+        raise
+    except ValueError as e:  # a group size the encoding does not take
+        raise UsageError(str(e)) from None
+    return Formula(formula, tuple(argv))
