@@ -55,7 +55,7 @@ def certificate_cubes(n: int) -> list[Clause]:
     (in the order of a, then b); for N = 1 the one cell.
 
     >>> certificate_cubes(4)[:3]
-    [(1, 15), (1, 16), (2, 16)]
+    [(1, 14), (1, 15), (2, 13)]
     """
     if n == 1:
         return [(1,)]
