@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up and pass the tests on a fresh machine: a virtual environment with the
 # package and its test and docs extras, the real solvers (Debian packages as root, kissat
-# from the passagemath-kissat wheel), then ruff, mypy, the docs build and pytest.  Idempotent.
+# from the passagemath-kissat wheel), Debian's chromium, then ruff, mypy, the docs build and pytest.
+# Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
@@ -10,6 +11,7 @@ python3 -m venv .venv
 python -m pip install -q --upgrade pip
 python -m pip install -q -e '.[test,docs]' --config-settings editable_mode=compat
 bash scripts/install-solvers.sh
+bash scripts/install-browser.sh  # Debian's chromium, for the HTML report's tests
 ruff check cnfgen_queens tests scripts
 ruff format --check cnfgen_queens tests scripts
 mypy  # the package, as configured in pyproject.toml

@@ -70,10 +70,10 @@ BOMBS = {
         BASE.replace("[8]", "[8, 1000]").replace("[pairwise]", "[pairwise, pysat:totalizer]"),
         "instances.encodings[1]: pysat:totalizer counts are measured by building it: N up to 200, not 1000",
     ),
-    "huge repeats": (BASE + "repeats: 1000000000\n", "exp.yaml:7: repeats: 1000000000 is over the limit of 100000"),
+    "huge repeats": (BASE + "repeats: 1000000000\n", "exp.yaml:7: repeats: 1000000000 is over the limit of 1000000"),
     "grid product": (
-        BASE.replace("[8]", "[8, 9, 10]").replace("[pairwise]", "all") + "repeats: 5000\n",
-        "grid: 3 N x 16 encodings x 1 solvers x 5000 repeats = 240000 runs, over the limit of 100000",
+        BASE.replace("[8]", "[8, 9, 10]").replace("[pairwise]", "all") + "repeats: 50000\n",
+        "grid: 3 N x 16 encodings x 1 solvers x 50000 repeats = 2400000 runs, over the limit of 1000000",
     ),
     "huge seed": (
         BASE.replace("  encodings", "  shuffle_seeds: [99999999999999999999]\n  encodings"),
@@ -83,6 +83,7 @@ BOMBS = {
         BASE.replace("  encodings", f"  shuffle_seeds: [{', '.join(map(str, range(100_001)))}]\n  encodings"),
         "instances.shuffle_seeds: 100002 values (YAML aliases expanded), over the limit of 100000",
     ),
+    "keep_output not a bool": (BASE + "keep_output: 1\n", "exp.yaml:7: keep_output: expected true or false, got 1"),
     "huge time limit": (BASE.replace("{time: 10}", "{time: 1.0e+300}"), "limits.time: 1e+300 seconds is over"),
     "huge memory limit": (
         BASE.replace("{time: 10}", "{time: 10, memory: 99999999999999}"),

@@ -102,11 +102,11 @@ def test_enumerated_completions_keep_the_placed_queens(capsys) -> None:
 
 def test_variant_usage_errors(capsys) -> None:
     assert main(["count", "8", "--torus", "--symmetric"]) == 2
-    assert main(["count", "8", "--place", "1,1", "--jobs", "2"]) == 2
+    assert main(["count", "8", "--place", "1,1", "--jobs", "2", "--memory-limit", "500"]) == 2
     assert main(["enumerate", "8", "--place", "1,1", "--place", "2,2"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 and all(line.startswith("cnfgen-queens ") for line in err)
-    assert "8 board symmetries" in err[0] and "mirror symmetry" in err[1] and "attack each other" in err[2]
+    assert "8 board symmetries" in err[0] and "--memory-limit" in err[1] and "attack each other" in err[2]
 
 
 # -- batch: the instances: keys ------------------------------------------------------------

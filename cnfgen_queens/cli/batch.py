@@ -74,8 +74,7 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
     )
     for inst in oversized:
         print(f"left out: n={inst.n} {inst.encoding} ({inst.clauses} clauses > max_clauses {c.max_clauses})")
-    for r in runs:
-        print(f"{'done' if r.key in done else 'todo'} {r.key} {r.describe()}")
+    sys.stdout.writelines(f"{'done' if r.key in done else 'todo'} {r.key} {r.describe()}\n" for r in runs)
     return 0
 
 

@@ -67,7 +67,7 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         add_jobs_argument(
             p,
             default=1,
-            help="count the canonical border cubes in J processes (embedded solvers; see --engine)",
+            help="count by cubes in J processes (embedded solvers; the variants too; see --engine)",
         )
     else:
         p.add_argument(

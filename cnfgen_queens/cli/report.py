@@ -13,6 +13,7 @@ from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
 
 from ..errors import UsageError
 from ..experiments import report
+from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows
 from .common import fail, output
@@ -55,6 +56,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help=f"solver A against solver B, one point per instance (log-log, diagonal, limit lines); {PLOT_HELP}",
+    )
+    p.add_argument(
+        "--html",
+        metavar="DIR",
+        help="write a page to read in a browser: the table, the plots, every run (sort, filter) and a "
+        "comparison of two solvers or encodings; DIR is made (or an earlier report there replaced) in one rename",
     )
     p.add_argument("--plot", nargs="*", action=_PlotGone, help=argparse.SUPPRESS)
     p.add_argument("--title", help="plot title (default: the experiment name)")
@@ -122,6 +129,12 @@ def run(args: argparse.Namespace) -> int:
     tables = [(f"--{k.replace('_', '-')}", Path(p)) for k in ("markdown", "csv", "json", "runs_csv")
               if (p := getattr(args, k))]  # fmt: skip
     _check_outputs(args.db, [*((f"--{kind}", p) for kind, p, _ in plots), *tables])
+    if args.html:
+        others = [*(p for _, p, _ in plots), *(p for _, p in tables)]
+        try:
+            check_target(Path(args.html), [Path(args.db), *_sidecars(args.db), *others])
+        except HtmlTargetError as e:
+            fail(str(e))
     rows = report.where(_rows(args.db), args.where)
     if not rows:
         fail(f"{args.db}: no runs stored yet" if not args.where else f"{args.db}: no run matches --where", 1)
@@ -139,15 +152,15 @@ def run(args: argparse.Namespace) -> int:
     table = report.markdown(stats, args.time)
     sys.stdout.write(table)
     sys.stdout.flush()
-    outputs = {
-        args.markdown: ("table", table),
-        args.csv: ("table (CSV)", report.to_csv(stats)),
-        args.json: ("table (JSON)", report.to_json(stats, rows, args.time)),
-        args.runs_csv: (f"{len(rows)} runs (CSV)", report.runs_csv(rows)),
+    outputs = {  # each text made only when asked for (every run as CSV is most of a large report's time)
+        args.markdown: ("table", lambda: table),
+        args.csv: ("table (CSV)", lambda: report.to_csv(stats)),
+        args.json: ("table (JSON)", lambda: report.to_json(stats, rows, args.time)),
+        args.runs_csv: (f"{len(rows)} runs (CSV)", lambda: report.runs_csv(rows)),
     }
     for path, (what, text) in outputs.items():
         if path:
-            _write(path, text)
+            _write(path, text())
             print(f"wrote {path}: {what}", file=sys.stderr)
     if plots:
         title = args.title or ", ".join(sorted({r.experiment for r in rows}))
@@ -158,4 +171,22 @@ def run(args: argparse.Namespace) -> int:
                 fail(f"cannot write {path}: {e.strerror or e}")
             what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
             print(f"wrote {path}: {what}", file=sys.stderr)
+    if args.html:
+        _html(args, rows)
     return 0
+
+
+def _sidecars(db: str) -> list[Path]:
+    """The files beside a results database that the HTML report reads (WAL, kept run output)."""
+    path = Path(db)
+    return [path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"), path.parent / OUTPUT_DIR]
+
+
+def _html(args: argparse.Namespace, rows: list[Row]) -> None:
+    title = args.title or ", ".join(sorted({r.experiment for r in rows}))
+    try:
+        done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time)
+    except OSError as e:
+        fail(f"cannot write {args.html}: {e.strerror or e}")
+    linked = f", {done.outputs} linked to their output" if done.outputs else ""
+    print(f"wrote {args.html}/index.html: {done.runs} runs, plots {', '.join(done.plots)}{linked}", file=sys.stderr)

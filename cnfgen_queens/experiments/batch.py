@@ -24,7 +24,7 @@ from cnfgen_queens.solutions import executors
 from ..progress import Progress
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
-from .store import Row, Store
+from .store import OUTPUT_DIR, Row, Store
 from .tasks import Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
 
@@ -136,6 +136,10 @@ def run_batch(
         known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
         hashes: dict[Instance, str] = {}
         cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
+        kept = None
+        if config.keep_output:
+            kept = config.results.parent.resolve() / OUTPUT_DIR
+            kept.mkdir(parents=True, exist_ok=True)
         bar = Progress("run", None, total=len(todo), quiet=not progress, tty_only=False, leave=True)
         in_flight: dict[Any, tuple[str, Any]] = {}
         adding: str | None = None  # the run key being stored
@@ -151,7 +155,7 @@ def run_batch(
                     if kind == "generate":
                         future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key))
                     else:
-                        future = pool.submit(f"run-{item[0].key}", execute, *item)
+                        future = pool.submit(f"run-{item[0].key}", execute, *item, None if kept is None else str(kept))
                     in_flight[future] = (kind, item)
                 for future in pool.wait_any():
                     kind, item = in_flight.pop(future)

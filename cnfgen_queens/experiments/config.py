@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -26,14 +27,14 @@ from .config_source import SourceError, path_problem, read
 from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
 TASKS = ("solve", "count")
-TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results")
+TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output")
 ENGINES = ("auto", "cubes", "loop")  # solutions.api.ENGINES (task count)
 INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
 LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
 
 # What a config may ask, checked before anything is expanded or counted (each error names its key)
-MAX_RUNS = 100_000  # runs in the grid, computed as a product of its factors
+MAX_RUNS = 1_000_000  # runs in the grid, computed as a product of its factors (what the coordinator holds)
 MAX_N = 100_000  # board size
 MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by building them (pysat:*)
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
@@ -51,7 +52,7 @@ class SolverEntry:
     name: str
     args: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def label(self) -> str:
         return " ".join((self.name, *self.args))
 
@@ -77,6 +78,7 @@ class Config:
     variant: VariantSpec | None = None
     output_limit: int = DEFAULT_OUTPUT_MB  # MB of solver output (stdout + stderr) per run
     engine: str = "auto"  # task count: how it counts (solutions.api.choose_engine)
+    keep_output: bool = False  # keep each binary solver's output (not in the hash: it changes no result)
 
     def normalized(self) -> dict[str, Any]:
         """What determines the results (no file names), as plain JSON values."""
@@ -264,10 +266,16 @@ def parse(
     memory = limits.get("memory")
     if memory is not None:
         memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)
+        if engine == "cubes":  # choose_engine would refuse every run
+            c.fail("limits.memory", "engine cubes cannot bound memory (its workers are not limited); drop "
+                   "limits.memory, or use engine loop or auto (the loop under a memory limit)")  # fmt: skip
     output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
     _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
+    keep_output = top.get("keep_output", False)
+    if not isinstance(keep_output, bool):
+        c.expected("keep_output", "true or false", keep_output)
     return Config(
         source=source,
         experiment=experiment,
@@ -286,6 +294,7 @@ def parse(
         variant=variant,
         output_limit=output,
         engine=engine,
+        keep_output=keep_output,
     )
 
 

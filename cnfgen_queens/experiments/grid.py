@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -71,6 +72,19 @@ class Instance:
     def key(self) -> str:
         return digest(self.params())
 
+    @cached_property
+    def label(self) -> str:
+        """The encoding and what else sets this instance apart from others of its N (as ``describe`` shows)."""
+        extra = "" if self.group_size is None else f" group_size={self.group_size}"
+        extra += " column_alo" if self.column_alo else ""
+        extra += "" if self.shuffle_seed is None else f" seed={self.shuffle_seed}"
+        extra += " torus" if self.torus else ""
+        extra += f" placed={len(self.place)}" if self.place else ""
+        extra += f" holes={len(self.holes)}" if self.holes else ""
+        if self.random_place is not None:
+            extra += f" random_place={self.random_place} random_seed={self.random_seed}"
+        return f"{self.encoding}{extra}"
+
     @property
     def filename(self) -> str:
         """A readable, unique cache file name: ``queens-8-commander-g3-s0-<hash>.cnf``."""
@@ -123,17 +137,7 @@ class Run:
         return digest(self.params())
 
     def describe(self) -> str:
-        inst = self.instance
-        extra = "" if inst.group_size is None else f" group_size={inst.group_size}"
-        extra += " column_alo" if inst.column_alo else ""
-        extra += "" if inst.shuffle_seed is None else f" seed={inst.shuffle_seed}"
-        extra += " torus" if inst.torus else ""
-        extra += f" placed={len(inst.place)}" if inst.place else ""
-        extra += f" holes={len(inst.holes)}" if inst.holes else ""
-        extra += (
-            f" random_place={inst.random_place} random_seed={inst.random_seed}" if inst.random_place is not None else ""
-        )
-        return f"{self.task} n={inst.n} {inst.encoding}{extra} solver={self.solver.label} repeat={self.repeat}"
+        return f"{self.task} n={self.instance.n} {self.instance.label} solver={self.solver.label} repeat={self.repeat}"
 
 
 def instance(
@@ -160,9 +164,14 @@ def instance(
 
 def expand(config: Config) -> tuple[list[Run], list[Instance]]:
     """(every run of ``config``, smallest N first, in a fixed order; the instances over ``max_clauses``)."""
-    seeds: tuple[int | None, ...] = config.shuffle_seeds if config.shuffle_seeds is not None else (None,)
-    runs: list[Run] = []
     skipped: list[Instance] = []
+    return list(iter_runs(config, skipped)), skipped
+
+
+def iter_runs(config: Config, skipped: list[Instance] | None = None) -> Iterator[Run]:
+    """Every run of ``config`` in :func:`expand`'s order, made as they are asked for (a caller that keeps
+    few need not hold a million); the instances over ``max_clauses`` are appended to ``skipped``."""
+    seeds: tuple[int | None, ...] = config.shuffle_seeds if config.shuffle_seeds is not None else (None,)
     variant = config.variant
     for n in sorted(config.ns):
         ks = variant.ks(n) if variant is not None else (None,)
@@ -173,16 +182,18 @@ def expand(config: Config) -> tuple[list[Run], list[Instance]]:
             for seed in seeds:
                 inst = replace(counted, shuffle_seed=seed)
                 if config.max_clauses is not None and inst.clauses > config.max_clauses:
-                    skipped.append(inst)
+                    if skipped is not None:
+                        skipped.append(inst)
                     continue
                 for solver in config.solvers:
                     first = Run(inst, solver, config.task, config.time_limit, config.memory_limit,
                                 output_limit=config.output_limit, engine=config.engine)  # fmt: skip
                     for rep, key in enumerate(_repeat_keys(first, config.repeats)):
-                        run = replace(first, repeat=rep)
+                        # not replace(first, repeat=rep): 5x slower, most of a million-run --dry-run
+                        run = Run(inst, solver, config.task, config.time_limit, config.memory_limit, rep,
+                                  config.output_limit, config.engine)  # fmt: skip
                         object.__setattr__(run, "key", key)  # what the cached property would compute
-                        runs.append(run)
-    return runs, skipped
+                        yield run
 
 
 def _repeat_keys(run: Run, repeats: int) -> list[str]:

@@ -74,8 +74,9 @@ def generate(instance: Instance, cache_dir: str, expected_hash: str | None = Non
     return str(path), gbd_hash(path)
 
 
-def execute(run: Run, cnf_path: str | None) -> Measurement:
-    """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure."""
+def execute(run: Run, cnf_path: str | None, output_dir: str | None = None) -> Measurement:
+    """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure.
+    With ``output_dir``, a binary solver's output is kept there as ``<run key>.log``."""
     host, started, t0 = socket.gethostname(), _now(), time.monotonic()
     try:
         if run.task == "count":
@@ -83,7 +84,7 @@ def execute(run: Run, cnf_path: str | None) -> Measurement:
         else:
             if cnf_path is None:
                 raise RuntimeError("no instance file")
-            m = _solve(run, Path(cnf_path))
+            m = _solve(run, Path(cnf_path), None if output_dir is None else Path(output_dir) / f"{run.key}.log")
     except Exception as e:  # a run that cannot even start is a result too
         m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
     return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0)
@@ -93,9 +94,9 @@ def _limits(run: Run) -> Limits:
     return Limits(run.time_limit, run.memory_limit, output=run.output_limit)
 
 
-def _solve(run: Run, cnf_path: Path) -> Measurement:
+def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measurement:
 
-    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args)
+    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args, keep_output=keep_output)
     error, refuted = o.error, False
     if o.status is Status.SAT and o.verified:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())

@@ -179,8 +179,9 @@ def count(
     certify: str | Path | None = None,
     check_all: bool = False,
 ) -> Count:
-    """Count every solution (``cnfgen-queens count``): by the canonical border cubes (``engine="cubes"``,
-    what ``auto`` picks on the plain board with an embedded solver) or the blocking-clause loop.
+    """Count every solution (``cnfgen-queens count``): by cubes (``engine="cubes"``, what ``auto`` picks with
+    an embedded solver: the plain board's canonical border cubes, the torus by its symmetry group, placed
+    queens and blocked squares by their first free rows up to N = 32) or the blocking-clause loop.
 
     Returns the ``Count`` the CLI prints: ``total``, ``fundamental``
     (with ``symmetric``), ``status`` (UNSAT: complete), ``mismatches`` with OEIS.  ``certify``: a
@@ -192,6 +193,8 @@ def count(
         >>> c = cq.count(cq.queens(6), symmetric=True)
         >>> c.total, c.fundamental, c.complete
         (4, 1, True)
+        >>> cq.count(cq.queens(13, torus=True)).total  # OEIS A007705
+        4524
     """
     if limit is not None:
         limit = checked(positive_int("limit"), limit, "limit")

@@ -37,9 +37,11 @@ RANDOM_MAX_N = 1000  # random placement lists the N*N squares
 CELLS_PER_LINE = 16  # header: cells per comment line
 MAX_CELL_FILE_BYTES = 1 << 26  # a placement or holes file beyond 64 MB is refused, not read
 
-# OEIS A007705, toroidal N-queens solutions (https://oeis.org/A007705), N = 1..13;
-# checked against a brute-force counter in tests/test_variants_counts.py.
-TORUS_COUNTS = {1: 1, 2: 0, 3: 0, 4: 0, 5: 10, 6: 0, 7: 28, 8: 0, 9: 0, 10: 0, 11: 88, 12: 0, 13: 4524}
+# OEIS A007705, toroidal N-queens solutions (https://oeis.org/A007705, odd N; every N in A051906), N = 1..31
+# (0 unless gcd(N, 6) = 1, Polya); N <= 13 checked against a brute-force counter in tests/test_variants_counts.py.
+_TORUS_NONZERO = {1: 1, 5: 10, 7: 28, 11: 88, 13: 4524, 17: 140692, 19: 820496, 23: 128850048, 25: 1957725000,
+                  29: 605917055356, 31: 13404947681712}  # fmt: skip
+TORUS_COUNTS = {n: _TORUS_NONZERO.get(n, 0) for n in range(1, 32)}
 
 HEADER_TORUS = "variant: torus (diagonals wrap modulo N)"
 HEADER_PLACED = "placed queens (row,column 1-based):"

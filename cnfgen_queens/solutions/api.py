@@ -6,11 +6,13 @@ to hold (:func:`check_held_size`), hold one :class:`.Deadline` for the whole req
 returns one :class:`.Count` whose ``mismatches`` say where it disagrees with OEIS (:func:`mismatches`).
 Errors the user can fix are :class:`.UsageError`, with the CLI's words (options named as flags).
 
-Engines: ``cubes`` counts the canonical border cubes with embedded solvers (:mod:`.cube_count`), or with
-a binary by one restart loop per cube (:mod:`.external_cubes`); ``loop`` is the seeds' blocking-clause
-loop: the embedded loop in a forked child (:mod:`.forked_loop`) for a ``pysat:`` solver, the durable
-restart loop (:mod:`.external_loop`) for a binary; ``certify`` (``count --certify DIR``) counts every
-cube and writes a DRAT certificate (:mod:`.certificate`).
+Engines: ``cubes`` counts the canonical border cubes with embedded solvers (:mod:`.cube_count`), the
+variants by their own cubes (:mod:`.split_count`: the torus by its symmetry group, placed queens and
+blocked squares by the queens of their first free rows), and the plain board with a binary by one restart
+loop per cube (:mod:`.external_cubes`); ``loop`` is the seeds' blocking-clause loop: the embedded loop in
+a forked child (:mod:`.forked_loop`) for a ``pysat:`` solver, the durable restart loop
+(:mod:`.external_loop`) for a binary; ``certify`` (``count --certify DIR``) counts every cube and writes
+a DRAT certificate (:mod:`.certificate`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from cnfgen_queens.limits import DEFAULT_OUTPUT_MB, Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions import cube_count
+from cnfgen_queens.solutions import cube_count, split_count
 from cnfgen_queens.solutions.certificate import certify, check_certify
 from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
 from cnfgen_queens.solutions.external_cubes import count_external_cubes
@@ -44,6 +46,7 @@ ENGINES = ("auto", "cubes", "loop")  # and "certify", the engine of count --cert
 HELD_CLAUSES = 20_000_000
 COMPACT = ("sequential", "product", "commander", "ladder", "bimander", "binary")  # suggested instead
 CUBES_ESCAPE = "count --engine loop --allow-large (cubes build it in every worker)"
+AUTO_SPLIT_UP_TO = 32  # N up to which auto counts placed queens and blocked squares by cubes (<= N^2 cubes)
 
 
 def check_held_size(
@@ -109,15 +112,17 @@ def choose_engine(
 ) -> str:
     """``"cubes"`` or ``"loop"`` for this request, or UsageError when the options cannot go together.
 
-    ``auto`` counts by cubes with an embedded solver on the plain board when nothing asks for the loop
-    (``limit``, ``workdir``, ``resume``, ``allow_large``, a memory limit: the cube workers cannot honour
-    them); ``cubes`` refuses what cubes cannot do; ``loop`` is one solver, any solver."""
+    ``auto`` counts by cubes with an embedded solver when nothing asks for the loop (``limit``, ``workdir``,
+    ``resume``, ``allow_large``, a memory limit: the cube workers cannot honour them): on the plain board
+    and the torus always, with placed queens or blocked squares up to N = :data:`AUTO_SPLIT_UP_TO` (beyond,
+    up to N^2 cubes cost more solver calls than the loop's one per solution); ``cubes`` refuses what cubes
+    cannot do; ``loop`` is one solver, any solver."""
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
     limits = limits or Limits()
     if symmetric and formula.variant.active:
-        raise UsageError(f"--symmetric does not combine with {variant_flag(formula.variant)}: the 8 board "
-                         "symmetries do not hold for variants")  # fmt: skip
+        raise UsageError(f"--symmetric does not combine with {variant_flag(formula.variant)}: it counts the orbits "
+                         "of the plain board's 8 board symmetries (OEIS A002562)")  # fmt: skip
     parallel = _set((("--jobs", jobs > 1), ("--executor dask", executor == "dask")))
     loop_only = _set((("--limit", limit), ("--out", workdir), ("--resume", resume), ("--allow-large", allow_large),
                       ("--memory-limit", limits.memory)))  # fmt: skip
@@ -129,7 +134,7 @@ def choose_engine(
         return "loop"
     if not embedded and (parallel or engine == "cubes"):
         return _external_cubes(formula, solver, executor, limit, allow_large)
-    if not (engine == "cubes" or parallel or (embedded and not formula.variant.active and not loop_only)):
+    if not (engine == "cubes" or parallel or (embedded and auto_cubes(formula) and not loop_only)):
         return "loop"
     external = external_flags(limits, workdir, resume, solver_args, solvers_file)
     if external:  # the loop's own words: these are for an external solver, whichever the engine
@@ -137,10 +142,6 @@ def choose_engine(
     if loop_only:
         raise UsageError(f"counting by cubes (--jobs, --executor, --engine cubes) does not combine with "
                          f"{', '.join(loop_only)}; --engine loop runs the blocking-clause loop")  # fmt: skip
-    if formula.variant.active:
-        flag, what = variant_flag(formula.variant), (parallel or ["--engine cubes"])[0]
-        raise UsageError(f"{what} does not combine with {flag}: it counts one board per orbit of the 8 board "
-                         f"symmetries (rotations and mirror symmetry), and {flag} breaks them")  # fmt: skip
     return "cubes"
 
 
@@ -152,9 +153,15 @@ def _external_cubes(formula: QueensFormula, solver: str, executor: str, limit: i
                          f"{', '.join(refused)}; --engine loop runs one restart loop")  # fmt: skip
     if formula.variant.active:
         flag = variant_flag(formula.variant)
-        raise UsageError(f"counting by cubes with {solver} does not combine with {flag}: it counts one board per "
-                         f"orbit of the 8 board symmetries, and {flag} breaks them")  # fmt: skip
+        raise UsageError(f"counting by cubes with {solver} does not combine with {flag}: its cubes are the "
+                         "plain board's (use an embedded pysat: solver, or --engine loop)")  # fmt: skip
     return "cubes"
+
+
+def auto_cubes(formula: QueensFormula) -> bool:
+    """Whether ``auto`` counts ``formula`` by cubes (with an embedded solver, nothing asking for the loop)."""
+    v = formula.variant
+    return not (v.placed or v.holes) or formula.n <= AUTO_SPLIT_UP_TO
 
 
 def check_size(formula: QueensFormula, engine: str, *, jobs: int = 1, executor: str = "local",
@@ -312,10 +319,17 @@ def count(
         result = replace(result, fundamental=result.fundamental if symmetric else None)
     elif chosen == "cubes":
         check_size(formula, "cubes", jobs=jobs, executor=executor)
-
         try:
-            result = cube_count.count_symmetric(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
-                                                deadline=deadline, progress=progress, check_all=check_all)  # fmt: skip
+            if formula.variant.active:
+                if check_all:
+                    raise UsageError(f"--check-all does not combine with counting {variant_flag(formula.variant)} "
+                                     "by cubes; --engine loop checks every clause")  # fmt: skip
+                result = split_count.count_split(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
+                                                 deadline=deadline, progress=progress)  # fmt: skip
+            else:
+                result = cube_count.count_symmetric(formula, solver, jobs=jobs, executor=executor,
+                                                    scheduler=scheduler, deadline=deadline, progress=progress,
+                                                    check_all=check_all)  # fmt: skip
         except UsageError:
             raise
         except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address

@@ -18,13 +18,14 @@ the loop every enumeration runs), and only the representative of its orbit count
 from __future__ import annotations
 
 import atexit
+import multiprocessing
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
@@ -43,6 +44,7 @@ POLL = 0.05  # longest wait between two looks at the running tasks (the first lo
 FRESH_UP_TO = 100_000  # clauses: a fresh solver per group up to this size (pairwise with the column clauses: N <= 39)
 LISTED_UP_TO = 24  # N up to which the groups are listed before counting (a total for progress; 24: 1,572 groups)
 IN_FLIGHT = 8  # tasks per worker submitted ahead
+G = TypeVar("G")  # a group of cubes, as the work function of run_groups takes it
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,9 @@ _LOCAL = threading.local()  # per worker thread: a Dask worker may run several t
 
 
 def worker_state() -> dict[str, Any]:
-    """This thread's cached state for the current run: the clause list ("clauses", "clauses_run") and,
-    for formulas over ``FRESH_UP_TO``, the solver ("solver", "run", "built")."""
+    """This thread's cached state for the current run: the clause list ("clauses", "clauses_run"), the
+    plain board's :class:`.GroupFormula` ("group_formula", "group_formula_run") and, for formulas over
+    ``FRESH_UP_TO``, the solver ("solver", "run", "built")."""
     state: dict[str, Any] | None = getattr(_LOCAL, "state", None)
     if state is None:
         state = _LOCAL.state = {}
@@ -82,7 +85,7 @@ def _drop_worker_solver() -> None:
     state.clear()
 
 
-def _worker_solver(task: CubeTask) -> Any:
+def worker_solver(task: CubeTask) -> Any:
     """One solver per worker thread and run, for formulas over ``FRESH_UP_TO`` clauses; a new run (a new
     count on a long-lived Dask worker) starts afresh."""
     from pysat.solvers import Solver
@@ -102,13 +105,24 @@ def _worker_solver(task: CubeTask) -> Any:
     return state["solver"]
 
 
-def _clauses(task: CubeTask) -> GroupFormula:
-    """The counting clauses, built once per worker thread and run (a fresh solver per group takes its part)."""
+def worker_clauses(task: CubeTask) -> list[tuple[int, ...]]:
+    """The counting clauses, built once per worker thread and run (a fresh solver per group takes them)."""
     state = worker_state()
     if state.get("clauses_run") != task.run:
-        state.update(clauses_run=task.run, clauses=GroupFormula(task.formula.n, counting_clauses(task.formula)))
-    clauses: GroupFormula = state["clauses"]
+        state.update(clauses_run=task.run, clauses=list(counting_clauses(task.formula)))
+    clauses: list[tuple[int, ...]] = state["clauses"]
     return clauses
+
+
+def worker_group_formula(task: CubeTask) -> GroupFormula:
+    """The counting clauses held to give each group its part (:mod:`.group_formula`), built once per worker
+    thread and run."""
+    state = worker_state()
+    if state.get("group_formula_run") != task.run:
+        held = GroupFormula(task.formula.n, counting_clauses(task.formula))
+        state.update(group_formula_run=task.run, group_formula=held)
+    held_formula: GroupFormula = state["group_formula"]
+    return held_formula
 
 
 def _literals(n: int, cells: Iterable[tuple[int, int]]) -> Cube:
@@ -125,12 +139,13 @@ def count_group(task: CubeTask, group: CubeGroup) -> GroupCount:
     fresh = task.formula.counts()[1] <= FRESH_UP_TO
     try:
         if fresh:
-            solver = Solver(name=embedded_solver(task.solver), bootstrap_with=_clauses(task).clauses(group.fixed))
+            held = worker_group_formula(task)
+            solver = Solver(name=embedded_solver(task.solver), bootstrap_with=held.clauses(group.fixed))
         else:
-            solver = _worker_solver(task)
+            solver = worker_solver(task)
     except EnumerationError as e:
         return GroupCount(cube=fixed, count=0, fundamental=0, solver_calls=0, status=e.status, error=str(e))
-    every = _clauses(task).every_clause(task.formula.counts()[0]) if task.check_all else None
+    every = worker_group_formula(task).every_clause(task.formula.counts()[0]) if task.check_all else None
     tally = [0, 0, 0]  # weighted boards, canonical boards, solver calls
     try:
         for cube in group.cubes:
@@ -184,11 +199,33 @@ def count_symmetric(
         groups = list(groups)
         total = len(groups)
     task = CubeTask(formula, solver, uuid.uuid4().hex, deadline, check_all)
+    return run_groups(task, groups, total, count_group, jobs=jobs, executor=executor, scheduler=scheduler,
+                      progress=progress, start=start)  # fmt: skip
+
+
+def run_groups(
+    task: CubeTask,
+    groups: Iterable[G],
+    total: int | None,
+    work: Callable[[CubeTask, G], GroupCount],
+    *,
+    jobs: int = 1,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: Callable[[GroupCount, int | None], None] | None = None,
+    start: float | None = None,
+) -> Count:
+    """``work(task, group)`` for every group (``total`` of them, None if not listed), in this process or
+    on a pool (as :func:`count_symmetric` says), summed into one Count of the cube engine."""
+    start = time.monotonic() if start is None else start
     done: list[GroupCount] = []
-    if jobs <= 1 and executor == "local" and deadline.never:  # with a deadline, one worker that can be stopped
+    # with a deadline, one worker that can be stopped; not from a daemonic process (a Dask worker of another
+    # cluster than ours) that may have no children: there the deadline is looked at between solver calls
+    alone = task.deadline.never or multiprocessing.current_process().daemon
+    if jobs <= 1 and executor == "local" and alone:
         try:
             for group in groups:
-                done.append(count_group(task, group))
+                done.append(work(task, group))
                 if progress:
                     progress(done[-1], total)
                 if done[-1].status != Status.UNSAT:
@@ -199,7 +236,8 @@ def count_symmetric(
         finally:
             _drop_worker_solver()  # this process's solver and clauses are not kept after the count
     else:
-        counted = _run_pool(task, groups, jobs, executor, scheduler, done, partial(_report, progress, total))
+        report = partial(_report, progress, total)
+        counted = _run_pool(task, groups, work, jobs, executor, scheduler, done, report)
         if counted and total is None:
             total = len(done)
     return _total(done, total, time.monotonic() - start)
@@ -212,7 +250,8 @@ def _report(progress: Callable[[GroupCount, int | None], None] | None, total: in
 
 def _run_pool(
     task: CubeTask,
-    groups: Iterable[CubeGroup],
+    groups: Iterable[G],
+    work: Callable[[CubeTask, G], GroupCount],
     jobs: int,
     executor: str,
     scheduler: str | None,
@@ -235,7 +274,7 @@ def _run_pool(
                 if step is None:
                     exhausted = True
                 else:
-                    pending.append(pool.submit(f"cube-{task.run}-{step[0]}", count_group, task, step[1]))
+                    pending.append(pool.submit(f"cube-{task.run}-{step[0]}", work, task, step[1]))
             if not pending:
                 break
             finished = [f for f in pending if f.done()]

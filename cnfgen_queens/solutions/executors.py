@@ -118,14 +118,18 @@ class DaskExecutor:
         if scheduler:
             self.client = Client(scheduler, timeout="30s")
         else:
-            self.cluster = LocalCluster(
-                n_workers=jobs,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-                memory_limit=0,  # the runner enforces the memory limit per run
-            )
+            import dask
+
+            # not daemonic: a batch's task count by cubes starts its own worker process for the time limit
+            with dask.config.set({"distributed.worker.daemon": False}):
+                self.cluster = LocalCluster(
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                    memory_limit=0,  # the runner enforces the memory limit per run
+                )
             self.client = Client(self.cluster)
         self.done = as_completed()
         self.futures: set[Any] = set()

@@ -74,7 +74,7 @@ class Count:
         >>> import cnfgen_queens as cq
         >>> c = cq.count(cq.queens(7, torus=True))  # OEIS A007705
         >>> c.total, c.complete, c.engine, str(c.status)
-        (28, True, 'loop', 'UNSAT')
+        (28, True, 'cubes', 'UNSAT')
     """
 
     total: int

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.dimacs import read_header_file
+from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
 from cnfgen_queens.cnf.scan import Cnf, CnfFile, StreamCheck, _first_violated, check_stream, model_values, read_cnf
 from cnfgen_queens.solvers.input_file import solver_input
 
@@ -84,6 +84,7 @@ def solve(
     solvers_file: Path | None = None,
     cnf: Cnf | None = None,
     name: str | None = None,
+    keep_output: Path | None = None,
 ) -> Outcome:
     """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
 
@@ -93,9 +94,11 @@ def solve(
     by streaming over the file again.  With ``cnf`` (the same clauses, already in memory, as
     the external enumeration loop holds them) the model is checked against those instead,
     and the body is not read again.  The embedded solver loads the clauses itself.
-    ``name`` names the file in messages.  Raises SolverNotFound (one-line message) for an
-    unknown or missing solver, ProfileError for a bad solvers file, DimacsError/OSError
-    for an unreadable CNF, UsageError when ``proof`` is asked of a solver that writes none.
+    ``name`` names the file in messages.  ``keep_output``: a binary solver's output (stdout, then
+    stderr, as bounded by ``limits.output``) is copied there (atomically); an embedded one prints none.
+    Raises SolverNotFound (one-line message) for an unknown or missing solver, ProfileError for a
+    bad solvers file, DimacsError/OSError for an unreadable CNF, UsageError when ``proof`` is asked
+    of a solver that writes none.
     """
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
@@ -111,7 +114,7 @@ def solve(
         source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
         if isinstance(source, CnfFile):  # every literal within the header before any solver starts
             check_stream(source, None)  # (its time is in the command's wall time, not the model check's)
-        return _solve_binary(spec, given, source, limits, args, proof)
+        return _solve_binary(spec, given, source, limits, args, proof, keep_output)
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
@@ -179,7 +182,13 @@ def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, b
 
 
 def _solve_binary(
-    spec: SolverSpec, cnf_path: Path, cnf: Cnf | CnfFile, limits: Limits, args: Sequence[str], proof: Path | None
+    spec: SolverSpec,
+    cnf_path: Path,
+    cnf: Cnf | CnfFile,
+    limits: Limits,
+    args: Sequence[str],
+    proof: Path | None,
+    keep_output: Path | None = None,
 ) -> Outcome:
     profile = spec.profile
     assert profile is not None and spec.path is not None
@@ -218,6 +227,8 @@ def _solve_binary(
                 measured_by="cgroup" if isolation == "cgroup" else "rusage",
             )
         stderr = run.stderr.decode("utf-8", "replace")
+        if keep_output is not None:
+            _keep(run, keep_output)
         status, error, claim = _read_answer(profile, run, model_file, limits, stderr)
         model, verified, check_time = None, False, None
         if status is Status.SAT:
@@ -254,6 +265,21 @@ def _solve_binary(
         check_time=check_time,
         measured_by=run.measured_by,
     )
+
+
+def _keep(run: Finished, path: Path) -> None:
+    """Write what the solver printed to ``path`` (atomically): its stdout, then its stderr (the last 64 KB) after
+    a marker line."""
+    import shutil
+
+    with atomic_output(path) as out:
+        if run.stdout_file is not None and run.stdout_file.exists():
+            with open(run.stdout_file, "rb") as f:
+                shutil.copyfileobj(f, out)
+        else:
+            out.write(run.stdout)
+        if run.stderr:
+            out.write(b"\nc --- stderr ---\n" + run.stderr)
 
 
 def _read_answer(

@@ -1,0 +1,315 @@
+"""``report --html DIR``: a self-contained page to read a results database in a browser, as BenchExec's table.
+
+The directory holds ``index.html`` (the summary per (solver, encoding) with PAR-2 and the
+cactus, time-vs-N and scatter plots, open at once whatever the size of the store), ``runs.js``
+(every run, loaded by the page only when its table or the comparison view is opened, so a
+100,000-row store does not slow the overview) and the plots (SVG, or PNG over
+:data:`SVG_MAX_RUNS` runs, where an SVG of every point would be slower to draw than to read).
+The page's script and style are ours (``html/report.js``, ``html/report.css``), inlined: no
+server, no network.  The table of runs sorts by any column and filters by any column (text, or
+``>``, ``<``, ``=``, ``A..B`` for numbers), a page at a time; the comparison view puts two
+solvers (or two encodings) side by side per instance, with the speed-up and the runs where
+their answers or verdicts disagree.  A run whose output the batch kept (``keep_output: true``:
+a file ``run-output/<run key>.log`` beside the results file) links to it.
+
+The whole directory is built in a temporary directory beside ``DIR`` and renamed into place;
+an existing ``DIR`` is replaced only when it is empty or an earlier report.  Same database,
+same bytes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..cnf.atomic import signals_unwind
+from ..errors import UsageError
+from . import report
+from .plots import draw, scatter_pairs
+from .store import OUTPUT_DIR, Row
+from .verdict import verdict
+
+GENERATOR = "cnfgen-queens report --html"  # the mark of a directory this module wrote (in index.html)
+SVG_MAX_RUNS = 20_000
+RUN_COLUMNS = (  # the columns of runs.js, in order (the page shows some, the comparison keys use the rest)
+    "instance", "task", "n", "encoding", "group_size", "column_alo", "shuffle_seed", "variant", "repeat",
+    "solver", "status", "verdict", "wall", "cpu", "peak_memory_mb", "measured_by", "gbd_hash", "count",
+    "time_limit", "run_key", "output",
+)  # fmt: skip
+
+
+class HtmlTargetError(UsageError):
+    """A report directory that would overwrite an input or a directory that is not a report."""
+
+
+@dataclass(frozen=True)
+class Written:
+    """What :func:`write` put in the directory."""
+
+    directory: Path
+    runs: int
+    plots: tuple[str, ...]
+    outputs: int  # runs linked to their kept output
+
+
+def check_target(target: Path, inputs: Iterable[Path]) -> None:
+    """Refuse a ``target`` that is, holds or lies inside an input, a file, or a directory not ours."""
+    where = target.resolve()
+    for path in inputs:
+        given = path.resolve()
+        if where == given or where in given.parents or given in where.parents:
+            raise HtmlTargetError(f"--html {target}: {path} is an input of the report; choose another directory")
+    if where.exists() and not where.is_dir():
+        raise HtmlTargetError(f"--html {target}: exists and is not a directory")
+    if where.is_dir() and any(where.iterdir()) and not _is_report(where):
+        raise HtmlTargetError(f"--html {target}: a directory that is not a report of ours; left untouched")
+    if not where.parent.is_dir():
+        raise HtmlTargetError(f"--html {target}: directory {where.parent} does not exist")
+    if not os.access(where.parent, os.W_OK):
+        raise HtmlTargetError(f"--html {target}: cannot create files in {where.parent}")
+
+
+def _is_report(directory: Path) -> bool:
+    try:
+        head = (directory / "index.html").read_text(encoding="utf-8", errors="replace")[:2000]
+    except OSError:
+        return False
+    return f'content="{GENERATOR}"' in head
+
+
+def write(rows: list[Row], target: Path, *, title: str, db: Path, time: str = "wall") -> Written:
+    """Build the report of ``rows`` (read from ``db``) and put it at ``target`` in one rename."""
+    kept = _kept_outputs(db)
+    link_base = os.path.relpath(db.resolve().parent / OUTPUT_DIR, target.resolve())
+    parent = target.resolve().parent
+    with signals_unwind():  # SIGTERM and SIGHUP unwind too, so the temporary directory is removed
+        build = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+        try:
+            plots = _plots(rows, build, title, time)
+            outputs = _write_runs(rows, build / "runs.js", kept, link_base)
+            page = _page(rows, title, plots, time, outputs)
+            (build / "index.html").write_text(page, encoding="utf-8")
+            for f in [*build.iterdir(), build]:
+                f.chmod(0o755 if f == build else 0o644)
+                _fsync(f)
+            _swap_in(build, target.resolve())
+            _fsync(parent)
+        except BaseException:
+            shutil.rmtree(build, ignore_errors=True)
+            raise
+    return Written(target, len(rows), tuple(p for p, _ in plots), outputs)
+
+
+def _fsync(path: Path) -> None:
+    """Flush a file or a directory (its entries) to the disk, so the rename publishes complete files."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _swap_in(build: Path, target: Path) -> None:
+    """Rename ``build`` to ``target``; an earlier report there is moved aside first, then removed."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        os.rename(target, old)
+    try:
+        os.rename(build, target)
+    except OSError:
+        if old is not None:
+            os.rename(old, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _kept_outputs(db: Path) -> set[str]:
+    try:
+        return {name[: -len(".log")] for name in os.listdir(db.resolve().parent / OUTPUT_DIR) if name.endswith(".log")}
+    except OSError:
+        return set()
+
+
+def variant_text(variant: str | None) -> str:
+    """A short label of a row's variant JSON (``torus placed=2 holes=1 random=3/7``); empty for plain N-queens."""
+    if variant is None:
+        return ""
+    v = json.loads(variant)
+    parts = ["torus"] if v.get("torus") else []
+    parts += [f"placed={len(v['place'])}"] if v.get("place") else []
+    parts += [f"holes={len(v['holes'])}"] if v.get("holes") else []
+    parts += [f"random={v['random_place']}/{v.get('random_seed')}"] if v.get("random_place") is not None else []
+    return " ".join(parts)
+
+
+def instance_text(r: Row) -> str:
+    """The instance of a run, readable: ``queens-8 pairwise g3 alo s1 torus #2`` (repeat only when > 0)."""
+    parts = [f"queens-{r.n}", r.encoding]
+    parts += [f"g{r.group_size}"] if r.group_size is not None else []
+    parts += ["alo"] if r.column_alo else []
+    parts += [f"s{r.shuffle_seed}"] if r.shuffle_seed is not None else []
+    parts += [variant_text(r.variant)] if r.variant else []
+    parts += [f"#{r.repeat}"] if r.repeat else []
+    return " ".join(parts) + (" (count)" if r.task == "count" else "")
+
+
+def _num(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def _write_runs(rows: list[Row], path: Path, kept: set[str], link_base: str) -> int:
+    """runs.js: one call ``cnfgenRuns({columns, rows})``, a row a line (JSON, so any text is safe)."""
+    linked = 0
+    with path.open("w", encoding="utf-8") as out:
+        out.write(f'cnfgenRuns({{"columns": {json.dumps(list(RUN_COLUMNS))},\n"rows": [\n')
+        for i, r in enumerate(rows):
+            output = f"{link_base}/{r.run_key}.log".replace(os.sep, "/") if r.run_key in kept else None
+            linked += output is not None
+            values = (
+                instance_text(r), r.task, r.n, r.encoding, r.group_size, r.column_alo, r.shuffle_seed,
+                variant_text(r.variant), r.repeat, r.solver_label, r.status.value, verdict(r).value, _num(r.wall),
+                _num(r.cpu), _num(r.peak_memory_mb), r.measured_by, r.gbd_hash, r.count, r.time_limit, r.run_key,
+                output,
+            )  # fmt: skip
+            out.write(("," if i else "") + json.dumps(values, separators=(",", ":")) + "\n")
+        out.write("]});\n")
+    return linked
+
+
+def _plots(rows: list[Row], build: Path, title: str, time: str) -> list[tuple[str, str]]:
+    """(file, caption) of each plot drawn into ``build``: cactus, time vs N, and the first two solvers' scatter."""
+    ext = ".svg" if len(rows) <= SVG_MAX_RUNS else ".png"
+    out = [
+        (f"cactus{ext}", "Cactus: runs solved against time, a panel per solver, a line per encoding."),
+        (f"time-vs-n{ext}", "Median time against N, a panel per encoding, a line per solver; x: unsolved."),
+    ]
+    for (name, _), kind in zip(out, ("cactus", "time-vs-n"), strict=True):
+        draw(rows, kind, build / name, title, None, time)
+    solvers = sorted({r.solver_label for r in rows})
+    for i, a in enumerate(solvers):
+        for b in solvers[i + 1 :]:
+            try:
+                scatter_pairs(rows, a, b)
+            except UsageError:
+                continue
+            draw(rows, "scatter", build / f"scatter{ext}", title, (a, b), time)
+            return [*out, (f"scatter{ext}", f"{a} against {b}, one point per instance (log-log).")]
+    return out
+
+
+def _cell(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return ""
+    return f"{value:.{digits}f}" if isinstance(value, float) else html.escape(str(value))
+
+
+def _summary(rows: list[Row], time: str) -> str:
+    stats = report.summarize(rows, time=time)
+    tasks = len({s.task for s in stats}) > 1
+    head = (["task"] if tasks else []) + [h.replace("(s)", f"({time} s)") for h in report.HEADERS]
+    numeric = [False] * (len(head) - 6) + [True] * 6
+    lines = ['<table class="summary sortable"><thead><tr>']
+    lines += [f'<th data-num="{int(num)}">{html.escape(h)}</th>' for h, num in zip(head, numeric, strict=True)]
+    lines.append("</tr></thead><tbody>")
+    for s in stats:
+        cells = ([s.task] if tasks else []) + [s.solver, s.encoding, s.runs, s.solved, s.wrong]
+        text = [_cell(c) for c in cells] + [_cell(s.par2, 2), _cell(s.median), _cell(s.largest_n)]
+        lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in text) + "</tr>")
+    lines.append("</tbody></table>")
+    return "\n".join(lines)
+
+
+def _asset(name: str) -> str:
+    return resources.files("cnfgen_queens.experiments").joinpath("html", name).read_text(encoding="utf-8")
+
+
+def _page(rows: list[Row], title: str, plots: list[tuple[str, str]], time: str, outputs: int) -> str:
+    limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
+    solvers, encodings = len({r.solver_label for r in rows}), len({r.encoding for r in rows})
+    facts = [
+        f"{len(rows):,} runs",
+        f"{solvers} solver{'s' * (solvers != 1)}",
+        f"{encodings} encoding{'s' * (encodings != 1)}",
+        f"N = {min(r.n for r in rows)}..{max(r.n for r in rows)}",
+        "time limit " + (", ".join(f"{t:g} s" for t in limits) or "none"),
+        f"{len({r.config_hash for r in rows})} config version(s)",
+        f"{outputs:,} runs with kept output",
+    ]
+    figures = "\n".join(
+        f'<figure><a href="{p}"><img src="{p}" alt="{html.escape(c)}"></a><figcaption>{html.escape(c)}</figcaption>'
+        "</figure>"
+        for p, c in plots
+    )
+    par2 = f"mean over runs of the {time} time of a solved run and twice the time limit of an unsolved one"
+    script = _asset("report.js").replace("</", "<\\/")
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="generator" content="{GENERATOR}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>
+{_asset("report.css")}</style>
+</head>
+<body data-runs="{len(rows)}" data-time="{time}">
+<header>
+<h1>{html.escape(title)}</h1>
+<p class="facts">{html.escape(" · ".join(facts))}</p>
+<nav>
+<button type="button" data-tab="overview" class="active">Overview</button>
+<button type="button" data-tab="runs">Runs ({len(rows):,})</button>
+<button type="button" data-tab="compare">Compare</button>
+</nav>
+</header>
+<main>
+<section id="overview">
+<div class="summary-box">
+<h2>Per solver and encoding</h2>
+<p class="note">PAR-2: {html.escape(par2)}. Solved and wrong are each run's verdict. Click a heading to sort.</p>
+{_summary(rows, time)}
+</div>
+<div class="plots">
+{figures}
+</div>
+</section>
+<section id="runs" hidden>
+<div class="controls">
+<label>Filter every column <input type="search" id="filter-all" placeholder="text"></label>
+<span class="hint">Per column: text, or &gt;1, &lt;=0.5, =8, 8..12 for numbers. Click a heading to sort.</span>
+<span class="pager"><button type="button" class="prev">&lt;</button> <span class="page-info"></span>
+<button type="button" class="next">&gt;</button></span>
+</div>
+<p class="loading">Loading the runs…</p>
+<table id="runs-table"><thead></thead><tbody></tbody></table>
+</section>
+<section id="compare" hidden>
+<div class="controls">
+<label>Compare <select id="cmp-dim"><option value="solver">two solvers</option>
+<option value="encoding">two encodings</option></select></label>
+<label>A <select id="cmp-a"></select></label>
+<label>B <select id="cmp-b"></select></label>
+<label><input type="checkbox" id="cmp-only"> only disagreements</label>
+<span class="pager"><button type="button" class="prev">&lt;</button> <span class="page-info"></span>
+<button type="button" class="next">&gt;</button></span>
+</div>
+<p class="cmp-summary"></p>
+<p class="loading">Loading the runs…</p>
+<table id="cmp-table"><thead></thead><tbody></tbody></table>
+</section>
+</main>
+<script>
+{script}</script>
+</body>
+</html>
+"""
