@@ -1,9 +1,10 @@
 """cnfgen-queens: DIMACS generator and solver-agnostic SAT toolchain for N-queens.
 
-The first statements below make the console scripts quiet on Ctrl-C from the moment this
-package is imported (:func:`quiet_exit`).  They use only modules Python has loaded before
-running any script (``os``, ``sys``, the C module ``_signal``), so no file is searched for
-first.  What runs before the package is imported is out of reach of any code of ours:
+The first statements below make the console scripts quiet on Ctrl-C, SIGTERM and SIGHUP
+(a signal the caller ignores stays ignored) from the moment this package is imported
+(:func:`quiet_exit`).  They use only modules Python has loaded before running any script
+(``os``, ``sys``, the C module ``_signal``), so no file is searched for first.  What runs
+before the package is imported is out of reach of any code of ours:
 Python's own start-up (``site``, ``.pth`` files) and the pip-generated wrapper's
 ``import re`` and its search for the package; a Ctrl-C there still gets Python's
 KeyboardInterrupt traceback (scripts/bench_startup_sigint.py measures how often).
@@ -33,7 +34,9 @@ def quiet_exit(signum: int, frame: object) -> None:
 
 
 if _sys.argv and _os.path.basename(_sys.argv[0]) in COMMANDS:  # the console script, not a library import
-    _signal.signal(_signal.SIGINT, quiet_exit)
+    for _signum in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
+        if _signal.getsignal(_signum) != _signal.SIG_IGN:
+            _signal.signal(_signum, quiet_exit)
 
 from cnfgen_queens.version import __version__  # noqa: E402 (after the Ctrl-C handler: first things first)
 

@@ -1,10 +1,71 @@
-"""Shared fixtures (the helpers they use are in helpers.py)."""
+"""Shared fixtures (the helpers they use are in helpers.py).
+
+Every test is bounded (pytest-timeout, ``timeout`` in pyproject.toml) and checked to leave no process
+it started through ``subprocess`` running, even when it fails (:func:`_no_process_left`).
+"""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Measured counts (pysat:* encodings) go to a directory of this session, never the user's cache;
+    processes the tests start inherit it."""
+    from cnfgen_queens.encodings.pysat_card import CACHE_ENV
+
+    previous = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if previous is None:
+        os.environ.pop(CACHE_ENV, None)
+    else:
+        os.environ[CACHE_ENV] = previous
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each process a test starts with ``subprocess`` is gone when it ends: one still running (with its
+    group, when it leads one) is killed, and the test errors in teardown."""
+    started: list[subprocess.Popen[Any]] = []
+    init = subprocess.Popen.__init__
+
+    def tracked(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        started.append(self)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", tracked)
+    yield
+    left = [p for p in started if p.poll() is None]
+    for p in left:
+        try:
+            if os.getpgid(p.pid) == p.pid:
+                os.killpg(p.pid, signal.SIGKILL)
+            else:
+                p.kill()
+        except ProcessLookupError:
+            pass
+        p.wait(30)
+    assert not left, f"processes left running: {[p.args for p in left]}"
+
+
+@pytest.fixture
+def sigint_raises() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt in this process during the test, whatever the caller set
+    (pytest run with SIGINT ignored, as ``nohup`` or a script's background job does)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture

@@ -18,8 +18,22 @@ def find_binary(name: str) -> str | None:
     return discover(name)
 
 
-CLI_ENTRY = "import sys; from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"  # python -c: the CLI in
-# a process of its own (a crash is a signal, not an exception; no pytest faulthandler)
+# python -c: the CLI in a process of its own (a crash is a signal, not an exception; no pytest faulthandler).
+# It sets the signal handlers the tests rely on, whatever the caller ignores (nohup, a script's background job).
+CLI_ENTRY = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGTERM, signal.SIGHUP)]; "
+    "from cnfgen_queens.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def default_signals() -> None:
+    """``preexec_fn`` for a process a test will signal: SIGINT, SIGTERM and SIGHUP to their default
+    action before the exec, so a caller that ignores them (``nohup``, a background job) changes nothing."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def need_solver(name: str) -> str:

@@ -295,7 +295,11 @@ def _run_python(code: str) -> tuple[int, str]:
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    from helpers import default_signals
+
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, preexec_fn=default_signals
+    )
     return proc.returncode, proc.stderr
 
 

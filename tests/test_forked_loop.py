@@ -161,7 +161,8 @@ def test_a_count_by_cubes_in_one_process_is_stopped_during_a_call(capsys: pytest
 def test_ctrl_c_during_a_long_embedded_call_ends_at_once_and_leaves_no_process() -> None:
     """In our process PySAT's own SIGINT path ended a CaDiCaL call with "error: Caught keyboard interrupt"
     and exit 1 (measured on the code before forked_loop.py); now it is exit 130, "interrupted"."""
-    marker = "987.654"  # a time limit no other process has: finds a leftover child by its command line
+    marker = f"987.{os.getpid():07d}"  # a time limit no other process has (this test run's own, whatever
+    # else runs on the machine): finds a leftover child by its command line
     argv = ["enumerate", "400", "-e", "product", "--quiet", "--time-limit", marker]
     proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)  # fmt: skip

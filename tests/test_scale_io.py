@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import need_solver
+from helpers import default_signals, need_solver
 from pysat.solvers import Solver
 
 from cnfgen_queens.cli import gen_main, main
@@ -169,7 +169,9 @@ def test_template_spill_gives_the_same_bytes(monkeypatch) -> None:
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)])
 def test_signals_remove_the_temporary_file(tmp_path: Path, sig: int, code: int) -> None:
     out = tmp_path / "p.cnf"
-    proc = subprocess.Popen([str(BIN / "gen-queens"), "500", "-o", str(out)], stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [str(BIN / "gen-queens"), "500", "-o", str(out)], stderr=subprocess.PIPE, preexec_fn=default_signals
+    )
     deadline = time.monotonic() + 300
     while not list(tmp_path.glob(".p.cnf.*.tmp")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -330,7 +332,8 @@ def test_sigterm_during_solve_leaves_no_spooled_input(tmp_path: Path) -> None:
     data = run("gen-queens", "150", "-e", "sequential").stdout  # minisat takes minutes on it
     env = {**os.environ, "TMPDIR": str(spool)}
     proc = subprocess.Popen([str(BIN / "cnfgen-queens"), "solve", "-", "--solver", "minisat"], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            preexec_fn=default_signals)  # fmt: skip
     assert proc.stdin is not None
     proc.stdin.write(data)
     proc.stdin.close()

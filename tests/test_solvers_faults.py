@@ -114,7 +114,7 @@ def test_straggler_is_killed_after_answer(tmp_path: Path, pgids: list[int]) -> N
     assert gone(int(pidfile.read_text())) and gone(pgids[0], group=True)
 
 
-def test_ctrl_c_stops_the_group(q8: Path, tmp_path: Path, pgids: list[int]) -> None:
+def test_ctrl_c_stops_the_group(q8: Path, tmp_path: Path, pgids: list[int], sigint_raises: None) -> None:
     pidfile = tmp_path / "pids"
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
@@ -183,7 +183,7 @@ def my_children() -> list[int]:
     return kids
 
 
-def test_embedded_ctrl_c_leaves_nothing(php: Path) -> None:
+def test_embedded_ctrl_c_leaves_nothing(php: Path, sigint_raises: None) -> None:
     import gc
 
     before = set(my_children())  # other tests may leave helpers (e.g. multiprocessing's resource tracker)

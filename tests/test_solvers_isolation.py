@@ -311,7 +311,7 @@ def test_cgroup_time_limit_kills_a_stubborn_tree(q6: Path, tmp_path: Path) -> No
     assert gone(fake) and gone(child)
 
 
-def test_cgroup_ctrl_c_stops_the_run(q6: Path, tmp_path: Path) -> None:
+def test_cgroup_ctrl_c_stops_the_run(q6: Path, tmp_path: Path, sigint_raises: None) -> None:
     import signal
     import threading
 

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import default_signals
 
 BIN = Path(sys.executable).parent
 COMMANDS = {"gen-queens 4": ("gen-queens", "gen_entry"), "cnfgen-queens --version": ("cnfgen-queens", "entry")}
@@ -40,7 +41,8 @@ def _interrupted_at(command: str, moment: str) -> subprocess.CompletedProcess[st
     script, entry = COMMANDS[command]
     code = HARNESS.format(bin=str(BIN), script=script, args=command.split()[1:], moment=moment, entry=entry)
     # cwd: not the source tree, whose package a "-c" script would import before the installed one
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=BIN)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=BIN,
+                          preexec_fn=default_signals)  # fmt: skip
 
 
 @pytest.mark.parametrize("moment", MOMENTS)
@@ -72,7 +74,7 @@ def test_real_sigint_during_start_up_never_shows_our_frames() -> None:
         script, _ = COMMANDS[command]
         for ms in range(0, 41, 5):
             proc = subprocess.Popen([str(BIN / script), *command.split()[1:]], stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE, text=True)  # fmt: skip
+                                    stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)  # fmt: skip
             time.sleep(ms / 1000)
             proc.send_signal(signal.SIGINT)
             _, err = proc.communicate(timeout=120)

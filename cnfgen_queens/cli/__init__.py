@@ -4,8 +4,11 @@ Each subcommand lives in its own module ``cli/<name>.py`` with
 ``add_arguments(parser)`` and ``run(args) -> int`` (its one-line help is in
 :data:`SUBCOMMANDS`); only the chosen one is imported, so start-up stays fast.
 Options several subcommands share are defined once, in :mod:`.arg_groups`.
-``main(argv)`` is callable in-process.  The Ctrl-C handler of start-up is
-installed by the package's first statement (:func:`cnfgen_queens.quiet_exit`).
+``main(argv)`` is callable in-process.  The signal handlers of start-up are
+installed by the package's first statement (:func:`cnfgen_queens.quiet_exit`); while a
+subcommand runs, Ctrl-C raises KeyboardInterrupt and SIGTERM/SIGHUP raise
+:class:`~cnfgen_queens.errors.Terminated`, one unwinding for all three (a signal the caller
+ignores stays ignored).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 from .. import quiet_exit
-from ..errors import UsageError
+from ..errors import TERMINATING, UsageError, signals_raise
 from ..version import __version__
 from .common import EXIT_USAGE, CliError, Exit, fail
 
@@ -84,7 +87,8 @@ def _drop_stdout() -> None:
 
 def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
     try:
-        code = fn(*a)
+        with signals_raise():  # SIGTERM and SIGHUP unwind as Ctrl-C does
+            code = fn(*a)
         sys.stdout.flush()  # a full disk or a closed reader surfaces here, not at exit
         return code
     except CliError as e:
@@ -95,9 +99,13 @@ def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
         return EXIT_USAGE
     except Exit as e:
         return e.code
-    except KeyboardInterrupt as e:  # Ctrl-C; or SIGTERM where a subcommand turns it into this (batch)
+    except KeyboardInterrupt as e:  # Ctrl-C; or Terminated (SIGTERM, SIGHUP)
         print(f"{prog}: {str(e) or 'interrupted'}", file=sys.stderr)  # an exception is always truthy
         return getattr(e, "exit_code", 130)
+    except MemoryError:  # the environment: a memory limit (ulimit -v, a cgroup) below what the input needs
+        print(f"{prog}: error: out of memory (raise the memory limit, or give a smaller input)", file=sys.stderr)
+        _drop_stdout()
+        return 1
     except BrokenPipeError:
         _drop_stdout()  # the reader went away (e.g. `| head`); silence the flush at exit
         return 141
@@ -148,13 +156,17 @@ def gen_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _exit(run: Callable[[], int]) -> None:
-    """Run a console command; Ctrl-C raises KeyboardInterrupt only while it runs, quietly before and after."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    """Run a console command; Ctrl-C raises KeyboardInterrupt only while it runs, quietly before and after
+    (SIGTERM and SIGHUP likewise); a signal the caller ignores stays ignored."""
+    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = run()
-    except KeyboardInterrupt:  # one that landed outside _guard's try (or in its handlers)
-        code = 130
-    signal.signal(signal.SIGINT, quiet_exit)  # atexit handlers and finalizers run next
+    except KeyboardInterrupt as e:  # one that landed outside _guard's try (or in its handlers)
+        code = getattr(e, "exit_code", 130)
+    for sig in (signal.SIGINT, *TERMINATING):  # atexit handlers and finalizers run next
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            signal.signal(sig, quiet_exit)
     sys.exit(code)
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..experiments.batch import Terminated, run_batch
+from ..experiments.batch import run_batch
 from ..experiments.config import ConfigError, load
 from ..experiments.grid import expand
 from ..experiments.store import EmptyStore, Store, StoreError
@@ -81,12 +80,8 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
 def _run(config: Config, args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
 
-    def terminate(signum: int, frame: object) -> None:
-        raise Terminated("terminated")
-
     jobs = args.jobs or len(os.sched_getaffinity(0)) or 1  # the cores this process may use (SLURM, cgroups)
-    previous = signal.signal(signal.SIGTERM, terminate)  # SIGTERM stops the batch as Ctrl-C does
-    try:
+    try:  # SIGTERM and SIGHUP stop the batch as Ctrl-C does (cli._guard)
         summary = run_batch(
             config,
             jobs=jobs,
@@ -107,21 +102,20 @@ def _run(config: Config, args: argparse.Namespace) -> int:
         fail(f"--scheduler {args.scheduler}: {e}" if args.scheduler else str(e))
     except BrokenProcessPool:
         fail("a worker process died (killed or out of memory); finished runs are saved: run again to resume", 1)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     results = config.results
     print(
         f"{summary.done} runs done ({summary.solved} solved), {summary.skipped} already stored, "
         f"{summary.total} in the grid; results in {results} ({summary.seconds:.1f} s)"
     )
+    if summary.elsewhere:
+        print(f"{summary.elsewhere} runs left to another batch process on {results} (run again to check)")
     for line in summary.failed:
         print(f"{args.prog}: error: {line}", file=sys.stderr)
     if summary.interrupted:
-        what, code = ("terminated (SIGTERM)", 143) if summary.terminated else ("interrupted", 130)
         print(
-            f"{args.prog}: {what}; workers stopped, {summary.done} finished runs saved in {results}, "
+            f"{args.prog}: {summary.stopped_by}; workers stopped, {summary.done} finished runs saved in {results}, "
             "run again to resume",
             file=sys.stderr,
         )
-        return code
+        return summary.exit_code
     return 1 if summary.failed else 0

@@ -1,9 +1,11 @@
 """Atomic file output: a temporary file next to the target, fsync, rename; removed if anything goes wrong.
 
-Ctrl-C (SIGINT) already arrives as KeyboardInterrupt.  While an atomic write is under
-way, SIGTERM and SIGHUP are turned into :class:`Terminated` in the writing process, so
-the same unwinding removes the temporary file (and stops any solver the command runs)
-before the process exits with 128 + the signal number.  A forked child that inherits
+Ctrl-C (SIGINT) already arrives as KeyboardInterrupt, and in a CLI command SIGTERM and SIGHUP
+as :class:`cnfgen_queens.errors.Terminated` (:func:`~cnfgen_queens.errors.signals_raise`).  For a
+library caller, while an atomic write is under way, SIGTERM and SIGHUP are turned into
+:class:`Terminated` in the writing process, so the same unwinding removes the temporary file
+(and stops any solver the command runs) before the process exits with 128 + the signal number;
+a signal the caller ignores stays ignored.  A forked child that inherits
 the handler gets the default action instead, and never removes its parent's file.
 Only ``kill -9`` leaves a temporary file behind; :func:`sweep_temporaries` removes
 those of a known target.
@@ -11,13 +13,19 @@ those of a known target.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import signal
+import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from ..errors import raise_terminated
 
 TEMP_SUFFIX = ".tmp"
 CAUGHT = (signal.SIGTERM, signal.SIGHUP)
@@ -56,8 +64,9 @@ def signals_unwind() -> Iterator[None]:
     with _lock:
         if _depth == 0:
             _owner = os.getpid()
-            for sig in CAUGHT:
-                _previous[sig] = signal.signal(sig, _on_signal)
+            for sig in CAUGHT:  # the CLI's handler unwinds already; an ignored signal stays ignored
+                if signal.getsignal(sig) not in (raise_terminated, signal.SIG_IGN):
+                    _previous[sig] = signal.signal(sig, _on_signal)
         _depth += 1
     try:
         yield
@@ -120,4 +129,57 @@ def sweep_temporaries(path: Path) -> list[Path]:
         if len(middle) == 8 and middle.replace("_", "").isalnum():  # mkstemp's 8 random characters
             tmp.unlink(missing_ok=True)
             removed.append(tmp)
+    return removed
+
+
+WORK_PREFIX = "cnfgen-queens-"
+WORK_LOCK = ".in-use"  # held (flock) by the process using the directory, for as long as it does
+STALE_UNLOCKED = 24 * 3600  # seconds after which a work directory with no lock file (older code) is stale
+
+
+@contextmanager
+def work_dir(kind: str) -> Iterator[Path]:
+    """``$TMPDIR/cnfgen-queens-KIND-XXXXXXXX``, removed when the block ends; locked while in use, so that
+    :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left, never one still in use."""
+    path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
+    try:
+        fd = os.open(path / WORK_LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield path
+        finally:
+            os.close(fd)
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def sweep_work_dirs(kinds: tuple[str, ...], root: Path | None = None) -> list[Path]:
+    """Remove the work directories of ``kinds`` (:func:`work_dir`) in ``root`` (default ``$TMPDIR``) that no
+    live process holds: those a ``kill -9`` left.  One with no lock file counts only after a day."""
+    removed = []
+    base = Path(root or tempfile.gettempdir())
+    for kind in kinds:
+        for path in base.glob(f"{WORK_PREFIX}{kind}-*"):
+            try:
+                fd = os.open(path / WORK_LOCK, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:  # being created, or left by older code: judged by age
+                try:
+                    stale = path.is_dir() and time.time() - path.stat().st_mtime > STALE_UNLOCKED
+                except OSError:
+                    continue
+                if stale:
+                    shutil.rmtree(path, ignore_errors=True)
+                    removed.append(path)
+                continue
+            except OSError:  # not ours to judge (another user's, not a directory)
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # in use
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            finally:
+                os.close(fd)
     return removed

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, cast
 
 from ..bounds import check_ratio, refuse_device
+from ..errors import UsageError
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 READ_BUFFER = 1 << 20
 
 
-class InputError(ValueError):
+class InputError(UsageError):
     """An input file that cannot be read as what it is or claims to be; one line, naming the file."""
 
 

@@ -23,6 +23,8 @@ from typing import BinaryIO
 from cnfgen_queens.model.board import Board
 from cnfgen_queens.version import __version__
 
+from ..errors import UsageError
+
 
 def opb_constraints(n: int) -> Iterator[tuple[tuple[tuple[int, int], ...], str, int]]:
     """``(terms, op, rhs)`` of the OPB model; terms are ``(coefficient, variable)``."""
@@ -67,7 +69,7 @@ _TERM = re.compile(r"[+-]\d+")
 _VAR = re.compile(r"x([1-9]\d*)")
 
 
-class OpbError(ValueError):
+class OpbError(UsageError):
     """Text that is not the linear OPB subset we write; the message names the line."""
 
 

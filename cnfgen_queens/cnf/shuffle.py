@@ -25,11 +25,13 @@ from collections.abc import Iterable, Sequence
 
 from cnfgen_queens.cnf.dimacs import Clause, Header
 
+from ..errors import UsageError
+
 KEY = "shuffle:"
 _SEED = re.compile(r"seed=(\d+)\s+vars=(\d+)")
 
 
-class ShuffleError(ValueError):
+class ShuffleError(UsageError):
     """A header whose shuffle comment cannot be read or does not fit the file."""
 
 

@@ -1,7 +1,8 @@
 """What a CNF file may be before it is written: the DIMACS variable limit, the size cap, the shuffle cap.
 
 ``gen-queens`` and the Python library (:meth:`cnfgen_queens.library.Formula.write`) check the same
-formula the same way, before a byte is written, with the same words (options named as flags).
+formula the same way, before a byte is written, with the same words (options named as flags); a batch
+checks every instance of its config with it too (``shuffled_by`` and ``advice`` name its config keys).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ LARGE_BYTES = 50 * 10**9  # above this (or LARGE_CLAUSES) gen-queens asks for --
 LARGE_CLAUSES = 2**31
 SIZE_FROM = 1_000_000  # clauses from which the output size is computed (it needs numpy)
 SHUFFLE_MAX_CLAUSES = 20_000_000  # about 1.1 GB on the vectorised path, 2.5 GB of clause tuples on the other
+SIZE_FROM_UNBUILT = 2**25  # SIZE_FROM for a caller that builds no template to size (a batch's check): under
+# 33.5M clauses, 50 GB would take over 1,490 bytes a clause; every encoding's clauses are mostly binary
 
 
 def human(size: int) -> str:
@@ -37,18 +40,23 @@ def check_output(
     *,
     allow_large: bool = False,
     shuffle: int | None = None,
+    shuffled_by: str = "--shuffle",
+    advice: str | None = None,
+    size_from: int | None = None,
 ) -> None:
     """Raise UsageError, before anything is written, for a formula beyond DIMACS's 2^31-1 variables, and
     without ``allow_large`` for one of over :data:`LARGE_BYTES` or :data:`LARGE_CLAUSES`, or a shuffled one
     of over :data:`SHUFFLE_MAX_CLAUSES` (a shuffle holds every clause in memory).
 
-    ``comments`` are the header's lines (their bytes count); ``blocks`` the extra clauses written after."""
+    ``comments`` are the header's lines (their bytes count); ``blocks`` the extra clauses written after.
+    ``shuffled_by`` names what asked for the shuffle and ``advice`` ends a refusal (default: the flag
+    ``--allow-large``); the byte size is computed from ``size_from`` clauses on (default :data:`SIZE_FROM`)."""
     num_vars, num_clauses = formula.counts()
     clauses = num_clauses + len(blocks)
     if num_vars > MAX_VAR:
         raise UsageError(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
                          "limit of 2^31-1; use a smaller N or another encoding")  # fmt: skip
-    if clauses >= SIZE_FROM:
+    if clauses >= (SIZE_FROM if size_from is None else size_from):
         n2 = formula.n**2
         body, exact = body_size(formula)
         header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")
@@ -57,9 +65,9 @@ def check_output(
         if not allow_large and (size > LARGE_BYTES or clauses >= LARGE_CLAUSES):
             what = f"{size:,} bytes ({human(size)})" if exact else f"about {human(size)}"
             raise UsageError(f"N={formula.n} {formula.encoding} would write {what} and {clauses:,} clauses, above "
-                             f"the limit of {human(LARGE_BYTES)} or 2^31 clauses; pass --allow-large to write it "
-                             "anyway")  # fmt: skip
+                             f"the limit of {human(LARGE_BYTES)} or 2^31 clauses; "
+                             f"{advice or 'pass --allow-large to write it anyway'}")  # fmt: skip
     if shuffle is not None and clauses > SHUFFLE_MAX_CLAUSES and not allow_large:
-        raise UsageError(f"--shuffle holds every clause in memory: N={formula.n} {formula.encoding} has "
-                         f"{clauses:,} clauses, above {SHUFFLE_MAX_CLAUSES:,}; pass --allow-large to try "
-                         "anyway")  # fmt: skip
+        raise UsageError(f"{shuffled_by} holds every clause in memory: N={formula.n} {formula.encoding} has "
+                         f"{clauses:,} clauses, above {SHUFFLE_MAX_CLAUSES:,}; "
+                         f"{advice or 'pass --allow-large to try anyway'}")  # fmt: skip

@@ -8,19 +8,21 @@ Auxiliary ids are then taken from our own pool: PySAT numbers them from
 gap it leaves is closed by renumbering the auxiliaries in increasing order to
 ``pool.top + 1 ...``, so the header's variable count is exact and no variable is
 unused.  Counts have no closed form here (PySAT's encoders have size quirks of
-their own), so for line lengths up to ``TABLE_MAX_N`` they are read from
-``data/pysat_counts.csv``: measured by building each line length with a given PySAT
-version (scripts/pysat_counts_table.py) and used only when that version is
-installed.  Otherwise, and for longer lines, they are measured by building once
-per (name, n) and cached.  PySAT's encoders are imported only when one is built.
+their own), so they are measured by building a line of each length once, with the
+installed PySAT, whatever its release, and cached: in memory, and in
+``pysat-counts-VERSION.json`` under :func:`cache_dir` (written at exit, merged with what
+other processes wrote), so a later process (a batch's ``--dry-run``) builds nothing.
+PySAT's encoders are imported only when one is built.
 """
 
 from __future__ import annotations
 
-import csv
+import atexit
+import json
+import os
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
 from .base import Clause, Encoding, VarPool, measured_counts, register
 
@@ -36,10 +38,8 @@ PYSAT_ENCODINGS: dict[str, tuple[str, bool]] = {
     "kmtotalizer": ("A. Morgado, C. Dodaro and J. Marques-Silva, CP 2014", True),
 }
 PREFIX = "pysat:"
-TABLE = "data/pysat_counts.csv"
-TABLE_HEADER = "pysat,kind,clauses,aux"  # clauses and aux: space-separated, for n = 0..TABLE_MAX_N
-TABLE_MAX_N = 200
-Counts = tuple[tuple[int, int], ...]
+CACHE_ENV = "CNFGEN_QUEENS_CACHE_DIR"  # where measured counts are kept (default: $XDG_CACHE_HOME/cnfgen-queens)
+Count = tuple[int, int]
 
 
 def installed_version() -> str:
@@ -49,22 +49,65 @@ def installed_version() -> str:
     return str(pysat.__version__)
 
 
-def read_table(text: str) -> dict[str, dict[str, Counts]]:
-    """``{pysat version: {kind: ((clauses, aux) for n = 0..)}}`` from the CSV text (``#`` lines are comments)."""
-    out: dict[str, dict[str, Counts]] = {}
-    for row in csv.DictReader(line for line in text.splitlines() if line.strip() and not line.startswith("#")):
-        clauses, aux = row["clauses"].split(), row["aux"].split()
-        if len(clauses) != len(aux):
-            raise ValueError(f"{TABLE}: {row['pysat']} {row['kind']}: {len(clauses)} clause counts, {len(aux)} aux")
-        out.setdefault(row["pysat"], {})[row["kind"]] = tuple(zip(map(int, clauses), map(int, aux), strict=True))
-    return out
+def cache_dir() -> Path:
+    """``$CNFGEN_QUEENS_CACHE_DIR``, else ``$XDG_CACHE_HOME/cnfgen-queens``, else ``~/.cache/cnfgen-queens``."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "cnfgen-queens"
+
+
+def cache_file() -> Path:
+    return cache_dir() / f"pysat-counts-{installed_version()}.json"
+
+
+def _read(path: Path) -> dict[str, dict[int, Count]]:
+    """``{kind: {n: (clauses, aux)}}`` from a cache file; anything unreadable or malformed counts as empty."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {
+            str(kind): {int(n): (int(c), int(a)) for n, (c, a) in rows.items()}
+            for kind, rows in data.items()
+            if kind in PYSAT_ENCODINGS
+        }
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+_fresh: dict[str, dict[int, Count]] = {}  # measured by this process, not yet written
 
 
 @cache
-def tabled_counts() -> dict[str, Counts]:
-    """The table's rows for the installed PySAT, by kind; empty when that version is not in the table."""
-    text = resources.files("cnfgen_queens").joinpath(TABLE).read_text(encoding="utf-8")
-    return read_table(text).get(installed_version(), {})
+def stored_counts() -> dict[str, dict[int, Count]]:
+    """The counts other processes measured with this PySAT (read once per process)."""
+    return _read(cache_file())
+
+
+def flush() -> None:
+    """Write what this process measured, merged with the file as it is now (temporary file + rename);
+    a cache that cannot be written is no error: counts are measured again next time."""
+    if not _fresh:
+        return
+    path = cache_file()
+    merged = _read(path)
+    for kind, rows in _fresh.items():
+        merged.setdefault(kind, {}).update(rows)
+    text = json.dumps({k: {str(n): list(v) for n, v in sorted(rows.items())} for k, rows in merged.items()})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # one writer a process
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError:
+        return
+    _fresh.clear()
+
+
+atexit.register(flush)
 
 
 def pysat_atmost_one(kind: str, lits: Sequence[int], pool: VarPool) -> list[Clause]:
@@ -92,8 +135,11 @@ def _make(kind: str, reference: str, complete: bool) -> Encoding:
 
     @cache
     def counts(n: int) -> tuple[int, int]:
-        known = tabled_counts().get(kind, ())
-        return known[n] if 0 <= n < len(known) else measured_counts(encode, n)
+        known = stored_counts().get(kind, {}).get(n)
+        if known is None:
+            known = measured_counts(encode, n)
+            _fresh.setdefault(kind, {})[n] = known
+        return known
 
     encode.__doc__ = f"PySAT {kind} at-most-one ({reference})."
     return Encoding(

@@ -21,20 +21,16 @@ from typing import Any
 
 from cnfgen_queens.solutions import executors
 
+from ..errors import TERMINATING, Terminated
 from ..progress import Progress
+from ..solvers.outcome import Status
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import OUTPUT_DIR, Row, Store
-from .tasks import Measurement, execute, generate
+from .tasks import GenerationTimeout, Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, handled like Ctrl-C: workers stopped, finished results kept (exit status 143)."""
-
-    exit_code = 143
 
 
 @dataclass
@@ -47,17 +43,20 @@ class Summary:
     solved: int = 0
     failed: list[str] = field(default_factory=list)
     interrupted: bool = False
-    terminated: bool = False  # by SIGTERM (interrupted is set too)
+    terminated: bool = False  # by SIGTERM or SIGHUP (interrupted is set too)
+    stopped_by: str = "interrupted"  # what stopped it: "interrupted", "terminated (SIGTERM)", ...
+    exit_code: int = 130  # 128 + the signal that stopped it
     seconds: float = 0.0
+    elsewhere: int = 0  # runs left to another batch process on the same results file (claimed there)
 
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Ignore SIGINT and SIGTERM inside (from the main thread; elsewhere no handler can be set)."""
+    """Ignore SIGINT, SIGTERM and SIGHUP inside (from the main thread; elsewhere no handler can be set)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, *TERMINATING)}
     try:
         yield
     finally:
@@ -136,6 +135,7 @@ def run_batch(
         known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
         hashes: dict[Instance, str] = {}
         cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
+        stale = 2 * config.time_limit + 600  # a claim of another host this old is abandoned
         kept = None
         if config.keep_output:
             kept = config.results.parent.resolve() / OUTPUT_DIR
@@ -152,8 +152,12 @@ def run_batch(
             while queue or in_flight:
                 while queue and len(in_flight) < 2 * pool.slots:
                     kind, item = queue.popleft()
+                    if kind == "run" and not store.claim(item[0].key, retry_errors=retry_errors, stale_after=stale):
+                        summary.elsewhere += 1  # another batch process on this file runs it (or has stored it)
+                        continue
                     if kind == "generate":
-                        future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key))
+                        future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key),
+                                             config.time_limit)  # fmt: skip
                     else:
                         future = pool.submit(f"run-{item[0].key}", execute, *item, None if kept is None else str(kept))
                     in_flight[future] = (kind, item)
@@ -161,9 +165,20 @@ def run_batch(
                     kind, item = in_flight.pop(future)
                     try:
                         value = pool.result(future)
+                    except GenerationTimeout as e:  # its runs' time is up before any solver starts
+                        timed_out = Measurement(Status.TIMEOUT, wall=config.time_limit, error=str(e))
+                        for run in by_instance[item]:
+                            adding = run.key
+                            store.add(make_row(config, run, timed_out))
+                            adding = None
+                            summary.done += 1
+                            bar.update(1, solved=summary.solved)
+                        continue
                     except Exception as e:
                         what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
                         summary.failed.append(f"{what}: {type(e).__name__}: {e}")
+                        if kind == "run":
+                            store.release([item[0].key])
                         continue
                     if kind == "generate":
                         path, hashes[item] = value
@@ -180,6 +195,7 @@ def run_batch(
                     bar.update(1, solved=summary.solved)
         except KeyboardInterrupt as e:
             summary.interrupted, summary.terminated = True, isinstance(e, Terminated)
+            summary.stopped_by, summary.exit_code = str(e) or "interrupted", getattr(e, "exit_code", 130)
             if adding is not None and adding in store.done_keys():
                 summary.done += 1
             with _signals_held():  # a second Ctrl-C or SIGTERM must not cut the stopping of the workers short
@@ -191,5 +207,7 @@ def run_batch(
             pool.close()
         finally:
             bar.close()
+            with _signals_held():
+                store.release()  # runs claimed but not stored are free for the next batch
     summary.seconds = time.monotonic() - start
     return summary

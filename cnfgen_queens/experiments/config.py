@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NoReturn
 
+from cnfgen_queens.cnf.write_limits import SIZE_FROM_UNBUILT, check_output
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.api import check_held_size
 
@@ -246,6 +247,7 @@ def parse(
     for i, entry in enumerate(solvers):
         if task == "count" and entry.args:
             c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
+    _sizes_fit(c, ns, encodings, column_alo, group_size, max_clauses, shuffled=bool(seeds))
     if task == "count":
         _count_fits(c, ns, encodings, column_alo, group_size, max_clauses)
     engine = top.get("engine", "auto")
@@ -271,7 +273,7 @@ def parse(
                    "limits.memory, or use engine loop or auto (the loop under a memory limit)")  # fmt: skip
     output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
-    _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats)
+    _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats, variant)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
     keep_output = top.get("keep_output", False)
     if not isinstance(keep_output, bool):
@@ -316,6 +318,25 @@ def _count_fits(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], colu
                 break
 
 
+def _sizes_fit(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], column_alo: tuple[bool, ...],
+               group: int | None, max_clauses: int | None, *, shuffled: bool) -> None:  # fmt: skip
+    """What gen-queens refuses, the batch refuses before any run (cnf.write_limits): the largest instance of
+    each encoding that ``max_clauses`` keeps (sizes grow with N) within the DIMACS variable limit, the
+    size guard, and the shuffle's memory bound."""
+    for i, name in enumerate(encodings):
+        size = group if registry.get(name).takes_group_size else None
+        for n in sorted(ns, reverse=True):
+            formula = QueensFormula(n, name, any(column_alo), size)
+            if max_clauses is None or formula.counts()[1] <= max_clauses:
+                try:
+                    check_output(formula, (), shuffle=0 if shuffled else None, shuffled_by="instances.shuffle_seeds",
+                                 advice="use a smaller N, or instances.max_clauses to leave it out",
+                                 size_from=SIZE_FROM_UNBUILT)  # fmt: skip
+                except UsageError as e:
+                    c.fail(f"instances.encodings[{i}]", str(e))
+                break
+
+
 def _results_path(c: _Check, value: Any) -> Path:
     """The results file; names the file system would refuse (too long, NUL) are config errors."""
     path = Path(c.string(value, "results"))
@@ -333,9 +354,11 @@ def _grid_size(
     seeds: tuple[int, ...] | None,
     solvers: tuple[SolverEntry, ...],
     repeats: int,
+    variant: VariantSpec | None = None,
 ) -> None:
     """The grid's size as a product of its factors, checked before anything is expanded."""
-    factors = [(len(ns), "N"), (len(encodings), "encodings")]
+    boards = (len(ns), "N") if variant is None else (variant.placements(ns), "(N, K, seed) boards")
+    factors = [boards, (len(encodings), "encodings")]
     factors += [(len(column_alo), "column_alo values")] if len(column_alo) > 1 else []
     factors += [(len(seeds), "seeds")] if seeds else []
     factors += [(len(solvers), "solvers"), (repeats, "repeats")]

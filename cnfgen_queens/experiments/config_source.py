@@ -34,8 +34,9 @@ def read(path: Path) -> tuple[Any, dict[str, int]]:
         text = read_text(path, MAX_BYTES, "config file", SourceError)  # a device or FIFO: bounded too
     except (OSError, UnicodeDecodeError) as e:
         raise SourceError(f"cannot read {source}: {getattr(e, 'strerror', None) or e}") from None
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)  # a NUL or other control character is refused here (ReaderError)
         node = loader.get_single_node()
         lines: dict[str, int] = {}
         if node is None:
@@ -50,7 +51,8 @@ def read(path: Path) -> tuple[Any, dict[str, int]]:
     except RecursionError:
         raise SourceError(f"{source}: nested too deeply") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 class _Walk:

@@ -20,9 +20,12 @@ import contextlib
 import dataclasses
 import functools
 import json
+import os
+import socket
 import sqlite3
 import time
 import typing
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,7 +138,26 @@ CREATE TABLE IF NOT EXISTS configs (
 CREATE TABLE IF NOT EXISTS instances (
     instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
 );
+CREATE TABLE IF NOT EXISTS claims (  -- a run being run by a batch process (owner: host pid), until stored
+    run_key TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL
+);
 """
+
+
+def _stale(host: str, pid: int, since: float, now: float, stale_after: float) -> bool:
+    """Whether a claim's owner is gone: a process of this host that no longer exists, or any claim older
+    than ``stale_after`` seconds (another host's process cannot be asked)."""
+    if now - since > stale_after:
+        return True
+    if host != socket.gethostname():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 class StoreError(UsageError):
@@ -254,17 +276,59 @@ class Store:
         return {r[0] for r in self.db.execute("SELECT run_key FROM runs")}
 
     def add(self, row: Row) -> None:
-        """Store ``row`` (one transaction, flushed to the disk with the rows before it when the last flush
-        is :data:`SYNC_EVERY` seconds old); a row with the same run key is replaced."""
+        """Store ``row`` (one transaction, which also ends its claim; flushed to the disk with the rows before
+        it when the last flush is :data:`SYNC_EVERY` seconds old); a row with the same run key is replaced."""
         values = tuple(getattr(row, c) for c in COLUMNS)
         now = time.monotonic()
         flush = now - self.synced >= SYNC_EVERY
         if flush:  # WAL with FULL: this commit fsyncs the journal, the rows committed before it too
             self.db.execute("PRAGMA synchronous=FULL")
-        self.db.execute(_INSERT, values)
+        with self._transaction():
+            self.db.execute(_INSERT, values)
+            self.db.execute("DELETE FROM claims WHERE run_key = ?", (row.run_key,))
         if flush:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.synced = now
+
+    def claim(self, run_key: str, *, retry_errors: bool = False, stale_after: float = 3600.0) -> bool:
+        """Take ``run_key`` for this process, so another batch process on this file does not run it too;
+        False when it is stored already or another live process holds it.  A claim of a dead process of
+        this host is taken over; one of another host after ``stale_after`` seconds."""
+        host, pid, now = socket.gethostname(), os.getpid(), time.time()
+        done = "SELECT 1 FROM runs WHERE run_key = ?" + (" AND status != 'ERROR'" if retry_errors else "")
+        with self._transaction():
+            if self.db.execute(done, (run_key,)).fetchone():
+                return False
+            held = self.db.execute("SELECT host, pid, since FROM claims WHERE run_key = ?", (run_key,)).fetchone()
+            if (
+                held is not None
+                and (held[0], held[1]) != (host, pid)
+                and not _stale(held[0], held[1], held[2], now, stale_after)
+            ):
+                return False
+            self.db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)", (run_key, host, pid, now))
+            return True
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction (taken at once: two batch processes serialize here), rolled back on any error."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def release(self, run_keys: Iterable[str] | None = None) -> None:
+        """Give up this process's claims (of ``run_keys``, or all of them)."""
+        host, pid = socket.gethostname(), os.getpid()
+        if run_keys is None:
+            self.db.execute("DELETE FROM claims WHERE host = ? AND pid = ?", (host, pid))
+        else:
+            self.db.executemany("DELETE FROM claims WHERE run_key = ? AND host = ? AND pid = ?",
+                                [(k, host, pid) for k in run_keys])  # fmt: skip
 
     def record_config(self, config_hash: str, experiment: str, source: str, normalized: dict[str, Any]) -> None:
         text = json.dumps(normalized, sort_keys=True)
@@ -280,7 +344,7 @@ class Store:
     def clear(self) -> int:
         """Delete every run and config (``--fresh``); returns how many runs were deleted."""
         deleted = self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        self.db.executescript("BEGIN; DELETE FROM runs; DELETE FROM configs; COMMIT;")
+        self.db.executescript("BEGIN; DELETE FROM runs; DELETE FROM configs; DELETE FROM claims; COMMIT;")
         return int(deleted)
 
     def rows(self) -> list[Row]:

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, BinaryIO, cast
 
 from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
 from cnfgen_queens.cnf.gbd_hash import gbd_hash
@@ -20,7 +21,7 @@ from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.model.decode import DecodeError, variant_placement
 
 from ..errors import UsageError
-from ..limits import Limits
+from ..limits import Deadline, Limits
 from ..solutions import api
 from ..solvers import resolve, solve
 from ..solvers.cgroup import choose
@@ -56,9 +57,32 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def generate(instance: Instance, cache_dir: str, expected_hash: str | None = None) -> tuple[str, str]:
+class GenerationTimeout(TimeoutError):
+    """Writing an instance took longer than its runs' time limit (nothing is left in the cache)."""
+
+
+class _WithinDeadline:
+    """A binary file whose every write first checks ``deadline``: generating and caching an instance is
+    part of its runs' time, so a time limit bounds the writing too."""
+
+    def __init__(self, out: BinaryIO, deadline: Deadline, seconds: float) -> None:
+        self.out, self.deadline, self.seconds = out, deadline, seconds
+
+    def write(self, data: bytes) -> int:
+        if self.deadline.expired():
+            raise GenerationTimeout(f"time limit ({self.seconds:g} s) reached while writing the instance")
+        return self.out.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.out, name)
+
+
+def generate(
+    instance: Instance, cache_dir: str, expected_hash: str | None = None, time_limit: float | None = None
+) -> tuple[str, str]:
     """(path, GBD hash) of ``instance``'s CNF in ``cache_dir``: reused when its hash is ``expected_hash``,
-    else written again (atomically) and hashed: a file of unknown origin or changed since is never trusted."""
+    else written again (atomically) and hashed: a file of unknown origin or changed since is never trusted.
+    Writing past ``time_limit`` seconds raises :class:`GenerationTimeout` (the partial file removed)."""
 
     path = Path(cache_dir) / instance.filename
     if expected_hash is not None and path.is_file():
@@ -69,8 +93,10 @@ def generate(instance: Instance, cache_dir: str, expected_hash: str | None = Non
             pass  # unreadable: write it again
     formula = instance.formula()
     path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = Deadline.after(time_limit)
     with atomic_output(path) as out:
-        write_cnf(out, formula, formula.header_comments(show=False), show=True, shuffle=instance.shuffle_seed)
+        bounded = cast(BinaryIO, _WithinDeadline(out, deadline, time_limit or 0))
+        write_cnf(bounded, formula, formula.header_comments(show=False), show=True, shuffle=instance.shuffle_seed)
     return str(path), gbd_hash(path)
 
 

@@ -61,6 +61,10 @@ class VariantSpec:
     def seeds(self, k: int | None) -> tuple[int | None, ...]:
         return (None,) if k is None or self.random_seeds is None else self.random_seeds
 
+    def placements(self, ns: tuple[int, ...]) -> int:
+        """The (N, K, seed) instances this spec makes of the board sizes ``ns``."""
+        return sum(len(ks) * len(self.seeds(ks[0])) for ks in map(self.ks, ns))
+
     def normalized(self) -> dict[str, Any]:
         return {
             "torus": self.torus,
@@ -82,7 +86,11 @@ def _range(c: _Check, value: dict[str, Any], path: str, number: bool) -> list[An
         step = spec.get("step", 0.1)
         if isinstance(step, bool) or not isinstance(step, int | float) or not 0 < step <= 1:
             c.expected(f"{path}.step", "a number in (0, 1]", step)
-        count = int((hi - lo) / step + 1e-9) + 1
+        if lo > hi:
+            c.fail(path, f"empty range: from {lo} > to {hi}, the grid would have no runs")
+        count = int((hi - lo) / step + 1e-9) + 1  # counted before any value is made
+        if count > MAX_RANGE:
+            c.fail(path, f"{count} entries (step {step:g}), more than {MAX_RANGE}")
         return [round(lo + i * step, 10) for i in range(count)]
     lo, hi = c.integer(spec["from"], f"{path}.from", 0), c.integer(spec["to"], f"{path}.to", 0)
     step = c.integer(spec.get("step", 1), f"{path}.step")
@@ -148,6 +156,11 @@ def variant_spec(c: _Check, inst: dict[str, Any], ns: tuple[int, ...]) -> Varian
         c.fail("instances.random_seeds", "random placement needs random_seeds, and random_seeds needs random_place")
     spec = VariantSpec(torus, _cells(c, inst, "place"), _cells(c, inst, "holes"), ks, fractions, seeds)
     key = "random_place_fraction" if fractions is not None else "random_place" if ks is not None else "place"
+    values = len(fractions or ks or ())
+    if len(ns) * values > 10 * MAX_RANGE:  # before computing the K of each N
+        c.fail(f"instances.{key}", f"{len(ns)} N x {values} values: more than {10 * MAX_RANGE} to size")
+    if spec.placements(ns) > MAX_RANGE:  # before generating any
+        c.fail(f"instances.{key}", f"{spec.placements(ns)} (N, K, seed) placements, more than {MAX_RANGE}")
     for n in ns:
         for k in spec.ks(n):
             for seed in spec.seeds(k):

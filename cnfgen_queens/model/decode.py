@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cnfgen_queens.model.board import Board, Placement, find_attack, images
 
+from ..errors import UsageError
+
 if TYPE_CHECKING:
     from cnfgen_queens.model.variants import Variant
 
@@ -22,7 +24,7 @@ Clause = tuple[int, ...]
 FORMATS = ("board", "positions", "json", "line", "svg", "png")
 
 
-class DecodeError(ValueError):
+class DecodeError(UsageError):
     """A model that is not an N-queens solution; the message says why."""
 
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -106,33 +108,68 @@ class LocalExecutor:
                 return
 
 
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP are held back inside (main thread only) and delivered as the block ends:
+    a LocalCluster stopped half-started cannot be closed (its atexit hook prints a traceback)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    signals = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if signal.getsignal(s) != signal.SIG_IGN]
+    previous = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum)) for sig in signals}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        if caught:
+            signal.raise_signal(caught[0])
+
+
+SCHEDULER_TIMEOUT = 5  # seconds to reach a --scheduler before giving up (Dask's default is 30)
+
+
 class DaskExecutor:
-    """A Dask distributed client: on ``scheduler`` (``tcp://host:8786``) or on a new LocalCluster."""
+    """A Dask distributed client: on ``scheduler`` (``tcp://host:8786``) or on a new LocalCluster.
+
+    A LocalCluster keeps its workers' scratch space in a temporary directory of ours, removed by
+    :meth:`close` (Dask leaves its ``dask-scratch-space`` in $TMPDIR for ever otherwise)."""
 
     def __init__(self, jobs: int, scheduler: str | None = None) -> None:
         import logging
 
+        import dask
         from dask.distributed import Client, LocalCluster, as_completed
 
         self.cluster = None
-        if scheduler:
-            self.client = Client(scheduler, timeout="30s")
-        else:
-            import dask
-
-            # not daemonic: a batch's task count by cubes starts its own worker process for the time limit
-            with dask.config.set({"distributed.worker.daemon": False}):
-                self.cluster = LocalCluster(
-                    n_workers=jobs,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.ERROR,
-                    memory_limit=0,  # the runner enforces the memory limit per run
-                )
-            self.client = Client(self.cluster)
-        self.done = as_completed()
+        self.scratch: str | None = None
         self.futures: set[Any] = set()
+        if scheduler:
+            self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
+        else:
+            self.scratch = tempfile.mkdtemp(prefix="cnfgen-queens-dask-")
+            try:  # the scheduler's scratch space too (it takes no local_directory of its own)
+                # not daemonic: a batch's task count by cubes starts its own worker process for the time limit
+                with (
+                    _signals_deferred(),
+                    dask.config.set({"temporary-directory": self.scratch, "distributed.worker.daemon": False}),
+                ):
+                    self.cluster = LocalCluster(
+                        n_workers=jobs,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # HTTP on a free port, no warning
+                        local_directory=self.scratch,
+                        silence_logs=logging.CRITICAL,
+                        memory_limit=0,  # the runner enforces the memory limit per run
+                    )
+                    self.client = Client(self.cluster)
+            except BaseException:  # a signal deferred above lands as the block ends: close what was started
+                self.close()
+                raise
+        self.done = as_completed()
         self._slots, self._asked = 1, -1e9
 
     @property
@@ -160,9 +197,18 @@ class DaskExecutor:
         if interrupted and self.futures:
             self.done.clear()
             self.client.cancel(list(self.futures), force=True)
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        try:
+            if getattr(self, "client", None) is not None:
+                self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+        finally:
+            self._remove_scratch()
+
+    def _remove_scratch(self) -> None:
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
 
 def make(kind: str, jobs: int, scheduler: str | None = None) -> LocalExecutor | DaskExecutor:

@@ -9,7 +9,6 @@ called verified.
 from __future__ import annotations
 
 import shlex
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -20,6 +19,7 @@ from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
 from cnfgen_queens.cnf.scan import Cnf, CnfFile, StreamCheck, _first_violated, check_stream, model_values, read_cnf
 from cnfgen_queens.solvers.input_file import solver_input
 
+from ..cnf.atomic import sweep_work_dirs, work_dir
 from ..errors import UsageError
 from ..limits import Limits
 from .cgroup import choose
@@ -109,12 +109,25 @@ def solve(
         outcome = _solve_embedded(spec, source, limits, proof, args)
         return _validated(outcome, source)
     assert spec.profile is not None
+    _sweep_once()
     native = spec.profile.name if spec.profile.source == "built-in" else ""
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-input-") as tmp, solver_input(native, path, tmp) as given:
+    with work_dir("input") as tmp, solver_input(native, path, str(tmp)) as given:
         source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
         if isinstance(source, CnfFile):  # every literal within the header before any solver starts
             check_stream(source, None)  # (its time is in the command's wall time, not the model check's)
         return _solve_binary(spec, given, source, limits, args, proof, keep_output)
+
+
+_swept = False
+
+
+def _sweep_once() -> None:
+    """At a process's first binary solve, remove the work directories a ``kill -9`` of an earlier
+    process left in $TMPDIR (never one still in use: each is locked by its process)."""
+    global _swept
+    if not _swept:
+        _swept = True
+        sweep_work_dirs(("input", "solve"))
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
@@ -196,7 +209,7 @@ def _solve_binary(
         raise UsageError(
             f"solver {spec.name} writes no DRAT proof; --proof works with kissat, cadical, pysat:cadical195"
         )
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-solve-") as tmp:
+    with work_dir("solve") as tmp:
         model_file = Path(tmp) / "model.txt" if profile.output == "minisat" else None
         proof_file = Path(tmp) / "proof.drat" if proof is not None else None
         argv = profile.command(spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time,

@@ -1,0 +1,139 @@
+"""The batch checks what gen-queens checks (issue 24, item 4), at check time, for every instance.
+
+The size guard and the DIMACS variable limit (cnf/write_limits.py, shared with gen-queens), config
+bounds that cover float ranges (a step that makes too many values is refused before any value is
+made), and a run's time limit that bounds the generation and cache write of its instance.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from cnfgen_queens.cli import gen_main, main
+from cnfgen_queens.experiments.store import Store
+
+
+def write_config(tmp_path: Path, instances: str, time_limit: float = 30, solvers: str = "[pysat:cadical195]") -> Path:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        f"instances:\n{instances}\nsolvers: {solvers}\nlimits: {{time: {time_limit}}}\n"
+        f"results: {tmp_path / 'out' / 'r.sqlite'}\n"
+    )
+    return path
+
+
+def refused(capsys: pytest.CaptureFixture[str], argv: list[str], *words: str) -> str:
+    start = time.monotonic()
+    assert main(argv) == 2
+    assert time.monotonic() - start < 20
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and all(w in err for w in words), err
+    return err
+
+
+@pytest.mark.parametrize("dry", [True, False])
+def test_an_instance_gen_queens_refuses_is_refused_at_check_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dry: bool
+) -> None:
+    """Issue 24: ``n: [3000]`` pairwise with ``limits.time: 5`` wrote a 756 MB temporary CNF into the cache."""
+    cfg = write_config(tmp_path, "  n: [6, 3000]\n  encodings: [sequential, pairwise]", time_limit=5)
+    assert gen_main(["3000"]) == 2
+    capsys.readouterr()
+    refused(capsys, ["batch", str(cfg), *(["--dry-run"] if dry else [])], "instances.encodings[1]", "N=3000", "GB")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_dimacs_variable_limit_is_checked_at_check_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24: ``n: [46341]`` sequential wrote a CNF over the DIMACS variable limit."""
+    cfg = write_config(tmp_path, "  n: [46341]\n  encodings: [sequential]")
+    refused(capsys, ["batch", str(cfg), "--dry-run"], "2^31-1", "N=46341")
+
+
+def test_max_clauses_leaves_out_what_the_guard_would_refuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = write_config(tmp_path, "  n: [6, 3000]\n  encodings: [pairwise]\n  max_clauses: 1000000")
+    assert main(["batch", str(cfg), "--dry-run"]) == 0
+    assert "left out: n=3000 pairwise" in capsys.readouterr().out
+
+
+def test_shuffled_instances_hold_every_clause_so_the_shuffle_bound_applies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = write_config(tmp_path, "  n: [400]\n  encodings: [pairwise]\n  shuffle_seeds: [1]")
+    refused(capsys, ["batch", str(cfg), "--dry-run"], "instances.shuffle_seeds holds every clause in memory")
+
+
+@pytest.mark.parametrize(
+    ("fraction", "words"),
+    [
+        ("{from: 0, to: 0.8, step: 0.000000001}", ("800000001 entries", "random_place_fraction")),
+        ("{from: 0.5, to: 0.1, step: 0.1}", ("empty range",)),
+    ],
+)
+def test_a_float_range_is_bounded_before_it_is_expanded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fraction: str, words: tuple[str, ...]
+) -> None:
+    """Issue 24: ``step: 0.000000001`` ran ``--dry-run`` for over 60 s and 3.5 GB, growing."""
+    seeds = "{from: 0, to: 9}"
+    cfg = write_config(tmp_path, f"  n: [8, 10]\n  encodings: [pairwise]\n  random_place_fraction: {fraction}\n"
+                                 f"  random_seeds: {seeds}")  # fmt: skip
+    refused(capsys, ["batch", str(cfg), "--dry-run"], *words)
+
+
+def test_the_time_limit_bounds_the_generation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run whose instance takes longer to write than its time limit is a TIMEOUT, nothing left in the cache."""
+    cfg = write_config(tmp_path, "  n: [250]\n  encodings: [pairwise]", time_limit=0.05)
+    start = time.monotonic()
+    assert main(["batch", str(cfg), "--no-progress", "--jobs", "1"]) == 0
+    assert time.monotonic() - start < 60
+    with Store(tmp_path / "out" / "r.sqlite", readonly=True) as store:
+        rows = store.rows()
+    assert [(r.status, r.n) for r in rows] == [("TIMEOUT", 250)]
+    assert "while writing the instance" in (rows[0].error or "")
+    assert list((tmp_path / "out" / "cnf-cache").iterdir()) == []
+
+
+def test_placements_are_bounded_before_any_is_generated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = write_config(tmp_path, "  n: [8]\n  encodings: [pairwise]\n  random_place: [1, 2]\n"
+                                 "  random_seeds: {from: 0, to: 99999}")  # fmt: skip
+    refused(capsys, ["batch", str(cfg), "--dry-run"], "200000 (N, K, seed) placements")
+
+
+def test_two_batch_processes_on_one_store_split_the_runs(tmp_path: Path) -> None:
+    """Issue 24: two batches on one results file stored 252 rows correctly but ran 502 runs between them."""
+    import subprocess
+    import sys
+
+    from helpers import CLI_ENTRY, need_solver
+
+    need_solver("minisat")
+    cfg = write_config(tmp_path, "  n: {from: 4, to: 13}\n  encodings: [pairwise, sequential]",
+                       solvers="[minisat, pysat:cadical195]")  # fmt: skip
+    argv = [sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--no-progress", "--jobs", "1"]
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=240) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    done = [int(out.split(" runs done")[0].split()[-1]) for out, _ in outs]
+    with Store(tmp_path / "out" / "r.sqlite", readonly=True) as store:
+        rows = store.rows()
+        claims = store.db.execute("SELECT COUNT(*) FROM claims").fetchone()[0]
+    assert len(rows) == 40 and sum(done) == 40 and claims == 0, (done, outs)
+
+
+def test_a_claim_of_a_dead_batch_is_taken_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+    import subprocess
+
+    cfg = write_config(tmp_path, "  n: [5, 6]\n  encodings: [pairwise]")
+    assert main(["batch", str(cfg), "--dry-run"]) == 0
+    keys = [line.split()[1] for line in capsys.readouterr().out.splitlines() if line.startswith("todo ")]
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    with Store(tmp_path / "out" / "r.sqlite") as store:  # a batch killed with -9 while running both
+        for key in keys:
+            store.db.execute("INSERT INTO claims VALUES (?, ?, ?, ?)", (key, socket.gethostname(), dead.pid, 0.0))
+            store.db.execute("UPDATE claims SET since = strftime('%s', 'now') WHERE run_key = ?", (key,))
+    assert main(["batch", str(cfg), "--no-progress"]) == 0
+    assert "2 runs done" in capsys.readouterr().out

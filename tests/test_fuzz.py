@@ -1,0 +1,453 @@
+"""Hostile input for every reader and option (issue 24, item 9), generated with Hypothesis.
+
+Each example runs the real command in a process of its own, with its own ``$TMPDIR``, and asserts:
+an exit code from the documented set (0 success, 1 environment, 2 usage, 10/20 SAT/UNSAT), an error
+is one line on stderr and a sentence (no traceback, no catch-all "set CNFGEN_QUEENS_DEBUG"), peak
+RSS under :data:`PEAK_MB`, time under :data:`SECONDS`, no file or process left, inputs unchanged.
+
+The fast part (a few examples per reader) runs by default; ``-m slow`` runs many more examples and
+the large inputs (compressed bombs, long lines).  The one case still open is marked xfail (not
+strict) with its reason.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import lzma
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from helpers import CLI_ENTRY, default_signals
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+EXIT_CODES = {0, 1, 2, 10, 20}  # README: exit codes
+PEAK_MB = 600  # peak RSS of one command on hostile input
+SECONDS = 20  # wall time of one command on hostile input
+ADDRESS_SPACE = 4 << 30  # RLIMIT_AS of the command: a runaway reader dies in seconds, not at 24 GB
+STATS_MEMORY = "stats peaks at 780 MB on 16 MB of '1 2 3 0' lines (its graph under the 20M-pair bound): issue 24 item 2"
+FAST = settings(max_examples=4, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
+LONG = settings(max_examples=60, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
+
+VALID = b"c a comment\np cnf 4 3\n1 -2 0\n2 3 -4 0\n-1 4 0\n"
+ANSWER = b"s SATISFIABLE\nv -1 2 -3 -4 -5 -6 -7 8 9 -10 -11 -12 -13 -14 15 -16 0\n"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    err: str
+    peak_mb: float
+    seconds: float
+
+
+def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"") -> Outcome:
+    """The CLI on ``argv`` in a process of its own (new session: killed with its group at the time bound)."""
+    spool = cwd / "spool"
+    spool.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(spool)}
+    env.pop("CNFGEN_QUEENS_DEBUG", None)
+    with open(cwd / ".err", "w+b") as err, open(cwd / ".in", "w+b") as inp:
+        inp.write(stdin)
+        inp.seek(0)
+        start = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=cwd, env=env, stdin=inp,
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+                                preexec_fn=_bounded)  # fmt: skip
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - start > SECONDS:
+                os.killpg(proc.pid, signal.SIGKILL)
+            time.sleep(0.01)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, with its rusage
+        seconds = time.monotonic() - start
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+    try:  # the command's group outlives it only if a process of its own is left
+        os.killpg(proc.pid, signal.SIGKILL)
+        left = True
+    except (ProcessLookupError, PermissionError):
+        left = False
+    assert not left, f"processes left in the group of {argv}"
+    return Outcome(proc.returncode, text, usage.ru_maxrss / 1024, seconds)
+
+
+def _bounded() -> None:
+    import resource
+
+    default_signals()
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+def snapshot(paths: list[Path]) -> dict[Path, str]:
+    return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
+
+
+def check(outcome: Outcome, argv: list[str], before: dict[Path, str], cwd: Path, allowed: set[str]) -> None:
+    """The properties every hostile run must have."""
+    what = f"{argv}: exit {outcome.code}, stderr {outcome.err!r}"
+    assert outcome.code in EXIT_CODES, what
+    assert outcome.seconds < SECONDS, what
+    assert outcome.peak_mb < PEAK_MB, f"{what}: peak {outcome.peak_mb:.0f} MB"
+    if outcome.code in (1, 2):
+        lines = outcome.err.splitlines()
+        assert len(lines) == 1 and "Traceback" not in outcome.err, what
+        assert "CNFGEN_QUEENS_DEBUG" not in outcome.err and "error:" in lines[0], what
+    assert snapshot(list(before)) == before, f"{what}: an input changed"
+    assert sorted(p.name for p in (cwd / "spool").iterdir()) == [], f"{what}: left in $TMPDIR"
+    left = {p.name for p in cwd.iterdir()} - allowed - {p.name for p in before} - {"spool", ".err", ".in"}
+    assert not left, f"{what}: left {left}"
+
+
+# -- what hostile input is made of ---------------------------------------------------------------
+
+EXTREME_INTS = st.sampled_from(
+    [0, 1, -1, 2**31 - 1, -(2**31), 2**31, 2**32, 2**63 - 1, -(2**63), 2**64, 10**30, 46340, 46341]
+)
+INTS = st.one_of(st.integers(-50, 50), EXTREME_INTS)
+
+
+@st.composite
+def dimacs_text(draw: st.DrawFn) -> bytes:
+    """DIMACS-like text: a header (maybe lying, maybe extreme), clauses of small and extreme literals,
+    comments, odd whitespace, sometimes no final 0 or newline."""
+    parts = []
+    if draw(st.booleans()):
+        parts.append(f"p cnf {draw(INTS)} {draw(INTS)}")
+    for _ in range(draw(st.integers(0, 12))):
+        kind = draw(st.sampled_from(["clause", "clause", "clause", "comment", "junk", "p"]))
+        if kind == "clause":
+            lits = draw(st.lists(INTS.filter(lambda x: x != 0), max_size=6))
+            parts.append(" ".join(map(str, lits)) + (" 0" if draw(st.booleans()) or not lits else ""))
+        elif kind == "comment":
+            parts.append("c " + draw(st.text(max_size=20)))
+        elif kind == "p":
+            parts.append(f"p {draw(st.sampled_from(['cnf', 'wcnf', 'CNF', '']))} {draw(INTS)} {draw(INTS)}")
+        else:
+            parts.append(draw(st.sampled_from(["%", "\t", "", "0", "-", "1e3", "0x10", "\x00", "\r", "s SAT"])))
+    sep = draw(st.sampled_from(["\n", "\r\n", " \n", "\n\n"]))
+    return (sep.join(parts) + draw(st.sampled_from(["\n", "", "\n%\n0\n"]))).encode("utf-8", "surrogateescape")
+
+
+@st.composite
+def mutated(draw: st.DrawFn, base: bytes = VALID) -> bytes:
+    """``base`` with bytes flipped, inserted, deleted, a cut, or a line repeated."""
+    data = bytearray(base)
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["flip", "insert", "delete", "cut", "repeat"]))
+        at = draw(st.integers(0, max(0, len(data) - 1)))
+        if op == "flip" and data:
+            data[at] = draw(st.integers(0, 255))
+        elif op == "insert":
+            data[at:at] = draw(st.binary(min_size=1, max_size=8))
+        elif op == "delete" and data:
+            del data[at]
+        elif op == "cut":
+            del data[at:]
+        else:
+            line = bytes(data[at:]).split(b"\n", 1)[0] + b"\n"
+            data[at:at] = line * draw(st.integers(1, 50))
+    return bytes(data)
+
+
+HOSTILE = st.one_of(dimacs_text(), mutated(), st.binary(max_size=200))
+COMPRESS = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}
+
+
+def cnf_file(tmp: Path, data: bytes, suffix: str) -> Path:
+    path = tmp / f"in.cnf{suffix}"
+    path.write_bytes(COMPRESS[suffix](data) if suffix else data)
+    return path
+
+
+# -- the readers ---------------------------------------------------------------------------------
+
+
+@FAST
+@given(data=HOSTILE, suffix=st.sampled_from(["", "", ".gz", ".xz", ".bz2"]))
+def test_stats_on_hostile_dimacs(tmp_path_factory: pytest.TempPathFactory, data: bytes, suffix: str) -> None:
+    tmp = tmp_path_factory.mktemp("stats")
+    path = cnf_file(tmp, data, suffix)
+    argv = ["stats", path.name, "--json"]
+    check(run_cli(argv, tmp), argv, snapshot([path]), tmp, set())
+
+
+@FAST
+@given(data=HOSTILE)
+def test_solve_on_hostile_dimacs(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    tmp = tmp_path_factory.mktemp("solve")
+    path = cnf_file(tmp, data, "")
+    argv = ["solve", path.name, "--time-limit", "20"]
+    check(run_cli(argv, tmp), argv, snapshot([path]), tmp, set())
+
+
+@FAST
+@given(base=HOSTILE, blocks=HOSTILE)
+def test_merge_on_hostile_dimacs(tmp_path_factory: pytest.TempPathFactory, base: bytes, blocks: bytes) -> None:
+    tmp = tmp_path_factory.mktemp("merge")
+    cnf, extra = cnf_file(tmp, base, ""), tmp / "blocks.txt"
+    extra.write_bytes(blocks)
+    argv = ["merge", cnf.name, extra.name, "-o", "out.cnf"]
+    check(run_cli(argv, tmp), argv, snapshot([cnf, extra]), tmp, {"out.cnf"})
+
+
+@FAST
+@given(answer=st.one_of(mutated(ANSWER), st.binary(max_size=100)), cnf=st.one_of(st.none(), mutated(VALID)))
+def test_decode_and_block_on_hostile_answers(
+    tmp_path_factory: pytest.TempPathFactory, answer: bytes, cnf: bytes | None
+) -> None:
+    tmp = tmp_path_factory.mktemp("decode")
+    ans = tmp / "answer.txt"
+    ans.write_bytes(answer)
+    inputs = [ans]
+    where = ["-n", "4"]
+    if cnf is not None:
+        inputs.append(cnf_file(tmp, cnf, ""))
+        where = ["--cnf", inputs[-1].name]
+    before = snapshot(inputs)
+    for argv in (["decode", ans.name, *where], ["block", ans.name, *where]):
+        check(run_cli(argv, tmp), argv, before, tmp, set())
+
+
+@FAST
+@given(
+    text=st.one_of(
+        st.lists(st.tuples(INTS, INTS).map(lambda rc: f"{rc[0]},{rc[1]}"), max_size=5).map("\n".join),
+        st.text(max_size=40),
+    ),
+    option=st.sampled_from(["--holes", "--place-file", "--block"]),
+)
+def test_gen_options_reading_files(tmp_path_factory: pytest.TempPathFactory, text: str, option: str) -> None:
+    tmp = tmp_path_factory.mktemp("gen")
+    path = tmp / "cells.txt"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    argv = ["gen", "6", option, path.name, "-o", "out.cnf"]
+    check(run_cli(argv, tmp), argv, snapshot([path]), tmp, {"out.cnf"})
+
+
+YAML_SCALARS = st.one_of(
+    EXTREME_INTS.map(str),
+    st.sampled_from(
+        [
+            ".inf",
+            "-.inf",
+            ".nan",
+            "1e308",
+            "1e-320",
+            "-0.0",
+            "0.0",
+            "1.0e+400",
+            "0x7fffffff",
+            "null",
+            "true",
+            "[]",
+            "{}",
+            "'8'",
+            "1_000_000_000_000",
+            "9" * 40,
+            "*a",
+            "\x00",
+        ]
+    ),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+)
+YAML_KEYS = ["instances.n", "limits.time", "limits.memory", "limits.output", "repeats", "instances.max_clauses",
+             "instances.group_size", "instances.random_place_fraction.step", "instances.random_seeds.to",
+             "instances.shuffle_seeds"]  # fmt: skip
+
+
+@FAST
+@given(key=st.sampled_from(YAML_KEYS), value=YAML_SCALARS)
+def test_batch_config_extremes(tmp_path_factory: pytest.TempPathFactory, key: str, value: str) -> None:
+    tmp = tmp_path_factory.mktemp("yaml")
+    fields = {"instances.n": "[6]", "limits.time": "5", "instances.random_place_fraction.step": "0.5",
+              "instances.random_seeds.to": "1"}  # fmt: skip
+    fields[key] = value
+    extra = "".join(f"  {k.split('.')[1]}: {fields[k]}\n" for k in fields if k.startswith("instances.") and
+                    k.count(".") == 1 and k != "instances.n")  # fmt: skip
+    text = (
+        f"instances:\n  n: {fields['instances.n']}\n  encodings: [pairwise]\n{extra}"
+        f"  random_place_fraction: {{from: 0, to: 0.5, step: {fields['instances.random_place_fraction.step']}}}\n"
+        f"  random_seeds: {{from: 0, to: {fields['instances.random_seeds.to']}}}\n"
+        f"solvers: [pysat:cadical195]\nrepeats: {fields.get('repeats', '1')}\n"
+        f"limits: {{time: {fields['limits.time']}"
+        + "".join(f", {k.split('.')[1]}: {fields[k]}" for k in ("limits.memory", "limits.output") if k in fields)
+        + "}\nresults: out/r.sqlite\n"
+    )
+    cfg = tmp / "c.yaml"
+    cfg.write_bytes(text.encode("utf-8", "surrogateescape"))
+    argv = ["batch", cfg.name, "--dry-run"]
+    check(run_cli(argv, tmp), argv, snapshot([cfg]), tmp, set())
+
+
+# -- fixed hostile cases: devices, aliasing, bombs -----------------------------------------------
+
+
+def _gen(tmp: Path) -> Path:
+    from cnfgen_queens.cli import gen_main
+
+    path = tmp / "q.cnf"
+    assert gen_main(["6", "-o", str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["stats", "/dev/null"],
+        ["solve", "/dev/null"],
+        ["solve", "/dev/full"],
+        ["merge", "q.cnf", "/dev/null", "-o", "out.cnf"],
+        ["gen", "6", "-o", "/dev/full"],
+        ["decode", "/dev/null", "-n", "6"],
+        ["gen", "8", "--holes", "/dev/zero"],  # issue 24: grew past 8 GB in 10 s
+        ["gen", "8", "--block", "/dev/zero"],
+        ["gen", "8", "--place-file", "/dev/zero"],
+        ["stats", "/dev/zero"],
+        ["merge", "q.cnf", "/dev/zero", "-o", "out.cnf"],
+    ],
+)
+def test_devices(tmp_path: Path, argv: list[str]) -> None:
+    cnf = _gen(tmp_path)
+    check(run_cli(argv, tmp_path), argv, snapshot([cnf]), tmp_path, {"out.cnf"})
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "q.cnf", "--proof", "q.cnf", "--solver", "kissat"],
+        ["merge", "q.cnf", "blocks.txt", "-o", "blocks.txt"],
+        ["decode", "answer.txt", "-n", "6", "-o", "answer.txt"],
+        ["decode", "answer.txt", "-n", "6", "-o", "link.txt"],
+        ["gen", "6", "--holes", "blocks.txt", "-o", "blocks.txt"],
+    ],
+)
+def test_outputs_that_alias_inputs(tmp_path: Path, argv: list[str]) -> None:
+    """An output that is an input (also through a symlink) is refused, the input unchanged."""
+    cnf = _gen(tmp_path)
+    blocks, answer = tmp_path / "blocks.txt", tmp_path / "answer.txt"
+    blocks.write_text("1,1\n")
+    answer.write_text("s SATISFIABLE\nv " + " ".join(str(-v) for v in range(1, 37)) + " 0\n")
+    (tmp_path / "link.txt").symlink_to(answer)
+    before = snapshot([cnf, blocks, answer])
+    outcome = run_cli(argv, tmp_path)
+    check(outcome, argv, before, tmp_path, {"link.txt"})
+    assert outcome.code == 2, outcome.err
+
+
+def _bomb(shape: str, size: int) -> bytes:
+    if shape == "zeros":
+        return bytes(size)
+    if shape == "long-line":
+        return b"p cnf 3 1\n" + b" " * size + b"1 0\n"
+    if shape == "long-comment":
+        return b"c " + b"x" * size + b"\np cnf 1 1\n1 0\n"
+    if shape == "clauses":
+        return b"p cnf 3 %d\n" % (size // 8) + b"1 2 3 0\n" * (size // 8)
+    return b"p cnf 2000000000 1\n1 0\n"  # huge header, tiny body
+
+
+BOMB_SHAPES = ["zeros", "long-line", "long-comment", "clauses", "huge-header"]
+
+
+def _bomb_case(command: str, shape: str, suffix: str, size: int) -> object:
+    known = command == "stats" and shape == "clauses" and size > 4 << 20  # 780 MB peak on 16 MB of 3-literal clauses
+    slow = [pytest.mark.slow] if suffix != ".gz" or command == "stats" or size > 4 << 20 else []
+    xfail = [pytest.mark.xfail(reason=STATS_MEMORY, strict=False)] if known else []
+    return pytest.param(
+        command, shape, suffix, size, marks=slow + xfail, id=f"{command}-{shape}{suffix}-{size >> 20}MB"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "shape", "suffix", "size"),
+    [
+        _bomb_case(c, s, x, z)
+        for c in ("stats", "solve", "merge")
+        for s in BOMB_SHAPES
+        for x in (".gz", ".xz")
+        for z in (4 << 20, 16 << 20)
+    ],
+)
+def test_small_compressed_bombs(tmp_path: Path, command: str, shape: str, suffix: str, size: int) -> None:
+    """Megabytes behind a few KB: bounded time and memory, one line when refused (default: 4 MB, .gz)."""
+    path = cnf_file(tmp_path, _bomb(shape, size), suffix)
+    argv = {"stats": ["stats", path.name], "solve": ["solve", path.name, "--time-limit", "20"],
+            "merge": ["merge", path.name, "/dev/null", "-o", "out.cnf"]}[command]  # fmt: skip
+    check(run_cli(argv, tmp_path), argv, snapshot([path]), tmp_path, {"out.cnf"})
+
+
+def _large_bomb_case(command: str, shape: str, suffix: str) -> object:
+    return pytest.param(command, shape, suffix, id=f"{command}-{shape}{suffix}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("command", "shape", "suffix"),
+    [_large_bomb_case(c, s, x) for c in ("stats", "solve", "merge") for s in BOMB_SHAPES for x in (".gz", ".xz")],
+)
+def test_large_compressed_bombs(tmp_path: Path, command: str, shape: str, suffix: str) -> None:
+    """256 MiB behind a few hundred KB (issue 24: stats grew past 4.5 GB, merge reached 9 GB)."""
+    path = tmp_path / f"in.cnf{suffix}"
+    with {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}[suffix](path, "wb") as f:
+        data = _bomb(shape, 1 << 20)
+        for _ in range(256):
+            f.write(data if shape in ("zeros", "clauses") else b" " * (1 << 20))
+    argv = {"stats": ["stats", path.name], "solve": ["solve", path.name, "--time-limit", "20"],
+            "merge": ["merge", path.name, "/dev/null", "-o", "out.cnf"]}[command]  # fmt: skip
+    check(run_cli(argv, tmp_path), argv, snapshot([path]), tmp_path, {"out.cnf"})
+
+
+# -- the longer part -----------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@LONG
+@given(data=HOSTILE, suffix=st.sampled_from(["", ".gz", ".xz", ".bz2"]))
+def test_stats_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, data: bytes, suffix: str) -> None:
+    test_stats_on_hostile_dimacs.hypothesis.inner_test(tmp_path_factory, data, suffix)  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@LONG
+@given(data=HOSTILE)
+def test_solve_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    test_solve_on_hostile_dimacs.hypothesis.inner_test(tmp_path_factory, data)  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@LONG
+@given(base=HOSTILE, blocks=HOSTILE)
+def test_merge_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, base: bytes, blocks: bytes) -> None:
+    test_merge_on_hostile_dimacs.hypothesis.inner_test(tmp_path_factory, base, blocks)  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@LONG
+@given(key=st.sampled_from(YAML_KEYS), value=YAML_SCALARS)
+def test_batch_config_extremes_long(tmp_path_factory: pytest.TempPathFactory, key: str, value: str) -> None:
+    test_batch_config_extremes.hypothesis.inner_test(tmp_path_factory, key, value)  # type: ignore[attr-defined]
+
+
+def test_the_harness_measures_and_bounds(tmp_path: Path) -> None:
+    """The harness is no toy: it sees a child's memory, and a command that breaks a property fails."""
+    out = run_cli(["gen", "300", "-e", "sequential", "--no-comments", "-o", "/dev/null"], tmp_path)
+    assert out.code == 0 and out.peak_mb > 20
+    with pytest.raises(AssertionError, match="peak"):
+        check(Outcome(0, "", PEAK_MB + 1, 1.0), ["x"], {}, tmp_path, set())
+    with pytest.raises(AssertionError, match="exit 3"):
+        check(Outcome(3, "", 1, 1.0), ["x"], {}, tmp_path, set())

@@ -1,0 +1,186 @@
+"""Every signal cleans up (issue 24, item 5): SIGTERM and SIGHUP do what Ctrl-C does in every command.
+
+One line on stderr, exit 128 + the signal, no temporary file or directory left (ours, BenchExec's
+``BenchExec_run_*``, Dask's ``dask-scratch-space``), no process left, every result already found kept.
+Each command runs with its own ``$TMPDIR``, so "nothing left" is an empty directory; the signals the
+caller may ignore are reset in the child (helpers.default_signals), so the tests hold under ``nohup``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import CLI_ENTRY, default_signals, need_module, need_solver
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (from /proc: children of any thread, then theirs)."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_bytes()
+        except OSError:
+            continue
+        fields = text[text.rfind(b")") + 2 :].split()
+        if fields[0] != b"Z":
+            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        kids = parents.get(todo.pop(), [])
+        out += kids
+        todo += kids
+    return out
+
+
+def alive(pids: list[int]) -> list[int]:
+    left = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z":
+            left.append(pid)
+    return left
+
+
+def start(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen[str], Path]:
+    spool = tmp_path / "spool"
+    spool.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(spool)}
+    proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=tmp_path, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_signals)  # fmt: skip
+    return proc, spool
+
+
+def wait_for(proc: subprocess.Popen[str], ready: object, timeout: float = 120) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        assert proc.poll() is None, proc.communicate()
+        if ready():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("the command never got to the moment the test signals it at")
+
+
+def stop(proc: subprocess.Popen[str], sig: int) -> tuple[str, str, list[int]]:
+    """Send ``sig``; (stdout, stderr, the processes below it at that moment)."""
+    below = descendants(proc.pid)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return out, err, below
+
+
+def all_gone(pids: list[int], timeout: float = 10) -> list[int]:
+    end = time.monotonic() + timeout
+    while alive(pids) and time.monotonic() < end:
+        time.sleep(0.1)
+    return alive(pids)
+
+
+def is_solution(cols: tuple[int, ...]) -> bool:
+    """Queens at (row i, column cols[i]), 1-based: no two share a column or a diagonal."""
+    n = len(cols)
+    return sorted(cols) == list(range(1, n + 1)) and all(
+        abs(cols[i] - cols[j]) != j - i for i in range(n) for j in range(i + 1, n)
+    )
+
+
+def solutions(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_enumerate_with_an_external_solver(tmp_path: Path, sig: int) -> None:
+    """Issue 24: SIGTERM left $TMPDIR/BenchExec_run_*, cnfgen-queens-input-*, -solve-* and said nothing."""
+    need_solver("kissat")
+    found = tmp_path / "d" / "solutions.txt"
+    proc, spool = start(tmp_path, "enumerate", "12", "--solver", "kissat", "--out", "d", "--quiet")
+    wait_for(proc, lambda: len(solutions(found)) >= 3)
+    kept = solutions(found)
+    _, err, below = stop(proc, sig)
+    name = signal.Signals(sig).name
+    assert proc.returncode == 128 + sig and err == f"cnfgen-queens enumerate: terminated ({name})\n", err
+    assert sorted(spool.iterdir()) == []
+    assert all_gone(below) == []  # often none: kissat's calls on N = 12 take milliseconds
+    after = solutions(found)
+    assert after[: len(kept)] == kept and len(after) >= 3
+    assert all(is_solution(tuple(int(c) for c in line.split())) for line in after)
+
+
+def test_count_on_a_local_dask_cluster(tmp_path: Path) -> None:
+    """Issue 24: SIGTERM to ``count --executor dask`` left dask-scratch-space (and a warning about port 8787)."""
+    need_module("dask.distributed")
+    proc, spool = start(tmp_path, "count", "15", "--jobs", "2", "--executor", "dask", "--quiet")
+    wait_for(proc, lambda: list(spool.glob("cnfgen-queens-dask-*")))
+    time.sleep(1.0)  # the cluster starting (a signal then is held back until it has started) or running
+    _, err, below = stop(proc, signal.SIGTERM)
+    assert proc.returncode == 143 and err == "cnfgen-queens count: terminated (SIGTERM)\n", err
+    assert sorted(spool.iterdir()) == []
+    assert all_gone(below) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_count_with_forked_workers(tmp_path: Path, sig: int) -> None:
+    proc, spool = start(tmp_path, "count", "15", "--jobs", "2", "--quiet")
+    wait_for(proc, lambda: len(descendants(proc.pid)) >= 2)
+    time.sleep(1.0)
+    _, err, below = stop(proc, sig)
+    assert proc.returncode == 128 + sig and err.count("\n") == 1 and "cnfgen-queens count: " in err, err
+    assert sorted(spool.iterdir()) == [] and all_gone(below) == []
+
+
+def test_an_ignored_signal_stays_ignored(tmp_path: Path) -> None:
+    """``nohup gen-queens ...``: SIGHUP ignored by the caller is not turned into an exit."""
+    out = tmp_path / "q.cnf"
+    code = "import signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); from cnfgen_queens.cli import main; "
+    argv = [sys.executable, "-c", code + "sys.exit(main(sys.argv[1:]))"]
+    argv += ["gen", "300", "-e", "sequential", "-o", str(out)]
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGHUP)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == "" and out.stat().st_size > 0
+
+
+def test_an_unreachable_scheduler_fails_within_ten_seconds(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24: ``--scheduler tcp://127.0.0.1:1`` took 31 s to fail."""
+    from cnfgen_queens.cli import main
+
+    need_module("dask.distributed")
+    start = time.monotonic()
+    assert main(["count", "6", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert time.monotonic() - start < 10
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "tcp://127.0.0.1:1" in err
+
+
+def test_kill_9_leftovers_are_removed_by_the_next_run_never_one_in_use(tmp_path: Path) -> None:
+    """Issue 24: ``kill -9`` of ``enumerate`` left cnfgen-queens-input-*/-solve-* that ``--resume`` never removed."""
+    need_solver("kissat")
+    argv = ["enumerate", "12", "--solver", "kissat", "--out", "d", "--quiet"]
+    proc, spool = start(tmp_path, *argv)
+    wait_for(proc, lambda: list(spool.glob("cnfgen-queens-input-*")))
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert list(spool.glob("cnfgen-queens-input-*"))  # what kill -9 leaves
+    code = "import time; from cnfgen_queens.cnf.atomic import work_dir\nwith work_dir('solve') as d:\n"
+    busy = subprocess.Popen([sys.executable, "-c", code + "    print(d, flush=True); time.sleep(60)"],
+                            env={**os.environ, "TMPDIR": str(spool)}, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert busy.stdout is not None
+        in_use = Path(busy.stdout.readline().strip())
+        resumed, _ = start(tmp_path, *argv, "--resume", "--limit", "1")
+        _, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert [p for p in spool.iterdir() if p.name.startswith("cnfgen-queens-")] == [in_use]
+    finally:
+        busy.kill()
+        busy.wait()
