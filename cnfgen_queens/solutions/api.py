@@ -234,7 +234,8 @@ def solutions(
     if pysat_name(solver) is not None:
         external = external_flags(limits, workdir, resume, solver_args, solvers_file)
         if external:
-            raise UsageError(f"{', '.join(external)} belong to the external loop; a pysat: solver runs in a child "
+            verb = "belongs" if len(external) == 1 else "belong"
+            raise UsageError(f"{', '.join(external)} {verb} to the external loop; a pysat: solver runs in a child "
                              "of this process")  # fmt: skip
         embedded_solver(solver)  # UsageError here, not an ERROR from the child
         return _embedded_loop(formula, solver, symmetric, deadline, limits.memory, on_call, check_all)
