@@ -1,5 +1,13 @@
 #!/usr/bin/env python3
-"""Counting figures of issue 15, measured side by side in one run.
+"""Counting figures of issues 15 and 26, measured side by side in one run.
+
+Issue 26 (the default run): the cost per board.  ``count N`` in one process, in this tree and in the
+engine of commit ``ISSUE26_BASE`` (``git archive``), with PySAT's CaDiCaL ``solve`` wrapped to add up
+its CPU time: µs of CPU per board split into the solver call (``solve``: the search) and our own work
+(everything else: building each group's solver, reading the model, the check, the record, the blocking
+clause, the loop).  Then ``count 14 --jobs 2`` wall time, best of ``--repeat``, alternating this tree and
+the base, beside the C bit-board backtracker (below), compiled into a temporary directory.  ``--issue15``
+runs the figures below instead.
 
 1. ``count 14 --jobs 2`` now (canonical border cubes) against the same command of the code
    before issue 15 (commit ``BASELINE``: the issue's 13.6 s) and of the lex-leader engine of
@@ -30,6 +38,28 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 BASELINE = "eaa2a5f"  # main before issue 15: count --jobs = two-row cubes, mirror symmetry, blocking loop
 LEX_LEADER = "b718a98"  # the lex-leader predicate with three-row cubes (issue 15's first engine)
+ISSUE26_BASE = "e70fa56"  # main before issue 26: count 14 --jobs 2 in 2.5 s
+
+PER_BOARD = """
+import sys, time
+import pysat.solvers as ps
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.solutions.cube_count import count_symmetric
+spent = [0.0]
+solve = ps.Cadical195.solve
+def timed(self, *args, **kwargs):
+    start = time.process_time()
+    try:
+        return solve(self, *args, **kwargs)
+    finally:
+        spent[0] += time.process_time() - start
+ps.Cadical195.solve = timed
+n = int(sys.argv[1])
+start = time.process_time()
+c = count_symmetric(QueensFormula(n))
+cpu = time.process_time() - start
+print(f"{cpu:.4f} {spent[0]:.4f} {c.fundamental} {c.total}")
+"""
 
 C_BACKTRACKER = r"""
 #include <stdio.h>
@@ -139,15 +169,50 @@ def backtracker(n: int, work: Path, ours: float) -> list[str]:
             f"x{ours / c_wall:.0f} slower"]  # fmt: skip
 
 
+def per_board(n: int, tree: Path | None) -> tuple[float, float, float]:
+    """(CPU µs per board, of which the solver call, of which our own work) of ``count n`` in one process."""
+    out = timed([sys.executable, "-c", PER_BOARD, str(n)], KNOWN[n], tree)[1].split()
+    cpu, solver, boards = float(out[0]), float(out[1]), int(out[2])
+    return cpu / boards * 1e6, solver / boards * 1e6, (cpu - solver) / boards * 1e6
+
+
+def issue26(n: int, repeat: int, work: Path) -> list[str]:
+    """The cost per board, now and at ``ISSUE26_BASE``, and count N --jobs 2 beside the C backtracker."""
+    base = baseline_tree(work, ISSUE26_BASE)
+    out = []
+    for size in sorted({n - 1, n}):
+        trees = (("base", base), ("now", None))
+        figures = {name: [per_board(size, tree) for _ in range(repeat)] for name, tree in trees}
+        best = {name: min(runs) for name, runs in figures.items()}  # the run of least CPU
+        for name, (cpu, solver, ours) in best.items():
+            label = f"{ISSUE26_BASE}" if name == "base" else "now"
+            out.append(f"count {size}, one process, {label}: {cpu:.1f} µs of CPU per board: solver call "
+                       f"{solver:.1f} µs, our own work {ours:.1f} µs")  # fmt: skip
+    walls: dict[str, list[float]] = {"base": [], "now": []}
+    for _ in range(repeat):
+        walls["base"].append(timed([*count_command(n), "--quiet"], KNOWN[n], base)[0])
+        walls["now"].append(timed([*count_command(n), "--quiet"], KNOWN[n])[0])
+    now, before = min(walls["now"]), min(walls["base"])
+    out.append(f"count {n} --jobs 2, wall (best of {repeat}, alternating): {ISSUE26_BASE} {before:.2f} s, "
+               f"now {now:.2f} s: x{before / now:.2f}")  # fmt: skip
+    return out + backtracker(n, work, now)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="N = 11 and 12: a smoke run, not the targets")
-    ap.add_argument("--repeat", type=int, default=2, help="alternating old/new runs of count 14 --jobs 2")
-    ap.add_argument("--skip-large", action="store_true", help="leave out count 15 and 16")
+    ap.add_argument("--repeat", type=int, default=3, help="alternating old/new runs of each figure")
+    ap.add_argument("--issue15", action="store_true", help="issue 15's figures instead of issue 26's")
+    ap.add_argument("--skip-large", action="store_true", help="with --issue15: leave out count 15 and 16")
     args = ap.parse_args(argv)
     n = 11 if args.quick else 14
     with tempfile.TemporaryDirectory(prefix="bench-count.") as tmp:
         work = Path(tmp)
+        if not args.issue15:
+            for line in issue26(n, args.repeat, work):
+                print(line, flush=True)
+            print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+            return 0
         for line in speedup(n, args.repeat, baseline_tree(work), baseline_tree(work, LEX_LEADER)):
             print(line, flush=True)
         ours = timed([*count_command(n), "--quiet"], KNOWN[n])[0]

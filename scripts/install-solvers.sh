@@ -8,7 +8,9 @@ set -eu
 PYTHON=${PYTHON:-python3}
 # minizinc (with gecode) and sat4j run the MiniZinc and OPB exports in the tests; sqlite3 is the
 # query command of docs/batch.md.  Not here: glucose and lingeling (not Debian packages; build them from
-# github.com/audemard/glucose and github.com/arminbiere/lingeling, or use pysat:glucose4, pysat:lingeling)
+# github.com/audemard/glucose and github.com/arminbiere/lingeling, or use pysat:glucose4, pysat:lingeling).
+# Nor is drat-trim (check-count uses it when it is on PATH, dratify otherwise): build it from
+# github.com/marijnheule/drat-trim (one C file: cc -O2 -o drat-trim drat-trim.c) and put it on PATH.
 DEBS="minisat cadical picosat cryptominisat clasp minizinc sat4j sqlite3"
 
 missing=""

@@ -234,7 +234,7 @@ def test_count_task(tmp_path: Path) -> None:
 def test_count_task_runs_the_cli_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """``count 12`` and a batch ``task: count`` on N = 12 run one engine (solutions.api) and give 14,200;
-    ``engine: loop`` is recorded as such, and a config asking for cubes with a binary is refused."""
+    ``engine: loop`` is recorded as such, and a binary solver counts by cubes too (issue 26)."""
     from cnfgen_queens.solutions import api
 
     chosen: list[str] = []
@@ -254,10 +254,11 @@ def test_count_task_runs_the_cli_engine(tmp_path: Path, monkeypatch: pytest.Monk
     assert main(["batch", str(loop), "--jobs", "1", "--no-progress"]) == 0
     assert [(r.count, r.engine) for r in stored(tmp_path / "loop" / "results.sqlite")] == [(4, "loop")]
     need_solver("minisat")
-    bad = config(tmp_path, "bad", n="[6]", encodings="[pairwise]", solvers="[minisat]")
-    bad.write_text(bad.read_text() + "task: count\nengine: cubes\n")
-    assert main(["batch", str(bad), "--jobs", "1", "--no-progress"]) == 2
-    assert "engine cubes needs an embedded pysat: solver" in capsys.readouterr().err
+    binary = config(tmp_path, "binary", n="[6, 8]", encodings="[pairwise]", solvers="[minisat]")
+    binary.write_text(binary.read_text().replace(", memory: 2048", "") + "task: count\nengine: cubes\n")
+    assert main(["batch", str(binary), "--jobs", "1", "--no-progress"]) == 0  # a restart loop per cube
+    rows = stored(tmp_path / "binary" / "results.sqlite")
+    assert [(r.n, r.count, r.engine, r.status) for r in rows] == [(6, 4, "cubes", "UNSAT"), (8, 92, "cubes", "UNSAT")]
 
 
 def test_shuffled_instances_and_the_placement_check(tmp_path: Path) -> None:

@@ -205,7 +205,7 @@ def test_cli_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["count", "8", "--jobs", "2", "--solver", "pysat:kissat404"]) == 2
     assert main(["count", "8", "--engine", "loop", "--jobs", "2"]) == 2
     assert main(["count", "8", "--engine", "cubes", "--place", "1,1", "--limit", "2"]) == 2
-    assert main(["count", "8", "--engine", "cubes", "--solver", "minisat"]) == 2
+    assert main(["count", "8", "--engine", "cubes", "--solver", "minisat", "--allow-large"]) == 2  # a binary counts
     for external_only in (["--output-limit", "5"], ["--isolation", "none"], ["--solver-args", "x"]):
         assert main(["count", "8", *external_only]) == 2  # ignored by the cubes before
     err = capsys.readouterr().err.strip().splitlines()

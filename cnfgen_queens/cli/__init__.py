@@ -38,6 +38,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("merge", "append blocking clauses to a CNF, fixing the header"),
     "enumerate": ("enumerate", "list every solution (blocking-clause loop)"),
     "count": ("count", "count every solution (by cubes, or the blocking-clause loop)"),
+    "check-count": ("check_count", "check a count certificate (count N --certify DIR) and print the certified count"),
     "batch": ("batch", "run a YAML-configured grid of experiments"),
     "report": ("report", "tables and plots from a results database"),
     "stats": ("stats", "instance features of a CNF: sizes, clause lengths, polarity, VIG degrees, modularity"),

@@ -7,7 +7,9 @@ Parses and prints; which engine counts (``--engine``), the size cap and the OEIS
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cnfgen_queens.progress import Progress
@@ -35,6 +37,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "their first free rows; loop: one blocking-clause loop over all solutions (any solver, --limit, "
         "--memory-limit); auto (default): cubes where they apply (placed queens or blocked squares: N <= 32)",
     )
+    p.add_argument(
+        "--certify",
+        metavar="DIR",
+        help="count every cube (no --symmetric) and write a certificate in DIR: each cube's boards and a DRAT "
+        "proof that there are no others, a proof that the cubes cover the board, a manifest; "
+        "check it with check-count DIR",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,10 +51,14 @@ def run(args: argparse.Namespace) -> int:
     check_executor(args)
     update, close = tqdm_progress(args.quiet)
     try:
-        return loop(args, None, engine=args.engine, jobs=args.jobs, executor=args.executor or "local",
-                    scheduler=args.scheduler, progress=update)  # fmt: skip
+        certify = {"certify": Path(args.certify)} if args.certify else {}
+        code = loop(args, None, engine=args.engine, jobs=args.jobs, executor=args.executor or "local",
+                    scheduler=args.scheduler, progress=update, **certify)  # fmt: skip
     finally:
         close()
+    if args.certify and code == 0:
+        print(f"certificate: {args.certify} (cnfgen-queens check-count {args.certify} checks it)", file=sys.stderr)
+    return code
 
 
 def tqdm_progress(quiet: bool) -> tuple[Callable[[GroupCount, int | None], None], Callable[[], None]]:

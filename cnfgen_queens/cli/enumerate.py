@@ -46,6 +46,12 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         "solution are blocked",
     )
     p.add_argument("--limit", type=positive_int("limit"), help="stop after K solutions")
+    p.add_argument(
+        "--check-all",
+        action="store_true",
+        help="evaluate every clause of the formula on every model (an embedded solver's model is otherwise "
+        "checked as a board, in O(N): rows, columns, diagonals, the variant's cells; a binary's always is)",
+    )
     p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs)")
     p.add_argument("--resume", action="store_true", help="continue the external loop in --out after a crash")
     add_limit_arguments(p)
@@ -99,6 +105,7 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
         "solvers_file": Path(args.solvers_file) if args.solvers_file else None,
         "solver_args": solver_args,
         "allow_large": args.allow_large,
+        "check_all": args.check_all,
     }
 
 

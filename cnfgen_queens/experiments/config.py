@@ -259,10 +259,6 @@ def parse(
         c.expected("engine", " or ".join(ENGINES), engine)
     if engine != "auto" and task != "count":
         c.fail("engine", f"{engine}: only task count has an engine")
-    if engine == "cubes":
-        for i, entry in enumerate(solvers):
-            if not entry.name.startswith("pysat:"):
-                c.fail(f"solvers[{i}]", f"{entry.name}: engine cubes needs an embedded pysat: solver")
     limits = c.mapping(top["limits"], "limits", LIMIT_KEYS)
     if "time" not in limits:
         c.fail("limits.time", "missing (required: seconds per run; PAR-2 needs it)")

@@ -176,13 +176,17 @@ def count(
     executor: str = "local",
     scheduler: str | None = None,
     allow_large: bool = False,
+    certify: str | Path | None = None,
+    check_all: bool = False,
 ) -> Count:
     """Count every solution (``cnfgen-queens count``): by cubes (``engine="cubes"``, what ``auto`` picks with
     an embedded solver: the plain board's canonical border cubes, the torus by its symmetry group, placed
     queens and blocked squares by their first free rows up to N = 32) or the blocking-clause loop.
 
     Returns the ``Count`` the CLI prints: ``total``, ``fundamental``
-    (with ``symmetric``), ``status`` (UNSAT: complete), ``mismatches`` with OEIS.
+    (with ``symmetric``), ``status`` (UNSAT: complete), ``mismatches`` with OEIS.  ``certify``: a
+    directory for a DRAT certificate (``count --certify``; ``cnfgen-queens check-count`` checks it);
+    ``check_all``: evaluate every clause on every model (``--check-all``).
 
     Examples:
         >>> import cnfgen_queens as cq
@@ -196,4 +200,5 @@ def count(
         limit = checked(positive_int("limit"), limit, "limit")
     return _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
                             jobs=checked(positive_int("jobs"), jobs, "jobs"), executor=executor, scheduler=scheduler,
-                            symmetric=symmetric, limit=limit, allow_large=allow_large)  # fmt: skip
+                            symmetric=symmetric, limit=limit, allow_large=allow_large,
+                            certify=None if certify is None else Path(certify), check_all=check_all)  # fmt: skip

@@ -10,6 +10,7 @@ and PNG.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import add, sub
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cnfgen_queens.model.board import Board, Placement, find_attack, images
@@ -57,25 +58,56 @@ def variant_placement(n: int, true_vars: Iterable[int], variant: Variant | None 
 def model_placement(n: int, model: Sequence[int], variant: Variant | None = None) -> Placement:
     """:func:`variant_placement` of a solver's model (signed literals of variables 1, 2, ... in order).
 
-    A valid board is recognised without building a :class:`Board` (the enumeration loops call this
-    once per solution); anything else goes through :func:`variant_placement`, which says what is wrong.
+    A valid board is recognised in O(N) by a :class:`BoardReader` (the enumeration loops call it once per
+    solution); anything else goes through :func:`variant_placement`, which says what is wrong.
     """
-    cells = model[: n * n]
-    queens = [v - 1 for v in cells if v > 0]
-    cols = tuple(q % n for q in queens)
-    if (
-        len(queens) != n
-        or any(q // n != r for r, q in enumerate(queens))
-        or len(set(cols)) != n
-        or len({r - c for r, c in enumerate(cols)}) != n
-        or len({r + c for r, c in enumerate(cols)}) != n
-    ):
-        return variant_placement(n, (v for v in model if 0 < v <= n * n), variant)
-    if variant is not None and variant.active:
-        why = variant.check(n, list(enumerate(cols)))
-        if why is not None:
-            raise DecodeError(why)
-    return cols
+    return BoardReader(n, variant).placement(model)
+
+
+class BoardReader:
+    """Decode and check models of one N (and variant) in O(N) beyond reading the N*N cell literals.
+
+    A model lists the literals of variables 1, 2, ... in order (as PySAT's ``get_model``), so its first N*N
+    entries are the cells.  :meth:`read` gives the true cell variables and the placement, checked: one per
+    row, no two in a column or diagonal (built-in set and map operations, no Python code per cell), and the
+    variant's cells; anything else raises DecodeError saying what is wrong (:func:`variant_placement`).  The blocking
+    clause is ``[-q for q in queens]``: no placement is built for it.
+
+    >>> BoardReader(4).placement([-1, 2, -3, -4, -5, -6, -7, 8, 9, -10, -11, -12, -13, -14, 15, -16])
+    (1, 3, 0, 2)
+    """
+
+    def __init__(self, n: int, variant: Variant | None = None) -> None:
+        self.n, self.cells = n, n * n
+        self.variant = variant if variant is not None and variant.active else None
+        self.all_cells = frozenset(range(1, n * n + 1))
+        self.columns = frozenset(range(n))
+        self.bases = [r * n + 1 for r in range(n)]  # variable of (r, 0)
+        self.rows = range(n)
+
+    def read(self, model: Sequence[int]) -> tuple[list[int], Placement]:
+        """The true cell variables of ``model`` in row order and the column of each row's queen (0-based),
+        checked to be a solution (DecodeError)."""
+        n = self.n
+        queens = sorted(self.all_cells.intersection(model[: self.cells]))
+        cols = tuple(map(sub, queens, self.bases))
+        if (
+            len(queens) != n
+            or self.columns.symmetric_difference(cols)  # N queens in order, columns 0..N-1: one per row
+            or len(set(map(sub, cols, self.rows))) != n
+            or len(set(map(add, cols, self.rows))) != n
+        ):
+            cols = variant_placement(n, (v for v in model if 0 < v <= self.cells), self.variant)  # says why
+            return list(map(add, cols, self.bases)), cols  # a board after all (a model not in variable order)
+        if self.variant is not None:
+            why = self.variant.check(n, list(enumerate(cols)))
+            if why is not None:
+                raise DecodeError(why)
+        return queens, cols
+
+    def placement(self, model: Sequence[int]) -> Placement:
+        """The column of each row's queen (0-based), checked (DecodeError)."""
+        return self.read(model)[1]
 
 
 def blocking_clause(placement: Placement) -> Clause:

@@ -8,16 +8,28 @@ whichever solver produced it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from operator import neg
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.dimacs import Header
+from cnfgen_queens.cnf.scan import Cnf, violated_clause
 from cnfgen_queens.model.board import Placement
-from cnfgen_queens.model.decode import Clause, DecodeError, as_line, blocking_clause, blocking_clauses, model_placement
+from cnfgen_queens.model.decode import BoardReader, Clause, DecodeError, as_line, blocking_clause, blocking_clauses
 from cnfgen_queens.model.symmetry import orbit
 from cnfgen_queens.solutions.records import EnumerationError, Found
 
 if TYPE_CHECKING:
     from cnfgen_queens.model.variants import Variant
+
+
+def clause_check(num_vars: int, clauses: Iterable[Clause]) -> Cnf:
+    """The clauses, held for :class:`Acceptor`'s ``every_clause`` check (``--check-all``)."""
+    import numpy as np
+
+    held = list(clauses)
+    lits = np.fromiter((x for c in held for x in (*c, 0)), dtype=np.int32)
+    return Cnf(Header(num_vars, len(held)), lits)
 
 
 class Acceptor:
@@ -29,6 +41,10 @@ class Acceptor:
     nor with ``symmetric`` an image of one.  ``seen`` may be shared by several acceptors.
     ``weigh`` (the symmetry-broken count) gives a found placement's weight: its orbit's size if it
     is the one counted for its orbit, 0 if another image is (it is blocked, not counted).
+
+    The formula is ours, so the board is checked against the queens constraints in O(N)
+    (:class:`.BoardReader`: rows, columns, diagonals, the variant's cells); ``every_clause``
+    (``--check-all``) also evaluates every clause of the formula on the model.
     """
 
     def __init__(
@@ -41,23 +57,40 @@ class Acceptor:
         weigh: Callable[[Placement], int] | None = None,
         assumptions: tuple[int, ...] = (),
         seen: set[Placement] | None = None,
+        every_clause: Cnf | None = None,
     ) -> None:
         self.n, self.solver, self.variant = n, solver, variant
         self.symmetric, self.weigh, self.assumptions = symmetric, weigh, assumptions
         self.cube = [divmod(a - 1, n) for a in assumptions]
         self.seen: set[Placement] = set() if seen is None else seen
+        self.reader = BoardReader(n, variant)
+        self.every_clause = every_clause
+        self._last: tuple[Found | None, Clause] = (None, ())  # the last found board and its blocking clause
 
     def check(self, model: Sequence[int]) -> Found:
         """The model's placement and weight, if it passes every check (raises EnumerationError)."""
         try:
-            placement = model_placement(self.n, model, self.variant)
+            queens, placement = self.reader.read(model)
         except DecodeError as e:
             raise EnumerationError(f"{self.solver} returned a model that is not a solution: {e}") from None
-        if any(placement[r] != c for r, c in self.cube):
-            raise EnumerationError(f"{self.solver} returned {as_line(placement)} outside the cube {self.assumptions}")
+        if self.every_clause is not None:
+            self._check_every_clause(model)
+        for r, c in self.cube:
+            if placement[r] != c:
+                raise EnumerationError(f"{self.solver} returned {as_line(placement)} outside the cube "
+                                       f"{self.assumptions}")  # fmt: skip
         if placement in self.seen:
             raise EnumerationError(f"{self.solver} returned a blocked placement again: {as_line(placement)}")
-        return Found(placement, self.weight(placement))
+        found = Found(placement, self.weight(placement))
+        self._last = (found, tuple(map(neg, queens)))
+        return found
+
+    def _check_every_clause(self, model: Sequence[int]) -> None:
+        assert self.every_clause is not None
+        bad = violated_clause(self.every_clause, (v for v in model if v > 0))
+        if bad is not None:
+            raise EnumerationError(f"{self.solver} returned a model that falsifies clause {bad[0] + 1} of the "
+                                   f"formula: {' '.join(map(str, bad[1]))} 0")  # fmt: skip
 
     def weight(self, placement: Placement) -> int:
         """How many boards a found placement stands for: its orbit's size when symmetry is used, else 1."""
@@ -81,4 +114,6 @@ class Acceptor:
         """The blocking clauses of a found placement (of every image with ``symmetric``)."""
         if self.symmetric:
             return blocking_clauses(found.placement, True)
+        if self._last[0] is found:
+            return [self._last[1]]  # built from the queens when it was checked
         return [blocking_clause(found.placement)]

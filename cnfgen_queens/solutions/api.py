@@ -6,11 +6,13 @@ to hold (:func:`check_held_size`), hold one :class:`.Deadline` for the whole req
 returns one :class:`.Count` whose ``mismatches`` say where it disagrees with OEIS (:func:`mismatches`).
 Errors the user can fix are :class:`.UsageError`, with the CLI's words (options named as flags).
 
-Engines: ``cubes`` counts the canonical border cubes with embedded solvers (:mod:`.cube_count`), and the
+Engines: ``cubes`` counts the canonical border cubes with embedded solvers (:mod:`.cube_count`), the
 variants by their own cubes (:mod:`.split_count`: the torus by its symmetry group, placed queens and
-blocked squares by the queens of their first free rows);
-``loop`` is the seeds' blocking-clause loop: the embedded loop in a forked child (:mod:`.forked_loop`)
-for a ``pysat:`` solver, the durable restart loop (:mod:`.external_loop`) for a binary.
+blocked squares by the queens of their first free rows), and the plain board with a binary by one restart
+loop per cube (:mod:`.external_cubes`); ``loop`` is the seeds' blocking-clause loop: the embedded loop in
+a forked child (:mod:`.forked_loop`) for a ``pysat:`` solver, the durable restart loop
+(:mod:`.external_loop`) for a binary; ``certify`` (``count --certify DIR``) counts every cube and writes
+a DRAT certificate (:mod:`.certificate`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
 from cnfgen_queens.model.variants import Variant
 from cnfgen_queens.solutions import cube_count, split_count
+from cnfgen_queens.solutions.certificate import certify, check_certify
 from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
+from cnfgen_queens.solutions.external_cubes import count_external_cubes
 from cnfgen_queens.solutions.external_loop import enumerate_external
 from cnfgen_queens.solutions.forked_loop import enumerate_forked
 from cnfgen_queens.solutions.records import Count, EnumerationError, EnumerationOptions, Found, GroupCount
@@ -35,7 +39,7 @@ from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
 from cnfgen_queens.solvers.outcome import Status
 
 DEFAULT_SOLVER = "pysat:cadical195"
-ENGINES = ("auto", "cubes", "loop")
+ENGINES = ("auto", "cubes", "loop")  # and "certify", the engine of count --certify
 
 # PySAT CaDiCaL 1.9.5 holds ~100 B per pairwise clause (2 GB at the cap); N = 1000 sequential (12.0M clauses,
 # 5.0M variables) 3.2 GB once built, 5.5 GB peak solving: the cap admits every compact encoding at N = 1000
@@ -129,9 +133,7 @@ def choose_engine(
                              "(use --engine cubes)")  # fmt: skip
         return "loop"
     if not embedded and (parallel or engine == "cubes"):
-        what = parallel[0] if parallel else "--engine cubes"
-        raise UsageError(f"{what} needs an embedded pysat: solver (each cube is solved by one); without it, "
-                         f"{solver} counts by the blocking-clause loop")  # fmt: skip
+        return _external_cubes(formula, solver, executor, limit, allow_large)
     if not (engine == "cubes" or parallel or (embedded and auto_cubes(formula) and not loop_only)):
         return "loop"
     external = external_flags(limits, workdir, resume, solver_args, solvers_file)
@@ -140,6 +142,20 @@ def choose_engine(
     if loop_only:
         raise UsageError(f"counting by cubes (--jobs, --executor, --engine cubes) does not combine with "
                          f"{', '.join(loop_only)}; --engine loop runs the blocking-clause loop")  # fmt: skip
+    return "cubes"
+
+
+def _external_cubes(formula: QueensFormula, solver: str, executor: str, limit: int | None, allow_large: bool) -> str:
+    """``"cubes"`` for a binary (:mod:`.external_cubes`: a restart loop per cube, local workers), or UsageError."""
+    remote = (f"--executor {executor}", executor != "local")
+    refused = _set((remote, ("--limit", limit), ("--allow-large", allow_large)))
+    if refused:
+        raise UsageError(f"counting by cubes with {solver} (--jobs, --engine cubes) does not combine with "
+                         f"{', '.join(refused)}; --engine loop runs one restart loop")  # fmt: skip
+    if formula.variant.active:
+        flag = variant_flag(formula.variant)
+        raise UsageError(f"counting by cubes with {solver} does not combine with {flag}: its cubes are the "
+                         "plain board's (use an embedded pysat: solver, or --engine loop)")  # fmt: skip
     return "cubes"
 
 
@@ -199,6 +215,7 @@ def solutions(
     allow_large: bool = False,
     on_call: Callable[[], None] | None = None,
     deadline: Deadline | None = None,
+    check_all: bool = False,
 ) -> Generator[Found, None, None]:
     """Every solution, checked, by the blocking-clause loop: the embedded loop in a forked child for a
     ``pysat:`` solver (its time and memory limits hold during a solver call), the durable restart loop
@@ -206,7 +223,9 @@ def solutions(
 
     ``limits.time`` bounds the whole request (building and writing the formula too) from this call on,
     unless ``deadline`` is given; raises UsageError at once, before anything runs (the loop starts at the
-    first ``next``), EnumerationError from the loop when it stops early."""
+    first ``next``), EnumerationError from the loop when it stops early.  Every model is checked: as a
+    board in O(N) for a ``pysat:`` solver (with ``check_all``, against every clause too), against every
+    clause of the CNF for a binary."""
     limits = limits or Limits()
     choose_engine(formula, solver, "loop", symmetric=symmetric)  # the checks every engine makes
     check_held_size(formula, allow_large)
@@ -216,10 +235,11 @@ def solutions(
     if pysat_name(solver) is not None:
         external = external_flags(limits, workdir, resume, solver_args, solvers_file)
         if external:
-            raise UsageError(f"{', '.join(external)} belong to the external loop; a pysat: solver runs in a child "
+            verb = "belongs" if len(external) == 1 else "belong"
+            raise UsageError(f"{', '.join(external)} {verb} to the external loop; a pysat: solver runs in a child "
                              "of this process")  # fmt: skip
         embedded_solver(solver)  # UsageError here, not an ERROR from the child
-        return _embedded_loop(formula, solver, symmetric, deadline, limits.memory, on_call)
+        return _embedded_loop(formula, solver, symmetric, deadline, limits.memory, on_call, check_all)
     try:
         resolve(solver, solvers_file)
     except (SolverNotFound, ProfileError) as e:
@@ -230,9 +250,10 @@ def solutions(
 
 
 def _embedded_loop(formula: QueensFormula, solver: str, symmetric: bool, deadline: Deadline, memory: int | None,
-                   on_call: Callable[[], None] | None) -> Generator[Found, None, None]:  # fmt: skip
+                   on_call: Callable[[], None] | None, check_all: bool) -> Generator[Found, None, None]:  # fmt: skip
     def loop(call: Callable[[], None]) -> Iterator[Found]:  # runs in the child
-        return enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=call)
+        return enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=call,
+                                  check_all=check_all)  # fmt: skip
 
     yield from enumerate_forked(loop, deadline=deadline, memory_mb=memory, on_call=on_call)
 
@@ -265,6 +286,8 @@ def count(
     progress: Callable[[GroupCount, int | None], None] | None = None,
     on_solution: Callable[[Found], None] | None = None,
     on_call: Callable[[], None] | None = None,
+    certify: Path | None = None,
+    check_all: bool = False,
 ) -> Count:
     """Count every solution (and orbits with ``symmetric``) by the engine :func:`choose_engine` picks.
 
@@ -272,22 +295,43 @@ def count(
     model ends the count with that status and what was counted before (never raised).  ``limit`` stops
     the loop after that many solutions (status UNKNOWN: not the total).  ``progress(group, total)`` is
     called per finished group of cubes, ``on_solution``/``on_call`` per solution and solver call of the loop.
+    ``certify``: count every cube and write a certificate there (:mod:`.certificate`; engine ``certify``).
+    ``check_all``: evaluate every clause on every model too (else a board check in O(N) where the formula
+    is ours; a binary's model is always checked against every clause).
 
     >>> c = count(QueensFormula(8))
     >>> (c.total, c.complete, c.engine, c.mismatches)
     (92, True, 'cubes', ())
     """
     limits = limits or Limits()
+    if certify is not None:
+        loop_only = _set((("--limit", limit), ("--out", workdir), ("--resume", resume), ("--allow-large", allow_large),
+                          ("--memory-limit", limits.memory), ("--solver-args", solver_args),
+                          ("--solvers-file", solvers_file)))  # fmt: skip
+        return _certified(formula, solver, certify, engine=engine, limits=limits, jobs=jobs, executor=executor,
+                          scheduler=scheduler, symmetric=symmetric, progress=progress, loop_only=loop_only)  # fmt: skip
     chosen = choose_engine(formula, solver, engine, jobs=jobs, executor=executor, symmetric=symmetric,
                            limits=limits, limit=limit, workdir=workdir, resume=resume, allow_large=allow_large,
                            solver_args=solver_args, solvers_file=solvers_file)  # fmt: skip
     deadline = Deadline.after(limits.time)
-    if chosen == "cubes":
+    if chosen == "cubes" and pysat_name(solver) is None:
+        result = _count_external_cubes(formula, solver, workdir=workdir, jobs=jobs, limits=limits, resume=resume,
+                                       solvers_file=solvers_file, solver_args=solver_args, deadline=deadline,
+                                       progress=progress)  # fmt: skip
+        result = replace(result, fundamental=result.fundamental if symmetric else None)
+    elif chosen == "cubes":
         check_size(formula, "cubes", jobs=jobs, executor=executor)
-        by_cubes = split_count.count_split if formula.variant.active else cube_count.count_symmetric
         try:
-            result = by_cubes(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler, deadline=deadline,
-                              progress=progress)  # fmt: skip
+            if formula.variant.active:
+                if check_all:
+                    raise UsageError(f"--check-all does not combine with counting {variant_flag(formula.variant)} "
+                                     "by cubes; --engine loop checks every clause")  # fmt: skip
+                result = split_count.count_split(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
+                                                 deadline=deadline, progress=progress)  # fmt: skip
+            else:
+                result = cube_count.count_symmetric(formula, solver, jobs=jobs, executor=executor,
+                                                    scheduler=scheduler, deadline=deadline, progress=progress,
+                                                    check_all=check_all)  # fmt: skip
         except UsageError:
             raise
         except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
@@ -298,10 +342,49 @@ def count(
         result = _count_by_loop(formula, solver, limits=limits, deadline=deadline, symmetric=symmetric,
                                 limit=limit, workdir=workdir, resume=resume, solvers_file=solvers_file,
                                 solver_args=solver_args, allow_large=allow_large, on_solution=on_solution,
-                                on_call=on_call)  # fmt: skip
+                                on_call=on_call, check_all=check_all)  # fmt: skip
     if result.complete:
         result = replace(result, mismatches=mismatches(formula, result.total, result.fundamental))
     return result
+
+
+def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: str, limits: Limits, jobs: int,
+               executor: str, scheduler: str | None, symmetric: bool, loop_only: list[str],
+               progress: Callable[[GroupCount, int | None], None] | None) -> Count:  # fmt: skip
+    """``count --certify DIR``: every cube (no symmetry: it is not DRAT-checkable), a proof per cube."""
+    if symmetric:
+        raise UsageError("--certify does not combine with --symmetric: symmetry reduction is not DRAT-checkable, "
+                         "so a certified count searches every cube")  # fmt: skip
+    if engine not in ("auto", "cubes") or loop_only:
+        what = f"--engine {engine}" if engine not in ("auto", "cubes") else ", ".join(loop_only)
+        raise UsageError(f"--certify does not combine with {what}: it counts by cubes, one proof per cube")
+    if pysat_name(solver) is None:
+        raise UsageError(f"--certify needs an embedded pysat: solver that writes DRAT proofs, not {solver}")
+    check_certify(solver)
+    check_size(formula, "cubes", jobs=jobs, executor=executor)
+    try:
+        result = certify(formula, directory, solver, jobs=jobs, executor=executor, scheduler=scheduler,
+                         deadline=Deadline.after(limits.time), progress=progress)  # fmt: skip
+    except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
+        if isinstance(e, UsageError) or executor == "local":
+            raise
+        raise UsageError(f"{executor} executor: {e}") from None
+    if result.complete:
+        result = replace(result, mismatches=mismatches(formula, result.total))
+    return result
+
+
+def _count_external_cubes(formula: QueensFormula, solver: str, **options: object) -> Count:
+    """:func:`.external_cubes.count_external_cubes`, after the checks the loop makes (the solver is known,
+    the formula fits, ``--resume`` has a directory)."""
+    try:
+        resolve(solver, options["solvers_file"])  # type: ignore[arg-type]
+    except (SolverNotFound, ProfileError) as e:
+        raise UsageError(str(e)) from None
+    if options["resume"] and options["workdir"] is None:
+        raise UsageError("--resume needs --out DIR")
+    check_held_size(formula)
+    return count_external_cubes(formula, solver, **options)  # type: ignore[arg-type]
 
 
 def _count_by_loop(formula: QueensFormula, solver: str, *, limits: Limits, deadline: Deadline, symmetric: bool,

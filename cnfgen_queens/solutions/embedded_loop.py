@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.accept import Acceptor
+from cnfgen_queens.solutions.accept import Acceptor, clause_check
 from cnfgen_queens.solutions.records import EnumerationError, Found
 from cnfgen_queens.solvers.discovery import SolverNotFound, embedded_name
 from cnfgen_queens.solvers.outcome import Status
@@ -87,6 +87,33 @@ def solve_loop(
         yield found
 
 
+def count_loop(
+    solver: Any,
+    accept: Acceptor,
+    tally: list[int],
+    *,
+    deadline: Deadline = NEVER,
+    assumptions: Sequence[int] | None = None,
+) -> None:
+    """:func:`solve_loop` for counting, without a generator or callbacks around each solver call (the cube
+    counter's hot path): ``tally`` (weighted boards, boards of weight > 0, solver calls) is updated in place,
+    so a caller that catches EnumerationError keeps what was counted."""
+    assumptions = list(accept.assumptions if assumptions is None else assumptions)
+    solve, model, add = solver.solve, solver.get_model, solver.add_clause
+    expired, blocks = deadline.expired, accept.blocks
+    while True:
+        if expired():
+            raise EnumerationError("time limit reached", Status.TIMEOUT)
+        tally[2] += 1
+        if not solve(assumptions=assumptions):
+            return
+        found = accept(model() or [])
+        for clause in blocks(found):
+            add(clause)
+        tally[0] += found.weight
+        tally[1] += found.weight > 0
+
+
 def enumerate_embedded(
     formula: QueensFormula,
     solver: str = "pysat:cadical195",
@@ -95,13 +122,17 @@ def enumerate_embedded(
     assumptions: tuple[int, ...] = (),
     deadline: Deadline = NEVER,
     on_call: Callable[[], None] | None = None,
+    check_all: bool = False,
 ) -> Iterator[Found]:
-    """Solutions from one incremental PySAT solver (every model checked by :class:`.Acceptor`); the
-    deadline is looked at between solver calls (:mod:`.forked_loop` also stops a call)."""
+    """Solutions from one incremental PySAT solver (every model checked by :class:`.Acceptor`: as a board
+    in O(N), and with ``check_all`` against every clause); the deadline is looked at between solver calls
+    (:mod:`.forked_loop` also stops a call)."""
     from pysat.solvers import Solver
 
     name = embedded_solver(solver)
-    accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric, assumptions=assumptions)
+    every = clause_check(formula.counts()[0], formula.clauses()) if check_all else None
+    accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric, assumptions=assumptions,
+                      every_clause=every)  # fmt: skip
     with Solver(name=name) as s:
         add_clauses(s, formula.clauses(), deadline, formula.counts()[1])
         yield from solve_loop(s, accept, deadline=deadline, on_call=on_call)

@@ -1,0 +1,42 @@
+"""``cnfgen-queens check-count DIR``: check a count certificate and print the certified count.
+
+Parses and prints; the checks are :mod:`cnfgen_queens.solutions.certificate_check`'s.  Exit 0 with
+``certified count: K``; 1 when the certificate is rejected (the reason on stderr); 2 when DIR holds
+no certificate or no DRAT checker is available.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.solutions.certificate_check import CHECKERS, CertificateRejected, check_certificate
+
+from .common import fail
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("directory", metavar="DIR", help="the certificate's directory (count N --certify DIR)")
+    p.add_argument(
+        "--checker",
+        choices=CHECKERS,
+        default="auto",
+        help="the DRAT checker: auto (drat-trim when it is on PATH, else dratify), drat-trim, or dratify (pure Python)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        result = check_certificate(Path(args.directory), args.checker)
+    except UsageError as e:
+        fail(str(e))
+    except CertificateRejected as e:
+        print(f"{args.prog}: rejected: {e}", file=sys.stderr)
+        return 1
+    f = result.formula
+    print(f"certified count: {result.total}")
+    print(f"{f.describe()}; {result.cubes} cubes, {result.proofs} DRAT proofs checked by {result.checker}",
+          file=sys.stderr)  # fmt: skip
+    return 0

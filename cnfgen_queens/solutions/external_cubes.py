@@ -1,0 +1,175 @@
+"""Counting by cubes with an external solver binary (``count N --solver kissat --jobs J``).
+
+The same canonical border cubes and weights as the embedded cube counter (:mod:`.border_cubes`,
+:mod:`.cube_count`), so a binary gets the same symmetry and parallelism: each group of cubes is one task,
+and each of its cubes is counted by the durable restart loop of :mod:`.external_loop` on the formula with
+the cube's queens placed (unit clauses; the loop checks every model against every clause and as a board
+with those queens), in its own work directory ``groups/GGGGG/cube-KK``.  A cube's ``done`` file is
+written once the solver said UNSAT; ``--resume`` reads the finished cubes back (their solutions checked
+again and weighed) and continues the others where their loops stopped.  ``run.json`` at the top names
+the count (N, encoding, solver), so a resume with other options is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.limits import NEVER, Deadline, Limits
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solutions.border_cubes import BorderCube, CubeGroup, cube_groups
+from cnfgen_queens.solutions.cube_count import LISTED_UP_TO, _weight
+from cnfgen_queens.solutions.external_loop import SOLUTIONS, enumerate_external, read_solutions
+from cnfgen_queens.solutions.records import Count, EnumerationError, EnumerationOptions, GroupCount
+from cnfgen_queens.solutions.task_pool import run_tasks
+from cnfgen_queens.solvers.outcome import Status
+
+DONE = "done"
+RUN = "run.json"
+GROUPS = "groups"
+
+
+@dataclass(frozen=True)
+class ExternalCubeTask:
+    """What a worker needs: the formula, the binary, the top work directory, how each loop runs."""
+
+    formula: QueensFormula
+    solver: str
+    workdir: Path
+    options: EnumerationOptions
+
+
+def cube_dir(workdir: Path, group: int, cube: int) -> Path:
+    """The work directory of cube ``cube`` of group ``group`` (both from 0)."""
+    return workdir / GROUPS / f"{group + 1:05d}" / f"cube-{cube + 1:02d}"
+
+
+def _literals(n: int, cells: Iterable[tuple[int, int]]) -> tuple[int, ...]:
+    return tuple(r * n + c + 1 for r, c in cells)
+
+
+def _count_cube(task: ExternalCubeTask, cube: BorderCube, where: Path, tally: list[int]) -> None:
+    """Add one cube's weighted boards, canonical boards and solver calls to ``tally``; raises EnumerationError."""
+    n = task.formula.n
+    if task.options.resume and (where / DONE).exists():
+        for placement in read_solutions(where / SOLUTIONS, n):
+            if any(placement[r] != c for r, c in cube.cells):
+                raise EnumerationError(f"{where / SOLUTIONS}: {placement} is outside the cube {cube.cells}")
+            weight = _weight(cube, placement)
+            tally[0] += weight
+            tally[1] += weight > 0
+        return
+
+    def called() -> None:
+        tally[2] += 1
+
+    formula = replace(task.formula, variant=Variant(placed=cube.cells))
+    resume = task.options.resume and (where / SOLUTIONS).exists()
+    options = replace(task.options, resume=resume, on_call=called)
+    for found in enumerate_external(formula, task.solver, where, options):
+        weight = _weight(cube, found.placement)
+        tally[0] += weight
+        tally[1] += weight > 0
+    with atomic_output(where / DONE) as f:
+        f.write(b"UNSAT\n")
+
+
+def count_external_group(task: ExternalCubeTask, index: int, group: CubeGroup) -> GroupCount:
+    """Every canonical board of one group's cubes, weighted by orbit size, each cube by its own restart
+    loop; never raises for solver trouble (the status says it)."""
+    fixed = _literals(task.formula.n, group.fixed)
+    tally = [0, 0, 0]
+    try:
+        for k, cube in enumerate(group.cubes):
+            _count_cube(task, cube, cube_dir(task.workdir, index, k), tally)
+    except EnumerationError as e:
+        status, error = e.status, str(e)
+    except (UsageError, OSError) as e:  # a work directory that cannot be used, an unreadable solutions file
+        status, error = Status.ERROR, str(e)
+    else:
+        status, error = Status.UNSAT, ""
+    return GroupCount(cube=fixed, count=tally[0], fundamental=tally[1], solver_calls=tally[2], status=status,
+                      error=error or None)  # fmt: skip
+
+
+def _check_run(workdir: Path, formula: QueensFormula, solver: str, resume: bool) -> None:
+    """Write ``run.json``, or on resume refuse one that names another count; refuse to start over a used one."""
+    want = {"engine": "cubes", "n": formula.n, "describe": formula.describe(), "solver": solver}
+    meta = workdir / RUN
+    if meta.exists():
+        try:
+            have = json.loads(meta.read_text())
+        except ValueError:
+            raise UsageError(f"{meta} is not JSON") from None
+        if not resume:
+            raise UsageError(f"{workdir} holds a count by cubes ({RUN}): use --resume, or another --out directory")
+        if have != want:
+            raise UsageError(f"{workdir} holds a count with {have}, not {want}: resume with those options")
+        return
+    try:
+        workdir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot use {workdir} as the work directory: {e.strerror or e}") from None
+    with atomic_output(meta) as f:
+        f.write((json.dumps(want) + "\n").encode())
+
+
+def count_external_cubes(
+    formula: QueensFormula,
+    solver: str,
+    *,
+    workdir: Path | None = None,
+    jobs: int = 1,
+    limits: Limits | None = None,
+    resume: bool = False,
+    solvers_file: Path | None = None,
+    solver_args: tuple[str, ...] = (),
+    deadline: Deadline = NEVER,
+    progress: Callable[[GroupCount, int | None], None] | None = None,
+) -> Count:
+    """Count all solutions and orbits by canonical border cubes with the binary ``solver``, the groups on
+    ``jobs`` forked workers, in ``workdir`` (a temporary directory when None; resumable otherwise)."""
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="cnfgen-queens-cubes-") as tmp:
+            return count_external_cubes(formula, solver, workdir=Path(tmp), jobs=jobs, limits=limits, resume=False,
+                                        solvers_file=solvers_file, solver_args=solver_args, deadline=deadline,
+                                        progress=progress)  # fmt: skip
+    start = time.monotonic()
+    _check_run(workdir, formula, solver, resume)
+    options = EnumerationOptions(limits=limits or Limits(), deadline=deadline, resume=resume,
+                                 solvers_file=solvers_file, solver_args=solver_args)  # fmt: skip
+    task = ExternalCubeTask(formula, solver, workdir, options)
+    groups: Iterable[CubeGroup] = cube_groups(formula.n)
+    total = None
+    if formula.n <= LISTED_UP_TO:
+        groups = list(groups)
+        total = len(groups)
+    done: list[GroupCount] = []
+
+    def finished(c: GroupCount) -> bool:
+        done.append(c)
+        if progress:
+            progress(c, total)
+        return c.status == Status.UNSAT
+
+    items: Iterator[tuple[ExternalCubeTask, int, CubeGroup]] = ((task, i, g) for i, g in enumerate(groups))
+    if jobs <= 1:  # the solver runs in a child process of its own: this process can wait for it
+        complete = all(finished(count_external_group(*item)) for item in items)
+    else:
+        complete = run_tasks(count_external_group, items, finished, jobs=jobs, deadline=deadline)
+    if complete and total is None:
+        total = len(done)
+    bad = next((c for c in done if c.status != Status.UNSAT), None)
+    finished_groups = sum(c.status == Status.UNSAT for c in done)
+    status = bad.status if bad else (Status.UNSAT if complete else Status.TIMEOUT)
+    error = bad.error if bad else (None if complete else "time limit reached")
+    return Count(total=sum(c.count for c in done), fundamental=sum(c.fundamental for c in done), status=status,
+                 engine="cubes", wall=time.monotonic() - start, solver_calls=sum(c.solver_calls for c in done),
+                 groups_done=finished_groups, groups_total=total, error=error)  # fmt: skip
