@@ -101,14 +101,16 @@ def add_encoding_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_executor_arguments(p: argparse.ArgumentParser) -> None:
-    """``--executor local|dask`` and ``--scheduler ADDR`` (``count``, ``batch``); see :func:`check_executor`."""
+    """``--executor local|dask|slurm`` and ``--scheduler ADDR`` (``count``, ``batch``); see :func:`check_executor`.
+
+    No default here: ``batch`` falls back to its config's executor, ``count`` to local."""
     g = p.add_argument_group("executor")
     g.add_argument(
         "--executor",
-        choices=("local", "dask"),
-        default="local",
-        help="where the work runs: local processes (default) or Dask (a LocalCluster of --jobs workers, "
-        "or the cluster of --scheduler)",
+        choices=("local", "dask", "slurm"),
+        help="where the work runs: local processes (the default, or batch's config's executor), Dask (a "
+        "LocalCluster of --jobs workers, or the cluster of --scheduler), or Dask workers started as SLURM "
+        "jobs (--jobs of them; see README: On a cluster (SLURM))",
     )
     g.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
 

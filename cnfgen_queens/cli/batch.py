@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..experiments.batch import run_batch
+from ..experiments.batch import executor_of, run_batch
 from ..experiments.config import ConfigError, load
 from ..experiments.grid import expand
 from ..experiments.store import EmptyStore, Store, StoreError
+from ..solutions.slurm import job_limits, slurm_time
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
 from .common import fail
 
@@ -71,29 +71,41 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
         f"grid: {' x '.join(factors)}{left_out} = {len(runs)} runs; {todo} to do, "
         f"{len(runs) - todo} already in {c.results}"
     )
+    if (args.executor or c.executor) == "slurm":
+        print(_slurm_line(c, args.jobs))
     for inst in oversized:
         print(f"left out: n={inst.n} {inst.encoding} ({inst.clauses} clauses > max_clauses {c.max_clauses})")
     sys.stdout.writelines(f"{'done' if r.key in done else 'todo'} {r.key} {r.describe()}\n" for r in runs)
     return 0
 
 
+def _slurm_line(config: Config, jobs: int | None) -> str:
+    _, _, s = executor_of(config, "slurm", jobs)
+    assert s is not None
+    seconds, memory = job_limits(s, config.time_limit, config.memory_limit)
+    where = "".join(f" {flag} {v}" for flag, v in (("-p", s.partition), ("-A", s.account)) if v)
+    return (f"executor slurm: {s.jobs} jobs at once{where}, each 1 core, {slurm_time(seconds)} and {memory} MB "
+            f"(one run's limits and the margin){''.join(' ' + o for o in s.sbatch)}; logs in {s.log_dir}")  # fmt: skip
+
+
 def _run(config: Config, args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
 
-    jobs = args.jobs or len(os.sched_getaffinity(0)) or 1  # the cores this process may use (SLURM, cgroups)
+    executor, jobs, slurm = executor_of(config, args.executor, args.jobs)
     try:  # SIGTERM and SIGHUP stop the batch as Ctrl-C does (cli._guard)
         summary = run_batch(
             config,
             jobs=jobs,
-            executor=args.executor,
+            executor=executor,
             scheduler=args.scheduler,
+            slurm=slurm,
             fresh=args.fresh,
             retry_errors=args.retry_errors,
             progress=not args.no_progress,
             log=lambda m: print(m, file=sys.stderr),
         )
     except ImportError as e:
-        fail(f"--executor {args.executor} needs {e.name or e}: pip install 'cnfgen-queens[dask]'")
+        fail(f"executor {executor} needs {e.name or e}: pip install 'cnfgen-queens[{executor}]'")
     except OSError as e:
         fail(f"cannot start the batch: {e}", 1)
     except UsageError:  # a results file or config problem: the guard prints it as it is

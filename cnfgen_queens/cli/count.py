@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     update, close = tqdm_progress(args.quiet)
     try:
         certify = {"certify": Path(args.certify)} if args.certify else {}
-        code = loop(args, None, engine=args.engine, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
-                    progress=update, **certify)  # fmt: skip
+        code = loop(args, None, engine=args.engine, jobs=args.jobs, executor=args.executor or "local",
+                    scheduler=args.scheduler, progress=update, **certify)  # fmt: skip
     finally:
         close()
     if args.certify and code == 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import threading
 import time
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cnfgen_queens.solutions import executors
+from cnfgen_queens.solutions.slurm import SlurmSettings
 
 from ..errors import TERMINATING, Terminated
 from ..progress import Progress
@@ -97,6 +99,18 @@ INSTANCE_COLUMNS = tuple(f.name for f in fields(Instance) if f.name in _ROW_FIEL
 MEASUREMENT_COLUMNS = tuple(f.name for f in fields(Measurement) if f.name in _ROW_FIELDS)
 
 
+def executor_of(config: Config, executor: str | None, jobs: int | None) -> tuple[str, int, SlurmSettings | None]:
+    """(executor, parallel runs, SLURM settings) of a batch: the caller's executor, else the config's; with
+    slurm, ``jobs`` jobs at once, else the config's ``slurm.jobs``; else ``jobs`` workers or the cores."""
+    executor = executor or config.executor
+    if executor != "slurm":  # the cores this process may use (a SLURM allocation, cgroups)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return executor, jobs or cores or 1, None
+    slurm = config.slurm or SlurmSettings(log_dir=str(config.results.parent / "slurm-logs"))
+    slurm = replace(slurm, jobs=jobs) if jobs else slurm
+    return executor, slurm.jobs, slurm
+
+
 def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tuple[list[Run], list[Run]]:
     """(every run of the grid, the runs not yet in ``store``)."""
     runs = build(config)
@@ -110,12 +124,16 @@ def run_batch(
     jobs: int,
     executor: str = "local",
     scheduler: str | None = None,
+    slurm: SlurmSettings | None = None,
     fresh: bool = False,
     retry_errors: bool = False,
     progress: bool = True,
     log: Callable[[str], None] = print,
 ) -> Summary:
-    """Run every unfinished run of ``config``; results go to ``config.results`` as they finish."""
+    """Run every unfinished run of ``config``; results go to ``config.results`` as they finish.
+
+    ``executor`` ``slurm`` submits ``slurm`` (default: ``jobs`` jobs) sized for one run of the config's limits.
+    On a cluster (``dask``, ``slurm``) each worker checks the GBD hash of the cached CNF before solving it."""
 
     start = time.monotonic()
     with Store(config.results) as store:
@@ -123,13 +141,14 @@ def run_batch(
         summary = Summary(len(runs), len(runs) - len(todo))
         if not todo:
             return summary
-        pool = executors.make(executor, jobs, scheduler)  # before --fresh deletes anything: it may fail
+        run_limits = (config.time_limit, config.memory_limit)  # executor slurm: what each job asks for, plus a margin
+        pool = executors.make(executor, jobs, scheduler, slurm=slurm, run_limits=run_limits)  # before --fresh deletes
         by_instance: dict[Instance, list[Run]] = {}
         for r in todo:
             by_instance.setdefault(r.instance, []).append(r)
         queue: deque[tuple[str, Any]] = deque()
         if config.task == "count":
-            queue.extend(("run", (r, None)) for r in todo)
+            queue.extend(("run", (r, None, None)) for r in todo)
         else:
             queue.extend(("generate", inst) for inst in by_instance)
         known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
@@ -183,7 +202,8 @@ def run_batch(
                     if kind == "generate":
                         path, hashes[item] = value
                         store.record_instance(item.key, Path(path).name, hashes[item])
-                        queue.extendleft(reversed([("run", (r, path)) for r in by_instance[item]]))
+                        check = hashes[item] if executor != "local" else None  # a shared file system may lag
+                        queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
                         continue
                     row = make_row(config, item[0], value, hashes.get(item[0].instance))
                     solved = verdict(row) is Verdict.SOLVED

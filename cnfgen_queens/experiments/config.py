@@ -25,10 +25,12 @@ from ..errors import UsageError
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
 from ..solvers import SolverNotFound, resolve
 from .config_source import SourceError, path_problem, read
+from .executor_config import SlurmSettings, executor_spec
 from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
 
 TASKS = ("solve", "count")
-TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output")
+TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output",
+            "executor", "slurm")  # fmt: skip
 ENGINES = ("auto", "cubes", "loop")  # solutions.api.ENGINES (task count)
 INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
 LIMIT_KEYS = ("time", "memory", "output")
@@ -80,6 +82,8 @@ class Config:
     output_limit: int = DEFAULT_OUTPUT_MB  # MB of solver output (stdout + stderr) per run
     engine: str = "auto"  # task count: how it counts (solutions.api.choose_engine)
     keep_output: bool = False  # keep each binary solver's output (not in the hash: it changes no result)
+    executor: str = "local"  # where the runs execute (not in the hash: it does not change results)
+    slurm: SlurmSettings | None = None  # executor slurm: what its jobs ask (executor_config)
 
     def normalized(self) -> dict[str, Any]:
         """What determines the results (no file names), as plain JSON values."""
@@ -274,6 +278,7 @@ def parse(
     keep_output = top.get("keep_output", False)
     if not isinstance(keep_output, bool):
         c.expected("keep_output", "true or false", keep_output)
+    executor, slurm = executor_spec(c, top, time_limit, memory, results)
     return Config(
         source=source,
         experiment=experiment,
@@ -293,6 +298,8 @@ def parse(
         output_limit=output,
         engine=engine,
         keep_output=keep_output,
+        executor=executor,
+        slurm=slurm,
     )
 
 

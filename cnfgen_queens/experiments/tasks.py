@@ -100,9 +100,12 @@ def generate(
     return str(path), gbd_hash(path)
 
 
-def execute(run: Run, cnf_path: str | None, output_dir: str | None = None) -> Measurement:
+def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_dir: str | None = None) -> Measurement:
     """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure.
-    With ``output_dir``, a binary solver's output is kept there as ``<run key>.log``."""
+
+    With ``gbd_hash`` (a worker on another node, reading the cache over a shared file system) the file
+    is hashed first, and a file that is not the one generated is an ERROR, never solved.  With
+    ``output_dir``, a binary solver's output is kept there as ``<run key>.log``."""
     host, started, t0 = socket.gethostname(), _now(), time.monotonic()
     try:
         if run.task == "count":
@@ -110,10 +113,19 @@ def execute(run: Run, cnf_path: str | None, output_dir: str | None = None) -> Me
         else:
             if cnf_path is None:
                 raise RuntimeError("no instance file")
+            if gbd_hash is not None:
+                _check_hash(Path(cnf_path), gbd_hash)
             m = _solve(run, Path(cnf_path), None if output_dir is None else Path(output_dir) / f"{run.key}.log")
     except Exception as e:  # a run that cannot even start is a result too
         m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
     return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0)
+
+
+def _check_hash(path: Path, expected: str) -> None:
+    found = gbd_hash(path)
+    if found != expected:
+        raise RuntimeError(f"{path.name} on {socket.gethostname()} has GBD hash {found}, not {expected} as "
+                           "generated (changed, or a stale copy on this node): not solved")  # fmt: skip
 
 
 def _limits(run: Run) -> Limits:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from cnfgen_queens.cli.common import positive_int
 from cnfgen_queens.experiments import config as configs
-from cnfgen_queens.experiments.batch import Summary
+from cnfgen_queens.experiments.batch import Summary, executor_of
 from cnfgen_queens.experiments.batch import run_batch as run
 from cnfgen_queens.experiments.report import load_rows
 from cnfgen_queens.experiments.store import COLUMNS
@@ -23,14 +22,16 @@ def run_batch(
     jobs: int | None = None,
     fresh: bool = False,
     retry_errors: bool = False,
-    executor: str = "local",
+    executor: str | None = None,
     scheduler: str | None = None,
     progress: bool = False,
 ) -> Summary:
     """Run a batch config (``cnfgen-queens batch``): a YAML file, or the same keys as a dict; results go
     to the config's ``results`` file as they finish, and a rerun does only what is missing.
 
-    ``jobs``: parallel runs (default: the cores this process may use).  Returns the batch's Summary
+    ``jobs``: parallel runs (default: the cores this process may use; with executor ``slurm``, jobs at once,
+    default the config's ``slurm.jobs``); ``executor``: local, dask or slurm (default: the config's
+    ``executor``, else local).  Returns the batch's Summary
     (``done``, ``solved``, ``failed``, ...).
 
     Examples:
@@ -44,10 +45,10 @@ def run_batch(
         >>> tmp.cleanup()
     """
     parsed = configs.parse(config, "<config>") if isinstance(config, dict) else configs.load(config)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    jobs = checked(positive_int("jobs"), jobs, "jobs") if jobs is not None else cores or 1
-    return run(parsed, jobs=jobs, executor=executor, scheduler=scheduler, fresh=fresh, retry_errors=retry_errors,
-               progress=progress, log=lambda m: None)  # fmt: skip
+    jobs = checked(positive_int("jobs"), jobs, "jobs") if jobs is not None else None
+    executor, jobs, slurm = executor_of(parsed, executor, jobs)
+    return run(parsed, jobs=jobs, executor=executor, scheduler=scheduler, slurm=slurm, fresh=fresh,
+               retry_errors=retry_errors, progress=progress, log=lambda m: None)  # fmt: skip
 
 
 def load_results(path: str | Path, *, as_frame: bool = False) -> Any:

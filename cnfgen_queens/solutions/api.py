@@ -123,7 +123,7 @@ def choose_engine(
     if symmetric and formula.variant.active:
         raise UsageError(f"--symmetric does not combine with {variant_flag(formula.variant)}: it counts the orbits "
                          "of the plain board's 8 board symmetries (OEIS A002562)")  # fmt: skip
-    parallel = _set((("--jobs", jobs > 1), ("--executor dask", executor == "dask")))
+    parallel = _set((("--jobs", jobs > 1), (f"--executor {executor}", executor != "local")))
     loop_only = _set((("--limit", limit), ("--out", workdir), ("--resume", resume), ("--allow-large", allow_large),
                       ("--memory-limit", limits.memory)))  # fmt: skip
     embedded = pysat_name(solver) is not None
@@ -147,7 +147,8 @@ def choose_engine(
 
 def _external_cubes(formula: QueensFormula, solver: str, executor: str, limit: int | None, allow_large: bool) -> str:
     """``"cubes"`` for a binary (:mod:`.external_cubes`: a restart loop per cube, local workers), or UsageError."""
-    refused = _set((("--executor dask", executor == "dask"), ("--limit", limit), ("--allow-large", allow_large)))
+    remote = (f"--executor {executor}", executor != "local")
+    refused = _set((remote, ("--limit", limit), ("--allow-large", allow_large)))
     if refused:
         raise UsageError(f"counting by cubes with {solver} (--jobs, --engine cubes) does not combine with "
                          f"{', '.join(refused)}; --engine loop runs one restart loop")  # fmt: skip
@@ -365,7 +366,7 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
         result = certify(formula, directory, solver, jobs=jobs, executor=executor, scheduler=scheduler,
                          deadline=Deadline.after(limits.time), progress=progress)  # fmt: skip
     except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
-        if isinstance(e, UsageError) or executor != "dask":
+        if isinstance(e, UsageError) or executor == "local":
             raise
         raise UsageError(f"{executor} executor: {e}") from None
     if result.complete:

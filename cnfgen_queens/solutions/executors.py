@@ -1,7 +1,9 @@
-"""Where work executes: local process pools or a Dask cluster, behind one small interface.
+"""Where work executes: local process pools, a Dask cluster, or Dask workers as SLURM jobs, behind one small
+interface.
 
-A batch's runs go to :class:`LocalExecutor` (spawned workers) or :class:`DaskExecutor`; the cube
-counter's groups to :class:`ForkPool` (forked workers) or the same Dask executor (:func:`cube_pool`).
+A batch's runs go to :class:`LocalExecutor` (spawned workers), :class:`DaskExecutor` or
+:class:`SlurmExecutor` (why Dask workers in jobs: :mod:`.slurm`); the cube counter's groups to
+:class:`ForkPool` (forked workers) or the same Dask executors (:func:`cube_pool`).
 All give ``submit(key, fn, *args)``, ``wait_any()`` (the futures that finished),
 ``result(future)`` and ``close(interrupted)``.  Local workers lead their own
 process group, so stopping a batch (Ctrl-C) ends them together with any solver
@@ -15,15 +17,19 @@ import multiprocessing
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from cnfgen_queens.errors import UsageError
+
+from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
 
 EXIT_GRACE = 3.0  # seconds a worker whose batch died has to stop its solver before it exits
 
@@ -131,21 +137,24 @@ SCHEDULER_TIMEOUT = 5  # seconds to reach a --scheduler before giving up (Dask's
 
 
 class DaskExecutor:
-    """A Dask distributed client: on ``scheduler`` (``tcp://host:8786``) or on a new LocalCluster.
+    """A Dask distributed client: on ``scheduler`` (``tcp://host:8786``), on ``cluster`` (closed with the
+    executor: SLURM's, :class:`SlurmExecutor`) or on a new LocalCluster.
 
     A LocalCluster keeps its workers' scratch space in a temporary directory of ours, removed by
     :meth:`close` (Dask leaves its ``dask-scratch-space`` in $TMPDIR for ever otherwise)."""
 
-    def __init__(self, jobs: int, scheduler: str | None = None) -> None:
+    def __init__(self, jobs: int, scheduler: str | None = None, cluster: Any = None) -> None:
         import logging
 
         import dask
         from dask.distributed import Client, LocalCluster, as_completed
 
-        self.cluster = None
+        self.cluster = cluster
         self.scratch: str | None = None
         self.futures: set[Any] = set()
-        if scheduler:
+        if cluster is not None:
+            self.client = Client(cluster)
+        elif scheduler:
             self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
         else:
             self.scratch = tempfile.mkdtemp(prefix="cnfgen-queens-dask-")
@@ -211,11 +220,129 @@ class DaskExecutor:
             self.scratch = None
 
 
-def make(kind: str, jobs: int, scheduler: str | None = None) -> LocalExecutor | DaskExecutor:
+def _slurm_cluster_class() -> Any:
+    """dask-jobqueue's ``SLURMCluster``; importing it sets a SIGINT handler that exits with status 0
+    (``dask_jobqueue.runner``), so ours (Ctrl-C stops the batch, exit status 130) is put back."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        raise UsageError("executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'") from None
+    finally:
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
+    return SLURMCluster
+
+
+class SlurmExecutor(DaskExecutor):
+    """``settings.jobs`` SLURM jobs, each a single-threaded Dask worker, and a client on their scheduler."""
+
+    def __init__(self, settings: SlurmSettings, run_time: float | None = None, run_memory: int | None = None) -> None:
+        cluster_class = _slurm_cluster_class()
+
+        self.settings = settings
+        self.name = f"cnfgen-queens-{uuid.uuid4().hex[:8]}"  # this batch's jobs, by name (squeue -n)
+        options = cluster_options(settings, run_time, run_memory, self.name)
+        if shutil.which("sbatch") is None:
+            raise UsageError("executor slurm: sbatch not found (SLURM's commands are needed where the batch runs)")
+        cluster = cluster_class(**options)
+        try:
+            check_submission(cluster.job_script())
+            cluster.scale(jobs=settings.jobs)
+            super().__init__(settings.jobs, cluster=cluster)
+        except BaseException:
+            cluster.close()
+            raise
+        self._looked = time.monotonic()
+        self._job_ids: dict[str, str] = {}  # worker name -> SLURM job id, once submitted
+
+    @property
+    def slots(self) -> int:
+        """The jobs asked for: work is queued for them before they start."""
+        return self.settings.jobs
+
+    def submit(self, key: str, fn: Any, *args: Any) -> Any:
+        future = self.client.submit(fn, *args, key=key, pure=False, retries=0)
+        self.futures.add(future)
+        return future
+
+    def wait_any(self) -> list[Any]:
+        """The futures that finished; every few seconds, ended jobs are replaced meanwhile."""
+        from distributed import wait
+
+        while True:
+            if time.monotonic() - self._looked > HEAL_EVERY:
+                self.replace_ended_jobs()
+            try:
+                done, _ = wait(list(self.futures), timeout=HEAL_EVERY, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                continue
+            self.futures.difference_update(done)
+            return list(done)
+
+    def result(self, future: Any) -> Any:
+        """The value of a finished future; its worker may have died meanwhile, and then the run is done again
+        elsewhere: jobs are replaced while waiting."""
+        while True:
+            try:
+                return future.result(timeout=HEAL_EVERY)
+            except TimeoutError:
+                self.replace_ended_jobs()
+
+    def replace_ended_jobs(self) -> list[str]:
+        """Submit a new job for each of ours SLURM no longer holds (cancelled, node down, out of time);
+        returns the ids of the jobs that ended (none when squeue cannot answer now).
+
+        A job is ours when its name is in the cluster's plan; once submitted, it ended when squeue does
+        not list it alive, or when the cluster dropped it (its worker left the scheduler)."""
+        self._looked = time.monotonic()
+        alive = self._alive_jobs()
+        if alive is None:
+            return []
+        ended: dict[str, str] = {}
+        for name in list(self.cluster.worker_spec):
+            job = self.cluster.workers.get(name)
+            job_id = getattr(job, "job_id", None)
+            if job_id:
+                self._job_ids[name] = job_id
+            if name in self._job_ids and (job is None or job_id not in alive):  # else: still being submitted
+                ended[name] = self._job_ids.pop(name)
+        if ended:
+            for name in ended:  # forgotten, not closed: the cluster would first retire its worker, which may
+                self.cluster.worker_spec.pop(name, None)  # be dead and yet known to the scheduler for a while
+                self.cluster.workers.pop(name, None)
+            self.cluster.scale(jobs=self.settings.jobs)
+        return list(ended.values())
+
+    def _alive_jobs(self) -> set[str] | None:
+        try:
+            out = subprocess.run(
+                ["squeue", "-h", "-n", self.name, "-o", "%i %T"], capture_output=True, text=True, timeout=30
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if out.returncode != 0:
+            return None
+        rows = [line.split() for line in out.stdout.splitlines()]
+        return {row[0] for row in rows if len(row) == 2 and row[1] in ALIVE}
+
+
+def make(
+    kind: str,
+    jobs: int,
+    scheduler: str | None = None,
+    *,
+    slurm: SlurmSettings | None = None,
+    run_limits: tuple[float | None, int | None] = (None, None),
+) -> LocalExecutor | DaskExecutor:
+    """The batch's executor; kind ``slurm`` asks ``slurm`` (default: ``jobs`` jobs), its jobs sized for one
+    run of ``run_limits`` (seconds, MB)."""
     if kind == "dask":
         return DaskExecutor(jobs, scheduler)
     if scheduler:
         raise UsageError("--scheduler needs --executor dask")
+    if kind == "slurm":
+        return SlurmExecutor(slurm or SlurmSettings(jobs=jobs), *run_limits)
     return LocalExecutor(jobs)
 
 
@@ -258,11 +385,16 @@ def _init_fork_worker() -> None:
 
 
 def cube_pool(executor: str, jobs: int, scheduler: str | None = None) -> ForkPool | DaskExecutor:
-    """The pool of the cube counter: forked local workers, or Dask."""
+    """The pool of the cube counter: forked local workers, Dask, or Dask workers as SLURM jobs (``jobs``
+    of them, SLURM's defaults otherwise: ``SBATCH_PARTITION``, ``SBATCH_ACCOUNT``... apply)."""
     if executor == "dask":
         return DaskExecutor(jobs, scheduler)
+    if executor == "slurm":
+        if scheduler:
+            raise UsageError("--scheduler needs --executor dask")
+        return SlurmExecutor(SlurmSettings(jobs=jobs))
     if executor == "local":
         if scheduler:
             raise UsageError("--scheduler needs --executor dask")
         return ForkPool(jobs)
-    raise ValueError(f"unknown executor {executor!r}; valid: local, dask")
+    raise ValueError(f"unknown executor {executor!r}; valid: local, dask, slurm")

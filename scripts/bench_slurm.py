@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""executor slurm against the local pool and Dask's LocalCluster, side by side in one run (issue 25).
+
+The same grid (N 4..8, three encodings, two embedded solvers, ``--repeats`` repeats) runs with
+``--executor local --jobs J``, ``--executor dask --jobs J`` (a LocalCluster of J workers) and with
+``executor: slurm`` on J single-core jobs of the cluster that
+``SLURM_CONF`` names (default: ``scripts/slurm-local.sh``'s); printed: wall time of each batch, runs per
+second, and for SLURM the seconds until the first result (submission, job start, worker start-up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = """experiment: bench
+instances: {n: {from: 4, to: 8}, encodings: [pairwise, sequential, commander]}
+solvers: [pysat:cadical195, pysat:minisat22]
+limits: {time: 20, memory: 1024}
+repeats: REPEATS
+results: RESULTS
+executor: EXECUTOR
+slurm: {jobs: JOBS}
+"""
+
+
+def first_row(db: Path, t0: float, box: list[float], stop: threading.Event) -> None:
+    """Seconds from ``t0`` until ``db`` holds a run (polled every 50 ms)."""
+    while not stop.is_set():
+        try:
+            with sqlite3.connect(db) as con:
+                if con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]:
+                    box.append(time.perf_counter() - t0)
+                    return
+        except sqlite3.Error:
+            pass
+        time.sleep(0.05)
+
+
+def batch(work: Path, executor: str, jobs: int, repeats: int) -> tuple[float, float | None, int]:
+    db = work / executor / "r.sqlite"
+    cfg = work / f"{executor}.yaml"
+    text = CONFIG.replace("REPEATS", str(repeats)).replace("RESULTS", str(db)).replace("EXECUTOR", executor)
+    cfg.write_text(text.replace("JOBS", str(jobs)))
+    db.parent.mkdir(parents=True)
+    box: list[float] = []
+    stop = threading.Event()
+    t0 = time.perf_counter()
+    watcher = threading.Thread(target=first_row, args=(db, t0, box, stop), daemon=True)
+    watcher.start()
+    cmd = [sys.executable, "-m", "cnfgen_queens", "batch", str(cfg), "--jobs", str(jobs), "--no-progress"]
+    run = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    stop.set()
+    if run.returncode != 0:
+        sys.exit(f"bench_slurm: {executor} batch failed: {run.stderr[-2000:]}")
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    return wall, (box[0] if box else None), rows
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
+    p.add_argument("--jobs", type=int, default=2, help="local workers and SLURM jobs (default 2)")
+    p.add_argument("--repeats", type=int, default=40, help="repeats of the 30-instance grid (default 40)")
+    args = p.parse_args()
+    os.environ.setdefault("SLURM_CONF", "/tmp/cnfgen-queens-slurm/slurm.conf")
+    with tempfile.TemporaryDirectory(prefix="bench-slurm-") as tmp:
+        for executor in ("local", "dask", "slurm"):
+            wall, first, rows = batch(Path(tmp), executor, args.jobs, args.repeats)
+            start = f", first result after {first:.1f} s" if first is not None else ""
+            print(f"{executor:6} {rows} runs on {args.jobs} {'jobs' if executor == 'slurm' else 'workers'}: "
+                  f"{wall:.1f} s, {rows / wall:.0f} runs/s{start}")  # fmt: skip
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
