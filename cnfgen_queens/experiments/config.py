@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -251,9 +251,10 @@ def parse(
     for i, entry in enumerate(solvers):
         if task == "count" and entry.args:
             c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
-    _sizes_fit(c, ns, encodings, column_alo, group_size, max_clauses, shuffled=bool(seeds))
+    kept = list(_largest_kept(ns, encodings, column_alo, group_size, max_clauses))
+    _sizes_fit(c, kept, shuffled=bool(seeds))
     if task == "count":
-        _count_fits(c, ns, encodings, column_alo, group_size, max_clauses)
+        _count_fits(c, kept)
     engine = top.get("engine", "auto")
     if engine not in ENGINES:
         c.expected("engine", " or ".join(ENGINES), engine)
@@ -303,41 +304,39 @@ def parse(
     )
 
 
-def _count_fits(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], column_alo: tuple[bool, ...],
-                group: int | None, max_clauses: int | None) -> None:  # fmt: skip
-    """``task: count`` holds each formula in memory: the largest instance of each encoding that
-    ``max_clauses`` keeps is checked against the cap (``solutions.api.check_held_size``) here, before
-    any run, rather than stored as an ERROR row at run time."""
-
+def _largest_kept(ns: tuple[int, ...], encodings: tuple[str, ...], column_alo: tuple[bool, ...], group: int | None,
+                  max_clauses: int | None) -> Iterator[tuple[int, QueensFormula]]:  # fmt: skip
+    """(index, formula) of the largest instance of each encoding that ``max_clauses`` keeps (sizes grow
+    with N): what the checks below look at, before any run."""
     for i, name in enumerate(encodings):
         size = group if registry.get(name).takes_group_size else None
         for n in sorted(ns, reverse=True):
             formula = QueensFormula(n, name, any(column_alo), size)
             if max_clauses is None or formula.counts()[1] <= max_clauses:
-                try:
-                    check_held_size(formula, escape="a smaller N for task count", option="encoding ")
-                except UsageError as e:
-                    c.fail(f"instances.encodings[{i}]", f"task count: {e}")
+                yield i, formula
                 break
 
 
-def _sizes_fit(c: _Check, ns: tuple[int, ...], encodings: tuple[str, ...], column_alo: tuple[bool, ...],
-               group: int | None, max_clauses: int | None, *, shuffled: bool) -> None:  # fmt: skip
-    """What gen-queens refuses, the batch refuses before any run (cnf.write_limits): the largest instance of
-    each encoding that ``max_clauses`` keeps (sizes grow with N) within the DIMACS variable limit, the
-    size guard, and the shuffle's memory bound."""
-    for i, name in enumerate(encodings):
-        size = group if registry.get(name).takes_group_size else None
-        for n in sorted(ns, reverse=True):
-            formula = QueensFormula(n, name, any(column_alo), size)
-            if max_clauses is None or formula.counts()[1] <= max_clauses:
-                try:
-                    check_output(formula, (), shuffle=0 if shuffled else None, shuffled_by="instances.shuffle_seeds",
-                                 advice="use a smaller N, or instances.max_clauses to leave it out",
-                                 size_from=SIZE_FROM_UNBUILT)  # fmt: skip
-                except UsageError as e:
-                    c.fail(f"instances.encodings[{i}]", str(e))
-                break
+def _count_fits(c: _Check, kept: list[tuple[int, QueensFormula]]) -> None:
+    """``task: count`` holds each formula in memory: the largest kept instances are checked against the cap
+    (``solutions.api.check_held_size``) here, rather than stored as an ERROR row at run time."""
+    for i, formula in kept:
+        try:
+            check_held_size(formula, escape="a smaller N for task count", option="encoding ")
+        except UsageError as e:
+            c.fail(f"instances.encodings[{i}]", f"task count: {e}")
+
+
+def _sizes_fit(c: _Check, kept: list[tuple[int, QueensFormula]], *, shuffled: bool) -> None:
+    """What gen-queens refuses, the batch refuses before any run (cnf.write_limits): the largest kept
+    instances within the DIMACS variable limit, the size guard, and the shuffle's memory bound."""
+    for i, formula in kept:
+        try:
+            check_output(formula, (), shuffle=0 if shuffled else None, shuffled_by="instances.shuffle_seeds",
+                         advice="use a smaller N, or instances.max_clauses to leave it out",
+                         size_from=SIZE_FROM_UNBUILT)  # fmt: skip
+        except UsageError as e:
+            c.fail(f"instances.encodings[{i}]", str(e))
 
 
 def _results_path(c: _Check, value: Any) -> Path:
