@@ -6,8 +6,7 @@ is one line on stderr and a sentence (no traceback, no catch-all "set CNFGEN_QUE
 RSS under :data:`PEAK_MB`, time under :data:`SECONDS`, no file or process left, inputs unchanged.
 
 The fast part (a few examples per reader) runs by default; ``-m slow`` runs many more examples and
-the large inputs (compressed bombs, long lines).  The one case still open is marked xfail (not
-strict) with its reason.
+the large inputs (compressed bombs, long lines).
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ EXIT_CODES = {0, 1, 2, 10, 20}  # README: exit codes
 PEAK_MB = 600  # peak RSS of one command on hostile input
 SECONDS = 20  # wall time of one command on hostile input
 ADDRESS_SPACE = 4 << 30  # RLIMIT_AS of the command: a runaway reader dies in seconds, not at 24 GB
-STATS_MEMORY = "stats peaks at 780 MB on 16 MB of '1 2 3 0' lines (its graph under the 20M-pair bound): issue 24 item 2"
 FAST = settings(max_examples=4, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
 LONG = settings(max_examples=60, deadline=None, database=None,
@@ -365,12 +363,8 @@ BOMB_SHAPES = ["zeros", "long-line", "long-comment", "clauses", "huge-header"]
 
 
 def _bomb_case(command: str, shape: str, suffix: str, size: int) -> object:
-    known = command == "stats" and shape == "clauses" and size > 4 << 20  # 780 MB peak on 16 MB of 3-literal clauses
     slow = [pytest.mark.slow] if suffix != ".gz" or command == "stats" or size > 4 << 20 else []
-    xfail = [pytest.mark.xfail(reason=STATS_MEMORY, strict=False)] if known else []
-    return pytest.param(
-        command, shape, suffix, size, marks=slow + xfail, id=f"{command}-{shape}{suffix}-{size >> 20}MB"
-    )
+    return pytest.param(command, shape, suffix, size, marks=slow, id=f"{command}-{shape}{suffix}-{size >> 20}MB")
 
 
 @pytest.mark.parametrize(

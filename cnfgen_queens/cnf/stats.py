@@ -43,7 +43,8 @@ MAX_GRAPH_EDGES = 2_000_000  # VIG edges networkx may hold for community detecti
 LOUVAIN_EDGES = 250_000  # Louvain up to this many edges, fast label propagation above
 CLIQUE_N = 16  # the board's maximal cliques are enumerated up to this N
 SEED = 0
-STATS_CHUNK = 1 << 24  # bytes of text per chunk: few chunks, so per-variable counts are added rarely
+STATS_CHUNK = 1 << 22  # bytes of text per chunk: few chunks (per-variable counts are added per chunk), and
+# their temporaries (about 20 bytes a literal) stay under 100 MB
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,9 @@ def vig_edges(lits: np.ndarray, starts: np.ndarray, lengths: np.ndarray, num_var
             a, b = block[:, i].ravel(), block[:, j].ravel()
             keep = a != b  # a clause may repeat a variable (tautology or duplicate literal)
             lo, hi = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
-            keys.append(lo * (num_vars + 1) + hi)
-            weights.append(np.full(lo.size, 2.0 / (k * (k - 1))))
+            block_keys, repeats = np.unique(lo * (num_vars + 1) + hi, return_counts=True)  # a repeated
+            keys.append(block_keys)  # clause costs one edge, not one per copy (a compressed bomb of them)
+            weights.append(repeats * (2.0 / (k * (k - 1))))
     if not keys:
         empty = np.zeros(0, np.int64)
         return empty, empty, np.zeros(0)
