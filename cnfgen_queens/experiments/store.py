@@ -37,6 +37,7 @@ from .verdict import Verdict
 
 OUTPUT_DIR = "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed
 SYNC_EVERY = 1.0  # seconds between two flushes of the journal to the disk (a row added after it flushes it)
+LOCK_TIMEOUT = 30.0  # seconds a writer waits for another process holding the file (SQLite's busy timeout)
 SCHEMA_VERSION = "1"  # nullable columns added since then are added to older files on open
 
 
@@ -194,6 +195,20 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, isolation_level=None)
 
 
+def _wal_mode(db: sqlite3.Connection) -> None:
+    """``PRAGMA journal_mode=WAL``, waiting for a process that creates the same file at the same moment: SQLite
+    answers "database is locked" there at once, without its busy timeout (two batches started together)."""
+    end = time.monotonic() + LOCK_TIMEOUT
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > end:
+                raise
+            time.sleep(0.02)
+
+
 class Store:
     """The results file; ``readonly`` opens an existing file without creating or changing it."""
 
@@ -213,8 +228,8 @@ class Store:
                 self.db = _connect_readonly(self.path)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db = sqlite3.connect(self.path, isolation_level=None, timeout=LOCK_TIMEOUT)
+                _wal_mode(self.db)
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.executescript(f"BEGIN; {SCHEMA} COMMIT;")
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
