@@ -28,7 +28,7 @@ MAX_JOBS = 100_000  # jobs at once (no more than the runs of the largest grid)
 
 
 class _Check(Protocol):
-    """What this module needs of :mod:`.config`'s checker (errors naming file, line and key)."""
+    """What this module needs of :mod:`.config_check`'s checker (errors naming file, line and key)."""
 
     def fail(self, path: str, message: str) -> NoReturn: ...
     def expected(self, path: str, what: str, got: Any) -> NoReturn: ...

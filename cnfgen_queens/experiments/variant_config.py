@@ -26,7 +26,7 @@ from cnfgen_queens.model.variants import VariantError, make_variant, parse_cell
 
 
 class _Check(Protocol):
-    """What this module needs of :mod:`.config`'s checker (errors naming file, line and key), as a
+    """What this module needs of :mod:`.config_check`'s checker (errors naming file, line and key), as a
     protocol so that this module does not import the one that imports it."""
 
     def fail(self, path: str, message: str) -> NoReturn: ...
