@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
+from ..solutions.api import ENGINES
 from ..solvers import SolverNotFound, resolve
 from .config_check import MAX_INT, MAX_RUNS, Check, ConfigError
 from .config_source import SourceError, path_problem, read
@@ -45,7 +46,6 @@ __all__ = [  # what callers import from here, ConfigError and the limits include
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output",
             "executor", "slurm")  # fmt: skip
-ENGINES = ("auto", "cubes", "loop")  # solutions.api.ENGINES (task count)
 LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
 

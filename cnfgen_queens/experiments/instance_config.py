@@ -11,8 +11,7 @@ from cnfgen_queens.cnf.write_limits import SIZE_FROM_UNBUILT, check_output
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.api import check_held_size
 
-from .. import encodings
-from .. import encodings as registry
+from .. import encodings as registry  # `encodings` is a parameter name below
 from ..errors import UsageError
 from .config_check import MAX_RUNS, Check
 from .variant_config import RANGE_KEYS, VariantSpec
@@ -119,7 +118,7 @@ def encoding_names(c: Check, value: Any, ns: tuple[int, ...], column_alo: bool,
                    group_size: int | None) -> tuple[str, ...]:  # fmt: skip
     """The ``encodings`` list (or ``all``), each name checked by sizing its smallest instance."""
     if value == "all":
-        value = encodings.names()
+        value = registry.names()
     if isinstance(value, list) and sum(ns) * len(value) > MAX_COUNTING:  # before sizing any instance
         c.fail(
             "instances.n",
@@ -132,13 +131,13 @@ def encoding_names(c: Check, value: Any, ns: tuple[int, ...], column_alo: bool,
         if name.startswith("pysat:") and max(ns) > MAX_MEASURED_N:  # before counting anything
             c.fail(path, f"{name} counts are measured by building it: N up to {MAX_MEASURED_N}, not {max(ns)}")
         try:
-            takes_group = encodings.get(name).takes_group_size
+            takes_group = registry.get(name).takes_group_size
             QueensFormula(min(ns), name, column_alo, group_size if takes_group else None).counts()
         except ValueError as e:  # UnknownEncoding lists the valid names; a bad group size
             c.fail(path, str(e).replace("--group-size", "group_size"))
         return name
 
     names = c.unique_list(value, "instances.encodings", one, "encoding names (or the word all)")
-    if group_size is not None and not any(encodings.get(e).takes_group_size for e in names):
+    if group_size is not None and not any(registry.get(e).takes_group_size for e in names):
         c.fail("instances.group_size", f"none of {', '.join(names)} takes a group size")
     return names

@@ -109,8 +109,7 @@ def solutions(
     limits = limits or Limits()
     choose_engine(formula, solver, "loop", symmetric=symmetric)  # the checks every engine makes
     check_held_size(formula, allow_large)
-    if resume and workdir is None:
-        raise UsageError("--resume needs --out DIR")
+    _check_request(solver, solvers_file, resume, workdir)
     deadline = deadline or Deadline.after(limits.time)
     if pysat_name(solver) is not None:
         external = external_flags(limits, workdir, resume, solver_args, solvers_file)
@@ -120,10 +119,6 @@ def solutions(
                              "of this process")  # fmt: skip
         embedded_solver(solver)  # UsageError here, not an ERROR from the child
         return _embedded_loop(formula, solver, symmetric, deadline, limits.memory, on_call, check_all)
-    try:
-        resolve(solver, solvers_file)
-    except (SolverNotFound, ProfileError) as e:
-        raise UsageError(str(e)) from None
     options = EnumerationOptions(symmetric=symmetric, limits=limits, deadline=deadline, on_call=on_call,
                                  resume=resume, solvers_file=solvers_file, solver_args=solver_args)  # fmt: skip
     return _external_loop(formula, solver, workdir, options)
@@ -253,15 +248,22 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
     return result
 
 
+def _check_request(solver: str, solvers_file: Path | None, resume: bool, workdir: Path | None) -> None:
+    """What the loop and the external cubes refuse before anything runs: ``--resume`` without a directory,
+    a binary solver that cannot be found."""
+    if resume and workdir is None:
+        raise UsageError("--resume needs --out DIR")
+    if pysat_name(solver) is None:
+        try:
+            resolve(solver, solvers_file)
+        except (SolverNotFound, ProfileError) as e:
+            raise UsageError(str(e)) from None
+
+
 def _count_external_cubes(formula: QueensFormula, solver: str, **options: object) -> Count:
     """:func:`.external_cubes.count_external_cubes`, after the checks the loop makes (the solver is known,
     the formula fits, ``--resume`` has a directory)."""
-    try:
-        resolve(solver, options["solvers_file"])  # type: ignore[arg-type]
-    except (SolverNotFound, ProfileError) as e:
-        raise UsageError(str(e)) from None
-    if options["resume"] and options["workdir"] is None:
-        raise UsageError("--resume needs --out DIR")
+    _check_request(solver, options["solvers_file"], bool(options["resume"]), options["workdir"])  # type: ignore[arg-type]
     check_held_size(formula)
     return count_external_cubes(formula, solver, **options)  # type: ignore[arg-type]
 
