@@ -74,9 +74,12 @@ def test_merge_renames_primary_blocks_into_a_shuffled_base(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(
-    ("n", "count"), [(6, 4), pytest.param(8, 92, marks=pytest.mark.slow)]  # 92 kissat runs: slow
+    ("n", "count"),
+    [(6, 4), pytest.param(8, 92, marks=pytest.mark.slow)],  # 92 kissat runs: slow
 )
 def test_enumerate_sh_on_a_shuffled_cnf(n: int, count: int) -> None:
+    bad = subprocess.run(["bash", str(ROOT / "scripts" / "enumerate.sh"), "6", "kissat", "x"], capture_output=True)
+    assert bad.returncode == 2 and b"SEED" in bad.stderr
     need_solver("kissat")
     proc = subprocess.run(
         ["bash", str(ROOT / "scripts" / "enumerate.sh"), str(n), "kissat", "11"],

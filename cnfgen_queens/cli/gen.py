@@ -121,8 +121,10 @@ def run_cnf(args: argparse.Namespace) -> int:
         except OSError as e:
             fail(f"cannot read {path}: {e.strerror or e}")
         except VariableBeyond as e:
-            fail(f"{e.where}: literal {e.literal} is not a cell variable: --block takes clauses over the "
-                 f"N*N = {cells} cells 1..{cells} (x(r,c) = r*N+c+1, unshuffled), as `cnfgen-queens block` prints")  # fmt: skip
+            fail(
+                f"{e.where}: literal {e.literal} is not a cell variable: --block takes clauses over the N*N = "
+                f"{cells} cells 1..{cells} (x(r,c) = r*N+c+1, unshuffled), as `cnfgen-queens block` prints"
+            )
         except DimacsError as e:
             fail(str(e))
     comments = [] if args.no_comments else formula.header_comments(args.command_line, show=False)
