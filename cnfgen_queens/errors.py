@@ -61,7 +61,7 @@ def raise_terminated(signum: int, frame: object) -> None:
     raise Terminated(signum)
 
 
-def _restore(previous: dict[signal.Signals, Any]) -> None:
+def restore_handlers(previous: dict[signal.Signals, Any]) -> None:
     """Put back the handlers of ``previous``, every one even when a signal raises on the way (its Terminated,
     or Ctrl-C's KeyboardInterrupt, is raised once they are all back)."""
     landed: KeyboardInterrupt | None = None
@@ -77,10 +77,11 @@ def _restore(previous: dict[signal.Signals, Any]) -> None:
 
 
 @contextmanager
-def signals_raise() -> Iterator[None]:
+def signals_raise(*, over_default_only: bool = False) -> Iterator[None]:
     """SIGTERM and SIGHUP raise :class:`Terminated` inside this block (main thread only; elsewhere a
     no-op); nested blocks are fine, each puts back exactly the handlers it found.  A signal the caller
-    ignores (``nohup``, a script's background job) stays ignored."""
+    ignores (``nohup``, a script's background job) stays ignored; with ``over_default_only`` a handler
+    the caller set stays too (only the default action is replaced)."""
     global _owner, _depth
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -91,12 +92,12 @@ def signals_raise() -> Iterator[None]:
         _owner, _depth = pid, (_depth if _owner == pid else 0) + 1
         for sig in TERMINATING:
             previous[sig] = signal.getsignal(sig)
-            if previous[sig] != signal.SIG_IGN:
+            if previous[sig] == signal.SIG_DFL or (previous[sig] != signal.SIG_IGN and not over_default_only):
                 signal.signal(sig, raise_terminated)
         yield
     finally:
         try:
-            _restore(previous)
+            restore_handlers(previous)
         finally:
             _owner, _depth = outer
 
@@ -109,14 +110,15 @@ def signals_unwind() -> Iterator[None]:
     :class:`Terminated`.  Otherwise the outermost such block turns it into ``SystemExit(128 + signal)``
     once everything inside has unwound, so that a program with the default handlers ends as it would
     have without us, exit 128 + the signal, only with its temporary files removed (an uncaught
-    KeyboardInterrupt would make Python print a traceback and kill itself with SIGINT).
+    KeyboardInterrupt would make Python print a traceback and kill itself with SIGINT).  A handler the
+    library's caller set is left in place: the caller decides what its signals do.
     """
     if threading.current_thread() is not threading.main_thread() or (_depth and _owner == os.getpid()):
         with signals_raise():
             yield
         return
     try:
-        with signals_raise():
+        with signals_raise(over_default_only=True):
             yield
     except Terminated as e:
         raise SystemExit(e.exit_code) from e

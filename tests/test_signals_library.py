@@ -23,6 +23,7 @@ import pytest
 from helpers import CLI_ENTRY, default_signals
 
 from cnfgen_queens.errors import Terminated, raise_terminated, signals_raise, signals_unwind
+from cnfgen_queens.experiments.batch import _signals_held
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 
@@ -116,6 +117,22 @@ def test_an_ignored_signal_stays_ignored_during_a_library_write(
     time.sleep(0.2)  # time for a handler, if one ran, to end the process
     out, err = proc.communicate("go\n", timeout=60)
     assert (proc.returncode, out, err) == (0, "done True\n", "")
+    assert [p.name for p in tmp_path.iterdir()] == ["out.bin"] and (tmp_path / "out.bin").read_bytes() == b"partial"
+
+
+def test_a_handler_the_caller_set_runs_and_the_write_completes(
+    tmp_path: Path, processes: list[subprocess.Popen[str]]
+) -> None:
+    """A library caller's own SIGTERM handler is not replaced during the write: it runs (here it notes the
+    signal and carries on), and the write completes as the caller chose."""
+    setup = "signal.signal(signal.SIGTERM, lambda s, f: print('noted', flush=True))"
+    proc = _writer(tmp_path, setup=setup)
+    processes.append(proc)
+    assert proc.stdout is not None
+    proc.send_signal(signal.SIGTERM)
+    assert proc.stdout.readline() == "noted\n"
+    out, err = proc.communicate("go\n", timeout=60)
+    assert (proc.returncode, out, err) == (0, "done False\n", "")
     assert [p.name for p in tmp_path.iterdir()] == ["out.bin"] and (tmp_path / "out.bin").read_bytes() == b"partial"
 
 
@@ -254,3 +271,20 @@ def test_a_signal_landing_while_the_handlers_change_puts_them_all_back(own_handl
                 sys.setprofile(_land_at(1, signal.SIGHUP))
     assert caught.value.signum == (signal.SIGTERM if when == "setting" else signal.SIGHUP)
     assert _handlers() == before
+
+
+def test_the_batch_holding_its_signals_puts_every_handler_back(own_handlers: dict[int, Any]) -> None:
+    """batch's ``_signals_held`` (signals ignored while workers stop): a SIGTERM landing as SIGTERM's own
+    handler is being set to SIG_IGN (the second call; SIGINT's was set first) ends the block with SIGINT's
+    handler put back (before: SIGINT stayed ignored for the rest of the process)."""
+    saved_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        with signals_raise(), pytest.raises(Terminated):
+            sys.setprofile(_land_at(2, signal.SIGTERM))
+            with _signals_held():
+                time.sleep(5)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        sys.setprofile(None)
+        signal.signal(signal.SIGINT, saved_int)
