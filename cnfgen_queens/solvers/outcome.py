@@ -54,6 +54,7 @@ class Outcome:
     proof: ProofState | None  # VERIFIED / UNVERIFIED (a rejected proof: ERROR, UNVERIFIED); None: none asked
     check_time: float | None = None  # seconds spent checking the model (or validating an UNSAT file)
     measured_by: str = "rusage"  # "cgroup" (BenchExec: the whole process tree) or "rusage"
+    model_rejected: bool = False  # the solver said SAT, but its model failed the check (status ERROR, ``error``)
 
     def true_vars(self) -> set[int]:
         """The variables the model sets true (empty without a model)."""

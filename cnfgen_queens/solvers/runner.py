@@ -177,6 +177,7 @@ def _solve_embedded(
         stderr_tail="",
         proof=proof_state,
         check_time=check_time,
+        model_rejected=run.status is Status.SAT and model is None,
     )
 
 
@@ -243,7 +244,7 @@ def _solve_binary(
         if keep_output is not None:
             _keep(run, keep_output)
         status, error, claim = _read_answer(profile, run, model_file, limits, stderr)
-        model, verified, check_time = None, False, None
+        model, verified, check_time, claim_sat = None, False, None, status is Status.SAT
         if status is Status.SAT:
             model, error, check_time = _timed_check(cnf, claim.model or ())
             status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
@@ -277,6 +278,7 @@ def _solve_binary(
         proof=proof_state,
         check_time=check_time,
         measured_by=run.measured_by,
+        model_rejected=claim_sat and model is None,
     )
 
 
