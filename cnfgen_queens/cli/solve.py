@@ -18,8 +18,8 @@ from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
 from cnfgen_queens.cnf.dimacs import check_writable, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
 
-from ..solvers import ProfileError, SolverNotFound, Status, resolve, solve
 from ..solutions.known_answer import contradicted_unsat
+from ..solvers import ProfileError, SolverNotFound, Status, resolve, solve
 from ..solvers.outcome import EXIT_CODES, S_LINES
 from .arg_groups import add_limit_arguments, add_solver_arguments
 from .common import fail
