@@ -13,10 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from cnfgen_queens.cnf.atomic import signals_unwind
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
 from cnfgen_queens.cnf.dimacs import check_writable, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
+from cnfgen_queens.errors import signals_unwind
 
 from ..solutions.known_answer import contradicted_unsat
 from ..solvers import ProfileError, SolverNotFound, Status, resolve, solve

@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..cnf.atomic import signals_unwind
-from ..errors import UsageError
+from ..errors import UsageError, signals_unwind
 from . import report
 from .plots import draw, scatter_pairs
 from .store import OUTPUT_DIR, Row
