@@ -154,8 +154,6 @@ def run(args: argparse.Namespace) -> int:
     table = report.markdown(stats, args.time)
     sys.stdout.write(table)
     sys.stdout.flush()
-    if missing := report.missing_note(stats):
-        print(f"{args.prog}: note: {missing}", file=sys.stderr)
     outputs = {  # each text made only when asked for (every run as CSV is most of a large report's time)
         args.markdown: ("table", lambda: table),
         args.csv: ("table (CSV)", lambda: report.to_csv(stats)),
@@ -177,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {path}: {what}", file=sys.stderr)
     if args.html:
         _html(args, rows)
+    if missing := report.missing_note(stats):  # last: after the files written, or the error that stopped them
+        print(f"{args.prog}: note: {missing}", file=sys.stderr)
     return 0
 
 
