@@ -61,3 +61,7 @@ def test_solve_refuses_an_unsat_its_header_contradicts(tmp_path: Path, capsys: p
     capsys.readouterr()
     assert main(["solve", str(merged), "--solver", liar]) == 20
     assert "c error" not in capsys.readouterr().out
+    appended = tmp_path / "appended.cnf"  # block >> q8.cnf: more clauses under the same header
+    appended.write_bytes(q8.read_bytes() + b"1 0\n-1 0\n")
+    assert main(["solve", str(appended), "--solver", liar]) == 20
+    assert "c error" not in capsys.readouterr().out

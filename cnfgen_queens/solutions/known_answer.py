@@ -11,8 +11,10 @@ verdict ``wrong`` (:mod:`cnfgen_queens.experiments.verdict`), and ``solve`` says
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from cnfgen_queens.cnf.dimacs import Header
+from cnfgen_queens.cnf.scan import CnfFile, check_stream
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import published_count
 from cnfgen_queens.model.variants import VariantError, from_header
@@ -20,9 +22,11 @@ from cnfgen_queens.model.variants import VariantError, from_header
 DESCRIPTION = re.compile(r"n=(\d+) encoding=(\S+)(?: group_size=(\d+))? column_alo=(true|false)$")
 
 
-def contradicted_unsat(header: Header) -> str | None:
+def contradicted_unsat(header: Header, path: Path | None = None) -> str | None:
     """Why UNSAT is a wrong answer for the CNF of ``header`` (the sentence to print), or None when
-    nothing known contradicts it (no description, a changed size, a variant without a published count)."""
+    nothing known contradicts it (no description, a changed size, a variant without a published count).
+    ``path``: the file, whose clauses are then counted too (blocking clauses appended under an unchanged
+    header: ``block >> q8.cnf``); only boards with a published count get there, so the file is small."""
     m = next((m for c in header.comments if (m := DESCRIPTION.match(c.strip()))), None)
     if m is None:
         return None
@@ -40,8 +44,14 @@ def contradicted_unsat(header: Header) -> str | None:
         formula = QueensFormula(n, encoding, alo, int(group) if group else None, variant)
         if formula.counts() != (header.num_vars, header.num_clauses):
             return None  # clauses added (block, merge) or taken away: no longer the formula described
+        if path is not None and check_stream(CnfFile(path, str(path)), None, _quiet).clauses != header.num_clauses:
+            return None  # more (or fewer) clauses than the header says
     except ValueError:  # an unknown encoding, a bad group size: a header we did not write
         return None
     board = "torus " if variant.torus else ""
     return (f"the solver answered UNSAT, but the header describes {n}-queens {board}({encoding}), which has "
             f"{published[0]} solutions (OEIS {published[1]}): a wrong answer")  # fmt: skip
+
+
+def _quiet(message: str) -> None:
+    """Warnings about the file are solve's to print (once), not this check's."""
