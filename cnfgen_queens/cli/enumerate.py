@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from cnfgen_queens.model.decode import render
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.progress import Progress
 from cnfgen_queens.solutions import api
+from cnfgen_queens.solutions.external_loop import refuse_inputs_in
 
 from .arg_groups import (
     add_encoding_arguments,
@@ -90,8 +92,17 @@ def formula_from(args: argparse.Namespace) -> QueensFormula:
 
 
 def request(args: argparse.Namespace) -> dict[str, Any]:
-    """The options of ``enumerate``/``count`` as keyword arguments of :mod:`cnfgen_queens.solutions.api`."""
+    """The options of ``enumerate``/``count`` as keyword arguments of :mod:`cnfgen_queens.solutions.api`;
+    ``--out DIR`` must not hold an input under a name the loop writes (exit 2, before any solver runs)."""
     import shlex
+
+    if args.out:
+        inputs = [*(("--holes", f) for f in args.holes), *(("--place-file", f) for f in args.place_file),
+                  ("--solvers-file", args.solvers_file), ("--solver", args.solver if os.sep in args.solver else None)]
+        try:
+            refuse_inputs_in(Path(args.out), inputs)
+        except UsageError as e:
+            fail(str(e))
 
     try:
         solver_args = tuple(shlex.split(args.solver_args or ""))
