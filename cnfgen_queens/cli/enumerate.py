@@ -97,8 +97,12 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
     import shlex
 
     if args.out:
-        inputs = [*(("--holes", f) for f in args.holes), *(("--place-file", f) for f in args.place_file),
-                  ("--solvers-file", args.solvers_file), ("--solver", args.solver if os.sep in args.solver else None)]
+        inputs = [
+            *(("--holes", f) for f in args.holes),
+            *(("--place-file", f) for f in args.place_file),
+            ("--solvers-file", args.solvers_file),
+            ("--solver", args.solver if os.sep in args.solver else None),
+        ]
         try:
             refuse_inputs_in(Path(args.out), inputs)
         except UsageError as e:

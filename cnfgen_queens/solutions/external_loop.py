@@ -115,8 +115,11 @@ def refuse_inputs_in(workdir: Path, inputs: Iterable[tuple[str, str | Path | Non
                 continue
             hit = given.get((st.st_dev, st.st_ino))
             if hit is not None:
-                raise OutputIsInput(f"{hit[0]} {hit[1]} is the same file as {where / name}, which --out {workdir} "
-                                    "writes: it would be destroyed; move it, or choose another --out directory")  # fmt: skip
+                flag, given_path = hit
+                raise OutputIsInput(
+                    f"{flag} {given_path} is the same file as {where / name}, which --out {workdir} "
+                    "writes: it would be destroyed; move it, or choose another --out directory"
+                )
 
 
 def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: bool) -> None:

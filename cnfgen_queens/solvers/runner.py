@@ -19,7 +19,7 @@ from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
 from cnfgen_queens.cnf.scan import Cnf, CnfFile, StreamCheck, _first_violated, check_stream, model_values, read_cnf
 from cnfgen_queens.solvers.input_file import solver_input
 
-from ..cnf.atomic import sweep_work_dirs, work_dir
+from ..cnf.atomic import move_into, sweep_work_dirs, work_dir
 from ..errors import UsageError
 from ..limits import Limits
 from .cgroup import choose
@@ -254,9 +254,7 @@ def _solve_binary(
             error = (error + "; " if error else "") + f"killed {run.leftovers} process(es) it left running"
         proof_state: ProofState | None = None
         if proof is not None and proof_file is not None and proof_file.exists():
-            import shutil
-
-            shutil.move(str(proof_file), str(proof))
+            move_into(proof_file, proof)  # through the atomic layer: a symlink written through, a FIFO refused
             if status is Status.UNSAT:
                 status, perr, verified, proof_state = _check_proof(cnf, proof)
                 error = perr or error
