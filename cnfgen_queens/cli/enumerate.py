@@ -54,7 +54,8 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         help="evaluate every clause of the formula on every model (an embedded solver's model is otherwise "
         "checked as a board, in O(N): rows, columns, diagonals, the variant's cells; a binary's always is)",
     )
-    p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs)")
+    p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs); no input "
+                   "may be one of the files it writes there")  # fmt: skip
     p.add_argument("--resume", action="store_true", help="continue the external loop in --out after a crash")
     add_limit_arguments(p)
     p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
