@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,21 +41,37 @@ def unix_socket(tmp_path: Path) -> Iterator[Path]:
 
 
 class FifoReader:
-    """A FIFO at ``path`` and a thread reading it whole; ``close`` unblocks a reader nobody wrote to."""
+    """A FIFO at ``path`` with a reader already there (opened without waiting, so a writer that comes at any
+    moment finds it), and a thread that collects what is written until the writer closes it."""
 
     def __init__(self, path: Path) -> None:
         os.mkfifo(path)
-        self.path, self.got = path, []  # type: list[bytes]
-        self.thread = threading.Thread(target=lambda: self.got.append(path.read_bytes()), daemon=True)
+        self.path, self.chunks, self.stop = path, [], threading.Event()  # type: list[bytes]
+        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
+    def _read(self) -> None:
+        while not self.stop.is_set():
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except BlockingIOError:  # a writer, nothing written yet
+                chunk = None
+            if chunk:
+                self.chunks.append(chunk)
+            elif chunk == b"" and self.chunks:  # the writer closed after writing
+                return
+            else:  # no writer yet (b""), or nothing to read yet
+                time.sleep(0.005)
+
     def close(self) -> bytes:
-        if self.thread.is_alive() and self.path.is_fifo():
-            fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)  # the writer never came: end the reader's wait
-            os.close(fd)
+        """What was written (wait up to 10 s for a writer still writing)."""
         self.thread.join(10)
+        self.stop.set()
+        self.thread.join(10)
+        os.close(self.fd)
         assert not self.thread.is_alive()
-        return self.got[0] if self.got else b""
+        return b"".join(self.chunks)
 
 
 def test_a_plot_into_a_fifo_with_a_reader_gets_the_bytes(db: Path) -> None:

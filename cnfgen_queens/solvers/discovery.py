@@ -14,11 +14,11 @@ import re
 import shutil
 import sys
 import sysconfig
-import tempfile
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from ..cnf.atomic import work_dir
 from ..limits import NEVER, Deadline
 from .process import run_process
 from .profiles import Profile, all_profiles, generic
@@ -192,7 +192,7 @@ def probe(argv: list[str], deadline: Deadline = NEVER) -> tuple[int | None, str]
     timeout = VERSION_TIMEOUT if left is None else min(VERSION_TIMEOUT, left)
     if timeout <= 0:
         return None, ""
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-probe-") as tmp:
+    with work_dir("probe") as tmp:  # locked while in use: the next run removes one a kill -9 left
         try:
             run = run_process(argv, output_dir=Path(tmp), timeout=timeout, output_mb=PROBE_OUTPUT_MB)
         except OSError:

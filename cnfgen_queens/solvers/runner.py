@@ -128,7 +128,7 @@ def _sweep_once() -> None:
     global _swept
     if not _swept:
         _swept = True
-        sweep_work_dirs(("input", "solve"))
+        sweep_work_dirs(("input", "solve", "probe"))
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
