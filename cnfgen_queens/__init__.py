@@ -7,7 +7,11 @@ The first statements below make the console scripts quiet on Ctrl-C, SIGTERM and
 before the package is imported is out of reach of any code of ours:
 Python's own start-up (``site``, ``.pth`` files) and the pip-generated wrapper's
 ``import re`` and its search for the package; a Ctrl-C there still gets Python's
-KeyboardInterrupt traceback (scripts/bench_startup_sigint.py measures how often).
+KeyboardInterrupt traceback (scripts/bench_startup_sigint.py measures how often).  So are the
+statements of this module up to the ``_signal.signal(..., quiet_exit)`` call that sets the
+SIGINT handler: Python runs a pending handler at a module's first instruction, and
+``signal.signal`` runs it before it changes the handler, so a Ctrl-C that arrives before then
+gets the same traceback, pointing at one of these lines.  Keep them as few as they are.
 
 The Python API (:mod:`cnfgen_queens.library`: ``cnfgen_queens.queens(8)``, ``solve``, ``count``, ...) is
 imported on first use of one of its names (PEP 562 ``__getattr__``), so the commands never load it.

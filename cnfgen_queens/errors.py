@@ -5,6 +5,8 @@ prints it as one line and exits 2.  Environment failures stay ``OSError`` (exit 
 SIGTERM and SIGHUP become :class:`Terminated` inside :func:`signals_raise` (every CLI command
 runs in one), so they unwind exactly as Ctrl-C's KeyboardInterrupt does: solvers stopped,
 temporary files and directories removed, results already found kept, exit 128 + the signal.
+Library code that must clean up (atomic writes) runs in :func:`signals_unwind`, the same
+handler for a caller that installed none: the process then exits 128 + the signal too.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 
@@ -44,7 +47,8 @@ class Terminated(KeyboardInterrupt):
         self.exit_code = 128 + signum
 
 
-_owner = 0  # the process that installed raise_terminated; a forked child gets the default action
+_owner = 0  # the process whose signals_raise blocks are active; a forked child gets the default action
+_depth = 0  # how many of them are active in _owner
 
 
 def raise_terminated(signum: int, frame: object) -> None:
@@ -57,22 +61,64 @@ def raise_terminated(signum: int, frame: object) -> None:
     raise Terminated(signum)
 
 
+def restore_handlers(previous: dict[signal.Signals, Any]) -> None:
+    """Put back the handlers of ``previous``, every one even when a signal raises on the way (its Terminated,
+    or Ctrl-C's KeyboardInterrupt, is raised once they are all back)."""
+    landed: KeyboardInterrupt | None = None
+    for sig, handler in previous.items():
+        while True:
+            try:  # signal.signal runs a pending handler first, leaving the handler unchanged when it raises
+                signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+                break
+            except KeyboardInterrupt as e:
+                landed = landed or e
+    if landed is not None:
+        raise landed
+
+
 @contextmanager
-def signals_raise() -> Iterator[None]:
+def signals_raise(*, over_default_only: bool = False) -> Iterator[None]:
     """SIGTERM and SIGHUP raise :class:`Terminated` inside this block (main thread only; elsewhere a
-    no-op).  A signal the caller ignores (``nohup``, a script's background job) stays ignored."""
-    global _owner
+    no-op); nested blocks are fine, each puts back exactly the handlers it found.  A signal the caller
+    ignores (``nohup``, a script's background job) stays ignored; with ``over_default_only`` a handler
+    the caller set stays too (only the default action is replaced)."""
+    global _owner, _depth
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.getsignal(sig) for sig in TERMINATING}
-    owner, _owner = _owner, os.getpid()
-    for sig, handler in previous.items():
-        if handler != signal.SIG_IGN:
-            signal.signal(sig, raise_terminated)
-    try:
+    pid, outer = os.getpid(), (_owner, _depth)
+    previous: dict[signal.Signals, Any] = {}
+    try:  # from the first handler on: a signal landing while the next one is set still puts both back
+        _owner, _depth = pid, (_depth if _owner == pid else 0) + 1
+        for sig in TERMINATING:
+            previous[sig] = signal.getsignal(sig)
+            if previous[sig] == signal.SIG_DFL or (previous[sig] != signal.SIG_IGN and not over_default_only):
+                signal.signal(sig, raise_terminated)
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
-        _owner = owner
+        try:
+            restore_handlers(previous)
+        finally:
+            _owner, _depth = outer
+
+
+@contextmanager
+def signals_unwind() -> Iterator[None]:
+    """:func:`signals_raise` for library code that must clean up (an atomic write, a temporary directory).
+
+    Under a caller's :func:`signals_raise` (every CLI command) the signal is that caller's
+    :class:`Terminated`.  Otherwise the outermost such block turns it into ``SystemExit(128 + signal)``
+    once everything inside has unwound, so that a program with the default handlers ends as it would
+    have without us, exit 128 + the signal, only with its temporary files removed (an uncaught
+    KeyboardInterrupt would make Python print a traceback and kill itself with SIGINT).  A handler the
+    library's caller set is left in place: the caller decides what its signals do.
+    """
+    if threading.current_thread() is not threading.main_thread() or (_depth and _owner == os.getpid()):
+        with signals_raise():
+            yield
+        return
+    try:
+        with signals_raise(over_default_only=True):
+            yield
+    except Terminated as e:
+        raise SystemExit(e.exit_code) from e

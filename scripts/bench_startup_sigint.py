@@ -7,7 +7,9 @@ SIGINT sent after 0..59 ms (``--runs`` processes), each classified by what the u
 - quiet: one line or nothing, exit 130 (our handler, from the package's first statement on);
 - killed: exit by the signal without a word (it landed before Python installed its handler);
 - python: a traceback (or "Fatal Python error") from before the package (site, the wrapper);
-- ours: a traceback with a frame of cnfgen_queens (the bug; expected 0);
+- first: a traceback from the package's own statements before the one that sets its handler
+  (the same limit: Python runs a pending handler at a module's first instruction);
+- ours: a traceback with any other frame of cnfgen_queens (the bug; expected 0);
 - finished: the command ended first.
 
 ``--compare DIR``: the same for the package found in DIR (e.g. ``git archive REF cnfgen_queens |
@@ -17,8 +19,11 @@ tar -x -C DIR``), run alternately with this one, so the ratio is measured side b
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
+import importlib.util
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -28,6 +33,7 @@ from pathlib import Path
 
 BIN = Path(sys.executable).parent
 COMMANDS = (("gen-queens", "4"), ("cnfgen-queens", "--version"))
+KINDS = ("quiet", "killed", "python", "first", "ours", "finished")
 
 
 def _env(tree: str | None) -> dict[str, str]:
@@ -43,13 +49,36 @@ def start_up(argv: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - t0
 
 
-def classify(argv: list[str], env: dict[str, str], delay: float) -> str:
+OUR_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*/cnfgen_queens/[^"]*)", line (?P<line>\d+), in (?P<name>\S+)', re.M)
+
+
+def handler_line(tree: str | None) -> int:
+    """The line of the package's ``_signal.signal(..., quiet_exit)`` (the last a SIGINT can land on before
+    the handler is set: ``signal.signal`` runs a pending handler first), in ``tree`` or the one installed."""
+    spec = None if tree else importlib.util.find_spec("cnfgen_queens")
+    origin = Path(tree, "cnfgen_queens", "__init__.py") if tree else Path(spec.origin if spec and spec.origin else "")
+    calls = [
+        node.lineno
+        for node in ast.walk(ast.parse(origin.read_text()))
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "_signal.signal"
+        and [ast.unparse(a) for a in node.args][1:] == ["quiet_exit"]
+    ]  # fmt: skip
+    assert len(calls) == 1, calls
+    return calls[0]
+
+
+def classify(argv: list[str], env: dict[str, str], delay: float, limit: int) -> str:
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate()
-    if any(line.lstrip().startswith("File ") and "/cnfgen_queens/" in line for line in err.splitlines()):
+    frames = list(OUR_FRAME.finditer(err))
+    first = [m["file"].endswith("/cnfgen_queens/__init__.py") and m["name"] == "<module>" and int(m["line"]) <= limit
+             for m in frames]  # fmt: skip
+    if not all(first):
         return "ours"
+    if frames:
+        return "first"
     if "Traceback" in err or "Fatal Python error" in err:
         return "python"
     if proc.returncode == 130:
@@ -72,13 +101,16 @@ def main() -> None:
             for name, tree in trees.items():
                 times[name].append(start_up(argv, _env(tree)))
         seen: dict[str, collections.Counter[str]] = {name: collections.Counter() for name in trees}
+        limits = {name: handler_line(tree) for name, tree in trees.items()}
         for i in range(args.runs):
             for name, tree in trees.items():
-                seen[name][classify(argv, _env(tree), (i % 60) / 1000)] += 1
+                seen[name][classify(argv, _env(tree), (i % 60) / 1000, limits[name])] += 1
         print(f"{' '.join([script, *rest])}")
         for name in trees:
             median = statistics.median(times[name]) * 1000
-            kinds = "  ".join(f"{k} {seen[name][k]}" for k in ("quiet", "killed", "python", "ours", "finished"))
+            kinds = "  ".join(
+                f"{k} {seen[name][k]}" for k in ("quiet", "killed", "python", "first", "ours", "finished")
+            )
             print(f"  {name:<8} start-up median {median:6.1f} ms   SIGINT after 0-59 ms: {kinds}")
         if args.compare:
             ratio = statistics.median(times["this"]) / statistics.median(times["compare"])

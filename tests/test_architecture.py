@@ -193,3 +193,17 @@ def test_a_light_import_in_a_function_is_caught() -> None:
         "    if TYPE_CHECKING:\n        import json\n"
     )
     assert eager_in_functions(tree) == ["line 4: cnfgen_queens", "line 5: os"]
+
+
+MAX_LINES = 400  # the house limit of a module (DEVELOPERS brief: "modules under ~400 lines")
+
+
+def long_modules(limit: int = MAX_LINES) -> dict[str, int]:
+    """Every module of the package over ``limit`` lines, with its line count."""
+    counts = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines()) for p in ROOT.rglob("*.py")}
+    return {path: lines for path, lines in sorted(counts.items()) if lines > limit}
+
+
+def test_every_module_is_within_the_line_limit() -> None:
+    assert long_modules() == {}
+    assert "solutions/api.py" in long_modules(limit=100)  # the check can fail

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import itertools
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from helpers import need_module
@@ -120,3 +123,14 @@ def test_counts_with_check_all_are_oeis(n: int, capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().out.split()[-1] == str(A000170[n])
     assert main(["count", str(n), "--check-all", "-e", "sequential", "--engine", "loop", "--quiet"]) == 0
     assert capsys.readouterr().out.split()[-1] == str(A000170[n])
+
+
+def test_floor_benchmark_runs_and_counts_right() -> None:
+    """``scripts/bench_count_floor.py`` on tiny boards: every way of calling the solver it measures counts
+    A000170 (the script asserts it) and prints one figure per solver and variant."""
+    script = Path(__file__).resolve().parent.parent / "scripts" / "bench_count_floor.py"
+    argv = [sys.executable, str(script), "-n", "8", "--split-n", "6", "--only", "solvers", "--only", "variants"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    figures = [line for line in proc.stdout.splitlines() if "µs/board" in line]
+    assert len(figures) == 6 + 10 + 3, proc.stdout

@@ -20,8 +20,7 @@ from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions import api as enumeration
-from cnfgen_queens.solutions import external_loop
+from cnfgen_queens.solutions import external_loop, size_cap
 from cnfgen_queens.solutions.api import HELD_CLAUSES, check_held_size, count
 from cnfgen_queens.solutions.embedded_loop import enumerate_embedded
 from cnfgen_queens.solutions.external_loop import WorkFormula
@@ -80,7 +79,7 @@ def test_compact_encodings_under_the_cap_run_and_beyond_it_a_smaller_n(capsys: p
 
 def test_the_cap_and_allow_large_through_the_cli(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     """A small formula over a lowered cap: refused with exit 2, then counted with --allow-large."""
-    monkeypatch.setattr(enumeration, "HELD_CLAUSES", 500)  # N = 8 pairwise has 736 clauses
+    monkeypatch.setattr(size_cap, "HELD_CLAUSES", 500)  # N = 8 pairwise has 736 clauses
     for argv in (["count", "8"], ["enumerate", "8"], ["count", "8", "--symmetric"]):
         assert main(argv) == 2
         err = capsys.readouterr().err
@@ -89,7 +88,7 @@ def test_the_cap_and_allow_large_through_the_cli(monkeypatch: pytest.MonkeyPatch
     assert capsys.readouterr().out.splitlines()[-1] == "count: 92"  # OEIS A000170
     assert main(["count", "8", "--jobs", "2", "--allow-large"]) == 2  # cubes: in every worker, never
     # cubes in J local workers hold J copies: each gets 1/J of the cap
-    monkeypatch.setattr(enumeration, "HELD_CLAUSES", 1000)
+    monkeypatch.setattr(size_cap, "HELD_CLAUSES", 1000)
     assert main(["count", "8", "--symmetric"]) == 0
     assert capsys.readouterr().out.splitlines() == ["fundamental: 12", "count: 92"]
     assert main(["count", "8", "--jobs", "2"]) == 2

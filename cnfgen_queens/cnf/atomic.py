@@ -7,13 +7,14 @@ character device is written into, as a shell's ``>`` would (a FIFO nobody reads 
 anything else, a directory, socket or block device, or a FIFO or device where a file is wanted (a proof,
 work files that are read back), is refused with :class:`NotAFile`, a UsageError.
 
-Ctrl-C (SIGINT) already arrives as KeyboardInterrupt, and in a CLI command SIGTERM and SIGHUP
-as :class:`cnfgen_queens.errors.Terminated` (:func:`~cnfgen_queens.errors.signals_raise`).  For a
-library caller, while an atomic write is under way, SIGTERM and SIGHUP are turned into
-:class:`Terminated` in the writing process, so the same unwinding removes the temporary file
-(and stops any solver the command runs) before the process exits with 128 + the signal number;
-a signal the caller ignores stays ignored.  A forked child that inherits
-the handler gets the default action instead, and never removes its parent's file.
+Ctrl-C (SIGINT) already arrives as KeyboardInterrupt, and SIGTERM and SIGHUP as
+:class:`cnfgen_queens.errors.Terminated` while an atomic write is under way
+(:func:`~cnfgen_queens.errors.signals_unwind`): in a CLI command that is the command's own
+Terminated (one line, exit 128 + the signal); for a library caller with the default handlers
+the same unwinding removes the temporary file (and stops any solver the command runs) before
+the process exits with 128 + the signal number.  A signal the caller ignores stays ignored.
+A forked child that inherits the handler gets the default action instead, and never removes
+its parent's file.
 Only ``kill -9`` leaves a temporary file behind; :func:`sweep_temporaries` removes
 those of a known target.
 """
@@ -25,68 +26,17 @@ import errno
 import fcntl
 import os
 import shutil
-import signal
 import stat
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
-from ..errors import UsageError, raise_terminated
+from ..errors import UsageError, signals_unwind
 
 TEMP_SUFFIX = ".tmp"
-CAUGHT = (signal.SIGTERM, signal.SIGHUP)
-
-
-class Terminated(SystemExit):
-    """SIGTERM or SIGHUP during an atomic write; exits with 128 + the signal number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(128 + signum)
-        self.signum = signum
-
-
-_lock = threading.Lock()
-_depth = 0
-_owner = 0
-_previous: dict[signal.Signals, Any] = {}
-
-
-def _on_signal(signum: int, frame: object) -> None:
-    if os.getpid() != _owner:  # a forked child: behave as if no handler were installed
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-        return
-    raise Terminated(signum)
-
-
-@contextmanager
-def signals_unwind() -> Iterator[None]:
-    """SIGTERM/SIGHUP raise Terminated in this block (main thread only; elsewhere a no-op), so that
-    ``finally`` blocks and context managers (temporary files and directories) run."""
-    global _depth, _owner
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    with _lock:
-        if _depth == 0:
-            _owner = os.getpid()
-            for sig in CAUGHT:  # the CLI's handler unwinds already; an ignored signal stays ignored
-                if signal.getsignal(sig) not in (raise_terminated, signal.SIG_IGN):
-                    _previous[sig] = signal.signal(sig, _on_signal)
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                for sig, handler in _previous.items():
-                    signal.signal(sig, handler)
-                _previous.clear()
 
 
 def temp_prefix(path: Path) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 from cnfgen_queens.solutions import executors
 from cnfgen_queens.solutions.slurm import SlurmSettings
 
-from ..errors import TERMINATING, Terminated
+from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
 from ..solvers.outcome import Status
 from .config import Config
@@ -58,12 +58,13 @@ def _signals_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, *TERMINATING)}
-    try:
+    previous: dict[signal.Signals, Any] = {}
+    try:  # a signal landing between two of these still gets every handler set so far put back
+        for sig in (signal.SIGINT, *TERMINATING):
+            previous[sig] = signal.signal(sig, signal.SIG_IGN)
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        restore_handlers(previous)
 
 
 def cache_dir(config: Config) -> Path:

@@ -2,50 +2,52 @@
 
 Every error names the file, the line, the key path and what was expected
 (``configs/x.yaml:7: instances.n[2]: expected a positive integer, got 'ten'``);
-unknown and duplicate keys are errors, so a typo never passes silently.
+unknown and duplicate keys are errors, so a typo never passes silently.  The checker is
+:mod:`.config_check`; the sections :mod:`.instance_config`, :mod:`.variant_config` and
+:mod:`.executor_config` check their own keys.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from cnfgen_queens.cnf.write_limits import SIZE_FROM_UNBUILT, check_output
-from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.api import check_held_size
-
-from .. import encodings
-from .. import encodings as registry
-from ..errors import UsageError
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
+from ..solutions.api import ENGINES
 from ..solvers import SolverNotFound, resolve
+from .config_check import MAX_INT, MAX_RUNS, Check, ConfigError
 from .config_source import SourceError, path_problem, read
 from .executor_config import SlurmSettings, executor_spec
-from .variant_config import RANGE_KEYS, VARIANT_KEYS, VariantSpec, variant_spec
+from .instance_config import (
+    INSTANCE_KEYS,
+    MAX_COUNTING,
+    MAX_MEASURED_N,
+    MAX_N,
+    board_sizes,
+    column_alo_values,
+    count_fits,
+    encoding_names,
+    grid_size,
+    largest_kept,
+    sizes_fit,
+)
+from .variant_config import VARIANT_KEYS, VariantSpec, variant_spec
+
+__all__ = [  # what callers import from here, ConfigError and the limits included
+    "ENGINES", "INSTANCE_KEYS", "LIMIT_KEYS", "MAX_COUNTING", "MAX_INT", "MAX_MEASURED_N", "MAX_MEMORY", "MAX_N",
+    "MAX_RUNS", "MAX_TIME", "SOLVER_KEYS", "TASKS", "TOP_KEYS", "Config", "ConfigError", "SolverEntry", "digest",
+    "load", "parse",
+]  # fmt: skip
 
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output",
             "executor", "slurm")  # fmt: skip
-ENGINES = ("auto", "cubes", "loop")  # solutions.api.ENGINES (task count)
-INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
 LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
-
-# What a config may ask, checked before anything is expanded or counted (each error names its key)
-MAX_RUNS = 1_000_000  # runs in the grid, computed as a product of its factors (what the coordinator holds)
-MAX_N = 100_000  # board size
-MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by building them (pysat:*)
-MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
-MAX_INT = 2**63 - 1  # what SQLite stores
-
-
-class ConfigError(UsageError):
-    """A config that cannot be used; the message is one line naming file, line and key path."""
 
 
 @dataclass(frozen=True)
@@ -135,78 +137,6 @@ def load(path: Path | str, *, check_solvers: bool = True) -> Config:
     return parse(data, str(path), lines, default_name=path.stem, check_solvers=check_solvers)
 
 
-class _Check:
-    """Raises :class:`ConfigError` with file, line and key path."""
-
-    def __init__(self, source: str, lines: dict[str, int]) -> None:
-        self.source, self.lines = source, lines
-
-    def fail(self, path: str, message: str) -> NoReturn:
-        line = self.line(path)
-        where = f"{self.source}:{line}" if line else self.source
-        raise ConfigError(f"{where}: {path or '(top level)'}: {message}")
-
-    def line(self, path: str) -> int | None:
-        """The line of ``path``, or of its nearest parent present in the file."""
-        while path and path not in self.lines:
-            path = path[: path.rindex("[")] if path.endswith("]") else path.rpartition(".")[0]
-        return self.lines.get(path)
-
-    def expected(self, path: str, what: str, got: Any) -> NoReturn:
-        self.fail(path, f"expected {what}, got {_show(got)}")
-
-    def mapping(self, value: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            self.expected(path, f"a mapping with keys {', '.join(allowed)}", value)
-        for key in value:
-            if key not in allowed:
-                sub = f"{path}.{key}" if path else str(key)
-                self.fail(sub, f"unknown key {key!r}; valid: {', '.join(allowed)}")
-        return value
-
-    def integer(self, value: Any, path: str, minimum: int = 1, maximum: int = MAX_INT) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-            self.expected(path, what, value)
-        if value > maximum:
-            self.fail(path, f"{value} is over the limit of {maximum}")
-        return value
-
-    def number(self, value: Any, path: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
-            self.expected(path, "a positive finite number", value)
-        return float(value)
-
-    def string(self, value: Any, path: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            self.expected(path, "a non-empty string", value)
-        return value
-
-    def unique_list(self, value: Any, path: str, item: Callable[[Any, str], Any], what: str) -> tuple[Any, ...]:
-        if not isinstance(value, list):
-            self.expected(path, f"a list of {what}", value)
-        if not value:
-            self.fail(path, f"empty list: the grid would have no runs (expected at least one {what[:-1]})")
-        if len(value) > MAX_RUNS:  # every entry multiplies the grid
-            self.fail(path, f"{len(value)} entries: the grid would have over {MAX_RUNS} runs (the limit)")
-        first: dict[Any, int] = {}
-        for i, v in enumerate(value):
-            checked = item(v, f"{path}[{i}]")
-            if first.setdefault(checked, i) != i:
-                self.fail(f"{path}[{i}]", f"duplicate entry {_show(v)}")
-        return tuple(first)
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "nothing (null)"
-    return repr(value)
-
-
 def parse(
     data: Any,
     source: str,
@@ -216,7 +146,7 @@ def parse(
     check_solvers: bool = True,
 ) -> Config:
     """Validate the YAML value ``data`` read from ``source``."""
-    c = _Check(source, lines or {})
+    c = Check(source, lines or {})
     if data is None:
         c.fail("", "empty config (expected keys instances, solvers, limits)")
     top = c.mapping(data, "", TOP_KEYS)
@@ -227,12 +157,12 @@ def parse(
     inst = c.mapping(top["instances"], "instances", INSTANCE_KEYS + VARIANT_KEYS)
     if "n" not in inst or "encodings" not in inst:
         c.fail("instances", "needs both n and encodings")
-    ns = _board_sizes(c, inst["n"])
-    column_alo = _column_alo(c, inst.get("column_alo", False))
+    ns = board_sizes(c, inst["n"])
+    column_alo = column_alo_values(c, inst.get("column_alo", False))
     group_size = inst.get("group_size")
     if group_size is not None:
         group_size = c.integer(group_size, "instances.group_size", maximum=MAX_N)
-    encodings = _encodings(c, inst["encodings"], ns, column_alo[0], group_size)
+    encodings = encoding_names(c, inst["encodings"], ns, column_alo[0], group_size)
     seeds = None
     if "shuffle_seeds" in inst:
         seeds = c.unique_list(
@@ -251,10 +181,10 @@ def parse(
     for i, entry in enumerate(solvers):
         if task == "count" and entry.args:
             c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
-    kept = list(_largest_kept(ns, encodings, column_alo, group_size, max_clauses))
-    _sizes_fit(c, kept, shuffled=bool(seeds))
+    kept = list(largest_kept(ns, encodings, column_alo, group_size, max_clauses))
+    sizes_fit(c, kept, shuffled=bool(seeds))
     if task == "count":
-        _count_fits(c, kept)
+        count_fits(c, kept)
     engine = top.get("engine", "auto")
     if engine not in ENGINES:
         c.expected("engine", " or ".join(ENGINES), engine)
@@ -274,7 +204,7 @@ def parse(
                    "limits.memory, or use engine loop or auto (the loop under a memory limit)")  # fmt: skip
     output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
-    _grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats, variant)
+    grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats, variant)
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
     keep_output = top.get("keep_output", False)
     if not isinstance(keep_output, bool):
@@ -304,42 +234,7 @@ def parse(
     )
 
 
-def _largest_kept(ns: tuple[int, ...], encodings: tuple[str, ...], column_alo: tuple[bool, ...], group: int | None,
-                  max_clauses: int | None) -> Iterator[tuple[int, QueensFormula]]:  # fmt: skip
-    """(index, formula) of the largest instance of each encoding that ``max_clauses`` keeps (sizes grow
-    with N): what the checks below look at, before any run."""
-    for i, name in enumerate(encodings):
-        size = group if registry.get(name).takes_group_size else None
-        for n in sorted(ns, reverse=True):
-            formula = QueensFormula(n, name, any(column_alo), size)
-            if max_clauses is None or formula.counts()[1] <= max_clauses:
-                yield i, formula
-                break
-
-
-def _count_fits(c: _Check, kept: list[tuple[int, QueensFormula]]) -> None:
-    """``task: count`` holds each formula in memory: the largest kept instances are checked against the cap
-    (``solutions.api.check_held_size``) here, rather than stored as an ERROR row at run time."""
-    for i, formula in kept:
-        try:
-            check_held_size(formula, escape="a smaller N for task count", option="encoding ")
-        except UsageError as e:
-            c.fail(f"instances.encodings[{i}]", f"task count: {e}")
-
-
-def _sizes_fit(c: _Check, kept: list[tuple[int, QueensFormula]], *, shuffled: bool) -> None:
-    """What gen-queens refuses, the batch refuses before any run (cnf.write_limits): the largest kept
-    instances within the DIMACS variable limit, the size guard, and the shuffle's memory bound."""
-    for i, formula in kept:
-        try:
-            check_output(formula, (), shuffle=0 if shuffled else None, shuffled_by="instances.shuffle_seeds",
-                         advice="use a smaller N, or instances.max_clauses to leave it out",
-                         size_from=SIZE_FROM_UNBUILT)  # fmt: skip
-        except UsageError as e:
-            c.fail(f"instances.encodings[{i}]", str(e))
-
-
-def _results_path(c: _Check, value: Any) -> Path:
+def _results_path(c: Check, value: Any) -> Path:
     """The results file; names the file system would refuse (too long, NUL) are config errors."""
     path = Path(c.string(value, "results"))
     problem = path_problem(path)
@@ -348,90 +243,7 @@ def _results_path(c: _Check, value: Any) -> Path:
     return path
 
 
-def _grid_size(
-    c: _Check,
-    ns: tuple[int, ...],
-    encodings: tuple[str, ...],
-    column_alo: tuple[bool, ...],
-    seeds: tuple[int, ...] | None,
-    solvers: tuple[SolverEntry, ...],
-    repeats: int,
-    variant: VariantSpec | None = None,
-) -> None:
-    """The grid's size as a product of its factors, checked before anything is expanded."""
-    boards = (len(ns), "N") if variant is None else (variant.placements(ns), "(N, K, seed) boards")
-    factors = [boards, (len(encodings), "encodings")]
-    factors += [(len(column_alo), "column_alo values")] if len(column_alo) > 1 else []
-    factors += [(len(seeds), "seeds")] if seeds else []
-    factors += [(len(solvers), "solvers"), (repeats, "repeats")]
-    runs = 1
-    for k, _ in factors:
-        runs *= k
-    if runs > MAX_RUNS:
-        shown = " x ".join(f"{k} {what}" for k, what in factors)
-        c.fail("grid", f"{shown} = {runs} runs, over the limit of {MAX_RUNS}")
-
-
-def _board_sizes(c: _Check, value: Any) -> tuple[int, ...]:
-    if isinstance(value, dict):
-        spec = c.mapping(value, "instances.n", RANGE_KEYS)
-        for key in ("from", "to"):
-            if key not in spec:
-                c.fail(f"instances.n.{key}", "missing (a range needs from and to)")
-        lo = c.integer(spec["from"], "instances.n.from", maximum=MAX_N)
-        hi = c.integer(spec["to"], "instances.n.to", maximum=MAX_N)
-        step = c.integer(spec.get("step", 1), "instances.n.step")
-        if lo > hi:
-            c.fail("instances.n", f"empty range: from {lo} > to {hi}, the grid would have no runs")
-        sizes = range(lo, hi + 1, step)
-        if len(sizes) > MAX_RUNS:
-            c.fail("instances.n", f"{len(sizes)} board sizes: the grid would have over {MAX_RUNS} runs (the limit)")
-        return tuple(sizes)
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = [value]
-    board_size = lambda v, p: c.integer(v, p, maximum=MAX_N)
-    return c.unique_list(value, "instances.n", board_size, "board sizes (positive integers)")
-
-
-def _column_alo(c: _Check, value: Any) -> tuple[bool, ...]:
-    """``true``, ``false`` or a list of them (a grid axis: each instance with and without)."""
-    values = value if isinstance(value, list) else [value]
-    if not values or not all(isinstance(v, bool) for v in values):
-        c.expected("instances.column_alo", "true, false or a list of them", value)
-    if len(set(values)) != len(values):
-        c.fail("instances.column_alo", f"{value} lists a value twice")
-    return tuple(values)
-
-
-def _encodings(c: _Check, value: Any, ns: tuple[int, ...], column_alo: bool, group_size: int | None) -> tuple[str, ...]:
-
-    if value == "all":
-        value = encodings.names()
-    if isinstance(value, list) and sum(ns) * len(value) > MAX_COUNTING:  # before sizing any instance
-        c.fail(
-            "instances.n",
-            f"the N sum to {sum(ns)}, x {len(value)} encodings = {sum(ns) * len(value)}, over the limit of "
-            f"{MAX_COUNTING} (sizing an instance costs O(N): fewer or smaller N)",
-        )
-
-    def one(name: Any, path: str) -> str:
-        name = c.string(name, path)
-        if name.startswith("pysat:") and max(ns) > MAX_MEASURED_N:  # before counting anything
-            c.fail(path, f"{name} counts are measured by building it: N up to {MAX_MEASURED_N}, not {max(ns)}")
-        try:
-            takes_group = encodings.get(name).takes_group_size
-            QueensFormula(min(ns), name, column_alo, group_size if takes_group else None).counts()
-        except ValueError as e:  # UnknownEncoding lists the valid names; a bad group size
-            c.fail(path, str(e).replace("--group-size", "group_size"))
-        return name
-
-    names = c.unique_list(value, "instances.encodings", one, "encoding names (or the word all)")
-    if group_size is not None and not any(encodings.get(e).takes_group_size for e in names):
-        c.fail("instances.group_size", f"none of {', '.join(names)} takes a group size")
-    return names
-
-
-def _solver(c: _Check, value: Any, path: str) -> SolverEntry:
+def _solver(c: Check, value: Any, path: str) -> SolverEntry:
     if isinstance(value, str):
         return SolverEntry(c.string(value, path))
     spec = c.mapping(value, path, SOLVER_KEYS)
@@ -444,7 +256,7 @@ def _solver(c: _Check, value: Any, path: str) -> SolverEntry:
     return SolverEntry(c.string(spec["name"], f"{path}.name"), tuple(str(a) for a in args))
 
 
-def _resolve_all(c: _Check, solvers: tuple[SolverEntry, ...]) -> None:
+def _resolve_all(c: Check, solvers: tuple[SolverEntry, ...]) -> None:
 
     for i, entry in enumerate(solvers):
         try:

@@ -18,24 +18,14 @@ Where and how the runs execute does not change their results, so none of this is
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NoReturn, Protocol
+from typing import Any
 
 from ..solutions.slurm import DEFAULT_RUN_MEMORY, SlurmSettings, needed
+from .config_check import Check as _Check
 
 EXECUTORS = ("local", "dask", "slurm")
 SLURM_KEYS = ("partition", "account", "jobs", "time", "memory", "sbatch", "log_dir")
 MAX_JOBS = 100_000  # jobs at once (no more than the runs of the largest grid)
-
-
-class _Check(Protocol):
-    """What this module needs of :mod:`.config`'s checker (errors naming file, line and key)."""
-
-    def fail(self, path: str, message: str) -> NoReturn: ...
-    def expected(self, path: str, what: str, got: Any) -> NoReturn: ...
-    def mapping(self, value: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]: ...
-    def integer(self, value: Any, path: str, minimum: int = 1, maximum: int = 2**63 - 1) -> int: ...
-    def number(self, value: Any, path: str) -> float: ...
-    def string(self, value: Any, path: str) -> str: ...
 
 
 def executor_spec(

@@ -30,8 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..cnf.atomic import signals_unwind
-from ..errors import UsageError
+from ..errors import UsageError, signals_unwind
 from . import report
 from .plots import draw, scatter_pairs
 from .store import OUTPUT_DIR, Row

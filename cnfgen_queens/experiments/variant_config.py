@@ -18,23 +18,12 @@ placement is an error naming the key, not a failed run.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn, Protocol
+from typing import Any
 
 from cnfgen_queens.model.variants import VariantError, make_variant, parse_cell
 
-
-class _Check(Protocol):
-    """What this module needs of :mod:`.config`'s checker (errors naming file, line and key), as a
-    protocol so that this module does not import the one that imports it."""
-
-    def fail(self, path: str, message: str) -> NoReturn: ...
-    def expected(self, path: str, what: str, got: Any) -> NoReturn: ...
-    def mapping(self, value: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]: ...
-    def integer(self, value: Any, path: str, minimum: int = 1, maximum: int = 2**63 - 1) -> int: ...
-    def unique_list(self, value: Any, path: str, item: Callable[[Any, str], Any], what: str) -> tuple[Any, ...]: ...
-
+from .config_check import Check as _Check
 
 VARIANT_KEYS = ("torus", "place", "holes", "random_place", "random_place_fraction", "random_seeds")
 RANGE_KEYS = ("from", "to", "step")

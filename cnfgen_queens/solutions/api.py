@@ -13,6 +13,9 @@ loop per cube (:mod:`.external_cubes`); ``loop`` is the seeds' blocking-clause l
 a forked child (:mod:`.forked_loop`) for a ``pysat:`` solver, the durable restart loop
 (:mod:`.external_loop`) for a binary; ``certify`` (``count --certify DIR``) counts every cube and writes
 a DRAT certificate (:mod:`.certificate`).
+
+The rules live beside it and are re-exported here, the one place callers import them from: the engine
+choice in :mod:`.engine_choice`, the size cap in :mod:`.size_cap`.
 """
 
 from __future__ import annotations
@@ -24,159 +27,36 @@ from dataclasses import replace
 from pathlib import Path
 
 from cnfgen_queens.errors import UsageError
-from cnfgen_queens.limits import DEFAULT_OUTPUT_MB, Deadline, Limits
+from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
-from cnfgen_queens.model.variants import Variant
 from cnfgen_queens.solutions import cube_count, split_count
 from cnfgen_queens.solutions.certificate import certify, check_certify
 from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
+from cnfgen_queens.solutions.engine_choice import (
+    AUTO_SPLIT_UP_TO,
+    DEFAULT_SOLVER,
+    ENGINES,
+    auto_cubes,
+    choose_engine,
+    external_flags,
+    given,
+    loop_only_flags,
+    variant_flag,
+)
 from cnfgen_queens.solutions.external_cubes import count_external_cubes
 from cnfgen_queens.solutions.external_loop import enumerate_external
 from cnfgen_queens.solutions.forked_loop import enumerate_forked
 from cnfgen_queens.solutions.records import Count, EnumerationError, EnumerationOptions, Found, GroupCount
+from cnfgen_queens.solutions.size_cap import COMPACT, CUBES_ESCAPE, HELD_CLAUSES, check_held_size, check_size
 from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
 from cnfgen_queens.solvers.outcome import Status
 
-DEFAULT_SOLVER = "pysat:cadical195"
-ENGINES = ("auto", "cubes", "loop")  # and "certify", the engine of count --certify
-
-# PySAT CaDiCaL 1.9.5 holds ~100 B per pairwise clause (2 GB at the cap); N = 1000 sequential (12.0M clauses,
-# 5.0M variables) 3.2 GB once built, 5.5 GB peak solving: the cap admits every compact encoding at N = 1000
-HELD_CLAUSES = 20_000_000
-COMPACT = ("sequential", "product", "commander", "ladder", "bimander", "binary")  # suggested instead
-CUBES_ESCAPE = "count --engine loop --allow-large (cubes build it in every worker)"
-AUTO_SPLIT_UP_TO = 32  # N up to which auto counts placed queens and blocked squares by cubes (<= N^2 cubes)
-
-
-def check_held_size(
-    formula: QueensFormula,
-    allow_large: bool = False,
-    cap: int | None = None,
-    escape: str = "pass --allow-large",
-    option: str = "-e ",
-) -> None:
-    """Raise UsageError, naming N, the encoding, its clause count, the cap and what to do instead, for a
-    formula of more than ``cap`` (default :data:`HELD_CLAUSES`) clauses, unless ``allow_large``.
-
-    Every loop holds the formula in memory (the embedded solver; the cube counter's workers, one copy
-    each; the external solver), so the closed-form count of :meth:`.QueensFormula.counts` decides."""
-    limit = HELD_CLAUSES if cap is None else cap
-    clauses = formula.counts()[1]
-    if allow_large or clauses <= limit:
-        return
-    options = [replace(formula, encoding=e, group_size=None) for e in COMPACT if e != formula.encoding]
-    best = min(options, key=lambda f: f.counts()[1])
-    instead = (f"use {option}{best.encoding} ({best.counts()[1]:,} clauses)" if best.counts()[1] <= limit
-               else "use a smaller N")  # fmt: skip
-    raise UsageError(
-        f"N={formula.n} {formula.encoding} has {clauses:,} clauses, above the limit of {limit:,} for a formula "
-        f"held in memory (about 100 bytes a clause in the solver); {instead}, or {escape}"
-    )
-
-
-def variant_flag(variant: Variant) -> str:
-    """The option that made ``variant`` (for messages)."""
-    if variant.placed:
-        return "--random-place" if variant.random_k else "--place"
-    return "--block-square" if variant.holes else "--torus"
-
-
-def _set(pairs: tuple[tuple[str, object], ...]) -> list[str]:
-    return [flag for flag, value in pairs if value not in (None, False, (), "")]
-
-
-def external_flags(limits: Limits, workdir: Path | None, resume: bool, solver_args: tuple[str, ...],
-                   solvers_file: Path | None) -> list[str]:  # fmt: skip
-    """The options given that only the external loop takes, as the CLI spells them."""
-    return _set((("--out", workdir), ("--resume", resume), ("--solver-args", solver_args),
-                 ("--solvers-file", solvers_file), ("--output-limit", limits.output != DEFAULT_OUTPUT_MB),
-                 ("--isolation", limits.isolation != "auto")))  # fmt: skip
-
-
-def choose_engine(
-    formula: QueensFormula,
-    solver: str = DEFAULT_SOLVER,
-    engine: str = "auto",
-    *,
-    jobs: int = 1,
-    executor: str = "local",
-    symmetric: bool = False,
-    limits: Limits | None = None,
-    limit: int | None = None,
-    workdir: Path | None = None,
-    resume: bool = False,
-    allow_large: bool = False,
-    solver_args: tuple[str, ...] = (),
-    solvers_file: Path | None = None,
-) -> str:
-    """``"cubes"`` or ``"loop"`` for this request, or UsageError when the options cannot go together.
-
-    ``auto`` counts by cubes with an embedded solver when nothing asks for the loop (``limit``, ``workdir``,
-    ``resume``, ``allow_large``, a memory limit: the cube workers cannot honour them): on the plain board
-    and the torus always, with placed queens or blocked squares up to N = :data:`AUTO_SPLIT_UP_TO` (beyond,
-    up to N^2 cubes cost more solver calls than the loop's one per solution); ``cubes`` refuses what cubes
-    cannot do; ``loop`` is one solver, any solver."""
-    if engine not in ENGINES:
-        raise UsageError(f"unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
-    limits = limits or Limits()
-    if symmetric and formula.variant.active:
-        raise UsageError(f"--symmetric does not combine with {variant_flag(formula.variant)}: it counts the orbits "
-                         "of the plain board's 8 board symmetries (OEIS A002562)")  # fmt: skip
-    parallel = _set((("--jobs", jobs > 1), (f"--executor {executor}", executor != "local")))
-    loop_only = _set((("--limit", limit), ("--out", workdir), ("--resume", resume), ("--allow-large", allow_large),
-                      ("--memory-limit", limits.memory)))  # fmt: skip
-    embedded = pysat_name(solver) is not None
-    if engine == "loop":
-        if parallel:
-            raise UsageError(f"--engine loop does not combine with {parallel[0]}: the loop is one solver "
-                             "(use --engine cubes)")  # fmt: skip
-        return "loop"
-    if not embedded and (parallel or engine == "cubes"):
-        return _external_cubes(formula, solver, executor, limit, allow_large)
-    if not (engine == "cubes" or parallel or (embedded and auto_cubes(formula) and not loop_only)):
-        return "loop"
-    external = external_flags(limits, workdir, resume, solver_args, solvers_file)
-    if external:  # the loop's own words: these are for an external solver, whichever the engine
-        raise UsageError(f"{', '.join(external)}: for an external solver only; {solver} is embedded")
-    if loop_only:
-        raise UsageError(f"counting by cubes (--jobs, --executor, --engine cubes) does not combine with "
-                         f"{', '.join(loop_only)}; --engine loop runs the blocking-clause loop")  # fmt: skip
-    return "cubes"
-
-
-def _external_cubes(formula: QueensFormula, solver: str, executor: str, limit: int | None, allow_large: bool) -> str:
-    """``"cubes"`` for a binary (:mod:`.external_cubes`: a restart loop per cube, local workers), or UsageError."""
-    remote = (f"--executor {executor}", executor != "local")
-    refused = _set((remote, ("--limit", limit), ("--allow-large", allow_large)))
-    if refused:
-        raise UsageError(f"counting by cubes with {solver} (--jobs, --engine cubes) does not combine with "
-                         f"{', '.join(refused)}; --engine loop runs one restart loop")  # fmt: skip
-    if formula.variant.active:
-        flag = variant_flag(formula.variant)
-        raise UsageError(f"counting by cubes with {solver} does not combine with {flag}: its cubes are the "
-                         "plain board's (use an embedded pysat: solver, or --engine loop)")  # fmt: skip
-    return "cubes"
-
-
-def auto_cubes(formula: QueensFormula) -> bool:
-    """Whether ``auto`` counts ``formula`` by cubes (with an embedded solver, nothing asking for the loop)."""
-    v = formula.variant
-    return not (v.placed or v.holes) or formula.n <= AUTO_SPLIT_UP_TO
-
-
-def check_size(formula: QueensFormula, engine: str, *, jobs: int = 1, executor: str = "local",
-               allow_large: bool = False) -> None:  # fmt: skip
-    """The size cap of ``engine``: the loop holds one copy (``allow_large`` lifts the cap); cubes build the
-    formula in every worker (J local workers: 1/J of the cap each; never lifted)."""
-    if engine == "loop":
-        check_held_size(formula, allow_large)
-        return
-    copies = max(1, jobs) if executor == "local" else 1  # Dask workers may be other machines
-    escape = CUBES_ESCAPE
-    if copies > 1:
-        escape += f"; --jobs {copies} holds {copies} copies, so the limit is {HELD_CLAUSES:,} / {copies}"
-    check_held_size(formula, cap=HELD_CLAUSES // copies, escape=escape)
+__all__ = [  # the policy's public names: the entries below, and the rules re-exported from beside it
+    "AUTO_SPLIT_UP_TO", "COMPACT", "CUBES_ESCAPE", "DEFAULT_SOLVER", "ENGINES", "HELD_CLAUSES", "auto_cubes",
+    "check_held_size", "check_size", "choose_engine", "count", "external_flags", "known_total", "mismatches",
+    "solutions", "variant_flag",
+]  # fmt: skip
 
 
 def mismatches(formula: QueensFormula, count: int, fundamental: int | None = None) -> tuple[str, ...]:
@@ -229,8 +109,7 @@ def solutions(
     limits = limits or Limits()
     choose_engine(formula, solver, "loop", symmetric=symmetric)  # the checks every engine makes
     check_held_size(formula, allow_large)
-    if resume and workdir is None:
-        raise UsageError("--resume needs --out DIR")
+    _check_request(solver, solvers_file, resume, workdir)
     deadline = deadline or Deadline.after(limits.time)
     if pysat_name(solver) is not None:
         external = external_flags(limits, workdir, resume, solver_args, solvers_file)
@@ -240,10 +119,6 @@ def solutions(
                              "of this process")  # fmt: skip
         embedded_solver(solver)  # UsageError here, not an ERROR from the child
         return _embedded_loop(formula, solver, symmetric, deadline, limits.memory, on_call, check_all)
-    try:
-        resolve(solver, solvers_file)
-    except (SolverNotFound, ProfileError) as e:
-        raise UsageError(str(e)) from None
     options = EnumerationOptions(symmetric=symmetric, limits=limits, deadline=deadline, on_call=on_call,
                                  resume=resume, solvers_file=solvers_file, solver_args=solver_args)  # fmt: skip
     return _external_loop(formula, solver, workdir, options)
@@ -305,9 +180,8 @@ def count(
     """
     limits = limits or Limits()
     if certify is not None:
-        loop_only = _set((("--limit", limit), ("--out", workdir), ("--resume", resume), ("--allow-large", allow_large),
-                          ("--memory-limit", limits.memory), ("--solver-args", solver_args),
-                          ("--solvers-file", solvers_file)))  # fmt: skip
+        loop_only = loop_only_flags(limits, limit, workdir, resume, allow_large)
+        loop_only += given((("--solver-args", solver_args), ("--solvers-file", solvers_file)))
         return _certified(formula, solver, certify, engine=engine, limits=limits, jobs=jobs, executor=executor,
                           scheduler=scheduler, symmetric=symmetric, progress=progress, loop_only=loop_only)  # fmt: skip
     chosen = choose_engine(formula, solver, engine, jobs=jobs, executor=executor, symmetric=symmetric,
@@ -374,15 +248,22 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
     return result
 
 
+def _check_request(solver: str, solvers_file: Path | None, resume: bool, workdir: Path | None) -> None:
+    """What the loop and the external cubes refuse before anything runs: ``--resume`` without a directory,
+    a binary solver that cannot be found."""
+    if resume and workdir is None:
+        raise UsageError("--resume needs --out DIR")
+    if pysat_name(solver) is None:
+        try:
+            resolve(solver, solvers_file)
+        except (SolverNotFound, ProfileError) as e:
+            raise UsageError(str(e)) from None
+
+
 def _count_external_cubes(formula: QueensFormula, solver: str, **options: object) -> Count:
     """:func:`.external_cubes.count_external_cubes`, after the checks the loop makes (the solver is known,
     the formula fits, ``--resume`` has a directory)."""
-    try:
-        resolve(solver, options["solvers_file"])  # type: ignore[arg-type]
-    except (SolverNotFound, ProfileError) as e:
-        raise UsageError(str(e)) from None
-    if options["resume"] and options["workdir"] is None:
-        raise UsageError("--resume needs --out DIR")
+    _check_request(solver, options["solvers_file"], bool(options["resume"]), options["workdir"])  # type: ignore[arg-type]
     check_held_size(formula)
     return count_external_cubes(formula, solver, **options)  # type: ignore[arg-type]
 
