@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from cnfgen_queens.model.decode import render
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.progress import Progress
 from cnfgen_queens.solutions import api
+from cnfgen_queens.solutions.external_loop import refuse_inputs_in
 
 from .arg_groups import (
     add_encoding_arguments,
@@ -53,7 +55,8 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         help="evaluate every clause of the formula on every model (an embedded solver's model is otherwise "
         "checked as a board, in O(N): rows, columns, diagonals, the variant's cells; a binary's always is)",
     )
-    p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs)")
+    p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs); no input "
+                   "may be one of the files it writes there")  # fmt: skip
     p.add_argument("--resume", action="store_true", help="continue the external loop in --out after a crash")
     add_limit_arguments(p)
     p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
@@ -92,8 +95,21 @@ def formula_from(args: argparse.Namespace) -> QueensFormula:
 
 
 def request(args: argparse.Namespace) -> dict[str, Any]:
-    """The options of ``enumerate``/``count`` as keyword arguments of :mod:`cnfgen_queens.solutions.api`."""
+    """The options of ``enumerate``/``count`` as keyword arguments of :mod:`cnfgen_queens.solutions.api`;
+    ``--out DIR`` must not hold an input under a name the loop writes (exit 2, before any solver runs)."""
     import shlex
+
+    if args.out:
+        inputs = [
+            *(("--holes", f) for f in args.holes),
+            *(("--place-file", f) for f in args.place_file),
+            ("--solvers-file", args.solvers_file),
+            ("--solver", args.solver if os.sep in args.solver else None),
+        ]
+        try:
+            refuse_inputs_in(Path(args.out), inputs)
+        except UsageError as e:
+            fail(str(e))
 
     try:
         solver_args = tuple(shlex.split(args.solver_args or ""))

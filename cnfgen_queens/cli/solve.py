@@ -13,8 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+from cnfgen_queens.cnf.atomic import NotAFile, check_output_target
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
-from cnfgen_queens.cnf.dimacs import check_writable, read_header_file
+from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.errors import signals_unwind
 
@@ -88,10 +89,10 @@ def run(args: argparse.Namespace) -> int:
     proof = Path(args.proof) if args.proof else None
     if proof is not None:
         refuse_alias(proof, [args.file, args.solvers_file], "--proof")
-        if proof.exists() and not proof.is_file() and not proof.is_dir():  # the proof is moved into place
-            fail(f"--proof {proof}: a FIFO or device, not a file (the proof is written to a file, then renamed)")
         try:
-            check_writable(proof)
+            check_output_target(proof)  # a file: the proof is read back (checked) and moved into place
+        except NotAFile as e:
+            fail(f"--proof: {e}")
         except OSError as e:
             fail(f"cannot write {proof}: {e}")
     try:
