@@ -47,7 +47,8 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         "searched (one queen per edge line, least under the 8 symmetries); otherwise all 8 images of each "
         "solution are blocked",
     )
-    p.add_argument("--limit", type=positive_int("limit"), help="stop after K solutions")
+    p.add_argument("--limit", type=positive_int("limit"),
+                   help="stop after K solutions (then `partial count: K`, exit 0)")  # fmt: skip
     p.add_argument(
         "--check-all",
         action="store_true",
@@ -127,15 +128,15 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_count(args: argparse.Namespace, result: Count) -> int:
-    """The count lines on stdout (``partial count`` when it stopped), the reason and OEIS mismatches on
-    stderr; the exit status.  ``enumerate --format json`` keeps stdout to its JSON lines: the count lines
-    go to stderr."""
+    """The count lines on stdout (``partial count`` when it stopped: at ``--limit``, exit 0; at a time or
+    memory limit or an error, exit 1), the reason and OEIS mismatches on stderr; the exit status.
+    ``enumerate --format json`` keeps stdout to its JSON lines: the count lines go to stderr."""
     found = result.fundamental if result.fundamental is not None else result.total
     counts = sys.stderr if getattr(args, "format", None) == "json" else sys.stdout
-    if result.limited:
+    if result.limited:  # what was asked for (exit 0), but not the total: "partial", as after a time limit
         if args.symmetric:
-            print(f"fundamental: {result.fundamental}", file=counts)
-        print(f"count: {result.total}", file=counts)
+            print(f"partial fundamental: {result.fundamental}", file=counts)
+        print(f"partial count: {result.total}", file=counts)
         print(f"{args.prog}: {result.error}; the count is not the total", file=sys.stderr)
         return 0
     if not result.complete:

@@ -67,16 +67,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--by",
         action="append",
-        choices=("n", "column_alo"),
+        choices=report.BY_KEYS,
         default=[],
-        help="split the table's groups by board size and/or the redundant column clauses; repeatable",
+        help="a table per value of this run column (n: per board size; solver: the label with its arguments); "
+        "lines are ranked within each; repeatable",
     )
     p.add_argument(
         "--where",
         action="append",
         default=[],
         metavar="FIELD=VALUE",
-        help="only the runs whose column FIELD has this value (n=1000, column_alo=true); repeatable: all must hold",
+        help="only the runs whose column FIELD has this value as the table prints it, case-insensitive "
+        "(n=1000, column_alo=true, 'solver=kissat --sat'); repeatable: all must hold",
     )
     p.add_argument(
         "--time",
@@ -169,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {path}: {what}", file=sys.stderr)
     if args.html:
         _html(args, rows)
+    if missing := report.missing_note(stats):  # last: after the files written, or the error that stopped them
+        print(f"{args.prog}: note: {missing}", file=sys.stderr)
     return 0
 
 

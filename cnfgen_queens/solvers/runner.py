@@ -186,6 +186,7 @@ def _solve_embedded(
         proof=proof_state,
         check_time=check_time,
         clauses_checked=checked if model is not None else None,
+        model_rejected=run.status is Status.SAT and model is None,
     )
 
 
@@ -251,6 +252,7 @@ def _solve_binary(
             _keep(run, keep_output)
         status, error, claim = _read_answer(profile, run, model_file, limits, stderr)
         model, verified, check_time, checked = None, False, None, None
+        claim_sat = status is Status.SAT
         if status is Status.SAT:
             model, error, check_time, checked = _timed_check(cnf, claim.model or ())
             status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
@@ -283,6 +285,7 @@ def _solve_binary(
         check_time=check_time,
         clauses_checked=checked if model is not None else None,
         measured_by=run.measured_by,
+        model_rejected=claim_sat and model is None,
     )
 
 
