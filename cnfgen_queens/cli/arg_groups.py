@@ -57,7 +57,8 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_float("time limit", MAX_TIME),
         default=None,
         metavar="S",
-        help="wall-clock seconds for the whole command (enumerate, count: each solver call gets what is left)",
+        help="wall-clock seconds for the whole command, a solver's --version probe too (enumerate, count: each "
+        "solver call gets what is left)",
     )
     g.add_argument(
         "-m",
