@@ -19,7 +19,7 @@ solver=${2:-kissat}
 [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "$0: N must be a positive integer, got '$n'" >&2; exit 2; }
 
 # the binary: PATH, or kissat inside the passagemath-kissat wheel (`solvers --path` knows both)
-bin=$(cnfgen-queens solvers --path "$solver") || exit 2
+bin=$(cnfgen-queens solvers --path "$solver") || exit $?  # 1: not installed, 2: not known
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/enumerate.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -23,15 +23,15 @@ ISOLATION_HELP = (
 )
 
 
-def add_solver_arguments(p: argparse.ArgumentParser) -> None:
-    """``-s/--solver``, ``--solver-args``, ``--solvers-file``."""
+def add_solver_arguments(p: argparse.ArgumentParser, loop: bool = True) -> None:
+    """``-s/--solver``, ``--solver-args``, ``--solvers-file``; ``loop``: as in :func:`add_limit_arguments`."""
     g = p.add_argument_group("solver")
     g.add_argument(
         "-s",
         "--solver",
         default=DEFAULT_SOLVER,
         metavar="NAME|PATH",
-        help="pysat:NAME (embedded: no binary; incremental in enumerate and count), a profile name (kissat, "
+        help=f"pysat:NAME (embedded: no binary{'; incremental' if loop else ''}), a profile name (kissat, "
         f"minisat, cadical, ...) or the path to a binary (default: {DEFAULT_SOLVER})",
     )
     g.add_argument(
@@ -48,8 +48,9 @@ def add_solvers_file_argument(p: argparse.ArgumentParser | argparse._ArgumentGro
     p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
 
 
-def add_limit_arguments(p: argparse.ArgumentParser) -> None:
-    """``-t/--time-limit S``, ``-m/--memory-limit MB``, ``--output-limit MB``, ``--isolation``."""
+def add_limit_arguments(p: argparse.ArgumentParser, loop: bool = True) -> None:
+    """``-t/--time-limit S``, ``-m/--memory-limit MB``, ``--output-limit MB``, ``--isolation``; ``loop``: the
+    command runs many solver calls (``enumerate``, ``count``), not one (``solve``)."""
     g = p.add_argument_group("limits")
     g.add_argument(
         "-t",
@@ -57,7 +58,7 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_float("time limit", MAX_TIME),
         default=None,
         metavar="S",
-        help="wall-clock seconds for the whole command (enumerate, count: each solver call gets what is left)",
+        help="wall-clock seconds for the whole command" + (" (each solver call gets what is left)" if loop else ""),
     )
     g.add_argument(
         "-m",
@@ -65,9 +66,13 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_int("memory limit", MAX_MEMORY, " MB (what solvers accept)"),
         default=None,
         metavar="MB",
-        help="address-space limit in MB (RLIMIT_AS) of each solver call; a pysat: solver runs in a forked "
-        "child, and in enumerate and count the whole loop's child has it (count then runs the loop: "
-        "--engine)",
+        help=(
+            "address-space limit in MB (RLIMIT_AS) of each solver call; a pysat: solver runs in a forked child, "
+            "and the whole loop's child has it (count then runs the loop: --engine)"
+            if loop
+            else "address-space limit in MB (RLIMIT_AS) of the solver; a pysat: solver runs in a forked child "
+            "that has it"
+        ),
     )
     g.add_argument(
         "--output-limit",
@@ -110,7 +115,7 @@ def add_executor_arguments(p: argparse.ArgumentParser) -> None:
         choices=("local", "dask", "slurm"),
         help="where the work runs: local processes (the default, or batch's config's executor), Dask (a "
         "LocalCluster of --jobs workers, or the cluster of --scheduler), or Dask workers started as SLURM "
-        "jobs (--jobs of them; see README: On a cluster (SLURM))",
+        "jobs (--jobs of them; see docs/batch.md: On a cluster (SLURM))",
     )
     g.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
 
@@ -120,13 +125,14 @@ def check_executor(args: argparse.Namespace) -> None:
         fail("--scheduler needs --executor dask")
 
 
-def add_output_argument(p: argparse.ArgumentParser) -> None:
-    """``-o/--output FILE`` (``gen``, ``decode``, ``merge``), as :func:`.common.output` writes it."""
+def add_output_argument(p: argparse.ArgumentParser, note: str = "") -> None:
+    """``-o/--output FILE`` (``gen``, ``decode``, ``merge``), as :func:`.common.output` writes it; ``note`` ends
+    its help."""
     p.add_argument(
         "-o",
         "--output",
         metavar="FILE",
-        help="write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed (not a decode png)",
+        help=f"write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed{note}",
     )
 
 

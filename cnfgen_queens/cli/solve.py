@@ -16,10 +16,10 @@ from cnfgen_queens.cnf.dimacs import check_writable, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.errors import signals_unwind
 
-from ..solvers import ProfileError, SolverNotFound, Status, resolve, solve
+from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
 from ..solvers.outcome import S_LINES
 from .arg_groups import add_limit_arguments, add_solver_arguments
-from .common import fail
+from .common import EXIT_ENVIRONMENT, fail
 from .model_input import header_echo
 from .run_options import limits_from, measured
 
@@ -28,8 +28,8 @@ V_LINE = 78  # characters per v line, as kissat and cadical wrap
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="DIMACS CNF file, or - for stdin")
-    add_solver_arguments(p)
-    add_limit_arguments(p)
+    add_solver_arguments(p, loop=False)
+    add_limit_arguments(p, loop=False)
     p.add_argument(
         "--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it"
     )
@@ -88,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
             fail(f"cannot write {proof}: {e}")
     try:
         spec = resolve(solver, solvers_file)
+    except SolverMissing as e:  # a known solver not installed: the environment
+        fail(str(e), EXIT_ENVIRONMENT)
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
 

@@ -16,7 +16,6 @@ import io
 import math
 import os
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import IO, BinaryIO
 from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.cnf.compressed import InputError, open_input
+from cnfgen_queens.errors import warn
 
 Clause = tuple[int, ...]
 CHUNK = 1 << 16
@@ -38,7 +38,12 @@ class DimacsError(InputError):
 
 
 def _stderr_warn(msg: str) -> None:
-    print(f"warning: {msg}", file=sys.stderr)
+    warn(msg)
+
+
+def n_clauses(k: int) -> str:
+    """``1 clause``, ``3 clauses``."""
+    return f"{k} clause" if k == 1 else f"{k} clauses"
 
 
 # -- writing --------------------------------------------------------------------
