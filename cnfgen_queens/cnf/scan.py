@@ -5,7 +5,8 @@ reader into 64-bit integers; a chunk it cannot vouch for (comments, signs standi
 alone, a token it does not consume, a literal out of range) goes through the
 line-by-line parser of :mod:`.dimacs`, which names the line of any error.  Memory
 follows the chunk and the model, never the header's variable count, so a model is
-checked against a file of any size in bounded memory.
+checked against a file of any size in bounded memory.  A small body (:data:`SMALL_BODY`) is checked
+in pure Python instead, with the same verdicts: importing numpy would cost more than the check.
 """
 
 from __future__ import annotations
