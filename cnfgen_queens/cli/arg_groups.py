@@ -23,15 +23,16 @@ ISOLATION_HELP = (
 )
 
 
-def add_solver_arguments(p: argparse.ArgumentParser, loop: bool = True) -> None:
-    """``-s/--solver``, ``--solver-args``, ``--solvers-file``; ``loop``: as in :func:`add_limit_arguments`."""
+def add_solver_arguments(p: argparse.ArgumentParser) -> None:
+    """``-s/--solver``, ``--solver-args``, ``--solvers-file`` (one help text in every command:
+    tests/test_arg_groups.py)."""
     g = p.add_argument_group("solver")
     g.add_argument(
         "-s",
         "--solver",
         default=DEFAULT_SOLVER,
         metavar="NAME|PATH",
-        help=f"pysat:NAME (embedded: no binary{'; incremental' if loop else ''}), a profile name (kissat, "
+        help="pysat:NAME (embedded: no binary), a profile name (kissat, "
         f"minisat, cadical, ...) or the path to a binary (default: {DEFAULT_SOLVER})",
     )
     g.add_argument(
@@ -48,9 +49,9 @@ def add_solvers_file_argument(p: argparse.ArgumentParser | argparse._ArgumentGro
     p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
 
 
-def add_limit_arguments(p: argparse.ArgumentParser, loop: bool = True) -> None:
-    """``-t/--time-limit S``, ``-m/--memory-limit MB``, ``--output-limit MB``, ``--isolation``; ``loop``: the
-    command runs many solver calls (``enumerate``, ``count``), not one (``solve``)."""
+def add_limit_arguments(p: argparse.ArgumentParser) -> None:
+    """``-t/--time-limit S``, ``-m/--memory-limit MB``, ``--output-limit MB``, ``--isolation`` (one help text in
+    every command, so none names another command's loop)."""
     g = p.add_argument_group("limits")
     g.add_argument(
         "-t",
@@ -58,7 +59,8 @@ def add_limit_arguments(p: argparse.ArgumentParser, loop: bool = True) -> None:
         type=positive_float("time limit", MAX_TIME),
         default=None,
         metavar="S",
-        help="wall-clock seconds for the whole command" + (" (each solver call gets what is left)" if loop else ""),
+        help="wall-clock seconds for the whole command (a command that calls a solver again and again gives "
+        "each call what is left)",
     )
     g.add_argument(
         "-m",
@@ -66,13 +68,8 @@ def add_limit_arguments(p: argparse.ArgumentParser, loop: bool = True) -> None:
         type=positive_int("memory limit", MAX_MEMORY, " MB (what solvers accept)"),
         default=None,
         metavar="MB",
-        help=(
-            "address-space limit in MB (RLIMIT_AS) of each solver call; a pysat: solver runs in a forked child, "
-            "and the whole loop's child has it (count then runs the loop: --engine)"
-            if loop
-            else "address-space limit in MB (RLIMIT_AS) of the solver; a pysat: solver runs in a forked child "
-            "that has it"
-        ),
+        help="address-space limit in MB (RLIMIT_AS) of the solver: a binary's process, or the forked child a "
+        "pysat: solver runs in",
     )
     g.add_argument(
         "--output-limit",
@@ -125,14 +122,13 @@ def check_executor(args: argparse.Namespace) -> None:
         fail("--scheduler needs --executor dask")
 
 
-def add_output_argument(p: argparse.ArgumentParser, note: str = "") -> None:
-    """``-o/--output FILE`` (``gen``, ``decode``, ``merge``), as :func:`.common.output` writes it; ``note`` ends
-    its help."""
+def add_output_argument(p: argparse.ArgumentParser) -> None:
+    """``-o/--output FILE`` (``gen``, ``decode``, ``merge``), as :func:`.common.output` writes it."""
     p.add_argument(
         "-o",
         "--output",
         metavar="FILE",
-        help=f"write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed{note}",
+        help="write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed",
     )
 
 

@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="board (Unicode), positions (seed 001 style), json, line, svg or png (needs -o)",
     )
     p.add_argument("--ascii", action="store_true", help="Q and . instead of Unicode in --format board")
-    add_output_argument(p, " (not --format png)")
+    add_output_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -28,8 +28,8 @@ V_LINE = 78  # characters per v line, as kissat and cadical wrap
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="DIMACS CNF file, or - for stdin")
-    add_solver_arguments(p, loop=False)
-    add_limit_arguments(p, loop=False)
+    add_solver_arguments(p)
+    add_limit_arguments(p)
     p.add_argument(
         "--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it"
     )
