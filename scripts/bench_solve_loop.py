@@ -54,7 +54,8 @@ def unpack(ref: str, into: Path) -> Path:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    formatter = argparse.RawDescriptionHelpFormatter
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=formatter)
     ap.add_argument("--before", default="main", help="the git ref to compare with (default: main)")
     ap.add_argument("--repeat", type=int, default=9, help="runs of each solve figure (median; default 9)")
     ap.add_argument("--loops", type=int, default=1, help="runs of enumerate.sh 8 each (median; default 1)")

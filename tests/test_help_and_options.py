@@ -37,6 +37,9 @@ def test_list_encodings_takes_n_as_the_line_length(capsys: pytest.CaptureFixture
     assert "two line lengths" in capsys.readouterr().err
     assert gen_main(["--list-encodings"]) == 0
     assert "(n = 8 literals)" in capsys.readouterr().out
+    for extra in (["-o", "table.txt"], ["--shuffle", "3"], ["--format", "opb"], ["-e", "ladder"], ["--torus"]):
+        assert gen_main(["--list-encodings", *extra]) == 2  # would be ignored
+        assert "does not apply to --list-encodings" in capsys.readouterr().err
 
 
 def test_decode_and_block_take_the_board_size_as_size_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

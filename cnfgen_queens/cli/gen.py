@@ -21,6 +21,8 @@ from .variant_args import FLAGS as VARIANT_FLAGS
 from .variant_args import add_variant_arguments, variant_from
 
 DEFAULT_LINE_LENGTH = 8  # of --list-encodings
+LIST_IGNORES = ("--encoding", "--column-alo", "--block", "--no-comments", "--output", "--allow-large", "--shuffle",
+                *VARIANT_FLAGS)  # fmt: skip
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -82,6 +84,9 @@ def list_encodings(length: int, group_size: int | None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.list_encodings:
+        ignored = given_flags(args, LIST_IGNORES)
+        if ignored or args.format != "cnf":
+            fail(f"{ignored[0] if ignored else '--format'} does not apply to --list-encodings")
         if args.n is not None and args.line_length is not None and args.n != args.line_length:
             fail(f"two line lengths for --list-encodings: N {args.n} and -n {args.line_length}; give one")
         length = args.line_length or args.n or DEFAULT_LINE_LENGTH
