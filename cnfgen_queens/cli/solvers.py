@@ -37,22 +37,24 @@ def run(args: argparse.Namespace) -> int:
         rows = list_solvers(Path(args.solvers_file) if args.solvers_file else None)
     except ProfileError as e:
         fail(str(e))
-    if args.json:
-        for row in rows:
-            print(json.dumps(asdict(row)))
-    else:
-        print(f"{'name':<18} {'found':<6} {'version':<30} path / how to install")
-        for row in rows:
-            where = row.path if row.found else f"install: {row.install}"
-            print(f"{row.name:<18} {'yes' if row.found else 'no':<6} {row.version or '-':<30} {where}")
+    embedded = []
     if args.embedded:
         for name in embedded_names():
             found = embedded_available(name)
-            version = embedded_version(name) if found else None
-            if args.json:
-                print(json.dumps({"name": f"pysat:{name}", "found": found, "path": None, "version": version,
-                                  "source": "embedded", "install": "" if found else "see pysat's docs"}))  # fmt: skip
-            else:
-                note = "(embedded pysat, no binary needed)" if found else "(embedded; its backend package is missing)"
-                print(f"{'pysat:' + name:<18} {'yes' if found else 'no':<6} {version or '-':<30} {note}")
+            embedded.append((f"pysat:{name}", found, embedded_version(name) if found else None))
+    if args.json:
+        for row in rows:
+            print(json.dumps(asdict(row)))
+        for name, found, version in embedded:
+            print(json.dumps({"name": name, "found": found, "path": None, "version": version,
+                              "source": "embedded", "install": "" if found else "see pysat's docs"}))  # fmt: skip
+        return 0
+    width = max([30] + [len(v) + 1 for v in [r.version for r in rows] + [e[2] for e in embedded] if v])
+    print(f"{'name':<18} {'found':<6} {'version':<{width}} path / how to install")
+    for row in rows:
+        where = row.path if row.found else f"install: {row.install}"
+        print(f"{row.name:<18} {'yes' if row.found else 'no':<6} {row.version or '-':<{width}} {where}")
+    for name, found, version in embedded:
+        note = "(embedded pysat, no binary needed)" if found else "(embedded; its backend package is missing)"
+        print(f"{name:<18} {'yes' if found else 'no':<6} {version or '-':<{width}} {note}")
     return 0

@@ -28,7 +28,7 @@ from typing import IO
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.solutions.records import EnumerationError, Found
 from cnfgen_queens.solvers.outcome import Status
-from cnfgen_queens.solvers.parse import MEMORY_WORDS, describe_exit
+from cnfgen_queens.solvers.parse import describe_exit, says_out_of_memory
 from cnfgen_queens.solvers.process import clean_group, fork_child, kill_run, wait_run
 from cnfgen_queens.solvers.reaper import started, subreaper
 
@@ -156,6 +156,6 @@ def _died(code: int | None, err: IO[bytes], memory_mb: int | None) -> Enumeratio
 
     err.seek(0)
     text = " ".join(err.read()[-2000:].decode(errors="replace").split())
-    if memory_mb is not None and (MEMORY_WORDS.search(text) or (code is not None and code < 0)):
+    if memory_mb is not None and (says_out_of_memory(text, True) or (code is not None and code < 0)):
         return EnumerationError(f"memory limit reached ({memory_mb} MB)", Status.MEMOUT)
     return EnumerationError(f"embedded solver {describe_exit(code)}{': ' + text if text else ''}", Status.ERROR)

@@ -138,24 +138,43 @@ def embedded_name(name: str) -> str:
 
 
 def embedded_version(name: str) -> str:
+    """The backend and its version as PySAT states them, then python-sat's: "CaDiCaL 1.9.5 (python-sat 1.9.dev24)".
+
+    PySAT names each backend in its solver class's docstring ("CaDiCaL 1.9.5 SAT solver.", "Glucose 4.1
+    SAT solver."); python-sat's version alone when there is none to read (``python -OO``, a missing backend).
+    """
     import pysat
 
-    return f"python-sat {pysat.__version__}"
+    package = f"python-sat {pysat.__version__}"
+    backend = _backend(name)
+    m = _BACKEND_DOC.match((backend.__doc__ or "").strip()) if backend is not None else None
+    if m is None:
+        return package
+    note = f", {m['note']}" if m["note"] else ""
+    return f"{m['what']}{note} ({package})"
+
+
+_BACKEND_DOC = re.compile(r"(?P<what>[^\n]+?) (?:SAT )?solver\b(?: \((?P<note>[^)\n]*)\))?")
+
+
+def embedded_available(name: str) -> bool:
+    """Whether pysat's solver ``name`` can be created here (some need an extra package)."""
+    return _backend(name) is not None
 
 
 @lru_cache(maxsize=64)
-def embedded_available(name: str) -> bool:
-    """Whether pysat's solver ``name`` can be created here (some need an extra package)."""
+def _backend(name: str) -> type | None:
+    """pysat's class for solver ``name`` when one can be created here, else None."""
     import gc
 
     from pysat.solvers import Solver
 
     hook, sys.unraisablehook = sys.unraisablehook, lambda _: None  # pysat's __del__ complains after a failure
     try:
-        with Solver(name=name):
-            return True
+        with Solver(name=name) as solver:
+            return type(solver.solver)
     except Exception:  # pysat raises AssertionError, NoSuchSolverError, ImportError for a missing backend
-        return False
+        return None
     finally:
         gc.collect()
         sys.unraisablehook = hook

@@ -6,6 +6,11 @@ back pickled.  In-process limits do not work: CaDiCaL 1.9.5 holds the GIL while
 solving, so a timer thread's ``interrupt()`` never runs; pysat's SIGINT path leaves
 the interpreter to segfault at the next garbage collection (python-sat 1.9.dev17);
 and conflict-budget chunks cost CaDiCaL 4x the plain solve on N=100.
+
+What the child needs (numpy for reading the file, pysat) is imported here before the fork and
+the clock: the child's RLIMIT_AS and its measured time are then the solver's own (reading,
+building, solving), not numpy's load (OpenBLAS reserves per-thread buffers when it loads, about
+100 MB of address space here, which a child under ``-m 100`` could not get).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from cnfgen_queens.cnf.scan import Cnf, literal_chunks
 
 from ..limits import Limits
 from .outcome import Status
-from .parse import MEMORY_WORDS, describe_exit
+from .parse import describe_exit, says_out_of_memory
 from .process import Finished, run_forked
 
 if TYPE_CHECKING:
@@ -79,14 +84,22 @@ def _literal_arrays(cnf: Cnf | CnfFile) -> Iterator[np.ndarray]:
         yield from literal_chunks(f, read_header(f, cnf.name), cnf.name)
 
 
+def _load_in_parent() -> None:
+    """Import what the child uses, so that it inherits it loaded (lazily: only a solve pays for it)."""
+    import numpy  # noqa: F401
+    import pysat.solvers  # noqa: F401
+
+
 def solve_embedded(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False) -> EmbeddedRun:
     """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child."""
+    _load_in_parent()
     run = run_forked(lambda: pickle.dumps(_answer(name, cnf, want_proof)), timeout=limits.time, memory_mb=limits.memory)
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
         return _embedded_run(run, Status.TIMEOUT, error=f"stopped at the {limits.time:g} s wall-clock limit")
     if run.exit_code != 0 or not run.stdout:
-        memout = MEMORY_WORDS.search(err) or (limits.memory is not None and run.exit_code < 0)
+        limited = limits.memory is not None
+        memout = says_out_of_memory(err, limited) or (limited and run.exit_code < 0)
         last = err.splitlines()[-1] if err else ""
         why = f"pysat:{name} {describe_exit(run.exit_code)}{': ' + last if last else ''}"
         return _embedded_run(run, Status.MEMOUT if memout else Status.ERROR, error=why)

@@ -27,7 +27,18 @@ ANSWERS = {
     "INDETERMINATE": Status.UNKNOWN,
 }
 MINISAT_ANSWERS = {"SAT": Status.SAT, "UNSAT": Status.UNSAT, "INDET": Status.UNKNOWN}
-MEMORY_WORDS = re.compile(r"out of memory|bad_alloc|cannot allocate|memory ?limit|memoryerror|allocation fail", re.I)
+MEMORY_WORDS = re.compile(
+    r"out of memory|bad_alloc|cannot allocate|memory ?limit|memoryerror|allocation (?:still )?fail", re.I
+)  # OpenBLAS: "Memory allocation still failed after 10 retries"
+MAP_FAILED = re.compile(r"failed to map segment", re.I)  # the loader's mmap refused: RLIMIT_AS, or a broken library
+
+
+def says_out_of_memory(text: str, limited: bool) -> bool:
+    """Whether ``text`` (a run's stderr) tells of an allocation that failed; a failed mapping of a shared
+    library counts only under a memory limit (``limited``)."""
+    return bool(MEMORY_WORDS.search(text) or (limited and MAP_FAILED.search(text)))
+
+
 LIMIT_SLACK = 0.95  # a run that used this share of its time limit and gave up hit the limit
 
 
@@ -225,7 +236,7 @@ def classify(
     if sat or unsat:
         what = "answer UNKNOWN" if claim.answer else "no answer line"
         return Status.ERROR, f"{what} but {describe_exit(exit_code)} ({'SAT' if sat else 'UNSAT'})"
-    out_of_memory = bool(MEMORY_WORDS.search(output)) or (
+    out_of_memory = says_out_of_memory(output, limits.memory is not None) or (
         limits.memory is not None
         and (
             exit_code in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGKILL)

@@ -1,0 +1,103 @@
+"""The embedded solver's forked child: small memory limits, what its time covers, the version it reports.
+
+The CLI runs in a process of its own here: what the parent has imported before the fork (numpy,
+pysat) is what these tests are about, and this pytest process has imported everything already.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bounded_cli import run_cli
+from helpers import ROOT
+
+from cnfgen_queens.cli import gen_main
+from cnfgen_queens.solvers.discovery import embedded_available, embedded_version
+from cnfgen_queens.solvers.parse import says_out_of_memory
+
+CLI_MEMORY_MB = 1536  # RLIMIT_AS of the CLI process itself (bounded_cli's default)
+
+
+@pytest.fixture(scope="module")
+def cnfs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    d = tmp_path_factory.mktemp("queens")
+    paths = {}
+    for n in (8, 60):
+        paths[n] = d / f"q{n}.cnf"
+        assert gen_main([str(n), "-o", str(paths[n])]) == 0
+    return paths
+
+
+@pytest.mark.parametrize("memory", [100, 30, 10])
+def test_8_queens_solves_under_a_small_memory_limit(memory: int, cnfs: dict[int, Path], tmp_path: Path) -> None:
+    # before: "OpenBLAS error: Memory allocation still failed" (100 MB) / "failed to map segment" (30 MB),
+    # numpy loading in the child under RLIMIT_AS; ERROR up to 200 MB
+    ran = run_cli(["solve", "-", "-m", str(memory)], tmp_path, stdin=cnfs[8].read_bytes(), memory_mb=CLI_MEMORY_MB)
+    assert ran.code == 10, ran.out + ran.err
+    assert "s SATISFIABLE" in ran.out and "c model verified" in ran.out
+
+
+@pytest.mark.parametrize("memory", [2, 10])
+def test_tiny_memory_limit_on_a_big_board_is_memout(memory: int, cnfs: dict[int, Path], tmp_path: Path) -> None:
+    ran = run_cli(["solve", str(cnfs[60]), "-m", str(memory)], tmp_path, memory_mb=CLI_MEMORY_MB)
+    assert ran.code == 0, ran.out + ran.err
+    assert "c status MEMOUT" in ran.out and "s UNKNOWN" in ran.out, ran.out
+    assert "Traceback" not in ran.err
+
+
+def test_allocation_failures_read_as_out_of_memory() -> None:
+    openblas = "OpenBLAS error: Memory allocation still failed after 10 retries, giving up."
+    mapping = "Original error was: libscipy_openblas64_.so: failed to map segment from shared object"
+    assert says_out_of_memory(openblas, limited=False) and says_out_of_memory(openblas, limited=True)
+    assert says_out_of_memory(mapping, limited=True)
+    assert not says_out_of_memory(mapping, limited=False)  # without a limit, a broken library is an error
+    assert says_out_of_memory("MemoryError: Unable to allocate 327. KiB", limited=False)
+    assert says_out_of_memory("terminate called after throwing an instance of 'std::bad_alloc'", limited=False)
+    assert not says_out_of_memory("ValueError: bad literal", limited=True)
+
+
+TIMES = """
+import json, cnfgen_queens as cq
+f = cq.queens(3)
+runs = [cq.solve(f).outcome for _ in range(7)]
+print(json.dumps([[r.wall, r.cpu] for r in runs]))
+"""
+
+
+def test_first_embedded_call_costs_what_later_ones_do(tmp_path: Path) -> None:
+    # before: the first call's child imported numpy: CPU 0.066 s against 0.004 s for the later ones
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("CNFGEN_QUEENS_DEBUG", None)
+    proc = subprocess.run([sys.executable, "-c", TIMES], cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    times = json.loads(proc.stdout)
+    first_cpu, later_cpu = times[0][1], statistics.median(t[1] for t in times[1:])
+    assert first_cpu <= 5 * later_cpu + 0.01, times  # CPU time: wall is too noisy on a loaded machine
+
+
+@pytest.mark.parametrize(
+    ("name", "backend"), [("cadical195", "CaDiCaL 1.9.5"), ("minisat22", "MiniSat 2.2"), ("glucose4", "Glucose 4.1")]
+)
+def test_embedded_version_names_the_backend(name: str, backend: str) -> None:
+    # the backends and versions of PySAT's own documentation (its solver classes' docstrings)
+    import pysat
+
+    assert embedded_available(name)
+    assert embedded_version(name) == f"{backend} (python-sat {pysat.__version__})"
+
+
+def test_version_in_solve_and_listing(cnfs: dict[int, Path], tmp_path: Path) -> None:
+    import pysat
+
+    want = f"CaDiCaL 1.9.5 (python-sat {pysat.__version__})"
+    ran = run_cli(["solve", str(cnfs[8]), "--json"], tmp_path, memory_mb=CLI_MEMORY_MB)
+    assert ran.code == 10 and json.loads(ran.out)["version"] == want
+    ran = run_cli(["solvers", "--embedded", "--json"], tmp_path, memory_mb=CLI_MEMORY_MB)
+    rows = {r["name"]: r for r in map(json.loads, ran.out.splitlines())}
+    assert rows["pysat:cadical195"]["version"] == want
