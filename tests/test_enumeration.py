@@ -50,8 +50,10 @@ def test_count_cli_parallel_and_symmetric(capsys: pytest.CaptureFixture[str]) ->
 
 def test_enumerate_cli_formats_and_limit(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["enumerate", "6", "--format", "json"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[-1] == "count: 4" and len(out) == 5 and all(line.startswith('{"n": 6') for line in out[:4])
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()  # JSON lines only: the count goes to stderr
+    assert len(out) == 4 and all(line.startswith('{"n": 6') for line in out)
+    assert captured.err.splitlines()[-1] == "count: 4"
     assert main(["enumerate", "8", "--limit", "3"]) == 0
     captured = capsys.readouterr()
     assert captured.out.splitlines()[-1] == "count: 3" and "--limit" in captured.err

@@ -124,7 +124,8 @@ def test_shuffled_pipe_decodes_and_blocks_without_cnf(solver: str, tmp_path: Pat
     assert is_solution(decoded.stdout, 9)
     with_cnf = sh("cnfgen-queens decode answer.txt --cnf s.cnf --format line", tmp_path)
     assert with_cnf.stdout == decoded.stdout
-    # the blocking clause in the shuffled names, exactly as with --cnf; the merged CNF excludes the board
+    # the blocking clause in the primary cell names, exactly as with --cnf; merge renames it by s.cnf's shuffle,
+    # so the merged CNF excludes the board
     blocked = sh("cnfgen-queens block answer.txt", tmp_path)
     assert blocked.stdout == sh("cnfgen-queens block answer.txt --cnf s.cnf", tmp_path).stdout
     (tmp_path / "blocks.cnf").write_text(blocked.stdout)

@@ -1,8 +1,11 @@
 """``cnfgen-queens block``: the blocking clause(s) of the placement in solver output.
 
-Bare DIMACS clause lines over cell variables only (never auxiliaries), the
-negated queens as in seed 000; appendable with ``>> blocks.cnf``.  For a
-shuffled CNF (``--cnf``) the clause is written in the file's own variable names.
+Bare DIMACS clause lines over the N*N primary cell variables x(r,c) = r*N+c+1 only
+(never auxiliaries), the negated queens as in seed 000; appendable with
+``>> blocks.cnf``.  A shuffled CNF's answer is mapped back first (its shuffle
+comes from ``--cnf`` or solve's ``c cnf-header`` lines), so the clause is in
+unshuffled names whatever was solved: what ``gen-queens --block`` takes, and
+what ``merge`` renames into a shuffled base.
 """
 
 from __future__ import annotations
@@ -23,12 +26,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
 
-    decoded = load(args, clauses_only=True)
-    fwd = decoded.forward
-    lines = []
-    for clause in blocking_clauses(decoded.placement, args.symmetric):
-        if fwd is not None:
-            clause = tuple(-fwd[-lit] for lit in clause)
-        lines.append(clause_line(clause))
-    sys.stdout.write("".join(lines))
+    placement = load(args, clauses_only=True).placement
+    sys.stdout.write("".join(clause_line(clause) for clause in blocking_clauses(placement, args.symmetric)))
     return 0

@@ -75,7 +75,8 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
             "--format",
             choices=TEXT_FORMATS,
             default="line",
-            help="how each solution is printed (line: 1-based column per row)",
+            help="how each solution is printed (line: 1-based column per row; json: one JSON object per line, "
+            "and the count lines go to stderr, so stdout is JSON lines only)",
         )
         p.add_argument("--ascii", action="store_true", help="Q and . for --format board")
 
@@ -112,12 +113,14 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
 
 def print_count(args: argparse.Namespace, result: Count) -> int:
     """The count lines on stdout (``partial count`` when it stopped), the reason and OEIS mismatches on
-    stderr; the exit status."""
+    stderr; the exit status.  ``enumerate --format json`` keeps stdout to its JSON lines: the count lines
+    go to stderr."""
     found = result.fundamental if result.fundamental is not None else result.total
+    counts = sys.stderr if getattr(args, "format", None) == "json" else sys.stdout
     if result.limited:
         if args.symmetric:
-            print(f"fundamental: {result.fundamental}")
-        print(f"count: {result.total}")
+            print(f"fundamental: {result.fundamental}", file=counts)
+        print(f"count: {result.total}", file=counts)
         print(f"{args.prog}: {result.error}; the count is not the total", file=sys.stderr)
         return 0
     if not result.complete:
@@ -126,11 +129,11 @@ def print_count(args: argparse.Namespace, result: Count) -> int:
             print(f"{args.prog}: error: {result.error}; {result.groups_done}{of} cube groups counted", file=sys.stderr)
         else:
             print(f"{args.prog}: error: {result.error}; {found} solution(s) found before it", file=sys.stderr)
-        print(f"partial count: {result.total}")
+        print(f"partial count: {result.total}", file=counts)
         return 1
     if args.symmetric:
-        print(f"fundamental: {result.fundamental}")
-    print(f"count: {result.total}")
+        print(f"fundamental: {result.fundamental}", file=counts)
+    print(f"count: {result.total}", file=counts)
     for line in result.mismatches:
         print(line, file=sys.stderr)
     return 1 if result.mismatches else 0

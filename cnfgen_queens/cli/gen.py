@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cnfgen_queens.cnf.dimacs import DimacsError
+from cnfgen_queens.cnf.dimacs import DimacsError, VariableBeyond
 from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
 from cnfgen_queens.cnf.merge import read_blocks
 from cnfgen_queens.cnf.write_limits import check_output
@@ -33,7 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="append the blocking clauses of FILE (repeatable; unshuffled names)",
+        help="append the blocking clauses of FILE (repeatable): clauses over the N*N cell variables "
+        "x(r,c) = r*N+c+1 only, in unshuffled names, as `cnfgen-queens block` prints them",
     )
     p.add_argument("--no-comments", action="store_true", help="no comment header")
     add_output_argument(p)
@@ -124,13 +125,18 @@ def run_cnf(args: argparse.Namespace) -> int:
         formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
-    num_vars = formula.counts()[0]
+    cells = args.n * args.n
     blocks = []
     for path in args.block:
         try:
-            blocks += read_blocks(Path(path), num_vars)
+            blocks += read_blocks(Path(path), cells)  # cell variables only: an auxiliary's name is the encoding's
         except OSError as e:
             fail(f"cannot read {path}: {e.strerror or e}")
+        except VariableBeyond as e:
+            fail(
+                f"{e.where}: literal {e.literal} is not a cell variable: --block takes clauses over the N*N = "
+                f"{cells} cells 1..{cells} (x(r,c) = r*N+c+1, unshuffled), as `cnfgen-queens block` prints"
+            )
         except DimacsError as e:
             fail(str(e))
     comments = [] if args.no_comments else formula.header_comments(args.command_line, show=False)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from cnfgen_queens.cnf.dimacs import DimacsError
 from cnfgen_queens.cnf.merge import merge
+from cnfgen_queens.cnf.shuffle import ShuffleError
 
 from .arg_groups import add_output_argument
 from .common import fail, output
@@ -18,7 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "blocks",
         nargs="+",
         metavar="BLOCKS",
-        help="bare clause lines or full DIMACS files; variables must be within BASE's header",
+        help="bare clause lines or full DIMACS files, in unshuffled names (renamed by BASE's shuffle "
+        "comment, if any); variables must be within BASE's header",
     )
     add_output_argument(p)
 
@@ -30,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
             merge(Path(args.base), [Path(b) for b in args.blocks], out)
     except DimacsError as e:
         fail(str(e))
+    except ShuffleError as e:
+        fail(f"{args.base}: {e}")
     except OSError as e:
         fail(f"cannot read {e.filename or args.base}: {e.strerror or e}")
     return 0

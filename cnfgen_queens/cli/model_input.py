@@ -1,8 +1,10 @@
-"""Shared by ``decode`` and ``block``: read solver output, find N, undo a shuffle, check the board."""
+"""Shared by ``decode`` and ``block``: read solver output (or solve's JSON record), find N, undo a
+shuffle, check the board."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -39,8 +41,8 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
         "input",
         nargs="?",
         metavar="FILE",
-        help="solver output: s/v lines (kissat, cadical, ..., `cnfgen-queens solve`) or a minisat "
-        "result file; '-' or nothing for stdin",
+        help="solver output: s/v lines (kissat, cadical, ..., `cnfgen-queens solve`), a minisat "
+        "result file or the record of `cnfgen-queens solve --json`; '-' or nothing for stdin",
     )
     size = p.add_mutually_exclusive_group()
     size.add_argument(
@@ -51,7 +53,11 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="board size (default: from the c lines of `cnfgen-queens solve`)",
     )
-    size.add_argument("--cnf", metavar="CNF", help="the CNF that was solved (gives N, undoes --shuffle)")
+    size.add_argument(
+        "--cnf",
+        metavar="CNF",
+        help="the CNF that was solved (gives N, undoes --shuffle; checked against solve's c lines)",
+    )
 
 
 def header_echo(header: Header) -> list[str]:
@@ -61,6 +67,11 @@ def header_echo(header: Header) -> list[str]:
     if not keep:
         return []
     return [f"{ECHO}p cnf {header.num_vars} {header.num_clauses}", *(ECHO + c for c in keep)]
+
+
+def echo_lines(header: Header) -> list[str]:
+    """:func:`header_echo` without the prefix: the ``cnf_header`` list of solve's JSON record."""
+    return [line[len(ECHO) :] for line in header_echo(header)]
 
 
 def echoed_header(text: str) -> Header | None:
@@ -91,7 +102,39 @@ def opb_to_dimacs(text: str) -> str:
 @dataclass(frozen=True)
 class Decoded:
     placement: Placement
-    forward: list[int] | None  # original -> file variable names, for a shuffled CNF
+
+
+JSON_ANSWERS = {"SAT": "SATISFIABLE", "UNSAT": "UNSATISFIABLE"}
+
+
+def json_answer(data: bytes, name: str) -> str:
+    """The record of ``solve --json`` as the competition output ``solve`` prints: its ``cnf_header``
+    lines (N, shuffle, variant), the s line and one v line."""
+    try:
+        record = json.loads(data)
+    except ValueError as e:
+        fail(f"{name}: starts with '{{' but is not JSON ({e}); decode reads solver output or `solve --json`")
+    if not isinstance(record, dict) or not isinstance(record.get("status"), str):
+        fail(f"{name}: a JSON value that is not the record of `cnfgen-queens solve --json` (no status)")
+    status, model, error = record["status"], record.get("model"), record.get("error")
+    if status not in JSON_ANSWERS:
+        fail(f"{name}: solve's record says {status}" + (f": {error}" if error else ""), EXIT_NO_SOLUTION)
+    cnf_header = record.get("cnf_header") or []
+    lines = [ECHO + str(line) for line in cnf_header] if isinstance(cnf_header, list) else []
+    lines.append(f"s {JSON_ANSWERS[status]}")
+    if model is not None:
+        if not isinstance(model, list) or not all(type(x) is int for x in model):
+            fail(f"{name}: the model of solve's record is not a list of integer literals", EXIT_NO_SOLUTION)
+        lines.append("v " + " ".join(map(str, [*model, 0])))
+    return "\n".join(lines) + "\n"
+
+
+def _read_json(head: bytes, f: IO[bytes], name: str) -> str:
+    """solve's JSON record (one line, at most :data:`cnfgen_queens.bounds.MAX_LINE` bytes) as text."""
+    data = head + f.read(max(0, MAX_LINE + 1 - len(head)))
+    if len(data) > MAX_LINE:
+        raise InputError(f"{name}: a JSON record longer than {MAX_LINE} bytes (64 MiB), not solve's")
+    return json_answer(data, name)
 
 
 def _size_from_header(header: Header, path: str) -> int:
@@ -103,8 +146,28 @@ def _size_from_header(header: Header, path: str) -> int:
     fail(f"{path}: no 'n=N' or 'p show' comment to take N from; use -n N")
 
 
+def _quoted(line: str) -> str:
+    return repr(line if len(line) <= 60 else line[:57] + "...")
+
+
+def _mismatch(cnf: Header, echoed: Header, name: str) -> str | None:
+    """How the --cnf header differs from the one solve echoed (N, variables, shuffle, variant), or None.
+    The clause count may differ: merge adds clauses to the CNF that was solved."""
+    mine, said = cnf.board_size(), echoed.board_size()
+    if mine != said:
+        return f"N = {mine}, but {name} comes from a CNF with N = {said}"
+    if cnf.num_vars != echoed.num_vars:
+        return f"{cnf.num_vars} variables, but {name} comes from a CNF with {echoed.num_vars}"
+    ours, theirs = echo_lines(cnf)[1:], echo_lines(echoed)[1:]
+    for a, b in zip([*ours, ""], [*theirs, ""], strict=False):
+        if a != b:
+            return f"its header has {_quoted(a)} where the c lines of {name} have {_quoted(b)}"
+    return None
+
+
 def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header | None, str]:
-    """(N, the CNF header or None, where N came from): -n, --cnf, or the c lines `solve` echoed."""
+    """(N, the CNF header or None, where N came from): -n, --cnf, or the c lines `solve` echoed; -n and
+    --cnf must agree with those lines."""
 
     echoed = echoed_header(text)
     if args.cnf:
@@ -116,6 +179,10 @@ def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header |
             fail(f"cannot read {args.cnf}: {e.strerror or e}")
         except DimacsError as e:
             fail(str(e))
+        differ = _mismatch(header, echoed, name) if echoed is not None else None
+        if differ:
+            fail(f"--cnf {args.cnf}: {differ}; it is not the CNF that was solved (drop --cnf: solve's c lines "
+                 "give N and the shuffle)")  # fmt: skip
         return _size_from_header(header, args.cnf), header, f"--cnf {args.cnf}"
     if args.n is not None:
         said = echoed.board_size() if echoed else None
@@ -203,6 +270,8 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
     try:
         f = open_input(name if raw is not None else args.input, warn, raw=raw)
         head = f.read(SMALL_ANSWER)
+        if head.lstrip()[:1] == b"{":  # the record of `solve --json`, as the text `solve` prints
+            head = _read_json(head, f, name).encode()
         # N from --cnf, -n or the c lines `solve` echoed at the top of its output
         n, header, source = _size(args, head.decode("utf-8", "replace"), name)
         backward = forward = variant = None
@@ -224,10 +293,17 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
     if claim.problem:
         fail(f"{name}: {claim.problem}", EXIT_NO_SOLUTION)
     if claim.answer is Status.UNSAT:
-        print("no solution", file=sys.stderr if clauses_only else sys.stdout)
+        if getattr(args, "format", None) == "json" and not clauses_only:
+            print(json.dumps({"n": n, "columns": None}))  # the shape of a board's record: no board
+        else:
+            print("no solution", file=sys.stderr if clauses_only else sys.stdout)
         raise Exit(EXIT_NO_SOLUTION)
     if claim.model is None:
-        what = "UNKNOWN answer" if claim.answer is Status.UNKNOWN else "no model (no v lines, no SAT result)"
+        what = "no model (no v lines, no SAT result)"
+        if claim.answer is Status.SAT:
+            what = "the answer is SAT, but the output carries no model (no v lines: `solve --no-model`?)"
+        elif claim.answer is Status.UNKNOWN:
+            what = "UNKNOWN answer"
         fail(f"{name}: {what}", EXIT_NO_SOLUTION)
     if claim.answer is None:
         warn(f"{name}: v lines without an s line; decoding them anyway")
@@ -239,7 +315,7 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
     if backward is not None:
         true = (backward[v] for v in true if v < len(backward))
     try:
-        return Decoded(variant_placement(n, true, variant), forward)
+        return Decoded(variant_placement(n, true, variant))
     except DecodeError as e:
         fail(f"{name}: not a solution: {e}{_hint(source, header)}", EXIT_NO_SOLUTION)
 

@@ -12,15 +12,15 @@ import time
 from pathlib import Path
 
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
-from cnfgen_queens.cnf.dimacs import check_writable, read_header_file
+from cnfgen_queens.cnf.dimacs import check_writable, n_clauses, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
-from cnfgen_queens.errors import signals_unwind
+from cnfgen_queens.errors import signals_unwind, warn
 
 from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
 from ..solvers.outcome import S_LINES
 from .arg_groups import add_limit_arguments, add_solver_arguments
 from .common import EXIT_ENVIRONMENT, fail
-from .model_input import header_echo
+from .model_input import echo_lines, header_echo
 from .run_options import limits_from, measured
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
@@ -33,7 +33,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it"
     )
-    p.add_argument("--json", action="store_true", help="print one JSON record instead of competition output")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON record instead of competition output (with the CNF's N and shuffle lines in "
+        "cnf_header, so `decode` reads it)",
+    )
     p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
 
 
@@ -109,8 +114,12 @@ def run(args: argparse.Namespace) -> int:
         except (SolverNotFound, ProfileError, ValueError) as e:
             fail(str(e))
     command_wall = time.perf_counter() - start
+    checked = outcome.clauses_checked
+    if checked is not None and checked != header.num_clauses:  # the file's count is what was checked
+        warn(f"{name}: header says {n_clauses(header.num_clauses)}, file has {checked}")
     if args.json:
-        record = {"file": name, "solver_path": spec.path, **outcome.to_dict(), "command_wall": command_wall}
+        record = {"file": name, "solver_path": spec.path, **outcome.to_dict(), "command_wall": command_wall,
+                  "cnf_header": echo_lines(header)}  # fmt: skip
         if args.no_model:
             record["model"] = None
         print(json.dumps(record))
@@ -126,11 +135,11 @@ def run(args: argparse.Namespace) -> int:
     if outcome.exit_code is not None:
         times += f"  exit {outcome.exit_code}"
     out.append(times + measured(outcome.measured_by, args.isolation, spec.path is not None))
-    checked = f"  check {outcome.check_time:.3f} s" if outcome.check_time is not None else ""
-    out.append(f"c command wall {command_wall:.3f} s{checked}")
+    check = f"  check {outcome.check_time:.3f} s" if outcome.check_time is not None else ""
+    out.append(f"c command wall {command_wall:.3f} s{check}")
     out.append(f"c status {outcome.status}")
-    if outcome.status is Status.SAT:
-        out.append(f"c model verified against all {header.num_clauses} clauses")
+    if outcome.status is Status.SAT and checked is not None:
+        out.append(f"c model verified against all {checked} clauses")
     if outcome.proof is not None:
         out.append(f"c proof {proof} {outcome.proof}")
     elif proof is not None and outcome.status is Status.SAT:

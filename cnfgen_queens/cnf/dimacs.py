@@ -37,6 +37,17 @@ class DimacsError(InputError):
     """A file that is not DIMACS CNF; the message names the file and line."""
 
 
+class VariableBeyond(DimacsError):
+    """A literal whose variable exceeds the bound it is read against (``where`` is ``file:line``)."""
+
+    def __init__(self, where: str, literal: int, bound: int) -> None:
+        super().__init__(f"{where}: variable {abs(literal)} exceeds the header's {bound}")
+        self.where, self.literal, self.bound = where, literal, bound
+
+    def __reduce__(self) -> tuple[type, tuple[str, int, int]]:  # picklable across processes, like its base
+        return VariableBeyond, (self.where, self.literal, self.bound)
+
+
 def _stderr_warn(msg: str) -> None:
     warn(msg)
 
@@ -264,7 +275,7 @@ def body_literals(
             except ValueError:
                 raise DimacsError(f"{name}:{lineno}: not a literal: {_shown(tok)}") from None
             if lit and abs(lit) > num_vars:
-                raise DimacsError(f"{name}:{lineno}: variable {abs(lit)} exceeds the header's {num_vars}")
+                raise VariableBeyond(f"{name}:{lineno}", lit, num_vars)
             yield lit
 
 

@@ -6,6 +6,10 @@ line, a larger one by :func:`.scan.literal_chunks`, with numpy): memory follows 
 a line without a blank past :data:`cnfgen_queens.bounds.MAX_TOKEN` is refused, and every literal
 of the blocks and of the base is checked against the base's header, so no solver is ever handed
 a literal its header does not declare.
+
+Blocks files are in unshuffled names (``cnfgen-queens block`` prints the primary cell variables
+x(r,c) = r*N+c+1): into a base whose header records a shuffle, ``merge`` renames them with that
+shuffle, as ``gen-queens --shuffle --block`` shuffles them with the formula.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from .dimacs import (
     write_header,
 )
 from .scan import Prefixed, literal_chunks
+from .shuffle import header_shuffle_map, rename
 
 SMALL_BODY = 1 << 22  # a body up to this size is parsed line by line, without numpy (merge starts fast)
 
@@ -42,12 +47,17 @@ def merge(base: Path, blocks: Iterable[Path], out: BinaryIO, warn: Warn = _stder
 
     A blocks file is bare clause lines or a full DIMACS file (its header is checked
     and dropped).  Every literal, of the base and of the blocks, must be within the
-    base's variables.  Returns the total clause count.
+    base's variables.  The blocks are in unshuffled names: a shuffled base's header
+    renames them (ShuffleError for an unreadable shuffle comment).  Returns the total
+    clause count.
     """
     header = read_header_file(base)
+    forward = header_shuffle_map(header)
     extra: list[Clause] = []
     for path in blocks:
         extra.extend(read_blocks(path, header.num_vars, warn))
+    if forward is not None:
+        extra = [rename(clause, forward) for clause in extra]
     return merge_clauses(base, extra, out, header)
 
 

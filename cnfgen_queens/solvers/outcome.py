@@ -53,6 +53,7 @@ class Outcome:
     stderr_tail: str
     proof: ProofState | None  # VERIFIED / UNVERIFIED (a rejected proof: ERROR, UNVERIFIED); None: none asked
     check_time: float | None = None  # seconds spent checking the model (or validating an UNSAT file)
+    clauses_checked: int | None = None  # SAT: the clauses the model was checked against (the file's, not its header's)
     measured_by: str = "rusage"  # "cgroup" (BenchExec: the whole process tree) or "rusage"
 
     def true_vars(self) -> set[int]:

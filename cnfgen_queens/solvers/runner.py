@@ -46,13 +46,19 @@ def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[
     The full model lists variables 1..M, where M is the largest variable the CNF or the
     model mentions; variables the solver left out are false.
     """
+    full, error, _ = _check(cnf, model)
+    return full, error
+
+
+def _check(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None, int]:
+    """:func:`check_model` and the number of clauses the model satisfied (all of them when it is right)."""
 
     if isinstance(cnf, Path):
         cnf = CnfFile(cnf, str(cnf))
     header = cnf.header if isinstance(cnf, Cnf) else _header(cnf)
     value, error = model_values(model, header.num_vars)
     if value is None:
-        return None, error
+        return None, error, 0
     if isinstance(cnf, Cnf):
         import numpy as np
 
@@ -63,9 +69,9 @@ def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[
     if check.violated is not None:
         index, clause = check.violated
         text = " ".join(map(str, clause)) + " 0"
-        return None, f"model violates clause {index + 1} of {header.num_clauses}: {text}"
+        return None, f"model violates clause {index + 1} of {header.num_clauses}: {text}", index
     top = max(check.max_var, len(value) - 2)
-    return tuple(v if v < len(value) and value[v] else -v for v in range(1, top + 1)), None
+    return tuple(v if v < len(value) and value[v] else -v for v in range(1, top + 1)), None, check.clauses
 
 
 def _header(source: CnfFile) -> Header:
@@ -140,10 +146,11 @@ def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
     return replace(outcome, check_time=(outcome.check_time or 0.0) + time.perf_counter() - start)
 
 
-def _timed_check(cnf: Cnf | CnfFile, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None, float]:
+def _timed_check(cnf: Cnf | CnfFile, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None, float, int]:
+    """(full model or None, why not, seconds, clauses checked)."""
     start = time.perf_counter()
-    full, error = check_model(cnf, model)
-    return full, error, time.perf_counter() - start
+    full, error, clauses = _check(cnf, model)
+    return full, error, time.perf_counter() - start, clauses
 
 
 def _solve_embedded(
@@ -154,9 +161,9 @@ def _solve_embedded(
         raise UsageError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
     assert spec.embedded is not None
     run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None)
-    status, error, model, verified, check_time = run.status, run.error, None, False, None
+    status, error, model, verified, check_time, checked = run.status, run.error, None, False, None, None
     if status is Status.SAT:
-        model, error, check_time = _timed_check(cnf, run.model or ())
+        model, error, check_time, checked = _timed_check(cnf, run.model or ())
         status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
     proof_state: ProofState | None = None
     if proof is not None and status is Status.UNSAT and run.proof_lines is not None:
@@ -176,6 +183,7 @@ def _solve_embedded(
         stderr_tail="",
         proof=proof_state,
         check_time=check_time,
+        clauses_checked=checked if model is not None else None,
     )
 
 
@@ -242,9 +250,9 @@ def _solve_binary(
         if keep_output is not None:
             _keep(run, keep_output)
         status, error, claim = _read_answer(profile, run, model_file, limits, stderr)
-        model, verified, check_time = None, False, None
+        model, verified, check_time, checked = None, False, None, None
         if status is Status.SAT:
-            model, error, check_time = _timed_check(cnf, claim.model or ())
+            model, error, check_time, checked = _timed_check(cnf, claim.model or ())
             status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
         last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
         if status in (Status.ERROR, Status.MEMOUT) and last and error and last not in error:
@@ -275,6 +283,7 @@ def _solve_binary(
         stderr_tail=stderr[-STDERR_TAIL:] if stderr.strip() else "",
         proof=proof_state,
         check_time=check_time,
+        clauses_checked=checked if model is not None else None,
         measured_by=run.measured_by,
     )
 
