@@ -30,16 +30,17 @@ class Ran:
 
 def run_cli(
     argv: list[str], cwd: Path, *, gen: bool = False, memory_mb: int = MEMORY_MB, timeout: float = 60,
-    stdin: bytes | None = None,
+    stdin: bytes | None = None, env: dict[str, str] | None = None,
 ) -> Ran:  # fmt: skip
-    """``cnfgen-queens ARGV`` (``gen-queens`` with ``gen``) under RLIMIT_AS and a timeout, SIGINT as default."""
+    """``cnfgen-queens ARGV`` (``gen-queens`` with ``gen``) under RLIMIT_AS and a timeout, SIGINT as default;
+    ``env``: variables set (or replaced) in the child's environment."""
     limit = memory_mb << 20
 
     def limits() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         os.setsid()  # its own group: killed whole on timeout
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
     env.pop("CNFGEN_QUEENS_DEBUG", None)
     proc = subprocess.Popen(
         [sys.executable, "-c", GEN_ENTRY if gen else CLI_ENTRY, *argv],

@@ -56,7 +56,12 @@ def test_enumerate_cli_formats_and_limit(capsys: pytest.CaptureFixture[str]) -> 
     assert captured.err.splitlines()[-1] == "count: 4"
     assert main(["enumerate", "8", "--limit", "3"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[-1] == "count: 3" and "--limit" in captured.err
+    assert captured.out.splitlines()[-1] == "partial count: 3" and "--limit" in captured.err
+    assert main(["count", "8", "--limit", "10", "--symmetric"]) == 0  # never printed as if a total
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "partial fundamental: 10" and out[-1].startswith("partial count: ")  # (10 orbits)
+    assert main(["count", "8", "--limit", "100", "--engine", "loop"]) == 0  # 92 < 100: the whole count
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 92"  # OEIS A000170(8)
 
 
 def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:

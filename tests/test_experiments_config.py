@@ -156,7 +156,7 @@ def test_range_max_clauses_and_all_encodings(tmp_path: Path, capsys: pytest.Capt
     assert len(runs) == 3
     assert main(["batch", str(path), "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "= 3 runs; 3 to do" in out and "left out: n=10 pairwise" in out
+    assert "= 4 runs, less 1 instances over max_clauses: 3 runs; 3 to do" in out and "left out: n=10 pairwise" in out
 
 
 def test_committed_configs_are_valid() -> None:

@@ -83,22 +83,26 @@ def test_par2_solved_and_median_by_hand(db: Path) -> None:
         rows = store.rows()
     assert sorted(rows, key=lambda r: r.run_key) == HAND  # the store gives back what went in
     stats = {(s.solver, s.encoding): s for s in report.summarize(rows)}
+    # every line is scored over the same 8 instances (N = 3..10): a missing run is unsolved, 2 x 10 s
     a = stats["kissat", "pairwise"]
-    assert (a.runs, a.solved, a.wrong) == (3, 2, 0)
-    assert a.par2 == pytest.approx((1.0 + 3.0 + 2 * 10.0) / 3)  # = 8.0
+    assert (a.runs, a.missing, a.solved, a.sat, a.unsat, a.wrong) == (3, 5, 2, 2, 0, 0)
+    assert a.par2 == pytest.approx((1.0 + 3.0 + 2 * 10.0 + 5 * 20.0) / 8)  # = 15.5
     assert a.median == pytest.approx(2.0) and a.largest_n == 5
     b = stats["kissat", "sequential"]
-    assert (b.runs, b.solved, b.wrong) == (4, 4, 0)
-    assert b.par2 == pytest.approx((0.5 + 2.0 + 4.0 + 7.0) / 4)  # = 3.375
+    assert (b.runs, b.missing, b.solved, b.sat, b.unsat, b.wrong) == (4, 4, 4, 3, 1, 0)
+    assert b.par2 == pytest.approx((0.5 + 2.0 + 4.0 + 7.0 + 4 * 20.0) / 8)  # = 11.6875
     assert b.median == pytest.approx((2.0 + 4.0) / 2) and b.largest_n == 10
     c = stats["minisat", "pairwise"]
-    assert (c.runs, c.solved, c.wrong) == (4, 0, 1)
+    assert (c.runs, c.missing, c.solved, c.wrong) == (4, 4, 0, 1)
     assert c.par2 == pytest.approx(20.0) and c.median is None and c.largest_n is None
-    assert [(s.solver, s.encoding) for s in report.summarize(rows)] == [
+    vbs = stats[report.VBS, "(best line per instance)"]  # the best line per instance: 6 of 8 solved
+    assert (vbs.runs, vbs.missing, vbs.solved, vbs.sat, vbs.unsat) == (8, 0, 6, 5, 1)
+    assert vbs.par2 == pytest.approx((0.5 + 1.0 + 3.0 + 20.0 + 20.0 + 2.0 + 4.0 + 7.0) / 8)
+    assert [(s.solver, s.encoding) for s in report.summarize(rows)][:3] == [
         ("kissat", "sequential"),
         ("kissat", "pairwise"),
         ("minisat", "pairwise"),
-    ]  # best PAR-2 first
+    ]  # best PAR-2 first, the virtual best line last
 
 
 def test_par2_without_time_limit_is_undefined() -> None:
@@ -151,11 +155,11 @@ def test_cli_outputs(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(argv) == 0
     table = capsys.readouterr().out
     assert table == out["t.md"].read_text()
-    assert "| kissat | pairwise | 3 | 2 | 0 | 8.00 | 2.000 | 5 |" in table
+    assert "| kissat | pairwise | 3 | 5 | 2 | 2 | 0 | 0 | 15.5 | 2.00 | 5 |" in table
     rows = list(csv.DictReader(io.StringIO(out["t.csv"].read_text())))
-    assert rows[0]["solver"] == "kissat" and rows[0]["encoding"] == "sequential" and float(rows[0]["par2"]) == 3.375
+    assert rows[0]["solver"] == "kissat" and rows[0]["encoding"] == "sequential" and float(rows[0]["par2"]) == 11.6875
     doc = json.loads(out["t.json"].read_text())
-    assert doc["time_limits"] == [10.0] and len(doc["groups"]) == 3
+    assert doc["time_limits"] == [10.0] and len(doc["groups"]) == 4
     assert len(list(csv.DictReader(io.StringIO(out["runs.csv"].read_text())))) == len(HAND)
     assert out["cactus.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert b"<svg" in out["time_vs_n.svg"].read_bytes()[:1000]
@@ -202,16 +206,21 @@ def test_by_n_and_column_alo_and_cpu_time_by_hand(tmp_path: Path, capsys: pytest
         replace(row("p4", "kissat", "product", 1000, "SAT", 2.0), cpu=1.5, column_alo=True),
     ]
     stats = report.summarize(rows, by=("n", "column_alo"), time="cpu")
-    got = [(s.n, s.column_alo, s.runs, s.solved, s.par2, s.median) for s in stats]
+    got = [(s.key("n"), s.key("column_alo"), s.runs, s.solved, s.par2, s.median) for s in stats]
     assert got == [(500, False, 2, 2, 4.0, 4.0), (1000, False, 1, 0, 20.0, None), (1000, True, 1, 1, 1.5, 1.5)]
-    wall = report.summarize(rows, by=("n",))
-    assert [(s.n, s.column_alo, s.par2) for s in wall] == [(500, None, 8.5), (1000, None, (20.0 + 2.0) / 2)]
-    assert report.summarize(rows)[0].n is None  # not split: one line, no N column
+    wall = report.summarize(rows, by=("n",))  # column_alo varies: a column of its own, lines not merged
+    assert [(s.key("n"), s.solver, s.key("column_alo"), s.par2) for s in wall] == [
+        (500, "kissat", False, 8.5),
+        (1000, "kissat", True, 2.0),
+        (1000, "kissat", False, 20.0),
+        (1000, report.VBS, None, 2.0),
+    ]
+    assert report.summarize(rows)[0].key("n") is None  # not split: no N column
     table = report.markdown(stats, "cpu")
     assert table.splitlines()[0].startswith("| N | column_alo | solver | encoding |") and "(CPU s)" in table
-    assert "| 1000 | true | kissat | product | 1 | 1 | 0 | 1.50 | 1.500 | 1000 |" in table
+    assert "| 1000 | true | kissat | product | 1 | 1 | 1 | 0 | 0 | 1.50 | 1.50 | 1000 |" in table
     assert report.to_csv(stats).splitlines()[0].endswith("largest_n,n,column_alo")
-    assert report.to_csv(report.summarize(rows)).splitlines()[0].endswith(",largest_n")  # the old columns, unsplit
+    assert report.to_csv(report.summarize(rows)).splitlines()[0].endswith(",largest_n,column_alo")
     with pytest.raises(ValueError, match="cannot group or time by"):
         report.summarize(rows, by=("solver_version",))
     db = tmp_path / "by.sqlite"
@@ -220,8 +229,8 @@ def test_by_n_and_column_alo_and_cpu_time_by_hand(tmp_path: Path, capsys: pytest
             store.add(r)
     out = tmp_path / "tvn.png"
     assert main(["report", str(db), "--by", "n", "--time", "cpu", "--time-vs-n", str(out)]) == 0
-    assert capsys.readouterr().out.splitlines()[0].startswith("| N | solver |") and out.stat().st_size > 0
-    assert main(["report", str(db), "--by", "solver"]) == 2
+    assert capsys.readouterr().out.splitlines()[0].startswith("| N | column_alo | solver |") and out.stat().st_size > 0
+    assert main(["report", str(db), "--by", "solver_version"]) == 2
     assert "invalid choice" in capsys.readouterr().err
 
 

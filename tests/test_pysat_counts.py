@@ -117,4 +117,4 @@ def test_encodings_dry_run_builds_no_pysat_encoding(
     monkeypatch.setattr(pysat_card, "pysat_atmost_one", _no_build)
     assert main(["batch", "configs/encodings.yaml", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "= 276 runs" in out and "n=200 pysat:totalizer (14431274 clauses > max_clauses 4000000)" in out
+    assert ": 276 runs" in out and "n=200 pysat:totalizer (14431274 clauses > max_clauses 4000000)" in out

@@ -43,7 +43,7 @@ def test_db_is_a_fixed_positional_and_report_says_what_it_wrote(
             "minisat", str(out["s.svg"]), "--runs-csv", str(out["runs.csv"]), str(db)]  # fmt: skip
     assert main(argv) == 0
     captured = capsys.readouterr()
-    assert "| kissat | pairwise | 3 | 2 | 0 | 8.00 | 2.000 | 5 |" in captured.out
+    assert "| kissat | pairwise | 3 | 5 | 2 | 2 | 0 | 0 | 15.5 | 2.00 | 5 |" in captured.out
     assert f"wrote {out['c.png']}: cactus plot\n" in captured.err
     assert f"wrote {out['t.pdf']}: time-vs-n plot\n" in captured.err
     assert f"wrote {out['s.svg']}: scatter plot kissat vs minisat\n" in captured.err

@@ -54,3 +54,43 @@ def test_a_version_probe_leaves_no_process(tmp_path: Path) -> None:
     finally:
         for pid in _with_marker(f"sleep\0{marker}"):
             os.kill(pid, signal.SIGKILL)
+
+
+def _slow_cadical(folder: Path, delay: str) -> dict[str, str]:
+    """A ``cadical`` first on PATH that waits ``delay`` before answering ``--version`` (then is the real one)."""
+    cadical = need_solver("cadical")
+    (folder / "bin").mkdir()
+    wrapper = folder / "bin" / "cadical"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "--version" ]; then sleep {delay}; echo "cadical 9.9.9"; exit 0; fi\n'
+        f'exec {cadical} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    gen_main(["8", "-o", str(folder / "a.cnf")])
+    return {"PATH": f"{folder / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def test_the_time_limit_covers_the_version_probe(tmp_path: Path) -> None:
+    """`solve --time-limit 1` with a binary slow to say its version: the probe gets what is left of the
+    second, and a TIMEOUT is reported when nothing is left (it took 1 + VERSION_TIMEOUT s before)."""
+    marker = f"{20_000 + os.getpid() % 50_000}"
+    env = _slow_cadical(tmp_path, marker)
+    try:
+        start = time.monotonic()
+        ran = run_cli(["solve", "a.cnf", "--solver", "cadical", "--time-limit", "1"], tmp_path, timeout=60, env=env)
+        wall = time.monotonic() - start
+        assert ran.code == 0, ran
+        assert "c status TIMEOUT" in ran.out and "s UNKNOWN" in ran.out, ran.out
+        assert wall < VERSION_TIMEOUT - 1, wall  # 1 s, its grace and the start-up; before: over VERSION_TIMEOUT
+        assert _with_marker(f"sleep\0{marker}") == []
+    finally:
+        for pid in _with_marker(f"sleep\0{marker}"):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_quick_probe_leaves_the_solver_the_rest(tmp_path: Path) -> None:
+    env = _slow_cadical(tmp_path, "0.3")
+    ran = run_cli(["solve", "a.cnf", "--solver", "cadical", "--time-limit", "5"], tmp_path, timeout=60, env=env)
+    assert ran.code == 10, ran
+    assert "c solver cadical 9.9.9" in ran.out and "model verified" in ran.out

@@ -39,9 +39,9 @@ def pgids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     spawn = process._spawn
 
     def recording(*a, **kw):  # type: ignore[no-untyped-def]
-        proc = spawn(*a, **kw)
+        proc, blocked = spawn(*a, **kw)
         started.append(proc.pid)  # the solver leads its own session, so its pid is its group id
-        return proc
+        return proc, blocked
 
     monkeypatch.setattr(process, "_spawn", recording)
     return started

@@ -210,7 +210,7 @@ def test_report_counts_unsat_completions_as_solved(tmp_path: Path, monkeypatch, 
     assert "9 runs done (9 solved)" in capsys.readouterr().out
     assert main(["report", "out.sqlite", "--csv", "r.csv"]) == 0
     line = next(x for x in (tmp_path / "r.csv").read_text().splitlines() if "pysat:cadical195" in x)
-    assert ",9,9,0," in line  # runs, solved, wrong
+    assert ",9,0,9,6,3,0," in line  # runs, missing, solved (SAT, UNSAT), wrong
     db = sqlite3.connect(tmp_path / "out.sqlite")
     variants = [json.loads(v) for (v,) in db.execute("SELECT variant FROM runs ORDER BY variant")]
     assert {(v["random_place"], v["random_seed"]) for v in variants} == {(k, s) for k in (0, 2, 4) for s in range(3)}

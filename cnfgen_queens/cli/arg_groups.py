@@ -59,8 +59,8 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_float("time limit", MAX_TIME),
         default=None,
         metavar="S",
-        help="wall-clock seconds for the whole command (a command that calls a solver again and again gives "
-        "each call what is left)",
+        help="wall-clock seconds for the whole command, a solver's --version probe too (a command that calls a "
+        "solver again and again gives each call what is left)",
     )
     g.add_argument(
         "-m",

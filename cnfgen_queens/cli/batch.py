@@ -10,6 +10,7 @@ from ..errors import UsageError
 from ..experiments.batch import executor_of, run_batch
 from ..experiments.config import ConfigError, load
 from ..experiments.grid import expand
+from ..experiments.instance_config import grid_factors, shown
 from ..experiments.store import EmptyStore, Store, StoreError
 from ..solutions.slurm import job_limits, slurm_time
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
@@ -59,18 +60,10 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
         except EmptyStore:
             pass  # an empty file (or database) is taken: nothing done yet
     c = config
-    factors = [f"{len(c.ns)} N", f"{len(c.encodings)} encodings"]
-    factors += [f"{len(c.shuffle_seeds)} seeds"] if c.shuffle_seeds else []
-    if c.variant is not None and c.variant.random_seeds is not None:  # K values can differ between N
-        per_n = sorted({len(c.variant.ks(n)) * len(c.variant.random_seeds) for n in c.ns})
-        factors += [f"{'/'.join(map(str, per_n))} random placements (K x seed)"]
-    factors += [f"{len(c.solvers)} solvers", f"{c.repeats} repeats"]
-    left_out = f" (less {len(oversized)} instances over max_clauses)" if oversized else ""
+    factors = grid_factors(c.ns, c.encodings, c.column_alo, c.shuffle_seeds, c.solvers, c.repeats, c.variant)
+    left_out = f", less {len(oversized)} instances over max_clauses: {len(runs)} runs" if oversized else ""
     todo = sum(r.key not in done for r in runs)
-    print(
-        f"grid: {' x '.join(factors)}{left_out} = {len(runs)} runs; {todo} to do, "
-        f"{len(runs) - todo} already in {c.results}"
-    )
+    print(f"grid: {shown(factors)}{left_out}; {todo} to do, {len(runs) - todo} already in {c.results}")
     if (args.executor or c.executor) == "slurm":
         print(_slurm_line(c, args.jobs))
     for inst in oversized:

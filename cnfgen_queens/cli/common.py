@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
-import fcntl
-import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, NoReturn
 
+from cnfgen_queens.cnf.atomic import NotAFile, atomic_output, check_output_target
 from cnfgen_queens.cnf.compressed import compressing
-from cnfgen_queens.cnf.dimacs import atomic_output, check_writable
 from cnfgen_queens.cnf.same_file import refuse_alias
 
 EXIT_USAGE = 2
@@ -103,16 +100,17 @@ def positive_float(what: str, maximum: float = float("inf")) -> Callable[[str], 
     return parse
 
 
-WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE})
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO})
 
 
 @contextmanager
 def output(path: str | None, inputs: Iterable[str | Path | None] = (), flag: str = "-o") -> Iterator[BinaryIO]:
     """Binary output: stdout when ``path`` is None or '-', else an atomically written file.
 
-    ``path`` must not be the same file as any of ``inputs`` (exit 2).  A FIFO or device is written
-    into (no rename): a FIFO without a reader is refused at once, not waited on.  A failed write
-    (a full disk, /dev/full) is one line ``cannot write PATH: ...`` and exit 1; the bytes are on
+    ``path`` must not be the same file as any of ``inputs`` (exit 2).  A FIFO or character device is
+    written into (no rename; :func:`cnfgen_queens.cnf.atomic.output_target`): a FIFO without a reader is
+    refused at once, not waited on; a directory, socket or block device is refused (exit 2).  A failed
+    write (a full disk, /dev/full) is one line ``cannot write PATH: ...`` and exit 1; the bytes are on
     disk (fsync) when the block ends without one.
     """
     if path is None or path == "-":
@@ -120,49 +118,34 @@ def output(path: str | None, inputs: Iterable[str | Path | None] = (), flag: str
         sys.stdout.buffer.flush()
         return
     refuse_alias(path, inputs, flag)
-    target = Path(os.path.realpath(path))  # write through a symlink, not over it
-    if target.exists() and not target.is_file():  # a FIFO or device: no rename, write into it
-        with _special(path, target) as f:
-            yield f
-        return
+    check_output_path(path)
     try:
-        check_writable(target)
-    except OSError as e:
-        fail(f"cannot write {path}: {e}")
-    try:
-        with atomic_output(target) as f:
+        with atomic_output(path, stream=True) as f:
             try:
-                packed = compressing(f, target)
+                packed = compressing(f, Path(path))
             except ValueError as e:
                 fail(str(e))
             yield packed
             if packed is not f:
                 packed.close()  # writes the compressed stream's end; f itself is closed by atomic_output
     except OSError as e:
-        if e.filename is None and e.errno in WRITE_ERRNOS:
-            fail(f"cannot write {path}: {e.strerror or e}", EXIT_ENVIRONMENT)
-        raise
+        write_failed(path, e)
 
 
-@contextmanager
-def _special(path: str, target: Path) -> Iterator[BinaryIO]:
-    """A FIFO or device opened for writing without blocking: a FIFO nobody reads is an error (ENXIO)."""
-    if target.is_dir():
-        fail(f"cannot write {path}: it is a directory")
+def check_output_path(path: str | Path) -> None:
+    """Before any work: a stream output ``path`` that is a directory, socket or block device (exit 2), or
+    that cannot be written (exit 2), is one line."""
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        check_output_target(path, stream=True)
+    except NotAFile as e:
+        fail(str(e))
     except OSError as e:
-        why = "a FIFO with no reader" if e.errno == errno.ENXIO else (e.strerror or str(e))
-        fail(f"cannot write {path}: {why}", EXIT_ENVIRONMENT)
-    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)  # then write as usual
-    f = os.fdopen(fd, "wb")
-    try:
-        yield f
-        f.flush()
-    except OSError as e:
-        if e.filename is None and e.errno in WRITE_ERRNOS:
-            fail(f"cannot write {path}: {e.strerror or e}", EXIT_ENVIRONMENT)
-        raise
-    finally:
-        with contextlib.suppress(OSError):  # the error, if any, was reported by the flush above
-            f.close()
+        fail(f"cannot write {path}: {e}")
+
+
+def write_failed(path: str | Path, e: OSError) -> NoReturn:
+    """A write that failed under way: a full disk, a FIFO with no reader, an I/O error is one line, exit 1;
+    anything else is raised again."""
+    if e.filename is None and e.errno in WRITE_ERRNOS:
+        fail(f"cannot write {path}: {e.strerror or e}", EXIT_ENVIRONMENT)
+    raise e

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from cnfgen_queens.model.decode import render
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.progress import Progress
 from cnfgen_queens.solutions import api
+from cnfgen_queens.solutions.external_loop import refuse_inputs_in
 
 from .arg_groups import (
     add_encoding_arguments,
@@ -45,14 +47,16 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         "searched (one queen per edge line, least under the 8 symmetries); otherwise all 8 images of each "
         "solution are blocked",
     )
-    p.add_argument("--limit", type=positive_int("limit"), metavar="K", help="stop after K solutions")
+    p.add_argument("--limit", type=positive_int("limit"), metavar="K",
+                   help="stop after K solutions (then `partial count: K`, exit 0)")  # fmt: skip
     p.add_argument(
         "--check-all",
         action="store_true",
         help="evaluate every clause of the formula on every model (an embedded solver's model is otherwise "
         "checked as a board, in O(N): rows, columns, diagonals, the variant's cells; a binary's always is)",
     )
-    p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs)")
+    p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs); no input "
+                   "may be one of the files it writes there")  # fmt: skip
     p.add_argument("--resume", action="store_true", help="continue the external loop in --out after a crash")
     add_limit_arguments(p)
     p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
@@ -92,8 +96,21 @@ def formula_from(args: argparse.Namespace) -> QueensFormula:
 
 
 def request(args: argparse.Namespace) -> dict[str, Any]:
-    """The options of ``enumerate``/``count`` as keyword arguments of :mod:`cnfgen_queens.solutions.api`."""
+    """The options of ``enumerate``/``count`` as keyword arguments of :mod:`cnfgen_queens.solutions.api`;
+    ``--out DIR`` must not hold an input under a name the loop writes (exit 2, before any solver runs)."""
     import shlex
+
+    if args.out:
+        inputs = [
+            *(("--holes", f) for f in args.holes),
+            *(("--place-file", f) for f in args.place_file),
+            ("--solvers-file", args.solvers_file),
+            ("--solver", args.solver if os.sep in args.solver else None),
+        ]
+        try:
+            refuse_inputs_in(Path(args.out), inputs)
+        except UsageError as e:
+            fail(str(e))
 
     try:
         solver_args = tuple(shlex.split(args.solver_args or ""))
@@ -112,15 +129,15 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_count(args: argparse.Namespace, result: Count) -> int:
-    """The count lines on stdout (``partial count`` when it stopped), the reason and OEIS mismatches on
-    stderr; the exit status.  ``enumerate --format json`` keeps stdout to its JSON lines: the count lines
-    go to stderr."""
+    """The count lines on stdout (``partial count`` when it stopped: at ``--limit``, exit 0; at a time or
+    memory limit or an error, exit 1), the reason and OEIS mismatches on stderr; the exit status.
+    ``enumerate --format json`` keeps stdout to its JSON lines: the count lines go to stderr."""
     found = result.fundamental if result.fundamental is not None else result.total
     counts = sys.stderr if getattr(args, "format", None) == "json" else sys.stdout
-    if result.limited:
+    if result.limited:  # what was asked for (exit 0), but not the total: "partial", as after a time limit
         if args.symmetric:
-            print(f"fundamental: {result.fundamental}", file=counts)
-        print(f"count: {result.total}", file=counts)
+            print(f"partial fundamental: {result.fundamental}", file=counts)
+        print(f"partial count: {result.total}", file=counts)
         print(f"{args.prog}: {result.error}; the count is not the total", file=sys.stderr)
         return 0
     if not result.complete:

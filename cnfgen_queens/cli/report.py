@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cnfgen_queens.cnf.dimacs import check_writable
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
 
 from ..errors import UsageError
@@ -16,7 +15,7 @@ from ..experiments import report
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows
-from .common import fail, output
+from .common import check_output_path, fail, output, write_failed
 
 if TYPE_CHECKING:
     from ..experiments.store import Row
@@ -68,16 +67,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--by",
         action="append",
-        choices=("n", "column_alo"),
+        choices=report.BY_KEYS,
         default=[],
-        help="split the table's groups by board size and/or the redundant column clauses; repeatable",
+        help="a table per value of this run column (n: per board size; solver: the label with its arguments); "
+        "lines are ranked within each; repeatable",
     )
     p.add_argument(
         "--where",
         action="append",
         default=[],
         metavar="FIELD=VALUE",
-        help="only the runs whose column FIELD has this value (n=1000, column_alo=true); repeatable: all must hold",
+        help="only the runs whose column FIELD has this value as the table prints it, case-insensitive "
+        "(n=1000, column_alo=true, 'solver=kissat --sat'); repeatable: all must hold",
     )
     p.add_argument(
         "--time",
@@ -98,12 +99,7 @@ def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
     for flag, path in flags:
         refuse_alias(path, [db], flag)
         refuse_database(path, flag)
-        if path.exists() and not path.is_file() and not path.is_dir():
-            continue  # a FIFO or device: written into (output() refuses a FIFO nobody reads)
-        try:
-            check_writable(path)
-        except OSError as e:
-            fail(f"cannot write {path}: {e}")
+        check_output_path(path)  # a FIFO or device is written into; output() refuses a FIFO nobody reads
 
 
 def _rows(db: str) -> list[Row]:
@@ -168,11 +164,15 @@ def run(args: argparse.Namespace) -> int:
             try:
                 draw(rows, kind, path, title, pair, args.time)
             except OSError as e:
+                if e.filename is None:  # a full disk, a FIFO with no reader: exit 1
+                    write_failed(path, e)
                 fail(f"cannot write {path}: {e.strerror or e}")
             what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
             print(f"wrote {path}: {what}", file=sys.stderr)
     if args.html:
         _html(args, rows)
+    if missing := report.missing_note(stats):  # last: after the files written, or the error that stopped them
+        print(f"{args.prog}: note: {missing}", file=sys.stderr)
     return 0
 
 

@@ -1,7 +1,9 @@
 """``cnfgen-queens solve FILE|-``: run a SAT solver, check its answer, print SAT-competition output.
 
 Exit codes follow the SAT competition: 10 SAT, 20 UNSAT, 0 unknown or a limit
-reached, 1 solver error, 2 usage error.
+reached, 1 solver error, 2 usage error.  A wrong answer is a solver error (1, ``s UNKNOWN``), as
+``batch`` judges it: a model that violates a clause, or UNSAT for an unchanged file whose header
+describes a board with a published positive count (:mod:`..solutions.known_answer`).
 """
 
 from __future__ import annotations
@@ -11,13 +13,15 @@ import sys
 import time
 from pathlib import Path
 
+from cnfgen_queens.cnf.atomic import NotAFile, check_output_target
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
-from cnfgen_queens.cnf.dimacs import check_writable, n_clauses, read_header_file
+from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.errors import signals_unwind, warn
 
+from ..solutions.known_answer import contradicted_unsat
 from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
-from ..solvers.outcome import S_LINES
+from ..solvers.outcome import EXIT_CODES, S_LINES
 from .arg_groups import add_limit_arguments, add_solver_arguments
 from .common import EXIT_ENVIRONMENT, fail
 from .model_input import echo_lines, header_echo
@@ -85,10 +89,10 @@ def run(args: argparse.Namespace) -> int:
     proof = Path(args.proof) if args.proof else None
     if proof is not None:
         refuse_alias(proof, [args.file, args.solvers_file], "--proof")
-        if proof.exists() and not proof.is_file() and not proof.is_dir():  # the proof is moved into place
-            fail(f"--proof {proof}: a FIFO or device, not a file (the proof is written to a file, then renamed)")
         try:
-            check_writable(proof)
+            check_output_target(proof)  # a file: the proof is read back (checked) and moved into place
+        except NotAFile as e:
+            fail(f"--proof: {e}")
         except OSError as e:
             fail(f"cannot write {proof}: {e}")
     try:
@@ -107,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
             header = read_header_file(path, None)  # solve() warns (once) about a misnamed file
             outcome = solve(path, solver, limits=limits, args=extra,
                             proof=proof, solvers_file=solvers_file, name=name)  # fmt: skip
+            wrong = contradicted_unsat(header, path) if outcome.status is Status.UNSAT else None
         except OSError as e:
             fail(f"cannot read {name}: {e.strerror or e}")
         except InputError as e:
@@ -117,13 +122,18 @@ def run(args: argparse.Namespace) -> int:
     checked = outcome.clauses_checked
     if checked is not None and checked != header.num_clauses:  # the file's count is what was checked
         warn(f"{name}: header says {n_clauses(header.num_clauses)}, file has {checked}")
+    code = EXIT_CODES[Status.ERROR] if wrong else outcome.exit_status  # a wrong answer is not passed on
     if args.json:
         record = {"file": name, "solver_path": spec.path, **outcome.to_dict(), "command_wall": command_wall,
                   "cnf_header": echo_lines(header)}  # fmt: skip
         if args.no_model:
             record["model"] = None
+        if wrong:
+            record["wrong_answer"] = wrong
         print(json.dumps(record))
-        return outcome.exit_status
+        if wrong:
+            print(f"{args.prog}: error: {outcome.solver}: {wrong}", file=sys.stderr)
+        return code
     out = [f"c cnfgen-queens solve {name}", f"c solver {outcome.solver} {outcome.version or '(version unknown)'}"
            + (f" at {spec.path}" if spec.path else " (embedded)")]  # fmt: skip
     out += header_echo(header)  # N, shuffle seed and variant, so that decode/block need no -n
@@ -146,13 +156,15 @@ def run(args: argparse.Namespace) -> int:
         out.append(f"c proof {proof} not checked: the answer is SAT and the verified model is its certificate")
     if outcome.error:
         out.append(f"c {'error' if outcome.status is Status.ERROR else 'note'}: {outcome.error}")
+    if wrong:
+        out.append(f"c error: {wrong}")
     if outcome.status is Status.ERROR and outcome.stderr_tail:
         out += [f"c stderr: {line}" for line in outcome.stderr_tail.splitlines()[-5:]]
-    out.append(f"s {S_LINES.get(outcome.status, 'UNKNOWN')}")
+    out.append(f"s {'UNKNOWN' if wrong else S_LINES.get(outcome.status, 'UNKNOWN')}")
     sys.stdout.write("\n".join(out) + "\n")
     if outcome.model is not None and not args.no_model:
         sys.stdout.write(_v_lines(outcome.model))
     sys.stdout.flush()
-    if outcome.status is Status.ERROR:
-        print(f"{args.prog}: error: {outcome.solver}: {outcome.error}", file=sys.stderr)
-    return outcome.exit_status
+    if outcome.status is Status.ERROR or wrong:
+        print(f"{args.prog}: error: {outcome.solver}: {wrong or outcome.error}", file=sys.stderr)
+    return code

@@ -46,6 +46,13 @@ def _num(x: float | None, digits: int = 3) -> str:
     return "-" if x is None else (f"{x:,.0f}" if float(x).is_integer() else f"{x:,.{digits}f}")
 
 
+def _value(v: object) -> str:
+    """As the other lines print: booleans as true/false (as in --json), integers with thousands separators."""
+    if isinstance(v, bool):
+        return str(v).lower()
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
 def _dist(s: Summary) -> str:
     return f"min {_num(s.min)}  median {_num(s.median)}  mean {_num(s.mean)}  max {_num(s.max)}  std {_num(s.std)}"
 
@@ -70,9 +77,11 @@ def text(name: str, st: CnfStats) -> str:
         lines.append(
             f"modularity           Q = {st.modularity:.4f}, {st.communities:,} communities ({st.community_method})"
         )
+    if st.gbd_hash is not None:
+        lines.append(f"GBD hash             {st.gbd_hash}")
     if st.queens:
         for key, value in st.queens.items():
-            lines.append(f"queens {key.replace('_', ' '):<44} {value}")
+            lines.append(f"queens {key.replace('_', ' '):<44} {_value(value)}")
     lines += [f"note: {note}" for note in st.notes]
     return "\n".join(lines) + "\n"
 

@@ -1,5 +1,12 @@
 """Atomic file output: a temporary file next to the target, fsync, rename; removed if anything goes wrong.
 
+Every writer of a path goes through :func:`atomic_output`, which first decides what the path is
+(:func:`output_target`): a new or regular file is replaced atomically; a symlink is written through (the
+file it names is replaced, the link stays); a stream output (``-o``, tables, plots) into a FIFO or
+character device is written into, as a shell's ``>`` would (a FIFO nobody reads is an error at once);
+anything else, a directory, socket or block device, or a FIFO or device where a file is wanted (a proof,
+work files that are read back), is refused with :class:`NotAFile`, a UsageError.
+
 Ctrl-C (SIGINT) already arrives as KeyboardInterrupt, and SIGTERM and SIGHUP as
 :class:`cnfgen_queens.errors.Terminated` while an atomic write is under way
 (:func:`~cnfgen_queens.errors.signals_unwind`): in a CLI command that is the command's own
@@ -14,9 +21,12 @@ those of a known target.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -24,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import signals_unwind
+from ..errors import UsageError, signals_unwind
 
 TEMP_SUFFIX = ".tmp"
 
@@ -33,14 +43,93 @@ def temp_prefix(path: Path) -> str:
     return f".{path.name}."
 
 
+class NotAFile(UsageError):
+    """An output path that is a directory, socket or block device, or a FIFO or device where a file is
+    wanted: the rename would replace it (a FIFO someone reads from, swapped for a regular file)."""
+
+
+NO_READER = "a FIFO with no reader"
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))  # fmt: skip
+
+
+def output_target(path: str | Path, *, stream: bool = False) -> Path | None:
+    """The regular file an output named ``path`` replaces (through a symlink: the file it names; a new
+    file: where it will be), or None when ``stream`` and ``path`` is a FIFO or character device, which is
+    written into.  Raises :class:`NotAFile` for anything else that is not a regular file."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # none yet (a dangling symlink: the file it names), or not reachable: the write says why
+        return Path(os.path.realpath(path))
+    if stat.S_ISREG(mode):
+        return Path(os.path.realpath(path))
+    if stream and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    why = "" if stream or kind in ("a directory", "a socket", "a block device") else (
+        " (this output is written to a file, read back or moved into place)")  # fmt: skip
+    raise NotAFile(f"cannot write {path}: it is {kind}, not a regular file{why}")
+
+
+def check_writable(path: Path) -> None:
+    """Raise OSError with a clear reason when ``path`` cannot be written."""
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory")
+    if not parent.is_dir():
+        raise FileNotFoundError(f"directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise PermissionError(f"directory {parent} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PermissionError(f"{path} is not writable")
+    try:  # the permission bits say nothing to root, nor about a read-only file system: try it
+        probe = os.open(parent / f".{path.name}.probe-{os.getpid()}", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except OSError as e:
+        raise PermissionError(f"cannot create files in {parent}: {e.strerror or e}") from None
+    os.close(probe)
+    os.unlink(parent / f".{path.name}.probe-{os.getpid()}")
+
+
+def check_output_target(path: str | Path, *, stream: bool = False) -> None:
+    """Before any work: NotAFile as :func:`output_target` says, OSError when the file cannot be written."""
+    target = output_target(path, stream=stream)
+    if target is not None:
+        check_writable(target)
+
+
 @contextmanager
-def atomic_output(path: Path) -> Iterator[BinaryIO]:
-    """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename).
+def _written_into(path: Path) -> Iterator[BinaryIO]:
+    """A FIFO or character device opened for writing without waiting: a FIFO nobody reads is
+    OSError(ENXIO, :data:`NO_READER`) at once; the bytes are flushed when the block ends."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise OSError(e.errno, NO_READER if e.errno == errno.ENXIO else (e.strerror or str(e))) from None
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)  # then write as usual
+    f = os.fdopen(fd, "wb")
+    try:
+        yield f
+        f.flush()
+    finally:
+        with contextlib.suppress(OSError):  # the error, if any, was raised by the flush above
+            f.close()
+
+
+@contextmanager
+def atomic_output(path: str | Path, *, stream: bool = False) -> Iterator[BinaryIO]:
+    """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename);
+    ``stream``: a FIFO or character device at ``path`` is written into instead (see :func:`output_target`).
 
     The temporary name is chosen before the file is created, so an interrupt arriving at any
     moment (even inside the creating call) finds it and removes the file.
     """
-    path = Path(path)
+    target = output_target(path, stream=stream)
+    if target is None:
+        with _written_into(Path(path)) as f:
+            yield f
+        return
+    path = target
     parent = path.parent if str(path.parent) else Path(".")
     with signals_unwind():
         pid = os.getpid()
@@ -64,6 +153,22 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
             if tmp is not None and os.getpid() == pid:
                 tmp.unlink(missing_ok=True)
             raise
+
+
+def move_into(src: Path, path: Path) -> None:
+    """Move the finished file ``src`` to ``path`` (a file output, as :func:`atomic_output` decides): renamed
+    on one file system, else copied atomically; ``src`` is gone afterwards."""
+    target = output_target(path)
+    assert target is not None
+    try:
+        os.replace(src, target)
+        return
+    except OSError as e:
+        if e.errno != errno.EXDEV:
+            raise
+    with atomic_output(target) as out, open(src, "rb") as f:
+        shutil.copyfileobj(f, out, 1 << 20)
+    os.unlink(src)
 
 
 def sweep_temporaries(path: Path) -> list[Path]:

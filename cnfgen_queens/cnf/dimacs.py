@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from cnfgen_queens.bounds import MAX_LINE
-from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output, check_writable
 from cnfgen_queens.cnf.compressed import InputError, open_input
 from cnfgen_queens.errors import warn
 
@@ -30,7 +29,7 @@ Clause = tuple[int, ...]
 CHUNK = 1 << 16
 MAX_VAR = 2**31 - 1  # the largest variable DIMACS solvers accept (signed 32-bit literals)
 Warn = Callable[[str], None]
-__all__ = ["MAX_LINE", "atomic_output"]
+__all__ = ["MAX_LINE", "atomic_output", "check_writable"]
 
 
 class DimacsError(InputError):
@@ -92,26 +91,6 @@ def write_clauses(out: BinaryIO, clauses: Iterable[Clause]) -> int:
         out.write((" 0\n".join(buf) + " 0\n").encode())
         count += len(buf)
     return count
-
-
-def check_writable(path: Path) -> None:
-    """Raise OSError with a clear reason when ``path`` cannot be written."""
-    path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise IsADirectoryError(f"{path} is a directory")
-    if not parent.is_dir():
-        raise FileNotFoundError(f"directory {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise PermissionError(f"directory {parent} is not writable")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise PermissionError(f"{path} is not writable")
-    try:  # the permission bits say nothing to root, nor about a read-only file system: try it
-        probe = os.open(parent / f".{path.name}.probe-{os.getpid()}", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except OSError as e:
-        raise PermissionError(f"cannot create files in {parent}: {e.strerror or e}") from None
-    os.close(probe)
-    os.unlink(parent / f".{path.name}.probe-{os.getpid()}")
 
 
 # -- reading --------------------------------------------------------------------

@@ -31,24 +31,39 @@ _CLAUSE_TEXT = _BLANKS + b"0123456789-"
 def gbd_hash(path: Path | str) -> str:
     """The GBD hash (32 hex digits) of the DIMACS CNF file ``path`` (.gz, .bz2, .xz: of the decompressed
     CNF); memory is bounded by :data:`BLOCK`.  InputError for a device or a corrupt compressed file."""
-    md5 = hashlib.md5()
-    last = b""  # the last token so far
-    pending = b""  # the unfinished end of the previous block
-    skipping = False  # inside a comment or header line that started in an earlier block
+    h = GbdHash()
     with open_input(path) as f:  # a compressed file: the hash of its CNF, as gbdc computes it
         while block := f.read(BLOCK):
-            if skipping:
-                ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
-                if not ends:
-                    continue
-                block, skipping = block[min(ends) :], False
-            data, rest = _whole(pending + block)
-            pending, skipping = (b"", True) if rest is None else (rest, False)  # None: a comment runs on
-            last = _feed(md5, data, last)
-    last = _feed(md5, pending, last)
-    if last and last != b"0":
-        md5.update(b" 0")
-    return md5.hexdigest()
+            h.update(block)
+    return h.hexdigest()
+
+
+class GbdHash:
+    """The GBD hash fed block by block (the bytes of a whole CNF, in order, in blocks of any size): for a
+    reader that sees the file once, as ``stats`` does on stdin."""
+
+    def __init__(self) -> None:
+        self.md5 = hashlib.md5()
+        self.last = b""  # the last token so far
+        self.pending = b""  # the unfinished end of the previous block
+        self.skipping = False  # inside a comment or header line that started in an earlier block
+
+    def update(self, block: bytes) -> None:
+        if self.skipping:
+            ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
+            if not ends:
+                return
+            block, self.skipping = block[min(ends) :], False
+        data, rest = _whole(self.pending + block)
+        self.pending, self.skipping = (b"", True) if rest is None else (rest, False)  # None: a comment runs on
+        self.last = _feed(self.md5, data, self.last)
+
+    def hexdigest(self) -> str:
+        md5 = self.md5.copy()
+        last = _feed(md5, self.pending, self.last)
+        if last and last != b"0":
+            md5.update(b" 0")
+        return md5.hexdigest()
 
 
 def _whole(data: bytes) -> tuple[bytes, bytes | None]:

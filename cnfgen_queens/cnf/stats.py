@@ -20,14 +20,15 @@ used for community detection and cliques only, each under a stated size limit.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.model.board import Board
 
 from .compressed import open_input
 from .dimacs import DimacsError, Header, Warn, _stderr_warn, n_clauses, read_header
+from .gbd_hash import GbdHash
 from .scan import literal_chunks
 from .stats_tally import Tally
 
@@ -84,6 +85,7 @@ class CnfStats:
     community_method: str | None
     queens: dict[str, Any] | None
     notes: tuple[str, ...] = field(default=())
+    gbd_hash: str | None = None  # the Global Benchmark Database instance hash (.gbd_hash), as batch stores it
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -232,13 +234,32 @@ def file_stats(
     read in chunks: memory follows the literals (and the graph only within its limits), never the
     header's counts."""
     with open_input(path, warn, DimacsError, raw=raw) as f:
-        header = read_header(f, name)
+        hashed = _Hashed(f)  # the GBD hash of the bytes read, in the same single pass (stdin is read once)
+        stream = cast(IO[bytes], hashed)
+        header = read_header(stream, name)
         tally = Tally(MAX_PAIRS if graph else None)
-        for lits in literal_chunks(f, header, name, warn, chunk=STATS_CHUNK):
+        for lits in literal_chunks(stream, header, name, warn, chunk=STATS_CHUNK):
             tally.add(lits)
     if tally.clauses != header.num_clauses:
         warn(f"{name}: header says {n_clauses(header.num_clauses)}, file has {tally.clauses}")
-    return tally_stats(header, tally, graph, max_graph_edges)
+    return replace(tally_stats(header, tally, graph, max_graph_edges), gbd_hash=hashed.hash.hexdigest())
+
+
+class _Hashed:
+    """A reader that feeds every byte read through it to a :class:`.GbdHash`."""
+
+    def __init__(self, f: IO[bytes]) -> None:
+        self.f, self.hash = f, GbdHash()
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.f.read(size)
+        self.hash.update(data)
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        data = self.f.readline(size)
+        self.hash.update(data)
+        return data
 
 
 def tally_stats(header: Header, tally: Tally, graph: bool, max_graph_edges: int) -> CnfStats:

@@ -28,7 +28,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from ..errors import UsageError, signals_unwind
 from . import report
@@ -206,24 +205,17 @@ def _plots(rows: list[Row], build: Path, title: str, time: str) -> list[tuple[st
     return out
 
 
-def _cell(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return ""
-    return f"{value:.{digits}f}" if isinstance(value, float) else html.escape(str(value))
+NUM = ' class="num"'
 
 
 def _summary(rows: list[Row], time: str) -> str:
-    stats = report.summarize(rows, time=time)
-    tasks = len({s.task for s in stats}) > 1
-    head = (["task"] if tasks else []) + [h.replace("(s)", f"({time} s)") for h in report.HEADERS]
-    numeric = [False] * (len(head) - 6) + [True] * 6
+    head, cells, text = report.columns(report.summarize(rows, time=time), time)
     lines = ['<table class="summary sortable"><thead><tr>']
-    lines += [f'<th data-num="{int(num)}">{html.escape(h)}</th>' for h, num in zip(head, numeric, strict=True)]
+    lines += [f'<th data-num="{int(i >= text)}">{html.escape(h)}</th>' for i, h in enumerate(head)]
     lines.append("</tr></thead><tbody>")
-    for s in stats:
-        cells = ([s.task] if tasks else []) + [s.solver, s.encoding, s.runs, s.solved, s.wrong]
-        text = [_cell(c) for c in cells] + [_cell(s.par2, 2), _cell(s.median), _cell(s.largest_n)]
-        lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in text) + "</tr>")
+    for line in cells:
+        tds = (f"<td{NUM * (i >= text)}>{html.escape(c)}</td>" for i, c in enumerate(line))
+        lines.append("<tr>" + "".join(tds) + "</tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 

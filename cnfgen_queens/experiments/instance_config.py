@@ -4,6 +4,7 @@ gen-queens and ``task: count`` would refuse)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -59,6 +60,29 @@ def sizes_fit(c: Check, kept: list[tuple[int, QueensFormula]], *, shuffled: bool
             c.fail(f"instances.encodings[{i}]", str(e))
 
 
+def grid_factors(
+    ns: tuple[int, ...],
+    encodings: tuple[str, ...],
+    column_alo: tuple[bool, ...],
+    seeds: tuple[int, ...] | None,
+    solvers: tuple[object, ...],
+    repeats: int,
+    variant: VariantSpec | None = None,
+) -> list[tuple[int, str]]:
+    """The factors whose product is the grid's run count, as (count, what): the one list that both the
+    size check below and ``batch --dry-run`` print (before ``max_clauses`` leaves instances out)."""
+    boards = (len(ns), "N") if variant is None else (variant.placements(ns), "(N, K, seed) boards")
+    factors = [boards, (len(encodings), "encodings")]
+    factors += [(len(column_alo), "column_alo values")] if len(column_alo) > 1 else []
+    factors += [(len(seeds), "seeds")] if seeds else []
+    return [*factors, (len(solvers), "solvers"), (repeats, "repeats")]
+
+
+def shown(factors: list[tuple[int, str]]) -> str:
+    """``3 N x 2 encodings x ... = R runs``: the factors and their product."""
+    return f"{' x '.join(f'{k} {what}' for k, what in factors)} = {math.prod(k for k, _ in factors)} runs"
+
+
 def grid_size(
     c: Check,
     ns: tuple[int, ...],
@@ -70,17 +94,9 @@ def grid_size(
     variant: VariantSpec | None = None,
 ) -> None:
     """The grid's size as a product of its factors, checked before anything is expanded."""
-    boards = (len(ns), "N") if variant is None else (variant.placements(ns), "(N, K, seed) boards")
-    factors = [boards, (len(encodings), "encodings")]
-    factors += [(len(column_alo), "column_alo values")] if len(column_alo) > 1 else []
-    factors += [(len(seeds), "seeds")] if seeds else []
-    factors += [(len(solvers), "solvers"), (repeats, "repeats")]
-    runs = 1
-    for k, _ in factors:
-        runs *= k
-    if runs > MAX_RUNS:
-        shown = " x ".join(f"{k} {what}" for k, what in factors)
-        c.fail("grid", f"{shown} = {runs} runs, over the limit of {MAX_RUNS}")
+    factors = grid_factors(ns, encodings, column_alo, seeds, solvers, repeats, variant)
+    if math.prod(k for k, _ in factors) > MAX_RUNS:
+        c.fail("grid", f"{shown(factors)}, over the limit of {MAX_RUNS}")
 
 
 def board_sizes(c: Check, value: Any) -> tuple[int, ...]:

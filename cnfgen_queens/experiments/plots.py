@@ -236,7 +236,7 @@ def save(fig: Any, path: Path) -> None:
     buf = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "cnfgen-queens", "svg.fonttype": "none"}):
         fig.savefig(buf, format=fmt, metadata=metadata[fmt])
-    with atomic_output(path) as out:
+    with atomic_output(path, stream=True) as out:  # a FIFO or device is written into
         out.write(buf.getvalue())
 
 

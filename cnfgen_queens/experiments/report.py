@@ -1,11 +1,9 @@
-"""Summaries of a results database: solved counts, PAR-2 and median times per (solver, encoding).
+"""The report's outputs: the table (:mod:`.summary`) as Markdown, CSV or JSON, every run as CSV,
+``--where`` filters, and rows read back from a results database or a runs CSV.
 
-PAR-2 is the SAT Competition's penalized average runtime: a solved run scores its
-wall time, an unsolved one twice the time limit (SAT Competition 2017 onwards,
-https://satcompetition.github.io/).  ``time="cpu"`` scores CPU time instead (what a
-shared, loaded machine measures more faithfully); ``by`` splits the groups further by
-board size and/or the redundant column clauses.  Whether a run is solved, wrong (reported,
-never solved) or unsolved is its verdict (:mod:`.verdict`), not its status.
+Whether a run is solved, wrong (reported, never solved) or unsolved is its verdict (:mod:`.verdict`),
+not its status.  Times are printed to three significant figures (at most millisecond resolution);
+CSV and JSON keep the values (rounded to microseconds).
 """
 
 from __future__ import annotations
@@ -14,43 +12,24 @@ import csv
 import dataclasses
 import io
 import json
+import math
 import statistics
 import typing
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from ..bounds import read_text
 from ..errors import UsageError
 from .store import Row, Store
+from .summary import BY_KEYS, TIMES, VBS, GroupStats, missing_note, par2, penalized, summarize
 from .verdict import Verdict, verdict
 
+__all__ = ["BY_KEYS", "TIMES", "VBS", "GroupStats", "missing_note", "par2", "penalized", "summarize"]
 
-@dataclass(frozen=True)
-class GroupStats:
-    """One line of the report table."""
-
-    task: str
-    solver: str
-    encoding: str
-    runs: int
-    solved: int
-    wrong: int
-    par2: float | None  # mean over runs, seconds; None when an unsolved run has no time limit
-    median: float | None  # median wall time of the solved runs, seconds
-    largest_n: int | None  # the largest N with a solved run
-    n: int | None = None  # with by=("n", ...): the board size of the group
-    column_alo: bool | None = None  # with by=(..., "column_alo"): with the redundant column clauses or not
-
-
-BY_KEYS = ("n", "column_alo")
 MAX_RUNS_CSV = 1 << 30  # bytes of a runs CSV read at the most (1 GiB: about two million runs)
-TIMES = ("wall", "cpu")
-
-
-def _seconds(row: Row, time: str) -> float | None:
-    return row.cpu if time == "cpu" else row.wall
+TRUE, FALSE = ("true", "1", "yes"), ("false", "0", "no")
 
 
 def is_wrong(row: Row) -> bool:
@@ -61,126 +40,79 @@ def is_solved(row: Row) -> bool:
     return verdict(row) is Verdict.SOLVED
 
 
-def penalized(row: Row, time: str = "wall") -> float | None:
-    """The PAR-2 score of one run (its wall or CPU seconds if solved, else twice the time limit)."""
-    seconds = _seconds(row, time)
-    if is_solved(row) and seconds is not None:
-        return seconds
-    return None if row.time_limit is None else 2 * row.time_limit
-
-
-def par2(rows: Iterable[Row], time: str = "wall") -> float | None:
-    scores = [penalized(r, time) for r in rows]
-    if not scores or any(s is None for s in scores):
-        return None
-    return sum(s for s in scores if s is not None) / len(scores)
-
-
-def summarize(rows: Iterable[Row], by: Iterable[str] = (), time: str = "wall") -> list[GroupStats]:
-    """One :class:`GroupStats` per (task, solver with arguments, encoding, and the ``by`` keys: ``n``,
-    ``column_alo``), best PAR-2 first within each task and ``by`` value; times are ``wall`` or ``cpu``."""
-    by = tuple(by)
-    if unknown := [k for k in by if k not in BY_KEYS] or ([time] if time not in TIMES else []):
-        raise UsageError(f"cannot group or time by {', '.join(unknown)}: choose from {', '.join(BY_KEYS + TIMES)}")
-    groups: dict[tuple[str, str, str, int | None, bool | None], list[Row]] = {}
-    for r in rows:
-        n = r.n if "n" in by else None
-        alo = r.column_alo if "column_alo" in by else None
-        groups.setdefault((r.task, r.solver_label, r.encoding, n, alo), []).append(r)
-    out = []
-    for (task, solver, encoding, n, alo), group in groups.items():
-        solved = [r for r in group if is_solved(r)]
-        times = [t for t in (_seconds(r, time) for r in solved) if t is not None]
-        out.append(
-            GroupStats(
-                task,
-                solver,
-                encoding,
-                len(group),
-                len(solved),
-                sum(is_wrong(r) for r in group),
-                par2(group, time),
-                statistics.median(times) if times else None,
-                max((r.n for r in solved), default=None),
-                n,
-                alo,
-            )
-        )
-    inf = float("inf")
-
-    def order(s: GroupStats) -> tuple[Any, ...]:
-        return (
-            s.task,
-            s.n or 0,
-            bool(s.column_alo),
-            inf if s.par2 is None else s.par2,
-            -s.solved,
-            s.solver,
-            s.encoding,
-        )
-
-    out.sort(key=order)
-    return out
-
-
 def where(rows: Iterable[Row], conditions: Iterable[str]) -> list[Row]:
-    """The rows whose fields match every ``FIELD=VALUE`` (as text: ``n=1000``, ``column_alo=true``,
-    ``solver=kissat``); a field that is not a column is a usage error."""
+    """The rows whose fields match every ``FIELD=VALUE`` as the table prints them (case-insensitive):
+    ``n=1000``, ``column_alo=true`` (or True, 1, yes), ``solver=kissat`` or ``solver=kissat --sat`` (the
+    table's label, with the arguments), ``time_limit=60``; a field that is not a column is a usage error."""
     tests: list[tuple[str, str]] = []
     for cond in conditions:
         key, eq, value = cond.partition("=")
         if not eq or key not in Row.__dataclass_fields__:
             columns = ", ".join(Row.__dataclass_fields__)
             raise UsageError(f"--where {cond!r}: expected FIELD=VALUE with FIELD one of {columns}")
-        tests.append((key, value.lower()))
-
-    def text(value: Any) -> str:
-        return "" if value is None else str(value).lower()
-
-    return [r for r in rows if all(text(getattr(r, k)) == v for k, v in tests)]
+        tests.append((key, value.strip().lower()))
+    return [r for r in rows if all(_matches(r, k, v) for k, v in tests)]
 
 
-def _grouped(stats: list[GroupStats]) -> list[str]:
-    """The ``by`` keys the table was split by (columns shown only then)."""
-    return [k for k in BY_KEYS if any(getattr(s, k) is not None for s in stats)]
+def _matches(row: Row, key: str, want: str) -> bool:
+    value = getattr(row, key)
+    if key == "solver":
+        return want in (row.solver.lower(), row.solver_label.lower())
+    if value is None:
+        return want in ("", "none")
+    if isinstance(value, bool):
+        return want in (TRUE if value else FALSE)
+    if isinstance(value, int | float):
+        try:
+            return float(want) == value
+        except ValueError:
+            return False
+    return str(value).lower() == want
 
 
-def _num(value: float | None, digits: int = 3) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
+def seconds(value: float | None) -> str:
+    """Seconds to three significant figures, at most three decimals (0.00412 -> 0.004, 12.345 -> 12.3)."""
+    if value is None:
+        return ""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = min(3, max(0, 2 - math.floor(math.log10(abs(value)))))
+    return f"{value:.{decimals}f}"
 
 
-HEADERS = ("solver", "encoding", "runs", "solved", "wrong", "PAR-2 (s)", "median solved (s)", "largest N solved")
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _cells(s: GroupStats, grouped: list[str]) -> list[str]:
-    keys = [str(s.n) if k == "n" else str(s.column_alo).lower() for k in grouped]
-    return [
-        *keys,
-        s.solver,
-        s.encoding,
-        str(s.runs),
-        str(s.solved),
-        str(s.wrong),
-        _num(s.par2, 2),
-        _num(s.median),
-        "" if s.largest_n is None else str(s.largest_n),
-    ]
+def columns(stats: list[GroupStats], time: str = "wall") -> tuple[list[str], list[list[str]], int]:
+    """(headings, the lines' cells, how many leading columns are text): the table that Markdown and the
+    HTML overview show (a task column when there are several tasks, ``missing`` when any line lacks runs)."""
+    tasks = len({s.task for s in stats}) > 1
+    keys = [k for k, _ in stats[0].keys] if stats else []
+    missing = any(s.missing for s in stats)
+    unit = "(CPU s)" if time == "cpu" else "(s)"
+    text = ["task"] * tasks + ["N" if k == "n" else k for k in keys] + ["solver", "encoding"]
+    numbers = ["runs", *["missing"] * missing, "solved", "SAT", "UNSAT", "wrong", f"PAR-2 {unit}",
+               f"median solved {unit}", "largest N solved"]  # fmt: skip
+    cells = []
+    for s in stats:
+        values = [_text(v) for _, v in s.keys]
+        counts = [s.runs, *[s.missing] * missing, s.solved, s.sat, s.unsat, s.wrong]
+        cells.append([*[s.task] * tasks, *values, s.solver, s.encoding, *map(str, counts), seconds(s.par2),
+                      seconds(s.median), _text(s.largest_n)])  # fmt: skip
+    return text + numbers, cells, len(text)
 
 
 def markdown(stats: list[GroupStats], time: str = "wall") -> str:
-    """The table in GitHub Markdown (a task column only when the database holds more than one task;
-    N and column_alo columns when the groups were split by them)."""
-    tasks = len({s.task for s in stats}) > 1
-    grouped = _grouped(stats)
-    headers = [h.replace("(s)", "(CPU s)") if time == "cpu" else h for h in HEADERS]
-    head = (["task"] if tasks else []) + ["N" if k == "n" else k for k in grouped] + headers
-    text = len(grouped) + 2 + tasks
+    """The table in GitHub Markdown (see :func:`columns`)."""
+    head, cells, text = columns(stats, time)
     lines = [
         "| " + " | ".join(head) + " |",
         "|" + "|".join("---" if i < text else "--:" for i in range(len(head))) + "|",
     ]
-    for s in stats:
-        lines.append("| " + " | ".join(([s.task] if tasks else []) + _cells(s, grouped)) + " |")
+    lines += ["| " + " | ".join(line) + " |" for line in cells]
     return "\n".join(lines) + "\n"
 
 
@@ -188,14 +120,20 @@ def _rounded(d: dict[str, object]) -> dict[str, object]:
     return {k: round(v, 6) if isinstance(v, float) else v for k, v in d.items()}
 
 
+def _flat(s: GroupStats) -> dict[str, object]:
+    d = asdict(s)
+    del d["keys"]
+    return _rounded({**d, **dict(s.keys)})
+
+
 def to_csv(stats: list[GroupStats]) -> str:
     buf = io.StringIO()
-    grouped = _grouped(stats)
-    names = [f for f in GroupStats.__dataclass_fields__ if f not in BY_KEYS or f in grouped]
+    keys = [k for k, _ in stats[0].keys] if stats else []
+    names = [f for f in GroupStats.__dataclass_fields__ if f != "keys"] + keys
     writer = csv.DictWriter(buf, fieldnames=names, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for s in stats:
-        writer.writerow(_rounded(asdict(s)))
+        writer.writerow(_flat(s))
     return buf.getvalue()
 
 
@@ -212,10 +150,11 @@ def runs_csv(rows: list[Row]) -> str:
 def to_json(stats: list[GroupStats], rows: list[Row], time: str = "wall") -> str:
     limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
     doc = {
-        "par2": f"mean over runs of {time} time if solved, else 2 x time limit (seconds)",
+        "par2": f"mean over the table's instances of {time} time if solved, else 2 x time limit (seconds); "
+        "an instance a line has no run on is missing and counts as unsolved",
         "time_limits": limits,
         "config_hashes": sorted({r.config_hash for r in rows}),
-        "groups": [_rounded(asdict(s)) for s in stats],
+        "groups": [_flat(s) for s in stats],
     }
     return json.dumps(doc, indent=2) + "\n"
 

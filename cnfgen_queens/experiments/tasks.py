@@ -135,12 +135,12 @@ def _limits(run: Run) -> Limits:
 def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measurement:
 
     o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args, keep_output=keep_output)
-    error, refuted = o.error, False
+    error, refuted = o.error, o.model_rejected  # a model violating a clause: the solver said SAT, wrongly
     if o.status is Status.SAT and o.verified:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())
         refuted = error is not None
     return Measurement(
-        o.status,
+        Status.SAT if o.model_rejected else o.status,  # what the solver said; the check's word is `verified`
         solver_version=o.version,
         wall=o.wall,
         cpu=o.cpu,

@@ -6,8 +6,11 @@ A run is solved when it ends SAT with a verified model or UNSAT (``task: solve``
 with a complete count (``task: count``), within its time limit (an answer after the
 limit does not count, as in the SAT competition).  An answer contradicting the known
 facts is *wrong*: N-queens is unsatisfiable exactly for N = 2, 3; counts are OEIS
-A000170; the queens of a model must not attack each other; for variants, the model
-keeps the placed queens and avoids the blocked squares, and torus counts are OEIS A007705.
+A000170; a model must satisfy every clause of the CNF it answers (an invalid model is a
+wrong answer, as in the SAT competition; the row keeps status SAT, ``verified`` false and
+the violated clause in ``error``); the queens of a model must not attack each other; for
+variants, the model keeps the placed queens and avoids the blocked squares, and torus
+counts are OEIS A007705.
 """
 
 from __future__ import annotations

@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from cnfgen_queens.cli.common import board_size, line_length, non_negative_int
-from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output, check_output_target
 from cnfgen_queens.cnf.compressed import compressing
-from cnfgen_queens.cnf.dimacs import check_writable
 from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
 from cnfgen_queens.cnf.write_limits import check_output
 from cnfgen_queens.cnf.writer import write_cnf
@@ -128,8 +127,8 @@ class Formula:
             warnings.warn("comments=False drops the shuffle seed: decode cannot undo it", stacklevel=2)
         if isinstance(target, str | Path):
             path = Path(target)
-            check_writable(path)
-            with atomic_output(path) as raw:
+            check_output_target(path, stream=True)  # NotAFile (a UsageError) for a directory or socket
+            with atomic_output(path, stream=True) as raw:  # a FIFO or device is written into
                 try:
                     out = compressing(raw, path)
                 except ValueError as e:

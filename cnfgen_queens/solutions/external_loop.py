@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 from cnfgen_queens.cnf.atomic import atomic_output, sweep_temporaries
 from cnfgen_queens.cnf.dimacs import Header
+from cnfgen_queens.cnf.same_file import OutputIsInput
 from cnfgen_queens.cnf.scan import Cnf, read_cnf
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.errors import UsageError
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from cnfgen_queens.cnf.scan import Cnf
 
 SOLUTIONS = "solutions.txt"
+OWN_FILES = ("run.json", "base.cnf", "current.cnf", SOLUTIONS, "done")  # replaced, or appended to (solutions)
+CUBE_DIRS = "groups/*/cube-*"  # count by cubes: one loop per cube (external_cubes.cube_dir)
 HOLD_BYTES = 64 * 2**20  # a base.cnf up to this size is held in memory (about 3x its size), larger is streamed
 COPY_CHUNK = 16 * 2**20  # bytes copied from base.cnf between looks at the clock
 
@@ -86,6 +89,37 @@ def read_solutions(path: Path, n: int, symmetric: bool = False) -> list[Placemen
         accept.record(Found(p))
         out.append(p)
     return out
+
+
+def refuse_inputs_in(workdir: Path, inputs: Iterable[tuple[str, str | Path | None]]) -> None:
+    """Raise OutputIsInput when a file the loop writes in ``workdir`` (:data:`OWN_FILES`, at the top and in
+    every cube's directory) is the same file as one of ``inputs`` ((flag, path) pairs; None skipped): by
+    device and inode, so a symlink or hard link there to an input is caught as well as the input itself.
+    Files under other names in ``workdir`` are no concern of the loop's."""
+    given: dict[tuple[int, int], tuple[str, str | Path]] = {}
+    for flag, path in inputs:
+        if path is None or str(path) == "-":
+            continue
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        given.setdefault((st.st_dev, st.st_ino), (flag, path))
+    if not given or not workdir.is_dir():
+        return
+    for where in (workdir, *sorted(workdir.glob(CUBE_DIRS))):
+        for name in OWN_FILES:
+            try:
+                st = os.stat(where / name)
+            except OSError:
+                continue
+            hit = given.get((st.st_dev, st.st_ino))
+            if hit is not None:
+                flag, given_path = hit
+                raise OutputIsInput(
+                    f"{flag} {given_path} is the same file as {where / name}, which --out {workdir} "
+                    "writes: it would be destroyed; move it, or choose another --out directory"
+                )
 
 
 def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: bool) -> None:

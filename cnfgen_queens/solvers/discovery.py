@@ -14,11 +14,12 @@ import re
 import shutil
 import sys
 import sysconfig
-import tempfile
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from ..cnf.atomic import work_dir
+from ..limits import NEVER, Deadline
 from .process import run_process
 from .profiles import Profile, all_profiles, generic
 from .version_cache import cache_key, cached_version, remember_version
@@ -55,10 +56,15 @@ class SolverSpec:
 
     @property
     def version(self) -> str | None:
+        return self.version_within(None)
+
+    def version_within(self, seconds: float | None) -> str | None:
+        """The version, asking the binary (and dpkg) for at most ``seconds`` in all (None: VERSION_TIMEOUT
+        per probe); None when it does not say in time."""
         if self.embedded is not None:
             return embedded_version(self.embedded)
         assert self.path is not None and self.profile is not None
-        return binary_version(self.path, self.profile.version_args)
+        return binary_version(self.path, self.profile.version_args, within=seconds)
 
 
 def wheel_kissat() -> Path:
@@ -183,12 +189,16 @@ def _backend(name: str) -> type | None:
 # -- versions -----------------------------------------------------------------------
 
 
-_versions: dict[tuple[str, tuple[str, ...] | None], str | None] = {}  # what each binary said, per process
+_versions: dict[tuple[str, tuple[str, ...] | None], str | None] = {}  # what each binary said, once it answered
 
 
-def binary_version(path: str, version_args: tuple[str, ...] | None = ("--version",)) -> str | None:
+def binary_version(path: str, version_args: tuple[str, ...] | None = ("--version",), *,
+                   within: float | None = None) -> str | None:  # fmt: skip
     """The version a binary reports (probe waited for, killed after a timeout), else its Debian package's;
-    an answer is kept across runs (:mod:`.version_cache`), so a shell loop asks once."""
+    an answer is kept across runs (:mod:`.version_cache`), so a shell loop asks once.
+
+    ``within``: the seconds every probe together may take (each at most VERSION_TIMEOUT), so that a run's
+    time limit covers them; a version not found because that time ran out is None, and asked again."""
     key = (path, version_args)
     if key in _versions:
         return _versions[key]
@@ -196,26 +206,33 @@ def binary_version(path: str, version_args: tuple[str, ...] | None = ("--version
     if kept is not None and (version := cached_version(kept)) is not None:
         _versions[key] = version
         return version
-    text = "" if version_args is None else probe([path, *version_args])[1]
+    deadline = Deadline.after(within)
+    text = "" if version_args is None else probe([path, *version_args], deadline)[1]
     m = _VERSION.search(text)
     if m:
         found: str | None = m.group(0)
     else:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        found = _debian_version(path) or first[:60] or None
+        found = _debian_version(path, deadline) or first[:60] or None
+    if found is None and deadline.expired():
+        return None  # cut short by the caller's time, not the binary's answer: not remembered
     _versions[key] = found
     if kept is not None and found is not None:
         remember_version(kept, found)
     return found
 
 
-def probe(argv: list[str]) -> tuple[int | None, str]:
+def probe(argv: list[str], deadline: Deadline = NEVER) -> tuple[int | None, str]:
     """(exit code, stdout + stderr) of a helper run (a version probe, dpkg-query) through the runner's own
-    path: its own process group, every descendant swept when it ends, killed after VERSION_TIMEOUT;
-    (None, "") when it cannot start, times out or prints too much."""
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-probe-") as tmp:
+    path: its own process group, every descendant swept when it ends, killed after VERSION_TIMEOUT or at
+    ``deadline``, whichever comes first; (None, "") when it cannot start, times out or prints too much."""
+    left = deadline.left()
+    timeout = VERSION_TIMEOUT if left is None else min(VERSION_TIMEOUT, left)
+    if timeout <= 0:
+        return None, ""
+    with work_dir("probe") as tmp:  # locked while in use: the next run removes one a kill -9 left
         try:
-            run = run_process(argv, output_dir=Path(tmp), timeout=VERSION_TIMEOUT, output_mb=PROBE_OUTPUT_MB)
+            run = run_process(argv, output_dir=Path(tmp), timeout=timeout, output_mb=PROBE_OUTPUT_MB)
         except OSError:
             return None, ""
         if run.timed_out or run.output_exceeded:
@@ -225,7 +242,7 @@ def probe(argv: list[str]) -> tuple[int | None, str]:
         return run.exit_code, (out + run.stderr).decode("utf-8", "replace")
 
 
-def _debian_version(path: str) -> str | None:
+def _debian_version(path: str, deadline: Deadline = NEVER) -> str | None:
     """``VERSION (debian PACKAGE)`` when dpkg owns ``path``."""
     if shutil.which("dpkg-query") is None:
         return None
@@ -233,13 +250,13 @@ def _debian_version(path: str) -> str | None:
         real = str(Path(path).resolve())
         if not real.startswith(SYSTEM_DIRS) and not path.startswith(SYSTEM_DIRS):
             return None  # dpkg installs nowhere else; asking costs seconds on a loaded machine
-        code, owner = probe(["dpkg-query", "-S", real])
+        code, owner = probe(["dpkg-query", "-S", real], deadline)
         if code != 0 and real != path:
-            code, owner = probe(["dpkg-query", "-S", path])
+            code, owner = probe(["dpkg-query", "-S", path], deadline)
         if code != 0:
             return None
         package = owner.split(":", 1)[0].strip()
-        code, ver = probe(["dpkg-query", "-W", "-f=${Version}", package])
+        code, ver = probe(["dpkg-query", "-W", "-f=${Version}", package], deadline)
         return f"{ver.strip()} (debian {package})" if code == 0 and ver.strip() else None
     except OSError:
         return None

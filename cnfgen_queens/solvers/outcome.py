@@ -55,6 +55,7 @@ class Outcome:
     check_time: float | None = None  # seconds spent checking the model (or validating an UNSAT file)
     clauses_checked: int | None = None  # SAT: the clauses the model was checked against (the file's, not its header's)
     measured_by: str = "rusage"  # "cgroup" (BenchExec: the whole process tree) or "rusage"
+    model_rejected: bool = False  # the solver said SAT, but its model failed the check (status ERROR, ``error``)
 
     def true_vars(self) -> set[int]:
         """The variables the model sets true (empty without a model)."""

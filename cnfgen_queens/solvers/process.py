@@ -45,17 +45,37 @@ def _limit_memory(memory_mb: int | None) -> Callable[[], None]:
     return preexec
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
 def _spawn(
     argv: Sequence[str], stdout: int, stderr: int, preexec: Callable[[], None] | None
-) -> subprocess.Popen[bytes]:
-    """Start ``argv`` in a new session (its pid is its process group id)."""
-    with spawn_lock:
-        proc = subprocess.Popen(
-            list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-            start_new_session=True, preexec_fn=preexec, close_fds=True,
-        )  # fmt: skip
-        started.add(proc.pid)
-    return proc
+) -> tuple[subprocess.Popen[bytes], set[int]]:
+    """Start ``argv`` in a new session (its pid is its process group id); returns it and the signal mask to
+    restore (``_supervise(unblock=)``).
+
+    SIGINT, SIGTERM and SIGHUP stay blocked in this thread from before the fork: with a ``preexec_fn`` Python
+    runs its at-fork hooks (logging's lock), and a signal handler that raised inside one would be swallowed
+    with that lock left held, so the next fork (BenchExec's) waits for ever and the signal is lost.  The
+    child restores the mask before anything else."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+    def child() -> None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        if preexec is not None:
+            preexec()
+
+    try:
+        with spawn_lock:
+            proc = subprocess.Popen(
+                list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                start_new_session=True, preexec_fn=child, close_fds=True,
+            )  # fmt: skip
+            started.add(proc.pid)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        raise
+    return proc, blocked
 
 
 class _Peak:
@@ -198,10 +218,10 @@ def run_process(
         own_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bounds what the fork inherits
         start = time.monotonic()
         since = boot_ticks()
-        proc = _spawn(argv, out.fileno(), err.fileno(), _limit_memory(memory_mb))
+        proc, blocked = _spawn(argv, out.fileno(), err.fileno(), _limit_memory(memory_mb))
         peak = _Peak(proc.pid)  # Popen returns after the exec, so this samples the solver itself
         try:
-            (_, status, usage), timed_out = _supervise(proc.pid, timeout, grace, peak, cap=cap)
+            (_, status, usage), timed_out = _supervise(proc.pid, timeout, grace, peak, unblock=blocked, cap=cap)
         except BaseException:
             sweep_orphans(since, proc.pid)
             raise

@@ -19,9 +19,9 @@ from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
 from cnfgen_queens.cnf.scan import Cnf, CnfFile, StreamCheck, _first_violated, check_stream, model_values, read_cnf
 from cnfgen_queens.solvers.input_file import solver_input
 
-from ..cnf.atomic import sweep_work_dirs, work_dir
+from ..cnf.atomic import move_into, sweep_work_dirs, work_dir
 from ..errors import UsageError
-from ..limits import Limits
+from ..limits import NEVER, Deadline, Limits
 from .cgroup import choose
 from .discovery import SolverSpec, resolve
 from .embedded import solve_embedded
@@ -105,6 +105,7 @@ def solve(
     bad solvers file, DimacsError/OSError for an unreadable CNF, UsageError when ``proof`` is asked
     of a solver that writes none.
     """
+    deadline = Deadline.after(limits.time)  # the clock starts here: reading the input and the version probe count
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
 
@@ -120,7 +121,7 @@ def solve(
         source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
         if isinstance(source, CnfFile):  # every literal within the header before any solver starts
             check_stream(source, None)  # (its time is in the command's wall time, not the model check's)
-        return _solve_binary(spec, given, source, limits, args, proof, keep_output)
+        return _solve_binary(spec, given, source, limits, args, proof, keep_output, deadline)
 
 
 _swept = False
@@ -132,7 +133,7 @@ def _sweep_once() -> None:
     global _swept
     if not _swept:
         _swept = True
-        sweep_work_dirs(("input", "solve"))
+        sweep_work_dirs(("input", "solve", "probe"))
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
@@ -184,6 +185,7 @@ def _solve_embedded(
         proof=proof_state,
         check_time=check_time,
         clauses_checked=checked if model is not None else None,
+        model_rejected=run.status is Status.SAT and model is None,
     )
 
 
@@ -209,13 +211,25 @@ def _solve_binary(
     args: Sequence[str],
     proof: Path | None,
     keep_output: Path | None = None,
+    deadline: Deadline = NEVER,
 ) -> Outcome:
+    """Run the binary for what is left of ``deadline`` after its version probe (which gets at most that)."""
     profile = spec.profile
     assert profile is not None and spec.path is not None
     if proof is not None and not profile.proof:
         raise UsageError(
             f"solver {spec.name} writes no DRAT proof; --proof works with kissat, cadical, pysat:cadical195"
         )
+    isolation = choose(limits.isolation)
+    measured_by = "cgroup" if isolation == "cgroup" else "rusage"
+    version = spec.version_within(deadline.left())
+    left = deadline.left()
+    if left is not None:
+        if left <= 0:
+            return _not_started(spec, version, Status.TIMEOUT, "time limit reached before the solver started "
+                                "(reading the input and asking the solver for its version took it)",
+                                measured_by)  # fmt: skip
+        limits = replace(limits, time=left)
     with work_dir("solve") as tmp:
         model_file = Path(tmp) / "model.txt" if profile.output == "minisat" else None
         proof_file = Path(tmp) / "proof.drat" if proof is not None else None
@@ -226,31 +240,18 @@ def _solve_binary(
             own = profile.uses_own_time_limit
             timeout = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
 
-        isolation = choose(limits.isolation)
         try:
             run = run_process(argv, output_dir=Path(tmp), timeout=timeout, memory_mb=limits.memory,
                               output_mb=limits.output, isolation=isolation)  # fmt: skip
         except OSError as e:
-            return Outcome(
-                status=Status.ERROR,
-                solver=spec.name,
-                version=spec.version,
-                model=None,
-                exit_code=None,
-                wall=0.0,
-                cpu=None,
-                peak_memory_mb=None,
-                verified=False,
-                error=f"cannot start {shlex.join(argv)}: {e.strerror or e}",
-                stderr_tail="",
-                proof=None,
-                measured_by="cgroup" if isolation == "cgroup" else "rusage",
-            )
+            return _not_started(spec, version, Status.ERROR, f"cannot start {shlex.join(argv)}: {e.strerror or e}",
+                                measured_by)  # fmt: skip
         stderr = run.stderr.decode("utf-8", "replace")
         if keep_output is not None:
             _keep(run, keep_output)
         status, error, claim = _read_answer(profile, run, model_file, limits, stderr)
         model, verified, check_time, checked = None, False, None, None
+        claim_sat = status is Status.SAT
         if status is Status.SAT:
             model, error, check_time, checked = _timed_check(cnf, claim.model or ())
             status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
@@ -261,9 +262,7 @@ def _solve_binary(
             error = (error + "; " if error else "") + f"killed {run.leftovers} process(es) it left running"
         proof_state: ProofState | None = None
         if proof is not None and proof_file is not None and proof_file.exists():
-            import shutil
-
-            shutil.move(str(proof_file), str(proof))
+            move_into(proof_file, proof)  # through the atomic layer: a symlink written through, a FIFO refused
             if status is Status.UNSAT:
                 status, perr, verified, proof_state = _check_proof(cnf, proof)
                 error = perr or error
@@ -272,7 +271,7 @@ def _solve_binary(
     return Outcome(
         status=status,
         solver=spec.name,
-        version=spec.version,
+        version=version,
         model=model,
         exit_code=run.exit_code,
         wall=run.wall,
@@ -285,7 +284,15 @@ def _solve_binary(
         check_time=check_time,
         clauses_checked=checked if model is not None else None,
         measured_by=run.measured_by,
+        model_rejected=claim_sat and model is None,
     )
+
+
+def _not_started(spec: SolverSpec, version: str | None, status: Status, error: str, measured_by: str) -> Outcome:
+    """The outcome of a binary that never ran: ``status`` and why."""
+    return Outcome(status=status, solver=spec.name, version=version, model=None, exit_code=None, wall=0.0,
+                   cpu=None, peak_memory_mb=None, verified=False, error=error, stderr_tail="", proof=None,
+                   measured_by=measured_by)  # fmt: skip
 
 
 def _keep(run: Finished, path: Path) -> None:

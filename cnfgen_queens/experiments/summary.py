@@ -1,0 +1,198 @@
+"""The report's table: one line per configuration, scored over a common instance set.
+
+PAR-2 is the SAT Competition's penalized average runtime: a solved run scores its time, an
+unsolved one twice the time limit (SAT Competition 2017 onwards, https://satcompetition.github.io/).
+Lines are compared as the SAT competition and BenchExec's table-generator compare tools: over the
+same instances.  Within a table (a task and the ``by`` values), the instances are every
+(N, variant, shuffle seed, repeat) that any line ran (without the seed when the table compares
+shuffled and unshuffled CNFs); a line without a run on one of them (an instance ``max_clauses`` left
+out for its encoding, a solver added later) counts it as *missing*: unsolved, scored twice the time
+limit.  A line's PAR-2 is the mean over the instances of its runs' mean score on each (with one run
+per instance, the SAT competition's mean over runs).  A line is a configuration: task, solver with its
+arguments, encoding, and where the table holds more than one value, the group size, the column
+clauses (``column_alo``) and whether the CNF was shuffled.  The *virtual best solver* line
+takes, per instance, the best line's score.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UsageError
+from .store import Row
+from .verdict import Verdict, verdict
+
+BY_KEYS = ("n", "column_alo", "encoding", "solver", "group_size", "shuffle_seed", "variant", "repeat", "experiment")
+CONFIG_KEYS = ("group_size", "column_alo", "shuffled")  # told apart when a table holds more than one value
+TIMES = ("wall", "cpu")
+VBS = "virtual best"
+
+
+@dataclass(frozen=True)
+class GroupStats:
+    """One line of the report table (``keys``: the ``by`` values, then the configuration keys that vary)."""
+
+    task: str
+    solver: str
+    encoding: str
+    runs: int  # stored runs
+    missing: int  # instances of the table this line has no run on (scored unsolved)
+    solved: int
+    sat: int  # solved with a verified model (task solve)
+    unsat: int  # solved as UNSAT (task solve), or a complete count (task count)
+    wrong: int
+    par2: float | None  # mean over runs and missing instances, seconds; None when a limit is unknown
+    median: float | None  # median time of the solved runs, seconds
+    largest_n: int | None  # the largest N with a solved run
+    keys: tuple[tuple[str, Any], ...] = ()
+
+    def key(self, name: str) -> Any:
+        return dict(self.keys).get(name)
+
+
+def value_of(row: Row, key: str) -> Any:
+    """``row``'s value for a ``by`` or configuration key (``solver``: with its arguments, as the table shows)."""
+    if key == "solver":
+        return row.solver_label
+    if key == "shuffled":
+        return row.shuffle_seed is not None
+    return getattr(row, key)
+
+
+def _seconds(row: Row, time: str) -> float | None:
+    return row.cpu if time == "cpu" else row.wall
+
+
+def penalized(row: Row, time: str = "wall") -> float | None:
+    """The PAR-2 score of one run (its wall or CPU seconds if solved, else twice the time limit)."""
+    seconds = _seconds(row, time)
+    if verdict(row) is Verdict.SOLVED and seconds is not None:
+        return seconds
+    return None if row.time_limit is None else 2 * row.time_limit
+
+
+def par2(rows: Iterable[Row], time: str = "wall") -> float | None:
+    scores = [penalized(r, time) for r in rows]
+    if not scores or any(s is None for s in scores):
+        return None
+    return sum(s for s in scores if s is not None) / len(scores)
+
+
+def _instance(row: Row, seeds: bool) -> tuple[Any, ...]:
+    """The instance a run is scored on: its board and repeat, and its shuffle seed unless the table
+    compares shuffled against unshuffled CNFs (then the seeds are runs of one instance)."""
+    return (row.n, row.variant, row.shuffle_seed if seeds else None, row.repeat)
+
+
+def _check(by: tuple[str, ...], time: str) -> None:
+    if unknown := [k for k in by if k not in BY_KEYS] or ([time] if time not in TIMES else []):
+        raise UsageError(f"cannot group or time by {', '.join(unknown)}: choose from {', '.join(BY_KEYS + TIMES)}")
+
+
+def summarize(rows: Iterable[Row], by: Iterable[str] = (), time: str = "wall", vbs: bool = True) -> list[GroupStats]:
+    """The table's lines: per task and ``by`` values (a table each), its configurations ranked by PAR-2
+    over the table's instances (then by more solved), and a virtual best line where there are two or more."""
+    by = tuple(dict.fromkeys(by))
+    _check(by, time)
+    rows = list(rows)
+    varying = [k for k in CONFIG_KEYS if k not in by and len({value_of(r, k) for r in rows}) > 1]
+    tables: dict[tuple[Any, ...], dict[tuple[Any, ...], list[Row]]] = {}
+    for r in rows:
+        table = (r.task, *(value_of(r, k) for k in by))
+        line = (r.solver_label, r.encoding, *(value_of(r, k) for k in varying))
+        tables.setdefault(table, {}).setdefault(line, []).append(r)
+    out: list[GroupStats] = []
+    seeds = "shuffled" not in varying
+    for table, lines in sorted(tables.items(), key=lambda t: _order(t[0])):
+        limits: dict[tuple[Any, ...], float | None] = {}
+        for group in lines.values():
+            for r in group:
+                i = _instance(r, seeds)
+                limits[i] = max((t for t in (limits.get(i), r.time_limit) if t is not None), default=None)
+        keys = list(zip(by, table[1:], strict=True))
+        stats = [_line(table[0], line, group, limits, time, keys, varying, seeds) for line, group in lines.items()]
+        inf = float("inf")
+        stats.sort(key=lambda s: (inf if s.par2 is None else s.par2, -s.solved, s.solver, s.encoding, _order(s.keys)))
+        out += stats
+        if vbs and len(lines) > 1:
+            out.append(_virtual_best(table[0], lines, limits, time, keys, varying, seeds))
+    return out
+
+
+def _order(values: Iterable[Any]) -> tuple[Any, ...]:
+    """A sort key for mixed values (None first, then numbers, then text)."""
+    return tuple((v is not None, isinstance(v, str), v if not isinstance(v, str | tuple) else str(v)) for v in values)
+
+
+def _line(task: str, line: tuple[Any, ...], group: list[Row], limits: dict[tuple[Any, ...], float | None], time: str,
+          keys: list[tuple[str, Any]], varying: list[str], seeds: bool) -> GroupStats:  # fmt: skip
+    """A configuration's line: PAR-2 is the mean over the table's instances of its runs' mean score on
+    each (the runs' mean when every instance has as many runs), 2 x the limit where it has none."""
+    solved = [r for r in group if verdict(r) is Verdict.SOLVED]
+    on: dict[tuple[Any, ...], list[float | None]] = {}
+    for r in group:
+        on.setdefault(_instance(r, seeds), []).append(penalized(r, time))
+    missing = [limits[i] for i in limits.keys() - on.keys()]
+    scores = [None if None in v else sum(s for s in v if s is not None) / len(v) for v in on.values()]
+    scores += [None if t is None else 2 * t for t in missing]
+    times = [t for t in (_seconds(r, time) for r in solved) if t is not None]
+    return GroupStats(
+        task,
+        line[0],
+        line[1],
+        runs=len(group),
+        missing=len(missing),
+        solved=len(solved),
+        sat=sum(r.status == "SAT" for r in solved),
+        unsat=sum(r.status != "SAT" for r in solved),
+        wrong=sum(verdict(r) is Verdict.WRONG for r in group),
+        par2=None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores),
+        median=statistics.median(times) if times else None,
+        largest_n=max((r.n for r in solved), default=None),
+        keys=(*keys, *zip(varying, line[2:], strict=True)),
+    )
+
+
+def _virtual_best(task: str, lines: dict[tuple[Any, ...], list[Row]], limits: dict[tuple[Any, ...], float | None],
+                  time: str, keys: list[tuple[str, Any]], varying: list[str], seeds: bool) -> GroupStats:  # fmt: skip
+    """Per instance, the best solved run of any line (its time), else unsolved (twice the limit)."""
+    best: dict[tuple[Any, ...], Row] = {}
+    for group in lines.values():
+        for r in group:
+            t = _seconds(r, time)
+            if verdict(r) is Verdict.SOLVED and t is not None:
+                i = _instance(r, seeds)
+                held = best.get(i)
+                if held is None or t < (_seconds(held, time) or 0.0):
+                    best[i] = r
+    scores = [(_seconds(best[i], time) if i in best else None if t is None else 2 * t) for i, t in limits.items()]
+    times = [_seconds(r, time) or 0.0 for r in best.values()]
+    return GroupStats(
+        task,
+        VBS,
+        "(best line per instance)",
+        runs=len(limits),
+        missing=0,
+        solved=len(best),
+        sat=sum(r.status == "SAT" for r in best.values()),
+        unsat=sum(r.status != "SAT" for r in best.values()),
+        wrong=0,
+        par2=None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores),
+        median=statistics.median(times) if times else None,
+        largest_n=max((r.n for r in best.values()), default=None),
+        keys=(*keys, *((k, None) for k in varying)),
+    )
+
+
+def missing_note(stats: list[GroupStats]) -> str | None:
+    """The sentence to print when a line lacks runs on some instances of its table; else None."""
+    short = [s for s in stats if s.missing]
+    if not short:
+        return None
+    runs = sum(s.missing for s in short)
+    return (f"{len(short)} line(s) lack {runs} run(s) on instances of their table that other lines ran (column "
+            "missing); each counts as unsolved, 2 x the time limit, so that every line is scored on the same "
+            "instances")  # fmt: skip
