@@ -13,12 +13,25 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+_program = ""  # the running command's name (``gen-queens``, ``cnfgen-queens solve``), set by the CLI
+
+
+def set_program(name: str) -> None:
+    """Name the running command, so that warnings start as its errors do (``PROG: warning: ...``)."""
+    global _program
+    _program = name
+
+
+def warn(message: str) -> None:
+    """``PROG: warning: MESSAGE`` on stderr (just ``warning: ...`` outside a command)."""
+    print(f"{_program}: warning: {message}" if _program else f"warning: {message}", file=sys.stderr)
 
 
 class UsageError(ValueError):

@@ -23,7 +23,7 @@ seed=${3:-}
 [[ -z $seed || $seed =~ ^[0-9]+$ ]] || { echo "$0: SEED must be a non-negative integer, got '$seed'" >&2; exit 2; }
 
 # the binary: PATH, or kissat inside the passagemath-kissat wheel (`solvers --path` knows both)
-bin=$(cnfgen-queens solvers --path "$solver") || exit 2
+bin=$(cnfgen-queens solvers --path "$solver") || exit $?  # 1: not installed, 2: not known
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/enumerate.XXXXXX")
 trap 'rm -rf "$work"' EXIT

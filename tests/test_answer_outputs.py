@@ -37,7 +37,7 @@ def test_solve_reports_the_clauses_checked_and_warns_on_a_wrong_count(tmp_path: 
     run = sh(f"cnfgen-queens solve l.cnf --solver {solver}", tmp_path)
     assert run.returncode == 10, run.stderr
     assert "c model verified against all 2 clauses" in run.stdout.splitlines()
-    assert run.stderr == "warning: l.cnf: header says 1000 clauses, file has 2\n"
+    assert run.stderr == "cnfgen-queens solve: warning: l.cnf: header says 1000 clauses, file has 2\n"
     record = json.loads(sh(f"cnfgen-queens solve l.cnf --solver {solver} --json", tmp_path).stdout)
     assert record["clauses_checked"] == 2
 

@@ -99,7 +99,7 @@ def test_write_gives_the_bytes_of_gen_queens(kwargs: dict, argv: list[str], capf
 def test_cells_and_targets(tmp_path: Path) -> None:
     f = cq.queens(5, "sequential")
     assert f.cells == [[f.cell(r, c) for c in range(5)] for r in range(5)] and f.cell(4, 4) == 25
-    with pytest.raises(cq.UsageError, match=r"cell \(5, 0\) is off a 5x5 board"):
+    with pytest.raises(cq.UsageError, match=r"cell \(5, 0\) is off the 5x5 board"):
         f.cell(5, 0)
     with pytest.raises(TypeError, match="a binary file"):
         f.write(io.StringIO())  # a text stream with no bytes underneath

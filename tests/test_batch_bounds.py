@@ -163,3 +163,40 @@ def test_two_processes_creating_one_store_at_once(tmp_path: Path) -> None:
         procs = [subprocess.Popen([sys.executable, "-c", OPEN_AT, str(path), start], stdout=subprocess.PIPE,
                                   text=True) for _ in range(2)]  # fmt: skip
         assert [p.communicate(timeout=60)[0] for p in procs] == ["", ""], trial
+
+
+HOLD_CREATING = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size=1")  # uncommitted pages spill into the file itself (rollback journal)
+db.execute("BEGIN EXCLUSIVE")
+db.execute("CREATE TABLE other(x)")
+db.executemany("INSERT INTO other VALUES (?)", [(i * 1000,) for i in range(2000)])
+print("holding", flush=True)
+time.sleep(1.5)
+db.execute("ROLLBACK")
+"""
+
+
+def test_a_store_opened_while_another_process_creates_the_file_waits_for_it(tmp_path: Path) -> None:
+    """The look a writer takes before opening (a foreign file is never changed) waits for the lock of a
+    process that is creating the file, instead of reading its half-written pages without a lock (an
+    immutable open): before, it saw the other process's uncommitted table and refused the file, or read
+    a malformed image (1 trial in 12 of the test above under load); after, it waits, the other rolls
+    back, and the store is created."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "r.sqlite"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_CREATING, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        assert path.stat().st_size > 0  # the spilled pages are in the file
+        Store(path).close()
+        assert holder.wait(timeout=60) == 0
+        with Store(path, readonly=True) as store:
+            assert store.columns
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        holder.wait(timeout=30)

@@ -99,7 +99,7 @@ def test_decode_rejects_attacking_queens(tmp_path: Path, capsys: pytest.CaptureF
     few = tmp_path / "few.out"
     few.write_text("s SATISFIABLE\nv 2 -1 0\n")
     assert main(["decode", str(few), "-n", "4"]) == 1
-    assert "1 queens on a 4x4 board" in capsys.readouterr().err
+    assert "1 queen on the 4x4 board" in capsys.readouterr().err
 
 
 def test_decode_pictures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -41,7 +41,7 @@ def peak_rss_mb(*argv: str) -> tuple[int, float]:
 
 def one_clear_line(err: bytes) -> str:
     text = err.decode("ascii")  # never raw bytes: a compressed or binary file is described, not echoed
-    lines = [line for line in text.splitlines() if not line.startswith("warning:")]
+    lines = [line for line in text.splitlines() if ": warning: " not in line and not line.startswith("warning:")]
     assert len(lines) == 1, text
     assert all(ch.isprintable() for ch in lines[0])
     return lines[0]

@@ -160,7 +160,7 @@ def test_missing_binary_one_line(q8: Path, tmp_path: Path, capsys: pytest.Captur
     yaml_file.write_text(
         "solvers:\n  nosuch:\n    command: 'no-such-solver-xyz {cnf}'\n    install: 'pip install nosuch'\n"
     )
-    assert main(["solve", str(q8), "--solver", "nosuch", "--solvers-file", str(yaml_file)]) == 2
+    assert main(["solve", str(q8), "--solver", "nosuch", "--solvers-file", str(yaml_file)]) == 1  # not installed
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "nosuch" in err and "pip install nosuch" in err
     assert main(["solve", str(q8), "--solver", "/no/such/dir/solver"]) == 2

@@ -24,13 +24,13 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 from .. import quiet_exit
-from ..errors import TERMINATING, UsageError, signals_raise
+from ..errors import TERMINATING, UsageError, set_program, signals_raise
 from ..version import __version__
 from .common import EXIT_USAGE, CliError, Exit, fail
 
 # name -> (module, one-line help); the order is the order of --help
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "gen": ("gen", "generate the N-queens CNF (same as gen-queens)"),
+    "gen": ("gen", "generate the N-queens CNF (the same as gen-queens)"),
     "solve": ("solve", "run a SAT solver on a CNF and check its answer"),
     "solvers": ("solvers", "list known solvers: found or not, path, version"),
     "decode": ("decode", "turn solver output into a board"),
@@ -58,7 +58,10 @@ class Parser(argparse.ArgumentParser):
 
 def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     module = importlib.import_module(f"{__name__}.{SUBCOMMANDS[name][0]}")
-    parser = Parser(prog=prog, description=SUBCOMMANDS[name][1])
+    text = SUBCOMMANDS[name][1]
+    if name == "gen" and prog == "gen-queens":
+        text = text.removesuffix(" (the same as gen-queens)")
+    parser = Parser(prog=prog, description=text)
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
     module.add_arguments(parser)
     return parser, module
@@ -69,20 +72,30 @@ def _version() -> str:
 
 
 def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
-    parser, module = _build(name, prog)
-    args = parser.parse_args(list(argv))
-    args.command_line = command
-    args.prog = prog
-    return int(module.run(args))
+    set_program(prog)  # warnings start as errors do (while the command runs: main may be called again)
+    try:
+        parser, module = _build(name, prog)
+        args = parser.parse_args(list(argv))
+        args.command_line = command
+        args.prog = prog
+        return int(module.run(args))
+    finally:
+        set_program("")
 
 
 _WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 def _drop_stdout() -> None:
-    """Send what is still buffered for stdout to /dev/null, so the flush at exit says nothing more."""
+    """Send what is still buffered for stdout to /dev/null, so the flush at exit says nothing more (a stdout
+    with no file descriptor, as when ``main`` is called with stdout captured in memory, is left alone)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # io.UnsupportedOperation
+        return
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
@@ -187,4 +200,5 @@ def usage() -> str:
     """What ``cnfgen-queens --help`` prints: the subcommands and their one-line help."""
     prog = "cnfgen-queens"
     lines = [f"usage: {prog} SUBCOMMAND [options]   ({prog} SUBCOMMAND --help)", "", "subcommands:"]
-    return "\n".join([*lines, *(f"  {name:<10} {text}" for name, (_, text) in SUBCOMMANDS.items())])
+    width = max(map(len, SUBCOMMANDS))
+    return "\n".join([*lines, *(f"  {name:<{width}}  {text}" for name, (_, text) in SUBCOMMANDS.items())])

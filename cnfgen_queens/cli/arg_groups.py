@@ -24,14 +24,15 @@ ISOLATION_HELP = (
 
 
 def add_solver_arguments(p: argparse.ArgumentParser) -> None:
-    """``-s/--solver``, ``--solver-args``, ``--solvers-file``."""
+    """``-s/--solver``, ``--solver-args``, ``--solvers-file`` (one help text in every command:
+    tests/test_arg_groups.py)."""
     g = p.add_argument_group("solver")
     g.add_argument(
         "-s",
         "--solver",
         default=DEFAULT_SOLVER,
         metavar="NAME|PATH",
-        help="pysat:NAME (embedded: no binary; incremental in enumerate and count), a profile name (kissat, "
+        help="pysat:NAME (embedded: no binary), a profile name (kissat, "
         f"minisat, cadical, ...) or the path to a binary (default: {DEFAULT_SOLVER})",
     )
     g.add_argument(
@@ -49,7 +50,8 @@ def add_solvers_file_argument(p: argparse.ArgumentParser | argparse._ArgumentGro
 
 
 def add_limit_arguments(p: argparse.ArgumentParser) -> None:
-    """``-t/--time-limit S``, ``-m/--memory-limit MB``, ``--output-limit MB``, ``--isolation``."""
+    """``-t/--time-limit S``, ``-m/--memory-limit MB``, ``--output-limit MB``, ``--isolation`` (one help text in
+    every command, so none names another command's loop)."""
     g = p.add_argument_group("limits")
     g.add_argument(
         "-t",
@@ -57,8 +59,8 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_float("time limit", MAX_TIME),
         default=None,
         metavar="S",
-        help="wall-clock seconds for the whole command, a solver's --version probe too (enumerate, count: each "
-        "solver call gets what is left)",
+        help="wall-clock seconds for the whole command, a solver's --version probe too (a command that calls a "
+        "solver again and again gives each call what is left)",
     )
     g.add_argument(
         "-m",
@@ -66,9 +68,8 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_int("memory limit", MAX_MEMORY, " MB (what solvers accept)"),
         default=None,
         metavar="MB",
-        help="address-space limit in MB (RLIMIT_AS) of each solver call; a pysat: solver runs in a forked "
-        "child, and in enumerate and count the whole loop's child has it (count then runs the loop: "
-        "--engine)",
+        help="address-space limit in MB (RLIMIT_AS) of the solver: a binary's process, or the forked child a "
+        "pysat: solver runs in",
     )
     g.add_argument(
         "--output-limit",
@@ -111,7 +112,7 @@ def add_executor_arguments(p: argparse.ArgumentParser) -> None:
         choices=("local", "dask", "slurm"),
         help="where the work runs: local processes (the default, or batch's config's executor), Dask (a "
         "LocalCluster of --jobs workers, or the cluster of --scheduler), or Dask workers started as SLURM "
-        "jobs (--jobs of them; see README: On a cluster (SLURM))",
+        "jobs (--jobs of them; see docs/batch.md: On a cluster (SLURM))",
     )
     g.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
 
@@ -127,7 +128,7 @@ def add_output_argument(p: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         metavar="FILE",
-        help="write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed (not a decode png)",
+        help="write FILE atomically instead of stdout; FILE.gz, .bz2 or .xz is compressed",
     )
 
 

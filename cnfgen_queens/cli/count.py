@@ -32,7 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--engine",
         choices=ENGINES,
         default="auto",
-        help="cubes: the search split into cubes, each by an embedded solver (--jobs, --executor): the plain "
+        help="cubes: the search split into cubes, each counted by --solver (pysat: in its process, a binary by "
+        "a restart loop per cube; --jobs, --executor): the plain "
         "board's canonical border cubes, the torus by its symmetry group, placed queens and blocked squares by "
         "their first free rows; loop: one blocking-clause loop over all solutions (any solver, --limit, "
         "--memory-limit); auto (default): cubes where they apply (placed queens or blocked squares: N <= 32)",

@@ -47,7 +47,7 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         "searched (one queen per edge line, least under the 8 symmetries); otherwise all 8 images of each "
         "solution are blocked",
     )
-    p.add_argument("--limit", type=positive_int("limit"),
+    p.add_argument("--limit", type=positive_int("limit"), metavar="K",
                    help="stop after K solutions (then `partial count: K`, exit 0)")  # fmt: skip
     p.add_argument(
         "--check-all",
@@ -71,7 +71,8 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         add_jobs_argument(
             p,
             default=1,
-            help="count by cubes in J processes (embedded solvers; the variants too; see --engine)",
+            help="count by cubes in J processes (any solver: pysat: or a binary; the variants too; see --engine; "
+            "default 1)",
         )
     else:
         p.add_argument(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from cnfgen_queens.cnf.dimacs import DimacsError, VariableBeyond
@@ -11,7 +10,7 @@ from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, writ
 from cnfgen_queens.cnf.merge import read_blocks
 from cnfgen_queens.cnf.write_limits import check_output
 from cnfgen_queens.cnf.writer import write_cnf
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, warn
 from cnfgen_queens.model.formula import QueensFormula
 
 from .. import encodings
@@ -20,6 +19,10 @@ from .arg_groups import add_encoding_arguments, add_output_argument, encoding_of
 from .common import board_size, fail, line_length, non_negative_int, output
 from .variant_args import FLAGS as VARIANT_FLAGS
 from .variant_args import add_variant_arguments, variant_from
+
+DEFAULT_LINE_LENGTH = 8  # of --list-encodings
+LIST_IGNORES = ("--encoding", "--column-alo", "--block", "--no-comments", "--output", "--allow-large", "--shuffle",
+                *VARIANT_FLAGS)  # fmt: skip
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,15 +61,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--list-encodings",
         action="store_true",
-        help="list the encodings with their clause and auxiliary counts for a line of LEN literals (-n LEN)",
+        help="list the encodings with their clause and auxiliary counts for a line of LEN literals (-n LEN, or "
+        "N: a row of the N-board; default 8)",
     )
     p.add_argument(
         "-n",
         "--line-length",
         type=line_length("line length"),
-        default=8,
+        default=None,
         metavar="LEN",
-        help="line length for --list-encodings (default 8)",
+        help="line length for --list-encodings (default 8; refused without it: the board size is N)",
     )
     add_variant_arguments(p)
 
@@ -81,11 +85,19 @@ def list_encodings(length: int, group_size: int | None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.list_encodings:
+        ignored = given_flags(args, LIST_IGNORES)
+        if ignored or args.format != "cnf":
+            fail(f"{ignored[0] if ignored else '--format'} does not apply to --list-encodings")
+        if args.n is not None and args.line_length is not None and args.n != args.line_length:
+            fail(f"two line lengths for --list-encodings: N {args.n} and -n {args.line_length}; give one")
+        length = args.line_length or args.n or DEFAULT_LINE_LENGTH
         try:
-            list_encodings(args.line_length, args.group_size)
+            list_encodings(length, args.group_size)
         except ValueError as e:
             fail(str(e))
         return 0
+    if args.line_length is not None:
+        fail("-n/--line-length applies to --list-encodings only (the board size is N)")
     if args.n is None:
         fail("missing N (the board size)")
     if args.format != "cnf":
@@ -133,7 +145,7 @@ def run_cnf(args: argparse.Namespace) -> int:
     except UsageError as e:
         fail(str(e))
     if args.shuffle is not None and args.no_comments:
-        print("warning: --no-comments drops the shuffle seed: decode/block cannot undo it", file=sys.stderr)
+        warn("--no-comments drops the shuffle seed: decode/block cannot undo it")
     with output(args.output, [*args.block, *args.holes, *args.place_file]) as out:
         write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle, tune_malloc=True)
     return 0

@@ -19,6 +19,7 @@ from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import DecodeError, variant_placement
 from cnfgen_queens.model.variants import HEADER_HOLES, HEADER_PLACED, HEADER_TORUS, VariantError, from_header
 
+from ..errors import warn
 from ..solvers.outcome import Status
 from ..solvers.parse import parse_competition, parse_minisat
 from .common import Exit, board_size, fail
@@ -45,7 +46,12 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
     )
     size = p.add_mutually_exclusive_group()
     size.add_argument(
-        "-n", type=board_size, metavar="N", help="board size (default: from the c lines of `cnfgen-queens solve`)"
+        "-n",
+        "--size",
+        dest="n",
+        type=board_size,
+        metavar="N",
+        help="board size (default: from the c lines of `cnfgen-queens solve`)",
     )
     size.add_argument(
         "--cnf",
@@ -211,10 +217,6 @@ def _holds(path: str, header: Header, size: int) -> bool:
     return size <= 0
 
 
-def _warn(msg: str) -> None:
-    print(f"warning: {msg}", file=sys.stderr)
-
-
 def _line_rest(f: IO[bytes], name: str) -> bytes:
     """The rest of the current line, at most :data:`cnfgen_queens.bounds.MAX_LINE` bytes (longer: InputError)."""
     rest = f.readline(MAX_LINE)
@@ -266,7 +268,7 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
     name = "<stdin>" if args.input in (None, "-") else args.input
     raw = sys.stdin.buffer if args.input in (None, "-") else None
     try:
-        f = open_input(name if raw is not None else args.input, _warn, raw=raw)
+        f = open_input(name if raw is not None else args.input, warn, raw=raw)
         head = f.read(SMALL_ANSWER)
         if head.lstrip()[:1] == b"{":  # the record of `solve --json`, as the text `solve` prints
             head = _read_json(head, f, name).encode()
@@ -304,7 +306,7 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
             what = "UNKNOWN answer"
         fail(f"{name}: {what}", EXIT_NO_SOLUTION)
     if claim.answer is None:
-        print(f"warning: {name}: v lines without an s line; decoding them anyway", file=sys.stderr)
+        warn(f"{name}: v lines without an s line; decoding them anyway")
     lits = set(claim.model)
     clash = next((v for v in lits if v > 0 and -v in lits), None)
     if clash is not None:

@@ -15,15 +15,15 @@ from pathlib import Path
 
 from cnfgen_queens.cnf.atomic import NotAFile, check_output_target
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
-from cnfgen_queens.cnf.dimacs import read_header_file
+from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
-from cnfgen_queens.errors import signals_unwind
+from cnfgen_queens.errors import signals_unwind, warn
 
 from ..solutions.known_answer import contradicted_unsat
-from ..solvers import ProfileError, SolverNotFound, Status, resolve, solve
+from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
 from ..solvers.outcome import EXIT_CODES, S_LINES
 from .arg_groups import add_limit_arguments, add_solver_arguments
-from .common import fail
+from .common import EXIT_ENVIRONMENT, fail
 from .model_input import echo_lines, header_echo
 from .run_options import limits_from, measured
 
@@ -97,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
             fail(f"cannot write {proof}: {e}")
     try:
         spec = resolve(solver, solvers_file)
+    except SolverMissing as e:  # a known solver not installed: the environment
+        fail(str(e), EXIT_ENVIRONMENT)
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
 
@@ -119,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     command_wall = time.perf_counter() - start
     checked = outcome.clauses_checked
     if checked is not None and checked != header.num_clauses:  # the file's count is what was checked
-        print(f"warning: {name}: header says {header.num_clauses} clauses, file has {checked}", file=sys.stderr)
+        warn(f"{name}: header says {n_clauses(header.num_clauses)}, file has {checked}")
     code = EXIT_CODES[Status.ERROR] if wrong else outcome.exit_status  # a wrong answer is not passed on
     if args.json:
         record = {"file": name, "solver_path": spec.path, **outcome.to_dict(), "command_wall": command_wall,

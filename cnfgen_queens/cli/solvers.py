@@ -6,10 +6,10 @@ import argparse
 from dataclasses import asdict
 from pathlib import Path
 
-from ..solvers import ProfileError, SolverNotFound, list_solvers, resolve
+from ..solvers import ProfileError, SolverMissing, SolverNotFound, list_solvers, resolve
 from ..solvers.discovery import embedded_available, embedded_names, embedded_version
 from .arg_groups import add_solvers_file_argument
-from .common import fail
+from .common import EXIT_ENVIRONMENT, fail
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
     if args.path:
         try:
             spec = resolve(args.path, Path(args.solvers_file) if args.solvers_file else None)
+        except SolverMissing as e:  # a known solver not installed: the environment
+            fail(str(e), EXIT_ENVIRONMENT)
         except (SolverNotFound, ProfileError) as e:
             fail(str(e))
         if not spec.path:

@@ -59,6 +59,9 @@ def by_magic(head: bytes) -> Codec | None:
     return next((c for c in CODECS if head.startswith(c.magic)), None)
 
 
+STDIN_NAMES = ("-", "<stdin>")  # what a piped input is called: no file name, so no extension to expect
+
+
 def sniff(path: Path | str) -> Codec | None:
     """The codec of a file's first bytes (the content decides, not the name)."""
     with open(path, "rb") as f:
@@ -80,7 +83,7 @@ def check_codec(name: str, head: bytes, warn: Callable[[str], None] | None) -> C
             raise _unsupported(named, name)
         what = f"{magic.name}-compressed data" if magic else "not " + named.name + " data (uncompressed or garbage)"
         raise InputError(f"{name}: named {named.suffix} but its bytes are {what}")
-    if magic is not None and named is None and warn is not None:
+    if magic is not None and named is None and warn is not None and name not in STDIN_NAMES:  # stdin has no name
         warn(f"{name}: {magic.name}-compressed data without the {magic.suffix} extension; reading it as {magic.name}")
     return magic
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import math
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import IO, BinaryIO
 from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.atomic import atomic_output, check_writable
 from cnfgen_queens.cnf.compressed import InputError, open_input
+from cnfgen_queens.errors import warn
 
 Clause = tuple[int, ...]
 CHUNK = 1 << 16
@@ -48,7 +48,12 @@ class VariableBeyond(DimacsError):
 
 
 def _stderr_warn(msg: str) -> None:
-    print(f"warning: {msg}", file=sys.stderr)
+    warn(msg)
+
+
+def n_clauses(k: int) -> str:
+    """``1 clause``, ``3 clauses``."""
+    return f"{k} clause" if k == 1 else f"{k} clauses"
 
 
 # -- writing --------------------------------------------------------------------

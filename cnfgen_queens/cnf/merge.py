@@ -29,13 +29,14 @@ from .dimacs import (
     _parse_p_line,
     _stderr_warn,
     iter_body,
+    n_clauses,
     open_body,
     open_cnf,
     read_header_file,
     write_clauses,
     write_header,
 )
-from .scan import literal_chunks
+from .scan import Prefixed, literal_chunks
 from .shuffle import header_shuffle_map, rename
 
 SMALL_BODY = 1 << 22  # a body up to this size is parsed line by line, without numpy (merge starts fast)
@@ -65,7 +66,7 @@ def count_body_clauses(base: Path, header: Header, warn: Warn = _stderr_warn) ->
     with open_body(base, header) as f:
         count = sum(1 for _ in _clauses(f, b"", header, str(base), warn))
     if count != header.num_clauses:
-        warn(f"{base}: header says {header.num_clauses} clauses, file has {count}; the merged header says {count}")
+        warn(f"{base}: header says {n_clauses(header.num_clauses)}, file has {count}; the merged header says {count}")
     return count
 
 
@@ -92,19 +93,6 @@ def merge_clauses(base: Path, extra: list[Clause], out: BinaryIO, header: Header
             out.write(b"\n")
     write_clauses(out, extra)
     return total
-
-
-class _Prefixed:
-    """``head`` and then the rest of ``stream``, read in pieces (what :func:`.scan.literal_chunks` reads)."""
-
-    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
-        self.head, self.stream = head, stream
-
-    def read(self, size: int = -1) -> bytes:
-        if self.head:
-            piece, self.head = self.head[:size], self.head[size:]
-            return piece
-        return self.stream.read(size)
 
 
 def _past_header(f: IO[bytes], name: str) -> tuple[int, bytes]:
@@ -152,7 +140,7 @@ def _clauses(f: IO[bytes], head: bytes, header: Header, name: str, warn: Warn) -
         return
     import numpy as np
 
-    for lits in literal_chunks(_Prefixed(data, f), header, name, warn):  # type: ignore[arg-type]
+    for lits in literal_chunks(Prefixed(data, f), header, name, warn):  # type: ignore[arg-type]
         flat = lits.tolist()
         start = 0
         for end in np.flatnonzero(lits == 0).tolist():

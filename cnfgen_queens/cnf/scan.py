@@ -5,12 +5,15 @@ reader into 64-bit integers; a chunk it cannot vouch for (comments, signs standi
 alone, a token it does not consume, a literal out of range) goes through the
 line-by-line parser of :mod:`.dimacs`, which names the line of any error.  Memory
 follows the chunk and the model, never the header's variable count, so a model is
-checked against a file of any size in bounded memory.
+checked against a file of any size in bounded memory.  A small body (:data:`SMALL_BODY`) is checked
+in pure Python instead, with the same verdicts: importing numpy would cost more than the check.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -27,11 +30,31 @@ from cnfgen_queens.cnf.dimacs import (
     Warn,
     _stderr_warn,
     body_literals,
+    n_clauses,
     open_cnf,
     read_header,
 )
 
 SCAN_CHUNK = 1 << 18  # bytes of text per chunk: its arrays stay in the CPU caches (faster than 4 MB)
+# a body up to this is checked in pure Python: importing numpy costs more (the N = 40 pairwise CNF, 1.3 MB,
+# takes about as long either way, numpy's import included: scripts/bench_solve_loop.py --threshold)
+SMALL_BODY = 1 << 20
+SMALL_BODY_NUMPY_LOADED = 1 << 14  # once numpy is imported anyway, only a tiny body is faster without it
+SMALL_MODEL = 1 << 16  # a model of up to this many literals is read in pure Python, a larger one with numpy
+Values = bytearray  # a model: 1 at the index of each true variable, the last entry a 0 sentinel for any beyond
+
+
+class Prefixed:
+    """``head`` and then the rest of ``stream``, read in pieces (what :func:`literal_chunks` reads)."""
+
+    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+        self.head, self.stream = head, stream
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:
+            piece, self.head = (self.head, b"") if size < 0 else (self.head[:size], self.head[size:])
+            return piece
+        return self.stream.read(size)
 
 
 def _signs_ok(piece: bytes) -> bool:
@@ -164,7 +187,7 @@ def read_cnf(path: Path | str, warn: Warn = _stderr_warn) -> Cnf:
     lits = np.concatenate(parts) if parts else np.zeros(0, np.int32)
     cnf = Cnf(header, lits)
     if cnf.num_clauses != header.num_clauses:
-        warn(f"{name}: header says {header.num_clauses} clauses, file has {cnf.num_clauses}")
+        warn(f"{name}: header says {n_clauses(header.num_clauses)}, file has {cnf.num_clauses}")
     return cnf
 
 
@@ -238,28 +261,91 @@ class StreamCheck:
     max_var: int
 
 
-def check_stream(source: CnfFile, value: np.ndarray | None, warn: Warn = _stderr_warn) -> StreamCheck:
-    """Check the model ``value`` (bool by variable, last entry a False sentinel) clause by clause;
-    with None, only read the whole body (DimacsError for anything that is not DIMACS)."""
-    import numpy as np
-
-    index = top = 0
+def check_stream(
+    source: CnfFile, value: Values | None, warn: Warn = _stderr_warn, small: int | None = None
+) -> StreamCheck:
+    """Check the model ``value`` clause by clause; with None, only read the whole body (DimacsError for
+    anything that is not DIMACS).  A body of up to ``small`` bytes is read in pure Python (no numpy to
+    import: a solve in a shell loop starts fast), a larger one in numpy chunks; both accept and refuse
+    the same bodies (tests/test_scan_paths.py)."""
+    if small is None:
+        small = SMALL_BODY if "numpy" not in sys.modules else SMALL_BODY_NUMPY_LOADED
     with open_cnf(source.path, None) as f:
         header = read_header(f, source.name)
-        for lits in literal_chunks(f, header, source.name, warn):
-            if value is None:
-                top = max(top, int(np.abs(lits).max()))
-                index += int(np.count_nonzero(lits == 0))
-                continue
-            bad, clauses, most = _scan(lits, value)
-            top = max(top, most)
-            if bad is not None:
-                return StreamCheck((index + bad[0], bad[1]), index + bad[0] + 1, top)
-            index += clauses
+        head = f.read(small + 1)
+        if len(head) <= small:
+            return _check_small(small_literals(head, header, source.name, warn), value)
+        return _check_chunks(literal_chunks(Prefixed(head, f), header, source.name, warn), value)  # type: ignore[arg-type]
+
+
+def small_literals(body: bytes, header: Header, name: str, warn: Warn = _stderr_warn) -> list[int]:
+    """The literals of a whole (small) body, each clause ended by 0: what :func:`literal_chunks` yields."""
+    lits: list[int] = []
+    with suppress(EndOfBody):  # the literals before a '%' line are kept
+        lits.extend(body_literals(body.splitlines(), name, header.body_line, header.num_vars, warn))
+    if lits and lits[-1] != 0:
+        warn(f"{name}: last clause has no terminating 0; taken as ended")
+        lits.append(0)
+    return lits
+
+
+def _check_small(lits: list[int], value: Values | None) -> StreamCheck:
+    """:func:`check_stream` of a literal list, in pure Python."""
+    top = max(map(abs, lits), default=0)
+    if value is None:
+        return StreamCheck(None, lits.count(0), top)
+    beyond = len(value) - 1  # the sentinel's index: this variable and any larger one are false
+    index = start = 0
+    sat = False
+    for i, lit in enumerate(lits):
+        if lit == 0:
+            if not sat:
+                return StreamCheck((index, tuple(lits[start:i])), index + 1, top)
+            index, start, sat = index + 1, i + 1, False
+        elif not sat:
+            var = -lit if lit < 0 else lit
+            sat = (var < beyond and value[var] == 1) != (lit < 0)
     return StreamCheck(None, index, top)
 
 
-def model_values(model: Sequence[int], num_vars: int) -> tuple[np.ndarray | None, str | None]:
+def _check_chunks(chunks: Iterable[np.ndarray], value: Values | None) -> StreamCheck:
+    """:func:`check_stream` of 0-terminated literal arrays, with numpy."""
+    import numpy as np
+
+    array = None if value is None else np.frombuffer(value, dtype=np.bool_)
+    index = top = 0
+    for lits in chunks:
+        if array is None:
+            top = max(top, int(np.abs(lits).max()))
+            index += int(np.count_nonzero(lits == 0))
+            continue
+        bad, clauses, most = _scan(lits, array)
+        top = max(top, most)
+        if bad is not None:
+            return StreamCheck((index + bad[0], bad[1]), index + bad[0] + 1, top)
+        index += clauses
+    return StreamCheck(None, index, top)
+
+
+def model_values(model: Sequence[int], num_vars: int) -> tuple[Values | None, str | None]:
+    """(1 by true variable with a 0 sentinel, None) or (None, why the model is malformed); a small model in
+    pure Python, a large one with numpy."""
+    if len(model) > SMALL_MODEL:
+        return _model_values_numpy(model, num_vars)
+    top = max(map(abs, model), default=0)
+    if top > num_vars:
+        return None, f"model mentions variable {top}, but the CNF has {num_vars}"
+    pos = bytearray(top + 2)
+    for lit in model:
+        if lit > 0:
+            pos[lit] = 1
+    clash = min((-lit for lit in model if lit < 0 and pos[-lit]), default=None)
+    if clash is not None:
+        return None, f"model sets variable {clash} both true and false"
+    return pos, None
+
+
+def _model_values_numpy(model: Sequence[int], num_vars: int) -> tuple[Values | None, str | None]:
     """(bool by variable with a False sentinel, None) or (None, why the model is malformed)."""
     import numpy as np
 
@@ -275,4 +361,4 @@ def model_values(model: Sequence[int], num_vars: int) -> tuple[np.ndarray | None
     clash = np.flatnonzero(pos & neg)
     if clash.size:
         return None, f"model sets variable {int(clash[0])} both true and false"
-    return pos, None
+    return bytearray(pos.tobytes()), None

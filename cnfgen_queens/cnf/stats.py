@@ -27,7 +27,7 @@ from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.model.board import Board
 
 from .compressed import open_input
-from .dimacs import DimacsError, Header, Warn, _stderr_warn, read_header
+from .dimacs import DimacsError, Header, Warn, _stderr_warn, n_clauses, read_header
 from .gbd_hash import GbdHash
 from .scan import literal_chunks
 from .stats_tally import Tally
@@ -241,7 +241,7 @@ def file_stats(
         for lits in literal_chunks(stream, header, name, warn, chunk=STATS_CHUNK):
             tally.add(lits)
     if tally.clauses != header.num_clauses:
-        warn(f"{name}: header says {header.num_clauses} clauses, file has {tally.clauses}")
+        warn(f"{name}: header says {n_clauses(header.num_clauses)}, file has {tally.clauses}")
     return replace(tally_stats(header, tally, graph, max_graph_edges), gbd_hash=hashed.hash.hexdigest())
 
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import atexit
 import json
-import os
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
+from ..user_cache import CACHE_ENV as CACHE_ENV  # (tests and conftest set it here)
+from ..user_cache import cache_dir, write_cache
 from .base import Clause, Encoding, VarPool, measured_counts, register
 
 # name -> (original paper, propagation complete: measured by tests/test_encodings_more.py)
@@ -38,7 +39,6 @@ PYSAT_ENCODINGS: dict[str, tuple[str, bool]] = {
     "kmtotalizer": ("A. Morgado, C. Dodaro and J. Marques-Silva, CP 2014", True),
 }
 PREFIX = "pysat:"
-CACHE_ENV = "CNFGEN_QUEENS_CACHE_DIR"  # where measured counts are kept (default: $XDG_CACHE_HOME/cnfgen-queens)
 Count = tuple[int, int]
 
 
@@ -47,14 +47,6 @@ def installed_version() -> str:
     import pysat
 
     return str(pysat.__version__)
-
-
-def cache_dir() -> Path:
-    """``$CNFGEN_QUEENS_CACHE_DIR``, else ``$XDG_CACHE_HOME/cnfgen-queens``, else ``~/.cache/cnfgen-queens``."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "cnfgen-queens"
 
 
 def cache_file() -> Path:
@@ -93,16 +85,7 @@ def flush() -> None:
     for kind, rows in _fresh.items():
         merged.setdefault(kind, {}).update(rows)
     text = json.dumps({k: {str(n): list(v) for n, v in sorted(rows.items())} for k, rows in merged.items()})
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # one writer a process
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-    except OSError:
+    if not write_cache(path, text):
         return
     _fresh.clear()
 

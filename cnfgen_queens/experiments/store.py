@@ -185,14 +185,27 @@ def _row(values: tuple[Any, ...]) -> Row:
     return row
 
 
-def _connect_readonly(path: Path) -> sqlite3.Connection:
+def _in_wal_mode(path: Path) -> bool:
+    """The file's header says WAL (read and write versions 2, bytes 18-19 of the SQLite header)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return False
+    return len(head) == 20 and head[18] == 2 and head[19] == 2
+
+
+def _connect_readonly(path: Path, *, locking: bool = False) -> sqlite3.Connection:
     """A read-only connection that creates nothing beside ``path``: without a ``-wal`` file beside it the
     file holds everything and is opened immutable (a WAL-mode file opened ``mode=ro`` would get
-    ``-shm`` and ``-wal`` files); with one (a store being written) the WAL is read too."""
+    ``-shm`` and ``-wal`` files); with one (a store being written) the WAL is read too.  ``locking``
+    (a writer about to open the file anyway): a file not (yet) in WAL mode is opened with its locks, so
+    a look taken while another process creates it waits for that process instead of reading its
+    half-written pages (a rollback-journal file opened ``mode=ro`` gets nothing beside it)."""
     uri = f"file:{quote(str(path.resolve()))}?mode=ro"
-    if not Path(f"{path}-wal").exists():
+    if not Path(f"{path}-wal").exists() and (not locking or _in_wal_mode(path)):
         uri += "&immutable=1"
-    return sqlite3.connect(uri, uri=True, isolation_level=None)
+    return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=LOCK_TIMEOUT)
 
 
 def _wal_mode(db: sqlite3.Connection) -> None:
@@ -248,7 +261,7 @@ class Store:
 
     def _refuse_foreign(self, readonly: bool) -> None:
         """Refuse an SQLite file with tables but not this schema (or not SQLite), opened read-only."""
-        db = _connect_readonly(self.path)
+        db = _connect_readonly(self.path, locking=not readonly)
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if not tables and readonly:

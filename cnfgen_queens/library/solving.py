@@ -17,7 +17,7 @@ from cnfgen_queens.model import decode as _decode
 from cnfgen_queens.model.variants import from_header
 from cnfgen_queens.solutions import api as _solutions
 from cnfgen_queens.solutions.records import Count, Found
-from cnfgen_queens.solvers import ProfileError, SolverNotFound
+from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound
 from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Outcome, Status
 
@@ -83,7 +83,8 @@ def solve(
     as ``cnfgen-queens solve`` does, and check its answer.
 
     Limits and solver failures end in the outcome's status (TIMEOUT, MEMOUT, ERROR), never raised;
-    UsageError for what the CLI refuses.
+    UsageError for what the CLI refuses (exit 2: an unknown solver, an input that cannot be read or is no
+    CNF); SolverMissing, an OSError, for a known solver that is not installed (the CLI's exit 1).
 
     Examples:
         >>> import cnfgen_queens as cq
@@ -105,10 +106,22 @@ def solve(
                 board = board_of(formula_or_path, outcome.true_vars())
             return Solved(outcome, board)
         path = Path(formula_or_path)
+        _readable(path)
         outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra)
         return Solved(outcome, _file_board(path, outcome))
+    except SolverMissing:
+        raise  # the environment: an OSError
     except (SolverNotFound, ProfileError, InputError) as e:
         raise UsageError(str(e)) from None
+
+
+def _readable(path: Path) -> None:
+    """UsageError, as the CLI's exit 2, for an input that cannot be opened (missing, a directory, no permission)."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
 
 
 def _file_board(path: Path, outcome: Outcome) -> Board | None:

@@ -47,13 +47,13 @@ class Board:
     def var(self, r: int, c: int) -> int:
         """DIMACS variable of cell (r, c): ``r*N + c + 1``."""
         if not (0 <= r < self.n and 0 <= c < self.n):
-            raise ValueError(f"cell ({r}, {c}) is off a {self.n}x{self.n} board")
+            raise ValueError(f"cell ({r}, {c}) is off the {self.n}x{self.n} board")
         return r * self.n + c + 1
 
     def cell(self, var: int) -> Cell:
         """Inverse of :meth:`var`."""
         if not 1 <= var <= self.num_cells:
-            raise ValueError(f"variable {var} is not a cell of a {self.n}x{self.n} board")
+            raise ValueError(f"variable {var} is not a cell of the {self.n}x{self.n} board")
         return divmod(var - 1, self.n)
 
     def progressions(self, kinds: tuple[LineKind, ...] = LINE_KINDS) -> Iterator[tuple[LineKind, int, Cell, int]]:

@@ -40,7 +40,7 @@ def placement_from_true_vars(n: int, true_vars: Iterable[int]) -> Placement:
             f"row {r2 + 1} column {c2 + 1} (variable {board.var(r2, c2)}) attack each other"
         )
     if len(queens) != n:
-        raise DecodeError(f"{len(queens)} queens on a {n}x{n} board, expected {n}")
+        raise DecodeError(f"{len(queens)} queen{'' if len(queens) == 1 else 's'} on the {n}x{n} board, expected {n}")
     return tuple(c for _, c in queens)
 
 

@@ -212,7 +212,7 @@ def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[C
         raise VariantError(f"--random-place must be >= 0, got {k}")
     if k + len(variant.placed) > n:
         raise VariantError(
-            f"cannot place {k} more non-attacking queens next to {len(variant.placed)} on a {n}x{n} board"
+            f"cannot place {k} more non-attacking queens next to {len(variant.placed)} on the {n}x{n} board"
         )
     if n > RANDOM_MAX_N:
         raise VariantError(f"--random-place supports N <= {RANDOM_MAX_N} (it lists the free squares), got {n}")
@@ -241,7 +241,7 @@ def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[C
         if len(chosen) == k:
             return chosen
     raise VariantError(
-        f"random placement of {k} queens on a {n}x{n} board hit a dead end {RANDOM_ATTEMPTS} times "
+        f"random placement of {k} queens on the {n}x{n} board hit a dead end {RANDOM_ATTEMPTS} times "
         f"(seed {seed}); use a smaller --random-place"
     )
 

@@ -49,7 +49,7 @@ from cnfgen_queens.solutions.external_loop import enumerate_external
 from cnfgen_queens.solutions.forked_loop import enumerate_forked
 from cnfgen_queens.solutions.records import Count, EnumerationError, EnumerationOptions, Found, GroupCount
 from cnfgen_queens.solutions.size_cap import COMPACT, CUBES_ESCAPE, HELD_CLAUSES, check_held_size, check_size
-from cnfgen_queens.solvers import ProfileError, SolverNotFound, resolve
+from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound, resolve
 from cnfgen_queens.solvers.outcome import Status
 
 __all__ = [  # the policy's public names: the entries below, and the rules re-exported from beside it
@@ -208,8 +208,10 @@ def count(
                                                     check_all=check_all)  # fmt: skip
         except UsageError:
             raise
-        except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
+        except ValueError as e:  # e.g. a malformed Dask scheduler address
             raise UsageError(f"{executor} executor: {e}") from None
+        except OSError as e:  # e.g. no Dask scheduler answers at that address: the environment, exit 1
+            raise OSError(f"{executor} executor: {e}") from None
         fundamental = result.fundamental if symmetric else None
         result = replace(result, fundamental=fundamental)
     else:
@@ -239,10 +241,11 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
     try:
         result = certify(formula, directory, solver, jobs=jobs, executor=executor, scheduler=scheduler,
                          deadline=Deadline.after(limits.time), progress=progress)  # fmt: skip
-    except (OSError, TimeoutError, ValueError) as e:  # e.g. no Dask scheduler at that address
+    except (OSError, ValueError) as e:  # e.g. no Dask scheduler at that address (OSError: exit 1)
         if isinstance(e, UsageError) or executor == "local":
             raise
-        raise UsageError(f"{executor} executor: {e}") from None
+        kind = UsageError if isinstance(e, ValueError) else OSError
+        raise kind(f"{executor} executor: {e}") from None
     if result.complete:
         result = replace(result, mismatches=mismatches(formula, result.total))
     return result
@@ -256,6 +259,8 @@ def _check_request(solver: str, solvers_file: Path | None, resume: bool, workdir
     if pysat_name(solver) is None:
         try:
             resolve(solver, solvers_file)
+        except SolverMissing:
+            raise  # the environment (an OSError): exit 1
         except (SolverNotFound, ProfileError) as e:
             raise UsageError(str(e)) from None
 

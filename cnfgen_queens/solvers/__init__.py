@@ -11,7 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .discovery import SolverNotFound, SolverSpec, list_solvers, resolve
+    from .discovery import SolverMissing, SolverNotFound, SolverSpec, list_solvers, resolve
     from .outcome import Outcome, Status
     from .profiles import Profile, ProfileError
     from .runner import check_model, solve
@@ -21,6 +21,7 @@ DEFAULT_SOLVER = "pysat:cadical195"
 # name -> submodule; imported on first use (PEP 562), so that `decode` reading output with
 # `solvers.parse` does not pay for discovery and the runner at start-up
 _LAZY = {
+    "SolverMissing": "discovery",
     "SolverNotFound": "discovery",
     "SolverSpec": "discovery",
     "list_solvers": "discovery",
@@ -47,6 +48,7 @@ __all__ = [
     "Outcome",
     "Profile",
     "ProfileError",
+    "SolverMissing",
     "SolverNotFound",
     "SolverSpec",
     "Status",

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..errors import warn
 from .finished import MB, Finished, OutputCap, tail
 from .reaper import boot_ticks, die_with_parent, started, subreaper, sweep_orphans
 
@@ -68,7 +68,7 @@ def _quiet_late_oom_handler() -> None:
         if isinstance(cancelled, threading.Event) and cancelled.is_set():
             return
         with contextlib.suppress(Exception):
-            sys.stderr.write(f"warning: BenchExec's out-of-memory handler failed: {args.exc_value}\n")
+            warn(f"BenchExec's out-of-memory handler failed: {args.exc_value}")
 
     hook.quiets_oom_handler = True  # type: ignore[attr-defined]
     threading.excepthook = hook

@@ -4,7 +4,7 @@
 one-line message naming the solver and how to install it.  Versions come from the
 solver's own ``--version`` (run as a solver is, under :func:`.process.run_process`: its own
 process group, swept when it ends, killed after a timeout), else from the Debian package that
-owns the binary.
+owns the binary; an answer is kept across runs (:mod:`.version_cache`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..cnf.atomic import work_dir
 from ..limits import NEVER, Deadline
 from .process import run_process
 from .profiles import Profile, all_profiles, generic
+from .version_cache import cache_key, cached_version, remember_version
 
 EMBEDDED_PREFIX = "pysat:"
 VERSION_TIMEOUT = 5.0
@@ -31,7 +32,17 @@ _VERSION = re.compile(r"\d+(?:\.\d+)+[\w.+~-]*")
 
 
 class SolverNotFound(LookupError):
-    """A solver that is not installed or not known; the message is one line."""
+    """A solver that is not installed or not known; the message is one line.  Not known (a name that is no
+    profile, not on PATH, not pysat:NAME; a path to no executable) is the user's to fix: exit 2."""
+
+
+class SolverMissing(SolverNotFound, OSError):
+    """A known solver (a profile, a pysat: name) that is not installed here: the environment, exit 1 (an
+    OSError, as every environment failure)."""
+
+
+INSTALL_SCRIPT_SOLVERS = frozenset({"kissat", "cadical", "minisat", "picosat", "cryptominisat5", "clasp"})
+"""The profiles ``scripts/install-solvers.sh`` installs (tests/test_exit_rules.py reads the script)."""
 
 
 @dataclass(frozen=True)
@@ -81,16 +92,17 @@ def resolve(solver: str, solvers_file: Path | None = None) -> SolverSpec:
     if solver.startswith(EMBEDDED_PREFIX):
         name = embedded_name(solver[len(EMBEDDED_PREFIX) :])
         if not embedded_available(name):
-            raise SolverNotFound(f"embedded solver {solver!r} is unavailable: its pysat backend is not installed")
+            raise SolverMissing(f"embedded solver {solver!r} is unavailable: its pysat backend is not installed")
         return SolverSpec(solver, None, None, name)
     profiles = all_profiles(solvers_file)
     if solver in profiles:
         profile = profiles[solver]
         path = find_binary(profile.binary)
         if path is None:
-            raise SolverNotFound(
-                f"solver {solver!r} not found ({profile.binary} is not on PATH); install: {profile.install}, "
-                f"or run scripts/install-solvers.sh; or use the embedded default pysat:cadical195"
+            script = ", or run scripts/install-solvers.sh" if solver in INSTALL_SCRIPT_SOLVERS else ""
+            raise SolverMissing(
+                f"solver {solver!r} not found ({profile.binary} is not on PATH); install: {profile.install}"
+                f"{script}; or use the embedded default pysat:cadical195"
             )
         return SolverSpec(solver, profile, path)
     if os.sep in solver:
@@ -182,13 +194,18 @@ _versions: dict[tuple[str, tuple[str, ...] | None], str | None] = {}  # what eac
 
 def binary_version(path: str, version_args: tuple[str, ...] | None = ("--version",), *,
                    within: float | None = None) -> str | None:  # fmt: skip
-    """The version a binary reports (probe waited for, killed after a timeout), else its Debian package's.
+    """The version a binary reports (probe waited for, killed after a timeout), else its Debian package's;
+    an answer is kept across runs (:mod:`.version_cache`), so a shell loop asks once.
 
     ``within``: the seconds every probe together may take (each at most VERSION_TIMEOUT), so that a run's
     time limit covers them; a version not found because that time ran out is None, and asked again."""
     key = (path, version_args)
     if key in _versions:
         return _versions[key]
+    kept = cache_key(path, version_args)
+    if kept is not None and (version := cached_version(kept)) is not None:
+        _versions[key] = version
+        return version
     deadline = Deadline.after(within)
     text = "" if version_args is None else probe([path, *version_args], deadline)[1]
     m = _VERSION.search(text)
@@ -200,6 +217,8 @@ def binary_version(path: str, version_args: tuple[str, ...] | None = ("--version
     if found is None and deadline.expired():
         return None  # cut short by the caller's time, not the binary's answer: not remembered
     _versions[key] = found
+    if kept is not None and found is not None:
+        remember_version(kept, found)
     return found
 
 

@@ -63,16 +63,15 @@ def _check(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[int, 
         import numpy as np
 
         top = int(np.abs(cnf.lits).max()) if cnf.lits.size else 0
-        check = StreamCheck(_first_violated(cnf.lits, value), cnf.num_clauses, top)
+        check = StreamCheck(_first_violated(cnf.lits, np.frombuffer(value, dtype=np.bool_)), cnf.num_clauses, top)
     else:
         check = check_stream(cnf, value)
     if check.violated is not None:
         index, clause = check.violated
         text = " ".join(map(str, clause)) + " 0"
         return None, f"model violates clause {index + 1} of {header.num_clauses}: {text}", index
-    top = max(check.max_var, value.size - 2)
-    true = value.tolist()
-    return tuple(v if v < len(true) and true[v] else -v for v in range(1, top + 1)), None, check.clauses
+    top = max(check.max_var, len(value) - 2)
+    return tuple(v if v < len(value) and value[v] else -v for v in range(1, top + 1)), None, check.clauses
 
 
 def _header(source: CnfFile) -> Header:
