@@ -20,11 +20,12 @@ import pytest
 def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Measured counts (pysat:* encodings) go to a directory of this session, never the user's cache;
     processes the tests start inherit it."""
-    from cnfgen_queens.encodings.pysat_card import CACHE_ENV
+    from cnfgen_queens.encodings.pysat_card import CACHE_ENV, flush
 
     previous = os.environ.get(CACHE_ENV)
     os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("cache"))
     yield
+    flush()  # what this process measured, written here now: at exit (atexit) it would go to the user's cache
     if previous is None:
         os.environ.pop(CACHE_ENV, None)
     else:

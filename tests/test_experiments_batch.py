@@ -233,20 +233,20 @@ def test_count_task(tmp_path: Path) -> None:
 
 def test_count_task_runs_the_cli_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    """``count 12`` and a batch ``task: count`` on N = 12 run one engine (solutions.api) and give 14,200;
+    """``count 10`` and a batch ``task: count`` on N = 10 run one engine (solutions.api) and give A000170's 724;
     ``engine: loop`` is recorded as such, and a binary solver counts by cubes too (issue 26)."""
     from cnfgen_queens.solutions import api
 
     chosen: list[str] = []
     real = api.choose_engine
     monkeypatch.setattr(api, "choose_engine", lambda *a, **k: chosen.append(real(*a, **k)) or chosen[-1])
-    assert main(["count", "12", "--quiet"]) == 0
-    assert capsys.readouterr().out == "count: 14200\n"
-    cfg = config(tmp_path, "c12", n="[12]", encodings="[pairwise]", solvers="[pysat:cadical195]")
+    assert main(["count", "10", "--quiet"]) == 0
+    assert capsys.readouterr().out == "count: 724\n"
+    cfg = config(tmp_path, "c10", n="[10]", encodings="[pairwise]", solvers="[pysat:cadical195]")
     cfg.write_text(cfg.read_text().replace(", memory: 2048", "") + "task: count\n")  # cubes bound no memory
     assert main(["batch", str(cfg), "--jobs", "1", "--no-progress"]) == 0
-    [row] = stored(tmp_path / "c12" / "results.sqlite")
-    assert (row.count, row.engine, row.status) == (14200, "cubes", "UNSAT") and chosen == [
+    [row] = stored(tmp_path / "c10" / "results.sqlite")
+    assert (row.count, row.engine, row.status) == (724, "cubes", "UNSAT") and chosen == [
         "cubes"
     ]  # the batch chose in its worker
     loop = config(tmp_path, "loop", n="[6]", encodings="[pairwise]", solvers="[pysat:cadical195]")

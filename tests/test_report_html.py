@@ -110,9 +110,10 @@ def _marked_processes(marker: str) -> list[int]:
     return found
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    """A headless Chromium (Debian's) driven by Playwright; checked gone afterwards, even when the test fails."""
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """A headless Chromium (Debian's) driven by Playwright, one for this file's tests (a launch costs 1 s of
+    CPU); checked gone afterwards, even when a test fails."""
     need_module("playwright")
     if not Path(CHROMIUM).is_file():
         need_tool(f"{CHROMIUM} not installed (scripts/install-browser.sh installs Debian's chromium)")
@@ -131,6 +132,14 @@ def browser() -> Iterator[Any]:
         for pid in left:
             os.kill(pid, 9)
         assert not left, f"the browser left processes running: {left}"
+
+
+@pytest.fixture
+def browser(chromium: Any) -> Iterator[Any]:
+    """The shared Chromium; the pages a test opened (each in a context of its own) are closed after it."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 def _page(browser: Any, url: str) -> tuple[Any, list[str]]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from test_experiments_report import row
-from test_report_html import _page, browser  # noqa: F401 (the fixture)
+from test_report_html import _page, browser, chromium  # noqa: F401 (the fixtures)
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.experiments import report

@@ -28,12 +28,21 @@ KNOWN = known_counts()
 
 
 def all_solutions(n: int) -> list[tuple[int, ...]]:
-    """Every solution by brute force over permutations (small n only): independent of any solver."""
-    return [
-        p
-        for p in itertools.permutations(range(n))
-        if len({r - c for r, c in enumerate(p)}) == n and len({r + c for r, c in enumerate(p)}) == n
-    ]
+    """Every solution, in lexicographic order, by backtracking row by row over the free columns and
+    diagonals (small n only): independent of any solver.  (Filtering all n! permutations took 2.4 s at
+    n = 10; this takes 0.05 s.)"""
+    found: list[tuple[int, ...]] = []
+
+    def place(p: tuple[int, ...], cols: frozenset[int], diag: frozenset[int], anti: frozenset[int]) -> None:
+        r = len(p)
+        if r == n:
+            found.append(p)
+        for c in range(n) if r < n else ():
+            if c not in cols and r - c not in diag and r + c not in anti:
+                place((*p, c), cols | {c}, diag | {r - c}, anti | {r + c})
+
+    place((), frozenset(), frozenset(), frozenset())
+    return found
 
 
 def border(n: int, p: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
@@ -242,10 +251,11 @@ def test_count_picks_its_engine(argv: list[str], engine: str, monkeypatch: pytes
 
 
 def test_count_with_a_variant_or_an_external_solver_is_the_loop(capsys: pytest.CaptureFixture[str]) -> None:
+    """(A binary solver's loop at N = 5: 11 calls; the 92 solutions of N = 8 in test_enumeration.py, kissat.)"""
     need_solver("minisat")
     assert main(["count", "8", "--quiet", "--place", "1,1"]) == 0
-    assert main(["count", "8", "--quiet", "--solver", "minisat"]) == 0
-    assert capsys.readouterr().out.splitlines() == ["count: 4", "count: 92"]
+    assert main(["count", "5", "--quiet", "--solver", "minisat"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["count: 4", "count: 10"]
 
 
 def test_dask_local_cluster(capsys: pytest.CaptureFixture[str]) -> None:

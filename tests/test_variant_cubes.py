@@ -83,8 +83,11 @@ def instances(count_wanted: int, seed: int) -> list[tuple[int, Variant]]:
     return out
 
 
-def test_200_random_variants_by_cubes_match_brute_force() -> None:
-    cases = instances(200, seed=26)
+@pytest.mark.parametrize("wanted", [60, pytest.param(200, marks=pytest.mark.slow)])
+def test_random_variants_by_cubes_match_brute_force(wanted: int) -> None:
+    """The first 60 of the 200 random variants by default (0.7 s of CPU: 15 on the torus, 36 with solutions,
+    every N), all 200 with -m slow (4.4 s)."""
+    cases = instances(wanted, seed=26)
     nonzero = 0
     for n, v in cases:
         f = QueensFormula(n, variant=v)
@@ -92,7 +95,8 @@ def test_200_random_variants_by_cubes_match_brute_force() -> None:
         assert (r.engine, r.status) == ("cubes", "UNSAT"), (n, v, r.error)
         assert r.total == brute_count(n, v), (n, v)
         nonzero += r.total > 0
-    assert len(cases) == 200 and nonzero >= 40 and len({n for n, _ in cases}) == 7  # N = 6..12, not all empty
+    assert len(cases) == wanted and nonzero >= wanted // 5  # not all empty
+    assert len({n for n, _ in cases}) == 7 and any(v.torus for _, v in cases)  # N = 6..12, the torus too
 
 
 def test_jobs_dask_and_the_loop_agree(capsys: pytest.CaptureFixture[str]) -> None:
