@@ -31,6 +31,7 @@ from .instance_config import (
     column_alo_values,
     count_fits,
     encoding_names,
+    grid_factors,
     grid_size,
     largest_kept,
     sizes_fit,
@@ -204,7 +205,7 @@ def parse(
                    "limits.memory, or use engine loop or auto (the loop under a memory limit)")  # fmt: skip
     output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
-    grid_size(c, ns, encodings, column_alo, seeds, solvers, repeats, variant)
+    grid_size(c, grid_factors(ns, encodings, column_alo, seeds, solvers, repeats, variant))
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
     keep_output = top.get("keep_output", False)
     if not isinstance(keep_output, bool):

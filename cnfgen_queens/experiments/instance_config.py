@@ -83,18 +83,9 @@ def shown(factors: list[tuple[int, str]]) -> str:
     return f"{' x '.join(f'{k} {what}' for k, what in factors)} = {math.prod(k for k, _ in factors)} runs"
 
 
-def grid_size(
-    c: Check,
-    ns: tuple[int, ...],
-    encodings: tuple[str, ...],
-    column_alo: tuple[bool, ...],
-    seeds: tuple[int, ...] | None,
-    solvers: tuple[object, ...],
-    repeats: int,
-    variant: VariantSpec | None = None,
-) -> None:
-    """The grid's size as a product of its factors, checked before anything is expanded."""
-    factors = grid_factors(ns, encodings, column_alo, seeds, solvers, repeats, variant)
+def grid_size(c: Check, factors: list[tuple[int, str]]) -> None:
+    """The grid's size as a product of its factors (:func:`grid_factors`), checked before anything is
+    expanded."""
     if math.prod(k for k, _ in factors) > MAX_RUNS:
         c.fail("grid", f"{shown(factors)}, over the limit of {MAX_RUNS}")
 
