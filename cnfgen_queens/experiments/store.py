@@ -33,12 +33,14 @@ from urllib.parse import quote
 
 from ..errors import UsageError
 from ..solvers.outcome import Status
+from ..version import __version__
 from .verdict import Verdict
 
 OUTPUT_DIR = "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed
 SYNC_EVERY = 1.0  # seconds between two flushes of the journal to the disk (a row added after it flushes it)
 LOCK_TIMEOUT = 30.0  # seconds a writer waits for another process holding the file (SQLite's busy timeout)
 SCHEMA_VERSION = "1"  # nullable columns added since then are added to older files on open
+WRITER = f"cnfgen-queens {__version__}"  # meta's created_by (the first to write the file) and written_by (the last)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -246,6 +248,9 @@ class Store:
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.executescript(f"BEGIN; {SCHEMA} COMMIT;")
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('created_by', ?)", (WRITER,))
+                self.db.execute("INSERT INTO meta VALUES ('written_by', ?) ON CONFLICT(key) DO UPDATE SET "
+                                "value = excluded.value WHERE value != excluded.value", (WRITER,))  # fmt: skip
                 self._add_missing_columns()
             self.columns = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
         except sqlite3.Error as e:
@@ -266,10 +271,11 @@ class Store:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if not tables and readonly:
                 raise EmptyStore(f"{self.path}: not a cnfgen-queens results database (no runs table)")
-            found = None
+            found = writer = None
             if {"meta", "runs"} <= tables:
                 with contextlib.suppress(sqlite3.OperationalError):  # a meta table of other columns
                     found = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                    writer = db.execute("SELECT value FROM meta WHERE key='written_by'").fetchone()
         finally:
             db.close()
         if found is None and tables:
@@ -279,7 +285,11 @@ class Store:
                 "left untouched: choose another results file"
             )
         if found is not None and found[0] != SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: results schema version {found[0]}, expected {SCHEMA_VERSION}")
+            by = repr(str(writer[0])[:100]) if writer else "cnfgen-queens 0.1.0 or earlier (its meta names no writer)"
+            raise StoreError(
+                f"{self.path}: results schema version {found[0]}, written by {by}; this is {WRITER}, "
+                f"which reads schema version {SCHEMA_VERSION}: read it with the version that wrote it"
+            )
 
     def _add_missing_columns(self) -> None:
         """A file of this schema version written before a nullable column was added gets the column."""

@@ -16,8 +16,8 @@ So the boards listed, checked distinct, are every board of F.  Symmetry reductio
 Heule and Hunt, "DRAT-trim: Efficient checking and trimming using expressive clausal proofs", SAT 2014.
 
 Files in DIR: ``cubes/NNNNN.sol`` (one board a line: its model's true variables, then 0),
-``cubes/NNNNN.drat``, ``cover.drat``, and ``manifest.json`` (N, encoding, variant, the formula's
-hash, the cubes, the files, the total) written last, so a manifest means a finished certificate.
+``cubes/NNNNN.drat``, ``cover.drat``, and ``manifest.json`` (the version that wrote it, N, encoding, variant,
+the formula's hash, the cubes, the files, the total) written last, so a manifest means a finished certificate.
 :mod:`.certificate_check` checks one.  Every file is written atomically, and the same command
 gives the same bytes (CaDiCaL is deterministic, the cubes are written in order).
 """
@@ -42,8 +42,10 @@ from cnfgen_queens.solutions.embedded_loop import embedded_solver
 from cnfgen_queens.solutions.records import Count, EnumerationError, GroupCount
 from cnfgen_queens.solutions.task_pool import run_tasks
 from cnfgen_queens.solvers.outcome import Status
+from cnfgen_queens.version import __version__
 
 FORMAT = "cnfgen-queens count certificate 1"
+WRITER = f"cnfgen-queens {__version__}"  # the manifest's written_by
 MANIFEST = "manifest.json"
 COVER = "cover.drat"
 CUBES = "cubes"
@@ -260,7 +262,8 @@ def _write_manifest(directory: Path, formula: QueensFormula, solver: str, cubes:
     for i, cube in enumerate(cubes):
         sol, drat = cube_files(i)
         entries.append({"cube": list(cube), "solutions": sol, "count": len(done[i].models), "proof": drat})
-    manifest = {"format": FORMAT, **manifest_formula(formula), "formula_sha256": formula_hash(formula.clauses()),
-                "solver": solver, "cubes": entries, "cover_proof": COVER, "total": total}  # fmt: skip
+    manifest = {"format": FORMAT, "written_by": WRITER, **manifest_formula(formula),
+                "formula_sha256": formula_hash(formula.clauses()), "solver": solver, "cubes": entries,
+                "cover_proof": COVER, "total": total}  # fmt: skip
     with atomic_output(directory / MANIFEST) as f:
         f.write((json.dumps(manifest, indent=1) + "\n").encode())

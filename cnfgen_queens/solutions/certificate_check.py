@@ -31,6 +31,7 @@ from cnfgen_queens.solutions.certificate import (
     COVER,
     FORMAT,
     MANIFEST,
+    WRITER,
     certificate_cubes,
     cover_formula,
     cube_files,
@@ -68,6 +69,10 @@ def read_manifest(directory: Path) -> dict[str, Any]:
         raise UsageError(why) from None
     except (OSError, ValueError) as e:
         raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+    if isinstance(data, dict) and data.get("format") != FORMAT and isinstance(data.get("written_by"), str):
+        by = repr(data["written_by"][:100])  # a cnfgen-queens certificate of another format: who wrote it
+        raise UsageError(f"{path}: a certificate of format {data.get('format')!r}, written by {by}; this is "
+                         f"{WRITER}, which reads {FORMAT!r}: check it with the version that wrote it")  # fmt: skip
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path} is not a certificate of this format ({FORMAT!r})")
     return data

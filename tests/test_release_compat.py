@@ -1,0 +1,131 @@
+"""Files written by an earlier release stay readable, or are refused with a sentence naming the version
+that wrote them.  tests/data/release-0.1.0/ holds what 0.1.0 wrote (see its README): a results store of a
+4-run batch and the certificate of ``count 6 --certify``; these fixtures never change, whatever the
+store's schema or the certificate's format becomes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import CLI_ENTRY, ROOT
+
+from cnfgen_queens import __version__
+
+FIXTURES = ROOT / "tests" / "data" / "release-0.1.0"
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", CLI_ENTRY, *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=240)  # fmt: skip
+
+
+def _copy(tmp_path: Path) -> Path:
+    """The fixtures copied (reading never changes them; a test that breaks that breaks only its copy)."""
+    shutil.copytree(FIXTURES, tmp_path / "release", copy_function=shutil.copy)
+    return tmp_path / "release"
+
+
+def test_fixtures_name_the_release_that_wrote_them() -> None:
+    db = sqlite3.connect(f"file:{FIXTURES / 'store.sqlite'}?mode=ro&immutable=1", uri=True)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+    finally:
+        db.close()
+    assert meta["schema_version"] == "1"
+    assert meta["written_by"] == meta["created_by"] == "cnfgen-queens 0.1.0"
+    manifest = json.loads((FIXTURES / "certificate" / "manifest.json").read_text())
+    assert (manifest["format"], manifest["written_by"]) == ("cnfgen-queens count certificate 1", "cnfgen-queens 0.1.0")
+
+
+def test_report_reads_the_release_store(tmp_path: Path) -> None:
+    """The 0.1.0 store: its 4 runs (N = 4, 5 x pairwise, commander on the embedded CaDiCaL) in the table."""
+    copy = _copy(tmp_path)
+    run = _cli("report", "store.sqlite", cwd=copy)
+    assert run.returncode == 0, run.stderr
+    rows = [line.split("|")[1:-1] for line in run.stdout.splitlines() if line.startswith("| pysat:cadical195 ")]
+    assert sorted(r[1].strip() for r in rows) == ["commander", "pairwise"], run.stdout
+    assert all(r[2].strip() == "2" for r in rows), run.stdout  # runs: N = 4 and 5
+    html = _cli("report", "store.sqlite", "--html", str(tmp_path / "page"), cwd=copy)
+    assert html.returncode == 0, html.stderr
+    assert "</html>" in (tmp_path / "page" / "index.html").read_text()
+
+
+def test_library_loads_the_release_store() -> None:
+    import cnfgen_queens as cq
+
+    rows = cq.load_results(FIXTURES / "store.sqlite")
+    assert sorted((r["n"], r["encoding"]) for r in rows) == [(4, "commander"), (4, "pairwise"), (5, "commander"),
+                                                             (5, "pairwise")]  # fmt: skip
+    assert {(r["status"], r["verified"]) for r in rows} == {("SAT", True)}
+
+
+def test_check_count_reads_the_release_certificate(tmp_path: Path) -> None:
+    copy = _copy(tmp_path)
+    run = _cli("check-count", "certificate", "--checker", "dratify", cwd=copy)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0] == "certified count: 4"  # A000170(6)
+
+
+def test_a_store_of_another_schema_is_refused_naming_its_writer(tmp_path: Path) -> None:
+    copy = _copy(tmp_path)
+    for path in (copy / "store.sqlite", copy / "old.sqlite"):
+        if not path.exists():
+            shutil.copy(copy / "store.sqlite", path)
+        db = sqlite3.connect(path)
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        if path.name == "store.sqlite":
+            db.execute("UPDATE meta SET value = 'cnfgen-queens 9.1.0' WHERE key = 'written_by'")
+        else:
+            db.execute("DELETE FROM meta WHERE key IN ('written_by', 'created_by')")
+        db.commit()
+        db.close()
+    run = _cli("report", "store.sqlite", cwd=copy)
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert "results schema version 2, written by 'cnfgen-queens 9.1.0'" in run.stderr
+    assert f"this is cnfgen-queens {__version__}, which reads schema version 1" in run.stderr
+    run = _cli("report", "old.sqlite", cwd=copy)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1
+    assert "written by cnfgen-queens 0.1.0 or earlier (its meta names no writer)" in run.stderr
+
+
+def test_a_certificate_of_another_format_is_refused_naming_its_writer(tmp_path: Path) -> None:
+    copy = _copy(tmp_path)
+    path = copy / "certificate" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["format"], manifest["written_by"] = "cnfgen-queens count certificate 2", "cnfgen-queens 9.1.0"
+    path.write_text(json.dumps(manifest))
+    run = _cli("check-count", "certificate", cwd=copy)
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert "format 'cnfgen-queens count certificate 2', written by 'cnfgen-queens 9.1.0'" in run.stderr
+    assert f"this is cnfgen-queens {__version__}" in run.stderr
+
+
+def test_what_this_version_writes_names_it(tmp_path: Path) -> None:
+    """A new store and a new certificate record this version (created_by stays with the first writer)."""
+    from cnfgen_queens.experiments.store import Store
+
+    path = tmp_path / "new.sqlite"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    db.execute("UPDATE meta SET value = 'cnfgen-queens 0.0.9' WHERE key = 'created_by'")
+    db.execute("UPDATE meta SET value = 'cnfgen-queens 0.0.9' WHERE key = 'written_by'")
+    db.commit()
+    db.close()
+    assert meta["created_by"] == meta["written_by"] == f"cnfgen-queens {__version__}"
+    Store(path).close()  # a writer opens it: written_by moves, created_by stays
+    db = sqlite3.connect(path)
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    db.close()
+    assert (meta["created_by"], meta["written_by"]) == ("cnfgen-queens 0.0.9", f"cnfgen-queens {__version__}")
+    run = _cli("count", "4", "--certify", "cert", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    manifest = json.loads((tmp_path / "cert" / "manifest.json").read_text())
+    assert manifest["written_by"] == f"cnfgen-queens {__version__}"
