@@ -48,6 +48,8 @@ fi
 # 2. sdist, then the wheel built from the sdist (what a packager does), and their metadata.
 step "python -m build"
 "$PY" -m build --outdir "$WORK/dist" "$WORK/src" > "$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log" >&2; fail "python -m build"; }
+"$PY" -W error -c 'import readme_renderer.markdown as m; assert m.render("# x")' 2> /dev/null \
+    || fail "twine check renders Markdown with readme_renderer[md] only: install it (the test extra)"
 "$PY" -m twine check --strict "$WORK"/dist/* || fail "twine check"
 VERSION="$("$PY" - "$ROOT/cnfgen_queens/version.py" <<'EOF'
 import re, sys

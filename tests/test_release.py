@@ -9,11 +9,13 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
-from helpers import ROOT, need_module
+from helpers import ROOT, need_module, need_tool
 
 from cnfgen_queens import __version__
 
@@ -30,6 +32,18 @@ def _cffconvert() -> str:
     """cffconvert's command beside this Python (the test extra installs it); skipped without, failed under CI."""
     need_module("cffconvert")
     return str(Path(sys.executable).parent / "cffconvert")
+
+
+def markdown_renderer() -> Callable[[str], str | None]:
+    """readme_renderer's Markdown rendering (twine check's); skipped without its Markdown extra, failed under CI."""
+    need_module("readme_renderer")
+    import readme_renderer.markdown
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if readme_renderer.markdown.render("# x") is None:
+            need_tool("readme_renderer renders no Markdown: pip install 'readme_renderer[md]' (the test extra)")
+    return readme_renderer.markdown.render  # type: ignore[no-any-return]
 
 
 def _citation(root: Path = ROOT) -> dict[str, object]:
@@ -178,3 +192,13 @@ def test_cff_check_can_fail(tmp_path: Path) -> None:
 def test_how_to_cite(page: str) -> None:
     text = (ROOT / page).read_text(encoding="utf-8")
     assert re.search(r"How to cite", text) and "CITATION.cff" in text
+
+
+def test_long_description_renders() -> None:
+    """README.md, the package's long description, renders as an index renders it (twine check's renderer,
+    readme_renderer's Markdown extra), every heading and the code blocks included."""
+    render = markdown_renderer()
+    html = render((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert html is not None
+    assert html.count("<h2") == (ROOT / "README.md").read_text(encoding="utf-8").count("\n## ")
+    assert "Five lines of Python<a" in html and html.count("<pre") >= 5

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT, need_module
+from test_release import markdown_renderer
 
 from cnfgen_queens import __version__
 
@@ -26,6 +27,7 @@ LIMIT = 1500  # seconds: a cold pip cache at a load of 6 on 2 cores (about 190 s
 def test_wheel_installed_outside_the_checkout(tmp_path: Path) -> None:
     need_module("build")
     need_module("twine")
+    markdown_renderer()  # twine check renders the Markdown README with it
     work = tmp_path / "smoke"
     assert not work.resolve().is_relative_to(ROOT), "the fresh venv must be outside the checkout"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
