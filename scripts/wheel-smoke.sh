@@ -8,7 +8,8 @@
 #   the package's version.
 # Usage: bash scripts/wheel-smoke.sh [WORKDIR]   (default: a new temporary directory, removed at exit)
 # The Python that builds is $PYTHON (default: python3); it needs the build and twine packages
-# (the test extra). tests/test_wheel.py runs this script (slow; CI runs it).
+# (the test extra). The fresh venv's is $VENV_PYTHON (default: $PYTHON), e.g. python3.13 to try the
+# wheel on another Python. tests/test_wheel.py runs this script (slow; CI runs it).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -82,7 +83,7 @@ EOF
 
 # 3. A fresh virtual environment, outside the checkout, with the wheel and its dependencies.
 step "installing the wheel into a fresh venv"
-"$PY" -m venv "$WORK/venv"
+"${VENV_PYTHON:-$PY}" -m venv "$WORK/venv"
 "$WORK/venv/bin/python" -m pip install -q "$WORK"/dist/cnfgen_queens-"$VERSION"-py3-none-any.whl \
     > "$WORK/pip.log" 2>&1 || { tail -30 "$WORK/pip.log" >&2; fail "pip install of the wheel"; }
 export PATH="$WORK/venv/bin:$PATH"
