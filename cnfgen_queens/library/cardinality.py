@@ -12,7 +12,7 @@ from cnfgen_queens.errors import UsageError
 from .arguments import checked
 
 
-def encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
+def list_encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
     """Every at-most-one encoding with its clause and auxiliary counts on a line of ``length`` literals:
     the table of ``gen-queens --list-encodings -n LENGTH``.
 

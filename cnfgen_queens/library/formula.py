@@ -238,7 +238,7 @@ def queens(
 
     Args:
         n: the board size, 1..46340.
-        encoding: the at-most-one encoding of every line (``encodings`` lists them).
+        encoding: the at-most-one encoding of every line (``list_encodings()`` lists them).
         group_size: the group size of ``commander`` and ``bimander`` (``--group-size``).
         column_alo: add the redundant at-least-one clause of each column (``--column-alo``).
         place: queens placed in advance, 0-based ``(row, column)`` (``--place``): n-queens completion.

@@ -25,7 +25,7 @@ from .arguments import checked
 from .boards import Board, board_of
 from .formula import Formula
 
-DEFAULT_SOLVER = _solutions.DEFAULT_SOLVER  # what solve, enumerate and count use
+DEFAULT_SOLVER = _solutions.DEFAULT_SOLVER  # what solve, enumerate_solutions and count use
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def _file_board(path: Path, outcome: Outcome) -> Board | None:
     return Board(_decode.variant_placement(n, true, variant if variant.active else None))
 
 
-def solutions(
+def enumerate_solutions(
     formula: Formula,
     solver: str = DEFAULT_SOLVER,
     *,
