@@ -8,8 +8,12 @@ solver and checks its answer (``solve``); ``decode`` and ``blocking_clause`` rea
 ``run_batch`` and ``load_results`` run and read a batch (``batch``, ``report``).  Every name is also an
 attribute of the package (``cnfgen_queens.queens``), loaded on first use; none is the name of a subpackage.
 
-Squares are 0-based ``(row, column)`` here; messages name them 1-based, as the CLI does.  What the
-CLI refuses with exit 2 raises a ``UsageError`` (a ValueError) with the CLI's words.
+Squares are 0-based ``(row, column)`` here, 1-based on the command line.  Errors are Python's own: what the
+CLI refuses with exit 2 raises a ``UsageError`` (a ValueError) whose message names this API's parameters
+(``torus=True``, ``place=``) and squares as they were given (``(9, 9)``), never a CLI flag; a wrong type
+raises TypeError saying what to pass (``count(8)``: ``cq.queens(8)``); a missing file FileNotFoundError; a
+known solver that is not installed ``SolverMissing`` (an OSError, the CLI's exit 1).  Outcomes are the
+CLI's for the same input and limits, the memory limit included (``solve``).
 
 Examples:
     >>> import cnfgen_queens as cq
