@@ -191,6 +191,12 @@ def test_solve_under_a_memory_limit_is_the_clis(tmp_path: Path) -> None:
             assert (got.board is not None) == (expected == "SAT")
         got = cq.solve(f, memory_limit=memory, time_limit=120)
         assert got.status == expected
+    messages = set()
+    for memory in (None, 64):  # in this process, or as the CLI in its own: the same refusal
+        with pytest.raises(cq.UsageError, match="takes no solver arguments") as raised:
+            cq.solve(f, memory_limit=memory, solver_args=["--seed=1"])
+        messages.add(str(raised.value))
+    assert len(messages) == 1
 
 
 def test_count_and_enumerate_under_a_memory_limit_are_the_clis() -> None:

@@ -10,8 +10,10 @@ the API hands such a solve to the command itself, and the limit means what it me
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
@@ -23,10 +25,16 @@ PREFIX = "cnfgen-queens solve: error: "
 STOP_GRACE = 30.0  # seconds the command has to stop its solver and clean up once told to (SIGTERM)
 
 
-def solve_as_the_cli(path: Path, solver: str, limits: Limits) -> Outcome:
+def solve_as_the_cli(
+    path: Path, solver: str, limits: Limits, solver_args: Sequence[str] = (), solvers_file: Path | None = None
+) -> Outcome:
     """``cnfgen-queens solve PATH --solver SOLVER`` with ``limits``, in a process of its own, as an Outcome
     (the command checked the model; its refusals raise UsageError, anything else OSError)."""
     argv = [sys.executable, "-m", "cnfgen_queens", "solve", str(path), "--solver", solver, "--json"]
+    if solver_args:
+        argv.append(f"--solver-args={shlex.join(solver_args)}")
+    if solvers_file is not None:
+        argv += ["--solvers-file", str(solvers_file)]
     if limits.memory is not None:
         argv += ["--memory-limit", str(limits.memory)]
     if limits.time is not None:

@@ -103,7 +103,7 @@ def solve(
     with python_words():
         limits = Limits(time_limit, memory_limit)
         extra = Path(solvers_file) if solvers_file is not None else None
-        fresh = memory_limit is not None and solver.startswith("pysat:") and not solver_args and extra is None
+        fresh = memory_limit is not None and solver.startswith("pysat:")
         formula = formula_or_path if isinstance(formula_or_path, Formula) else None
         try:
             with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
@@ -119,7 +119,7 @@ def solve(
                 else:
                     raise TypeError(_what_solve_takes(formula_or_path))
                 if fresh:  # the limit on top of a fresh process, as on the command line (.fresh)
-                    outcome = solve_as_the_cli(path, solver, limits)
+                    outcome = solve_as_the_cli(path, solver, limits, solver_args, extra)
                 else:
                     name = formula.command if formula is not None else None
                     outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra,
