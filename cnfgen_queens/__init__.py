@@ -1,7 +1,23 @@
 """cnfgen-queens: DIMACS generator and solver-agnostic SAT toolchain for N-queens.
 
-The first statements below make the console scripts quiet on Ctrl-C, SIGTERM and SIGHUP
-(a signal the caller ignores stays ignored) from the moment this package is imported
+It writes the N-queens formula with any of 16 at-most-one encodings (and its variants: placed queens,
+blocked squares, the torus), runs any SAT solver on it under time and memory limits and checks the
+answer, decodes, enumerates and counts solutions, and runs experiment grids with a report.  The
+commands are ``gen-queens`` and ``cnfgen-queens``; from Python, the same in five lines (the README's):
+
+    import cnfgen_queens as cq
+    f = cq.queens(8, encoding="commander")
+    out = cq.solve(f)
+    print(cq.decode(out.model, f))
+    print(cq.count(f).total)
+
+The Python API's names (:mod:`cnfgen_queens.library`, re-exported here): ``queens``, ``Formula``,
+``list_encodings``, ``at_most_one``, ``solve``, ``Solved``, ``decode``, ``Board``, ``blocking_clause``,
+``enumerate_solutions``, ``count``, ``Count``, ``run_batch``, ``load_results``; ``help(cq.NAME)`` tells
+more.  They are imported on first use (PEP 562 ``__getattr__``), so the commands never load them.
+
+Ctrl-C and termination.  The first statements below make the console scripts quiet on Ctrl-C, SIGTERM
+and SIGHUP (a signal the caller ignores stays ignored) from the moment this package is imported
 (:func:`quiet_exit`).  They use only modules Python has loaded before running any script
 (``os``, ``sys``, the C module ``_signal``), so no file is searched for first.  What runs
 before the package is imported is out of reach of any code of ours:
@@ -12,9 +28,6 @@ statements of this module up to the ``_signal.signal(..., quiet_exit)`` call tha
 SIGINT handler: Python runs a pending handler at a module's first instruction, and
 ``signal.signal`` runs it before it changes the handler, so a Ctrl-C that arrives before then
 gets the same traceback, pointing at one of these lines.  Keep them as few as they are.
-
-The Python API (:mod:`cnfgen_queens.library`: ``cnfgen_queens.queens(8)``, ``solve``, ``count``, ...) is
-imported on first use of one of its names (PEP 562 ``__getattr__``), so the commands never load it.
 """
 
 import os as _os
@@ -68,8 +81,7 @@ if TYPE_CHECKING:  # the API's names, typed for checkers; at run time __getattr_
     )
 
 # the names of cnfgen_queens.library re-exported here (tests/test_api.py checks them against its __all__);
-# its solutions and encodings are here under their other names, enumerate_solutions and list_encodings,
-# since cnfgen_queens.solutions and cnfgen_queens.encodings are subpackages
+# none may be the name of a subpackage or module of ours (tests/test_api_names.py checks that too)
 __all__ = [
     "DEFAULT_SOLVER",
     "Board",

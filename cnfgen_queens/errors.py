@@ -17,6 +17,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
@@ -36,7 +37,7 @@ def warn(message: str) -> None:
 
 class UsageError(ValueError):
     """Bad input or options the user can fix: one line on stderr, exit 2 (the Python API raises it with the
-    same message).
+    same message in its own words: :func:`python_words`).
 
     Examples:
         >>> import cnfgen_queens as cq
@@ -45,6 +46,75 @@ class UsageError(ValueError):
         ...
         cnfgen_queens.errors.UsageError: N must be a positive integer, got 0
     """
+
+
+# The words of a message: the command line's (``--torus``, squares 1-based ``10,10``) or, inside
+# :func:`python_words` (every function of the Python API), the API's (``torus=True``, squares as given,
+# 0-based ``(9, 9)``).  Messages that name an option or a square build it with :func:`option`/:func:`square`.
+_python_words: ContextVar[bool] = ContextVar("python_words", default=False)
+
+# option -> (the API's parameter, whether the option is a switch: True is its only value)
+PARAMETERS = {
+    "--allow-large": ("allow_large", True), "--block-square": ("holes", False), "--certify": ("certify", False),
+    "--check-all": ("check_all", True), "--column-alo": ("column_alo", True), "--encoding": ("encoding", False),
+    "--engine": ("engine", False),
+    "--executor": ("executor", False), "--group-size": ("group_size", False), "--jobs": ("jobs", False),
+    "--limit": ("limit", False), "--memory-limit": ("memory_limit", False), "--place": ("place", False),
+    "--random-place": ("random_place", False), "--seed": ("seed", False), "--shuffle": ("shuffle", False),
+    "--symmetric": ("symmetric", True), "--time-limit": ("time_limit", False), "--torus": ("torus", True),
+}  # fmt: skip
+
+
+@contextmanager
+def python_words() -> Iterator[None]:
+    """Messages raised inside name the Python API's parameters and 0-based squares, not the CLI's."""
+    token = _python_words.set(True)
+    try:
+        yield
+    finally:
+        _python_words.reset(token)
+
+
+def from_python() -> bool:
+    """Whether messages are in the Python API's words (inside :func:`python_words`)."""
+    return _python_words.get()
+
+
+def option(flag: str, value: object = None) -> str:
+    """``flag`` (with ``value``) as the caller wrote it: ``--engine loop`` on the command line,
+    ``engine='loop'`` from Python (``torus=True`` for a switch, ``place=`` for an option without its value;
+    a value in capitals, ``K``, is the command line's placeholder, left out from Python).
+
+    >>> option("--engine", "loop"), option("--torus")
+    ('--engine loop', '--torus')
+    >>> with python_words():
+    ...     option("--engine", "loop"), option("--torus"), option("--place"), option("--block-square")
+    ("engine='loop'", 'torus=True', 'place=', 'holes=')
+    """
+    if not _python_words.get() or flag not in PARAMETERS:
+        return flag if value is None else f"{flag} {value}"
+    name, switch = PARAMETERS[flag]
+    if switch:
+        return f"{name}=True"
+    return f"{name}=" if value is None or (isinstance(value, str) and value.isupper()) else f"{name}={value!r}"
+
+
+def square(row: int, column: int) -> str:
+    """Square ``(row, column)`` (0-based) as the caller wrote it: ``10,10`` on the command line, ``(9, 9)``
+    from Python.
+
+    >>> square(9, 9)
+    '10,10'
+    >>> with python_words():
+    ...     square(9, 9)
+    '(9, 9)'
+    """
+    return f"({row}, {column})" if _python_words.get() else f"{row + 1},{column + 1}"
+
+
+def square_range(n: int) -> str:
+    """The rows and columns of an ``n`` board as the caller numbers them: ``1..n`` or, from Python, ``0..n-1``."""
+    return f"0..{n - 1}" if _python_words.get() else f"1..{n}"
 
 
 class Terminated(KeyboardInterrupt):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.dimacs import MAX_VAR, Clause, clause_line
 from cnfgen_queens.cnf.output_size import body_size, digit_sum
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 
 if TYPE_CHECKING:
     from cnfgen_queens.model.formula import QueensFormula
@@ -53,6 +53,7 @@ def check_output(
     ``--allow-large``); the byte size is computed from ``size_from`` clauses on (default :data:`SIZE_FROM`)."""
     num_vars, num_clauses = formula.counts()
     clauses = num_clauses + len(blocks)
+    allow = option("--allow-large")  # allow_large=True from the Python API
     if num_vars > MAX_VAR:
         raise UsageError(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
                          "limit of 2^31-1; use a smaller N or another encoding")  # fmt: skip
@@ -66,8 +67,8 @@ def check_output(
             what = f"{size:,} bytes ({human(size)})" if exact else f"about {human(size)}"
             raise UsageError(f"N={formula.n} {formula.encoding} would write {what} and {clauses:,} clauses, above "
                              f"the limit of {human(LARGE_BYTES)} or 2^31 clauses; "
-                             f"{advice or 'pass --allow-large to write it anyway'}")  # fmt: skip
+                             f"{advice or f'pass {allow} to write it anyway'}")  # fmt: skip
     if shuffle is not None and clauses > SHUFFLE_MAX_CLAUSES and not allow_large:
         raise UsageError(f"{shuffled_by} holds every clause in memory: N={formula.n} {formula.encoding} has "
                          f"{clauses:,} clauses, above {SHUFFLE_MAX_CLAUSES:,}; "
-                         f"{advice or 'pass --allow-large to try anyway'}")  # fmt: skip
+                         f"{advice or f'pass {allow} to try anyway'}")  # fmt: skip

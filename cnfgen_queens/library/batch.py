@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from enum import Enum
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from cnfgen_queens.cli.common import positive_int
+from cnfgen_queens.errors import python_words
 from cnfgen_queens.experiments import config as configs
 from cnfgen_queens.experiments.batch import Summary, executor_of
 from cnfgen_queens.experiments.batch import run_batch as run
 from cnfgen_queens.experiments.report import load_rows
 from cnfgen_queens.experiments.store import COLUMNS
 
-from .arguments import checked
+from .arguments import checked, existing
 
 
 def run_batch(
@@ -44,11 +46,18 @@ def run_batch(
         (2, 2, [])
         >>> tmp.cleanup()
     """
-    parsed = configs.parse(config, "<config>") if isinstance(config, dict) else configs.load(config)
-    jobs = checked(positive_int("jobs"), jobs, "jobs") if jobs is not None else None
-    executor, jobs, slurm = executor_of(parsed, executor, jobs)
-    return run(parsed, jobs=jobs, executor=executor, scheduler=scheduler, slurm=slurm, fresh=fresh,
-               retry_errors=retry_errors, progress=progress, log=lambda m: None)  # fmt: skip
+    with python_words():
+        if not isinstance(config, dict | str | PathLike):
+            raise TypeError(f"run_batch() takes a config: a dict or a YAML file's path, got {type(config).__name__}")
+        parsed = (
+            configs.parse(config, "<config>")
+            if isinstance(config, dict)
+            else configs.load(existing(config, "config file"))
+        )
+        jobs = checked(positive_int("jobs"), jobs, "jobs") if jobs is not None else None
+        executor, jobs, slurm = executor_of(parsed, executor, jobs)
+        return run(parsed, jobs=jobs, executor=executor, scheduler=scheduler, slurm=slurm, fresh=fresh,
+                   retry_errors=retry_errors, progress=progress, log=lambda m: None)  # fmt: skip
 
 
 def load_results(path: str | Path, *, as_frame: bool = False) -> Any:
@@ -66,12 +75,16 @@ def load_results(path: str | Path, *, as_frame: bool = False) -> Any:
         [(6, 'SAT', True), (7, 'SAT', True)]
         >>> tmp.cleanup()
     """
-    rows = [{k: v.value if isinstance(v, Enum) else v for k, v in row.as_dict().items()} for row in load_rows(path)]
-    if not as_frame:
-        return rows
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ImportError("load_results(as_frame=True) needs pandas: pip install pandas") from None
+    with python_words():
+        rows = [
+            {k: v.value if isinstance(v, Enum) else v for k, v in row.as_dict().items()}
+            for row in load_rows(existing(path, "results file"))
+        ]
+        if not as_frame:
+            return rows
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("load_results(as_frame=True) needs pandas: pip install pandas") from None
 
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+        return pd.DataFrame(rows, columns=list(COLUMNS))

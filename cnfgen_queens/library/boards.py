@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from cnfgen_queens.errors import python_words
 from cnfgen_queens.model import decode as _decode
 
 from .arguments import Cell
-from .formula import Formula
+from .formula import Formula, formula_of
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class Board:
 
 
 def board_of(formula: Formula | int, true_vars: Iterable[int]) -> Board:
+    if not isinstance(formula, int) or isinstance(formula, bool):
+        formula = formula_of(formula, "decode")
     n, variant = (formula, None) if isinstance(formula, int) else (formula.n, formula.formula.variant)
     return Board(_decode.variant_placement(n, true_vars, variant))
 
@@ -78,7 +81,8 @@ def decode(model: Iterable[int], formula: Formula | int) -> Board:
         >>> cq.decode([-1, 2, -3, -4, -5, -6, -7, 8, 9, -10, -11, -12, -13, -14, 15, -16], f).line
         '2 4 1 3'
     """
-    return board_of(formula, (lit for lit in model if lit > 0))
+    with python_words():
+        return board_of(formula, (lit for lit in model if lit > 0))
 
 
 def blocking_clause(board: Board) -> tuple[int, ...]:
@@ -89,4 +93,9 @@ def blocking_clause(board: Board) -> tuple[int, ...]:
         >>> cq.blocking_clause(cq.Board((1, 3, 0, 2)))
         (-2, -8, -9, -15)
     """
-    return _decode.blocking_clause(board.columns)
+    with python_words():
+        if not isinstance(board, Board):
+            raise TypeError(
+                f"blocking_clause() takes a Board (cq.decode(model, f), cq.Board(columns)), got {type(board).__name__}"
+            )
+        return _decode.blocking_clause(board.columns)

@@ -7,12 +7,12 @@ from typing import Any
 
 from cnfgen_queens.cli.common import line_length
 from cnfgen_queens.encodings import EncodingSize, VarPool, get, sizes
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, python_words
 
 from .arguments import checked
 
 
-def encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
+def list_encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
     """Every at-most-one encoding with its clause and auxiliary counts on a line of ``length`` literals:
     the table of ``gen-queens --list-encodings -n LENGTH``.
 
@@ -21,15 +21,16 @@ def encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSi
         >>> [(e.name, e.clauses, e.aux) for e in cq.list_encodings(8)][:3]
         [('pairwise', 28, 0), ('sequential', 20, 7), ('commander', 21, 3)]
     """
-    length = checked(line_length("line length"), length, "length")
-    if group_size is not None:
-        group_size = checked(line_length("group size"), group_size, "group_size")
-    try:
-        return sizes(length, group_size)
-    except UsageError:
-        raise
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    with python_words():
+        length = checked(line_length("line length"), length, "length")
+        if group_size is not None:
+            group_size = checked(line_length("group size"), group_size, "group_size")
+        try:
+            return sizes(length, group_size)
+        except UsageError:
+            raise
+        except ValueError as e:
+            raise UsageError(str(e)) from None
 
 
 class _IDPoolVars(VarPool):
@@ -71,27 +72,32 @@ def at_most_one(
         >>> pool.top
         8
     """
-    enc = get(encoding)
-    if group_size is not None:
-        group_size = checked(line_length("group size"), group_size, "group_size")
-    lits = list(lits)
-    if not all(type(lit) is int and lit != 0 for lit in lits):
-        raise UsageError("at_most_one takes non-zero integer literals")
-    if len({abs(lit) for lit in lits}) != len(lits):
-        raise UsageError("at_most_one takes literals of distinct variables")
-    top = max((abs(lit) for lit in lits), default=0)
-    vars: VarPool
-    if pool is None:
-        vars = VarPool(top)
-    elif isinstance(pool, VarPool):
-        vars = pool
-    else:
-        vars = _IDPoolVars(pool)
-    vars.top = max(vars.top, top)
-    try:
-        clauses = enc(lits, vars, group_size=group_size) if len(lits) >= 2 else []
-    except UsageError:
-        raise
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    return [list(c) for c in clauses]
+    with python_words():
+        enc = get(encoding)
+        if group_size is not None:
+            group_size = checked(line_length("group size"), group_size, "group_size")
+        lits = list(lits)
+        if not all(type(lit) is int for lit in lits):
+            raise TypeError(
+                f"at_most_one() takes integer literals, got {next(x for x in lits if type(x) is not int)!r}"
+            )
+        if 0 in lits:
+            raise UsageError("at_most_one takes non-zero integer literals")
+        if len({abs(lit) for lit in lits}) != len(lits):
+            raise UsageError("at_most_one takes literals of distinct variables")
+        top = max((abs(lit) for lit in lits), default=0)
+        vars: VarPool
+        if pool is None:
+            vars = VarPool(top)
+        elif isinstance(pool, VarPool):
+            vars = pool
+        else:
+            vars = _IDPoolVars(pool)
+        vars.top = max(vars.top, top)
+        try:
+            clauses = enc(lits, vars, group_size=group_size) if len(lits) >= 2 else []
+        except UsageError:
+            raise
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        return [list(c) for c in clauses]

@@ -17,7 +17,7 @@ from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, writ
 from cnfgen_queens.cnf.write_limits import check_output
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.encodings import get
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option, python_words
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import make_variant
 from cnfgen_queens.solutions.api import check_held_size
@@ -77,10 +77,11 @@ class Formula:
             >>> cq.queens(8).cell(7, 7)
             64
         """
-        try:
-            return self.formula.board.var(row, column)
-        except ValueError as e:
-            raise UsageError(str(e)) from None
+        with python_words():
+            try:
+                return self.formula.board.var(row, column)
+            except ValueError as e:
+                raise UsageError(str(e)) from None
 
     @property
     def cells(self) -> list[list[int]]:
@@ -117,32 +118,34 @@ class Formula:
             >>> [line for line in buf.getvalue().decode().splitlines() if not line.startswith("c")][:3]
             ['p cnf 4 8', '1 2 0', '3 4 0']
         """
-        if shuffle is not None:
-            shuffle = checked(non_negative_int("seed"), shuffle, "shuffle")
-        argv = [*self.argv, *(["--no-comments"] if not comments else []), *(["--allow-large"] if allow_large else []),
-                *(["--shuffle", str(shuffle)] if shuffle is not None else [])]  # fmt: skip
-        lines = self.formula.header_comments(shlex.join(["gen-queens", *argv]), show=False) if comments else []
-        check_output(self.formula, lines, allow_large=allow_large, shuffle=shuffle)
-        if shuffle is not None and not comments:
-            warnings.warn("comments=False drops the shuffle seed: decode cannot undo it", stacklevel=2)
-        if isinstance(target, str | Path):
-            path = Path(target)
-            check_output_target(path, stream=True)  # NotAFile (a UsageError) for a directory or socket
-            with atomic_output(path, stream=True) as raw:  # a FIFO or device is written into
-                try:
-                    out = compressing(raw, path)
-                except ValueError as e:
-                    raise UsageError(str(e)) from None
-                written = write_cnf(out, self.formula, lines, show=comments, shuffle=shuffle)
-                if out is not raw:
-                    out.close()
-            return written
-        if isinstance(target, io.TextIOBase):  # e.g. sys.stdout: its bytes, after what was printed
-            if not hasattr(target, "buffer"):
-                raise TypeError("write() needs a path or a binary file (open(..., 'wb'), io.BytesIO())")
-            target.flush()
-            target = target.buffer
-        return write_cnf(target, self.formula, lines, show=comments, shuffle=shuffle)  # type: ignore[arg-type]
+        with python_words():
+            if shuffle is not None:
+                shuffle = checked(non_negative_int("seed"), shuffle, "shuffle")
+            argv = [*self.argv, *(["--no-comments"] if not comments else []),
+                    *(["--allow-large"] if allow_large else []),
+                    *(["--shuffle", str(shuffle)] if shuffle is not None else [])]  # fmt: skip
+            lines = self.formula.header_comments(shlex.join(["gen-queens", *argv]), show=False) if comments else []
+            check_output(self.formula, lines, allow_large=allow_large, shuffle=shuffle, shuffled_by=option("--shuffle"))
+            if shuffle is not None and not comments:
+                warnings.warn("comments=False drops the shuffle seed: decode cannot undo it", stacklevel=2)
+            if isinstance(target, str | Path):
+                path = Path(target)
+                check_output_target(path, stream=True)  # NotAFile (a UsageError) for a directory or socket
+                with atomic_output(path, stream=True) as raw:  # a FIFO or device is written into
+                    try:
+                        out = compressing(raw, path)
+                    except ValueError as e:
+                        raise UsageError(str(e)) from None
+                    written = write_cnf(out, self.formula, lines, show=comments, shuffle=shuffle)
+                    if out is not raw:
+                        out.close()
+                return written
+            if isinstance(target, io.TextIOBase):  # e.g. sys.stdout: its bytes, after what was printed
+                if not hasattr(target, "buffer"):
+                    raise TypeError("write() needs a path or a binary file (open(..., 'wb'), io.BytesIO())")
+                target.flush()
+                target = target.buffer
+            return write_cnf(target, self.formula, lines, show=comments, shuffle=shuffle)  # type: ignore[arg-type]
 
     def to_pysat(self, *, allow_large: bool = False) -> Any:
         """The clauses as a ``pysat.formula.CNF`` (held in memory: refused above the loops' size cap of
@@ -154,12 +157,13 @@ class Formula:
             >>> cnf.nv, len(cnf.clauses)
             (274, 596)
         """
-        from pysat.formula import CNF
+        with python_words():
+            from pysat.formula import CNF
 
-        check_held_size(self.formula, allow_large)
-        cnf = CNF(from_clauses=[list(c) for c in self.clauses()])
-        cnf.nv = max(cnf.nv, self.nvars)  # a variable no clause mentions still counts
-        return cnf
+            check_held_size(self.formula, allow_large)
+            cnf = CNF(from_clauses=[list(c) for c in self.clauses()])
+            cnf.nv = max(cnf.nv, self.nvars)  # a variable no clause mentions still counts
+            return cnf
 
     def to_cnfgen(self) -> Any:
         """The formula as a CNFgen ``CNF`` (the optional extra ``cnfgen-queens[cnfgen]``), cells labelled
@@ -171,26 +175,27 @@ class Formula:
             >>> f.number_of_variables(), f.number_of_clauses()
             (26, 100)
         """
-        try:
-            from cnfgen import CNF
-        except ImportError:
-            raise ImportError("to_cnfgen() needs CNFgen: pip install 'cnfgen-queens[cnfgen]'") from None
-        check_held_size(self.formula)
-        cnf = CNF(description=f"{self.n}-queens, {self.formula.describe()} ({self.command})")
-        for r in range(self.n):
-            for c in range(self.n):
-                cnf.new_variable(f"x_{{{r},{c}}}")
-        for k in range(self.n**2 + 1, self.nvars + 1):
-            cnf.new_variable(f"a_{{{k}}}")
-        cnf.add_clauses_from(list(c) for c in self.clauses())
-        return cnf
+        with python_words():
+            try:
+                from cnfgen import CNF
+            except ImportError:
+                raise ImportError("to_cnfgen() needs CNFgen: pip install 'cnfgen-queens[cnfgen]'") from None
+            check_held_size(self.formula)
+            cnf = CNF(description=f"{self.n}-queens, {self.formula.describe()} ({self.command})")
+            for r in range(self.n):
+                for c in range(self.n):
+                    cnf.new_variable(f"x_{{{r},{c}}}")
+            for k in range(self.n**2 + 1, self.nvars + 1):
+                cnf.new_variable(f"a_{{{k}}}")
+            cnf.add_clauses_from(list(c) for c in self.clauses())
+            return cnf
 
     def _export_argv(self, fmt: str) -> list[str]:
         """``gen-queens N --format FMT``, or the CLI's refusal of what only a CNF expresses."""
         plain = [self.argv[0]]
         extra = [a for a in self.argv[1:] if a.startswith("--") and a not in ("--encoding", "--group-size")]
         if extra:
-            raise UsageError(f"{extra[0]} applies to --format cnf only")
+            raise UsageError(f"to_{fmt}() states the plain board: {option(extra[0])} applies to the CNF only")
         return [*plain, "--format", fmt]
 
     def to_opb(self) -> str:
@@ -202,10 +207,11 @@ class Formula:
             >>> print(cq.queens(2).to_opb().splitlines()[0])
             * #variable= 4 #constraint= 6
         """
-        argv = self._export_argv("opb")
-        out = io.BytesIO()
-        write_opb(out, self.n, opb_comments(self.n, shlex.join(["gen-queens", *argv])))
-        return out.getvalue().decode()
+        with python_words():
+            argv = self._export_argv("opb")
+            out = io.BytesIO()
+            write_opb(out, self.n, opb_comments(self.n, shlex.join(["gen-queens", *argv])))
+            return out.getvalue().decode()
 
     def to_mzn(self) -> str:
         """The MiniZinc model of the same board, as ``gen-queens N --format mzn`` writes it.
@@ -215,11 +221,21 @@ class Formula:
             >>> print(cq.queens(8).to_mzn().splitlines()[-3])
             constraint all_different([q[i] - i | i in 1..n]);
         """
-        argv = self._export_argv("mzn")
-        return mzn_text(self.n, mzn_comments(self.n, shlex.join(["gen-queens", *argv])))
+        with python_words():
+            argv = self._export_argv("mzn")
+            return mzn_text(self.n, mzn_comments(self.n, shlex.join(["gen-queens", *argv])))
 
     def __repr__(self) -> str:
         return f"<Formula {self.command!r}: {self.nvars} variables, {self.nclauses} clauses>"
+
+
+def formula_of(value: object, function: str) -> Formula:
+    """``value`` if it is a Formula; TypeError saying what to pass otherwise (``count(8)``: ``cq.queens(8)``)."""
+    if isinstance(value, Formula):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        raise TypeError(f"{function}() takes a formula, not a board size: pass cq.queens({value})")
+    raise TypeError(f"{function}() takes a formula made by cq.queens(n), got {type(value).__name__}")
 
 
 def queens(
@@ -238,7 +254,7 @@ def queens(
 
     Args:
         n: the board size, 1..46340.
-        encoding: the at-most-one encoding of every line (``encodings`` lists them).
+        encoding: the at-most-one encoding of every line (``list_encodings()`` lists them).
         group_size: the group size of ``commander`` and ``bimander`` (``--group-size``).
         column_alo: add the redundant at-least-one clause of each column (``--column-alo``).
         place: queens placed in advance, 0-based ``(row, column)`` (``--place``): n-queens completion.
@@ -261,30 +277,31 @@ def queens(
         ...
         cnfgen_queens.encodings.UnknownEncoding: unknown encoding 'nonesuch'; valid: pairwise, ...
     """
-    n = checked(board_size, n, "n")
-    placed, blocked = cells(place, "place"), cells(holes, "holes")
-    argv = [str(n)]
-    argv += ["--encoding", encoding] if encoding != "pairwise" else []
-    if group_size is not None:
-        group_size = checked(line_length("group size"), group_size, "group_size")
-        argv += ["--group-size", str(group_size)]
-    argv += ["--column-alo"] if column_alo else []
-    for flag, squares in (("--place", placed), ("--block-square", blocked)):
-        for r, c in squares:
-            argv += [flag, f"{r + 1},{c + 1}"]
-    argv += ["--torus"] if torus else []
-    if random_place is not None:
-        random_place = checked(non_negative_int(), random_place, "random_place")
-        argv += ["--random-place", str(random_place)]
-    if seed is not None:
-        seed = checked(non_negative_int(), seed, "seed")
-        argv += ["--seed", str(seed)]
-    get(encoding)  # UnknownEncoding (a UsageError) before the variant is drawn
-    variant = make_variant(n, placed, blocked, bool(torus), random_place, seed)
-    try:
-        formula = QueensFormula(n, encoding, bool(column_alo), group_size, variant)
-    except UsageError:
-        raise
-    except ValueError as e:  # a group size the encoding does not take
-        raise UsageError(str(e)) from None
-    return Formula(formula, tuple(argv))
+    with python_words():
+        n = checked(board_size, n, "n")
+        placed, blocked = cells(place, "place"), cells(holes, "holes")
+        argv = [str(n)]
+        argv += ["--encoding", encoding] if encoding != "pairwise" else []
+        if group_size is not None:
+            group_size = checked(line_length("group size"), group_size, "group_size")
+            argv += ["--group-size", str(group_size)]
+        argv += ["--column-alo"] if column_alo else []
+        for flag, squares in (("--place", placed), ("--block-square", blocked)):
+            for r, c in squares:
+                argv += [flag, f"{r + 1},{c + 1}"]
+        argv += ["--torus"] if torus else []
+        if random_place is not None:
+            random_place = checked(non_negative_int(), random_place, "random_place")
+            argv += ["--random-place", str(random_place)]
+        if seed is not None:
+            seed = checked(non_negative_int(), seed, "seed")
+            argv += ["--seed", str(seed)]
+        get(encoding)  # UnknownEncoding (a UsageError) before the variant is drawn
+        variant = make_variant(n, placed, blocked, bool(torus), random_place, seed)
+        try:
+            formula = QueensFormula(n, encoding, bool(column_alo), group_size, variant)
+        except UsageError:
+            raise
+        except ValueError as e:  # a group size the encoding does not take
+            raise UsageError(str(e)) from None
+        return Formula(formula, tuple(argv))

@@ -5,13 +5,15 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
+from typing import Any
 
 from cnfgen_queens.cli.common import positive_int
 from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.shuffle import unshuffle_map
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, python_words
 from cnfgen_queens.limits import Limits
 from cnfgen_queens.model import decode as _decode
 from cnfgen_queens.model.variants import from_header
@@ -23,9 +25,10 @@ from cnfgen_queens.solvers.outcome import Outcome, Status
 
 from .arguments import checked
 from .boards import Board, board_of
-from .formula import Formula
+from .formula import Formula, formula_of
+from .fresh import solve_as_the_cli
 
-DEFAULT_SOLVER = _solutions.DEFAULT_SOLVER  # what solve, enumerate and count use
+DEFAULT_SOLVER = _solutions.DEFAULT_SOLVER  # what solve, enumerate_solutions and count use
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ class Solved:
 
 
 def solve(
-    formula_or_path: Formula | str | Path,
+    formula_or_path: Formula | str | PathLike[str] | Any,
     solver: str = DEFAULT_SOLVER,
     *,
     time_limit: float | None = None,
@@ -79,12 +82,17 @@ def solve(
     solver_args: Sequence[str] = (),
     solvers_file: str | Path | None = None,
 ) -> Solved:
-    """Run ``solver`` (``pysat:NAME``, a profile such as ``kissat``, or a path) on a formula or a CNF file,
-    as ``cnfgen-queens solve`` does, and check its answer.
+    """Run ``solver`` (``pysat:NAME``, a profile such as ``kissat``, or a path) on a formula, a CNF file or a
+    ``pysat.formula.CNF``, as ``cnfgen-queens solve`` does, and check its answer (``board`` is None for a
+    file whose header names no N, and for a PySAT CNF).
 
-    Limits and solver failures end in the outcome's status (TIMEOUT, MEMOUT, ERROR), never raised;
-    UsageError for what the CLI refuses (exit 2: an unknown solver, an input that cannot be read or is no
-    CNF); SolverMissing, an OSError, for a known solver that is not installed (the CLI's exit 1).
+    Limits and solver failures end in the outcome's status (TIMEOUT, MEMOUT, ERROR), never raised, and are
+    the command line's: with a ``pysat:`` solver and ``memory_limit``, the solve runs as
+    ``cnfgen-queens solve -m MB`` in a process of its own, since a child forked from this one could reuse
+    the memory it holds.  UsageError for what the CLI refuses (exit 2: an unknown solver, a file that is no
+    CNF); FileNotFoundError (an OSError, as any file that cannot be opened) for a missing file; TypeError for
+    anything else than the three inputs; SolverMissing, an OSError, for a known solver that is not
+    installed (the CLI's exit 1).
 
     Examples:
         >>> import cnfgen_queens as cq
@@ -92,36 +100,68 @@ def solve(
         >>> str(out.status), out.board
         ('UNSAT', None)
     """
-    limits = Limits(time_limit, memory_limit)
-    extra = Path(solvers_file) if solvers_file is not None else None
-    try:
-        if isinstance(formula_or_path, Formula):
+    with python_words():
+        limits = Limits(time_limit, memory_limit)
+        extra = Path(solvers_file) if solvers_file is not None else None
+        fresh = memory_limit is not None and solver.startswith("pysat:")
+        formula = formula_or_path if isinstance(formula_or_path, Formula) else None
+        try:
             with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
-                path = Path(tmp) / f"queens-{formula_or_path.n}.cnf"
-                formula_or_path.write(path)
-                outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra,
-                                     name=formula_or_path.command)  # fmt: skip
-            board = None
-            if outcome.model is not None:
-                board = board_of(formula_or_path, outcome.true_vars())
-            return Solved(outcome, board)
-        path = Path(formula_or_path)
-        _readable(path)
-        outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra)
-        return Solved(outcome, _file_board(path, outcome))
-    except SolverMissing:
-        raise  # the environment: an OSError
-    except (SolverNotFound, ProfileError, InputError) as e:
-        raise UsageError(str(e)) from None
+                if formula is not None:
+                    path = Path(tmp) / f"queens-{formula.n}.cnf"
+                    formula.write(path)
+                elif _is_pysat_cnf(formula_or_path):
+                    path = Path(tmp) / "pysat.cnf"
+                    _write_pysat_cnf(formula_or_path, path)
+                elif isinstance(formula_or_path, str | PathLike):
+                    path = Path(formula_or_path)
+                    _readable(path)
+                else:
+                    raise TypeError(_what_solve_takes(formula_or_path))
+                if fresh:  # the limit on top of a fresh process, as on the command line (.fresh)
+                    outcome = solve_as_the_cli(path, solver, limits, solver_args, extra)
+                else:
+                    name = formula.command if formula is not None else None
+                    outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra,
+                                         name=name)  # fmt: skip
+                if formula is not None:
+                    board = board_of(formula, outcome.true_vars()) if outcome.model is not None else None
+                    return Solved(outcome, board)
+                return Solved(outcome, _file_board(path, outcome))
+        except SolverMissing:
+            raise  # the environment: an OSError
+        except (SolverNotFound, ProfileError, InputError) as e:
+            raise UsageError(str(e)) from None
 
 
 def _readable(path: Path) -> None:
-    """UsageError, as the CLI's exit 2, for an input that cannot be opened (missing, a directory, no permission)."""
-    try:
-        with open(path, "rb"):
-            pass
-    except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    """Python's own OSError (FileNotFoundError, IsADirectoryError, PermissionError) for an input that cannot
+    be opened; the command line says the same in one line, exit 2."""
+    with open(path, "rb"):
+        pass
+
+
+def _is_pysat_cnf(value: object) -> bool:
+    """A ``pysat.formula.CNF`` (or a subclass), without importing PySAT to ask."""
+    return any(c.__module__ == "pysat.formula" and c.__name__ == "CNF" for c in type(value).__mro__)
+
+
+def _write_pysat_cnf(cnf: Any, path: Path) -> None:
+    """The clauses of a PySAT CNF as a DIMACS file (its ``nv`` counts a variable no clause mentions)."""
+    clauses = [list(c) for c in cnf.clauses]
+    if not all(type(lit) is int and lit != 0 for c in clauses for lit in c):
+        raise UsageError("solve() takes a PySAT CNF of non-zero integer literals")
+    nv = max([int(cnf.nv), *(abs(lit) for c in clauses for lit in c)])
+    with open(path, "w") as f:
+        f.write(f"p cnf {nv} {len(clauses)}\n")
+        f.writelines(" ".join(map(str, [*c, 0])) + "\n" for c in clauses)
+
+
+def _what_solve_takes(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"solve() takes a formula, not a board size: pass cq.queens({value})"
+    return ("solve() takes a formula made by cq.queens(n), a CNF file's path or a pysat.formula.CNF, "
+            f"got {type(value).__name__}")  # fmt: skip
 
 
 def _file_board(path: Path, outcome: Outcome) -> Board | None:
@@ -138,7 +178,7 @@ def _file_board(path: Path, outcome: Outcome) -> Board | None:
     return Board(_decode.variant_placement(n, true, variant if variant.active else None))
 
 
-def solutions(
+def enumerate_solutions(
     formula: Formula,
     solver: str = DEFAULT_SOLVER,
     *,
@@ -159,11 +199,13 @@ def solutions(
         >>> sorted(b.line for b in cq.enumerate_solutions(cq.queens(4)))
         ['2 4 1 3', '3 1 4 2']
     """
-    if limit is not None:
-        limit = checked(positive_int("limit"), limit, "limit")
-    found = _solutions.solutions(formula.formula, solver, limits=Limits(time_limit, memory_limit),
-                                 symmetric=symmetric, allow_large=allow_large)  # fmt: skip
-    return _boards(found, limit)
+    with python_words():
+        formula = formula_of(formula, "enumerate_solutions")
+        if limit is not None:
+            limit = checked(positive_int("limit"), limit, "limit")
+        found = _solutions.solutions(formula.formula, solver, limits=Limits(time_limit, memory_limit),
+                                     symmetric=symmetric, allow_large=allow_large)  # fmt: skip
+        return _boards(found, limit)
 
 
 def _boards(found: Generator[Found, None, None], limit: int | None) -> Iterator[Board]:
@@ -209,9 +251,12 @@ def count(
         >>> cq.count(cq.queens(13, torus=True)).total  # OEIS A007705
         4524
     """
-    if limit is not None:
-        limit = checked(positive_int("limit"), limit, "limit")
-    return _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
-                            jobs=checked(positive_int("jobs"), jobs, "jobs"), executor=executor, scheduler=scheduler,
-                            symmetric=symmetric, limit=limit, allow_large=allow_large,
-                            certify=None if certify is None else Path(certify), check_all=check_all)  # fmt: skip
+    with python_words():
+        formula = formula_of(formula, "count")
+        if limit is not None:
+            limit = checked(positive_int("limit"), limit, "limit")
+        jobs = checked(positive_int("jobs"), jobs, "jobs")
+        return _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
+                                jobs=jobs, executor=executor, scheduler=scheduler,
+                                symmetric=symmetric, limit=limit, allow_large=allow_large,
+                                certify=None if certify is None else Path(certify), check_all=check_all)  # fmt: skip

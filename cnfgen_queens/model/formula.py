@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from cnfgen_queens.encodings import Clause, Encoding, VarPool, get, names
+from cnfgen_queens.errors import option
 from cnfgen_queens.model.board import Board, Line
 from cnfgen_queens.model.variants import PLAIN, Variant, torus_lines
 from cnfgen_queens.version import __version__
@@ -40,7 +41,7 @@ class QueensFormula:
         if self.group_size is not None:
             if not enc.takes_group_size:
                 takers = ", ".join(e for e in names() if get(e).takes_group_size)
-                raise ValueError(f"--group-size applies to {takers}, not to {self.encoding}")
+                raise ValueError(f"{option('--group-size')} applies to {takers}, not to {self.encoding}")
             enc.count(2, group_size=self.group_size)  # validates the value
 
     @property

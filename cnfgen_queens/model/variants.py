@@ -28,7 +28,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from cnfgen_queens.bounds import read_text
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option, square, square_range
 from cnfgen_queens.model.board import Board, Cell, Line
 
 RANDOM_METHOD = "sequential-uniform"
@@ -127,17 +127,19 @@ class Variant:
         for what, cells in (("queen", self.placed), ("blocked square", self.holes)):
             for r, c in cells:
                 if not (0 <= r < n and 0 <= c < n):
-                    raise VariantError(f"{what} at {r + 1},{c + 1} is off the {n}x{n} board (rows, columns 1..{n})")
+                    raise VariantError(f"{what} at {square(r, c)} is off the {n}x{n} board "
+                                       f"(rows, columns {square_range(n)})")  # fmt: skip
             dup = next((a for a, b in pairwise(cells) if a == b), None)
             if dup is not None:
-                raise VariantError(f"{what} at {show(dup)} is given twice")
+                raise VariantError(f"{what} at {square(*dup)} is given twice")
         on_hole = sorted(set(self.placed) & set(self.holes))
         if on_hole:
-            raise VariantError(f"queen at {show(on_hole[0])} stands on a blocked square")
+            raise VariantError(f"queen at {square(*on_hole[0])} stands on a blocked square")
         pair = self.attacking_pair(n, self.placed)
         if pair is not None:
             board = "torus" if self.torus else "board"
-            raise VariantError(f"placed queens at {show(pair[0])} and {show(pair[1])} attack each other ({board})")
+            a, b = square(*pair[0]), square(*pair[1])
+            raise VariantError(f"placed queens at {a} and {b} attack each other ({board})")
 
     def attacking_pair(self, n: int, queens: Iterable[Cell]) -> tuple[Cell, Cell] | None:
         seen: dict[tuple[int, int], Cell] = {}
@@ -209,13 +211,14 @@ def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[C
     """``k`` queens at random (see the module docstring), not attacking ``variant.placed``
     nor standing on its holes; raises VariantError after :data:`RANDOM_ATTEMPTS` dead ends."""
     if k < 0:
-        raise VariantError(f"--random-place must be >= 0, got {k}")
+        raise VariantError(f"{option('--random-place')} must be >= 0, got {k}")
     if k + len(variant.placed) > n:
         raise VariantError(
             f"cannot place {k} more non-attacking queens next to {len(variant.placed)} on the {n}x{n} board"
         )
     if n > RANDOM_MAX_N:
-        raise VariantError(f"--random-place supports N <= {RANDOM_MAX_N} (it lists the free squares), got {n}")
+        raise VariantError(f"{option('--random-place')} supports N <= {RANDOM_MAX_N} (it lists the free squares), "
+                          f"got {n}")  # fmt: skip
     import random
 
     rng = random.Random(seed)
@@ -242,7 +245,7 @@ def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[C
             return chosen
     raise VariantError(
         f"random placement of {k} queens on the {n}x{n} board hit a dead end {RANDOM_ATTEMPTS} times "
-        f"(seed {seed}); use a smaller --random-place"
+        f"(seed {seed}); use a smaller {option('--random-place')}"
     )
 
 
@@ -259,10 +262,11 @@ def make_variant(
     v.validate(n)
     if random_k is None:
         if seed is not None:
-            raise VariantError("--seed needs --random-place K")
+            raise VariantError(f"{option('--seed')} needs {option('--random-place', 'K')}")
         return v
     if seed is None:
-        raise VariantError("--random-place needs --seed S (the placement is reproducible from the seed)")
+        raise VariantError(f"{option('--random-place')} needs {option('--seed', 'S')} (the placement is reproducible "
+                           "from the seed)")  # fmt: skip
     extra = random_queens(n, random_k, seed, v)
     v = Variant(tuple(sorted([*v.placed, *extra])), v.holes, torus, random_k, seed)
     v.validate(n)  # an internal invariant: random queens never attack the given ones

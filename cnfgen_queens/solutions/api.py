@@ -26,7 +26,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
@@ -198,8 +198,9 @@ def count(
         try:
             if formula.variant.active:
                 if check_all:
-                    raise UsageError(f"--check-all does not combine with counting {variant_flag(formula.variant)} "
-                                     "by cubes; --engine loop checks every clause")  # fmt: skip
+                    raise UsageError(f"{option('--check-all')} does not combine with counting "
+                                     f"{variant_flag(formula.variant)} by cubes; {option('--engine', 'loop')} checks "
+                                     "every clause")  # fmt: skip
                 result = split_count.count_split(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
                                                  deadline=deadline, progress=progress)  # fmt: skip
             else:
@@ -229,13 +230,13 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
                progress: Callable[[GroupCount, int | None], None] | None) -> Count:  # fmt: skip
     """``count --certify DIR``: every cube (no symmetry: it is not DRAT-checkable), a proof per cube."""
     if symmetric:
-        raise UsageError("--certify does not combine with --symmetric: symmetry reduction is not DRAT-checkable, "
-                         "so a certified count searches every cube")  # fmt: skip
+        raise UsageError(f"{option('--certify')} does not combine with {option('--symmetric')}: symmetry reduction "
+                         "is not DRAT-checkable, so a certified count searches every cube")  # fmt: skip
     if engine not in ("auto", "cubes") or loop_only:
-        what = f"--engine {engine}" if engine not in ("auto", "cubes") else ", ".join(loop_only)
-        raise UsageError(f"--certify does not combine with {what}: it counts by cubes, one proof per cube")
+        what = option("--engine", engine) if engine not in ("auto", "cubes") else ", ".join(loop_only)
+        raise UsageError(f"{option('--certify')} does not combine with {what}: it counts by cubes, one proof per cube")
     if pysat_name(solver) is None:
-        raise UsageError(f"--certify needs an embedded pysat: solver that writes DRAT proofs, not {solver}")
+        raise UsageError(f"{option('--certify')} needs an embedded pysat: solver that writes DRAT proofs, not {solver}")
     check_certify(solver)
     check_size(formula, "cubes", jobs=jobs, executor=executor)
     try:

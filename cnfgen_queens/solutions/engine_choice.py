@@ -1,7 +1,8 @@
 """Which engine counts a request, and the option clashes that refuse it (policy of :mod:`.api`).
 
 :func:`choose_engine` picks ``cubes`` or ``loop`` from the formula, the solver and the options given,
-or raises :class:`.UsageError` in the CLI's words (options named as flags).  Callers import these names
+or raises :class:`.UsageError` in the caller's words (options named as flags, or from the Python API as its
+parameters: :func:`cnfgen_queens.errors.option`).  Callers import these names
 from :mod:`cnfgen_queens.solutions.api`, which re-exports them.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.limits import DEFAULT_OUTPUT_MB, Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
@@ -23,13 +24,14 @@ AUTO_SPLIT_UP_TO = 32  # N up to which auto counts placed queens and blocked squ
 def variant_flag(variant: Variant) -> str:
     """The option that made ``variant`` (for messages)."""
     if variant.placed:
-        return "--random-place" if variant.random_k else "--place"
-    return "--block-square" if variant.holes else "--torus"
+        return option("--random-place" if variant.random_k else "--place")
+    return option("--block-square" if variant.holes else "--torus")
 
 
 def given(pairs: tuple[tuple[str, object], ...]) -> list[str]:
-    """The flags of ``(flag, value)`` pairs whose value was given (not None, False, empty)."""
-    return [flag for flag, value in pairs if value not in (None, False, (), "")]
+    """The flags of ``(flag, value)`` pairs whose value was given (not None, False, empty), as the caller
+    names them (``--executor dask`` is the flag with its value)."""
+    return [option(*flag.split(" ", 1)) for flag, value in pairs if value not in (None, False, (), "")]
 
 
 def external_flags(limits: Limits, workdir: Path | None, resume: bool, solver_args: tuple[str, ...],
@@ -74,15 +76,16 @@ def choose_engine(
         raise UsageError(f"unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
     limits = limits or Limits()
     if symmetric and formula.variant.active:
-        raise UsageError(f"--symmetric does not combine with {variant_flag(formula.variant)}: it counts the orbits "
+        raise UsageError(f"{option('--symmetric')} does not combine with {variant_flag(formula.variant)}: it counts "
+                         "the orbits "
                          "of the plain board's 8 board symmetries (OEIS A002562)")  # fmt: skip
     parallel = given((("--jobs", jobs > 1), (f"--executor {executor}", executor != "local")))
     loop_only = loop_only_flags(limits, limit, workdir, resume, allow_large)
     embedded = pysat_name(solver) is not None
     if engine == "loop":
         if parallel:
-            raise UsageError(f"--engine loop does not combine with {parallel[0]}: the loop is one solver "
-                             "(use --engine cubes)")  # fmt: skip
+            raise UsageError(f"{option('--engine', 'loop')} does not combine with {parallel[0]}: the loop is one "
+                             f"solver (use {option('--engine', 'cubes')})")  # fmt: skip
         return "loop"
     if not embedded and (parallel or engine == "cubes"):
         return _external_cubes(formula, solver, executor, limit, allow_large)
@@ -92,8 +95,9 @@ def choose_engine(
     if external:  # the loop's own words: these are for an external solver, whichever the engine
         raise UsageError(f"{', '.join(external)}: for an external solver only; {solver} is embedded")
     if loop_only:
-        raise UsageError(f"counting by cubes (--jobs, --executor, --engine cubes) does not combine with "
-                         f"{', '.join(loop_only)}; --engine loop runs the blocking-clause loop")  # fmt: skip
+        cubes = f"{option('--jobs')}, {option('--executor')}, {option('--engine', 'cubes')}"
+        raise UsageError(f"counting by cubes ({cubes}) does not combine with {', '.join(loop_only)}; "
+                         f"{option('--engine', 'loop')} runs the blocking-clause loop")  # fmt: skip
     return "cubes"
 
 
@@ -102,12 +106,13 @@ def _external_cubes(formula: QueensFormula, solver: str, executor: str, limit: i
     remote = (f"--executor {executor}", executor != "local")
     refused = given((remote, ("--limit", limit), ("--allow-large", allow_large)))
     if refused:
-        raise UsageError(f"counting by cubes with {solver} (--jobs, --engine cubes) does not combine with "
-                         f"{', '.join(refused)}; --engine loop runs one restart loop")  # fmt: skip
+        raise UsageError(f"counting by cubes with {solver} ({option('--jobs')}, {option('--engine', 'cubes')}) does "
+                         f"not combine with {', '.join(refused)}; {option('--engine', 'loop')} runs one restart "
+                         "loop")  # fmt: skip
     if formula.variant.active:
         flag = variant_flag(formula.variant)
         raise UsageError(f"counting by cubes with {solver} does not combine with {flag}: its cubes are the "
-                         "plain board's (use an embedded pysat: solver, or --engine loop)")  # fmt: skip
+                         f"plain board's (use an embedded pysat: solver, or {option('--engine', 'loop')})")  # fmt: skip
     return "cubes"
 
 

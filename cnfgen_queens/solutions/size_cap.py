@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, from_python
+from cnfgen_queens.errors import option as flag
 from cnfgen_queens.model.formula import QueensFormula
 
 # PySAT CaDiCaL 1.9.5 holds ~100 B per pairwise clause (2 GB at the cap); N = 1000 sequential (12.0M clauses,
@@ -22,7 +23,7 @@ def check_held_size(
     formula: QueensFormula,
     allow_large: bool = False,
     cap: int | None = None,
-    escape: str = "pass --allow-large",
+    escape: str | None = None,
     option: str = "-e ",
 ) -> None:
     """Raise UsageError, naming N, the encoding, its clause count, the cap and what to do instead, for a
@@ -31,12 +32,14 @@ def check_held_size(
     Every loop holds the formula in memory (the embedded solver; the cube counter's workers, one copy
     each; the external solver), so the closed-form count of :meth:`.QueensFormula.counts` decides."""
     limit = HELD_CLAUSES if cap is None else cap
+    escape = escape or f"pass {flag('--allow-large')}"
     clauses = formula.counts()[1]
     if allow_large or clauses <= limit:
         return
     options = [replace(formula, encoding=e, group_size=None) for e in COMPACT if e != formula.encoding]
     best = min(options, key=lambda f: f.counts()[1])
-    instead = (f"use {option}{best.encoding} ({best.counts()[1]:,} clauses)" if best.counts()[1] <= limit
+    use = flag("--encoding", best.encoding) if from_python() and option == "-e " else f"{option}{best.encoding}"
+    instead = (f"use {use} ({best.counts()[1]:,} clauses)" if best.counts()[1] <= limit
                else "use a smaller N")  # fmt: skip
     raise UsageError(
         f"N={formula.n} {formula.encoding} has {clauses:,} clauses, above the limit of {limit:,} for a formula "
@@ -52,7 +55,7 @@ def check_size(formula: QueensFormula, engine: str, *, jobs: int = 1, executor: 
         check_held_size(formula, allow_large)
         return
     copies = max(1, jobs) if executor == "local" else 1  # Dask workers may be other machines
-    escape = CUBES_ESCAPE
+    escape = f"{flag('--engine', 'loop')}, {flag('--allow-large')}" if from_python() else CUBES_ESCAPE
     if copies > 1:
-        escape += f"; --jobs {copies} holds {copies} copies, so the limit is {HELD_CLAUSES:,} / {copies}"
+        escape += f"; {flag('--jobs', copies)} holds {copies} copies, so the limit is {HELD_CLAUSES:,} / {copies}"
     check_held_size(formula, cap=HELD_CLAUSES // copies, escape=escape)
