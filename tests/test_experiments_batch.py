@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, ROOT, need_module, need_solver
+from helpers import CLI_ENTRY, ROOT, default_signals, need_module, need_solver
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.experiments.store import MEASURED, Row, Store
@@ -108,6 +108,7 @@ def _start(cfg: Path, *extra: str) -> subprocess.Popen[bytes]:
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=default_signals,  # the tests send it SIGINT and SIGTERM, whatever the caller ignores
     )
 
 
@@ -180,9 +181,9 @@ def test_ctrl_c_stops_cleanly_and_keeps_results(tmp_path: Path) -> None:
     _wait_for_rows(db, proc, 6)
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=20)
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < 60  # ten times the quiet figure and more (a loaded machine stretches it)
     assert b"interrupted" in err and b"Traceback" not in err
     before = {r.run_key: r for r in stored(db)}
     assert 6 <= len(before) < TOTAL
@@ -198,7 +199,7 @@ def test_no_worker_outlives_the_batch(tmp_path: Path) -> None:
     _wait_for_rows(tmp_path / "kill" / "results.sqlite", proc, 4)
     children = _descendants(proc.pid)
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=20)
+    proc.communicate(timeout=120)
     _all_gone(children, timeout=2)
 
 
