@@ -63,6 +63,13 @@ finish() { # at exit, whatever happened: stop the cluster, then the closing summ
     fi
     exit "$status"
 }
+
+run_pytest() { # pytest's own output on the terminal and in its log; its status kept for finish
+    echo "test.sh: pytest, the slow tests too (-m \"slow or not slow\", as CI)"
+    PYTEST_STATUS=0
+    python -m pytest -q -m "slow or not slow" "$@" 2>&1 | tee "$PYTEST_LOG" || PYTEST_STATUS=${PIPESTATUS[0]}
+    return "$PYTEST_STATUS"
+}
 trap finish EXIT
 
 step "virtual environment .venv" python3 -m venv .venv
@@ -85,7 +92,4 @@ else
     SLURM_UP=1 # a daemon it did start is stopped all the same
 fi
 eval "$(bash scripts/slurm-local.sh env)" # SLURM_CONF: the tests' sbatch, squeue and scontrol use it
-echo "test.sh: pytest, the slow tests too (-m \"slow or not slow\", as CI)"
-PYTEST_STATUS=0
-python -m pytest -q -m "slow or not slow" "$@" 2>&1 | tee "$PYTEST_LOG" || PYTEST_STATUS=${PIPESTATUS[0]}
-exit "$PYTEST_STATUS"
+run_pytest "$@"
