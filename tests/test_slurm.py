@@ -131,6 +131,7 @@ def coordinator(cfg: Path, env: dict[str, str], log: Path) -> subprocess.Popen[s
         )  # fmt: skip
 
 
+@pytest.mark.timeout(1200)  # passed 300 s at a load of 30: a loaded machine, not a hang
 def test_cancel_kill_node_down_resume_gives_the_local_rows(
     slurm: dict[str, str], cleanup: list[subprocess.Popen[str]], tmp_path: Path
 ) -> None:

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,7 @@ def test_two_checkouts_run_their_clusters_at_once_and_stop_only_their_own(checko
                              env=env, cwd=confs[0].parent, capture_output=True, text=True, timeout=60)  # fmt: skip
         assert job.returncode == 0, job.stderr
     for env in envs:
-        wait_until(lambda env=env: "RUNNING" in squeue_states(env), 120, "the job running")  # type: ignore[misc]
+        wait_until(partial(_running, env), 120, "the job running")
     daemons = {c: [int(p.read_text()) for p in _pidfiles(c.parent)] for c in confs}
 
     down = _run(one, "stop")
@@ -97,6 +98,10 @@ def test_two_checkouts_run_their_clusters_at_once_and_stop_only_their_own(checko
     assert down.returncode == 0, down.stderr
     assert not [pid for pid in daemons[confs[1]] if Path(f"/proc/{pid}").exists()], "two's daemons left"
     assert not [p for p in Path("/proc").glob("[0-9]*/environ") if _stepd_of(p, str(confs[1]))]
+
+
+def _running(env: dict[str, str]) -> bool:
+    return "RUNNING" in squeue_states(env)
 
 
 def _pidfiles(folder: Path) -> list[Path]:
