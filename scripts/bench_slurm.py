@@ -72,7 +72,10 @@ def main() -> None:
     p.add_argument("--jobs", type=int, default=2, help="local workers and SLURM jobs (default 2)")
     p.add_argument("--repeats", type=int, default=40, help="repeats of the 30-instance grid (default 40)")
     args = p.parse_args()
-    os.environ.setdefault("SLURM_CONF", "/tmp/cnfgen-queens-slurm/slurm.conf")
+    if "SLURM_CONF" not in os.environ:  # this checkout's cluster (scripts/slurm-local.sh env names it)
+        script = Path(__file__).with_name("slurm-local.sh")
+        line = subprocess.run(["bash", str(script), "env"], capture_output=True, text=True, check=True).stdout
+        os.environ["SLURM_CONF"] = line.strip().removeprefix("export SLURM_CONF=")
     with tempfile.TemporaryDirectory(prefix="bench-slurm-") as tmp:
         for executor in ("local", "dask", "slurm"):
             wall, first, rows = batch(Path(tmp), executor, args.jobs, args.repeats)

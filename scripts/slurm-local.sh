@@ -8,16 +8,20 @@
 #   scripts/slurm-local.sh env      # the line to source: export SLURM_CONF=...
 #
 # Everything (slurm.conf, munge key and socket, state, spool, logs, pid files) lives in one directory
-# of its own, $CNFGEN_QUEENS_SLURM_DIR (default /tmp/cnfgen-queens-slurm); the system's /etc/slurm and
-# /etc/munge are not touched, and every address is this machine's (the node is reached on loopback).
+# of this checkout's own, $CNFGEN_QUEENS_SLURM_DIR (default /tmp/cnfgen-queens-slurm-<12 hex digits of
+# the sha256 of the checkout's absolute path>: short, for munge's socket path); the system's /etc/slurm
+# and /etc/munge are not touched, and every address is this machine's (the node is reached on loopback).
+# The two ports (slurmctld's, slurmd's) are found free at start, unless given
+# ($CNFGEN_QUEENS_SLURM_CTLD_PORT, $CNFGEN_QUEENS_SLURM_SLURMD_PORT), and written into its slurm.conf;
+# a running cluster keeps its own.  So two checkouts run their clusters side by side, and `stop` stops
+# only the daemons whose pid files are in its own directory.
 # Clients find the cluster through SLURM_CONF=$DIR/slurm.conf.  Both verbs are idempotent: start on a
 # running cluster checks it and returns, stop on a stopped one does nothing.  Needs root (the daemons
 # run as root: SlurmUser=root, as on a single test node).
 set -euo pipefail
 
-DIR=${CNFGEN_QUEENS_SLURM_DIR:-/tmp/cnfgen-queens-slurm}
-CTLD_PORT=${CNFGEN_QUEENS_SLURM_CTLD_PORT:-6817}
-SLURMD_PORT=${CNFGEN_QUEENS_SLURM_SLURMD_PORT:-6818}
+CHECKOUT=$(cd "$(dirname "$0")/.." && pwd -P)
+DIR=${CNFGEN_QUEENS_SLURM_DIR:-/tmp/cnfgen-queens-slurm-$(printf %s "$CHECKOUT" | sha256sum | cut -c1-12)}
 NODE=$(hostname -s)
 CONF=$DIR/slurm.conf
 export SLURM_CONF=$CONF
@@ -28,8 +32,47 @@ die() {
     exit 1
 }
 
-alive() { # alive PIDFILE: the daemon whose pid the file holds is running
-    [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null
+alive() { # alive PIDFILE: the daemon whose pid the file holds is running (and is a daemon of ours by name,
+    # not a process that got the pid of one that died)
+    local pid name
+    [[ -s $1 ]] || return 1
+    pid=$(cat "$1")
+    name=$(basename "$1" .pid)
+    kill -0 "$pid" 2>/dev/null && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "$name"* ]]
+}
+
+conf_port() { # conf_port KEY: the port the running cluster's slurm.conf holds
+    sed -n "s/^$1=\([0-9]*\)$/\1/p" "$CONF" 2>/dev/null | head -1
+}
+
+choose_ports() { # CTLD_PORT and SLURMD_PORT: given, the running cluster's, or two found free now
+    CTLD_PORT=${CNFGEN_QUEENS_SLURM_CTLD_PORT:-}
+    SLURMD_PORT=${CNFGEN_QUEENS_SLURM_SLURMD_PORT:-}
+    if alive "$DIR/run/slurmctld.pid" || alive "$DIR/run/slurmd.pid"; then
+        CTLD_PORT=${CTLD_PORT:-$(conf_port SlurmctldPort)}
+        SLURMD_PORT=${SLURMD_PORT:-$(conf_port SlurmdPort)}
+    fi
+    if [[ -z $CTLD_PORT || -z $SLURMD_PORT ]]; then
+        # two ports nothing listens on, below Linux's ephemeral range (32768-60999) so that no client's
+        # outgoing connection takes one before the daemons bind it
+        read -r free1 free2 < <(python3 -c '
+import random, socket
+found = []
+for port in random.sample(range(20000, 32000), 400):
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("0.0.0.0", port))
+        except OSError:
+            continue
+    found.append(port)
+    if len(found) == 2:
+        break
+print(*found)')
+        CTLD_PORT=${CTLD_PORT:-$free1}
+        SLURMD_PORT=${SLURMD_PORT:-$free2}
+    fi
+    [[ -n $CTLD_PORT && -n $SLURMD_PORT && $CTLD_PORT != "$SLURMD_PORT" ]] || die "no two free ports found"
 }
 
 install() {
@@ -107,6 +150,7 @@ node_state() {
 
 start() {
     install
+    choose_ports
     write_conf
     start_munge
     if ! alive "$DIR/run/slurmctld.pid"; then
@@ -128,7 +172,7 @@ start() {
     idle | mixed | allocated) ;;
     *) die "node $NODE is '${state:-not answering}' after 60 s (see $DIR/log/)" ;;
     esac
-    say "up: node $NODE $state; export SLURM_CONF=$CONF"
+    say "up: node $NODE $state, ports $CTLD_PORT/$SLURMD_PORT, in $DIR; export SLURM_CONF=$CONF"
 }
 
 stop_daemon() { # stop_daemon NAME PIDFILE: SIGTERM, then SIGKILL after 10 s; fails if it is still there

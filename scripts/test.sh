@@ -2,22 +2,94 @@
 # Set up and pass the tests on a fresh machine: a virtual environment with the
 # package and its test and docs extras, the real solvers (Debian packages as root, kissat
 # from the passagemath-kissat wheel), Debian's chromium, then ruff, mypy, the docs build and pytest,
-# the SLURM tests against a one-node cluster started here (scripts/slurm-local.sh; stopped at exit,
-# whatever happens).  Idempotent.
+# the SLURM tests against a one-node cluster of this checkout's own (scripts/slurm-local.sh; stopped at
+# exit, whatever happens).  Idempotent.
+#
+# One line a step on the terminal; what the installs and checks print goes to build/test-setup.log
+# (git-ignored), whose end is shown when a step fails.  pytest prints as usual (its short summary names
+# every skipped test and why), then a closing summary: the steps and their times, pytest's outcome,
+# the skips, the wall time.  The exit status is the first failure's (pytest's when the steps passed;
+# 5, no test collected, is a failure too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m venv .venv
+mkdir -p build
+LOG=build/test-setup.log
+PYTEST_LOG=build/test-pytest.log
+: >"$LOG"
+STEPS=()
+SLURM_UP=0
+PYTEST_STATUS=""
+
+step() { # step NAME COMMAND...: run it with its output in the log; one line on the terminal
+    local name=$1 t0=$SECONDS status=0
+    shift
+    printf 'test.sh: %s ... ' "$name"
+    echo "=== $(date -u +%H:%M:%S) $name: $*" >>"$LOG"
+    "$@" >>"$LOG" 2>&1 || status=$?
+    if [[ $status -eq 0 ]]; then
+        echo "ok ($((SECONDS - t0)) s)"
+        STEPS+=("ok      $name ($((SECONDS - t0)) s)")
+    else
+        echo "FAILED (exit $status); the end of $LOG:"
+        tail -n 40 "$LOG" | sed 's/^/    /'
+        STEPS+=("FAILED  $name (exit $status)")
+    fi
+    return "$status"
+}
+
+finish() { # at exit, whatever happened: stop the cluster, then the closing summary; exit with the status
+    local status=$?
+    set +e
+    if [[ $SLURM_UP -eq 1 ]]; then
+        step "stop the local SLURM" bash scripts/slurm-local.sh stop || { [[ $status -ne 0 ]] || status=1; }
+    fi
+    echo
+    echo "test.sh: summary (wall time $((SECONDS / 60)) min $((SECONDS % 60)) s; installs and checks logged in $LOG)"
+    printf '  %s\n' "${STEPS[@]}"
+    if [[ -n $PYTEST_STATUS ]]; then
+        case $PYTEST_STATUS in
+        0) echo "  pytest: passed: $(tail -n 1 "$PYTEST_LOG" | tr -d '=' | xargs)" ;;
+        5) echo "  pytest: FAILED: no test was collected (exit 5)" ;;
+        *) echo "  pytest: FAILED (exit $PYTEST_STATUS): $(tail -n 1 "$PYTEST_LOG" | tr -d '=' | xargs)" ;;
+        esac
+        local skipped
+        skipped=$(grep -c '^SKIPPED' "$PYTEST_LOG")
+        if [[ $skipped -gt 0 ]]; then
+            echo "  skipped, and why ($skipped lines of pytest's short summary):"
+            grep '^SKIPPED' "$PYTEST_LOG" | sed 's/^/    /'
+        fi
+    else
+        echo "  pytest: not run (a step above failed)"
+    fi
+    exit "$status"
+}
+
+run_pytest() { # pytest's own output on the terminal and in its log; its status kept for finish
+    echo "test.sh: pytest, the slow tests too (-m \"slow or not slow\", as CI)"
+    PYTEST_STATUS=0
+    python -m pytest -q -m "slow or not slow" "$@" 2>&1 | tee "$PYTEST_LOG" || PYTEST_STATUS=${PIPESTATUS[0]}
+    return "$PYTEST_STATUS"
+}
+trap finish EXIT
+
+step "virtual environment .venv" python3 -m venv .venv
 # shellcheck disable=SC1091
 . .venv/bin/activate
-python -m pip install -q --upgrade pip
-python -m pip install -q -e '.[test,docs]' --config-settings editable_mode=compat
-bash scripts/install-solvers.sh
-bash scripts/install-browser.sh  # Debian's chromium, for the HTML report's tests
-ruff check cnfgen_queens tests scripts
-ruff format --check cnfgen_queens tests scripts
-mypy  # the package, as configured in pyproject.toml
-NO_MKDOCS_2_WARNING=1 mkdocs build --strict  # the docs site (site/, git-ignored); a warning is an error
-trap 'bash scripts/slurm-local.sh stop' EXIT # no daemon outlives the tests, whatever happens
-bash scripts/slurm-local.sh start || echo "test.sh: no local SLURM (needs root): its tests skip, or fail under CI" >&2
+step "pip: upgrade pip" python -m pip install -q --upgrade pip
+step "pip: the package with its test and docs extras" \
+    python -m pip install -q -e '.[test,docs]' --config-settings editable_mode=compat
+step "solvers (scripts/install-solvers.sh)" bash scripts/install-solvers.sh
+step "chromium (scripts/install-browser.sh)" bash scripts/install-browser.sh # for the HTML report's tests
+step "ruff check" ruff check cnfgen_queens tests scripts
+step "ruff format --check" ruff format --check cnfgen_queens tests scripts
+step "mypy" mypy # the package, as configured in pyproject.toml
+# the docs site (site/, git-ignored); a warning is an error
+step "mkdocs build --strict" env NO_MKDOCS_2_WARNING=1 mkdocs build --strict
+if step "start a local SLURM (scripts/slurm-local.sh start)" bash scripts/slurm-local.sh start; then
+    SLURM_UP=1 # stopped by finish, whatever happens: no daemon outlives the tests
+else
+    echo "test.sh: no local SLURM (needs root): its tests skip, or fail under CI" >&2
+    SLURM_UP=1 # a daemon it did start is stopped all the same
+fi
 eval "$(bash scripts/slurm-local.sh env)" # SLURM_CONF: the tests' sbatch, squeue and scontrol use it
-python -m pytest -q -m "slow or not slow" "$@"  # CI runs the slow tests too
+run_pytest "$@"

@@ -61,11 +61,13 @@ def _no_process_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def sigint_raises() -> Iterator[None]:
     """Ctrl-C raises KeyboardInterrupt in this process during the test, whatever the caller set
-    (pytest run with SIGINT ignored, as ``nohup`` or a script's background job does)."""
+    (pytest run with SIGINT ignored, as ``nohup`` or a script's background job does, or blocked)."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
         yield
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         signal.signal(signal.SIGINT, previous)
 
 

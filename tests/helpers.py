@@ -29,11 +29,13 @@ CLI_ENTRY = (
 
 def default_signals() -> None:
     """``preexec_fn`` for a process a test will signal: SIGINT, SIGTERM and SIGHUP to their default
-    action before the exec, so a caller that ignores them (``nohup``, a background job) changes nothing."""
+    action and unblocked before the exec (both survive it), so a caller that ignores them (``nohup``, a
+    background job) or blocks them (some CI runners) changes nothing."""
     import signal
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
 def need_solver(name: str) -> str:

@@ -92,6 +92,7 @@ def test_the_five_lines_of_the_issue() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)  # its pip install may take the 1200 s its subprocess is given
 def test_the_five_lines_in_a_fresh_virtualenv(tmp_path: Path) -> None:
     """The issue's Done-when: a new virtualenv, ``pip install -e .``, the five lines."""
     venv = tmp_path / "venv"

@@ -26,9 +26,11 @@ def write_config(tmp_path: Path, instances: str, time_limit: float = 30, solvers
 
 
 def refused(capsys: pytest.CaptureFixture[str], argv: list[str], *words: str) -> str:
-    start = time.monotonic()
+    """Refused at once: CPU seconds of this process, loosely (what a loaded machine does not stretch; each
+    took a minute or more, or gigabytes, before; under 1 s now)."""
+    start = time.process_time()
     assert main(argv) == 2
-    assert time.monotonic() - start < 20
+    assert time.process_time() - start < 20
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and all(w in err for w in words), err
     return err

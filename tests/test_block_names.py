@@ -77,6 +77,7 @@ def test_merge_renames_primary_blocks_into_a_shuffled_base(tmp_path: Path) -> No
     ("n", "count"),
     [(6, 4), pytest.param(8, 92, marks=pytest.mark.slow)],  # 92 kissat runs: slow
 )
+@pytest.mark.timeout(900)  # above its subprocess timeout (600 s): a loaded machine, not a hang
 def test_enumerate_sh_on_a_shuffled_cnf(n: int, count: int) -> None:
     bad = subprocess.run(["bash", str(ROOT / "scripts" / "enumerate.sh"), "6", "kissat", "x"], capture_output=True)
     assert bad.returncode == 2 and b"SEED" in bad.stderr

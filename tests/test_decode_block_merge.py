@@ -180,6 +180,7 @@ def shell(args: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
     ("n", "solver", "count"),
     [(6, "kissat", 4), pytest.param(8, "kissat", 92, marks=pytest.mark.slow), (6, "minisat", 4)],  # 92 runs: slow
 )
+@pytest.mark.timeout(900)  # above its subprocess timeout (600 s): a loaded machine, not a hang
 def test_enumerate_sh(n: int, solver: str, count: int) -> None:
     need_solver(solver)
     proc = shell(["bash", str(ROOT / "scripts" / "enumerate.sh"), str(n), solver], timeout=600)

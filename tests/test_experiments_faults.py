@@ -279,7 +279,7 @@ def test_sigterm_stops_the_batch_like_ctrl_c(tmp_path: Path) -> None:
     _wait_for_rows(db, proc, 4)
     children = _descendants(proc.pid)
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
     text = err.decode()
     assert "Traceback" not in text and text.count("\n") == 1, text

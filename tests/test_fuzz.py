@@ -3,7 +3,9 @@
 Each example runs the real command in a process of its own, with its own ``$TMPDIR``, and asserts:
 an exit code from the documented set (0 success, 1 environment, 2 usage, 10/20 SAT/UNSAT), an error
 is one line on stderr and a sentence (no traceback, no catch-all "set CNFGEN_QUEENS_DEBUG"), peak
-RSS under :data:`PEAK_MB`, time under :data:`SECONDS`, no file or process left, inputs unchanged.
+RSS under :data:`PEAK_MB`, CPU time under :data:`CPU_SECONDS` (the command's and its waited-for children's:
+what a loaded machine does not stretch), done before the hang guard :data:`WALL_GUARD`, no file or process
+left, inputs unchanged.
 
 The fast part (a few examples per reader) runs by default; ``-m slow`` runs many more examples and
 the large inputs (compressed bombs, long lines).
@@ -32,7 +34,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 EXIT_CODES = {0, 1, 2, 10, 20}  # README: exit codes
 PEAK_MB = 600  # peak RSS of one command on hostile input
-SECONDS = 20  # wall time of one command on hostile input
+CPU_SECONDS = 30  # CPU time of one command on hostile input (the slowest, a batch --dry-run: about 3 s)
+WALL_GUARD = 240  # seconds: a hang guard, killed past it (a loaded machine stretched 4 s to 22 s, issue 31)
 ADDRESS_SPACE = 4 << 30  # RLIMIT_AS of the command: a runaway reader dies in seconds, not at 24 GB
 FAST = settings(max_examples=4, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
@@ -49,6 +52,7 @@ class Outcome:
     err: str
     peak_mb: float
     seconds: float
+    cpu: float = 0.0  # user + system seconds of the command and the children it waited for
 
 
 def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"") -> Outcome:
@@ -68,7 +72,7 @@ def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"") -> Outcome:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
-            if time.monotonic() - start > SECONDS:
+            if time.monotonic() - start > WALL_GUARD:
                 os.killpg(proc.pid, signal.SIGKILL)
             time.sleep(0.01)
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, with its rusage
@@ -81,7 +85,7 @@ def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"") -> Outcome:
     except (ProcessLookupError, PermissionError):
         left = False
     assert not left, f"processes left in the group of {argv}"
-    return Outcome(proc.returncode, text, usage.ru_maxrss / 1024, seconds)
+    return Outcome(proc.returncode, text, usage.ru_maxrss / 1024, seconds, usage.ru_utime + usage.ru_stime)
 
 
 def _bounded() -> None:
@@ -99,7 +103,8 @@ def check(outcome: Outcome, argv: list[str], before: dict[Path, str], cwd: Path,
     """The properties every hostile run must have."""
     what = f"{argv}: exit {outcome.code}, stderr {outcome.err!r}"
     assert outcome.code in EXIT_CODES, what
-    assert outcome.seconds < SECONDS, what
+    assert outcome.seconds < WALL_GUARD, f"{what}: killed after {WALL_GUARD} s"
+    assert outcome.cpu < CPU_SECONDS, f"{what}: {outcome.cpu:.1f} s of CPU"
     assert outcome.peak_mb < PEAK_MB, f"{what}: peak {outcome.peak_mb:.0f} MB"
     if outcome.code in (1, 2):
         lines = outcome.err.splitlines()
@@ -410,6 +415,7 @@ def test_large_compressed_bombs(tmp_path: Path, command: str, shape: str, suffix
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 60 examples, each up to 6 s of wall time at a load of 15 (0.5 s of CPU)
 @LONG
 @given(data=HOSTILE, suffix=st.sampled_from(["", ".gz", ".xz", ".bz2"]))
 def test_stats_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, data: bytes, suffix: str) -> None:
@@ -417,6 +423,7 @@ def test_stats_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, 
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 60 examples, each up to 6 s of wall time at a load of 15 (0.5 s of CPU)
 @LONG
 @given(data=HOSTILE)
 def test_solve_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
@@ -424,6 +431,7 @@ def test_solve_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, 
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 60 examples, each up to 6 s of wall time at a load of 15 (0.5 s of CPU)
 @LONG
 @given(base=HOSTILE, blocks=HOSTILE)
 def test_merge_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, base: bytes, blocks: bytes) -> None:
@@ -431,6 +439,7 @@ def test_merge_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, 
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 60 examples, each up to 6 s of wall time at a load of 15 (0.5 s of CPU)
 @LONG
 @given(key=st.sampled_from(YAML_KEYS), value=YAML_SCALARS)
 def test_batch_config_extremes_long(tmp_path_factory: pytest.TempPathFactory, key: str, value: str) -> None:
@@ -440,8 +449,12 @@ def test_batch_config_extremes_long(tmp_path_factory: pytest.TempPathFactory, ke
 def test_the_harness_measures_and_bounds(tmp_path: Path) -> None:
     """The harness is no toy: it sees a child's memory, and a command that breaks a property fails."""
     out = run_cli(["gen", "300", "-e", "sequential", "--no-comments", "-o", "/dev/null"], tmp_path)
-    assert out.code == 0 and out.peak_mb > 20
+    assert out.code == 0 and out.peak_mb > 20 and out.cpu > 0
     with pytest.raises(AssertionError, match="peak"):
         check(Outcome(0, "", PEAK_MB + 1, 1.0), ["x"], {}, tmp_path, set())
     with pytest.raises(AssertionError, match="exit 3"):
         check(Outcome(3, "", 1, 1.0), ["x"], {}, tmp_path, set())
+    with pytest.raises(AssertionError, match="of CPU"):
+        check(Outcome(0, "", 1, 1.0, CPU_SECONDS + 1), ["x"], {}, tmp_path, set())
+    with pytest.raises(AssertionError, match="killed after"):
+        check(Outcome(0, "", 1, WALL_GUARD + 1), ["x"], {}, tmp_path, set())

@@ -171,7 +171,7 @@ DEVICE_READERS = [
 @pytest.mark.parametrize(("argv", "gen"), DEVICE_READERS, ids=lambda a: " ".join(a) if isinstance(a, list) else "")
 def test_an_endless_device_is_refused_at_once(tmp_path: Path, cnf: Path, argv: list[str], gen: bool) -> None:
     (tmp_path / "ans.txt").write_text("s SATISFIABLE\nv 1 0\n")
-    ran = run_cli(argv, tmp_path, gen=gen, memory_mb=1024, timeout=30)
+    ran = run_cli(argv, tmp_path, gen=gen, memory_mb=1024, timeout=120)
     one_line(ran, 2, "/dev/zero", "device")
 
 
@@ -189,7 +189,7 @@ def test_a_literal_beyond_the_header_is_refused_before_any_solver_starts(tmp_pat
     if not solver.startswith("pysat:"):
         need_solver(solver)
     (tmp_path / "big.cnf").write_text("p cnf 64 1\n1 -2147483648 0\n")
-    ran = run_cli(["solve", "big.cnf", "--solver", solver], tmp_path, timeout=30)
+    ran = run_cli(["solve", "big.cnf", "--solver", solver], tmp_path, timeout=120)
     one_line(ran, 2, "big.cnf:2", "variable 2147483648 exceeds the header's 64")
     assert "c solver" not in ran.out
 
@@ -221,4 +221,4 @@ def test_gbd_hash_of_a_compressed_file_pinned(tmp_path: Path) -> None:
 
 def test_report_refuses_a_device_as_runs_csv(tmp_path: Path) -> None:
     (tmp_path / "zero.csv").symlink_to("/dev/zero")
-    one_line(run_cli(["report", "zero.csv"], tmp_path, memory_mb=1024, timeout=30), 2, "zero.csv", "device")
+    one_line(run_cli(["report", "zero.csv"], tmp_path, memory_mb=1024, timeout=120), 2, "zero.csv", "device")

@@ -54,7 +54,7 @@ def test_solve_refuses_a_proof_over_its_input(cnf: Path, how: str) -> None:
 
 def test_solve_refuses_a_fifo_as_proof(cnf: Path) -> None:
     os.mkfifo(cnf.parent / "p.drat")
-    one_line(run_cli(["solve", "a.cnf", "--proof", "p.drat"], cnf.parent, timeout=30), 2, "--proof", "FIFO")
+    one_line(run_cli(["solve", "a.cnf", "--proof", "p.drat"], cnf.parent, timeout=120), 2, "--proof", "FIFO")
 
 
 @pytest.mark.parametrize("flag", ["--markdown", "--csv", "--json", "--runs-csv"])
@@ -161,7 +161,7 @@ def test_a_fifo_with_no_reader_is_refused_not_waited_on(tmp_path: Path, command:
     (tmp_path / "ans.txt").write_text("s SATISFIABLE\nv -1 2 -3 -4 -5 -6 -7 8 9 -10 -11 -12 -13 -14 15 -16 0\n")
     _fifo(tmp_path)
     argv, gen = command()
-    one_line(run_cli(argv, tmp_path, gen=gen, timeout=30), 1, "cannot write fifo.cnf", "no reader")
+    one_line(run_cli(argv, tmp_path, gen=gen, timeout=120), 1, "cannot write fifo.cnf", "no reader")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ans.txt", "fifo.cnf"]  # nothing beside it
 
 
@@ -171,7 +171,7 @@ def test_a_fifo_with_a_reader_gets_the_bytes(tmp_path: Path) -> None:
     reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
     reader.start()
     try:
-        ran = run_cli(["6", "-o", "fifo.cnf"], tmp_path, gen=True, timeout=30)
+        ran = run_cli(["6", "-o", "fifo.cnf"], tmp_path, gen=True, timeout=120)
     finally:
         if reader.is_alive():  # the writer never came: unblock the reader
             with open(fifo, "wb"):

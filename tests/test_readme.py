@@ -305,6 +305,7 @@ RUN_PAGES = [p for p in PAGES if page_steps(p)]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", RUN_PAGES, ids=[p.relative_to(ROOT).as_posix() for p in RUN_PAGES])
+@pytest.mark.timeout(3600)  # a page is many commands, each given TIMEOUT: a loaded machine, not a hang
 def test_every_command_works_as_printed(page: Path, tmp_path: Path) -> None:
     """A page's command blocks in order, in a fresh directory holding configs/, scripts/ and data/."""
     cwd = fresh_clone_dir(tmp_path)

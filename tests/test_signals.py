@@ -73,11 +73,11 @@ def stop(proc: subprocess.Popen[str], sig: int) -> tuple[str, str, list[int]]:
     """Send ``sig``; (stdout, stderr, the processes below it at that moment)."""
     below = descendants(proc.pid)
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=120)
     return out, err, below
 
 
-def all_gone(pids: list[int], timeout: float = 10) -> list[int]:
+def all_gone(pids: list[int], timeout: float = 60) -> list[int]:
     end = time.monotonic() + timeout
     while alive(pids) and time.monotonic() < end:
         time.sleep(0.1)
@@ -138,26 +138,37 @@ def test_count_with_forked_workers(tmp_path: Path, sig: int) -> None:
 
 
 def test_an_ignored_signal_stays_ignored(tmp_path: Path) -> None:
-    """``nohup gen-queens ...``: SIGHUP ignored by the caller is not turned into an exit."""
+    """``nohup gen-queens ...``: SIGHUP ignored by the caller is not turned into an exit.  The SIGHUP is sent
+    once the file is being written (the package's handlers are set by then), not after a fixed sleep: on a
+    loaded machine the child had not yet ignored it 0.5 s after its start (issue 31)."""
     out = tmp_path / "q.cnf"
     code = "import signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); from cnfgen_queens.cli import main; "
     argv = [sys.executable, "-c", code + "sys.exit(main(sys.argv[1:]))"]
     argv += ["gen", "300", "-e", "sequential", "-o", str(out)]
-    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.5)
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)
+    wait_for(proc, lambda: list(tmp_path.glob(".q.cnf.*.tmp")))
     proc.send_signal(signal.SIGHUP)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and err == "" and out.stat().st_size > 0
 
 
-def test_an_unreachable_scheduler_fails_within_ten_seconds(capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 24: ``--scheduler tcp://127.0.0.1:1`` took 31 s to fail."""
+def test_an_unreachable_scheduler_fails_at_our_timeout_not_dasks(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24: ``--scheduler tcp://127.0.0.1:1`` took 31 s to fail (Dask's 30 s connect timeout).  With ours
+    set to 0.5 s here it fails in about 1 s on a quiet machine; the bound, 20 s, is ten times that with
+    room for a loaded machine, and still below Dask's 30 s (issue 31: no wall-clock bound near the quiet figure)."""
     from cnfgen_queens.cli import main
+    from cnfgen_queens.solutions import executors
 
     need_module("dask.distributed")
+    import distributed  # noqa: F401  (imported before the clock starts: seconds on a loaded machine)
+
+    assert executors.SCHEDULER_TIMEOUT <= 10
+    monkeypatch.setattr(executors, "SCHEDULER_TIMEOUT", 0.5)
     start = time.monotonic()
     assert main(["count", "6", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1"]) == 1  # the environment
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 20
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "tcp://127.0.0.1:1" in err
 

@@ -203,8 +203,10 @@ def _record(signum: int, frame: object) -> None:
 
 @pytest.fixture
 def own_handlers() -> Iterator[dict[int, Any]]:
-    """SIGTERM to a handler of the test's, SIGHUP ignored (whatever pytest's caller set); put back after."""
+    """SIGTERM to a handler of the test's, SIGHUP ignored, the signals unblocked (whatever pytest's caller
+    set: a runner may block them); put back after."""
     saved = {sig: signal.getsignal(sig) for sig in TERMINATING}
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, set(TERMINATING))
     signal.signal(signal.SIGTERM, _record)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
@@ -213,6 +215,7 @@ def own_handlers() -> Iterator[dict[int, Any]]:
         sys.setprofile(None)
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _handlers() -> dict[int, Any]:

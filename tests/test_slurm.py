@@ -20,14 +20,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, IN_CI, ROOT, need_module, need_solver
+from helpers import CLI_ENTRY, IN_CI, ROOT, default_signals, need_module, need_solver
 from test_experiments_batch import comparable, stored
 
 from cnfgen_queens.cli import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.slurm]
 
-DEFAULT_DIR = Path("/tmp/cnfgen-queens-slurm")  # scripts/slurm-local.sh's (CNFGEN_QUEENS_SLURM_DIR)
 JOB_PREFIX = "cnfgen-queens-"  # solutions.slurm names each batch's jobs cnfgen-queens-<hex>
 REPEATS = 24
 TOTAL = 5 * 3 * 2 * REPEATS  # N 4..8, three encodings, two embedded solvers
@@ -39,13 +38,19 @@ def _fail_or_skip(reason: str) -> None:
     pytest.skip(reason)
 
 
+def this_checkouts_conf() -> str:
+    """The config of this checkout's own cluster: what ``scripts/slurm-local.sh env`` names (a folder of
+    the checkout's own, or $CNFGEN_QUEENS_SLURM_DIR)."""
+    script = ROOT / "scripts" / "slurm-local.sh"
+    line = subprocess.run(["bash", str(script), "env"], capture_output=True, text=True, timeout=60).stdout.strip()
+    return line.removeprefix("export SLURM_CONF=")
+
+
 @pytest.fixture(scope="module")
 def slurm() -> dict[str, str]:
     """The environment of a SLURM client talking to the local cluster, once its node answers idle."""
     need_module("dask_jobqueue")
-    conf = os.environ.get("SLURM_CONF") or str(
-        Path(os.environ.get("CNFGEN_QUEENS_SLURM_DIR", DEFAULT_DIR)) / "slurm.conf"
-    )
+    conf = os.environ.get("SLURM_CONF") or this_checkouts_conf()
     if not Path(conf).is_file():  # sinfo would look for a cluster in DNS for half a minute
         _fail_or_skip(f"no SLURM config {conf}: scripts/slurm-local.sh start")
     env = {**os.environ, "SLURM_CONF": conf}
@@ -122,10 +127,11 @@ def coordinator(cfg: Path, env: dict[str, str], log: Path) -> subprocess.Popen[s
     with log.open("w") as out:
         return subprocess.Popen(
             [sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--no-progress"],
-            env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True,
+            env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True, preexec_fn=default_signals,
         )  # fmt: skip
 
 
+@pytest.mark.timeout(1200)  # passed 300 s at a load of 30: a loaded machine, not a hang
 def test_cancel_kill_node_down_resume_gives_the_local_rows(
     slurm: dict[str, str], cleanup: list[subprocess.Popen[str]], tmp_path: Path
 ) -> None:

@@ -243,6 +243,7 @@ def test_an_older_results_file_gains_the_variant_column(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow  # issue 13: out of the default run (CI runs it); a whole script run
+@pytest.mark.timeout(900)  # above its subprocess timeout (600 s): a loaded machine, not a hang
 def test_completion_study_script_scaled_down(tmp_path: Path, monkeypatch) -> None:
     """scripts/completion_study.py on a small grid: fractions equal the brute-force answers, same bytes twice."""
     import csv
