@@ -210,6 +210,7 @@ def test_every_measured_and_instance_field_is_stored() -> None:
     from cnfgen_queens.experiments.grid import VARIANT_FIELDS, Instance
     from cnfgen_queens.experiments.tasks import Measurement
 
-    measured = {f.name for f in dataclasses.fields(Measurement)} - {"refuted"}  # refuted becomes the verdict
+    # refuted becomes the verdict; machine_info goes to the machines table (the row keeps its fingerprint)
+    measured = {f.name for f in dataclasses.fields(Measurement)} - {"refuted", "machine_info"}
     assert set(MEASUREMENT_COLUMNS) == measured
     assert set(INSTANCE_COLUMNS) == {f.name for f in dataclasses.fields(Instance)} - set(VARIANT_FIELDS)

@@ -207,6 +207,8 @@ def run_batch(
                         queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
                         continue
                     row = make_row(config, item[0], value, hashes.get(item[0].instance))
+                    if value.machine_info is not None:
+                        store.record_machine(value.machine_info.fingerprint, value.machine_info.as_dict())
                     solved = verdict(row) is Verdict.SOLVED
                     adding = row.run_key  # an interrupt raised as add() returns finds the row stored
                     store.add(row)
