@@ -32,7 +32,7 @@ from ..errors import UsageError
 from .report import _matches
 from .spread import CONFIDENCE, RESAMPLES, SEED
 from .store import Row
-from .summary import value_of
+from .summary import _order, value_of
 from .verdict import Verdict, verdict
 
 FLOOR = 1e-3  # seconds: as the HTML comparison view
@@ -111,7 +111,7 @@ def compare(rows: Iterable[Row], a: str, b: str, *, time: str = "wall", across_m
         raise UsageError(f"--compare: the runs come from {len(machines)} machines ({', '.join(machines)}); a "
                          "difference between them may be the machines', not the solvers'; --across-machines "
                          "compares them anyway")  # fmt: skip
-    times = [(_time(sides[0][k], time), _time(sides[1][k], time)) for k in sorted(common, key=repr)]
+    times = [(_time(sides[0][k], time), _time(sides[1][k], time)) for k in sorted(common, key=_order)]
     logs = [math.log(ta / tb) for ta, tb in times if ta is not None and tb is not None]
     only_a = sum(ta is not None and tb is None for ta, tb in times)
     only_b = sum(ta is None and tb is not None for ta, tb in times)
