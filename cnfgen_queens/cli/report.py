@@ -92,7 +92,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--across-machines",
         action="store_true",
-        help="let --compare pair runs of different machines (refused by default; the output then says so)",
+        help="let --compare and the HTML comparison view pair runs of different machines (refused by default; "
+        "the output then says so)",
     )
     p.add_argument(
         "--spread",
@@ -239,7 +240,8 @@ def _sidecars(db: str) -> list[Path]:
 def _html(args: argparse.Namespace, rows: list[Row]) -> None:
     title = args.title or ", ".join(sorted({r.experiment for r in rows}))
     try:
-        done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time)
+        done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time,
+                     across_machines=args.across_machines)  # fmt: skip
     except OSError as e:
         fail(f"cannot write {args.html}: {e.strerror or e}")
     linked = f", {done.outputs} linked to their output" if done.outputs else ""

@@ -198,20 +198,14 @@ def stored(path: Path | str) -> dict[str, Machine]:
     return {k: Machine.from_dict(json.loads(v)) for k, v in found}
 
 
-def section(rows: list[Row], machines: dict[str, Machine]) -> str:
-    """The report's machines section (Markdown): each machine with its runs, hosts and load at the runs'
-    start, then the lines of the table whose runs come from more than one machine.  Empty when no run
-    names its machine (a store written before the column)."""
+def lines_of(rows: list[Row], machines: dict[str, Machine]) -> list[tuple[str, str, str, str, str]]:
+    """(fingerprint, runs, hosts, load at the runs' start: median and max, description) of each machine
+    the rows name, in fingerprint order."""
     by: dict[str, list[Row]] = {}
     for r in rows:
         if r.machine is not None:
             by.setdefault(r.machine, []).append(r)
-    if not by:
-        return ""
-    unknown = len(rows) - sum(map(len, by.values()))
-    older = f" ({unknown} runs stored before machines were recorded)" if unknown else ""
-    head = "| machine | runs | hosts | load at start (median, max) | description |"
-    lines = [f"machines: {len(by)}{older}", "", head, "|---|--:|---|--:|---|"]
+    out = []
     for fingerprint, runs in sorted(by.items()):
         hosts = sorted({r.host or "?" for r in runs})
         loads = sorted(r.load_avg for r in runs if r.load_avg is not None)
@@ -219,11 +213,31 @@ def section(rows: list[Row], machines: dict[str, Machine]) -> str:
         known = machines.get(fingerprint)
         described = known.describe() if known is not None else "(not in the machines table)"
         shown = ", ".join(hosts[:3]) + (f" and {len(hosts) - 3} more" if len(hosts) > 3 else "")
-        lines.append(f"| {fingerprint} | {len(runs)} | {shown} | {load} | {described} |")
+        out.append((fingerprint, str(len(runs)), shown, load, described))
+    return out
+
+
+def section(rows: list[Row], machines: dict[str, Machine]) -> str:
+    """The report's machines section (Markdown): each machine with its runs, hosts and load at the runs'
+    start, then the lines of the table whose runs come from more than one machine.  Empty when no run
+    names its machine (a store written before the column)."""
+    found = lines_of(rows, machines)
+    if not found:
+        return ""
+    unknown = sum(r.machine is None for r in rows)
+    older = f" ({unknown} runs stored before machines were recorded)" if unknown else ""
+    head = "| machine | runs | hosts | load at start (median, max) | description |"
+    lines = [f"machines: {len(found)}{older}", "", head, "|---|--:|---|--:|---|"]
+    lines += ["| " + " | ".join(line) + " |" for line in found]
     if mixed := mixing(rows):
-        lines += ["", f"{len(mixed)} line(s) mix runs of more than one machine (their times are not one "
-                  "machine's): " + "; ".join(mixed)]  # fmt: skip
+        lines += ["", mixed_note(mixed)]
     return "\n".join(lines) + "\n"
+
+
+def mixed_note(mixed: list[str]) -> str:
+    return f"{len(mixed)} line(s) mix runs of more than one machine (their times are not one machine's): " + "; ".join(
+        mixed
+    )
 
 
 def mixing(rows: list[Row]) -> list[str]:

@@ -205,6 +205,22 @@
     const va = a[col.verdict], vb = b[col.verdict];
     return va !== vb ? `${va} vs ${vb}` : "";
   }
+  // the statistics of each pair, computed by the report (experiments/compare.py): interval, test, verdict
+  const statsNode = document.getElementById("cmp-stats");
+  const cmpStats = statsNode ? JSON.parse(statsNode.textContent) : {};
+  function verdictText(dim, a, b) {
+    const s = (cmpStats[dim] || {})[a]?.[b];
+    if (!s) return "";
+    if (s.refused) return `No verdict: ${s.refused}.`;
+    if (s.gm === null) return "No instance solved by both: no verdict.";
+    const x = (v) => "×" + v.toPrecision(3);
+    let t = `Paired over ${s.pairs} instances both solved (median of repeats): time A / B ${x(s.gm)}`;
+    if (s.low !== null) t += ` (95% CI ${x(s.low)} to ${x(s.high)})`;
+    t += s.p !== null ? `; Wilcoxon signed-rank p = ${s.p.toPrecision(3)}` :
+      `; Wilcoxon test not run (fewer than ${cmpStats.min_pairs} pairs)`;
+    const word = s.verdict === "A" ? `${a} faster` : s.verdict === "B" ? `${b} faster` : "no difference at 95%";
+    return t + `; verdict: ${word}` + (s.machines > 1 ? ` (across ${s.machines} machines)` : "") + ".";
+  }
   function compareView() {
     const dim = document.getElementById("cmp-dim"), selA = document.getElementById("cmp-a");
     const selB = document.getElementById("cmp-b"), only = document.getElementById("cmp-only");
@@ -264,6 +280,8 @@
         `${both.toLocaleString("en")} instances run by both; solved by both: ${solvedBoth}; ` +
         (gm === null ? "" : `geometric mean speed-up of B over A ×${gm.toFixed(2)}; `) +
         `A faster on ${aWon}, B faster on ${bWon}; disagreements: ${disagree} (answers in conflict: ${conflicts}).`;
+      section.querySelector(".cmp-verdict").textContent =
+        selA.value === selB.value ? "" : verdictText(dim.value, selA.value, selB.value);
       cmpGrid.load(out);
     }
     pair();
