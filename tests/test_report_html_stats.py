@@ -75,3 +75,48 @@ def test_the_page_refuses_a_pair_across_machines_unless_asked(tmp_path: Path, br
         page.select_option("#cmp-b", "B")
         assert expected in page.inner_text("#compare .cmp-verdict")
         assert errors == []
+
+
+def test_the_address_keeps_the_view_and_a_link_opens_it(tmp_path: Path, browser: Any) -> None:  # noqa: F811
+    """Tab, filters, sort and the compared pair go into the fragment; the same address in a new page opens
+    the same view (issue 32, item 7)."""
+    db = _store(tmp_path / "s.sqlite")
+    out = tmp_path / "html"
+    assert main(["report", str(db), "--html", str(out)]) == 0
+    url = (out / "index.html").as_uri()
+    page, errors = _page(browser, url)
+    assert page.evaluate("location.hash") == ""  # the overview as opened: the address untouched
+    page.click("nav button[data-tab=runs]")
+    page.wait_for_selector("#runs-table tbody tr")
+    page.fill("#runs-table input[data-col=solver]", "B")
+    page.click("#runs-table th[data-col=wall]")
+    page.click("#runs-table th[data-col=wall]")  # descending
+    walls = page.eval_on_selector_all("#runs-table tbody tr td:nth-child(8)", "tds => tds.map(t => t.textContent)")
+    assert len(walls) == 10 and walls[0] == f"{max(B_TIMES):.3f}"
+    runs_link = page.evaluate("location.href")
+    assert "tab=runs" in runs_link and "sort=wall" in runs_link and "desc=1" in runs_link and "f.solver=B" in runs_link
+    page.click("nav button[data-tab=compare]")
+    page.wait_for_selector("#cmp-table tbody tr")
+    page.select_option("#cmp-a", "B")
+    page.select_option("#cmp-b", "A")
+    page.click("#cmp-table th[data-col=speedup]")
+    cmp_link = page.evaluate("location.href")
+    assert "tab=compare" in cmp_link and "a=B" in cmp_link and "b=A" in cmp_link and "csort=speedup" in cmp_link
+    assert "f.solver=B" in cmp_link  # the runs view's state is kept beside the comparison's
+    seen = page.inner_text("#compare .cmp-verdict")
+    # a colleague opens the links
+    other, other_errors = _page(browser, cmp_link)
+    other.wait_for_selector("#cmp-table tbody tr")
+    assert other.is_visible("#compare") and other.is_hidden("#overview")
+    assert (other.input_value("#cmp-a"), other.input_value("#cmp-b")) == ("B", "A")
+    assert other.inner_text("#compare .cmp-verdict") == seen
+    assert other.get_attribute("#cmp-table th[data-col=speedup]", "class") == "sorted-asc"
+    third, third_errors = _page(browser, runs_link)
+    third.wait_for_selector("#runs-table tbody tr")
+    assert third.input_value("#runs-table input[data-col=solver]") == "B"
+    assert (
+        third.eval_on_selector_all("#runs-table tbody tr td:nth-child(8)", "tds => tds.map(t => t.textContent)")
+        == walls
+    )
+    assert third.get_attribute("#runs-table th[data-col=wall]", "class") == "sorted-desc"
+    assert errors == other_errors == third_errors == []
