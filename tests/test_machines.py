@@ -161,3 +161,19 @@ def test_rows_name_their_machine_in_the_runs_csv(
 def _rows(path: Path) -> list[Row]:
     with Store(path, readonly=True) as store:
         return store.rows()
+
+
+def test_the_noise_guard_counts_runs_started_on_a_busy_machine(
+    two_machines: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cores = os.cpu_count() or 1
+    note = machine.noise_note(cores + 1)  # more runs at once than cores: busy at any load
+    assert note is not None and note.startswith("note: load average ") and f"on {cores} cores" in note
+    rows, machines = _rows(two_machines), machine.stored(two_machines)
+    me = this_machine()
+    loads = [dataclasses.replace(r, load_avg=float(k % 2) * 2 * (me.logical_cores or 1)) for k, r in enumerate(rows)]
+    mine = [r for r in loads if r.machine == me.fingerprint]
+    assert machine.busy(loads, machines) == sum(r.load_avg >= (me.logical_cores or 1) for r in mine) > 0
+    assert machine.busy([dataclasses.replace(r, load_avg=0.0) for r in rows], machines) == 0
+    text = machine.section(loads, machines)
+    assert f"{machine.busy(loads, machines)} of {len(rows)} runs started with the load average at or above" in text

@@ -186,6 +186,28 @@ def load_average() -> float | None:
         return None
 
 
+def noise_note(jobs: int) -> str | None:
+    """The batch's one line when this machine is busy: fewer idle cores (by the load average) than the
+    ``jobs`` runs at once need, with one process of slack; None when quiet enough (or no load average)."""
+    load, cores = load_average(), os.cpu_count()
+    if load is None or not cores or load < cores - jobs + 1:
+        return None
+    return (f"note: load average {load:g} on {cores} cores, {jobs} run(s) at once: the runs share the cores, "
+            "their times will be noisy (each run stores the load it met; report shows it per machine)")  # fmt: skip
+
+
+def busy(rows: list[Row], machines: dict[str, Machine]) -> int:
+    """How many runs started with the load average at or above their machine's logical cores."""
+    return sum(
+        1
+        for r in rows
+        if r.load_avg is not None
+        and r.machine in machines
+        and (cores := machines[r.machine].logical_cores)
+        and r.load_avg >= cores
+    )
+
+
 def stored(path: Path | str) -> dict[str, Machine]:
     """The machines of a results database by fingerprint (none for a runs CSV or a file older than the table)."""
     if str(path).lower().endswith(".csv"):
@@ -229,6 +251,9 @@ def section(rows: list[Row], machines: dict[str, Machine]) -> str:
     head = "| machine | runs | hosts | load at start (median, max) | description |"
     lines = [f"machines: {len(found)}{older}", "", head, "|---|--:|---|--:|---|"]
     lines += ["| " + " | ".join(line) + " |" for line in found]
+    if loaded := busy(rows, machines):
+        lines += ["", f"{loaded} of {len(rows)} runs started with the load average at or above their machine's "
+                  "cores: their times carry the other processes' load"]  # fmt: skip
     if mixed := mixing(rows):
         lines += ["", mixed_note(mixed)]
     return "\n".join(lines) + "\n"
