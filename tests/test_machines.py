@@ -87,6 +87,8 @@ def test_a_batch_stores_its_machine_once_and_each_run_names_it(
     assert all(r.load_avg is not None and r.load_avg >= 0 for r in rows)
     assert machine.stored(results) == {this_machine().fingerprint: this_machine()}
     code, out, _ = in_process(["report", str(results)], capsys)
+    assert code == 0 and "machines:" not in out  # one machine: the table alone, as before
+    code, out, _ = in_process(["report", str(results), "--machines"], capsys)
     assert code == 0
     assert "machines: 1\n" in out and this_machine().describe() in out and "mix runs" not in out
 
@@ -104,7 +106,7 @@ def test_an_older_store_still_reads_and_gets_the_columns_when_written(
         rows = store.rows()
     assert len(rows) == 16 and {(r.machine, r.load_avg) for r in rows} == {(None, None)}
     assert machine.stored(results) == {}
-    code, out, err = in_process(["report", str(results), "--compare", "pairwise", "sequential"], capsys)
+    code, out, err = in_process(["report", str(results), "--compare", "pairwise", "sequential", "--machines"], capsys)
     assert code == 0, err
     assert "machines:" not in out and "verdict: " in out
     with Store(results) as store:  # opened for writing: the table and the columns come back, the rows stay
@@ -163,12 +165,7 @@ def _rows(path: Path) -> list[Row]:
         return store.rows()
 
 
-def test_the_noise_guard_counts_runs_started_on_a_busy_machine(
-    two_machines: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    cores = os.cpu_count() or 1
-    note = machine.noise_note(cores + 1)  # more runs at once than cores: busy at any load
-    assert note is not None and note.startswith("note: load average ") and f"on {cores} cores" in note
+def test_the_machines_section_counts_runs_started_on_a_busy_machine(two_machines: Path) -> None:
     rows, machines = _rows(two_machines), machine.stored(two_machines)
     me = this_machine()
     loads = [dataclasses.replace(r, load_avg=float(k % 2) * 2 * (me.logical_cores or 1)) for k, r in enumerate(rows)]

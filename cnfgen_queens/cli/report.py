@@ -96,6 +96,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "the output then says so)",
     )
     p.add_argument(
+        "--machines",
+        action="store_true",
+        help="the machines the runs ran on, with the load at their start (shown unasked when there are several)",
+    )
+    p.add_argument(
         "--spread",
         action="store_true",
         help="per configuration and instance with repeats: median, interquartile range, 95%% bootstrap "
@@ -127,10 +132,12 @@ def _fraction(text: str) -> float:
 
 
 def _sections(args: argparse.Namespace, rows: list[Row]) -> str:
-    """What follows the table: the machines, the spread over repeats (--spread), the comparison (--compare)."""
+    """What follows the table: the machines (--machines, or when the runs come from several), the spread over
+    repeats (--spread), the comparison (--compare)."""
     parts = []
     try:
-        if found := machine.section(rows, machine.stored(args.db)):
+        several = len({r.machine for r in rows if r.machine is not None}) > 1  # shown unasked: the guard
+        if (args.machines or several) and (found := machine.section(rows, machine.stored(args.db))):
             parts.append(found)
         if args.spread:
             cells = spread.cells(rows, args.time)

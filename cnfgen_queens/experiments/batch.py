@@ -29,7 +29,6 @@ from ..solvers.outcome import Status
 from .adaptive import next_round
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
-from .machine import noise_note
 from .store import OUTPUT_DIR, Row, Store
 from .tasks import GenerationTimeout, Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
@@ -124,8 +123,6 @@ def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tup
 def run_batch(config: Config, **options: Any) -> Summary:
     """Run every unfinished run of ``config`` (see :func:`_round`); with adaptive repeats
     (:mod:`.adaptive`), then round after round the next repeat of every cell not yet clear."""
-    if options.get("executor", "local") == "local" and (note := noise_note(options["jobs"])):
-        options.get("log", print)(note)
     summary = _round(config, **options)
     while config.adaptive and summary.done and not summary.interrupted and not summary.failed:
         step = _round(config, **{**options, "fresh": False})

@@ -186,16 +186,6 @@ def load_average() -> float | None:
         return None
 
 
-def noise_note(jobs: int) -> str | None:
-    """The batch's one line when this machine is busy: fewer idle cores (by the load average) than the
-    ``jobs`` runs at once need, with one process of slack; None when quiet enough (or no load average)."""
-    load, cores = load_average(), os.cpu_count()
-    if load is None or not cores or load < cores - jobs + 1:
-        return None
-    return (f"note: load average {load:g} on {cores} cores, {jobs} run(s) at once: the runs share the cores, "
-            "their times will be noisy (each run stores the load it met; report shows it per machine)")  # fmt: skip
-
-
 def busy(rows: list[Row], machines: dict[str, Machine]) -> int:
     """How many runs started with the load average at or above their machine's logical cores."""
     return sum(
