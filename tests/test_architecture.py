@@ -40,7 +40,7 @@ LAZY_IMPORTS = frozenset(
     {
         # third party
         "numpy", "pysat", "matplotlib", "networkx", "dask", "distributed", "dask_jobqueue", "benchexec", "yaml",
-        "tqdm", "gbdc", "dratify", "cnfgen", "pandas", "playwright",
+        "tqdm", "gbdc", "dratify", "cnfgen", "pandas", "playwright", "scipy",
         # standard library
         "bz2", "concurrent", "csv", "ctypes", "gc", "gzip", "hashlib", "json", "logging", "lzma", "multiprocessing",
         "random", "shlex", "shutil", "sqlite3", "subprocess", "tempfile", "textwrap", "zlib",

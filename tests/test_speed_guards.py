@@ -30,7 +30,7 @@ GOLDEN = {
     "80": "2b23a2133bbf089549561d2e5f691adf4999417092a41fd80c85c27520f542d3",
     "150 -e ladder": "8075babc625792e15d1e932936b0c0c57f5a7a5ce4b0ed271a2890a28fa22298",
 }
-HEAVY = ("numpy", "networkx", "matplotlib", "dask", "distributed", "pysat", "yaml", "tqdm")
+HEAVY = ("numpy", "networkx", "matplotlib", "dask", "distributed", "pysat", "yaml", "tqdm", "scipy")
 
 
 @pytest.mark.parametrize("args", sorted(GOLDEN))

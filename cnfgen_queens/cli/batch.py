@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..experiments import adaptive
 from ..experiments.batch import executor_of, run_batch
 from ..experiments.config import ConfigError, load
 from ..experiments.grid import expand
@@ -64,6 +65,8 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
     left_out = f", less {len(oversized)} instances over max_clauses: {len(runs)} runs" if oversized else ""
     todo = sum(r.key not in done for r in runs)
     print(f"grid: {shown(factors)}{left_out}; {todo} to do, {len(runs) - todo} already in {c.results}")
+    if c.adaptive:
+        print(adaptive.bound(c, len(runs)))
     if (args.executor or c.executor) == "slurm":
         print(_slurm_line(c, args.jobs))
     for inst in oversized:

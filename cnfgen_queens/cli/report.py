@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
 
 from ..errors import UsageError
-from ..experiments import report
+from ..experiments import compare, machine, report, spread
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows
+from ..experiments.spread import NOISY_CV
 from .common import check_output_path, fail, output, write_failed
 
 if TYPE_CHECKING:
@@ -81,11 +82,72 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(n=1000, column_alo=true, 'solver=kissat --sat'); repeatable: all must hold",
     )
     p.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="is A faster than B: two solvers, two encodings or FIELD=VALUE of any run column, paired over the "
+        "instances both ran; geometric-mean time ratio with its 95%% confidence interval, Wilcoxon signed-rank "
+        "test and a verdict",
+    )
+    p.add_argument(
+        "--across-machines",
+        action="store_true",
+        help="let --compare and the HTML comparison view pair runs of different machines (refused by default; "
+        "the output then says so)",
+    )
+    p.add_argument(
+        "--machines",
+        action="store_true",
+        help="the machines the runs ran on, with the load at their start (shown unasked when there are several)",
+    )
+    p.add_argument(
+        "--spread",
+        action="store_true",
+        help="per configuration and instance with repeats: median, interquartile range, 95%% bootstrap "
+        "confidence interval, coefficient of variation; noisy cells marked",
+    )
+    p.add_argument(
+        "--noisy",
+        type=_fraction,
+        default=NOISY_CV,
+        metavar="CV",
+        help=f"coefficient of variation above which a cell is noisy (default {NOISY_CV:g})",
+    )
+    p.add_argument(
         "--time",
         choices=("wall", "cpu"),
         default="wall",
         help="the time the table and plots use (default wall; cpu is steadier on a loaded machine)",
     )
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 10:
+        raise argparse.ArgumentTypeError(f"{text}: expected a coefficient of variation above 0 (0.1 for 10%)")
+    return value
+
+
+def _sections(args: argparse.Namespace, rows: list[Row]) -> str:
+    """What follows the table: the machines (--machines, or when the runs come from several), the spread over
+    repeats (--spread), the comparison (--compare)."""
+    parts = []
+    try:
+        several = len({r.machine for r in rows if r.machine is not None}) > 1  # shown unasked: the guard
+        if (args.machines or several) and (found := machine.section(rows, machine.stored(args.db))):
+            parts.append(found)
+        if args.spread:
+            cells = spread.cells(rows, args.time)
+            parts.append(spread.markdown(cells, args.noisy, args.time) if cells else "spread: no run has repeats\n")
+        if args.compare:
+            pair = compare.compare(rows, *args.compare, time=args.time, across_machines=args.across_machines)
+            parts.append(compare.text(pair, args.time))
+    except UsageError as e:
+        fail(str(e))
+    return "".join("\n" + p for p in parts)
 
 
 def _write(path: str, text: str) -> None:
@@ -145,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
         note = f"{args.db} holds runs of {len(hashes)} config versions; the table includes all"
         print(f"{args.prog}: note: {note}", file=sys.stderr)
     stats = report.summarize(rows, by=args.by, time=args.time)
-    table = report.markdown(stats, args.time)
+    table = report.markdown(stats, args.time) + _sections(args, rows)
     sys.stdout.write(table)
     sys.stdout.flush()
     outputs = {  # each text made only when asked for (every run as CSV is most of a large report's time)
@@ -185,7 +247,8 @@ def _sidecars(db: str) -> list[Path]:
 def _html(args: argparse.Namespace, rows: list[Row]) -> None:
     title = args.title or ", ".join(sorted({r.experiment for r in rows}))
     try:
-        done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time)
+        done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time,
+                     across_machines=args.across_machines)  # fmt: skip
     except OSError as e:
         fail(f"cannot write {args.html}: {e.strerror or e}")
     linked = f", {done.outputs} linked to their output" if done.outputs else ""

@@ -26,6 +26,7 @@ from cnfgen_queens.solutions.slurm import SlurmSettings
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
 from ..solvers.outcome import Status
+from .adaptive import next_round
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import OUTPUT_DIR, Row, Store
@@ -119,7 +120,25 @@ def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tup
     return runs, [r for r in runs if r.key not in done]
 
 
-def run_batch(
+def run_batch(config: Config, **options: Any) -> Summary:
+    """Run every unfinished run of ``config`` (see :func:`_round`); with adaptive repeats
+    (:mod:`.adaptive`), then round after round the next repeat of every cell not yet clear."""
+    summary = _round(config, **options)
+    while config.adaptive and summary.done and not summary.interrupted and not summary.failed:
+        step = _round(config, **{**options, "fresh": False})
+        if not step.done and not step.interrupted:
+            break
+        summary.total += step.done
+        summary.done, summary.solved, summary.seconds = summary.done + step.done, summary.solved + step.solved, \
+            summary.seconds + step.seconds  # fmt: skip
+        summary.failed += step.failed
+        summary.elsewhere += step.elsewhere
+        summary.interrupted, summary.terminated = step.interrupted, step.terminated
+        summary.stopped_by, summary.exit_code = step.stopped_by, step.exit_code
+    return summary
+
+
+def _round(
     config: Config,
     *,
     jobs: int,
@@ -139,7 +158,9 @@ def run_batch(
     start = time.monotonic()
     with Store(config.results) as store:
         runs, todo = plan(config, None if fresh else store, retry_errors)
+        extra = [] if fresh else next_round(config, store)  # adaptive repeats: the next of each unclear cell
         summary = Summary(len(runs), len(runs) - len(todo))
+        todo += extra
         if not todo:
             return summary
         run_limits = (config.time_limit, config.memory_limit)  # executor slurm: what each job asks for, plus a margin
@@ -207,6 +228,8 @@ def run_batch(
                         queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
                         continue
                     row = make_row(config, item[0], value, hashes.get(item[0].instance))
+                    if value.machine_info is not None:
+                        store.record_machine(value.machine_info.fingerprint, value.machine_info.as_dict())
                     solved = verdict(row) is Verdict.SOLVED
                     adding = row.run_key  # an interrupt raised as add() returns finds the row stored
                     store.add(row)

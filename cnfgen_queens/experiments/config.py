@@ -87,6 +87,12 @@ class Config:
     keep_output: bool = False  # keep each binary solver's output (not in the hash: it changes no result)
     executor: str = "local"  # where the runs execute (not in the hash: it does not change results)
     slurm: SlurmSettings | None = None  # executor slurm: what its jobs ask (executor_config)
+    repeats_max: int | None = None  # repeats: {min, max, until}: more repeats of a cell while its
+    repeats_until: float | None = None  # 95% CI half-width is above ``until`` x its median (repeats: the min)
+
+    @property
+    def adaptive(self) -> bool:
+        return self.repeats_max is not None
 
     def normalized(self) -> dict[str, Any]:
         """What determines the results (no file names), as plain JSON values."""
@@ -113,7 +119,9 @@ class Config:
             "solvers": [{"name": s.name, "args": list(s.args)} for s in self.solvers],
             "task": self.task,
             "limits": {"time": self.time_limit, "memory": self.memory_limit},
-            "repeats": self.repeats,
+            "repeats": self.repeats
+            if self.repeats_max is None
+            else {"min": self.repeats, "max": self.repeats_max, "until": self.repeats_until},
         }
 
     @property
@@ -204,8 +212,8 @@ def parse(
             c.fail("limits.memory", "engine cubes cannot bound memory (its workers are not limited); drop "
                    "limits.memory, or use engine loop or auto (the loop under a memory limit)")  # fmt: skip
     output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
-    repeats = c.integer(top.get("repeats", 1), "repeats", maximum=MAX_RUNS)
-    grid_size(c, grid_factors(ns, encodings, column_alo, seeds, solvers, repeats, variant))
+    repeats, repeats_max, until = _repeats(c, top.get("repeats", 1))
+    grid_size(c, grid_factors(ns, encodings, column_alo, seeds, solvers, repeats_max or repeats, variant))
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
     keep_output = top.get("keep_output", False)
     if not isinstance(keep_output, bool):
@@ -225,6 +233,8 @@ def parse(
         time_limit=time_limit,
         memory_limit=memory,
         repeats=repeats,
+        repeats_max=repeats_max,
+        repeats_until=until,
         results=results,
         variant=variant,
         output_limit=output,
@@ -266,3 +276,19 @@ def _resolve_all(c: Check, solvers: tuple[SolverEntry, ...]) -> None:
             c.fail(f"solvers[{i}]", f"unknown or missing solver: {e}")
         if entry.args and getattr(spec, "embedded", None) is not None:
             c.fail(f"solvers[{i}].args", f"the embedded solver {entry.name} takes no arguments")
+
+
+def _repeats(c: Check, value: Any) -> tuple[int, int | None, float | None]:
+    """(repeats or min, max, until) of ``repeats: 5`` or ``repeats: {min: 3, max: 20, until: 0.05}``."""
+    if not isinstance(value, dict):
+        return c.integer(value, "repeats", maximum=MAX_RUNS), None, None
+    d = c.mapping(value, "repeats", ("min", "max", "until"))
+    for key in ("min", "max", "until"):
+        if key not in d:
+            c.fail(f"repeats.{key}", "missing (adaptive repeats need min, max and until)")
+    low = c.integer(d["min"], "repeats.min", minimum=2, maximum=MAX_RUNS)
+    high = c.integer(d["max"], "repeats.max", minimum=low, maximum=MAX_RUNS)
+    until = c.number(d["until"], "repeats.until")
+    if until >= 1:
+        c.fail("repeats.until", f"{until:g}: the half-width of the interval relative to the median, below 1 (0.05: 5%)")
+    return low, high, until

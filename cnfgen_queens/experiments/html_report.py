@@ -31,6 +31,8 @@ from pathlib import Path
 
 from ..errors import UsageError, signals_unwind
 from . import report
+from .html_stats import comparisons_script, machines_html
+from .machine import stored
 from .plots import draw, scatter_pairs
 from .store import OUTPUT_DIR, Row
 from .verdict import verdict
@@ -83,8 +85,11 @@ def _is_report(directory: Path) -> bool:
     return f'content="{GENERATOR}"' in head
 
 
-def write(rows: list[Row], target: Path, *, title: str, db: Path, time: str = "wall") -> Written:
-    """Build the report of ``rows`` (read from ``db``) and put it at ``target`` in one rename."""
+def write(
+    rows: list[Row], target: Path, *, title: str, db: Path, time: str = "wall", across_machines: bool = False
+) -> Written:
+    """Build the report of ``rows`` (read from ``db``) and put it at ``target`` in one rename; the comparison
+    view pairs runs of different machines only ``across_machines``."""
     kept = _kept_outputs(db)
     link_base = os.path.relpath(db.resolve().parent / OUTPUT_DIR, target.resolve())
     parent = target.resolve().parent
@@ -93,7 +98,8 @@ def write(rows: list[Row], target: Path, *, title: str, db: Path, time: str = "w
         try:
             plots = _plots(rows, build, title, time)
             outputs = _write_runs(rows, build / "runs.js", kept, link_base)
-            page = _page(rows, title, plots, time, outputs)
+            extra = (machines_html(rows, stored(db)), comparisons_script(rows, time, across_machines))
+            page = _page(rows, title, plots, time, outputs, extra)
             (build / "index.html").write_text(page, encoding="utf-8")
             for f in [*build.iterdir(), build]:
                 f.chmod(0o755 if f == build else 0o644)
@@ -224,7 +230,9 @@ def _asset(name: str) -> str:
     return resources.files("cnfgen_queens.experiments").joinpath("html", name).read_text(encoding="utf-8")
 
 
-def _page(rows: list[Row], title: str, plots: list[tuple[str, str]], time: str, outputs: int) -> str:
+def _page(
+    rows: list[Row], title: str, plots: list[tuple[str, str]], time: str, outputs: int, extra: tuple[str, str]
+) -> str:
     limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
     solvers, encodings = len({r.solver_label for r in rows}), len({r.encoding for r in rows})
     facts = [
@@ -270,6 +278,7 @@ def _page(rows: list[Row], title: str, plots: list[tuple[str, str]], time: str, 
 <p class="note">PAR-2: {html.escape(par2)}. Solved and wrong are each run's verdict. Click a heading to sort.</p>
 {_summary(rows, time)}
 </div>
+{extra[0]}
 <div class="plots">
 {figures}
 </div>
@@ -295,10 +304,12 @@ def _page(rows: list[Row], title: str, plots: list[tuple[str, str]], time: str, 
 <button type="button" class="next">&gt;</button></span>
 </div>
 <p class="cmp-summary"></p>
+<p class="cmp-verdict"></p>
 <p class="loading">Loading the runs…</p>
 <table id="cmp-table"><thead></thead><tbody></tbody></table>
 </section>
 </main>
+{extra[1]}
 <script>
 {script}</script>
 </body>

@@ -9,7 +9,8 @@ of the last flush (their runs are run again by ``--resume``), and never the file
 
 The schema is :data:`SCHEMA`, its ``runs`` table derived from :class:`Row`;
 ``meta`` holds its version, ``configs`` the normalized config of every config hash
-that wrote rows, ``instances`` the GBD hash of every cached CNF as written.  A
+that wrote rows, ``instances`` the GBD hash of every cached CNF as written, ``machines`` each
+machine the runs ran on (rows name it by fingerprint).  A
 non-empty file without this schema (another program's database) is looked at
 read-only and refused, never changed.
 """
@@ -86,6 +87,8 @@ class Row:
     verdict: Verdict | None = None  # solved | wrong | unsolved (None: stored before the column, judged on reading)
     output_limit: int | None = None  # MB of solver output (stdout + stderr); None: stored before the column
     engine: str | None = None  # task count: cubes | loop (None: a solve, or stored before the column)
+    machine: str | None = None  # fingerprint of the machine it ran on (table machines); None: stored before
+    load_avg: float | None = None  # the 1-minute load average of its machine when it started
 
     def __post_init__(self) -> None:
         if type(self.status) is not Status:  # a word (a CSV, a hand-made row) becomes the enum
@@ -110,7 +113,8 @@ def _label(solver: str, args: str) -> str:
 COLUMNS = tuple(f.name for f in dataclasses.fields(Row))
 _INSERT = f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 # these differ between identical runs
-MEASURED = ("wall", "cpu", "peak_memory_mb", "host", "started", "finished", "check_time", "total_wall")
+MEASURED = ("wall", "cpu", "peak_memory_mb", "host", "started", "finished", "check_time", "total_wall",
+            "load_avg")  # fmt: skip
 _SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "INTEGER", Status: "TEXT", Verdict: "TEXT"}
 
 
@@ -140,6 +144,9 @@ CREATE TABLE IF NOT EXISTS configs (
 {_runs_table()}
 CREATE TABLE IF NOT EXISTS instances (
     instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
+);
+CREATE TABLE IF NOT EXISTS machines (  -- each machine runs ran on, once (experiments/machine.py)
+    fingerprint TEXT PRIMARY KEY, info TEXT NOT NULL  -- info: JSON of machine.Machine
 );
 CREATE TABLE IF NOT EXISTS claims (  -- a run being run by a batch process (owner: host pid), until stored
     run_key TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL
@@ -371,6 +378,10 @@ class Store:
     def record_config(self, config_hash: str, experiment: str, source: str, normalized: dict[str, Any]) -> None:
         text = json.dumps(normalized, sort_keys=True)
         self.db.execute("INSERT OR IGNORE INTO configs VALUES (?, ?, ?, ?)", (config_hash, experiment, source, text))
+
+    def record_machine(self, fingerprint: str, info: dict[str, Any]) -> None:
+        """Store a machine once (rows name it by ``fingerprint``; :func:`.machine.stored` reads them back)."""
+        self.db.execute("INSERT OR IGNORE INTO machines VALUES (?, ?)", (fingerprint, json.dumps(info, sort_keys=True)))
 
     def instance_hashes(self) -> dict[str, str]:
         """GBD hash of every cached instance file as this batch wrote it, by instance key."""

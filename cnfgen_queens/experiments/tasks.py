@@ -27,6 +27,7 @@ from ..solvers import resolve, solve
 from ..solvers.cgroup import choose
 from ..solvers.outcome import Status
 from .grid import Instance, Run
+from .machine import Machine, load_average, this_machine
 from .verdict import NOT_A_SOLUTION
 
 
@@ -51,6 +52,9 @@ class Measurement:
     total_wall: float | None = None  # seconds of the whole run: solver, check and decoding
     refuted: bool = False  # the solver's model is no solution of the instance (its verdict: wrong)
     engine: str | None = None  # task count: the engine that counted (cubes | loop)
+    machine: str | None = None  # the fingerprint of machine_info
+    load_avg: float | None = None  # the machine's 1-minute load average when the run started
+    machine_info: Machine | None = None  # the machine the run ran on (read in the worker: a SLURM node's)
 
 
 def _now() -> str:
@@ -107,6 +111,7 @@ def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_
     is hashed first, and a file that is not the one generated is an ERROR, never solved.  With
     ``output_dir``, a binary solver's output is kept there as ``<run key>.log``."""
     host, started, t0 = socket.gethostname(), _now(), time.monotonic()
+    machine, load = this_machine(), load_average()
     try:
         if run.task == "count":
             m = _count(run)
@@ -118,7 +123,8 @@ def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_
             m = _solve(run, Path(cnf_path), None if output_dir is None else Path(output_dir) / f"{run.key}.log")
     except Exception as e:  # a run that cannot even start is a result too
         m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
-    return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0)
+    return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0,
+                   machine=machine.fingerprint, load_avg=load, machine_info=machine)  # fmt: skip
 
 
 def _check_hash(path: Path, expected: str) -> None:

@@ -16,12 +16,39 @@
   let col = null; // column name -> index
   const waiting = [];
 
+  // ---- the view in the address: tab, filters, sort, compared pair (#tab=compare&a=kissat&b=minisat) ----
+  const initial = new URLSearchParams(location.hash.slice(1));
+  const RUNS_KEYS = (k) => k === "q" || k === "sort" || k === "desc" || k.startsWith("f.");
+  const CMP_KEYS = (k) => ["dim", "a", "b", "only", "csort", "cdesc"].includes(k);
+  function save() {
+    const p = new URLSearchParams(initial);
+    [...p.keys()].filter((k) => k === "tab" || (runsGrid && RUNS_KEYS(k)) || (cmpGrid && CMP_KEYS(k)))
+      .forEach((k) => p.delete(k));
+    const active = document.querySelector("nav button.active");
+    if (active && active.dataset.tab !== "overview") p.set("tab", active.dataset.tab);
+    if (runsGrid) {
+      runsGrid.state(p, "");
+      const q = document.getElementById("filter-all").value;
+      if (q) p.set("q", q);
+    }
+    if (cmpGrid) {
+      const get = (id) => document.getElementById(id);
+      p.set("dim", get("cmp-dim").value); p.set("a", get("cmp-a").value); p.set("b", get("cmp-b").value);
+      if (get("cmp-only").checked) p.set("only", "1");
+      cmpGrid.state(p, "c");
+    }
+    const text = p.toString();
+    if (!text && !location.hash) return; // the plain overview: the address as it was
+    try { history.replaceState(null, "", "#" + text); } catch (e) { location.replace("#" + text); }
+  }
+
   // ---- tabs ----
   const tabs = document.querySelectorAll("nav button");
   function show(name) {
     tabs.forEach((b) => b.classList.toggle("active", b.dataset.tab === name));
     document.querySelectorAll("main > section").forEach((s) => { s.hidden = s.id !== name; });
     if (name !== "overview") withRuns(name === "runs" ? runsView : compareView);
+    save();
   }
   tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.tab)));
 
@@ -102,7 +129,9 @@
         input.type = "search";
         input.dataset.col = c.name;
         input.placeholder = c.numeric ? ">1, 8..12" : "filter";
-        input.addEventListener("input", () => { this.filters[i] = matcher(input.value, c.numeric); this.refilter(); });
+        input.addEventListener("input", () => {
+          this.filters[i] = matcher(input.value, c.numeric); this.refilter(); save();
+        });
         td.appendChild(input);
         fr.appendChild(td);
       });
@@ -124,10 +153,32 @@
     this.desc = this.sortBy === i ? !this.desc : false;
     this.sortBy = i;
     this.order();
-    this.table.querySelectorAll("th").forEach((th, j) => {
-      th.className = j === i ? (this.desc ? "sorted-desc" : "sorted-asc") : "";
-    });
+    this.mark();
     this.go(0);
+    save();
+  };
+  Grid.prototype.mark = function () {
+    this.table.querySelectorAll("th").forEach((th, j) => {
+      th.className = j === this.sortBy ? (this.desc ? "sorted-desc" : "sorted-asc") : "";
+    });
+  };
+  // the sort and filters into the address's parameters (``prefix``: one grid's apart from another's), and back
+  Grid.prototype.state = function (params, prefix) {
+    if (this.sortBy !== null) {
+      params.set(prefix + "sort", this.columns[this.sortBy].name);
+      if (this.desc) params.set(prefix + "desc", "1");
+    }
+    this.table.querySelectorAll("tr.filters input").forEach((input) => {
+      if (input.value) params.set(prefix + "f." + input.dataset.col, input.value);
+    });
+  };
+  Grid.prototype.restore = function (params, prefix) {
+    this.table.querySelectorAll("tr.filters input").forEach((input, i) => {
+      const v = params.get(prefix + "f." + input.dataset.col);
+      if (v) { input.value = v; this.filters[i] = matcher(v, this.columns[i].numeric); }
+    });
+    const i = this.columns.findIndex((c) => c.name === params.get(prefix + "sort"));
+    if (i >= 0) { this.sortBy = i; this.desc = params.get(prefix + "desc") === "1"; this.mark(); }
   };
   Grid.prototype.order = function () {
     const c = this.columns[this.sortBy], sign = this.desc ? -1 : 1;
@@ -182,8 +233,11 @@
     const section = document.getElementById("runs");
     runsGrid = new Grid(section, document.getElementById("runs-table"), columns, { filters: true });
     const all = document.getElementById("filter-all");
-    all.addEventListener("input", () => { runsGrid.global = matcher(all.value, false); runsGrid.refilter(); });
+    all.addEventListener("input", () => { runsGrid.global = matcher(all.value, false); runsGrid.refilter(); save(); });
+    runsGrid.restore(initial, "");
+    if (initial.get("q")) { all.value = initial.get("q"); runsGrid.global = matcher(all.value, false); }
     runsGrid.load(data.rows);
+    save();
   }
 
   // ---- the comparison view ----
@@ -204,6 +258,22 @@
     if (ca !== null && cb !== null && ca !== cb) return `count ${ca} vs ${cb}`;
     const va = a[col.verdict], vb = b[col.verdict];
     return va !== vb ? `${va} vs ${vb}` : "";
+  }
+  // the statistics of each pair, computed by the report (experiments/compare.py): interval, test, verdict
+  const statsNode = document.getElementById("cmp-stats");
+  const cmpStats = statsNode ? JSON.parse(statsNode.textContent) : {};
+  function verdictText(dim, a, b) {
+    const s = (cmpStats[dim] || {})[a]?.[b];
+    if (!s) return "";
+    if (s.refused) return `No verdict: ${s.refused}.`;
+    if (s.gm === null) return "No instance solved by both: no verdict.";
+    const x = (v) => "×" + v.toPrecision(3);
+    let t = `Paired over ${s.pairs} instances both solved (median of repeats): time A / B ${x(s.gm)}`;
+    if (s.low !== null) t += ` (95% CI ${x(s.low)} to ${x(s.high)})`;
+    t += s.p !== null ? `; Wilcoxon signed-rank p = ${s.p.toPrecision(3)}` :
+      `; Wilcoxon test not run (fewer than ${cmpStats.min_pairs} pairs)`;
+    const word = s.verdict === "A" ? `${a} faster` : s.verdict === "B" ? `${b} faster` : "no difference at 95%";
+    return t + `; verdict: ${word}` + (s.machines > 1 ? ` (across ${s.machines} machines)` : "") + ".";
   }
   function compareView() {
     const dim = document.getElementById("cmp-dim"), selA = document.getElementById("cmp-a");
@@ -229,10 +299,16 @@
         });
         pair();
       };
-      dim.addEventListener("change", fill);
-      [selA, selB, only].forEach((e) => e.addEventListener("change", pair));
+      dim.addEventListener("change", () => { fill(); save(); });
+      [selA, selB, only].forEach((e) => e.addEventListener("change", () => { pair(); save(); }));
       if (new Set(data.rows.map((r) => r[col.solver])).size < 2) dim.value = "encoding"; // one solver: compare encodings
+      if (KEYS[initial.get("dim")]) dim.value = initial.get("dim");
       fill();
+      const has = (sel, v) => [...sel.options].some((o) => o.value === v);
+      if (has(selA, initial.get("a"))) selA.value = initial.get("a");
+      if (has(selB, initial.get("b"))) selB.value = initial.get("b");
+      only.checked = initial.get("only") === "1";
+      cmpGrid.restore(initial, "c");
     }
     function pair() {
       const keys = KEYS[dim.value].map((k) => col[k]), d = col[dim.value];
@@ -264,10 +340,15 @@
         `${both.toLocaleString("en")} instances run by both; solved by both: ${solvedBoth}; ` +
         (gm === null ? "" : `geometric mean speed-up of B over A ×${gm.toFixed(2)}; `) +
         `A faster on ${aWon}, B faster on ${bWon}; disagreements: ${disagree} (answers in conflict: ${conflicts}).`;
+      section.querySelector(".cmp-verdict").textContent =
+        selA.value === selB.value ? "" : verdictText(dim.value, selA.value, selB.value);
       cmpGrid.load(out);
     }
     pair();
+    save();
   }
+
+  show(["runs", "compare"].includes(initial.get("tab")) ? initial.get("tab") : "overview");
 
   // ---- the summary table sorts in place (a few hundred rows at most) ----
   document.querySelectorAll("table.sortable").forEach((table) => {
