@@ -198,7 +198,7 @@ def test_torus_orbits_brute_force(n: int) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [11, 13])
-def test_torus_orbits_large(n: int) -> None:  # 2.5M and 5.7M lex clauses: about a minute each
+def test_torus_orbits_large(n: int) -> None:  # 2.5M and 5.7M lex clauses
     maps = torus_maps(n)
     every = models(QueensFormula(n, variant=Variant(torus=True)))
     least = {min(orbit) for orbit in orbits(every, maps)}
