@@ -197,8 +197,8 @@ def test_torus_orbits_brute_force(n: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [11, 13])
-def test_torus_orbits_large(n: int) -> None:  # 2.5M and 5.7M lex clauses
+@pytest.mark.parametrize("n", [11])
+def test_torus_orbits_large(n: int) -> None:  # 2.5M lex clauses (N = 13's 5.7M and 4,524 boards: over 300 s)
     maps = torus_maps(n)
     every = models(QueensFormula(n, variant=Variant(torus=True)))
     least = {min(orbit) for orbit in orbits(every, maps)}
