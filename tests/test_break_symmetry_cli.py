@@ -163,3 +163,11 @@ def test_batch_axis_keeps_the_plain_keys_and_counts_orbits(tmp_path: Path) -> No
         rows = store.rows()
     counts = {(r.n, '"break_symmetry": true' in (r.variant or "")): r.count for r in rows}
     assert counts == {(6, False): 4, (8, False): 92, (6, True): 1, (8, True): 12}
+
+
+def test_study_configs_load() -> None:
+    root = Path(__file__).resolve().parent.parent
+    for name, runs in (("symmetry.yaml", 5 * 2 * 3), ("symmetry-torus.yaml", 4 * 2 * 3)):
+        config = load(root / "configs" / name, check_solvers=False)
+        assert config.variant is not None and config.variant.break_symmetry == (False, True)
+        assert len(build(config)) == runs
