@@ -171,3 +171,14 @@ def test_study_configs_load() -> None:
         config = load(root / "configs" / name, check_solvers=False)
         assert config.variant is not None and config.variant.break_symmetry == (False, True)
         assert len(build(config)) == runs
+
+
+def test_an_unsat_answer_on_a_broken_board_is_wrong(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    from cnfgen_queens.solutions.known_answer import contradicted_unsat
+
+    path = tmp_path / "q8.cnf"
+    assert gen(capfdbinary, "8", "-e", "ladder", "--break-symmetry", "-o", str(path))[0] == 0
+    with open(path, "rb") as f:
+        header = read_header(f)
+    why = contradicted_unsat(header, path)  # one board per orbit: SAT exactly when the board has a solution
+    assert why is not None and "92 solutions" in why
