@@ -47,6 +47,13 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         "searched (one queen per edge line, least under the 8 symmetries); otherwise all 8 images of each "
         "solution are blocked",
     )
+    p.add_argument(
+        "--break-symmetry",
+        action="store_true",
+        help="solve gen-queens N --break-symmetry: its lex-leader clauses leave one board per orbit of the "
+        "symmetries the board keeps (the least, read row by row), so the loop lists one board per orbit with any "
+        "solver (count: A002562 on the plain board)",
+    )
     p.add_argument("--limit", type=positive_int("limit"), metavar="K",
                    help="stop after K solutions (then `partial count: K`, exit 0)")  # fmt: skip
     p.add_argument(
@@ -90,7 +97,8 @@ def formula_from(args: argparse.Namespace) -> QueensFormula:
 
     variant = variant_from(args, args.n)
     try:
-        return QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
+        return QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant,
+                             args.break_symmetry)  # fmt: skip
     except (UnknownEncoding, ValueError) as e:  # UsageError is a ValueError
         fail(str(e))
 

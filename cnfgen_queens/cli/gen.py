@@ -21,8 +21,12 @@ from .variant_args import FLAGS as VARIANT_FLAGS
 from .variant_args import add_variant_arguments, variant_from
 
 DEFAULT_LINE_LENGTH = 8  # of --list-encodings
-LIST_IGNORES = ("--encoding", "--column-alo", "--block", "--no-comments", "--output", "--allow-large", "--shuffle",
-                *VARIANT_FLAGS)  # fmt: skip
+LIST_IGNORES = ("--encoding", "--column-alo", "--block", "--no-comments", "--output", "--allow-large", "--shuffle")
+BREAK_HELP = (
+    "add lex-leader clauses that keep one board per orbit of the symmetries the board keeps: the 8 maps of the "
+    "square (those that keep the placed queens and blocked squares), the torus group with --torus (N <= 15); "
+    "auxiliary variables after the encoding's, the header names the group (docs/generator.md)"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -72,27 +76,43 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="LEN",
         help="line length for --list-encodings (default 8; refused without it: the board size is N)",
     )
+    p.add_argument("--break-symmetry", action="store_true", help=BREAK_HELP)
     add_variant_arguments(p)
 
 
-def list_encodings(length: int, group_size: int | None) -> None:
+def list_encodings(length: int, group_size: int | None, board: QueensFormula | None = None) -> None:
+    """The table of ``--list-encodings``; with ``board`` (``N --break-symmetry``), a last row for the
+    lex-leader clauses of that board."""
     rows = encodings.sizes(length, group_size)  # validates every parameter before a line is printed
     print(f"{'encoding':<18} {'clauses':>8} {'aux':>6}  {'UP':<3} description   (n = {length} literals)")
     for row in rows:
         up = "yes" if row.propagation_complete else "no"
         print(f"{row.name:<18} {row.clauses:>8} {row.aux:>6}  {up:<3} {row.description}")
+    if board is not None:
+        clauses, aux = board.group.size()
+        where = f"{board.n}-torus" if board.variant.torus else f"{board.n}x{board.n} board"
+        print(f"{'--break-symmetry':<18} {clauses:>8} {aux:>6}  {'-':<3} lex-leader chains of the {where}: "
+              f"{board.group.order} maps (N = {board.n}, whatever the encoding)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     if args.list_encodings:
-        ignored = given_flags(args, LIST_IGNORES)
+        ignored = given_flags(args, LIST_IGNORES + ((), VARIANT_FLAGS)[not args.break_symmetry])
         if ignored or args.format != "cnf":
             fail(f"{ignored[0] if ignored else '--format'} does not apply to --list-encodings")
         if args.n is not None and args.line_length is not None and args.n != args.line_length:
             fail(f"two line lengths for --list-encodings: N {args.n} and -n {args.line_length}; give one")
         length = args.line_length or args.n or DEFAULT_LINE_LENGTH
+        board = None
+        if args.break_symmetry:
+            if args.n is None:
+                fail("--list-encodings --break-symmetry needs N (the board size)")
+            try:
+                board = QueensFormula(args.n, variant=variant_from(args, args.n), break_symmetry=True)
+            except ValueError as e:
+                fail(str(e))
         try:
-            list_encodings(length, args.group_size)
+            list_encodings(length, args.group_size, board)
         except ValueError as e:
             fail(str(e))
         return 0
@@ -106,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-
-    cnf_only = given_flags(args, ("--encoding", "--group-size", "--column-alo", "--block", "--shuffle", *VARIANT_FLAGS))
+    cnf_only = given_flags(args, ("--encoding", "--group-size", "--column-alo", "--block", "--shuffle",
+                                  "--break-symmetry", *VARIANT_FLAGS))  # fmt: skip
     if cnf_only:
         fail(f"{cnf_only[0]} applies to --format cnf only")
     command = None if args.no_comments else args.command_line
@@ -122,7 +142,8 @@ def run_export(args: argparse.Namespace) -> int:
 def run_cnf(args: argparse.Namespace) -> int:
     variant = variant_from(args, args.n)
     try:
-        formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant)
+        formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant,
+                                args.break_symmetry)  # fmt: skip
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
     cells = args.n * args.n

@@ -61,7 +61,16 @@ def _line_bytes(formula: QueensFormula, k: int, digits: int) -> tuple[int, np.nd
 
 def body_size(formula: QueensFormula) -> tuple[int, bool]:
     """(bytes of the clause lines, exact?).  Exact when the templates are cheap to build; else estimated
-    by a power law in the line length through two cheap templates, every variable taken at full width."""
+    by a power law in the line length through two cheap templates, every variable taken at full width.
+    The lex-leader clauses of ``break_symmetry`` are bounded (three literals at full width each)."""
+    size, exact = _lines_size(formula)
+    if not formula.break_symmetry:
+        return size, exact
+    clauses = formula.group.size()[0]
+    return size + clauses * (3 * (len(str(formula.counts()[0])) + 2) + 2), False
+
+
+def _lines_size(formula: QueensFormula) -> tuple[int, bool]:
     n = formula.n
     alo = (2 if formula.column_alo else 1) * (digit_sum(1, n * n + 1) + n * n + 2 * n)
     lines: dict[int, list[tuple[int, int, int]]] = {}  # length -> (first, step, top) of each line

@@ -64,7 +64,7 @@ def shuffle_write(out: BinaryIO, formula: QueensFormula, extra: Sequence[Sequenc
 
     num_vars = formula.counts()[0]
     dtype = np.int32 if num_vars < 2**31 else np.int64
-    tail = _clause_chunks([*formula.variant.unit_clauses(formula.n), *extra], dtype)
+    tail = _clause_chunks([*formula.tail(), *extra], dtype)
     parts = [chunk.astype(dtype, copy=False) for chunk, _ in (*body_chunks(formula), *tail)]
     flat = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
     del parts

@@ -79,4 +79,4 @@ def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None, tune_m
         return write_clauses(out, formula.clauses())
     if tune_malloc:
         generate.reuse_freed_memory()
-    return generate.write_body_fast(out, formula) + write_clauses(out, formula.variant.unit_clauses(formula.n))
+    return generate.write_body_fast(out, formula) + write_clauses(out, formula.tail())

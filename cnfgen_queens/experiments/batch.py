@@ -91,7 +91,7 @@ def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = No
         memory_limit=run.memory_limit,
         output_limit=run.output_limit,
         gbd_hash=gbd_hash,
-        variant=json.dumps({k: params[k] for k in VARIANT_FIELDS}) if inst.is_variant else None,
+        variant=json.dumps({k: params[k] for k in VARIANT_FIELDS if k in params}) if inst.is_variant else None,
     )
     return replace(row, verdict=judge(row, refuted=m.refuted))
 

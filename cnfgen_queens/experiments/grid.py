@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from cnfgen_queens.model.formula import QueensFormula
 
 
-VARIANT_FIELDS = ("torus", "place", "holes", "random_place", "random_seed")  # Instance fields of a variant
+VARIANT_FIELDS = ("torus", "place", "holes", "random_place", "random_seed", "break_symmetry")  # of a variant
 
 
 @dataclass(frozen=True)
@@ -48,15 +48,16 @@ class Instance:
     holes: tuple[tuple[int, int], ...] = ()
     random_place: int | None = None
     random_seed: int | None = None
+    break_symmetry: bool = False
 
     @property
     def is_variant(self) -> bool:
-        return bool(self.torus or self.place or self.holes or self.random_place is not None)
+        return bool(self.torus or self.place or self.holes or self.random_place is not None or self.break_symmetry)
 
     def formula(self) -> QueensFormula:
 
         v = make_variant(self.n, self.place, self.holes, self.torus, self.random_place, self.random_seed)
-        return QueensFormula(self.n, self.encoding, self.column_alo, self.group_size, v)
+        return QueensFormula(self.n, self.encoding, self.column_alo, self.group_size, v, self.break_symmetry)
 
     def params(self) -> dict[str, Any]:
         """Every field (cells as lists), the variant's only for a variant, so plain instances keep their keys."""
@@ -64,6 +65,8 @@ class Instance:
         for f in fields(self):
             if f.name in VARIANT_FIELDS and not self.is_variant:
                 continue
+            if f.name == "break_symmetry" and not self.break_symmetry:
+                continue  # only when true, so the variants before it keep their keys
             value = getattr(self, f.name)
             out[f.name] = [list(c) for c in value] if isinstance(value, tuple) else value
         return out
@@ -83,6 +86,7 @@ class Instance:
         extra += f" holes={len(self.holes)}" if self.holes else ""
         if self.random_place is not None:
             extra += f" random_place={self.random_place} random_seed={self.random_seed}"
+        extra += " break_symmetry" if self.break_symmetry else ""
         return f"{self.encoding}{extra}"
 
     @property
@@ -99,6 +103,7 @@ class Instance:
         parts += [f"p{len(self.place)}"] if self.place else []
         parts += [f"h{len(self.holes)}"] if self.holes else []
         parts += [f"k{self.random_place}r{self.random_seed}"] if self.random_place is not None else []
+        parts += ["lex"] if self.break_symmetry else []
         return "-".join([*parts, self.key[:8]]) + ".cnf"
 
 
@@ -148,6 +153,7 @@ def instance(
     k: int | None = None,
     random_seed: int | None = None,
     column_alo: bool | None = None,
+    break_symmetry: bool = False,
 ) -> Instance:
 
     takes_group = get_encoding(encoding).takes_group_size  # group_size goes where it applies
@@ -156,7 +162,8 @@ def instance(
     alo = config.column_alo[0] if column_alo is None else column_alo
     inst = Instance(n, encoding, alo, group, seed, 0, 0)
     if v is not None:
-        inst = replace(inst, torus=v.torus, place=v.place, holes=v.holes, random_place=k, random_seed=random_seed)
+        inst = replace(inst, torus=v.torus, place=v.place, holes=v.holes, random_place=k, random_seed=random_seed,
+                       break_symmetry=break_symmetry)  # fmt: skip
     formula = inst.formula()
     variables, clauses = formula.counts()
     return replace(inst, group_size=formula.params.get("group_size"), variables=variables, clauses=clauses)
@@ -175,10 +182,11 @@ def iter_runs(config: Config, skipped: list[Instance] | None = None) -> Iterator
     variant = config.variant
     for n in sorted(config.ns):
         ks = variant.ks(n) if variant is not None else (None,)
-        combos = [(k, s) for k in ks for s in (variant.seeds(k) if variant is not None else (None,))]
+        breaks = variant.break_symmetry if variant is not None else (False,)
+        combos = [(k, s, b) for k in ks for s in (variant.seeds(k) if variant is not None else (None,)) for b in breaks]
         cells = ((e, a, c) for e in config.encodings for a in config.column_alo for c in combos)
-        for enc, alo, (k, random_seed) in cells:
-            counted = instance(config, n, enc, None, k, random_seed, alo)
+        for enc, alo, (k, random_seed, broken) in cells:
+            counted = instance(config, n, enc, None, k, random_seed, alo, broken)
             for seed in seeds:
                 inst = replace(counted, shuffle_seed=seed)
                 if config.max_clauses is not None and inst.clauses > config.max_clauses:

@@ -10,6 +10,7 @@ instances:
   random_place_fraction: {from: 0, to: 0.8, step: 0.1}   # K = round(fraction * N); or
   # random_place: [0, 5, 10]      # K itself
   random_seeds: {from: 0, to: 19} # one instance per seed (required with random placement)
+  break_symmetry: [false, true]   # lex-leader clauses (gen-queens --break-symmetry); true, false or both
 ```
 
 Every (N, K, seed) is generated while the config is checked, so an impossible
@@ -21,11 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.model.lex_leader import board_group
 from cnfgen_queens.model.variants import VariantError, make_variant, parse_cell
 
 from .config_check import Check as _Check
 
-VARIANT_KEYS = ("torus", "place", "holes", "random_place", "random_place_fraction", "random_seeds")
+VARIANT_KEYS = ("torus", "place", "holes", "random_place", "random_place_fraction", "random_seeds", "break_symmetry")
 RANGE_KEYS = ("from", "to", "step")
 MAX_RANGE = 100_000  # entries of one from/to/step range
 
@@ -40,6 +43,7 @@ class VariantSpec:
     random_place: tuple[int, ...] | None = None
     random_fraction: tuple[float, ...] | None = None
     random_seeds: tuple[int, ...] | None = None
+    break_symmetry: tuple[bool, ...] = (False,)  # one value, or both as a grid axis
 
     def ks(self, n: int) -> tuple[int | None, ...]:
         """The random-placement sizes for board size ``n`` (None: no random placement)."""
@@ -52,10 +56,11 @@ class VariantSpec:
 
     def placements(self, ns: tuple[int, ...]) -> int:
         """The (N, K, seed) instances this spec makes of the board sizes ``ns``."""
-        return sum(len(ks) * len(self.seeds(ks[0])) for ks in map(self.ks, ns))
+        return len(self.break_symmetry) * sum(len(ks) * len(self.seeds(ks[0])) for ks in map(self.ks, ns))
 
     def normalized(self) -> dict[str, Any]:
-        return {
+        extra = {"break_symmetry": list(self.break_symmetry)} if self.break_symmetry != (False,) else {}
+        return extra | {
             "torus": self.torus,
             "place": [list(c) for c in self.place],
             "holes": [list(c) for c in self.holes],
@@ -143,7 +148,11 @@ def variant_spec(c: _Check, inst: dict[str, Any], ns: tuple[int, ...]) -> Varian
         c.fail("instances.random_place_fraction", "give random_place or random_place_fraction, not both")
     if (ks is not None or fractions is not None) != (seeds is not None):
         c.fail("instances.random_seeds", "random placement needs random_seeds, and random_seeds needs random_place")
-    spec = VariantSpec(torus, _cells(c, inst, "place"), _cells(c, inst, "holes"), ks, fractions, seeds)
+    breaks = inst.get("break_symmetry", False)
+    breaks = breaks if isinstance(breaks, list) else [breaks]
+    if not breaks or not all(isinstance(b, bool) for b in breaks) or len(set(breaks)) != len(breaks):
+        c.expected("instances.break_symmetry", "true, false or a list of both", inst.get("break_symmetry"))
+    spec = VariantSpec(torus, _cells(c, inst, "place"), _cells(c, inst, "holes"), ks, fractions, seeds, tuple(breaks))
     key = "random_place_fraction" if fractions is not None else "random_place" if ks is not None else "place"
     values = len(fractions or ks or ())
     if len(ns) * values > 10 * MAX_RANGE:  # before computing the K of each N
@@ -154,7 +163,12 @@ def variant_spec(c: _Check, inst: dict[str, Any], ns: tuple[int, ...]) -> Varian
         for k in spec.ks(n):
             for seed in spec.seeds(k):
                 try:
-                    make_variant(n, spec.place, spec.holes, torus, k, seed)
+                    v = make_variant(n, spec.place, spec.holes, torus, k, seed)
                 except VariantError as e:
                     c.fail(f"instances.{key}", f"n={n}: {e}")
+                if True in spec.break_symmetry:
+                    try:
+                        board_group(n, v)
+                    except UsageError as e:
+                        c.fail("instances.break_symmetry", f"n={n}: {e}")
     return spec

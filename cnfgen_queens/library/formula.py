@@ -249,6 +249,7 @@ def queens(
     torus: bool = False,
     random_place: int | None = None,
     seed: int | None = None,
+    break_symmetry: bool = False,
 ) -> Formula:
     """The N-queens formula, as ``gen-queens N`` with the same options.
 
@@ -262,6 +263,8 @@ def queens(
         torus: diagonals wrap modulo N (``--torus``).
         random_place: that many more non-attacking queens at random (``--random-place``; needs ``seed``).
         seed: the seed of ``random_place`` (``--seed``).
+        break_symmetry: add lex-leader clauses that keep one board per orbit of the symmetries the board
+            keeps (``--break-symmetry``; :mod:`cnfgen_queens.model.lex_leader`).
 
     Raises:
         UsageError: what ``gen-queens`` refuses, in its words.
@@ -272,6 +275,8 @@ def queens(
         610
         >>> cq.queens(5, torus=True, place=[(0, 0)]).command
         'gen-queens 5 --place 1,1 --torus'
+        >>> cq.queens(8, break_symmetry=True).nclauses
+        1941
         >>> cq.queens(8, "nonesuch")
         Traceback (most recent call last):
         ...
@@ -286,6 +291,7 @@ def queens(
             group_size = checked(line_length("group size"), group_size, "group_size")
             argv += ["--group-size", str(group_size)]
         argv += ["--column-alo"] if column_alo else []
+        argv += ["--break-symmetry"] if break_symmetry else []
         for flag, squares in (("--place", placed), ("--block-square", blocked)):
             for r, c in squares:
                 argv += [flag, f"{r + 1},{c + 1}"]
@@ -299,7 +305,7 @@ def queens(
         get(encoding)  # UnknownEncoding (a UsageError) before the variant is drawn
         variant = make_variant(n, placed, blocked, bool(torus), random_place, seed)
         try:
-            formula = QueensFormula(n, encoding, bool(column_alo), group_size, variant)
+            formula = QueensFormula(n, encoding, bool(column_alo), group_size, variant, bool(break_symmetry))
         except UsageError:
             raise
         except ValueError as e:  # a group size the encoding does not take

@@ -4,7 +4,8 @@ Clause order (fixed, so the same options give the same bytes): the at-least-one
 clause of each row, then (with ``column_alo``) of each column, then the
 at-most-one encoding of every line of length >= 2 in :meth:`Board.lines` order
 (on the torus: :func:`variants.torus_lines`), then a variant's unit clauses
-(placed queens, then blocked squares; see :mod:`cnfgen_queens.model.variants`).
+(placed queens, then blocked squares; see :mod:`cnfgen_queens.model.variants`), then
+(``break_symmetry``) the lex-leader clauses of :mod:`cnfgen_queens.model.lex_leader`.
 Auxiliary variables are numbered from ``N*N + 1`` in that same order.
 ``MAX_N`` keeps the N*N cell variables within DIMACS's 2^31-1.
 """
@@ -18,9 +19,11 @@ from functools import cached_property
 from cnfgen_queens.encodings import Clause, Encoding, VarPool, get, names
 from cnfgen_queens.errors import option
 from cnfgen_queens.model.board import Board, Line
+from cnfgen_queens.model.lex_leader import BoardGroup, board_group
 from cnfgen_queens.model.variants import PLAIN, Variant, torus_lines
 from cnfgen_queens.version import __version__
 
+HEADER_BREAK = "symmetry breaking:"
 MAX_N = 46340  # the largest N with N*N <= 2^31-1
 
 
@@ -33,6 +36,7 @@ class QueensFormula:
     column_alo: bool = False
     group_size: int | None = None
     variant: Variant = PLAIN
+    break_symmetry: bool = False
 
     def __post_init__(self) -> None:
         Board(self.n)  # validates n
@@ -43,6 +47,13 @@ class QueensFormula:
                 takers = ", ".join(e for e in names() if get(e).takes_group_size)
                 raise ValueError(f"{option('--group-size')} applies to {takers}, not to {self.encoding}")
             enc.count(2, group_size=self.group_size)  # validates the value
+        if self.break_symmetry:
+            _ = self.group  # GroupTooLarge (a UsageError) for a torus group too large to list
+
+    @cached_property
+    def group(self) -> BoardGroup:
+        """The symmetries the variant keeps (``break_symmetry`` breaks them all)."""
+        return board_group(self.n, self.variant)
 
     @property
     def board(self) -> Board:
@@ -82,7 +93,18 @@ class QueensFormula:
             clauses += c
             aux += a
         clauses += len(self.variant.placed) + len(self.variant.holes)
+        if self.break_symmetry:
+            lex_clauses, lex_aux = self.group.size()
+            clauses += lex_clauses
+            aux += lex_aux
         return n * n + aux, clauses
+
+    def tail(self) -> Iterator[Clause]:
+        """The clauses after the lines': the variant's unit clauses, then the lex-leader clauses."""
+        yield from self.variant.unit_clauses(self.n)
+        if self.break_symmetry:
+            num_vars, _ = self.counts()
+            yield from self.group.clauses(num_vars - self.group.size()[1])
 
     def clauses(self) -> Iterator[Clause]:
         """Every clause, streamed line by line."""
@@ -96,7 +118,7 @@ class QueensFormula:
         enc, params = self.enc, self.params
         for line in self.lines():
             yield from enc(board.line_vars(line), pool, **params)
-        yield from self.variant.unit_clauses(n)
+        yield from self.tail()
 
     def describe(self) -> str:
         extra = "".join(f" {k}={v}" for k, v in self.params.items())
@@ -114,6 +136,15 @@ class QueensFormula:
             f"x(r,c) = r*{n} + c + 1 for r,c in 0..{n - 1} (row-major, 1-based){aux}",
             *self.variant.header_lines(),
         ]
+        if self.break_symmetry:
+            lex_clauses, lex_aux = self.group.size()
+            first = num_vars - lex_aux + 1
+            lines.append(
+                f"{HEADER_BREAK} lex-leader (a queen before an empty square) over x(1..{n * n}) for every map of "
+                f"{self.group.describe()}: {lex_clauses} clauses"
+                + (f", auxiliary variables {first}..{num_vars}" if lex_aux else "")
+                + "; one model per orbit"
+            )
         if command:
             lines.append(f"command: {command}")
         if show:

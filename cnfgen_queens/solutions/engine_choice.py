@@ -75,6 +75,8 @@ def choose_engine(
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
     limits = limits or Limits()
+    if formula.break_symmetry:
+        return _broken(formula, engine, symmetric, jobs, executor)
     if symmetric and formula.variant.active:
         raise UsageError(f"{option('--symmetric')} does not combine with {variant_flag(formula.variant)}: it counts "
                          "the orbits "
@@ -99,6 +101,17 @@ def choose_engine(
         raise UsageError(f"counting by cubes ({cubes}) does not combine with {', '.join(loop_only)}; "
                          f"{option('--engine', 'loop')} runs the blocking-clause loop")  # fmt: skip
     return "cubes"
+
+
+def _broken(formula: QueensFormula, engine: str, symmetric: bool, jobs: int, executor: str) -> str:
+    """``"loop"`` for a formula with ``--break-symmetry`` (one model per orbit: the cubes, which weigh each
+    board by its orbit, would count it again), or UsageError."""
+    refused = given((("--symmetric", symmetric), ("--engine cubes", engine == "cubes"), ("--jobs", jobs > 1),
+                     (f"--executor {executor}", executor != "local")))  # fmt: skip
+    if refused:
+        raise UsageError(f"--break-symmetry does not combine with {refused[0]}: its formula has one model per "
+                         "orbit, listed by the blocking-clause loop (--engine loop)")  # fmt: skip
+    return "loop"
 
 
 def _external_cubes(formula: QueensFormula, solver: str, executor: str, limit: int | None, allow_large: bool) -> str:

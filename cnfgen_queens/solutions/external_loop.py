@@ -128,12 +128,15 @@ def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: b
     want: dict[str, object] = {"n": formula.n, "symmetric": symmetric}
     if formula.variant.active:  # only then, so plain runs keep their run.json
         want["variant"] = formula.variant.header_lines()
+    if formula.break_symmetry:  # likewise
+        want["break_symmetry"] = True
     if resume and meta.exists():
         try:
             have = json.loads(meta.read_text())
         except ValueError:
             raise UsageError(f"{meta} is not JSON") from None
-        if {k: have.get(k) for k in (*want, "variant")} != {"variant": None, **want}:
+        if {k: have.get(k) for k in (*want, "variant", "break_symmetry")} != {"variant": None, "break_symmetry": None,
+                                                                              **want}:  # fmt: skip
             raise UsageError(f"{workdir} holds a run with {have}, not {want}: resume with those options")
         return
     with atomic_output(meta) as f:

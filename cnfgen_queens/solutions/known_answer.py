@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cnfgen_queens.cnf.dimacs import Header
 from cnfgen_queens.cnf.scan import CnfFile, check_stream
-from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.formula import HEADER_BREAK, QueensFormula
 from cnfgen_queens.model.known_counts import published_count
 from cnfgen_queens.model.variants import VariantError, from_header
 
@@ -41,7 +41,8 @@ def contradicted_unsat(header: Header, path: Path | None = None) -> str | None:
     if published is None or published[0] == 0:  # unknown N, or N = 2, 3: UNSAT is right
         return None
     try:
-        formula = QueensFormula(n, encoding, alo, int(group) if group else None, variant)
+        broken = any(c.strip().startswith(HEADER_BREAK) for c in header.comments)  # SAT iff the board has a solution
+        formula = QueensFormula(n, encoding, alo, int(group) if group else None, variant, broken)
         if formula.counts() != (header.num_vars, header.num_clauses):
             return None  # clauses added (block, merge) or taken away: no longer the formula described
         if path is not None and check_stream(CnfFile(path, str(path)), None, _quiet).clauses != header.num_clauses:

@@ -54,11 +54,10 @@ from functools import cache
 from math import gcd
 
 from cnfgen_queens.model.board import Cell, Placement
+from cnfgen_queens.model.lex_leader import SQUARE, Matrix, torus_linear
 
-Matrix = tuple[int, int, int, int]  # (a, b, c, d): (r, col) -> (a r + b col, c r + d col) mod N
 Cells = tuple[Cell, ...]
-SQUARE: tuple[Matrix, ...] = ((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
-                              (1, 0, 0, -1), (-1, 0, 0, 1), (0, 1, 1, 0), (0, -1, -1, 0))  # fmt: skip
+linear_group = torus_linear  # G0, the identity first (the model's list: --break-symmetry breaks the same group)
 
 
 @dataclass(frozen=True)
@@ -77,15 +76,6 @@ class TorusGroup:
 def inverses(n: int) -> tuple[int | None, ...]:
     """``x^-1 mod n`` for each ``x`` in ``0..n-1``; None where ``x`` is not a unit."""
     return tuple(pow(x, -1, n) if gcd(x, n) == 1 else None for x in range(n))
-
-
-@cache
-def linear_group(n: int) -> tuple[Matrix, ...]:
-    """G0: the distinct maps ``u * d`` modulo N, the identity first."""
-    units = [u for u in range(n) if gcd(u, n) == 1]
-    maps = {(u * a % n, u * b % n, u * c % n, u * d % n) for u in units for a, b, c, d in SQUARE}
-    identity = (1 % n, 0, 0, 1 % n)
-    return (identity, *sorted(m for m in maps if m != identity))
 
 
 def slopes(n: int, cell: Cell) -> list[int]:
