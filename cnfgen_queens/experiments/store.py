@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import UsageError
-from ..solvers.outcome import Status
+from ..solvers.outcome import Checked, Status
 from .verdict import Verdict
 
 OUTPUT_DIR = "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed
@@ -84,12 +84,15 @@ class Row:
     verdict: Verdict | None = None  # solved | wrong | unsolved (None: stored before the column, judged on reading)
     output_limit: int | None = None  # MB of solver output (stdout + stderr); None: stored before the column
     engine: str | None = None  # task count: cubes | loop (None: a solve, or stored before the column)
+    checked: Checked | None = None  # how the answer was checked (model-verified, ...); None: no answer, or older
 
     def __post_init__(self) -> None:
         if type(self.status) is not Status:  # a word (a CSV, a hand-made row) becomes the enum
             object.__setattr__(self, "status", Status(self.status))
         if self.verdict is not None and type(self.verdict) is not Verdict:
             object.__setattr__(self, "verdict", Verdict(self.verdict))
+        if self.checked is not None and type(self.checked) is not Checked:
+            object.__setattr__(self, "checked", Checked(self.checked))
 
     @property
     def solver_label(self) -> str:
@@ -109,7 +112,8 @@ COLUMNS = tuple(f.name for f in dataclasses.fields(Row))
 _INSERT = f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 # these differ between identical runs
 MEASURED = ("wall", "cpu", "peak_memory_mb", "host", "started", "finished", "check_time", "total_wall")
-_SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "INTEGER", Status: "TEXT", Verdict: "TEXT"}
+_SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "INTEGER", Status: "TEXT", Verdict: "TEXT",
+              Checked: "TEXT"}  # fmt: skip
 
 
 def column_types() -> dict[str, tuple[type, bool]]:
@@ -171,6 +175,7 @@ class EmptyStore(StoreError):
 
 STATUSES = {s.value: s for s in Status}
 VERDICTS = {v.value: v for v in Verdict}
+CHECKS = {c.value: c for c in Checked}
 
 
 def _row(values: tuple[Any, ...]) -> Row:
@@ -180,6 +185,7 @@ def _row(values: tuple[Any, ...]) -> Row:
             d[key] = bool(d[key])
     d["status"] = STATUSES.get(d["status"], Status.ERROR)  # a word no longer written (an old count's USAGE)
     d["verdict"] = VERDICTS.get(d["verdict"])  # None: judged on reading
+    d["checked"] = CHECKS.get(d["checked"])
     row = object.__new__(Row)  # what Row(**d) makes, without its checks (done above): 3x faster on 100,000 rows
     vars(row).update(d)
     return row

@@ -23,9 +23,10 @@ from cnfgen_queens.model.decode import DecodeError, variant_placement
 from ..errors import UsageError
 from ..limits import Deadline, Limits
 from ..solutions import api
+from ..solutions.known_answer import judge_answer
 from ..solvers import resolve, solve
 from ..solvers.cgroup import choose
-from ..solvers.outcome import Status
+from ..solvers.outcome import Checked, Status
 from .grid import Instance, Run
 from .verdict import NOT_A_SOLUTION
 
@@ -51,6 +52,7 @@ class Measurement:
     total_wall: float | None = None  # seconds of the whole run: solver, check and decoding
     refuted: bool = False  # the solver's model is no solution of the instance (its verdict: wrong)
     engine: str | None = None  # task count: the engine that counted (cubes | loop)
+    checked: Checked | None = None  # how the answer was checked (:func:`.known_answer.judge_answer`)
 
 
 def _now() -> str:
@@ -139,6 +141,7 @@ def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measure
     if o.status is Status.SAT and o.verified:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())
         refuted = error is not None
+    checked = Checked.UNCHECKED if refuted else judge_answer(o, read_header_file(cnf_path), cnf_path).checked
     return Measurement(
         Status.SAT if o.model_rejected else o.status,  # what the solver said; the check's word is `verified`
         solver_version=o.version,
@@ -150,6 +153,7 @@ def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measure
         measured_by=o.measured_by,
         check_time=o.check_time,
         refuted=refuted,
+        checked=checked,
     )
 
 
@@ -188,6 +192,7 @@ def _count(run: Run) -> Measurement:
         error=r.error,
         measured_by=measured_by,
         engine=r.engine,
+        checked=r.checked if r.complete else None,
     )
 
 

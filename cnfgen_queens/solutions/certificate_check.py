@@ -12,7 +12,6 @@ The certified count is the number of distinct boards.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from cnfgen_queens.solutions.certificate import (
     cube_formula,
     formula_hash,
 )
+from cnfgen_queens.solutions.manifest_bounds import ManifestRejected, check_bounds, load_manifest
 from cnfgen_queens.solvers.outcome import ProofState
 from cnfgen_queens.solvers.proof import MAX_PROOF_BYTES, check_drat_clauses, check_drat_trim, drat_trim
 
@@ -62,12 +62,10 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     """The manifest, or UsageError when ``directory`` holds no certificate."""
     path = Path(directory) / MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_manifest(path)
     except FileNotFoundError:
         why = f"{directory} holds no certificate (no {MANIFEST}; count N --certify DIR writes one)"
         raise UsageError(why) from None
-    except (OSError, ValueError) as e:
-        raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path} is not a certificate of this format ({FORMAT!r})")
     return data
@@ -164,6 +162,10 @@ def check_certificate(directory: Path, checker: str = "auto") -> CertifiedCount:
     UsageError when there is no certificate there or no checker."""
     directory = Path(directory)
     manifest = read_manifest(directory)
+    try:
+        check_bounds(manifest)  # every field typed and bounded before anything is built from it
+    except ManifestRejected as e:
+        raise CertificateRejected(str(e)) from None
     formula = regenerate(manifest)
     clauses = list(formula.clauses())
     num_vars = formula.counts()[0]
