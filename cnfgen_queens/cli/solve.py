@@ -46,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "cnf_header, so `decode` reads it)",
     )
     p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
-    add_require_checked(p, "an UNSAT that neither a verified --proof nor a published count backs")
+    add_require_checked(p, "an UNSAT that neither a verified --proof nor OEIS (a board without solutions) backs")
 
 
 def add_require_checked(p: argparse.ArgumentParser, what: str) -> None:

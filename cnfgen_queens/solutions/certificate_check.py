@@ -118,19 +118,28 @@ class _Proofs:
             raise CertificateRejected(f"{what}: the proof {proof.name} is not verified ({result.detail})")
 
 
-def _models(path: Path, num_vars: int) -> list[tuple[int, ...]]:
-    """The true variables of each board in a solutions file (one line each, ended by 0)."""
+def _models(path: Path, num_vars: int, claimed: int) -> list[tuple[int, ...]]:
+    """The true variables of each board in a solutions file (one line each, ended by 0), read as a stream:
+    at most ``claimed`` + 1 lines (the manifest's count) of at most 12 bytes a variable each."""
     if not path.is_file():
         raise CertificateRejected(f"the solutions file {path.name} is missing")
+    longest = 12 * (num_vars + 1)
     out = []
-    for i, line in enumerate(path.read_text(encoding="ascii", errors="replace").splitlines(), 1):
-        try:
-            values = [int(t) for t in line.split()]
-        except ValueError:
-            raise CertificateRejected(f"{path.name}:{i}: not a list of variables: {line[:60]!r}") from None
-        if not values or values[-1] != 0 or any(not 0 < v <= num_vars for v in values[:-1]):
-            raise CertificateRejected(f"{path.name}:{i}: expected true variables in 1..{num_vars} ended by 0")
-        out.append(tuple(values[:-1]))
+    with open(path, "rb") as f:
+        for i, raw in enumerate(iter(lambda: f.readline(longest + 1), b""), 1):
+            if len(raw) > longest:
+                raise CertificateRejected(f"{path.name}:{i}: a line longer than {longest:,} bytes, the most "
+                                          f"{num_vars:,} variables take")  # fmt: skip
+            if i > claimed:
+                raise CertificateRejected(f"{path.name} lists more than the {claimed} boards the manifest says")
+            line = raw.decode("ascii", errors="replace").rstrip("\r\n")
+            try:
+                values = [int(t) for t in line.split()]
+            except ValueError:
+                raise CertificateRejected(f"{path.name}:{i}: not a list of variables: {line[:60]!r}") from None
+            if not values or values[-1] != 0 or any(not 0 < v <= num_vars for v in values[:-1]):
+                raise CertificateRejected(f"{path.name}:{i}: expected true variables in 1..{num_vars} ended by 0")
+            out.append(tuple(values[:-1]))
     return out
 
 
@@ -167,17 +176,15 @@ def check_certificate(directory: Path, checker: str = "auto") -> CertifiedCount:
     except ManifestRejected as e:
         raise CertificateRejected(str(e)) from None
     formula = regenerate(manifest)
+    cubes = certificate_cubes(formula.n)  # before the formula is built: the work follows the manifest's length
+    entries = manifest["cubes"]
+    if [tuple(e["cube"]) for e in entries] != cubes:
+        raise CertificateRejected(f"the manifest's cubes are not the {len(cubes)} cubes of N={formula.n} "
+                                  "(row 0 and row N-1 queens that do not attack)")  # fmt: skip
     clauses = list(formula.clauses())
     num_vars = formula.counts()[0]
     if formula_hash(clauses) != manifest.get("formula_sha256"):
         raise CertificateRejected(f"the manifest's formula hash is not that of {formula.describe()}")
-    cubes = certificate_cubes(formula.n)
-    entries = manifest.get("cubes")
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise CertificateRejected("the manifest's cubes are not a list of objects")
-    if [tuple(e["cube"]) if isinstance(e.get("cube"), list) else None for e in entries] != cubes:
-        raise CertificateRejected(f"the manifest's cubes are not the {len(cubes)} cubes of N={formula.n} "
-                                  "(row 0 and row N-1 queens that do not attack)")  # fmt: skip
     seen: set[Placement] = set()
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-check-") as tmp:
         proofs = _Proofs(checker, num_vars, Path(tmp))
@@ -185,7 +192,7 @@ def check_certificate(directory: Path, checker: str = "auto") -> CertifiedCount:
             sol, drat = cube_files(i)
             if entry.get("solutions") != sol or entry.get("proof") != drat:
                 raise CertificateRejected(f"cube {i + 1}: expected the files {sol} and {drat}")
-            models = _models(directory / sol, num_vars)
+            models = _models(directory / sol, num_vars, entry["count"])
             if entry.get("count") != len(models):
                 raise CertificateRejected(f"cube {i + 1}: the manifest says {entry.get('count')} boards, {sol} "
                                           f"lists {len(models)}")  # fmt: skip
