@@ -93,7 +93,8 @@ def test_the_cap_and_allow_large_through_the_cli(monkeypatch: pytest.MonkeyPatch
     assert capsys.readouterr().out.splitlines() == ["fundamental: 12", "count: 92 (published-count)"]
     assert main(["count", "8", "--jobs", "2"]) == 2
     err = capsys.readouterr().err
-    assert "above the limit of 500" in err and "--jobs 2 holds 2 copies" in err and err.count("\n") == 1
+    assert "--jobs 2: each local worker holds a copy" in err and "use --jobs 1 or fewer" in err  # the cause: --jobs
+    assert err.count("\n") == 1
 
 
 def test_embedded_time_limit_covers_building() -> None:

@@ -33,6 +33,7 @@ from urllib.parse import quote
 
 from ..errors import UsageError
 from ..solvers.outcome import Checked, Status
+from .store_env import unwritable
 from .verdict import Verdict
 
 OUTPUT_DIR = "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed
@@ -254,8 +255,8 @@ class Store:
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
                 self._add_missing_columns()
             self.columns = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
-        except sqlite3.Error as e:
-            raise StoreError(f"{self.path}: not a usable results database ({e})") from None
+        except sqlite3.Error as e:  # a full disk, a read-only folder: the environment's (exit 1)
+            raise unwritable(self.path, e) or StoreError(f"{self.path}: not a usable results database ({e})") from None
         except OSError as e:
             raise StoreError(f"{self.path}: {e.strerror or e}") from None
 

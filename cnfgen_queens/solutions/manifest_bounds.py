@@ -11,12 +11,11 @@ certificate's length.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.bounds import MAX_TEXT, TooLarge, read_text
+from cnfgen_queens.bounds import MAX_TEXT, TooLarge, json_value, read_text
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.formula import MAX_N
 from cnfgen_queens.model.variants import CELLS_PER_LINE
@@ -33,9 +32,7 @@ def load_manifest(path: Path) -> Any:
     """The JSON of ``path``, read within :data:`.bounds.MAX_TEXT` bytes; UsageError naming the file when it
     cannot be read, is not JSON, or nests deeper than the parser goes."""
     try:
-        return json.loads(read_text(path, MAX_TEXT, "certificate manifest", UsageError))
-    except RecursionError:
-        raise UsageError(f"cannot read {path}: JSON nested too deeply (a manifest nests 4 levels)") from None
+        return json_value(read_text(path, MAX_TEXT, "certificate manifest", UsageError))
     except FileNotFoundError:
         raise
     except (OSError, ValueError) as e:  # TooLarge and UsageError are ValueErrors

@@ -52,6 +52,12 @@ def check_size(formula: QueensFormula, engine: str, *, jobs: int = 1, executor: 
         check_held_size(formula, allow_large)
         return
     copies = max(1, jobs) if executor == "local" else 1  # Dask workers may be other machines
+    clauses = formula.counts()[1]
+    if copies > 1 and clauses <= HELD_CLAUSES < clauses * copies:  # one copy fits: the cause is --jobs
+        most = HELD_CLAUSES // clauses
+        raise UsageError(f"--jobs {copies:,}: each local worker holds a copy of N={formula.n} {formula.encoding} "
+                         f"({clauses:,} clauses), {clauses * copies:,} clauses in all, above the limit of "
+                         f"{HELD_CLAUSES:,} for formulas held in memory; use --jobs {most:,} or fewer")  # fmt: skip
     escape = CUBES_ESCAPE
     if copies > 1:
         escape += f"; --jobs {copies} holds {copies} copies, so the limit is {HELD_CLAUSES:,} / {copies}"

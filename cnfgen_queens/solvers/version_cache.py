@@ -40,12 +40,12 @@ def _cache_file() -> Path:
 
 def _read() -> dict[str, str]:
     """The cache's entries; anything unreadable or malformed counts as empty."""
-    import json
+    from cnfgen_queens.bounds import json_value
 
     try:
         with open(_cache_file(), encoding="utf-8") as f:
             text = f.read(MAX_BYTES + 1)
-        data = json.loads(text) if len(text) <= MAX_BYTES else {}
+        data = json_value(text) if len(text) <= MAX_BYTES else {}
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
