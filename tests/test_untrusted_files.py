@@ -176,6 +176,21 @@ def test_a_batch_on_a_full_disk_says_so(tmp_path: Path) -> None:
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 0
 
 
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["count", "9", "--certify", "d", "--quiet"], "d/manifest.json: File too large"),  # was "output: ..."
+        (["enumerate", "8", "--solver", "minisat", "--out", "e", "--quiet"], "e/base.cnf: File too large"),
+    ],
+)
+def test_a_full_disk_under_an_output_directory_names_the_file(tmp_path: Path, argv: list[str], named: str) -> None:
+    need_solver("minisat")
+    tight = FULL_DISK.replace("300_000", "3_000")
+    done = subprocess.run([sys.executable, "-c", tight + CLI_ENTRY, *argv], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)  # fmt: skip
+    assert done.returncode == 1 and named in one_sentence(done.stderr)
+
+
 @contextlib.contextmanager
 def tiny_tmpfs(where: Path, options: str = "size=256k") -> Iterator[Path]:
     """A 256 KB tmpfs (root only; skipped where mounting is not allowed)."""
