@@ -150,6 +150,9 @@ def test_deeply_nested_json_elsewhere_is_a_sentence(tmp_path: Path) -> None:
     (work / "run.json").write_text(DEEP)
     done = cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--resume", "--quiet"], tmp_path)
     assert done.returncode == 2 and "run.json is not JSON" in one_sentence(done.stderr)
+    (work / "run.json").write_text("[1, 2]")  # JSON, but no record: an AttributeError
+    done = cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--resume", "--quiet"], tmp_path)
+    assert done.returncode == 2 and "run.json is not the record of a run" in one_sentence(done.stderr)
 
 
 FULL_DISK = "import resource, signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); " \

@@ -134,6 +134,8 @@ def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: b
             have = json_value(meta.read_text())
         except ValueError:
             raise UsageError(f"{meta} is not JSON") from None
+        if not isinstance(have, dict):
+            raise UsageError(f"{meta} is not the record of a run (a JSON object with n and symmetric)")
         if {k: have.get(k) for k in (*want, "variant")} != {"variant": None, **want}:
             raise UsageError(f"{workdir} holds a run with {have}, not {want}: resume with those options")
         return
