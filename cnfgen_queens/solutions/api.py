@@ -32,6 +32,7 @@ from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
 from cnfgen_queens.solutions import cube_count, split_count
 from cnfgen_queens.solutions.certificate import certify, check_certify
+from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate
 from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
 from cnfgen_queens.solutions.engine_choice import (
     AUTO_SPLIT_UP_TO,
@@ -245,8 +246,6 @@ def checked_count(formula: QueensFormula, result: Count, require_checked: bool =
     if result.mismatches:
         why = "disagrees with the published count"
     elif certificate is not None:
-        from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate
-
         try:
             if check_certificate(certificate).total == result.total:
                 return replace(result, checked=Checked.CERTIFIED)

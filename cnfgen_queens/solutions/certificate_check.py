@@ -25,7 +25,6 @@ from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, variant_placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import from_header
-from cnfgen_queens.solutions.api import check_held_size
 from cnfgen_queens.solutions.certificate import (
     COVER,
     FORMAT,
@@ -37,6 +36,7 @@ from cnfgen_queens.solutions.certificate import (
     formula_hash,
 )
 from cnfgen_queens.solutions.manifest_bounds import ManifestRejected, check_bounds, load_manifest
+from cnfgen_queens.solutions.size_cap import check_held_size
 from cnfgen_queens.solvers.outcome import ProofState
 from cnfgen_queens.solvers.proof import MAX_PROOF_BYTES, check_drat_clauses, check_drat_trim, drat_trim
 

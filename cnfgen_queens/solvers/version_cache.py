@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..bounds import json_value
 from ..user_cache import cache_dir, write_cache
 from ..version import __version__
 
@@ -40,7 +41,6 @@ def _cache_file() -> Path:
 
 def _read() -> dict[str, str]:
     """The cache's entries; anything unreadable or malformed counts as empty."""
-    from cnfgen_queens.bounds import json_value
 
     try:
         with open(_cache_file(), encoding="utf-8") as f:
