@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 MAX_LINE = 1 << 26  # 64 MiB: a header line is read in pieces of this size; a longer non-comment one is refused
 MAX_TOKEN = 1 << 16  # 64 KiB: a body "literal" (bytes without a blank) longer than this is not DIMACS
@@ -56,3 +57,14 @@ def check_ratio(name: str, decompressed: int, compressed: int, error: type[Excep
             f"{name}: {compressed:,} compressed bytes decompress to over {decompressed:,}: a ratio above "
             f"{MAX_RATIO}:1 past {_size(RATIO_FLOOR)}, refused as a decompression bomb"
         )
+
+
+def json_value(text: str | bytes) -> Any:
+    """``json.loads(text)``, with JSON nested deeper than the parser goes a ValueError like any other malformed
+    JSON (Python's parser raises RecursionError there, which no caller expects from a file it reads)."""
+    import json
+
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None

@@ -62,7 +62,7 @@ def test_enumerate_json_stdout_is_json_lines_only(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     records = [json.loads(line) for line in run.stdout.splitlines()]
     assert sorted(r["columns"] for r in records) == [[2, 4, 1, 3], [3, 1, 4, 2]]
-    assert run.stderr.splitlines()[-1] == "count: 2"
+    assert run.stderr.splitlines()[-1] == "count: 2 (published-count)"
     jq = sh("cnfgen-queens enumerate 4 --format json | python -c 'import json,sys; [json.loads(x) for x in sys.stdin]'",
             tmp_path)  # fmt: skip
     assert jq.returncode == 0

@@ -80,4 +80,4 @@ def test_conflicts_are_one_line_usage_errors(argv: list[str], message: str, caps
 
 def test_short_spellings_work_in_every_solver_subcommand(capsys) -> None:
     assert main(["count", "5", "-s", "pysat:minisat22", "-t", "600", "-e", "sequential"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "count: 10"  # OEIS A000170(5)
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 10 (published-count)"  # OEIS A000170(5)

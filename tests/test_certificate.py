@@ -205,9 +205,10 @@ def test_another_formula_is_rejected(cert8: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "said"),
     [
-        ({"cubes": [1, 2]}, "not a list of objects"),
-        ({"cubes": [{"cube": 3}]}, "cubes are not the"),
-        ({"n": "eight"}, "names no formula"),
+        ({"cubes": [1, 2]}, "cube 1 is not an object"),
+        ({"cubes": [{"cube": 3}]}, "cube 1 is not one or two cells"),
+        ({"cubes": [{"cube": [1, 64], "count": 0, "solutions": "a", "proof": "b"}]}, "cubes are not the"),
+        ({"n": "eight"}, "n is not an integer"),
         ({"encoding": "no-such"}, "names no formula"),
     ],
 )
@@ -235,7 +236,7 @@ def test_cli_certify_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str
     """The CLI's flags on N = 8 (N = 9 and 10 with two jobs: test_certified_count_is_oeis)."""
     d = str(tmp_path / "d")
     assert main(["count", "8", "--certify", d, "--jobs", "2", "--quiet"]) == 0
-    assert "count: 92" in capsys.readouterr().out
+    assert "count: 92 (published-count)" in capsys.readouterr().out
     assert main(["check-count", d, "--checker", "dratify"]) == 0
     assert capsys.readouterr().out == "certified count: 92\n"
     Path(d, "cover.drat").write_text("0\n")

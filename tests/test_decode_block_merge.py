@@ -213,7 +213,7 @@ def test_kill_9_then_resume(tmp_path: Path) -> None:
     assert 20 <= len(before) < 92
     done = subprocess.run([*cmd, "--resume"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "count: 92"
+    assert done.stdout.splitlines()[-1] == "count: 92 (published-count)"
     after = solutions.read_text().splitlines()
     assert len(after) == len(set(after)) == 92 and after[: len(before)] == before
 
@@ -260,7 +260,7 @@ def test_relative_solver_path(
     gen_main(["5", "-o", "q5.cnf"])
     assert main(["solve", "q5.cnf", "--solver", "./mysolver"]) == 10
     assert main(["count", "5", "--solver", "./mysolver", "--out", "run", "--quiet"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "count: 10"
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 10 (published-count)"
 
 
 def test_output_through_symlink(tmp_path: Path) -> None:

@@ -42,10 +42,10 @@ def test_solutions_are_distinct_and_valid() -> None:
 
 def test_count_cli_parallel_and_symmetric(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["count", "10", "--jobs", "2"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "count: 724"
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 724 (published-count)"
     assert main(["count", "9", "--symmetric", "-e", "commander"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-2:] == ["fundamental: 46", "count: 352"]
+    assert out[-2:] == ["fundamental: 46", "count: 352 (published-count)"]
 
 
 def test_enumerate_cli_formats_and_limit(capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,7 +53,7 @@ def test_enumerate_cli_formats_and_limit(capsys: pytest.CaptureFixture[str]) -> 
     captured = capsys.readouterr()
     out = captured.out.splitlines()  # JSON lines only: the count goes to stderr
     assert len(out) == 4 and all(line.startswith('{"n": 6') for line in out)
-    assert captured.err.splitlines()[-1] == "count: 4"
+    assert captured.err.splitlines()[-1] == "count: 4 (published-count)"
     assert main(["enumerate", "8", "--limit", "3"]) == 0
     captured = capsys.readouterr()
     assert captured.out.splitlines()[-1] == "partial count: 3" and "--limit" in captured.err
@@ -61,7 +61,7 @@ def test_enumerate_cli_formats_and_limit(capsys: pytest.CaptureFixture[str]) -> 
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "partial fundamental: 10" and out[-1].startswith("partial count: ")  # (10 orbits)
     assert main(["count", "8", "--limit", "100", "--engine", "loop"]) == 0  # 92 < 100: the whole count
-    assert capsys.readouterr().out.splitlines()[-1] == "count: 92"  # OEIS A000170(8)
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 92 (published-count)"  # OEIS A000170(8)
 
 
 def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,7 +109,7 @@ def test_external_loop_counts(solver: str, tmp_path: Path, capsys: pytest.Captur
     for n in range(1, 9):
         out = tmp_path / f"{solver}-{n}"
         assert main(["count", str(n), "--solver", solver, "--out", str(out), "--quiet"]) == 0
-        assert capsys.readouterr().out.splitlines()[-1] == f"count: {KNOWN[n][0]}"
+        assert capsys.readouterr().out.splitlines()[-1] == f"count: {KNOWN[n][0]} (published-count)"
         lines = (out / "solutions.txt").read_text().splitlines()
         assert len(lines) == len(set(lines)) == KNOWN[n][0]
 
@@ -117,7 +117,7 @@ def test_external_loop_counts(solver: str, tmp_path: Path, capsys: pytest.Captur
 def test_external_loop_symmetric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_solver("kissat")
     assert main(["count", "8", "--solver", "kissat", "--symmetric", "--out", str(tmp_path), "--quiet"]) == 0
-    assert capsys.readouterr().out.splitlines()[-2:] == ["fundamental: 12", "count: 92"]
+    assert capsys.readouterr().out.splitlines()[-2:] == ["fundamental: 12", "count: 92 (published-count)"]
     assert len((tmp_path / "solutions.txt").read_text().splitlines()) == 12
 
 
@@ -127,4 +127,4 @@ def test_existing_solutions_need_resume(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--quiet"]) == 2
     assert "--resume" in capsys.readouterr().err
     assert main(["count", "6", "--solver", "kissat", "--out", str(tmp_path), "--resume", "--quiet"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "count: 4"
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 4 (published-count)"

@@ -142,7 +142,7 @@ def test_cli_memory_limit_with_an_embedded_solver(capsys: pytest.CaptureFixture[
     """--memory-limit was refused for pysat: solvers ("belongs to the external loop")."""
     assert main(["enumerate", "8", "--memory-limit", "2000", "--limit", "1", "--quiet"]) == 0
     assert main(["count", "8", "--memory-limit", "2000", "--quiet"]) == 0  # the loop: cubes cannot honour it
-    assert capsys.readouterr().out.splitlines()[-1] == "count: 92"
+    assert capsys.readouterr().out.splitlines()[-1] == "count: 92 (published-count)"
     # in its own process: CaDiCaL aborts on bad_alloc, and pytest's faulthandler would print the child's stack
     argv = ["count", "300", "-e", "sequential", "--memory-limit", "100", "--quiet"]
     done = subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=120)

@@ -235,7 +235,7 @@ def test_count_on_slurm_workers_is_oeis(
         env=slurm, cwd=tmp_path, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.splitlines()[-1] == "count: 724"  # OEIS A000170
+    assert out.stdout.splitlines()[-1] == "count: 724 (published-count)"  # OEIS A000170
     wait_until(lambda: not our_jobs(slurm), 60, "every job ended with the count")
 
 

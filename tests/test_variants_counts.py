@@ -52,20 +52,20 @@ def test_torus_counts_table_is_oeis_and_brute_force() -> None:
 @pytest.mark.parametrize("n", [*range(1, 13), pytest.param(13, marks=pytest.mark.slow)])
 def test_count_cli_torus_matches_a007705(n: int, capsys) -> None:
     assert main(["count", str(n), "--torus", "-e", "commander"]) == 0
-    assert capsys.readouterr().out == f"count: {A007705[n - 1]}\n"
+    assert capsys.readouterr().out == f"count: {A007705[n - 1]} (published-count)\n"
 
 
 def test_count_cli_reports_a_torus_mismatch(capsys) -> None:
     """The check can fail: a torus count with a blocked square differs from A007705 and is not compared."""
     assert main(["count", "7", "--torus", "--block-square", "1,1"]) == 0
     out = capsys.readouterr().out
-    assert out == f"count: {brute_count(7, True, holes=[(0, 0)])}\n" and out != "count: 28\n"
+    assert out == f"count: {brute_count(7, True, holes=[(0, 0)])} (unchecked)\n" and out != "count: 28\n"
 
 
 def test_external_loop_counts_torus(tmp_path: Path, capsys) -> None:
     need_solver("kissat")
     assert main(["count", "7", "--torus", "--solver", "kissat", "--out", str(tmp_path), "--quiet"]) == 0
-    assert capsys.readouterr().out == "count: 28\n"
+    assert capsys.readouterr().out == "count: 28 (published-count)\n"
     # resuming the directory with other variant options is refused
     assert main(["count", "7", "--solver", "kissat", "--out", str(tmp_path), "--resume"]) == 2
 
@@ -94,7 +94,7 @@ def test_completion_counts_match_brute_force(n: int) -> None:
 def test_enumerated_completions_keep_the_placed_queens(capsys) -> None:
     assert main(["enumerate", "8", "--place", "1,1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1] == "count: 4"  # the 4 solutions with a corner queen
+    assert lines[-1] == "count: 4 (unchecked)"  # the 4 solutions with a corner queen
     assert all(line.split()[0] == "1" for line in lines[:-1])
     found = {f.placement for f in solutions(QueensFormula(8, variant=Variant(((0, 0),))))}
     assert len(found) == 4

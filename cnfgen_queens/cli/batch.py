@@ -13,6 +13,7 @@ from ..experiments.config import ConfigError, load
 from ..experiments.grid import expand
 from ..experiments.instance_config import grid_factors, shown
 from ..experiments.store import EmptyStore, Store, StoreError
+from ..experiments.store_env import ResultsUnwritable
 from ..solutions.slurm import job_limits, slurm_time
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
 from .common import fail
@@ -102,6 +103,8 @@ def _run(config: Config, args: argparse.Namespace) -> int:
         )
     except ImportError as e:
         fail(f"executor {executor} needs {e.name or e}: pip install 'cnfgen-queens[{executor}]'")
+    except ResultsUnwritable as e:  # a full disk, a read-only folder: the sentence names the file and the cause
+        fail(str(e), 1)
     except OSError as e:
         fail(f"cannot start the batch: {e}", 1)
     except UsageError:  # a results file or config problem: the guard prints it as it is

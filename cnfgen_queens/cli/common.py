@@ -146,6 +146,6 @@ def check_output_path(path: str | Path) -> None:
 def write_failed(path: str | Path, e: OSError) -> NoReturn:
     """A write that failed under way: a full disk, a FIFO with no reader, an I/O error is one line, exit 1;
     anything else is raised again."""
-    if e.filename is None and e.errno in WRITE_ERRNOS:
+    if e.filename in (None, str(path)) and e.errno in WRITE_ERRNOS:
         fail(f"cannot write {path}: {e.strerror or e}", EXIT_ENVIRONMENT)
     raise e

@@ -66,6 +66,9 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
                    "may be one of the files it writes there")  # fmt: skip
     p.add_argument("--resume", action="store_true", help="continue the external loop in --out after a crash")
     add_limit_arguments(p)
+    p.add_argument("--require-checked", action="store_true",
+                   help="treat a count that nothing checked (no published count for the board, no checked "
+                   "certificate) as an error (exit 1) instead of printing it marked unchecked")  # fmt: skip
     p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(
         "--allow-large",
@@ -133,12 +136,15 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
         "solver_args": solver_args,
         "allow_large": args.allow_large,
         "check_all": args.check_all,
+        "require_checked": args.require_checked,
     }
 
 
 def print_count(args: argparse.Namespace, result: Count) -> int:
-    """The count lines on stdout (``partial count`` when it stopped: at ``--limit``, exit 0; at a time or
-    memory limit or an error, exit 1), the reason and OEIS mismatches on stderr; the exit status.
+    """The count lines on stdout (``count: K (checked)``, how it was checked beside it; ``partial count``
+    when it stopped: at ``--limit``, exit 0; at a time or memory limit or an error, exit 1; a count
+    ``--require-checked`` refuses: one line on stderr, exit 1), the reason and OEIS mismatches on stderr;
+    the exit status.
     ``enumerate --format json`` keeps stdout to its JSON lines: the count lines go to stderr."""
     found = result.fundamental if result.fundamental is not None else result.total
     counts = sys.stderr if getattr(args, "format", None) == "json" else sys.stdout
@@ -148,6 +154,9 @@ def print_count(args: argparse.Namespace, result: Count) -> int:
         print(f"partial count: {result.total}", file=counts)
         print(f"{args.prog}: {result.error}; the count is not the total", file=sys.stderr)
         return 0
+    if result.refused:  # by --require-checked: a whole count nothing checked
+        print(f"{args.prog}: error: {result.error}", file=sys.stderr)
+        return 1
     if not result.complete:
         if result.engine == "cubes":
             of = "" if result.groups_total is None else f" of {result.groups_total}"
@@ -158,7 +167,7 @@ def print_count(args: argparse.Namespace, result: Count) -> int:
         return 1
     if args.symmetric:
         print(f"fundamental: {result.fundamental}", file=counts)
-    print(f"count: {result.total}", file=counts)
+    print(f"count: {result.total}" + (f" ({result.checked})" if result.checked else ""), file=counts)
     for line in result.mismatches:
         print(line, file=sys.stderr)
     return 1 if result.mismatches else 0

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
-from cnfgen_queens.bounds import MAX_LINE
+from cnfgen_queens.bounds import MAX_LINE, json_value
 from cnfgen_queens.cnf.compressed import InputError, open_input
 from cnfgen_queens.cnf.dimacs import DimacsError, Header, open_body, read_header_file
 from cnfgen_queens.cnf.shuffle import KEY, ShuffleError, header_shuffle, header_shuffle_map, unshuffle_map
@@ -111,7 +111,7 @@ def json_answer(data: bytes, name: str) -> str:
     """The record of ``solve --json`` as the competition output ``solve`` prints: its ``cnf_header``
     lines (N, shuffle, variant), the s line and one v line."""
     try:
-        record = json.loads(data)
+        record = json_value(data)
     except ValueError as e:
         fail(f"{name}: starts with '{{' but is not JSON ({e}); decode reads solver output or `solve --json`")
     if not isinstance(record, dict) or not isinstance(record.get("status"), str):

@@ -3,7 +3,9 @@
 Exit codes follow the SAT competition: 10 SAT, 20 UNSAT, 0 unknown or a limit
 reached, 1 solver error, 2 usage error.  A wrong answer is a solver error (1, ``s UNKNOWN``), as
 ``batch`` judges it: a model that violates a clause, or UNSAT for an unchanged file whose header
-describes a board with a published positive count (:mod:`..solutions.known_answer`).
+describes a board with a published positive count (:mod:`..solutions.known_answer`).  A ``c checked:``
+line says how the answer was checked (``model-verified``, ``proof-verified``, ``published-count`` or
+``unchecked``); ``--require-checked`` makes an unchecked UNSAT an error too.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.errors import signals_unwind, warn
 
-from ..solutions.known_answer import contradicted_unsat
+from ..solutions.known_answer import UNCHECKED_WHY, judge_answer
 from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
-from ..solvers.outcome import EXIT_CODES, S_LINES
+from ..solvers.outcome import EXIT_CODES, S_LINES, Checked
 from .arg_groups import add_limit_arguments, add_solver_arguments
 from .common import EXIT_ENVIRONMENT, fail
 from .model_input import echo_lines, header_echo
@@ -44,6 +46,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "cnf_header, so `decode` reads it)",
     )
     p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
+    add_require_checked(p, "an UNSAT that neither a verified --proof nor OEIS (a board without solutions) backs")
+
+
+def add_require_checked(p: argparse.ArgumentParser, what: str) -> None:
+    """``--require-checked``: an unchecked answer is an error (exit 1), for scripts that need certainty."""
+    p.add_argument("--require-checked", action="store_true",
+                   help=f"treat {what} as an error (exit 1) instead of printing it marked unchecked")  # fmt: skip
 
 
 def _v_lines(model: tuple[int, ...]) -> str:
@@ -111,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             header = read_header_file(path, None)  # solve() warns (once) about a misnamed file
             outcome = solve(path, solver, limits=limits, args=extra,
                             proof=proof, solvers_file=solvers_file, name=name)  # fmt: skip
-            wrong = contradicted_unsat(header, path) if outcome.status is Status.UNSAT else None
+            judged = judge_answer(outcome, header, path, require_checked=args.require_checked)
         except OSError as e:
             fail(f"cannot read {name}: {e.strerror or e}")
         except InputError as e:
@@ -122,14 +131,18 @@ def run(args: argparse.Namespace) -> int:
     checked = outcome.clauses_checked
     if checked is not None and checked != header.num_clauses:  # the file's count is what was checked
         warn(f"{name}: header says {n_clauses(header.num_clauses)}, file has {checked}")
+    wrong = judged.problem
     code = EXIT_CODES[Status.ERROR] if wrong else outcome.exit_status  # a wrong answer is not passed on
     if args.json:
         record = {"file": name, "solver_path": spec.path, **outcome.to_dict(), "command_wall": command_wall,
                   "cnf_header": echo_lines(header)}  # fmt: skip
         if args.no_model:
             record["model"] = None
-        if wrong:
-            record["wrong_answer"] = wrong
+        record["checked"] = None if judged.checked is None else judged.checked.value
+        if judged.wrong:
+            record["wrong_answer"] = judged.wrong
+        if judged.refused:
+            record["refused"] = judged.refused
         print(json.dumps(record))
         if wrong:
             print(f"{args.prog}: error: {outcome.solver}: {wrong}", file=sys.stderr)
@@ -148,6 +161,9 @@ def run(args: argparse.Namespace) -> int:
     check = f"  check {outcome.check_time:.3f} s" if outcome.check_time is not None else ""
     out.append(f"c command wall {command_wall:.3f} s{check}")
     out.append(f"c status {outcome.status}")
+    if judged.checked is not None:
+        why = f" ({UNCHECKED_WHY})" if outcome.status is Status.UNSAT and judged.checked is Checked.UNCHECKED else ""
+        out.append(f"c checked: {judged.checked}{why}")
     if outcome.status is Status.SAT and checked is not None:
         out.append(f"c model verified against all {checked} clauses")
     if outcome.proof is not None:

@@ -129,7 +129,7 @@ def atomic_output(path: str | Path, *, stream: bool = False) -> Iterator[BinaryI
         with _written_into(Path(path)) as f:
             yield f
         return
-    path = target
+    given, path = str(path), target
     parent = path.parent if str(path.parent) else Path(".")
     with signals_unwind():
         pid = os.getpid()
@@ -149,10 +149,15 @@ def atomic_output(path: str | Path, *, stream: bool = False) -> Iterator[BinaryI
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
-        except BaseException:
+        except BaseException as e:
             if tmp is not None and os.getpid() == pid:
                 tmp.unlink(missing_ok=True)
+            if isinstance(e, OSError) and e.filename is None and e.errno in _DISK_ERRORS:  # a write: name the file
+                raise OSError(e.errno, e.strerror, given) from None
             raise
+
+
+_DISK_ERRORS = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO)  # a full disk, a file size limit, a quota
 
 
 def move_into(src: Path, path: Path) -> None:

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import signal
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -29,7 +30,8 @@ from ..solvers.outcome import Status
 from .adaptive import next_round
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
-from .store import OUTPUT_DIR, Row, Store
+from .store import OUTPUT_DIR, Row, Store, StoreError
+from .store_env import unwritable
 from .tasks import GenerationTimeout, Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
 
@@ -156,6 +158,16 @@ def _round(
     On a cluster (``dask``, ``slurm``) each worker checks the GBD hash of the cached CNF before solving it."""
 
     start = time.monotonic()
+    try:
+        return _run_batch(config, start, jobs=jobs, executor=executor, scheduler=scheduler, slurm=slurm, fresh=fresh,
+                          retry_errors=retry_errors, progress=progress, log=log)  # fmt: skip
+    except sqlite3.Error as e:  # SQLite's words for a full disk or a read-only folder: said as the cause
+        raise unwritable(config.results, e) or StoreError(f"{config.results}: {e}") from None
+
+
+def _run_batch(config: Config, start: float, *, jobs: int, executor: str, scheduler: str | None,
+               slurm: SlurmSettings | None, fresh: bool, retry_errors: bool, progress: bool,
+               log: Callable[[str], None]) -> Summary:  # fmt: skip
     with Store(config.results) as store:
         runs, todo = plan(config, None if fresh else store, retry_errors)
         extra = [] if fresh else next_round(config, store)  # adaptive repeats: the next of each unclear cell

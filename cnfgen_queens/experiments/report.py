@@ -22,6 +22,7 @@ from typing import Any
 
 from ..bounds import read_text
 from ..errors import UsageError
+from .runs_check import check_runs
 from .store import Row, Store
 from .summary import BY_KEYS, TIMES, VBS, GroupStats, missing_note, par2, penalized, summarize
 from .verdict import Verdict, verdict
@@ -219,4 +220,5 @@ def load_rows(path: Path | str) -> list[Row]:
         except (ValueError, UnicodeDecodeError) as e:  # UsageError and TooLarge are ValueErrors
             raise UsageError(str(e) if str(e).startswith(name) else f"{name}: {e}") from None
     with Store(path, readonly=True) as store:
+        check_runs(store)  # every column read is there, of its type
         return store.rows()

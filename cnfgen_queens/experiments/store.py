@@ -33,8 +33,9 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import UsageError
-from ..solvers.outcome import Status
+from ..solvers.outcome import Checked, Status
 from ..version import __version__
+from .store_env import unwritable
 from .verdict import Verdict
 
 OUTPUT_DIR = "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed
@@ -89,12 +90,15 @@ class Row:
     engine: str | None = None  # task count: cubes | loop (None: a solve, or stored before the column)
     machine: str | None = None  # fingerprint of the machine it ran on (table machines); None: stored before
     load_avg: float | None = None  # the 1-minute load average of its machine when it started
+    checked: Checked | None = None  # how the answer was checked (model-verified, ...); None: no answer, or older
 
     def __post_init__(self) -> None:
         if type(self.status) is not Status:  # a word (a CSV, a hand-made row) becomes the enum
             object.__setattr__(self, "status", Status(self.status))
         if self.verdict is not None and type(self.verdict) is not Verdict:
             object.__setattr__(self, "verdict", Verdict(self.verdict))
+        if self.checked is not None and type(self.checked) is not Checked:
+            object.__setattr__(self, "checked", Checked(self.checked))
 
     @property
     def solver_label(self) -> str:
@@ -115,7 +119,8 @@ _INSERT = f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) VALUES ({', '.joi
 # these differ between identical runs
 MEASURED = ("wall", "cpu", "peak_memory_mb", "host", "started", "finished", "check_time", "total_wall",
             "load_avg")  # fmt: skip
-_SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "INTEGER", Status: "TEXT", Verdict: "TEXT"}
+_SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "INTEGER", Status: "TEXT", Verdict: "TEXT",
+              Checked: "TEXT"}  # fmt: skip
 
 
 def column_types() -> dict[str, tuple[type, bool]]:
@@ -180,6 +185,7 @@ class EmptyStore(StoreError):
 
 STATUSES = {s.value: s for s in Status}
 VERDICTS = {v.value: v for v in Verdict}
+CHECKS = {c.value: c for c in Checked}
 
 
 def _row(values: tuple[Any, ...]) -> Row:
@@ -189,6 +195,7 @@ def _row(values: tuple[Any, ...]) -> Row:
             d[key] = bool(d[key])
     d["status"] = STATUSES.get(d["status"], Status.ERROR)  # a word no longer written (an old count's USAGE)
     d["verdict"] = VERDICTS.get(d["verdict"])  # None: judged on reading
+    d["checked"] = CHECKS.get(d["checked"])
     row = object.__new__(Row)  # what Row(**d) makes, without its checks (done above): 3x faster on 100,000 rows
     vars(row).update(d)
     return row
@@ -260,8 +267,8 @@ class Store:
                                 "value = excluded.value WHERE value != excluded.value", (WRITER,))  # fmt: skip
                 self._add_missing_columns()
             self.columns = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
-        except sqlite3.Error as e:
-            raise StoreError(f"{self.path}: not a usable results database ({e})") from None
+        except sqlite3.Error as e:  # a full disk, a read-only folder: the environment's (exit 1)
+            raise unwritable(self.path, e) or StoreError(f"{self.path}: not a usable results database ({e})") from None
         except OSError as e:
             raise StoreError(f"{self.path}: {e.strerror or e}") from None
 

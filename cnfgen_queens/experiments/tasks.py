@@ -23,9 +23,10 @@ from cnfgen_queens.model.decode import DecodeError, variant_placement
 from ..errors import UsageError
 from ..limits import Deadline, Limits
 from ..solutions import api
+from ..solutions.known_answer import judge_answer
 from ..solvers import resolve, solve
 from ..solvers.cgroup import choose
-from ..solvers.outcome import Status
+from ..solvers.outcome import Checked, Status
 from .grid import Instance, Run
 from .machine import Machine, load_average, this_machine
 from .verdict import NOT_A_SOLUTION
@@ -55,6 +56,7 @@ class Measurement:
     machine: str | None = None  # the fingerprint of machine_info
     load_avg: float | None = None  # the machine's 1-minute load average when the run started
     machine_info: Machine | None = None  # the machine the run ran on (read in the worker: a SLURM node's)
+    checked: Checked | None = None  # how the answer was checked (:func:`.known_answer.judge_answer`)
 
 
 def _now() -> str:
@@ -145,6 +147,7 @@ def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measure
     if o.status is Status.SAT and o.verified:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())
         refuted = error is not None
+    checked = Checked.UNCHECKED if refuted else judge_answer(o, read_header_file(cnf_path), cnf_path).checked
     return Measurement(
         Status.SAT if o.model_rejected else o.status,  # what the solver said; the check's word is `verified`
         solver_version=o.version,
@@ -156,6 +159,7 @@ def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measure
         measured_by=o.measured_by,
         check_time=o.check_time,
         refuted=refuted,
+        checked=checked,
     )
 
 
@@ -194,6 +198,7 @@ def _count(run: Run) -> Measurement:
         error=r.error,
         measured_by=measured_by,
         engine=r.engine,
+        checked=r.checked if r.complete else None,
     )
 
 

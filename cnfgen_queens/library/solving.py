@@ -18,10 +18,11 @@ from cnfgen_queens.limits import Limits
 from cnfgen_queens.model import decode as _decode
 from cnfgen_queens.model.variants import from_header
 from cnfgen_queens.solutions import api as _solutions
+from cnfgen_queens.solutions.known_answer import judge_answer
 from cnfgen_queens.solutions.records import Count, Found
 from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound
 from cnfgen_queens.solvers import solve as run_solver
-from cnfgen_queens.solvers.outcome import Outcome, Status
+from cnfgen_queens.solvers.outcome import Checked, Outcome, Status
 
 from .arguments import checked
 from .boards import Board, board_of
@@ -35,17 +36,23 @@ DEFAULT_SOLVER = _solutions.DEFAULT_SOLVER  # what solve, enumerate_solutions an
 class Solved:
     """What ``solve`` found: the checked ``Outcome`` the CLI's
     ``solve`` prints (a SAT model has been checked against every clause) and its board (None unless
-    SAT, or when a file's header names no N).
+    SAT, or when a file's header names no N); ``checked`` says how the answer was checked, as the CLI's
+    ``c checked:`` line does (None: no answer).  An answer the CLI rejects (an UNSAT contradicting a
+    published count; an unchecked UNSAT with ``require_checked``) has status ERROR and the reason as
+    ``outcome.error``.
 
     Examples:
         >>> import cnfgen_queens as cq
         >>> out = cq.solve(cq.queens(5, "ladder"))
         >>> str(out.status), out.outcome.verified, out.board.n, out.wall > 0, out.measured_by in ("rusage", "cgroup")
         ('SAT', True, 5, True, True)
+        >>> str(out.checked), str(cq.solve(cq.queens(3)).checked)
+        ('model-verified', 'published-count')
     """
 
     outcome: Outcome
     board: Board | None
+    checked: Checked | None = None
 
     @property
     def status(self) -> Status:
@@ -81,6 +88,7 @@ def solve(
     memory_limit: int | None = None,
     solver_args: Sequence[str] = (),
     solvers_file: str | Path | None = None,
+    require_checked: bool = False,
 ) -> Solved:
     """Run ``solver`` (``pysat:NAME``, a profile such as ``kissat``, or a path) on a formula, a CNF file or a
     ``pysat.formula.CNF``, as ``cnfgen-queens solve`` does, and check its answer (``board`` is None for a
@@ -93,6 +101,8 @@ def solve(
     CNF); FileNotFoundError (an OSError, as any file that cannot be opened) for a missing file; TypeError for
     anything else than the three inputs; SolverMissing, an OSError, for a known solver that is not
     installed (the CLI's exit 1).
+    The answer is judged as the CLI judges it (:func:`.known_answer.judge_answer`): a wrong UNSAT, or
+    with ``require_checked`` an unchecked one, is status ERROR.
 
     Examples:
         >>> import cnfgen_queens as cq
@@ -124,10 +134,12 @@ def solve(
                     name = formula.command if formula is not None else None
                     outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra,
                                          name=name)  # fmt: skip
+                judged = judge_answer(outcome, read_header_file(path, None), path, require_checked=require_checked)
+                outcome = judged.accepted(outcome)
                 if formula is not None:
                     board = board_of(formula, outcome.true_vars()) if outcome.model is not None else None
-                    return Solved(outcome, board)
-                return Solved(outcome, _file_board(path, outcome))
+                    return Solved(outcome, board, judged.checked)
+                return Solved(outcome, _file_board(path, outcome), judged.checked)
         except SolverMissing:
             raise  # the environment: an OSError
         except (SolverNotFound, ProfileError, InputError) as e:
@@ -233,6 +245,7 @@ def count(
     allow_large: bool = False,
     certify: str | Path | None = None,
     check_all: bool = False,
+    require_checked: bool = False,
 ) -> Count:
     """Count every solution (``cnfgen-queens count``): by cubes (``engine="cubes"``, what ``auto`` picks with
     an embedded solver: the plain board's canonical border cubes, the torus by its symmetry group, placed
@@ -241,7 +254,8 @@ def count(
     Returns the ``Count`` the CLI prints: ``total``, ``fundamental``
     (with ``symmetric``), ``status`` (UNSAT: complete), ``mismatches`` with OEIS.  ``certify``: a
     directory for a DRAT certificate (``count --certify``; ``cnfgen-queens check-count`` checks it);
-    ``check_all``: evaluate every clause on every model (``--check-all``).
+    ``check_all``: evaluate every clause on every model (``--check-all``).  ``checked`` says how a complete
+    count was checked; ``require_checked`` (``--require-checked``) makes an unchecked one status ERROR.
 
     Examples:
         >>> import cnfgen_queens as cq
@@ -259,4 +273,5 @@ def count(
         return _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
                                 jobs=jobs, executor=executor, scheduler=scheduler,
                                 symmetric=symmetric, limit=limit, allow_large=allow_large,
-                                certify=None if certify is None else Path(certify), check_all=check_all)  # fmt: skip
+                                certify=None if certify is None else Path(certify), check_all=check_all,
+                                require_checked=require_checked)  # fmt: skip

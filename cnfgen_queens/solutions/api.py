@@ -32,6 +32,7 @@ from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
 from cnfgen_queens.solutions import cube_count, split_count
 from cnfgen_queens.solutions.certificate import certify, check_certify
+from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate
 from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
 from cnfgen_queens.solutions.engine_choice import (
     AUTO_SPLIT_UP_TO,
@@ -47,10 +48,10 @@ from cnfgen_queens.solutions.engine_choice import (
 from cnfgen_queens.solutions.external_cubes import count_external_cubes
 from cnfgen_queens.solutions.external_loop import enumerate_external
 from cnfgen_queens.solutions.forked_loop import enumerate_forked
-from cnfgen_queens.solutions.records import Count, EnumerationError, EnumerationOptions, Found, GroupCount
+from cnfgen_queens.solutions.records import REFUSED, Count, EnumerationError, EnumerationOptions, Found, GroupCount
 from cnfgen_queens.solutions.size_cap import COMPACT, CUBES_ESCAPE, HELD_CLAUSES, check_held_size, check_size
 from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound, resolve
-from cnfgen_queens.solvers.outcome import Status
+from cnfgen_queens.solvers.outcome import Checked, Status
 
 __all__ = [  # the policy's public names: the entries below, and the rules re-exported from beside it
     "AUTO_SPLIT_UP_TO", "COMPACT", "CUBES_ESCAPE", "DEFAULT_SOLVER", "ENGINES", "HELD_CLAUSES", "auto_cubes",
@@ -172,6 +173,7 @@ def count(
     on_call: Callable[[], None] | None = None,
     certify: Path | None = None,
     check_all: bool = False,
+    require_checked: bool = False,
 ) -> Count:
     """Count every solution (and orbits with ``symmetric``) by the engine :func:`choose_engine` picks.
 
@@ -181,18 +183,20 @@ def count(
     called per finished group of cubes, ``on_solution``/``on_call`` per solution and solver call of the loop.
     ``certify``: count every cube and write a certificate there (:mod:`.certificate`; engine ``certify``).
     ``check_all``: evaluate every clause on every model too (else a board check in O(N) where the formula
-    is ours; a binary's model is always checked against every clause).
+    is ours; a binary's model is always checked against every clause).  A complete count says how it was
+    checked (:func:`checked_count`); ``require_checked`` makes an unchecked one an ERROR.
 
     >>> c = count(QueensFormula(8))
-    >>> (c.total, c.complete, c.engine, c.mismatches)
-    (92, True, 'cubes', ())
+    >>> (c.total, c.complete, c.engine, c.mismatches, str(c.checked))
+    (92, True, 'cubes', (), 'published-count')
     """
     limits = limits or Limits()
     if certify is not None:
         loop_only = loop_only_flags(limits, limit, workdir, resume, allow_large)
         loop_only += given((("--solver-args", solver_args), ("--solvers-file", solvers_file)))
-        return _certified(formula, solver, certify, engine=engine, limits=limits, jobs=jobs, executor=executor,
+        result = _certified(formula, solver, certify, engine=engine, limits=limits, jobs=jobs, executor=executor,
                           scheduler=scheduler, symmetric=symmetric, progress=progress, loop_only=loop_only)  # fmt: skip
+        return checked_count(formula, result, require_checked, certificate=certify)
     chosen = choose_engine(formula, solver, engine, jobs=jobs, executor=executor, symmetric=symmetric,
                            limits=limits, limit=limit, workdir=workdir, resume=resume, allow_large=allow_large,
                            solver_args=solver_args, solvers_file=solvers_file)  # fmt: skip
@@ -231,7 +235,35 @@ def count(
                                 on_call=on_call, check_all=check_all)  # fmt: skip
     if result.complete:
         result = replace(result, mismatches=mismatches(formula, result.total, result.fundamental))
-    return result
+    return checked_count(formula, result, require_checked)
+
+
+def checked_count(formula: QueensFormula, result: Count, require_checked: bool = False,
+                  certificate: Path | None = None) -> Count:  # fmt: skip
+    """``result`` with how it was checked: ``published-count`` when it equals the published count of the
+    board (no mismatch), else ``unchecked`` (the solver's UNSAT answers, on their word).  With
+    ``require_checked``, a certificate just written is checked (``certified``: check-count's check), and
+    an unchecked count becomes status ERROR saying so.  A count that is not complete, or disagrees with the
+    published count (its ``mismatches``: a wrong answer), is left as it is (``checked`` None)."""
+    if not result.complete:
+        return result
+    if not result.mismatches:
+        known = known_total(formula) is not None
+        result = replace(result, checked=Checked.PUBLISHED if known else Checked.UNCHECKED)
+    if not require_checked or result.checked in (Checked.PUBLISHED, Checked.CERTIFIED):
+        return result
+    why = "rests on the solver's UNSAT answers, which nothing checked"
+    if result.mismatches:
+        why = "disagrees with the published count"
+    elif certificate is not None:
+        try:
+            if check_certificate(certificate).total == result.total:
+                return replace(result, checked=Checked.CERTIFIED)
+        except CertificateRejected as e:
+            why = f"has a certificate that check-count rejects ({e})"
+    else:
+        why += " (no published count for this board; --certify DIR writes a certificate that is checked)"
+    return replace(result, status=Status.ERROR, error=f"the count {result.total} {why}, {REFUSED}")
 
 
 def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: str, limits: Limits, jobs: int,

@@ -12,7 +12,6 @@ The certified count is the number of distinct boards.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -26,7 +25,6 @@ from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, variant_placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import from_header
-from cnfgen_queens.solutions.api import check_held_size
 from cnfgen_queens.solutions.certificate import (
     COVER,
     FORMAT,
@@ -38,6 +36,8 @@ from cnfgen_queens.solutions.certificate import (
     cube_formula,
     formula_hash,
 )
+from cnfgen_queens.solutions.manifest_bounds import ManifestRejected, check_bounds, load_manifest
+from cnfgen_queens.solutions.size_cap import check_held_size
 from cnfgen_queens.solvers.outcome import ProofState
 from cnfgen_queens.solvers.proof import MAX_PROOF_BYTES, check_drat_clauses, check_drat_trim, drat_trim
 
@@ -63,12 +63,10 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     """The manifest, or UsageError when ``directory`` holds no certificate."""
     path = Path(directory) / MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_manifest(path)
     except FileNotFoundError:
         why = f"{directory} holds no certificate (no {MANIFEST}; count N --certify DIR writes one)"
         raise UsageError(why) from None
-    except (OSError, ValueError) as e:
-        raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     if isinstance(data, dict) and data.get("format") != FORMAT and isinstance(data.get("written_by"), str):
         by = repr(data["written_by"][:100])  # a cnfgen-queens certificate of another format: who wrote it
         raise UsageError(f"{path}: a certificate of format {data.get('format')!r}, written by {by}; this is "
@@ -125,19 +123,28 @@ class _Proofs:
             raise CertificateRejected(f"{what}: the proof {proof.name} is not verified ({result.detail})")
 
 
-def _models(path: Path, num_vars: int) -> list[tuple[int, ...]]:
-    """The true variables of each board in a solutions file (one line each, ended by 0)."""
+def _models(path: Path, num_vars: int, claimed: int) -> list[tuple[int, ...]]:
+    """The true variables of each board in a solutions file (one line each, ended by 0), read as a stream:
+    at most ``claimed`` + 1 lines (the manifest's count) of at most 12 bytes a variable each."""
     if not path.is_file():
         raise CertificateRejected(f"the solutions file {path.name} is missing")
+    longest = 12 * (num_vars + 1)
     out = []
-    for i, line in enumerate(path.read_text(encoding="ascii", errors="replace").splitlines(), 1):
-        try:
-            values = [int(t) for t in line.split()]
-        except ValueError:
-            raise CertificateRejected(f"{path.name}:{i}: not a list of variables: {line[:60]!r}") from None
-        if not values or values[-1] != 0 or any(not 0 < v <= num_vars for v in values[:-1]):
-            raise CertificateRejected(f"{path.name}:{i}: expected true variables in 1..{num_vars} ended by 0")
-        out.append(tuple(values[:-1]))
+    with open(path, "rb") as f:
+        for i, raw in enumerate(iter(lambda: f.readline(longest + 1), b""), 1):
+            if len(raw) > longest:
+                raise CertificateRejected(f"{path.name}:{i}: a line longer than {longest:,} bytes, the most "
+                                          f"{num_vars:,} variables take")  # fmt: skip
+            if i > claimed:
+                raise CertificateRejected(f"{path.name} lists more than the {claimed} boards the manifest says")
+            line = raw.decode("ascii", errors="replace").rstrip("\r\n")
+            try:
+                values = [int(t) for t in line.split()]
+            except ValueError:
+                raise CertificateRejected(f"{path.name}:{i}: not a list of variables: {line[:60]!r}") from None
+            if not values or values[-1] != 0 or any(not 0 < v <= num_vars for v in values[:-1]):
+                raise CertificateRejected(f"{path.name}:{i}: expected true variables in 1..{num_vars} ended by 0")
+            out.append(tuple(values[:-1]))
     return out
 
 
@@ -169,18 +176,20 @@ def check_certificate(directory: Path, checker: str = "auto") -> CertifiedCount:
     UsageError when there is no certificate there or no checker."""
     directory = Path(directory)
     manifest = read_manifest(directory)
+    try:
+        check_bounds(manifest)  # every field typed and bounded before anything is built from it
+    except ManifestRejected as e:
+        raise CertificateRejected(str(e)) from None
     formula = regenerate(manifest)
+    cubes = certificate_cubes(formula.n)  # before the formula is built: the work follows the manifest's length
+    entries = manifest["cubes"]
+    if [tuple(e["cube"]) for e in entries] != cubes:
+        raise CertificateRejected(f"the manifest's cubes are not the {len(cubes)} cubes of N={formula.n} "
+                                  "(row 0 and row N-1 queens that do not attack)")  # fmt: skip
     clauses = list(formula.clauses())
     num_vars = formula.counts()[0]
     if formula_hash(clauses) != manifest.get("formula_sha256"):
         raise CertificateRejected(f"the manifest's formula hash is not that of {formula.describe()}")
-    cubes = certificate_cubes(formula.n)
-    entries = manifest.get("cubes")
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise CertificateRejected("the manifest's cubes are not a list of objects")
-    if [tuple(e["cube"]) if isinstance(e.get("cube"), list) else None for e in entries] != cubes:
-        raise CertificateRejected(f"the manifest's cubes are not the {len(cubes)} cubes of N={formula.n} "
-                                  "(row 0 and row N-1 queens that do not attack)")  # fmt: skip
     seen: set[Placement] = set()
     with tempfile.TemporaryDirectory(prefix="cnfgen-queens-check-") as tmp:
         proofs = _Proofs(checker, num_vars, Path(tmp))
@@ -188,7 +197,7 @@ def check_certificate(directory: Path, checker: str = "auto") -> CertifiedCount:
             sol, drat = cube_files(i)
             if entry.get("solutions") != sol or entry.get("proof") != drat:
                 raise CertificateRejected(f"cube {i + 1}: expected the files {sol} and {drat}")
-            models = _models(directory / sol, num_vars)
+            models = _models(directory / sol, num_vars, entry["count"])
             if entry.get("count") != len(models):
                 raise CertificateRejected(f"cube {i + 1}: the manifest says {entry.get('count')} boards, {sol} "
                                           f"lists {len(models)}")  # fmt: skip

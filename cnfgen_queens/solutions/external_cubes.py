@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from cnfgen_queens.bounds import json_value
 from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import NEVER, Deadline, Limits
@@ -105,7 +106,7 @@ def _check_run(workdir: Path, formula: QueensFormula, solver: str, resume: bool)
     meta = workdir / RUN
     if meta.exists():
         try:
-            have = json.loads(meta.read_text())
+            have = json_value(meta.read_text())
         except ValueError:
             raise UsageError(f"{meta} is not JSON") from None
         if not resume:

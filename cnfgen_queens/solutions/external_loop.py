@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
+from cnfgen_queens.bounds import json_value
 from cnfgen_queens.cnf.atomic import atomic_output, sweep_temporaries
 from cnfgen_queens.cnf.dimacs import Header
 from cnfgen_queens.cnf.same_file import OutputIsInput
@@ -132,9 +133,11 @@ def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: b
         want["break_symmetry"] = True
     if resume and meta.exists():
         try:
-            have = json.loads(meta.read_text())
+            have = json_value(meta.read_text())
         except ValueError:
             raise UsageError(f"{meta} is not JSON") from None
+        if not isinstance(have, dict):
+            raise UsageError(f"{meta} is not the record of a run (a JSON object with n and symmetric)")
         if {k: have.get(k) for k in (*want, "variant", "break_symmetry")} != {"variant": None, "break_symmetry": None,
                                                                               **want}:  # fmt: skip
             raise UsageError(f"{workdir} holds a run with {have}, not {want}: resume with those options")

@@ -6,11 +6,16 @@ clauses merged in, no variables added) and OEIS publishes a count for it (A00017
 A007705 for the torus) that is positive, an UNSAT answer is wrong: ``batch`` stores such a run with
 verdict ``wrong`` (:mod:`cnfgen_queens.experiments.verdict`), and ``solve`` says so
 (:func:`contradicted_unsat`). Comments can lie; the size check keeps the claim to unchanged files.
+
+:func:`judge_answer` is the one judgement of a solver's answer that ``solve`` (the CLI and the Python
+API) and the batch share: how it was checked (:class:`.Checked`), whether it is wrong, and, with
+``require_checked``, whether an unchecked UNSAT is refused.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cnfgen_queens.cnf.dimacs import Header
@@ -18,6 +23,7 @@ from cnfgen_queens.cnf.scan import CnfFile, check_stream
 from cnfgen_queens.model.formula import HEADER_BREAK, QueensFormula
 from cnfgen_queens.model.known_counts import published_count
 from cnfgen_queens.model.variants import VariantError, from_header
+from cnfgen_queens.solvers.outcome import Checked, Outcome, ProofState, Status
 
 DESCRIPTION = re.compile(r"n=(\d+) encoding=(\S+)(?: group_size=(\d+))? column_alo=(true|false)$")
 
@@ -27,6 +33,21 @@ def contradicted_unsat(header: Header, path: Path | None = None) -> str | None:
     nothing known contradicts it (no description, a changed size, a variant without a published count).
     ``path``: the file, whose clauses are then counted too (blocking clauses appended under an unchanged
     header: ``block >> q8.cnf``); only boards with a published count get there, so the file is small."""
+    return _contradiction(described_count(header, path))
+
+
+def _contradiction(described: tuple[int, int, str, str, bool] | None) -> str | None:
+    if described is None or described[1] == 0:  # unknown N, or N = 2, 3: UNSAT is right
+        return None
+    n, published, oeis, encoding, torus = described
+    board = "torus " if torus else ""
+    return (f"the solver answered UNSAT, but the header describes {n}-queens {board}({encoding}), which has "
+            f"{published} solutions (OEIS {oeis}): a wrong answer")  # fmt: skip
+
+
+def described_count(header: Header, path: Path | None = None) -> tuple[int, int, str, str, bool] | None:
+    """(N, its published count, the OEIS id, the encoding, torus) of the unchanged formula a CNF's header
+    describes, or None (no description, a changed size, a variant without a published count)."""
     m = next((m for c in header.comments if (m := DESCRIPTION.match(c.strip()))), None)
     if m is None:
         return None
@@ -38,7 +59,7 @@ def contradicted_unsat(header: Header, path: Path | None = None) -> str | None:
     if variant.placed or variant.holes:
         return None
     published = published_count(n, torus=variant.torus)
-    if published is None or published[0] == 0:  # unknown N, or N = 2, 3: UNSAT is right
+    if published is None:
         return None
     try:
         broken = any(c.strip().startswith(HEADER_BREAK) for c in header.comments)  # SAT iff the board has a solution
@@ -49,9 +70,55 @@ def contradicted_unsat(header: Header, path: Path | None = None) -> str | None:
             return None  # more (or fewer) clauses than the header says
     except ValueError:  # an unknown encoding, a bad group size: a header we did not write
         return None
-    board = "torus " if variant.torus else ""
-    return (f"the solver answered UNSAT, but the header describes {n}-queens {board}({encoding}), which has "
-            f"{published[0]} solutions (OEIS {published[1]}): a wrong answer")  # fmt: skip
+    return n, published[0], published[1], encoding, variant.torus
+
+
+UNCHECKED_WHY = "no verified proof, no published count for this CNF"
+UNCHECKED_UNSAT = f"UNSAT unchecked ({UNCHECKED_WHY})"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What is made of one solver answer: ``checked`` says how it was checked (None: no answer, e.g. a
+    limit or an error, or a wrong one); ``wrong`` why it contradicts a published count; ``refused`` why
+    ``require_checked`` does not accept it.  Either of the last two makes the answer an error."""
+
+    checked: Checked | None
+    wrong: str | None = None
+    refused: str | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """Why the answer is not accepted (wrong, or refused), or None."""
+        return self.wrong or self.refused
+
+    def accepted(self, outcome: Outcome) -> Outcome:
+        """``outcome`` as accepted: status ERROR with :attr:`problem` as its error when it is not."""
+        if self.problem is None:
+            return outcome
+        return replace(outcome, status=Status.ERROR, error=self.problem, verified=False)
+
+
+def judge_answer(outcome: Outcome, header: Header, path: Path | None = None, *,
+                 require_checked: bool = False) -> Judgement:  # fmt: skip
+    """The judgement of ``outcome``, the answer of a solver on the CNF of ``header`` (at ``path``): SAT with
+    a checked model is ``model-verified``; UNSAT is wrong when the header describes an unchanged board
+    with a positive published count, ``published-count`` when that count is 0 (N = 2, 3),
+    ``proof-verified`` with a checked DRAT proof, else ``unchecked`` (refused with ``require_checked``)."""
+    if outcome.status is Status.SAT:
+        return Judgement(Checked.MODEL if outcome.verified else Checked.UNCHECKED)
+    if outcome.status is not Status.UNSAT:
+        return Judgement(None)
+    described = described_count(header, path)
+    wrong = _contradiction(described)
+    if wrong is not None:
+        return Judgement(None, wrong=wrong)
+    if outcome.proof is ProofState.VERIFIED:
+        return Judgement(Checked.PROOF)
+    if described is not None:  # published count 0: UNSAT is what OEIS says
+        return Judgement(Checked.PUBLISHED)
+    refused = f"{UNCHECKED_UNSAT}, refused by --require-checked" if require_checked else None
+    return Judgement(Checked.UNCHECKED, refused=refused)
 
 
 def _quiet(message: str) -> None:

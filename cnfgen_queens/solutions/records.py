@@ -2,7 +2,10 @@
 
 One :class:`Count` for every engine (cubes or loop), with one :class:`.Status`: UNSAT means the
 count is complete (the solver said UNSAT in every cube, or after the last blocking clause);
-TIMEOUT, MEMOUT or ERROR mean it stopped, and ``total`` holds what was counted before.
+TIMEOUT, MEMOUT or ERROR mean it stopped, and ``total`` holds what was counted before.  ``checked``
+says how a complete count was checked (:class:`.Checked`: ``published-count``, ``certified`` or
+``unchecked``: the solver's UNSAT answers, taken on their word); a count refused by ``require_checked``
+(:attr:`Count.refused`) is status ERROR with ``total`` the whole count.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from pathlib import Path
 
 from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.board import Placement
-from cnfgen_queens.solvers.outcome import Status
+from cnfgen_queens.solvers.outcome import Checked, Status
+
+REFUSED = "refused by --require-checked"  # how a count require_checked refuses ends its error
 
 
 class EnumerationError(RuntimeError):
@@ -73,8 +78,8 @@ class Count:
     Examples:
         >>> import cnfgen_queens as cq
         >>> c = cq.count(cq.queens(7, torus=True))  # OEIS A007705
-        >>> c.total, c.complete, c.engine, str(c.status)
-        (28, True, 'cubes', 'UNSAT')
+        >>> c.total, c.complete, c.engine, str(c.status), str(c.checked)
+        (28, True, 'cubes', 'UNSAT', 'published-count')
     """
 
     total: int
@@ -88,8 +93,14 @@ class Count:
     error: str | None = None
     mismatches: tuple[str, ...] = ()
     limited: bool = False  # stopped at its limit of solutions (status UNKNOWN): not the total
+    checked: Checked | None = None  # how a complete count was checked (None: not complete, nothing to check)
 
     @property
     def complete(self) -> bool:
         """Every solution was counted: the solver said UNSAT at the end of every cube."""
         return self.status is Status.UNSAT
+
+    @property
+    def refused(self) -> bool:
+        """A whole count that ``require_checked`` refused: nothing checked it, or it is wrong (status ERROR)."""
+        return self.status is Status.ERROR and (self.error or "").endswith(REFUSED)

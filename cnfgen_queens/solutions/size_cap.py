@@ -55,6 +55,13 @@ def check_size(formula: QueensFormula, engine: str, *, jobs: int = 1, executor: 
         check_held_size(formula, allow_large)
         return
     copies = max(1, jobs) if executor == "local" else 1  # Dask workers may be other machines
+    clauses = formula.counts()[1]
+    if copies > 1 and clauses <= HELD_CLAUSES < clauses * copies:  # one copy fits: the cause is the jobs
+        most = HELD_CLAUSES // clauses
+        raise UsageError(f"{flag('--jobs', copies)}: each local worker holds a copy of N={formula.n} "
+                         f"{formula.encoding} ({clauses:,} clauses), {clauses * copies:,} clauses in all, above the "
+                         f"limit of {HELD_CLAUSES:,} for formulas held in memory; use {flag('--jobs', most)} "
+                         "or fewer")  # fmt: skip
     escape = f"{flag('--engine', 'loop')}, {flag('--allow-large')}" if from_python() else CUBES_ESCAPE
     if copies > 1:
         escape += f"; {flag('--jobs', copies)} holds {copies} copies, so the limit is {HELD_CLAUSES:,} / {copies}"

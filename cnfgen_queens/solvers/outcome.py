@@ -31,6 +31,22 @@ class ProofState(StrEnum):
     REJECTED = "rejected"
 
 
+class Checked(StrEnum):
+    """How an answer was checked, one word for every answer the tool gives (a solve, a count).
+
+    ``model-verified``: SAT, the model satisfies every clause; ``proof-verified``: UNSAT, a DRAT proof
+    was checked; ``published-count``: an UNSAT or a count that agrees with the published count of the
+    board (OEIS A000170, A007705); ``certified``: a count whose certificate was checked (``check-count``);
+    ``unchecked``: nothing checked it (a solver's UNSAT on its word, a count built on such answers).
+    """
+
+    MODEL = "model-verified"
+    PROOF = "proof-verified"
+    PUBLISHED = "published-count"
+    CERTIFIED = "certified"
+    UNCHECKED = "unchecked"
+
+
 # SAT-competition exit codes of the CLI (0: no answer, 1: solver error)
 EXIT_CODES = {Status.SAT: 10, Status.UNSAT: 20, Status.ERROR: 1}
 S_LINES = {Status.SAT: "SATISFIABLE", Status.UNSAT: "UNSATISFIABLE"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..bounds import json_value
 from ..user_cache import cache_dir, write_cache
 from ..version import __version__
 
@@ -40,12 +41,11 @@ def _cache_file() -> Path:
 
 def _read() -> dict[str, str]:
     """The cache's entries; anything unreadable or malformed counts as empty."""
-    import json
 
     try:
         with open(_cache_file(), encoding="utf-8") as f:
             text = f.read(MAX_BYTES + 1)
-        data = json.loads(text) if len(text) <= MAX_BYTES else {}
+        data = json_value(text) if len(text) <= MAX_BYTES else {}
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):

@@ -1,0 +1,240 @@
+"""Files from outside are checked before they are trusted, and every error is a sentence naming the file or
+option and the cause (issue 30, items 5 and 8): forged certificate manifests, hand-edited results files,
+deeply nested JSON, a full disk, a read-only results folder, too many jobs."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CLI_ENTRY, in_process, need_module, need_solver
+
+import cnfgen_queens as cq
+from cnfgen_queens.cli import main
+
+DEEP = "[" * 100_000 + "]" * 100_000  # deeper than Python's JSON parser goes (RecursionError)
+
+
+def one_sentence(err: str) -> str:
+    assert err.count("\n") == 1 and "Traceback" not in err and "CNFGEN_QUEENS_DEBUG" not in err, err
+    assert "RecursionError" not in err and "OperationalError" not in err and "TypeError" not in err, err
+    return err
+
+
+def cli(argv: list[str], cwd: Path, timeout: float = 120, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """The CLI in a process of its own, bounded: a forged input must not make it run for ever."""
+    return subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, cwd=cwd,
+                          timeout=timeout, **kwargs)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cert5(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real certificate of N = 5 (PySAT CaDiCaL)."""
+    d = tmp_path_factory.mktemp("cert") / "c5"
+    assert main(["count", "5", "--certify", str(d), "--quiet"]) == 0
+    return d
+
+
+def forged(cert: Path, tmp_path: Path, change: dict[str, Any] | None = None, text: str | None = None) -> Path:
+    d = tmp_path / "forged"
+    shutil.copytree(cert, d)
+    manifest = json.loads((d / "manifest.json").read_text())
+    (d / "manifest.json").write_text(text if text is not None else json.dumps({**manifest, **(change or {})}))
+    return d
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"n": 10**9}, "n is not an integer in 1..46,340"),  # spun for ever (issue 30)
+        ({"n": True}, "n is not an integer"),
+        ({"n": 40_000}, "above the limit"),  # within gen-queens' cap, over the held-formula cap
+        ({"total": "all"}, "total is not an integer"),
+        ({"group_size": -3}, "group_size is not an integer"),
+        ({"variant": ["c"] * 10_000}, "variant is not a list of at most"),
+        ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}] * 100_000}, "at most 25 cubes"),
+        ({"cubes": [{"cube": [1, 20], "count": 10**100, "solutions": "a", "proof": "b"}]}, "cubes are not the"),
+        ({"formula_sha256": {"x": DEEP[:400] + DEEP[-400:]}}, "formula_sha256 is not a SHA-256"),
+        ({"solver": DEEP}, None),  # a field the check does not read: the JSON text of it, nested 100,000 deep
+    ],
+)  # fmt: skip
+def test_a_forged_manifest_is_refused_in_one_line(cert5: Path, tmp_path: Path, change: dict[str, Any],
+                                                  field: str | None) -> None:  # fmt: skip
+    if field is None:  # written as text: json.dumps cannot write it either
+        text = (cert5 / "manifest.json").read_text().replace('"format"', f'"x": {DEEP}, "format"', 1)
+        done = cli(["check-count", str(forged(cert5, tmp_path, text=text))], tmp_path)
+        assert done.returncode == 2 and "JSON nested too deeply" in one_sentence(done.stderr)
+        return
+    done = cli(["check-count", str(forged(cert5, tmp_path, change))], tmp_path)
+    assert done.returncode in (1, 2) and field in one_sentence(done.stderr), done.stderr
+
+
+def test_a_solutions_file_longer_than_its_count_is_refused(cert5: Path, tmp_path: Path) -> None:
+    """The solutions file is read as a stream, at most the manifest's count of lines."""
+    d = forged(cert5, tmp_path)
+    sol = next(p for p in sorted((d / "cubes").glob("*.sol")) if p.read_text())
+    sol.write_text(sol.read_text() * 1000)
+    done = cli(["check-count", str(d), "--checker", "dratify"], tmp_path)
+    assert done.returncode == 1 and "lists more than the" in one_sentence(done.stderr)
+
+
+def test_the_untouched_certificate_still_checks(cert5: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    need_module("dratify")
+    code, out, _ = in_process(["check-count", str(cert5), "--checker", "dratify"], capsys)
+    assert (code, out) == (0, "certified count: 10\n")  # OEIS A000170(5), checked here by the proofs
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real store: minisat on N = 3 (UNSAT) and 5 (SAT)."""
+    need_solver("minisat")
+    tmp = tmp_path_factory.mktemp("store")
+    cfg = tmp / "b.yaml"
+    cfg.write_text(f"experiment: b\ninstances:\n  n: [3, 5]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
+                   f"limits: {{time: 30}}\nresults: {tmp / 'r.sqlite'}\n")  # fmt: skip
+    assert main(["batch", str(cfg), "--jobs", "1", "--no-progress"]) == 0
+    return tmp / "r.sqlite"
+
+
+def edited(store: Path, tmp_path: Path, *sql: str) -> Path:
+    copy = tmp_path / "edited.sqlite"
+    shutil.copy(store, copy)
+    with contextlib.closing(sqlite3.connect(copy)) as db:
+        for statement in sql:
+            db.execute(statement)
+        db.commit()
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("sql", "words"),
+    [
+        (["ALTER TABLE runs RENAME COLUMN status TO answer"], "has no column status"),  # read as all UNSAT, exit 0
+        (["UPDATE runs SET wall = 'fast' WHERE n = 5"], "column wall holds 'fast', not a number"),  # a TypeError
+        (["UPDATE runs SET n = 'five' WHERE n = 5"], "column n holds 'five', not an integer"),
+        (["UPDATE runs SET solver_args = '{\"a\": 1}'"], "column solver_args holds"),
+        ([f"UPDATE runs SET variant = '{DEEP[:2000]}'"], "column variant holds"),
+    ],
+)
+def test_report_refuses_a_store_it_cannot_read_right(store: Path, tmp_path: Path, sql: list[str], words: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    code, out, err = in_process(["report", str(edited(store, tmp_path, *sql))], capsys)
+    assert (code, out) == (2, "") and words in one_sentence(err)
+    with pytest.raises(cq.UsageError, match=words.split(" holds")[0]):
+        cq.load_results(edited(store, tmp_path, *sql))
+
+
+def test_report_reads_an_older_store_without_the_newer_columns(store: Path, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    older = edited(store, tmp_path, *(f"ALTER TABLE runs DROP COLUMN {c}" for c in ("checked", "engine", "verdict")))
+    code, out, _ = in_process(["report", str(older)], capsys)
+    assert code == 0 and "| minisat | pairwise | 2 | 2 | 1 | 1 | 0 |" in out  # N = 5 SAT, N = 3 UNSAT: both solved
+
+
+def test_deeply_nested_json_elsewhere_is_a_sentence(tmp_path: Path) -> None:
+    """decode of a `solve --json`-like record, a --resume directory's run.json: a sentence, not a RecursionError."""
+    need_solver("minisat")
+    done = cli(["decode", "-", "-n", "4"], tmp_path, input='{"status": ' + DEEP + "}")
+    assert done.returncode == 2 and "not JSON (JSON nested too deeply)" in one_sentence(done.stderr)
+    work = tmp_path / "work"
+    assert cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--quiet"], tmp_path).returncode == 0
+    (work / "run.json").write_text(DEEP)
+    done = cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--resume", "--quiet"], tmp_path)
+    assert done.returncode == 2 and "run.json is not JSON" in one_sentence(done.stderr)
+    (work / "run.json").write_text("[1, 2]")  # JSON, but no record: an AttributeError
+    done = cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--resume", "--quiet"], tmp_path)
+    assert done.returncode == 2 and "run.json is not the record of a run" in one_sentence(done.stderr)
+
+
+FULL_DISK = "import resource, signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); " \
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (300_000, 300_000)); "  # fmt: skip
+
+
+def batch_config(tmp_path: Path, results: Path) -> Path:
+    cfg = tmp_path / "full.yaml"
+    cfg.write_text(f"experiment: full\ninstances:\n  n: {{from: 4, to: 30}}\n  encodings: [sequential]\n"
+                   f"solvers: [pysat:cadical195]\nlimits: {{time: 30}}\nresults: {results}\n")  # fmt: skip
+    return cfg
+
+
+def test_a_batch_on_a_full_disk_says_so(tmp_path: Path) -> None:
+    """Issue 30: ``OperationalError: database or disk is full``.  The disk is full for this process: a file size
+    limit (RLIMIT_FSIZE) of 300 KB, which the results file's journal passes within the first runs."""
+    results = tmp_path / "out" / "r.sqlite"
+    argv = [sys.executable, "-c", FULL_DISK + CLI_ENTRY, "batch", str(batch_config(tmp_path, results)), "--jobs", "1",
+            "--no-progress"]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    err = one_sentence(done.stderr)
+    assert done.returncode == 1 and f"cannot write the results file {results}" in err and "disk" in err, err
+    with contextlib.closing(sqlite3.connect(results)) as db:  # what was stored before is still readable
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["count", "9", "--certify", "d", "--quiet"], "d/manifest.json: File too large"),  # was "output: ..."
+        (["enumerate", "8", "--solver", "minisat", "--out", "e", "--quiet"], "e/base.cnf: File too large"),
+    ],
+)
+def test_a_full_disk_under_an_output_directory_names_the_file(tmp_path: Path, argv: list[str], named: str) -> None:
+    need_solver("minisat")
+    tight = FULL_DISK.replace("300_000", "3_000")
+    done = subprocess.run([sys.executable, "-c", tight + CLI_ENTRY, *argv], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)  # fmt: skip
+    assert done.returncode == 1 and named in one_sentence(done.stderr)
+
+
+@contextlib.contextmanager
+def tiny_tmpfs(where: Path, options: str = "size=256k") -> Iterator[Path]:
+    """A 256 KB tmpfs (root only; skipped where mounting is not allowed)."""
+    where.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a tmpfs needs root (the file size limit test covers the rest)")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True,
+                      timeout=30).returncode:  # fmt: skip
+        pytest.skip("mounting a tmpfs is not allowed here")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], capture_output=True, timeout=30, check=True)
+
+
+def test_a_batch_on_a_really_full_disk_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with tiny_tmpfs(tmp_path / "tiny") as tiny:
+        code, _, err = in_process(["batch", str(batch_config(tmp_path, tiny / "r.sqlite")), "--jobs", "1",
+                                   "--no-progress"], capsys)  # fmt: skip
+    assert code == 1 and "the disk is full" in one_sentence(err) and str(tiny / "r.sqlite") in err
+
+
+def test_a_results_file_in_a_read_only_folder_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30: "unable to open database file".  A folder without write permission; as root (who may write in
+    any folder) a read-only tmpfs."""
+    need_solver("minisat")
+    folder = tmp_path / "locked"
+    with contextlib.ExitStack() as stack:
+        if os.geteuid() == 0:
+            stack.enter_context(tiny_tmpfs(folder, "ro,size=64k"))
+        else:
+            folder.mkdir(mode=0o555)
+            stack.callback(folder.chmod, 0o755)
+        cfg = tmp_path / "ro.yaml"
+        cfg.write_text(f"experiment: ro\ninstances:\n  n: [5]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
+                       f"limits: {{time: 30}}\nresults: {folder / 'r.sqlite'}\n")  # fmt: skip
+        code, _, err = in_process(["batch", str(cfg), "--jobs", "1", "--no-progress"], capsys)
+    assert code == 1 and f"its folder {folder} is not writable" in one_sentence(err)
+
+
+def test_too_many_jobs_names_jobs(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30: ``cq.count(f, jobs=10**6)`` said "736 clauses, above the limit of 20"; the cause is the jobs."""
+    with pytest.raises(cq.UsageError, match=r"jobs=1000000: each local worker holds a copy .* use jobs=27173 or fewer"):
+        cq.count(cq.queens(8), jobs=10**6)
