@@ -255,3 +255,26 @@ def test_a_clause_line_of_any_length_is_read_in_bounded_memory(tmp_path: Path, m
         assert rc == 0 and peak < PEAK_MB, (rc, peak, stderr)
     finally:
         cnf.unlink()
+
+
+@pytest.mark.parametrize("mb", SIZES)
+def test_a_resume_file_of_any_size_is_read_in_bounded_memory(tmp_path: Path, mb: int) -> None:
+    """``--resume`` reads solutions.txt line by line: a line longer than a placement can be is refused in
+    one line, whatever its length, and the solutions before it are read as before."""
+    from helpers import need_solver
+
+    need_solver("minisat")
+    out = tmp_path / "d"
+    first = subprocess.run([str(BIN / "cnfgen-queens"), "enumerate", "6", "--solver", "minisat", "--out", str(out)],
+                           capture_output=True, timeout=300, preexec_fn=default_signals)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    solutions = out / "solutions.txt"
+    good = solutions.read_bytes()
+    repeated(solutions, good, b"1 2 3 4 5 6 ", mb, b"\n")
+    try:
+        rc, peak, _, stderr = peak_run(["enumerate", "6", "--solver", "minisat", "--out", str(out), "--resume"],
+                                            tmp_path)  # fmt: skip
+    finally:
+        solutions.unlink()
+    assert rc == 2 and "a line longer than" in stderr and stderr.count("\n") == 1, (rc, stderr)
+    assert peak < PEAK_MB, peak
