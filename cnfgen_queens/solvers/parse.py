@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
 from cnfgen_queens.bounds import MAX_TOKEN
+from cnfgen_queens.cnf.chunks import fast_literals
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 
 if TYPE_CHECKING:
@@ -188,8 +189,6 @@ def _into_sink(
     data is read by numpy's reader when it can vouch for every token, else in Python."""
     arr = None
     if len(data) > FAST:
-        from cnfgen_queens.cnf.chunks import fast_literals
-
         arr = fast_literals(data, sink.num_vars)  # None: a token numpy cannot vouch for, or one out of range
     values: Sequence[int] | np.ndarray
     if arr is None:
