@@ -278,3 +278,55 @@ def test_a_resume_file_of_any_size_is_read_in_bounded_memory(tmp_path: Path, mb:
         solutions.unlink()
     assert rc == 2 and "a line longer than" in stderr and stderr.count("\n") == 1, (rc, stderr)
     assert peak < PEAK_MB, peak
+
+
+# -- the model sink agrees with the list reader ------------------------------------------------
+
+
+@pytest.mark.parametrize("piece", [1, 3, 64, 1 << 20])
+def test_a_streamed_claim_is_the_listed_claim(piece: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every output of tests/test_solvers_output.py, and large ones (the numpy path), read with a sink: the
+    same answer, problem and terminator, and the values the listed literals set."""
+    import io
+
+    from test_solvers_output import OUTPUTS
+
+    from cnfgen_queens.cnf.model_sink import ModelSink
+    from cnfgen_queens.solvers import parse
+
+    large = "s SATISFIABLE\nv " + " ".join(str(-i if i % 3 else i) for i in range(1, 200_000)) + " 0\n"
+    for text in [*OUTPUTS, *([large, large.replace(" 0\n", " 7 0\n")] if piece >= 64 else [])]:
+        listed = parse.read_competition(io.BytesIO(text.encode()))
+        monkeypatch.setattr(parse, "PIECE", piece)
+        streamed = parse.read_competition(io.BytesIO(text.encode()), ModelSink(70_000))
+        monkeypatch.undo()
+        assert (streamed.answer, streamed.garbage) == (listed.answer, listed.garbage), text[:80]
+        assert (streamed.problem is None) == (listed.problem is None), (text[:80], streamed.problem)
+        if listed.model is None or listed.problem is not None:
+            continue
+        model = streamed.model
+        assert model is not None and not isinstance(model, tuple)
+        lits = listed.model
+        beyond = next((abs(v) for v in lits if abs(v) > 70_000), None)
+        if beyond is not None:  # a wrong model, found while reading: "terminated" so that it is judged
+            assert model.problem == f"model mentions variable {beyond}, but the CNF has 70000" and streamed.terminated
+        elif len(set(map(abs, lits))) < len(lits):
+            assert model.problem is not None and "variable 7 " in model.problem
+        else:
+            assert model.problem is None and streamed.terminated == listed.terminated
+            assert list(model.true_variables()) == sorted(v for v in lits if v > 0) and len(model) == len(lits)
+
+
+def test_the_sink_names_the_first_wrong_literal() -> None:
+    from cnfgen_queens.cnf.model_sink import ModelSink
+
+    for lits, problem in [
+        ([1, -2, 3, 2], "model sets variable 2 both true and false"),
+        ([1, -2, 3, -2], "model sets variable 2 twice"),
+        ([1, 2, 11, 12], "model mentions variable 11, but the CNF has 10"),
+        ([1, 2, 3], None),
+    ]:
+        in_python, with_numpy = ModelSink(10), ModelSink(10)
+        in_python.add(lits)
+        with_numpy._many(lits)  # what add() does past SMALL literals
+        assert in_python.problem == with_numpy.problem == problem, (lits, in_python.problem, with_numpy.problem)

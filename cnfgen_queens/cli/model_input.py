@@ -277,7 +277,9 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
         fail(f"{name}: {what}", EXIT_NO_SOLUTION)
     if claim.answer is None:
         warn(f"{name}: v lines without an s line; decoding them anyway")
-    if isinstance(claim.model, ModelValues):  # the sink refused a variable set twice
+    if isinstance(claim.model, ModelValues):  # read as a stream: a variable set twice is its problem
+        if claim.model.problem:
+            fail(f"{name}: {claim.model.problem}", EXIT_NO_SOLUTION)
         true: Iterator[int] = claim.model.true_variables()
     else:
         lits = set(claim.model)

@@ -23,11 +23,14 @@ SMALL = 64  # literals added in pure Python; more with numpy
 @dataclass(frozen=True)
 class ModelValues:
     """A streamed model: ``value`` holds 1 at each true variable and ends with a 0 sentinel (what
-    :func:`.scan.check_stream` checks), ``literals`` how many literals set it.  Its length is
-    ``literals``, so an empty model is falsy, as an empty tuple of literals is."""
+    :func:`.scan.check_stream` checks), ``literals`` how many literals set it, ``problem`` why the
+    model is wrong (a variable set twice, or beyond the CNF's), which makes it a rejected model, as
+    a model that violates a clause is.  Its length is ``literals``, so an empty model is falsy, as
+    an empty tuple of literals is."""
 
     value: bytearray
     literals: int
+    problem: str | None = None
 
     def __len__(self) -> int:
         return self.literals
@@ -128,4 +131,5 @@ class ModelSink:
 
     def values(self) -> ModelValues:
         """The model recorded: 1 at each true variable, a 0 sentinel after the largest variable seen."""
-        return ModelValues(bytearray(self.state[: self.top + 1].translate(_TRUE_ONLY)) + b"\0", self.literals)
+        value = bytearray(self.state[: self.top + 1].translate(_TRUE_ONLY)) + b"\0"
+        return ModelValues(value, self.literals, self.problem)

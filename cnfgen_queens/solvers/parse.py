@@ -90,7 +90,8 @@ def read_competition(stream: BinaryIO, sink: ModelSink | None = None) -> Claim:
             continue  # a whole comment line: the common case, skipped without a look
         p.feed(piece)
     p.feed(b"\n")  # output that ends without a newline ends its last line
-    return Claim(p.answer, p.model(), p.terminated, p.problem, p.garbage)
+    rejected = p.sink is not None and p.sink.problem is not None  # a model read no further, already wrong
+    return Claim(p.answer, p.model(), p.terminated or rejected, p.problem, p.garbage)
 
 
 class _Competition:
@@ -151,7 +152,7 @@ class _Competition:
                 self.held = b""
         self.lits = [] if self.lits is None else self.lits
         if self.sink is not None:
-            if self.problem is None:  # after the first problem the model is not read on
+            if self.problem is None and self.sink.problem is None:  # after the first problem, not read on
                 self.terminated, self.problem = _into_sink(data, self.sink, self.terminated, "a v line", AFTER)
             return
         for tok in data.split():
@@ -185,8 +186,9 @@ def _into_sink(
     data: bytes, sink: ModelSink, terminated: bool, where: str, after: str | None
 ) -> tuple[bool, str | None]:
     """Feed the literals of ``data`` (whole tokens of ``where``) to ``sink``: (terminated now, the first
-    problem).  ``after``: the problem of literals after the terminating 0 (None: they are ignored).  Large
-    data is read by numpy's reader when it can vouch for every token, else in Python."""
+    problem of the output; a wrong model is the sink's own ``problem``).  ``after``: the problem of
+    literals after the terminating 0 (None: they are ignored).  Large data is read by numpy's reader
+    when it can vouch for every token, else in Python."""
     arr = None
     if len(data) > FAST:
         arr = fast_literals(data, sink.num_vars)  # None: a token numpy cannot vouch for, or one out of range
@@ -210,7 +212,7 @@ def _into_sink(
     sink.add(values if end < 0 else values[:end])
     if sink.problem is None and 0 <= end < len(values) - 1:
         return True, after
-    return end >= 0, sink.problem
+    return end >= 0, None
 
 
 def _token(tok: bytes) -> str:
@@ -253,8 +255,10 @@ def read_minisat(stream: BinaryIO | None, sink: ModelSink | None = None) -> Clai
             )
         if sink is not None:
             ended, problem = _into_sink(data, sink, False, "the result file", None)
-            if problem is not None or ended:
-                return Claim(answer, sink.values(), ended, problem, None)
+            if problem is not None:
+                return Claim(answer, sink.values(), False, problem, None)
+            if ended or sink.problem is not None:  # a wrong model is read no further
+                return Claim(answer, sink.values(), True, None, None)
             continue
         for tok in data.split():
             try:

@@ -75,7 +75,10 @@ def _check(
     if isinstance(cnf, Path):
         cnf = CnfFile(cnf, str(cnf))
     header = cnf.header if isinstance(cnf, Cnf) else _header(cnf)
-    value, error = (model.value, None) if isinstance(model, ModelValues) else model_values(model, header.num_vars)
+    if isinstance(model, ModelValues):  # read as a stream: its problem (a variable set twice, ...) found then
+        value, error = (None, model.problem) if model.problem else (model.value, None)
+    else:
+        value, error = model_values(model, header.num_vars)
     if value is None:
         return None, error, 0
     if isinstance(cnf, Cnf):
