@@ -44,7 +44,7 @@ def wall(argv: list[str]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="N = 120 (a smoke run, not the target)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--limit", type=float, default=10.0, help="time limit of the parsing solvers (s)")
