@@ -2,8 +2,10 @@
 
 One bound on a time limit for every command and config: :data:`MAX_TIME` seconds, what kissat,
 minisat and picosat accept (a larger limit is refused, not clamped).  A :class:`Deadline` is an
-instant on the wall clock (epoch seconds), so it means the same in this process, a forked
-child, a spawned worker and a Dask worker on another machine.
+instant on the monotonic clock, so a step of the wall clock (NTP, a user's ``date -s``) moves no
+limit.  That clock is the machine's, shared by this process and a forked child; a Deadline that
+is pickled (to a spawned worker, a Dask worker on another machine) travels as the seconds it has
+left and is anchored again on the receiver's clock.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def check_time_limit(seconds: float | None, what: str = "time limit") -> float |
 
 @dataclass(frozen=True)
 class Deadline:
-    """When time is up: ``at`` in epoch seconds, or None for never.
+    """When time is up: ``at`` on :func:`time.monotonic`'s clock, or None for never.
 
     >>> Deadline.after(None).expired()
     False
@@ -66,19 +68,28 @@ class Deadline:
     @classmethod
     def after(cls, seconds: float | None) -> Deadline:
         """The deadline ``seconds`` from now (never for None)."""
-        return cls(None if seconds is None else time.time() + seconds)
+        return cls(None if seconds is None else time.monotonic() + seconds)
 
     def expired(self, grace: float = 0.0) -> bool:
         """Whether the deadline (plus ``grace`` seconds) has passed."""
-        return self.at is not None and time.time() > self.at + grace
+        return self.at is not None and time.monotonic() > self.at + grace
 
     def left(self, grace: float = 0.0) -> float | None:
         """Seconds until the deadline plus ``grace`` (at least 0), or None for never."""
-        return None if self.at is None else max(0.0, self.at + grace - time.time())
+        return None if self.at is None else max(0.0, self.at + grace - time.monotonic())
 
     @property
     def never(self) -> bool:
         return self.at is None
+
+    def __reduce__(self) -> tuple[object, tuple[float | None]]:
+        """Pickled as the seconds left: the monotonic clock of another process or machine has another zero."""
+        return _deadline_after, (self.left(),)
+
+
+def _deadline_after(seconds: float | None) -> Deadline:
+    """:meth:`Deadline.after` for unpickling (an expired deadline stays expired)."""
+    return Deadline.after(seconds)
 
 
 NEVER = Deadline()

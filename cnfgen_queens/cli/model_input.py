@@ -7,13 +7,15 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, BinaryIO, cast
 
 from cnfgen_queens.bounds import MAX_LINE, json_value
+from cnfgen_queens.cnf.chunks import Prefixed
 from cnfgen_queens.cnf.compressed import InputError, open_input
-from cnfgen_queens.cnf.dimacs import DimacsError, Header, open_body, read_header_file
+from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, Header, open_body, read_header_file
+from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 from cnfgen_queens.cnf.shuffle import KEY, ShuffleError, header_shuffle, header_shuffle_map, unshuffle_map
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import DecodeError, variant_placement
@@ -21,7 +23,7 @@ from cnfgen_queens.model.variants import HEADER_HOLES, HEADER_PLACED, HEADER_TOR
 
 from ..errors import warn
 from ..solvers.outcome import Status
-from ..solvers.parse import parse_competition, parse_minisat
+from ..solvers.parse import Claim, parse_competition, parse_minisat, read_competition, read_minisat
 from .common import Exit, board_size, fail
 
 if TYPE_CHECKING:
@@ -217,48 +219,15 @@ def _holds(path: str, header: Header, size: int) -> bool:
     return size <= 0
 
 
-def _line_rest(f: IO[bytes], name: str) -> bytes:
-    """The rest of the current line, at most :data:`cnfgen_queens.bounds.MAX_LINE` bytes (longer: InputError)."""
-    rest = f.readline(MAX_LINE)
-    if len(rest) == MAX_LINE and not rest.endswith(b"\n") and f.peek(1)[:1]:  # type: ignore[attr-defined]
-        raise InputError(f"{name}: a line longer than {MAX_LINE} bytes (64 MiB), not solver output")
-    return rest
-
-
-def _filtered(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarray], name: str) -> str:
-    import numpy as np
-
-    kept: list[bytes] = []
-    other = 0
-    data = head + _line_rest(f, name)
-    while data:
-        v_lits: list[bytes] = []
-        lines = data.splitlines()
-        only_v = data[:1] == b"v" and data.count(b"\nv") + 1 == len(lines)
-        if only_v and not data.translate(None, b"0123456789 -\t\r\nv"):  # v lines only: no loop over lines
-            v_lits, lines = [data.replace(b"v", b" ")], []
-        for line in lines:
-            s = line.strip()
-            if s[:2] == b"v " or s == b"v":
-                v_lits.append(s[1:])
-            elif s[:1] == b"s" or (s and s[:1] != b"c" and other < 5):  # answers; the first odd lines
-                other += s[:1] != b"s"
-                kept.append(s)
-        if v_lits:
-            text = b" ".join(v_lits)
-            try:
-                lits = np.fromstring(text, dtype=np.int64, sep=" ")
-                ok = lits.size == len(text.split())
-            except ValueError:
-                ok = False
-            if ok:
-                lits = lits[(lits == 0) | cells(np.abs(lits))]
-                kept.append(b"v " + b" ".join(b"%d" % x for x in lits.tolist()))
-            else:  # the parser names the bad token
-                kept.append(b"v " + text)
-        data = f.read(SMALL_ANSWER)
-        data += _line_rest(f, name) if data else b""
-    return b"\n".join(kept).decode("utf-8", "replace")
+def _streamed(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarray]) -> Claim:
+    """The claim of a large answer, read as a stream: only the values of the board's cells are kept (each
+    set once: memory follows the board, never the output, whatever its lines' lengths)."""
+    first = head.lstrip().split(None, 1)[:1]
+    stream = cast(BinaryIO, Prefixed(head, f))
+    sink = ModelSink(MAX_VAR, keep=cells)
+    if first and first[0].decode("utf-8", "replace") in MINISAT_FIRST:
+        return read_minisat(stream, sink)
+    return read_competition(stream, sink)
 
 
 def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
@@ -281,15 +250,16 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
                 backward, forward = unshuffle_map(header), header_shuffle_map(header)
             except ShuffleError as e:
                 fail(str(e))
-        small = len(head) < SMALL_ANSWER  # else only the cell literals are kept: memory follows the board
-        text = head.decode("utf-8", "replace") if small else _filtered(head, f, _cells(n, forward), name)
+        if len(head) < SMALL_ANSWER:
+            text = opb_to_dimacs(head.decode("utf-8", "replace"))
+            first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+            claim = parse_minisat(text) if first in MINISAT_FIRST else parse_competition(text)
+        else:  # only the cells' values are kept: memory follows the board
+            claim = _streamed(head, f, _cells(n, forward))
     except OSError as e:
         fail(f"cannot read {name}: {e.strerror or e}")
     except InputError as e:
         fail(str(e))
-    text = opb_to_dimacs(text)
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    claim = parse_minisat(text) if first in MINISAT_FIRST else parse_competition(text)
     if claim.problem:
         fail(f"{name}: {claim.problem}", EXIT_NO_SOLUTION)
     if claim.answer is Status.UNSAT:
@@ -307,11 +277,16 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
         fail(f"{name}: {what}", EXIT_NO_SOLUTION)
     if claim.answer is None:
         warn(f"{name}: v lines without an s line; decoding them anyway")
-    lits = set(claim.model)
-    clash = next((v for v in lits if v > 0 and -v in lits), None)
-    if clash is not None:
-        fail(f"{name}: the model sets variable {clash} both true and false", EXIT_NO_SOLUTION)
-    true = (v for v in claim.model if v > 0)
+    if isinstance(claim.model, ModelValues):  # read as a stream: a variable set twice is its problem
+        if claim.model.problem:
+            fail(f"{name}: {claim.model.problem}", EXIT_NO_SOLUTION)
+        true: Iterator[int] = claim.model.true_variables()
+    else:
+        lits = set(claim.model)
+        clash = next((v for v in lits if v > 0 and -v in lits), None)
+        if clash is not None:
+            fail(f"{name}: the model sets variable {clash} both true and false", EXIT_NO_SOLUTION)
+        true = (v for v in claim.model if v > 0)
     if backward is not None:
         true = (backward[v] for v in true if v < len(backward))
     try:

@@ -1,10 +1,8 @@
 """Vectorised reading of a DIMACS body in chunks: the whole-file reader and the streaming model check.
 
-The body is read a few MB at a time, cut at a line end, and parsed by numpy's text
-reader into 64-bit integers; a chunk it cannot vouch for (comments, signs standing
-alone, a token it does not consume, a literal out of range) goes through the
-line-by-line parser of :mod:`.dimacs`, which names the line of any error.  Memory
-follows the chunk and the model, never the header's variable count, so a model is
+The body is read in chunks by :func:`.chunks.literal_chunks` (numpy's text reader, the
+line-by-line parser of :mod:`.dimacs` for what it cannot vouch for).  Memory follows the
+chunk and the model, never the header's variable count nor the length of a clause, so a model is
 checked against a file of any size in bounded memory.  A small body (:data:`SMALL_BODY`) is checked
 in pure Python instead, with the same verdicts: importing numpy would cost more than the check.
 """
@@ -12,19 +10,18 @@ in pure Python instead, with the same verdicts: importing numpy would cost more 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
 
-from cnfgen_queens.bounds import MAX_TOKEN
+from cnfgen_queens.cnf.chunks import SCAN_CHUNK, Prefixed, literal_chunks
 from cnfgen_queens.cnf.dimacs import (
     Clause,
-    DimacsError,
     EndOfBody,
     Header,
     Warn,
@@ -35,123 +32,14 @@ from cnfgen_queens.cnf.dimacs import (
     read_header,
 )
 
-SCAN_CHUNK = 1 << 18  # bytes of text per chunk: its arrays stay in the CPU caches (faster than 4 MB)
+__all__ = ["SCAN_CHUNK", "Prefixed", "literal_chunks"]  # read here by stats, merge and the embedded solver
+
 # a body up to this is checked in pure Python: importing numpy costs more (the N = 40 pairwise CNF, 1.3 MB,
 # takes about as long either way, numpy's import included: scripts/bench_solve_loop.py --threshold)
 SMALL_BODY = 1 << 20
 SMALL_BODY_NUMPY_LOADED = 1 << 14  # once numpy is imported anyway, only a tiny body is faster without it
 SMALL_MODEL = 1 << 16  # a model of up to this many literals is read in pure Python, a larger one with numpy
 Values = bytearray  # a model: 1 at the index of each true variable, the last entry a 0 sentinel for any beyond
-
-
-class Prefixed:
-    """``head`` and then the rest of ``stream``, read in pieces (what :func:`literal_chunks` reads)."""
-
-    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
-        self.head, self.stream = head, stream
-
-    def read(self, size: int = -1) -> bytes:
-        if self.head:
-            piece, self.head = (self.head, b"") if size < 0 else (self.head[:size], self.head[size:])
-            return piece
-        return self.stream.read(size)
-
-
-def _signs_ok(piece: bytes) -> bool:
-    """Every '-' starts a token and is followed by a digit (numpy's reader takes "1-2" as two numbers
-    and a lone "-" as 0); anything else it does not consume makes it raise."""
-    import numpy as np
-
-    b = np.frombuffer(piece, dtype=np.uint8)
-    at = np.flatnonzero(b == 45)
-    if not at.size:
-        return True
-    if at[-1] + 1 >= b.size:
-        return False
-    after = b[at + 1]
-    before = b[np.maximum(at - 1, 0)]
-    return bool(np.all((after >= 48) & (after <= 57) & ((at == 0) | (before <= 32))))
-
-
-def _fast(piece: bytes, num_vars: int) -> np.ndarray | None:
-    """The literals of ``piece`` when numpy's reader gives exactly them, else None (use the slow path)."""
-    import numpy as np
-
-    if b"c" in piece or b"p" in piece or b"%" in piece or b"+" in piece or not _signs_ok(piece):
-        return None
-    try:
-        empty = not piece or piece.isspace()  # isspace stops at the first other byte: O(1) on a body
-        arr = np.zeros(0, np.int64) if empty else np.fromstring(piece, dtype=np.int64, sep=" ")
-    except ValueError:
-        return None
-    if arr.size and (int(arr.max()) > num_vars or int(arr.min()) < -num_vars):
-        return None  # saturated int64 included: the slow path names the variable exactly
-    return arr
-
-
-def _cut(data: bytes, name: str, line: int) -> tuple[bytes, bytes]:
-    """(whole lines, or whole tokens of one long line; the rest for the next read)."""
-    i = data.rfind(b"\n")
-    if i >= 0:
-        return data[: i + 1], data[i + 1 :]
-    j = max(data.rfind(b) for b in (b" ", b"\t", b"\r", b"\v", b"\f"))
-    if j >= 0:
-        return data[: j + 1], data[j + 1 :]
-    if len(data) > MAX_TOKEN:
-        raise DimacsError(f"{name}:{line}: {len(data)} bytes without a space or line end: not DIMACS")
-    return b"", data
-
-
-def literal_chunks(
-    stream: IO[bytes], header: Header, name: str, warn: Warn = _stderr_warn, chunk: int | None = None
-) -> Iterator[np.ndarray]:
-    """int64 arrays of the body's literals, each ending with a clause's 0 (the stream is at the body)."""
-    import numpy as np
-
-    chunk = chunk or SCAN_CHUNK
-    num_vars, line = header.num_vars, header.body_line
-    carry = np.zeros(0, np.int64)
-    rest = b""
-    line_start, in_comment, ended = True, False, False
-    while not ended:
-        data = stream.read(chunk)
-        at_end = not data
-        piece, rest = (rest + data, b"") if at_end else _cut(rest + data, name, line)
-        if not piece:
-            if at_end:
-                break
-            continue
-        arr = None if not line_start else _fast(piece, num_vars)
-        if arr is None:
-            text = piece
-            if not line_start and in_comment:  # the rest of a long comment line
-                nl = text.find(b"\n")
-                text = b"" if nl < 0 else text[nl + 1 :]
-            continued = not line_start and not in_comment
-            lits: list[int] = []
-            try:
-                lits.extend(body_literals(text.splitlines(), name, line, num_vars, warn, continued))
-            except EndOfBody:
-                ended = True
-            arr = np.array(lits, dtype=np.int64)
-        if line_start:  # matters only when the piece is one unfinished line
-            in_comment = piece.lstrip()[:1] == b"c"
-        line += piece.count(b"\n")
-        line_start = piece.endswith(b"\n")
-        if carry.size:
-            arr = np.concatenate((carry, arr))
-        zeros = np.flatnonzero(arr == 0)
-        if zeros.size:
-            end = int(zeros[-1]) + 1
-            carry = arr[end:]
-            yield arr[:end]
-        else:
-            carry = arr
-        if at_end:
-            break
-    if carry.size:
-        warn(f"{name}: last clause has no terminating 0; taken as ended")
-        yield np.concatenate((carry, np.zeros(1, np.int64)))
 
 
 @dataclass(frozen=True)
@@ -254,20 +142,33 @@ class CnfFile:
 @dataclass(frozen=True)
 class StreamCheck:
     """A streaming check: the first violated clause (index, literals) or None, the clauses read and the
-    largest variable they mention."""
+    largest variable they mention.  ``length``: the violated clause's length when ``violated`` shows only
+    its first :data:`SHOWN` literals (a clause longer than a chunk is never held whole)."""
 
     violated: tuple[int, Clause] | None
     clauses: int
     max_var: int
+    length: int | None = None
+
+
+class CheckStopped(Exception):
+    """The caller's ``stop()`` said to end a check before the end of the file (its deadline passed, or the
+    solver it runs beside answered)."""
+
+
+SHOWN = 4096  # literals of a violated clause longer than a chunk that a message quotes
 
 
 def check_stream(
-    source: CnfFile, value: Values | None, warn: Warn = _stderr_warn, small: int | None = None
-) -> StreamCheck:
+    source: CnfFile, value: Values | None, warn: Warn = _stderr_warn, small: int | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> StreamCheck:  # fmt: skip
     """Check the model ``value`` clause by clause; with None, only read the whole body (DimacsError for
     anything that is not DIMACS).  A body of up to ``small`` bytes is read in pure Python (no numpy to
     import: a solve in a shell loop starts fast), a larger one in numpy chunks; both accept and refuse
-    the same bodies (tests/test_scan_paths.py)."""
+    the same bodies (tests/test_scan_paths.py).  Memory follows the chunk and the model, not the clause:
+    a clause line of any length is read in pieces.  ``stop`` is asked between chunks; when it says True
+    the check ends with :class:`CheckStopped`."""
     if small is None:
         small = SMALL_BODY if "numpy" not in sys.modules else SMALL_BODY_NUMPY_LOADED
     with open_cnf(source.path, None) as f:
@@ -275,7 +176,8 @@ def check_stream(
         head = f.read(small + 1)
         if len(head) <= small:
             return _check_small(small_literals(head, header, source.name, warn), value)
-        return _check_chunks(literal_chunks(Prefixed(head, f), header, source.name, warn), value)  # type: ignore[arg-type]
+        chunks = literal_chunks(Prefixed(head, f), header, source.name, warn, whole=False)  # type: ignore[arg-type]
+        return _check_chunks(chunks, value, stop)
 
 
 def small_literals(body: bytes, header: Header, name: str, warn: Warn = _stderr_warn) -> list[int]:
@@ -308,23 +210,74 @@ def _check_small(lits: list[int], value: Values | None) -> StreamCheck:
     return StreamCheck(None, index, top)
 
 
-def _check_chunks(chunks: Iterable[np.ndarray], value: Values | None) -> StreamCheck:
-    """:func:`check_stream` of 0-terminated literal arrays, with numpy."""
+def _check_chunks(
+    chunks: Iterable[np.ndarray], value: Values | None, stop: Callable[[], bool] | None = None
+) -> StreamCheck:
+    """:func:`check_stream` of literal arrays that may end inside a clause, with numpy."""
     import numpy as np
 
-    array = None if value is None else np.frombuffer(value, dtype=np.bool_)
-    index = top = 0
-    for lits in chunks:
-        if array is None:
+    if value is None:
+        index = top = 0
+        for lits in chunks:
+            if stop is not None and stop():
+                raise CheckStopped
             top = max(top, int(np.abs(lits).max()))
             index += int(np.count_nonzero(lits == 0))
-            continue
-        bad, clauses, most = _scan(lits, array)
-        top = max(top, most)
+        return StreamCheck(None, index, top)
+    under_way = _UnderWay(np.frombuffer(value, dtype=np.bool_))
+    for lits in chunks:
+        if stop is not None and stop():
+            raise CheckStopped
+        bad = under_way.feed(lits)
         if bad is not None:
-            return StreamCheck((index + bad[0], bad[1]), index + bad[0] + 1, top)
-        index += clauses
-    return StreamCheck(None, index, top)
+            return bad
+    return StreamCheck(None, under_way.index, under_way.top)
+
+
+class _UnderWay:
+    """The model check of :func:`_check_chunks`: the clause under way (satisfied yet, its first literals,
+    its length), the clauses done and the largest variable."""
+
+    def __init__(self, value: np.ndarray) -> None:
+        self.value, self.index, self.top = value, 0, 0
+        self.sat, self.shown, self.length = False, list[int](), 0
+
+    def feed(self, lits: np.ndarray) -> StreamCheck | None:
+        """Check one array; the first violated clause, when it ends in it."""
+        import numpy as np
+
+        if not lits.size:
+            return None
+        self.top = max(self.top, int(np.abs(lits).max()))
+        zeros = np.flatnonzero(lits == 0)
+        if not zeros.size:
+            self._extend(lits)
+            return None
+        first, last = int(zeros[0]), int(zeros[-1])
+        self._extend(lits[:first])
+        if not self.sat:
+            cut = None if len(self.shown) == self.length else self.length
+            return StreamCheck((self.index, tuple(self.shown)), self.index + 1, self.top, cut)
+        self.index += 1
+        if last > first:
+            bad, clauses, _ = _scan(lits[first + 1 : last + 1], self.value)
+            if bad is not None:
+                return StreamCheck((self.index + bad[0], bad[1]), self.index + bad[0] + 1, self.top)
+            self.index += clauses
+        self.sat, self.shown, self.length = False, [], 0
+        self._extend(lits[last + 1 :])
+        return None
+
+    def _extend(self, part: np.ndarray) -> None:
+        import numpy as np
+
+        self.length += int(part.size)
+        if self.sat or not part.size:
+            return
+        var = np.minimum(np.abs(part), self.value.size - 1)  # the last entry: a False sentinel for any beyond
+        self.sat = bool((self.value.take(var) ^ (part < 0)).any())
+        if not self.sat and len(self.shown) < SHOWN:
+            self.shown.extend(part[: SHOWN - len(self.shown)].tolist())
 
 
 def model_values(model: Sequence[int], num_vars: int) -> tuple[Values | None, str | None]:

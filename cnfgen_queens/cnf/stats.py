@@ -238,7 +238,7 @@ def file_stats(
         stream = cast(IO[bytes], hashed)
         header = read_header(stream, name)
         tally = Tally(MAX_PAIRS if graph else None)
-        for lits in literal_chunks(stream, header, name, warn, chunk=STATS_CHUNK):
+        for lits in literal_chunks(stream, header, name, warn, chunk=STATS_CHUNK, whole=False):
             tally.add(lits)
     if tally.clauses != header.num_clauses:
         warn(f"{name}: header says {n_clauses(header.num_clauses)}, file has {tally.clauses}")
@@ -309,7 +309,7 @@ def tally_stats(header: Header, tally: Tally, graph: bool, max_graph_edges: int)
         literals=tally.literals,
         used_variables=int(occ.size),
         clause_variable_ratio=clauses / num_vars if num_vars else None,
-        clause_lengths={k: int(v) for k, v in enumerate(hist.tolist()) if v},
+        clause_lengths=dict(zip(*(a.tolist() for a in tally.length_counts()), strict=True)),
         clause_length=Summary(*lengths_of) if lengths_of else Summary(None, None, None, None, None),
         binary_fraction=float(hist[2] / clauses) if clauses and hist.size > 2 else 0.0,
         ternary_fraction=float(hist[3] / clauses) if clauses and hist.size > 3 else 0.0,

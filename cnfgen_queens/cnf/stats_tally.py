@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 DENSE_SLACK = 1 << 20  # variables counted in arrays up to 8 x the literals read + this; beyond, apart
+DENSE_LENGTHS = 1 << 16  # clause lengths below this are counted in an array; longer ones apart (a dict)
 
 
 def _grow(a: np.ndarray, size: int) -> np.ndarray:
@@ -27,12 +28,15 @@ def _grow(a: np.ndarray, size: int) -> np.ndarray:
 
 
 class Tally:
-    """Running counts of a CNF body fed as 0-terminated literal arrays (:func:`.scan.literal_chunks`)."""
+    """Running counts of a CNF body fed as literal arrays (:func:`.chunks.literal_chunks`), which may end
+    inside a clause: the clause under way is counted by its length and positive literals so far, so a
+    clause of any length costs no memory."""
 
     def __init__(self, keep_pairs: int | None) -> None:
         import numpy as np
 
-        self.hist = np.zeros(0, np.int64)  # clauses by length
+        self.hist = np.zeros(0, np.int64)  # clauses by length, below DENSE_LENGTHS
+        self.long: dict[int, int] = {}  # clauses by length, the longer ones (a clause of millions costs no array)
         self.horn = 0  # clauses with at most one positive literal
         self.literals = 0
         self.pos = np.zeros(1, np.int64)  # occurrences by variable (index 0 unused)
@@ -42,28 +46,41 @@ class Tally:
         self.pairs = 0
         self.kept_size = 0  # literals and terminators seen: the kept array's length (bounded by keep_pairs too)
         self.kept: list[np.ndarray] | None = [] if keep_pairs is not None else None
+        self.open_length = 0  # literals of the clause under way (begun in an earlier array)
+        self.open_positive = 0  # its positive literals
 
     def add(self, lits: np.ndarray) -> None:
-        """Count one 0-terminated array of literals."""
+        """Count one array of literals (its first clause may have begun in the last array, its last clause
+        may go on in the next)."""
         import numpy as np
 
         ends = np.flatnonzero(lits == 0)
+        body = lits[lits != 0].astype(np.int64)
+        self.literals += int(body.size)
+        self._occurrences(body)
         if not ends.size:
+            self.open_length += int(lits.size)
+            self.open_positive += int(np.count_nonzero(lits > 0))
+            self._keep(lits, np.zeros(0, np.int64))
             return
         starts = np.empty_like(ends)
         starts[0] = 0
         starts[1:] = ends[:-1] + 1
         lengths = ends - starts
-        hist = np.bincount(lengths)
+        positives = np.add.reduceat((lits > 0).astype(np.int64), starts)  # an empty clause: reads its 0
+        lengths[0] += self.open_length
+        positives[0] += self.open_positive
+        tail = lits[int(ends[-1]) + 1 :]
+        self.open_length, self.open_positive = int(tail.size), int(np.count_nonzero(tail > 0))
+        self.horn += int(((positives <= 1) | (lengths == 0)).sum())
+        longer = lengths >= DENSE_LENGTHS
+        for k in lengths[longer].tolist():
+            self.long[k] = self.long.get(k, 0) + 1
+        hist = np.bincount(lengths[~longer]) if longer.any() else np.bincount(lengths)
         if hist.size > self.hist.size:
             self.hist = _grow(self.hist, hist.size)
         self.hist[: hist.size] += hist
-        positives = np.add.reduceat((lits > 0).astype(np.int64), starts)
-        self.horn += int(((positives <= 1) | (lengths == 0)).sum())  # reduceat reads the 0 of an empty clause
-        body = lits[lits != 0].astype(np.int64)
-        self.literals += int(body.size)
-        self._occurrences(body)
-        self._keep(lits, hist)
+        self._keep(lits, hist, lengths[longer])
 
     def _occurrences(self, body: np.ndarray) -> None:
         import numpy as np
@@ -83,13 +100,14 @@ class Tally:
         self.pos += np.bincount(var[body > 0], minlength=self.pos.size)
         self.neg += np.bincount(var[body < 0], minlength=self.neg.size)
 
-    def _keep(self, lits: np.ndarray, hist: np.ndarray) -> None:
+    def _keep(self, lits: np.ndarray, hist: np.ndarray, longer: np.ndarray | None = None) -> None:
         import numpy as np
 
         if self.keep_pairs is None:
             return
         k = np.arange(hist.size, dtype=np.int64)
         self.pairs += int((hist * k * (k - 1) // 2).sum())
+        self.pairs += sum(n * (n - 1) // 2 for n in ([] if longer is None else longer.tolist()))
         self.kept_size += int(lits.size)
         if self.kept is not None and (self.pairs > self.keep_pairs or self.kept_size > self.keep_pairs):
             self.kept = None  # the graph will be skipped: hold nothing for it
@@ -98,7 +116,17 @@ class Tally:
 
     @property
     def clauses(self) -> int:
-        return int(self.hist.sum())
+        return int(self.hist.sum()) + sum(self.long.values())
+
+    def length_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lengths, clauses of each), the lengths increasing, only those of some clause."""
+        import numpy as np
+
+        short = np.flatnonzero(self.hist)
+        longer = sorted(self.long)
+        lengths = np.concatenate((short, np.array(longer, dtype=np.int64)))
+        counts = np.concatenate((self.hist[short], np.array([self.long[k] for k in longer], dtype=np.int64)))
+        return lengths, counts
 
     def kept_literals(self) -> np.ndarray | None:
         """The whole body as one 0-terminated array, when it was kept (the graph is within its limit)."""
@@ -137,11 +165,11 @@ class Tally:
         count = self.clauses
         if not count:
             return None
-        k = np.arange(self.hist.size, dtype=np.float64)
-        nonzero = np.flatnonzero(self.hist)
-        mean = float((k * self.hist).sum() / count)
-        std = float(np.sqrt((self.hist * (k - mean) ** 2).sum() / count))
-        cumulative = np.cumsum(self.hist)
-        lo = int(np.searchsorted(cumulative, (count - 1) // 2, side="right"))
-        hi = int(np.searchsorted(cumulative, count // 2, side="right"))
-        return float(nonzero[0]), float(nonzero[-1]), mean, (lo + hi) / 2, std
+        lengths, counts = self.length_counts()
+        k = lengths.astype(np.float64)
+        mean = float((k * counts).sum() / count)
+        std = float(np.sqrt((counts * (k - mean) ** 2).sum() / count))
+        cumulative = np.cumsum(counts)
+        lo = int(lengths[np.searchsorted(cumulative, (count - 1) // 2, side="right")])
+        hi = int(lengths[np.searchsorted(cumulative, count // 2, side="right")])
+        return float(lengths[0]), float(lengths[-1]), mean, (lo + hi) / 2, std

@@ -33,6 +33,7 @@ from cnfgen_queens.solutions.task_pool import run_tasks
 from cnfgen_queens.solvers.outcome import Status
 
 DONE = "done"
+RUN_MAX = 1 << 16  # bytes of a run.json read on --resume
 RUN = "run.json"
 GROUPS = "groups"
 
@@ -105,8 +106,12 @@ def _check_run(workdir: Path, formula: QueensFormula, solver: str, resume: bool)
     want = {"engine": "cubes", "n": formula.n, "describe": formula.describe(), "solver": solver}
     meta = workdir / RUN
     if meta.exists():
+        with open(meta, "rb") as f:  # read in bounded memory: ours holds four short fields
+            text = f.read(RUN_MAX + 1)
+        if len(text) > RUN_MAX:
+            raise UsageError(f"{meta} is longer than {RUN_MAX} bytes: not the {RUN} this tool writes")
         try:
-            have = json_value(meta.read_text())
+            have = json_value(text)
         except ValueError:
             raise UsageError(f"{meta} is not JSON") from None
         if not resume:

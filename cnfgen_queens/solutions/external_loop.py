@@ -66,29 +66,37 @@ class _TimedFile:
 
 def read_solutions(path: Path, n: int, symmetric: bool = False) -> list[Placement]:
     """Placements of a solutions file, checked: valid, N x N, no repeats (no two in one orbit when
-    ``symmetric``).  A torn last line (no newline, from a crash mid-write) is truncated away."""
+    ``symmetric``).  A torn last line (no newline, from a crash mid-write) is truncated away.  The file
+    is read line by line, each line at most as long as a placement of N queens can be: memory follows
+    the solutions, never the bytes of a damaged or hostile file."""
     if not path.exists():
         return []
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        keep = data.rfind(b"\n") + 1
-        with open(path, "r+b") as f:
-            f.truncate(keep)
-            os.fsync(f.fileno())
-        data = data[:keep]
     out: list[Placement] = []
     accept = Acceptor(n, str(path), symmetric=symmetric)
-    for i, line in enumerate(data.decode(errors="replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            p = parse_line(line, n)
-        except DecodeError as e:
-            raise UsageError(f"{path}:{i}: {e}") from None
-        if p in accept.seen:
-            raise UsageError(f"{path}:{i}: {line.strip()!r} repeats an earlier solution")
-        accept.record(Found(p))
-        out.append(p)
+    longest = 12 * n + 64  # N columns of up to 10 digits and their blanks, and some slack
+    torn = None
+    with open(path, "rb") as f:
+        for i, raw in enumerate(iter(lambda: f.readline(longest + 1), b""), 1):
+            if not raw.endswith(b"\n"):
+                if len(raw) > longest:
+                    raise UsageError(f"{path}:{i}: a line longer than {longest} bytes, not a placement of {n} queens")
+                torn = f.tell() - len(raw)
+                break
+            line = raw.decode(errors="replace")
+            if not line.strip():
+                continue
+            try:
+                p = parse_line(line, n)
+            except DecodeError as e:
+                raise UsageError(f"{path}:{i}: {e}") from None
+            if p in accept.seen:
+                raise UsageError(f"{path}:{i}: {line.strip()!r} repeats an earlier solution")
+            accept.record(Found(p))
+            out.append(p)
+    if torn is not None:
+        with open(path, "r+b") as f:
+            f.truncate(torn)
+            os.fsync(f.fileno())
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,14 +37,22 @@ class Finished:
 
 class OutputCap:
     """True once the output files together hold more than ``limit_mb`` (polled: a fast
-    printer may overshoot by what it writes between two polls)."""
+    printer may overshoot by what it writes between two polls), or once ``abort`` is set (the
+    input check beside the run found the input bad: the run is stopped as at the cap)."""
 
-    def __init__(self, paths: Sequence[Path], limit_mb: int | None) -> None:
+    def __init__(self, paths: Sequence[Path], limit_mb: int | None, abort: threading.Event | None = None) -> None:
         self.paths = tuple(paths)
         self.limit = None if limit_mb is None else limit_mb * MB
         self.hit = False
+        self.abort = abort
+
+    @property
+    def aborted(self) -> bool:
+        return self.abort is not None and self.abort.is_set()
 
     def __call__(self) -> bool:
+        if self.aborted:
+            return True
         if self.limit is None or self.hit:
             return self.hit
         total = 0

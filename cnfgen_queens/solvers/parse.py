@@ -14,7 +14,16 @@ import io
 import re
 import signal
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+from cnfgen_queens.bounds import MAX_TOKEN
+from cnfgen_queens.cnf.chunks import fast_literals
+from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
 
 from ..limits import Limits
 from .outcome import Status
@@ -47,7 +56,8 @@ class Claim:
     """What the output says: the answer, the model literals, and the first thing that made no sense."""
 
     answer: Status | None  # SAT, UNSAT or UNKNOWN as the solver claims it; None: no answer line
-    model: tuple[int, ...] | None  # literals of the v lines / result file, without the final 0
+    # literals of the v lines / result file, without the final 0 (read with a sink: the values they set)
+    model: tuple[int, ...] | ModelValues | None
     terminated: bool  # the model ended with 0
     problem: str | None  # malformed output that is an error whatever the exit code
     garbage: str | None  # the first line that is neither c, s nor v
@@ -68,23 +78,27 @@ def parse_competition(text: str) -> Claim:
     return read_competition(io.BytesIO(text.encode("utf-8", "replace")))
 
 
-def read_competition(stream: BinaryIO) -> Claim:
+def read_competition(stream: BinaryIO, sink: ModelSink | None = None) -> Claim:
     """Parse s/v/c output from a binary stream in bounded memory: lines are read in pieces,
-    comment lines skipped, never held; only the model's literals are kept."""
-    p = _Competition()
+    comment lines skipped, never held; only the model's literals are kept, or with ``sink`` only the
+    values they set (memory follows the CNF's variables, not the output: a variable set twice or
+    beyond the CNF is the claim's problem, found as it is read)."""
+    p = _Competition(sink)
     readline, comment = stream.readline, (b"c ", b"c\t", b"c\n")
     while piece := readline(PIECE):
         if piece[:2] in comment and piece[-1:] == b"\n" and p.kind is None and not p.start:
             continue  # a whole comment line: the common case, skipped without a look
         p.feed(piece)
     p.feed(b"\n")  # output that ends without a newline ends its last line
-    return Claim(p.answer, None if p.lits is None else tuple(p.lits), p.terminated, p.problem, p.garbage)
+    rejected = p.sink is not None and p.sink.problem is not None  # a model read no further, already wrong
+    return Claim(p.answer, p.model(), p.terminated or rejected, p.problem, p.garbage)
 
 
 class _Competition:
     """The state of :func:`read_competition`: what was said so far and the line under way."""
 
-    def __init__(self) -> None:
+    def __init__(self, sink: ModelSink | None = None) -> None:
+        self.sink = sink
         self.answer: Status | None = None
         self.lits: list[int] | None = None
         self.terminated = False
@@ -93,6 +107,11 @@ class _Competition:
         self.kind: str | None = None  # of the line under way: "c", "s", "v", "?"; None at a line start
         self.held = b""  # the s line so far, or a v line's last token cut at a piece boundary
         self.start = b""  # the start of a line whose first word is not known yet
+
+    def model(self) -> tuple[int, ...] | ModelValues | None:
+        if self.lits is None:
+            return None
+        return tuple(self.lits) if self.sink is None else self.sink.values()
 
     def feed(self, piece: bytes) -> None:
         """One piece of a line (``readline(PIECE)``): the whole line when it ends with a newline."""
@@ -126,7 +145,16 @@ class _Competition:
         if not ended:  # the last token may go on in the next piece
             cut = max(data.rfind(b" "), data.rfind(b"\t"))
             data, self.held = data[: cut + 1], data[cut + 1 :]
+            if len(self.held) > MAX_TOKEN:  # no literal is that long: memory stays bounded
+                self.problem = (
+                    self.problem or f"not a literal in a v line: {self.held[:40].decode('utf-8', 'replace')!r}"
+                )
+                self.held = b""
         self.lits = [] if self.lits is None else self.lits
+        if self.sink is not None:
+            if self.problem is None and self.sink.problem is None:  # after the first problem, not read on
+                self.terminated, self.problem = _into_sink(data, self.sink, self.terminated, "a v line", AFTER)
+            return
         for tok in data.split():
             try:
                 lit = int(tok)
@@ -134,7 +162,7 @@ class _Competition:
                 self.problem = self.problem or f"not a literal in a v line: {tok.decode('utf-8', 'replace')[:40]!r}"
                 continue
             if self.terminated:
-                self.problem = self.problem or "v line literals after the terminating 0"
+                self.problem = self.problem or AFTER
             elif lit == 0:
                 self.terminated = True
             else:
@@ -150,13 +178,55 @@ class _Competition:
             self.answer = got
 
 
+AFTER = "v line literals after the terminating 0"
+FAST = 1 << 12  # bytes of literals read with numpy; fewer in pure Python (no numpy to import)
+
+
+def _into_sink(
+    data: bytes, sink: ModelSink, terminated: bool, where: str, after: str | None
+) -> tuple[bool, str | None]:
+    """Feed the literals of ``data`` (whole tokens of ``where``) to ``sink``: (terminated now, the first
+    problem of the output; a wrong model is the sink's own ``problem``).  ``after``: the problem of
+    literals after the terminating 0 (None: they are ignored).  Large data is read by numpy's reader
+    when it can vouch for every token, else in Python."""
+    arr = None
+    if len(data) > FAST:
+        arr = fast_literals(data, sink.num_vars)  # None: a token numpy cannot vouch for, or one out of range
+    values: Sequence[int] | np.ndarray
+    if arr is None:
+        values = []
+        for tok in data.split():
+            try:
+                values.append(int(tok))
+            except ValueError:
+                return terminated, f"not a literal in {where}: {tok.decode('utf-8', 'replace')[:40]!r}"
+        end = values.index(0) if 0 in values else -1
+    else:
+        values = arr
+        zeros = (arr == 0).nonzero()[0]
+        end = int(zeros[0]) if zeros.size else -1
+    if not len(values):
+        return terminated, None
+    if terminated:
+        return True, after
+    sink.add(values if end < 0 else values[:end])
+    if sink.problem is None and 0 <= end < len(values) - 1:
+        return True, after
+    return end >= 0, None
+
+
+def _token(tok: bytes) -> str:
+    return tok[:40].decode("utf-8", "replace")
+
+
 def parse_minisat(result: str | None) -> Claim:
     """Parse a MiniSat result file: ``SAT`` then the model line, ``UNSAT``, or ``INDET``."""
     return read_minisat(None if result is None else io.BytesIO(result.encode("utf-8", "replace")))
 
 
-def read_minisat(stream: BinaryIO | None) -> Claim:
-    """:func:`parse_minisat` from a binary stream (None: no result file), read in pieces."""
+def read_minisat(stream: BinaryIO | None, sink: ModelSink | None = None) -> Claim:
+    """:func:`parse_minisat` from a binary stream (None: no result file), read in pieces; with ``sink``,
+    only the values the model sets are kept (as :func:`read_competition`)."""
     first = b""
     while stream is not None and (line := stream.readline(PIECE)):
         first = (first + line).lstrip() if len(first) <= S_LINE_MAX else first
@@ -179,6 +249,17 @@ def read_minisat(stream: BinaryIO | None) -> Claim:
         data, rest = held + rest, stream.read(PIECE)
         cut = max(data.rfind(b" "), data.rfind(b"\n"), data.rfind(b"\t")) if rest else len(data)
         data, held = data[: cut + 1], data[cut + 1 :]
+        if len(held) > MAX_TOKEN:
+            return Claim(
+                answer, None, False, f"not a literal in the result file: {held[:40].decode('utf-8', 'replace')!r}", None
+            )
+        if sink is not None:
+            ended, problem = _into_sink(data, sink, False, "the result file", None)
+            if problem is not None:
+                return Claim(answer, sink.values(), False, problem, None)
+            if ended or sink.problem is not None:  # a wrong model is read no further
+                return Claim(answer, sink.values(), True, None, None)
+            continue
         for tok in data.split():
             try:
                 lit = int(tok)
@@ -188,6 +269,8 @@ def read_minisat(stream: BinaryIO | None) -> Claim:
             if lit == 0:
                 return Claim(answer, tuple(lits), True, None, None)
             lits.append(lit)
+    if sink is not None:
+        return Claim(answer, sink.values() if seen else None, False, None, None)
     return Claim(answer, tuple(lits) if seen else None, False, None, None)
 
 

@@ -22,6 +22,7 @@ import select
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -167,7 +168,7 @@ def _supervise(
         got = wait_run(pid, timeout, peak, cap)
         if got is not None:
             return got, False
-        if cap is not None and cap.hit:
+        if cap is not None and (cap.hit or cap.aborted):
             killpg(pid, signal.SIGKILL)
             return wait_run(pid, None), False  # type: ignore[return-value]
         killpg(pid, signal.SIGTERM)
@@ -202,16 +203,18 @@ def run_process(
     output_mb: int | None = None,
     grace: float = GRACE,
     isolation: str = "none",
+    abort: threading.Event | None = None,
 ) -> Finished:
     """Run ``argv`` to completion or for ``timeout`` seconds of wall time; nothing of it survives.
 
     stdout goes to ``output_dir/solver.out`` (``Finished.stdout_file``), stderr to
     ``solver.err`` (its tail in ``Finished.stderr``).  ``isolation``: ``cgroup`` or ``none``
-    (resolve ``auto`` with :func:`.cgroup.choose` first).  Raises OSError when the binary
-    cannot be started.  KeyboardInterrupt stops the run and is re-raised.
+    (resolve ``auto`` with :func:`.cgroup.choose` first).  Once ``abort`` is set the run is
+    killed as at the output cap.  Raises OSError when the binary cannot be started.
+    KeyboardInterrupt stops the run and is re-raised.
     """
     out_path, err_path = Path(output_dir) / "solver.out", Path(output_dir) / "solver.err"
-    cap = OutputCap((out_path, err_path), output_mb)
+    cap = OutputCap((out_path, err_path), output_mb, abort)
     if isolation == "cgroup":
         return run_in_cgroup(argv, out_path, err_path, timeout=timeout, memory_mb=memory_mb, grace=grace, cap=cap)
     with subreaper(), open(out_path, "wb") as out, open(err_path, "wb") as err:

@@ -1,7 +1,8 @@
 """``solve``: run any solver (profile, path or embedded) under limits and trust nothing it says.
 
-Every SAT model is checked against every clause before it is reported (streaming over
-the file, in bounded memory, after the solver has finished); a DRAT
+Every literal of the input is checked against its header while a binary solver reads it
+(:mod:`.input_check`), and every SAT model against every clause before it is reported
+(streaming over the file, in bounded memory, after the solver has finished); a DRAT
 proof, when asked for and a checker is installed, is checked before UNSAT is
 called verified.
 """
@@ -16,7 +17,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
-from cnfgen_queens.cnf.scan import Cnf, CnfFile, StreamCheck, _first_violated, check_stream, model_values, read_cnf
+from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
+from cnfgen_queens.cnf.scan import (
+    CheckStopped,
+    Cnf,
+    CnfFile,
+    StreamCheck,
+    _first_violated,
+    check_stream,
+    model_values,
+    read_cnf,
+)
 from cnfgen_queens.solvers.input_file import solver_input
 
 from ..cnf.atomic import move_into, sweep_work_dirs, work_dir
@@ -25,6 +36,7 @@ from ..limits import NEVER, Deadline, Limits
 from .cgroup import choose
 from .discovery import SolverSpec, resolve
 from .embedded import solve_embedded
+from .input_check import InputCheck
 from .outcome import Outcome, ProofState, Status
 from .parse import Claim, classify, read_competition, read_minisat
 from .process import Finished, run_process, tail
@@ -37,26 +49,36 @@ if TYPE_CHECKING:
 
 STDERR_TAIL = 2000  # characters of stderr kept in the outcome
 OWN_LIMIT_SLACK = 1.0  # seconds the solver's own time limit gets before the runner stops it
+MODEL_CHECK_GRACE = 0.25  # seconds past the deadline a model check may take before the run is a TIMEOUT
 
 
-def check_model(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None]:
+def check_model(
+    cnf: Cnf | CnfFile | Path, model: Sequence[int] | ModelValues, deadline: Deadline = NEVER
+) -> tuple[tuple[int, ...] | None, str | None]:
     """The full model and None, or None and the reason it is wrong.
 
     ``cnf`` is parsed (:class:`Cnf`) or a file, read clause by clause in bounded memory.
     The full model lists variables 1..M, where M is the largest variable the CNF or the
-    model mentions; variables the solver left out are false.
+    model mentions; variables the solver left out are false.  ``model`` may be given as the values
+    a streamed reader set (:class:`.model_sink.ModelValues`).  A check of a file
+    still under way at ``deadline`` ends with :class:`.scan.CheckStopped`.
     """
-    full, error, _ = _check(cnf, model)
+    full, error, _ = _check(cnf, model, deadline)
     return full, error
 
 
-def _check(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None, int]:
+def _check(
+    cnf: Cnf | CnfFile | Path, model: Sequence[int] | ModelValues, deadline: Deadline = NEVER
+) -> tuple[tuple[int, ...] | None, str | None, int]:
     """:func:`check_model` and the number of clauses the model satisfied (all of them when it is right)."""
 
     if isinstance(cnf, Path):
         cnf = CnfFile(cnf, str(cnf))
     header = cnf.header if isinstance(cnf, Cnf) else _header(cnf)
-    value, error = model_values(model, header.num_vars)
+    if isinstance(model, ModelValues):  # read as a stream: its problem (a variable set twice, ...) found then
+        value, error = (None, model.problem) if model.problem else (model.value, None)
+    else:
+        value, error = model_values(model, header.num_vars)
     if value is None:
         return None, error, 0
     if isinstance(cnf, Cnf):
@@ -65,10 +87,10 @@ def _check(cnf: Cnf | CnfFile | Path, model: Sequence[int]) -> tuple[tuple[int, 
         top = int(np.abs(cnf.lits).max()) if cnf.lits.size else 0
         check = StreamCheck(_first_violated(cnf.lits, np.frombuffer(value, dtype=np.bool_)), cnf.num_clauses, top)
     else:
-        check = check_stream(cnf, value)
+        check = check_stream(cnf, value, stop=None if deadline.never else lambda: deadline.expired(MODEL_CHECK_GRACE))
     if check.violated is not None:
         index, clause = check.violated
-        text = " ".join(map(str, clause)) + " 0"
+        text = " ".join(map(str, clause)) + (" 0" if check.length is None else f" ... ({check.length} literals)")
         return None, f"model violates clause {index + 1} of {header.num_clauses}: {text}", index
     top = max(check.max_var, len(value) - 2)
     return tuple(v if v < len(value) and value[v] else -v for v in range(1, top + 1)), None, check.clauses
@@ -93,12 +115,13 @@ def solve(
 ) -> Outcome:
     """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
 
-    A binary solver starts only after the whole file has been read once, streaming in bounded
-    memory: a literal beyond the header's variables (or anything else that is not DIMACS) is a
-    DimacsError before any solver is started, whatever the solver; a SAT model is then checked
-    by streaming over the file again.  With ``cnf`` (the same clauses, already in memory, as
-    the external enumeration loop holds them) the model is checked against those instead,
-    and the body is not read again.  The embedded solver loads the clauses itself.
+    A binary solver starts at once while this process reads the whole file beside it, streaming in
+    bounded memory (:class:`.InputCheck`): a literal beyond the header's variables (or anything else
+    that is not DIMACS) stops the solver and is a DimacsError, whatever the solver answered; a SAT
+    model is then checked by streaming over the file again.  Both passes end at the time limit (a
+    run whose input or model was not checked by then is a TIMEOUT).  With ``cnf`` (the same
+    clauses, already in memory, as the external enumeration loop holds them) the model is checked
+    against those instead, and the body is not read again.  The embedded solver loads the clauses itself.
     ``name`` names the file in messages.  ``keep_output``: a binary solver's output (stdout, then
     stderr, as bounded by ``limits.output``) is copied there (atomically); an embedded one prints none.
     Raises SolverNotFound (one-line message) for an unknown or missing solver, ProfileError for a
@@ -112,16 +135,17 @@ def solve(
     read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
     if spec.embedded is not None:  # its forked child reads the file
         source = cnf if cnf is not None else CnfFile(path, name or str(path))
-        outcome = _solve_embedded(spec, source, limits, proof, args)
-        return _validated(outcome, source)
+        outcome = _solve_embedded(spec, source, limits, proof, args, deadline)
+        return _validated(outcome, source, deadline)
     assert spec.profile is not None
     _sweep_once()
     native = spec.profile.name if spec.profile.source == "built-in" else ""
     with work_dir("input") as tmp, solver_input(native, path, str(tmp)) as given:
         source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
-        if isinstance(source, CnfFile):  # every literal within the header before any solver starts
-            check_stream(source, None)  # (its time is in the command's wall time, not the model check's)
-        return _solve_binary(spec, given, source, limits, args, proof, keep_output, deadline)
+        if not isinstance(source, CnfFile):
+            return _solve_binary(spec, given, source, limits, args, proof, keep_output, deadline)
+        with InputCheck(source, deadline) as check:  # every literal within the header, read beside the solver
+            return _solve_binary(spec, given, source, limits, args, proof, keep_output, deadline, check)
 
 
 _swept = False
@@ -136,27 +160,37 @@ def _sweep_once() -> None:
         sweep_work_dirs(("input", "solve", "probe"))
 
 
-def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
+def _validated(outcome: Outcome, source: Cnf | CnfFile, deadline: Deadline = NEVER) -> Outcome:
     """After UNSAT or an error, read the whole file: a malformed body is a DimacsError (exit 2), whatever
-    the solver made of it."""
+    the solver made of it; a file not read whole by the deadline makes the run a TIMEOUT."""
 
     if outcome.status not in (Status.UNSAT, Status.ERROR) or not isinstance(source, CnfFile):
         return outcome
     start = time.perf_counter()
-    check_stream(source, None)
+    try:
+        check_stream(source, None, stop=lambda: deadline.expired(MODEL_CHECK_GRACE))
+    except CheckStopped:
+        return replace(outcome, status=Status.TIMEOUT, error=UNCHECKED_INPUT, verified=False, proof=None)
     return replace(outcome, check_time=(outcome.check_time or 0.0) + time.perf_counter() - start)
 
 
-def _timed_check(cnf: Cnf | CnfFile, model: Sequence[int]) -> tuple[tuple[int, ...] | None, str | None, float, int]:
-    """(full model or None, why not, seconds, clauses checked)."""
+UNCHECKED_INPUT = "time limit reached before the input was read whole (every literal is checked against the header)"
+UNCHECKED_MODEL = "time limit reached before the model was checked against every clause"
+
+
+def _timed_check(
+    cnf: Cnf | CnfFile, model: Sequence[int] | ModelValues, deadline: Deadline = NEVER
+) -> tuple[tuple[int, ...] | None, str | None, float, int]:
+    """(full model or None, why not, seconds, clauses checked); CheckStopped past the deadline."""
     start = time.perf_counter()
-    full, error, clauses = _check(cnf, model)
+    full, error, clauses = _check(cnf, model, deadline)
     return full, error, time.perf_counter() - start, clauses
 
 
 def _solve_embedded(
-    spec: SolverSpec, cnf: Cnf | CnfFile, limits: Limits, proof: Path | None, args: Sequence[str]
-) -> Outcome:
+    spec: SolverSpec, cnf: Cnf | CnfFile, limits: Limits, proof: Path | None, args: Sequence[str],
+    deadline: Deadline = NEVER,
+) -> Outcome:  # fmt: skip
 
     if args:
         raise UsageError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
@@ -164,8 +198,11 @@ def _solve_embedded(
     run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None)
     status, error, model, verified, check_time, checked = run.status, run.error, None, False, None, None
     if status is Status.SAT:
-        model, error, check_time, checked = _timed_check(cnf, run.model or ())
-        status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
+        try:
+            model, error, check_time, checked = _timed_check(cnf, run.model or (), deadline)
+            status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
+        except CheckStopped:
+            status, error = Status.TIMEOUT, UNCHECKED_MODEL
     proof_state: ProofState | None = None
     if proof is not None and status is Status.UNSAT and run.proof_lines is not None:
         write_text_proof(proof, run.proof_lines)
@@ -212,8 +249,10 @@ def _solve_binary(
     proof: Path | None,
     keep_output: Path | None = None,
     deadline: Deadline = NEVER,
+    check: InputCheck | None = None,
 ) -> Outcome:
-    """Run the binary for what is left of ``deadline`` after its version probe (which gets at most that)."""
+    """Run the binary for what is left of ``deadline`` after its version probe (which gets at most that),
+    beside ``check`` (the input check, already reading): its error stops the run and is raised."""
     profile = spec.profile
     assert profile is not None and spec.path is not None
     if proof is not None and not profile.proof:
@@ -240,21 +279,33 @@ def _solve_binary(
             own = profile.uses_own_time_limit
             timeout = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
 
+        if check is not None:
+            check.start()
         try:
             run = run_process(argv, output_dir=Path(tmp), timeout=timeout, memory_mb=limits.memory,
-                              output_mb=limits.output, isolation=isolation)  # fmt: skip
+                              output_mb=limits.output, isolation=isolation,
+                              abort=None if check is None else check.failed)  # fmt: skip
         except OSError as e:
+            if check is not None:
+                check.finish()  # a bad input is the error to report, as when the solver ran
             return _not_started(spec, version, Status.ERROR, f"cannot start {shlex.join(argv)}: {e.strerror or e}",
                                 measured_by)  # fmt: skip
         stderr = run.stderr.decode("utf-8", "replace")
         if keep_output is not None:
             _keep(run, keep_output)
-        status, error, claim = _read_answer(profile, run, model_file, limits, stderr)
+        input_read = check is None or check.finish()  # the input's error outranks any answer: raised here
+        sink = ModelSink(cnf.num_vars if isinstance(cnf, Cnf) else _header(cnf).num_vars)  # O(V), not O(output)
+        status, error, claim = _read_answer(profile, run, model_file, limits, stderr, sink)
         model, verified, check_time, checked = None, False, None, None
+        if not input_read and status is not Status.TIMEOUT:
+            status, error = Status.TIMEOUT, UNCHECKED_INPUT
         claim_sat = status is Status.SAT
         if status is Status.SAT:
-            model, error, check_time, checked = _timed_check(cnf, claim.model or ())
-            status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
+            try:
+                model, error, check_time, checked = _timed_check(cnf, claim.model or (), deadline)
+                status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
+            except CheckStopped:
+                status, error, claim_sat = Status.TIMEOUT, UNCHECKED_MODEL, False
         last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
         if status in (Status.ERROR, Status.MEMOUT) and last and error and last not in error:
             error += f" ({last[:120]})"
@@ -311,7 +362,7 @@ def _keep(run: Finished, path: Path) -> None:
 
 
 def _read_answer(
-    profile: Profile, run: Finished, model_file: Path | None, limits: Limits, stderr: str
+    profile: Profile, run: Finished, model_file: Path | None, limits: Limits, stderr: str, sink: ModelSink
 ) -> tuple[Status, str | None, Claim]:
     """The status the output supports (before the model check), streaming over the output files.
 
@@ -325,13 +376,13 @@ def _read_answer(
     elif profile.output == "minisat":
         if model_file is not None and model_file.exists():
             with open(model_file, "rb") as f:
-                claim = read_minisat(f)
+                claim = read_minisat(f, sink)
         else:
             claim = read_minisat(None)
     else:
         assert run.stdout_file is not None
         with open(run.stdout_file, "rb") as f:
-            claim = read_competition(f)
+            claim = read_competition(f, sink)
     noise = stderr + "\n" + (claim.garbage or "")
     if profile.output == "minisat" and run.stdout_file is not None:
         noise += "\n" + tail(run.stdout_file).decode("utf-8", "replace")
