@@ -18,25 +18,22 @@ read-only and refused, never changed.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
 import json
 import os
 import socket
 import sqlite3
 import time
-import typing
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from ..errors import UsageError
-from ..solvers.outcome import Checked, Status
+from ..solvers.outcome import Status
 from ..version import __version__
+from .row import COLUMNS, SQL_TYPES, Row, column_types, row_of, runs_table
+from .row import MEASURED as MEASURED  # re-exported: the store's readers take the row's names from here
 from .store_env import unwritable
-from .verdict import Verdict
 
 OUTPUT_DIR = "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed
 SYNC_EVERY = 1.0  # seconds between two flushes of the journal to the disk (a row added after it flushes it)
@@ -45,100 +42,7 @@ SCHEMA_VERSION = "1"  # nullable columns added since then are added to older fil
 WRITER = f"cnfgen-queens {__version__}"  # meta's created_by (the first to write the file) and written_by (the last)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Row:
-    """One row of ``runs``: the table's columns are these fields, in this order, typed by their hints.
-
-    Fields with a default are nullable columns added since schema version 1 (older files get them on open).
-    """
-
-    run_key: str  # hash of the run's parameters (instance, solver, args, task, limits, repeat)
-    config_hash: str  # hash of the normalized config that ran it
-    experiment: str
-    task: str  # solve | count
-    n: int
-    encoding: str
-    group_size: int | None  # only for encodings that take it
-    column_alo: bool
-    shuffle_seed: int | None
-    repeat: int
-    variables: int
-    clauses: int
-    solver: str  # as the config names it
-    solver_args: str  # JSON list of extra arguments
-    solver_version: str | None
-    time_limit: float | None  # seconds
-    memory_limit: int | None  # MB
-    status: Status  # the solver's answer: SAT UNSAT UNKNOWN TIMEOUT MEMOUT ERROR
-    wall: float | None  # seconds (the solver's)
-    cpu: float | None  # seconds
-    peak_memory_mb: float | None
-    count: int | None  # solutions (task count)
-    fundamental: int | None  # solutions up to symmetry (task count, when known)
-    verified: bool | None  # the model was checked against every clause (and is an N-queens solution)
-    host: str | None
-    started: str | None  # UTC, ISO 8601
-    finished: str | None
-    error: str | None
-    measured_by: str | None = None  # cgroup (BenchExec, the whole process tree) | rusage
-    gbd_hash: str | None = None  # GBD instance hash of the CNF solved (task solve)
-    variant: str | None = None  # JSON: torus, place, holes, random_place, random_seed; None: plain N-queens
-    check_time: float | None = None  # seconds checking the model against the CNF (task solve)
-    total_wall: float | None = None  # seconds of the whole run: solver, check, decoding
-    verdict: Verdict | None = None  # solved | wrong | unsolved (None: stored before the column, judged on reading)
-    output_limit: int | None = None  # MB of solver output (stdout + stderr); None: stored before the column
-    engine: str | None = None  # task count: cubes | loop (None: a solve, or stored before the column)
-    machine: str | None = None  # fingerprint of the machine it ran on (table machines); None: stored before
-    load_avg: float | None = None  # the 1-minute load average of its machine when it started
-    checked: Checked | None = None  # how the answer was checked (model-verified, ...); None: no answer, or older
-
-    def __post_init__(self) -> None:
-        if type(self.status) is not Status:  # a word (a CSV, a hand-made row) becomes the enum
-            object.__setattr__(self, "status", Status(self.status))
-        if self.verdict is not None and type(self.verdict) is not Verdict:
-            object.__setattr__(self, "verdict", Verdict(self.verdict))
-        if self.checked is not None and type(self.checked) is not Checked:
-            object.__setattr__(self, "checked", Checked(self.checked))
-
-    @property
-    def solver_label(self) -> str:
-        return _label(self.solver, self.solver_args)
-
-    def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-@functools.lru_cache(maxsize=1024)
-def _label(solver: str, args: str) -> str:
-    """``solver`` and its JSON list of arguments as one string (a few distinct ones in a store of any size)."""
-    return " ".join((solver, *json.loads(args)))
-
-
-COLUMNS = tuple(f.name for f in dataclasses.fields(Row))
 _INSERT = f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-# these differ between identical runs
-MEASURED = ("wall", "cpu", "peak_memory_mb", "host", "started", "finished", "check_time", "total_wall",
-            "load_avg")  # fmt: skip
-_SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "INTEGER", Status: "TEXT", Verdict: "TEXT",
-              Checked: "TEXT"}  # fmt: skip
-
-
-def column_types() -> dict[str, tuple[type, bool]]:
-    """Each column's Python type and whether it is nullable, from :class:`Row`'s hints."""
-    out = {}
-    for name, hint in typing.get_type_hints(Row).items():
-        args = typing.get_args(hint)
-        base = next((t for t in args if t is not type(None)), hint)
-        out[name] = (base, type(None) in args)
-    return out
-
-
-def _runs_table() -> str:
-    columns = []
-    for name, (base, nullable) in column_types().items():
-        constraint = " PRIMARY KEY" if name == "run_key" else "" if nullable else " NOT NULL"
-        columns.append(f"    {name} {_SQL_TYPES[base]}{constraint}")
-    return "CREATE TABLE IF NOT EXISTS runs (\n" + ",\n".join(columns) + "\n);"
 
 
 SCHEMA = f"""
@@ -146,7 +50,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS configs (
     config_hash TEXT PRIMARY KEY, experiment TEXT NOT NULL, source TEXT NOT NULL, config TEXT NOT NULL
 );
-{_runs_table()}
+{runs_table()}
 CREATE TABLE IF NOT EXISTS instances (
     instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
 );
@@ -181,24 +85,6 @@ class StoreError(UsageError):
 
 class EmptyStore(StoreError):
     """Opened read-only, a results file with nothing in it yet (no tables)."""
-
-
-STATUSES = {s.value: s for s in Status}
-VERDICTS = {v.value: v for v in Verdict}
-CHECKS = {c.value: c for c in Checked}
-
-
-def _row(values: tuple[Any, ...]) -> Row:
-    d = dict(zip(COLUMNS, values, strict=True))
-    for key in ("column_alo", "verified"):
-        if d[key] is not None:
-            d[key] = bool(d[key])
-    d["status"] = STATUSES.get(d["status"], Status.ERROR)  # a word no longer written (an old count's USAGE)
-    d["verdict"] = VERDICTS.get(d["verdict"])  # None: judged on reading
-    d["checked"] = CHECKS.get(d["checked"])
-    row = object.__new__(Row)  # what Row(**d) makes, without its checks (done above): 3x faster on 100,000 rows
-    vars(row).update(d)
-    return row
 
 
 def _in_wal_mode(path: Path) -> bool:
@@ -310,7 +196,7 @@ class Store:
         have = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
         for name, (base, _) in column_types().items():
             if name not in have:
-                self.db.execute(f"ALTER TABLE runs ADD COLUMN {name} {_SQL_TYPES[base]}")
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {name} {SQL_TYPES[base]}")
 
     def __enter__(self) -> Store:
         return self
@@ -409,6 +295,6 @@ class Store:
         try:
             columns = ", ".join(c if c in self.columns else f"NULL AS {c}" for c in COLUMNS)  # an older file
             cursor = self.db.execute(f"SELECT {columns} FROM runs ORDER BY {order}")
-            return [_row(r) for r in cursor]
+            return [row_of(r) for r in cursor]
         except sqlite3.Error as e:
             raise StoreError(f"{self.path}: cannot read runs ({e})") from None
