@@ -17,7 +17,7 @@ from cnfgen_queens.cnf.atomic import NotAFile, check_output_target
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
 from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
-from cnfgen_queens.errors import signals_unwind, warn
+from cnfgen_queens.errors import printable, signals_unwind, warn
 
 from ..solutions.known_answer import contradicted_unsat
 from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             record["wrong_answer"] = wrong
         print(json.dumps(record))
         if wrong:
-            print(f"{args.prog}: error: {outcome.solver}: {wrong}", file=sys.stderr)
+            print(f"{args.prog}: error: {printable(f'{outcome.solver}: {wrong}')}", file=sys.stderr)
         return code
     out = [f"c cnfgen-queens solve {name}", f"c solver {outcome.solver} {outcome.version or '(version unknown)'}"
            + (f" at {spec.path}" if spec.path else " (embedded)")]  # fmt: skip
@@ -161,10 +161,10 @@ def run(args: argparse.Namespace) -> int:
     if outcome.status is Status.ERROR and outcome.stderr_tail:
         out += [f"c stderr: {line}" for line in outcome.stderr_tail.splitlines()[-5:]]
     out.append(f"s {'UNKNOWN' if wrong else S_LINES.get(outcome.status, 'UNKNOWN')}")
-    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write("".join(printable(line) + "\n" for line in out))  # a name's newline stays inside its c line
     if outcome.model is not None and not args.no_model:
         sys.stdout.write(_v_lines(outcome.model))
     sys.stdout.flush()
     if outcome.status is Status.ERROR or wrong:
-        print(f"{args.prog}: error: {outcome.solver}: {wrong or outcome.error}", file=sys.stderr)
+        print(f"{args.prog}: error: {printable(f'{outcome.solver}: {wrong or outcome.error}')}", file=sys.stderr)
     return code

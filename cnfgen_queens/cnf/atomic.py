@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import UsageError, signals_unwind
+from .owned import is_link, open_dir, refused_link, split
 
 TEMP_SUFFIX = ".tmp"
 
@@ -117,42 +118,76 @@ def _written_into(path: Path) -> Iterator[BinaryIO]:
 
 
 @contextmanager
-def atomic_output(path: str | Path, *, stream: bool = False) -> Iterator[BinaryIO]:
+def atomic_output(path: str | Path, *, stream: bool = False, owned: Path | None = None) -> Iterator[BinaryIO]:
     """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename);
     ``stream``: a FIFO or character device at ``path`` is written into instead (see :func:`output_target`).
+    ``owned``: ``path`` is a file of that directory, one the tool owns (:mod:`.owned`): a symbolic link
+    at ``path`` or on the way to it is refused (:class:`~.owned.PlantedLink`), never written through.
 
-    The temporary name is chosen before the file is created, so an interrupt arriving at any
-    moment (even inside the creating call) finds it and removes the file.
+    The temporary file is created and renamed relative to the directory's descriptor, never through a
+    link.  Its name is chosen before the file is created, so an interrupt arriving at any moment (even
+    inside the creating call) finds it and removes the file.
     """
+    if owned is not None:
+        rel, name = split(Path(path), owned)
+        dir_fd = open_dir(owned, rel, create=True)
+        try:
+            if is_link(dir_fd, name):
+                raise refused_link(Path(path), dir_fd, name)
+            with _replacing(dir_fd, name, Path(path)) as f:
+                yield f
+        finally:
+            os.close(dir_fd)
+        return
     target = output_target(path, stream=stream)
     if target is None:
         with _written_into(Path(path)) as f:
             yield f
         return
-    path = target
-    parent = path.parent if str(path.parent) else Path(".")
+    dir_fd = os.open(target.parent if str(target.parent) else ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        with _replacing(dir_fd, target.name, target) as f:
+            yield f
+    finally:
+        os.close(dir_fd)
+
+
+@contextmanager
+def _replacing(dir_fd: int, name: str, shown: Path) -> Iterator[BinaryIO]:
+    """A new file renamed over ``name`` in the directory ``dir_fd`` when the block completes."""
+    if stat.S_ISDIR(_mode(dir_fd, name)):
+        raise NotAFile(f"cannot write {shown}: it is a directory, not a regular file")
     with signals_unwind():
         pid = os.getpid()
-        tmp: Path | None = None
+        tmp: str | None = None
         try:
             for _ in range(100):
-                tmp = parent / f"{temp_prefix(path)}{os.urandom(4).hex()}{TEMP_SUFFIX}"
+                tmp = f"{temp_prefix(Path(name))}{os.urandom(4).hex()}{TEMP_SUFFIX}"
                 try:  # mode 0666 less the umask, as for any ordinary file
-                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+                    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                    fd = os.open(tmp, flags, 0o666, dir_fd=dir_fd)
                     break
                 except FileExistsError:
                     tmp = None
             else:
-                raise FileExistsError(f"no free temporary name next to {path}")
+                raise FileExistsError(f"no free temporary name next to {shown}")
             with os.fdopen(fd, "wb") as f:
                 yield f
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, path)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
             if tmp is not None and os.getpid() == pid:
-                tmp.unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp, dir_fd=dir_fd)
             raise
+
+
+def _mode(dir_fd: int, name: str) -> int:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        return 0
 
 
 def move_into(src: Path, path: Path) -> None:

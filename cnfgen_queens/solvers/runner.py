@@ -300,7 +300,7 @@ def _keep(run: Finished, path: Path) -> None:
     a marker line."""
     import shutil
 
-    with atomic_output(path) as out:
+    with atomic_output(path, owned=path.parent) as out:  # a link planted there is refused, not followed
         if run.stdout_file is not None and run.stdout_file.exists():
             with open(run.stdout_file, "rb") as f:
                 shutil.copyfileobj(f, out)
