@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 from .. import quiet_exit
+from ..cnf.atomic import sweep_work_dirs
 from ..errors import TERMINATING, UsageError, printable, set_program, signals_raise
 from ..version import __version__
 from .common import EXIT_USAGE, CliError, Exit, fail
@@ -43,6 +44,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "report": ("report", "tables and plots from a results database"),
     "stats": ("stats", "instance features of a CNF: sizes, clause lengths, polarity, VIG degrees, modularity"),
 }
+
+
+SWEEPING = frozenset({"solve", "enumerate", "count", "check-count", "batch"})  # the commands with work directories
 
 
 class Parser(argparse.ArgumentParser):
@@ -76,6 +80,8 @@ def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
     try:
         parser, module = _build(name, prog)
         args = parser.parse_args(list(argv))
+        if name in SWEEPING:  # what a kill -9 of an earlier run left in $TMPDIR (only dead processes' ones)
+            sweep_work_dirs()
         args.command_line = command
         args.prog = prog
         return int(module.run(args))

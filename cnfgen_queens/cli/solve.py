@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from cnfgen_queens.cnf.atomic import NotAFile, check_output_target
+from cnfgen_queens.cnf.atomic import NotAFile, check_output_target, work_dir
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
 from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
@@ -76,7 +76,6 @@ def _stdin_to_file(tmpdir: str) -> Path:
 def run(args: argparse.Namespace) -> int:
     import json
     import shlex
-    import tempfile
 
     start = time.perf_counter()
     solver = args.solver
@@ -102,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
 
-    with signals_unwind(), tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:  # no spool left behind
-        path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)
+    with signals_unwind(), work_dir("spool") as tmp:  # no spool left behind
+        path = _stdin_to_file(str(tmp)) if args.file == "-" else Path(args.file)
         name = "<stdin>" if args.file == "-" else args.file
         if args.file != "-" and (Path(args.file).is_char_device() or Path(args.file).is_block_device()):
             fail(f"{name}: a device, not a CNF file (an endless one could fill the memory)")

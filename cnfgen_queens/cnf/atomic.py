@@ -229,47 +229,75 @@ STALE_UNLOCKED = 24 * 3600  # seconds after which a work directory with no lock 
 
 @contextmanager
 def work_dir(kind: str) -> Iterator[Path]:
-    """``$TMPDIR/cnfgen-queens-KIND-XXXXXXXX``, removed when the block ends; locked while in use, so that
-    :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left, never one still in use."""
-    path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
-    try:
-        fd = os.open(path / WORK_LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    """``$TMPDIR/cnfgen-queens-KIND-XXXXXXXX``, removed when the block ends, by a signal too (SIGTERM and SIGHUP
+    unwind it as Ctrl-C does, :func:`~cnfgen_queens.errors.signals_unwind`, in a forked worker as well);
+    locked while in use, so that :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left,
+    never one still in use.  Only the process that made it removes it (not a forked child)."""
+    with signals_unwind():
+        pid = os.getpid()
+        made: list[Path] = []
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield path
-        finally:
-            os.close(fd)
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def sweep_work_dirs(kinds: tuple[str, ...], root: Path | None = None) -> list[Path]:
-    """Remove the work directories of ``kinds`` (:func:`work_dir`) in ``root`` (default ``$TMPDIR``) that no
-    live process holds: those a ``kill -9`` left.  One with no lock file counts only after a day."""
-    removed = []
-    base = Path(root or tempfile.gettempdir())
-    for kind in kinds:
-        for path in base.glob(f"{WORK_PREFIX}{kind}-*"):
+            path, fd = open_work_dir(kind, made)
             try:
-                fd = os.open(path / WORK_LOCK, os.O_RDONLY | os.O_CLOEXEC)
-            except FileNotFoundError:  # being created, or left by older code: judged by age
-                try:
-                    stale = path.is_dir() and time.time() - path.stat().st_mtime > STALE_UNLOCKED
-                except OSError:
-                    continue
-                if stale:
-                    shutil.rmtree(path, ignore_errors=True)
-                    removed.append(path)
-                continue
-            except OSError:  # not ours to judge (another user's, not a directory)
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue  # in use
-            else:
-                shutil.rmtree(path, ignore_errors=True)
-                removed.append(path)
+                yield path
             finally:
                 os.close(fd)
+        finally:
+            if os.getpid() == pid and made:
+                shutil.rmtree(made[0], ignore_errors=True)
+
+
+def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]:
+    """A new locked work directory of ``kind`` and the descriptor that holds its lock, for an owner that is no
+    ``with`` block: it closes the descriptor and removes the directory (:func:`close_work_dir`).  ``made``
+    gets the path as soon as it exists, so an interrupt at any moment finds it."""
+    path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
+    if made is not None:
+        made.append(path)
+    fd = os.open(path / WORK_LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return path, fd
+
+
+def close_work_dir(path: str | Path, fd: int) -> None:
+    """Release and remove a directory of :func:`open_work_dir`."""
+    os.close(fd)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def sweep_work_dirs(kinds: tuple[str, ...] | None = None, root: Path | None = None) -> list[Path]:
+    """Remove the work directories of ``kinds`` (:func:`work_dir`; every kind when None) in ``root`` (default
+    ``$TMPDIR``) that no live process holds: those a ``kill -9`` left.  One with no lock file counts only after
+    a day.  One listing of ``root``, no other import: cheap enough for every command's start."""
+    removed: list[Path] = []
+    base = Path(root or tempfile.gettempdir())
+    prefixes = tuple(f"{WORK_PREFIX}{kind}-" for kind in kinds) if kinds is not None else (WORK_PREFIX,)
+    try:
+        entries = [e.name for e in os.scandir(base) if e.name.startswith(prefixes)]
+    except OSError:
+        return removed
+    for name in entries:
+        path = base / name
+        try:
+            fd = os.open(path / WORK_LOCK, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except FileNotFoundError:  # being created, or left by older code: judged by age
+            try:
+                stale = path.is_dir() and time.time() - path.stat().st_mtime > STALE_UNLOCKED
+            except OSError:
+                continue
+            if stale:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            continue
+        except OSError:  # not ours to judge (another user's, not a directory)
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # in use
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        finally:
+            os.close(fd)
     return removed

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cnfgen_queens.cli.common import positive_int
+from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.shuffle import unshuffle_map
@@ -96,8 +96,8 @@ def solve(
     extra = Path(solvers_file) if solvers_file is not None else None
     try:
         if isinstance(formula_or_path, Formula):
-            with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
-                path = Path(tmp) / f"queens-{formula_or_path.n}.cnf"
+            with work_dir("formula") as tmp:
+                path = tmp / f"queens-{formula_or_path.n}.cnf"
                 formula_or_path.write(path)
                 outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra,
                                      name=formula_or_path.command)  # fmt: skip

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output, work_dir
 from cnfgen_queens.cnf.owned import lock_dir, open_dir, refuse_links
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import NEVER, Deadline, Limits
@@ -142,8 +141,8 @@ def count_external_cubes(
     """Count all solutions and orbits by canonical border cubes with the binary ``solver``, the groups on
     ``jobs`` forked workers, in ``workdir`` (a temporary directory when None; resumable otherwise)."""
     if workdir is None:
-        with tempfile.TemporaryDirectory(prefix="cnfgen-queens-cubes-") as tmp:
-            return count_external_cubes(formula, solver, workdir=Path(tmp), jobs=jobs, limits=limits, resume=False,
+        with work_dir("cubes") as tmp:
+            return count_external_cubes(formula, solver, workdir=tmp, jobs=jobs, limits=limits, resume=False,
                                         solvers_file=solvers_file, solver_args=solver_args, deadline=deadline,
                                         progress=progress)  # fmt: skip
     with lock_dir(workdir):  # one process at a time in a work directory

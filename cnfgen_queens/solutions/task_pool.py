@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from cnfgen_queens.cnf.atomic import sweep_work_dirs
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.solutions import executors
 
@@ -57,3 +58,5 @@ def run_tasks(
         return True
     finally:
         pool.close(interrupted=interrupted)
+        if interrupted:  # a worker stopped mid-task (killed when slow to unwind) may have left its work directories
+            sweep_work_dirs()

@@ -133,7 +133,7 @@ def _sweep_once() -> None:
     global _swept
     if not _swept:
         _swept = True
-        sweep_work_dirs(("input", "solve", "probe"))
+        sweep_work_dirs()
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile) -> Outcome:
