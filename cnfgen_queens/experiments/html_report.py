@@ -35,6 +35,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..cnf.owned import open_dir, open_owned, refuse_links
+from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, signals_unwind
 from . import report
 from .plots import draw, scatter_pairs
@@ -67,6 +68,7 @@ class Written:
 
 def check_target(target: Path, inputs: Iterable[Path]) -> None:
     """Refuse a ``target`` that is, holds or lies inside an input, a file, or a directory not ours."""
+    inputs = list(inputs)
     where = target.resolve()
     for path in inputs:
         given = path.resolve()
@@ -76,8 +78,10 @@ def check_target(target: Path, inputs: Iterable[Path]) -> None:
         raise HtmlTargetError(f"--html {target}: exists and is not a directory")
     if where.is_dir() and any(where.iterdir()) and not _is_report(where):
         raise HtmlTargetError(f"--html {target}: a directory that is not a report of ours; left untouched")
-    if where.is_dir():  # a link planted where the report writes is refused, not followed
-        refuse_links(where, ["index.html", "runs.js", *_own_files(where)])
+    if where.is_dir():  # an input among its files (device and inode), or a link planted there, is refused
+        own = ["index.html", "runs.js", *_own_files(where)]
+        refuse_alias(where, inputs, "--html", own=own)
+        refuse_links(where, own)
     if not where.parent.is_dir():
         raise HtmlTargetError(f"--html {target}: directory {where.parent} does not exist")
     if not os.access(where.parent, os.W_OK):
