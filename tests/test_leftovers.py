@@ -51,6 +51,13 @@ def test_count_by_the_loop_with_a_binary(tmp_path: Path, sig: int) -> None:
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
+def test_enumerate_without_out_uses_a_work_directory_of_ours(tmp_path: Path, sig: int) -> None:
+    need_solver("minisat")
+    _signalled(tmp_path, sig, "cnfgen-queens-loop-*/solutions.txt", "enumerate", "10", "--solver", "minisat",
+               "--quiet")  # fmt: skip
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
 def test_solve_from_stdin(tmp_path: Path, sig: int) -> None:
     """``solve -`` spools stdin to a work directory: gone after the signal too."""
     need_solver("minisat")

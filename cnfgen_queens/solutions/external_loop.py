@@ -69,16 +69,20 @@ def read_solutions(path: Path, n: int, symmetric: bool = False) -> list[Placemen
     N x N, no repeats (no two in one orbit when ``symmetric``).  A torn last line (no newline, from a
     crash mid-write) is truncated away."""
     try:
-        fd = open_owned(path, path.parent, os.O_RDWR)
+        fd = open_owned(path, path.parent, os.O_RDONLY)
     except FileNotFoundError:
         return []
-    with open(fd, "r+b") as f:
+    with open(fd, "rb") as f:
         data = f.read()
-        if data and not data.endswith(b"\n"):
-            keep = data.rfind(b"\n") + 1
-            f.truncate(keep)
-            os.fsync(f.fileno())
-            data = data[:keep]
+    if data and not data.endswith(b"\n"):
+        keep = data.rfind(b"\n") + 1
+        fd = open_owned(path, path.parent, os.O_RDWR)
+        try:
+            os.ftruncate(fd, keep)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        data = data[:keep]
     out: list[Placement] = []
     accept = Acceptor(n, str(path), symmetric=symmetric)
     for i, line in enumerate(data.decode(errors="replace").splitlines(), 1):
