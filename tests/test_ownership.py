@@ -4,6 +4,7 @@ check, by device and inode); a file the tool did not write is never deleted (``r
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -223,3 +224,24 @@ def test_a_build_directory_left_by_kill_9_is_swept_by_the_next_report(tmp_path: 
     live.mkdir()
     assert run_cli(["report", str(db), "--html", "r"], tmp_path).code == 0
     assert not dead.exists() and live.exists()
+
+
+def test_the_user_cache_never_writes_through_a_planted_link(tmp_path: Path) -> None:
+    from cnfgen_queens.user_cache import write_cache
+
+    victim = _victim(tmp_path)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    target = cache / "versions.json"
+    (cache / f".versions.json.{os.getpid()}.tmp").symlink_to(victim)  # its temporary name, planted in advance
+    dead = cache / ".versions.json.999999999.tmp"  # what a kill -9 left
+    dead.write_text("half")
+    assert write_cache(target, "{}\n")
+    assert target.read_text() == "{}\n" and not target.is_symlink()
+    _untouched(victim)
+    assert sorted(p.name for p in cache.iterdir()) == ["versions.json"]
+    target.unlink()
+    target.symlink_to(victim)  # the file itself a link: replaced, not followed
+    assert write_cache(target, "[]\n")
+    _untouched(victim)
+    assert target.read_text() == "[]\n" and not target.is_symlink()
