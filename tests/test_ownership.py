@@ -206,10 +206,10 @@ def test_report_html_removes_only_files_its_earlier_report_listed(tmp_path: Path
     db = _store(tmp_path)
     assert run_cli(["report", str(db), "--html", "r"], tmp_path).code == 0
     page = (tmp_path / "r" / "index.html").read_text()
-    assert '<meta name="cnfgen-queens-files" content="index.html runs.js ' in page
+    assert '<meta name="cnfgen-queens-files" content="index.html cactus.svg runs.js ' in page
     (tmp_path / "r" / "gone.svg").write_text("<svg/>")
-    (tmp_path / "r" / "index.html").write_text(page.replace('content="index.html runs.js ', 'content="index.html '
-                                                            'runs.js gone.svg '))  # fmt: skip
+    listed = page.replace('content="index.html ', 'content="index.html gone.svg ')  # as if an earlier report wrote it
+    (tmp_path / "r" / "index.html").write_text(listed)
     assert run_cli(["report", str(db), "--html", "r"], tmp_path).code == 0
     assert not (tmp_path / "r" / "gone.svg").exists()  # listed as its own: removed
     assert (tmp_path / "r" / "index.html").read_text() == page

@@ -122,7 +122,7 @@ def write(rows: list[Row], target: Path, *, title: str, db: Path, time: str = "w
         try:
             plots = _plots(rows, build, title, time)
             outputs = _write_runs(rows, build / "runs.js", kept, link_base)
-            files = ["index.html", "runs.js", *(p for p, _ in plots)]
+            files = ["index.html", *sorted(os.listdir(build))]  # every file the report writes, listed in its page
             page = _page(rows, title, plots, time, outputs, files)
             (build / "index.html").write_text(page, encoding="utf-8")
             for f in [*build.iterdir(), build]:
@@ -164,7 +164,7 @@ def _publish(build: Path, target: Path, files: list[str]) -> None:
     finally:
         os.close(src)
         os.close(dst)
-    build.rmdir()
+    shutil.rmtree(build, ignore_errors=True)  # empty by now
 
 
 def sweep_builds(parent: Path, name: str) -> list[Path]:
