@@ -228,12 +228,14 @@ STALE_UNLOCKED = 24 * 3600  # seconds after which a work directory with no lock 
 
 
 @contextmanager
-def work_dir(kind: str) -> Iterator[Path]:
+def work_dir(kind: str, *, unwind: bool = True) -> Iterator[Path]:
     """``$TMPDIR/cnfgen-queens-KIND-XXXXXXXX``, removed when the block ends, by a signal too (SIGTERM and SIGHUP
     unwind it as Ctrl-C does, :func:`~cnfgen_queens.errors.signals_unwind`, in a forked worker as well);
     locked while in use, so that :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left,
-    never one still in use.  Only the process that made it removes it (not a forked child)."""
-    with signals_unwind():
+    never one still in use.  Only the process that made it removes it (not a forked child).  A generator
+    that yields inside the block passes ``unwind=False``: its caller's handlers must not change while it is
+    suspended (under the CLI's handlers a signal still unwinds it, closing the generator)."""
+    with signals_unwind() if unwind else contextlib.nullcontext():
         pid = os.getpid()
         made: list[Path] = []
         try:
