@@ -130,10 +130,16 @@ def atomic_output(path: str | Path, *, stream: bool = False, owned: Path | None 
     """
     if owned is not None:
         rel, name = split(Path(path), owned)
+        Path(owned).mkdir(parents=True, exist_ok=True)
         dir_fd = open_dir(owned, rel, create=True)
         try:
             if is_link(dir_fd, name):
                 raise refused_link(Path(path), dir_fd, name)
+            mode = _mode(dir_fd, name)
+            if mode and not stat.S_ISREG(mode):  # a FIFO, device, socket or folder: refused as output_target does
+                kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+                raise NotAFile(f"cannot write {path}: it is {kind}, not a regular file (this output is written to a "
+                               "file, read back or moved into place)")  # fmt: skip
             with _replacing(dir_fd, name, Path(path)) as f:
                 yield f
         finally:
