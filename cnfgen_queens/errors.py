@@ -24,6 +24,36 @@ TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 _program = ""  # the running command's name (``gen-queens``, ``cnfgen-queens solve``), set by the CLI
 
 
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def printable(text: str) -> str:
+    """``text`` (a path, a name, a command line) safe to put in one line: a DIMACS ``c`` line, a message.
+
+    Every character that is not printable (control characters, line and paragraph separators, the
+    surrogates a file name's undecodable bytes become) is written as an escape: ``\\n``, ``\\t``,
+    ``\\r``, ``\\xNN`` (an undecodable byte too), ``\\uNNNN``.  Printable text, an ordinary name,
+    comes back unchanged, so the bytes written for it stay the same.
+
+    >>> printable("a\\nb.cnf"), printable("x\\x1b[31m"), printable("ordinary/name 1.cnf")
+    ('a\\\\nb.cnf', 'x\\\\x1b[31m', 'ordinary/name 1.cnf')
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # a byte the file system's encoding could not decode (os.fsdecode)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def set_program(name: str) -> None:
     """Name the running command, so that warnings start as its errors do (``PROG: warning: ...``)."""
     global _program
@@ -32,6 +62,7 @@ def set_program(name: str) -> None:
 
 def warn(message: str) -> None:
     """``PROG: warning: MESSAGE`` on stderr (just ``warning: ...`` outside a command)."""
+    message = printable(message)  # one line, whatever names it holds
     print(f"{_program}: warning: {message}" if _program else f"warning: {message}", file=sys.stderr)
 
 

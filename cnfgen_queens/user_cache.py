@@ -22,12 +22,22 @@ def cache_dir() -> Path:
 
 def write_cache(path: Path, text: str) -> bool:
     """Replace ``path`` with ``text`` atomically (a temporary file of this process, then a rename), so a
-    concurrent reader sees the old file or the new one; False (and nothing left behind) when it cannot."""
+    concurrent reader sees the old file or the new one; False (and nothing left behind) when it cannot.
+    The temporary file is created new (``O_EXCL``, never through a link planted under its name), and the
+    ones a ``kill -9`` left (their process gone) are removed on the way."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _sweep(path)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # one writer a process
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
-            tmp.write_text(text, encoding="utf-8")
+            try:
+                fd = os.open(tmp, flags, 0o644)
+            except FileExistsError:  # this pid's, from an earlier life, or a link: removed, never followed
+                tmp.unlink()
+                fd = os.open(tmp, flags, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -35,3 +45,17 @@ def write_cache(path: Path, text: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def _sweep(path: Path) -> None:
+    """Remove ``.NAME.PID.tmp`` beside ``path`` whose process is gone."""
+    prefix = f".{path.name}."
+    for name in os.listdir(path.parent):
+        pid = name[len(prefix) : -len(".tmp")] if name.startswith(prefix) and name.endswith(".tmp") else ""
+        if pid.isdigit() and int(pid) != os.getpid():
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                (path.parent / name).unlink(missing_ok=True)
+            except PermissionError:
+                pass

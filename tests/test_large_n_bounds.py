@@ -17,6 +17,7 @@ import pytest
 from helpers import CLI_ENTRY, need_solver
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.cnf.owned import LOCK_FILE
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
@@ -122,7 +123,7 @@ def test_external_time_limit_covers_writing_the_base(tmp_path: Path) -> None:
     assert done.stdout.strip().splitlines()[-1] == "partial count: 0"
     assert "time limit reached while writing base.cnf" in done.stderr and "Traceback" not in done.stderr
     assert wall < GENEROUS
-    assert sorted(p.name for p in out.iterdir()) == ["run.json", "solutions.txt"]  # no half-written base
+    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE, "run.json", "solutions.txt"]  # no half-written base
 
 
 def test_streamed_base_writes_what_the_held_one_does(tmp_path: Path) -> None:

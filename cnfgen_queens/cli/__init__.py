@@ -24,7 +24,8 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 from .. import quiet_exit
-from ..errors import TERMINATING, UsageError, set_program, signals_raise
+from ..cnf.atomic import sweep_work_dirs
+from ..errors import TERMINATING, UsageError, printable, set_program, signals_raise
 from ..version import __version__
 from .common import EXIT_USAGE, CliError, Exit, fail
 
@@ -43,6 +44,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "report": ("report", "tables and plots from a results database"),
     "stats": ("stats", "instance features of a CNF: sizes, clause lengths, polarity, VIG degrees, modularity"),
 }
+
+
+SWEEPING = frozenset({"solve", "enumerate", "count", "check-count", "batch"})  # the commands with work directories
 
 
 class Parser(argparse.ArgumentParser):
@@ -76,6 +80,8 @@ def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
     try:
         parser, module = _build(name, prog)
         args = parser.parse_args(list(argv))
+        if name in SWEEPING:  # what a kill -9 of an earlier run left in $TMPDIR (only dead processes' ones)
+            sweep_work_dirs()
         args.command_line = command
         args.prog = prog
         return int(module.run(args))
@@ -104,11 +110,11 @@ def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
             code = fn(*a)
         sys.stdout.flush()  # a full disk or a closed reader surfaces here, not at exit
         return code
-    except CliError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
+    except CliError as e:  # every message is one line: a name in it is escaped (errors.printable)
+        print(f"{prog}: error: {printable(str(e))}", file=sys.stderr)
         return e.code
     except UsageError as e:  # raised below the CLI: the user's to fix
-        print(f"{prog}: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     except Exit as e:
         return e.code
@@ -124,13 +130,16 @@ def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
         return 141
     except OSError as e:  # the environment: a full disk, an I/O error, a name too long
         where = f"{e.filename}: " if e.filename else "output: " if e.errno in _WRITE_ERRORS else ""
-        print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
+        print(f"{prog}: error: {printable(where + str(e.strerror or e))}", file=sys.stderr)
         _drop_stdout()
         return 1
     except Exception as e:  # never a traceback for the user
         if os.environ.get("CNFGEN_QUEENS_DEBUG"):
             raise
-        print(f"{prog}: error: {type(e).__name__}: {e} (set CNFGEN_QUEENS_DEBUG=1 for a traceback)", file=sys.stderr)
+        print(
+            f"{prog}: error: {type(e).__name__}: {printable(str(e))} (set CNFGEN_QUEENS_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -9,12 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.encodings import UnknownEncoding
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.decode import render
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.progress import Progress
 from cnfgen_queens.solutions import api
+from cnfgen_queens.solutions.certificate import OWN_FILES as CERTIFICATE_FILES
 from cnfgen_queens.solutions.external_loop import refuse_inputs_in
 
 from .arg_groups import (
@@ -111,17 +113,20 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
     ``--out DIR`` must not hold an input under a name the loop writes (exit 2, before any solver runs)."""
     import shlex
 
-    if args.out:
-        inputs = [
-            *(("--holes", f) for f in args.holes),
-            *(("--place-file", f) for f in args.place_file),
-            ("--solvers-file", args.solvers_file),
-            ("--solver", args.solver if os.sep in args.solver else None),
-        ]
-        try:
+    certify = getattr(args, "certify", None)
+    inputs = [
+        *(("--holes", f) for f in args.holes),
+        *(("--place-file", f) for f in args.place_file),
+        ("--solvers-file", args.solvers_file),
+        ("--solver", args.solver if os.sep in args.solver else None),
+    ]
+    try:
+        if args.out:
             refuse_inputs_in(Path(args.out), inputs)
-        except UsageError as e:
-            fail(str(e))
+        if certify:  # the inputs against every file the certificate writes, by device and inode
+            refuse_alias(certify, inputs, "--certify", own=CERTIFICATE_FILES)
+    except UsageError as e:
+        fail(str(e))
 
     try:
         solver_args = tuple(shlex.split(args.solver_args or ""))

@@ -15,11 +15,11 @@ import sys
 import time
 from pathlib import Path
 
-from cnfgen_queens.cnf.atomic import NotAFile, check_output_target
+from cnfgen_queens.cnf.atomic import NotAFile, check_output_target, work_dir
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
 from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
-from cnfgen_queens.errors import signals_unwind, warn
+from cnfgen_queens.errors import printable, signals_unwind, warn
 
 from ..solutions.known_answer import UNCHECKED_WHY, judge_answer
 from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
@@ -85,7 +85,6 @@ def _stdin_to_file(tmpdir: str) -> Path:
 def run(args: argparse.Namespace) -> int:
     import json
     import shlex
-    import tempfile
 
     start = time.perf_counter()
     solver = args.solver
@@ -111,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
 
-    with signals_unwind(), tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:  # no spool left behind
-        path = _stdin_to_file(tmp) if args.file == "-" else Path(args.file)
+    with signals_unwind(), work_dir("spool") as tmp:  # no spool left behind
+        path = _stdin_to_file(str(tmp)) if args.file == "-" else Path(args.file)
         name = "<stdin>" if args.file == "-" else args.file
         if args.file != "-" and (Path(args.file).is_char_device() or Path(args.file).is_block_device()):
             fail(f"{name}: a device, not a CNF file (an endless one could fill the memory)")
@@ -145,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
             record["refused"] = judged.refused
         print(json.dumps(record))
         if wrong:
-            print(f"{args.prog}: error: {outcome.solver}: {wrong}", file=sys.stderr)
+            print(f"{args.prog}: error: {printable(f'{outcome.solver}: {wrong}')}", file=sys.stderr)
         return code
     out = [f"c cnfgen-queens solve {name}", f"c solver {outcome.solver} {outcome.version or '(version unknown)'}"
            + (f" at {spec.path}" if spec.path else " (embedded)")]  # fmt: skip
@@ -177,10 +176,10 @@ def run(args: argparse.Namespace) -> int:
     if outcome.status is Status.ERROR and outcome.stderr_tail:
         out += [f"c stderr: {line}" for line in outcome.stderr_tail.splitlines()[-5:]]
     out.append(f"s {'UNKNOWN' if wrong else S_LINES.get(outcome.status, 'UNKNOWN')}")
-    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write("".join(printable(line) + "\n" for line in out))  # a name's newline stays inside its c line
     if outcome.model is not None and not args.no_model:
         sys.stdout.write(_v_lines(outcome.model))
     sys.stdout.flush()
     if outcome.status is Status.ERROR or wrong:
-        print(f"{args.prog}: error: {outcome.solver}: {wrong or outcome.error}", file=sys.stderr)
+        print(f"{args.prog}: error: {printable(f'{outcome.solver}: {wrong or outcome.error}')}", file=sys.stderr)
     return code

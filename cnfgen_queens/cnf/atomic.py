@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import UsageError, signals_unwind
+from .owned import is_link, open_dir, refused_link, split
 
 TEMP_SUFFIX = ".tmp"
 
@@ -117,47 +118,87 @@ def _written_into(path: Path) -> Iterator[BinaryIO]:
 
 
 @contextmanager
-def atomic_output(path: str | Path, *, stream: bool = False) -> Iterator[BinaryIO]:
+def atomic_output(path: str | Path, *, stream: bool = False, owned: Path | None = None) -> Iterator[BinaryIO]:
     """A binary file that appears at ``path`` only when the block completes (temp + fsync + rename);
     ``stream``: a FIFO or character device at ``path`` is written into instead (see :func:`output_target`).
+    ``owned``: ``path`` is a file of that directory, one the tool owns (:mod:`.owned`): a symbolic link
+    at ``path`` or on the way to it is refused (:class:`~.owned.PlantedLink`), never written through.
 
-    The temporary name is chosen before the file is created, so an interrupt arriving at any
-    moment (even inside the creating call) finds it and removes the file.
+    The temporary file is created and renamed relative to the directory's descriptor, never through a
+    link.  Its name is chosen before the file is created, so an interrupt arriving at any moment (even
+    inside the creating call) finds it and removes the file.
     """
+    if owned is not None:
+        rel, name = split(Path(path), owned)
+        Path(owned).mkdir(parents=True, exist_ok=True)
+        dir_fd = open_dir(owned, rel, create=True)
+        try:
+            if is_link(dir_fd, name):
+                raise refused_link(Path(path), dir_fd, name)
+            mode = _mode(dir_fd, name)
+            if mode and not stat.S_ISREG(mode):  # a FIFO, device, socket or folder: refused as output_target does
+                kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+                raise NotAFile(f"cannot write {path}: it is {kind}, not a regular file (this output is written to a "
+                               "file, read back or moved into place)")  # fmt: skip
+            with _replacing(dir_fd, name, Path(path)) as f:
+                yield f
+        finally:
+            os.close(dir_fd)
+        return
     target = output_target(path, stream=stream)
     if target is None:
         with _written_into(Path(path)) as f:
             yield f
         return
-    given, path = str(path), target
-    parent = path.parent if str(path.parent) else Path(".")
+    dir_fd = os.open(target.parent if str(target.parent) else ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        with _replacing(dir_fd, target.name, target) as f:
+            yield f
+    finally:
+        os.close(dir_fd)
+
+
+@contextmanager
+def _replacing(dir_fd: int, name: str, shown: Path) -> Iterator[BinaryIO]:
+    """A new file renamed over ``name`` in the directory ``dir_fd`` when the block completes."""
+    if stat.S_ISDIR(_mode(dir_fd, name)):
+        raise NotAFile(f"cannot write {shown}: it is a directory, not a regular file")
     with signals_unwind():
         pid = os.getpid()
-        tmp: Path | None = None
+        tmp: str | None = None
         try:
             for _ in range(100):
-                tmp = parent / f"{temp_prefix(path)}{os.urandom(4).hex()}{TEMP_SUFFIX}"
+                tmp = f"{temp_prefix(Path(name))}{os.urandom(4).hex()}{TEMP_SUFFIX}"
                 try:  # mode 0666 less the umask, as for any ordinary file
-                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+                    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                    fd = os.open(tmp, flags, 0o666, dir_fd=dir_fd)
                     break
                 except FileExistsError:
                     tmp = None
             else:
-                raise FileExistsError(f"no free temporary name next to {path}")
+                raise FileExistsError(f"no free temporary name next to {shown}")
             with os.fdopen(fd, "wb") as f:
                 yield f
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, path)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException as e:
             if tmp is not None and os.getpid() == pid:
-                tmp.unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp, dir_fd=dir_fd)
             if isinstance(e, OSError) and e.filename is None and e.errno in _DISK_ERRORS:  # a write: name the file
-                raise OSError(e.errno, e.strerror, given) from None
+                raise OSError(e.errno, e.strerror, str(shown)) from None
             raise
 
 
 _DISK_ERRORS = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO)  # a full disk, a file size limit, a quota
+
+
+def _mode(dir_fd: int, name: str) -> int:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        return 0
 
 
 def move_into(src: Path, path: Path) -> None:
@@ -198,48 +239,78 @@ STALE_UNLOCKED = 24 * 3600  # seconds after which a work directory with no lock 
 
 
 @contextmanager
-def work_dir(kind: str) -> Iterator[Path]:
-    """``$TMPDIR/cnfgen-queens-KIND-XXXXXXXX``, removed when the block ends; locked while in use, so that
-    :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left, never one still in use."""
-    path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
-    try:
-        fd = os.open(path / WORK_LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+def work_dir(kind: str, *, unwind: bool = True) -> Iterator[Path]:
+    """``$TMPDIR/cnfgen-queens-KIND-XXXXXXXX``, removed when the block ends, by a signal too (SIGTERM and SIGHUP
+    unwind it as Ctrl-C does, :func:`~cnfgen_queens.errors.signals_unwind`, in a forked worker as well);
+    locked while in use, so that :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left,
+    never one still in use.  Only the process that made it removes it (not a forked child).  A generator
+    that yields inside the block passes ``unwind=False``: its caller's handlers must not change while it is
+    suspended (under the CLI's handlers a signal still unwinds it, closing the generator)."""
+    with signals_unwind() if unwind else contextlib.nullcontext():
+        pid = os.getpid()
+        made: list[Path] = []
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield path
-        finally:
-            os.close(fd)
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def sweep_work_dirs(kinds: tuple[str, ...], root: Path | None = None) -> list[Path]:
-    """Remove the work directories of ``kinds`` (:func:`work_dir`) in ``root`` (default ``$TMPDIR``) that no
-    live process holds: those a ``kill -9`` left.  One with no lock file counts only after a day."""
-    removed = []
-    base = Path(root or tempfile.gettempdir())
-    for kind in kinds:
-        for path in base.glob(f"{WORK_PREFIX}{kind}-*"):
+            path, fd = open_work_dir(kind, made)
             try:
-                fd = os.open(path / WORK_LOCK, os.O_RDONLY | os.O_CLOEXEC)
-            except FileNotFoundError:  # being created, or left by older code: judged by age
-                try:
-                    stale = path.is_dir() and time.time() - path.stat().st_mtime > STALE_UNLOCKED
-                except OSError:
-                    continue
-                if stale:
-                    shutil.rmtree(path, ignore_errors=True)
-                    removed.append(path)
-                continue
-            except OSError:  # not ours to judge (another user's, not a directory)
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue  # in use
-            else:
-                shutil.rmtree(path, ignore_errors=True)
-                removed.append(path)
+                yield path
             finally:
                 os.close(fd)
+        finally:
+            if os.getpid() == pid and made:
+                shutil.rmtree(made[0], ignore_errors=True)
+
+
+def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]:
+    """A new locked work directory of ``kind`` and the descriptor that holds its lock, for an owner that is no
+    ``with`` block: it closes the descriptor and removes the directory (:func:`close_work_dir`).  ``made``
+    gets the path as soon as it exists, so an interrupt at any moment finds it."""
+    path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
+    if made is not None:
+        made.append(path)
+    fd = os.open(path / WORK_LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return path, fd
+
+
+def close_work_dir(path: str | Path, fd: int) -> None:
+    """Release and remove a directory of :func:`open_work_dir`."""
+    os.close(fd)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def sweep_work_dirs(kinds: tuple[str, ...] | None = None, root: Path | None = None) -> list[Path]:
+    """Remove the work directories of ``kinds`` (:func:`work_dir`; every kind when None) in ``root`` (default
+    ``$TMPDIR``) that no live process holds: those a ``kill -9`` left.  One with no lock file counts only after
+    a day.  One listing of ``root``, no other import: cheap enough for every command's start."""
+    removed: list[Path] = []
+    base = Path(root or tempfile.gettempdir())
+    prefixes = tuple(f"{WORK_PREFIX}{kind}-" for kind in kinds) if kinds is not None else (WORK_PREFIX,)
+    try:
+        entries = [e.name for e in os.scandir(base) if e.name.startswith(prefixes)]
+    except OSError:
+        return removed
+    for name in entries:
+        path = base / name
+        try:
+            fd = os.open(path / WORK_LOCK, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except FileNotFoundError:  # being created, or left by older code: judged by age
+            try:
+                stale = path.is_dir() and time.time() - path.stat().st_mtime > STALE_UNLOCKED
+            except OSError:
+                continue
+            if stale:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            continue
+        except OSError:  # not ours to judge (another user's, not a directory)
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # in use
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        finally:
+            os.close(fd)
     return removed

@@ -23,7 +23,7 @@ from typing import IO, BinaryIO
 from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.atomic import atomic_output, check_writable
 from cnfgen_queens.cnf.compressed import InputError, open_input
-from cnfgen_queens.errors import warn
+from cnfgen_queens.errors import printable, warn
 
 Clause = tuple[int, ...]
 CHUNK = 1 << 16
@@ -68,7 +68,7 @@ def write_header(
 ) -> None:
     """Comment lines, then (``show``) the projection line ``c p show 1 ... show 0`` streamed in
     pieces, then ``p cnf V C``."""
-    out.write("".join(f"c {c}\n" if c else "c\n" for c in comments).encode())
+    out.write("".join(f"c {printable(c)}\n" if c else "c\n" for c in comments).encode())  # one line each
     if show is not None:
         out.write(b"c p show")
         for lo in range(1, show + 1, CHUNK * 4):

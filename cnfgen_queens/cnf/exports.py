@@ -23,7 +23,7 @@ from typing import BinaryIO
 from cnfgen_queens.model.board import Board
 from cnfgen_queens.version import __version__
 
-from ..errors import UsageError
+from ..errors import UsageError, printable
 
 
 def opb_constraints(n: int) -> Iterator[tuple[tuple[tuple[int, int], ...], str, int]]:
@@ -46,7 +46,7 @@ def opb_comments(n: int, command: str | None = None) -> list[str]:
         f"cnfgen-queens {__version__}: {n}-queens as pseudo-Boolean constraints (OPB)",
         f"x(r,c) = r*{n} + c + 1 for r,c in 0..{n - 1}; one '= 1' per row, '<= 1' per other line as '>= -1'",
     ]
-    return [*lines, f"command: {command}"] if command else lines
+    return [*lines, f"command: {printable(command)}"] if command else lines
 
 
 def write_opb(out: BinaryIO, n: int, comments: list[str] | None = None) -> int:
@@ -139,4 +139,4 @@ def mzn_comments(n: int, command: str | None = None) -> list[str]:
         f"cnfgen-queens {__version__}: {n}-queens, seed 001's constraint model (MiniZinc)",
         "q[i] = column (1..n) of the queen in row i; cell (r, c) = (i - 1, q[i] - 1), x(r,c) = r*n + c + 1",
     ]
-    return [*lines, f"command: {command}"] if command else lines
+    return [*lines, f"command: {printable(command)}"] if command else lines

@@ -22,6 +22,7 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir
 from cnfgen_queens.encodings import VarPool
 from cnfgen_queens.model.formula import QueensFormula
 
@@ -261,6 +262,7 @@ class _Templates:
         self.streamed: set[int] = set()
         self.size = 0
         self.tmp: str | None = None
+        self._lock = -1
 
     @staticmethod
     def _bytes(t: Template) -> int:
@@ -299,15 +301,13 @@ class _Templates:
 
         k, t = self.memory.popitem(last=False)
         self.size -= self._bytes(t)
-        if self.tmp is None:
-            import tempfile
-
-            self.tmp = tempfile.mkdtemp(prefix="cnfgen-queens-templates-")
+        if self.tmp is None:  # locked like every work directory: the next run sweeps one a kill -9 left
+            path, self._lock = open_work_dir("templates")
+            self.tmp = str(path)
         np.savez(self._path(k), sign=t[0], index=t[1])
         self.spilled[k] = (t[2], t[3])
 
     def close(self) -> None:
         if self.tmp is not None:
-            import shutil
-
-            shutil.rmtree(self.tmp, ignore_errors=True)
+            close_work_dir(self.tmp, self._lock)
+            self.tmp = None

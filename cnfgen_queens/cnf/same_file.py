@@ -29,17 +29,62 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return False
 
 
-def refuse_alias(output: str | Path | None, inputs: Iterable[str | Path | None], flag: str = "output") -> None:
-    """Raise :class:`OutputIsInput` when ``output`` is the same file as any of ``inputs`` (None, '-' skipped)."""
+Input = str | Path | tuple[str, str | Path | None] | None  # a path, or (its flag, its path)
+
+
+def _identities(inputs: Iterable[Input]) -> dict[tuple[int, int], tuple[str, str | Path]]:
+    """(device, inode) -> (flag or '', path) of every input that exists (None and '-' skipped)."""
+    found: dict[tuple[int, int], tuple[str, str | Path]] = {}
+    for given in inputs:
+        flag, path = given if isinstance(given, tuple) else ("", given)
+        if path is None or str(path) == "-":
+            continue
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        found.setdefault((st.st_dev, st.st_ino), (flag, path))
+    return found
+
+
+def refuse_alias(output: str | Path | None, inputs: Iterable[Input], flag: str = "output", *,
+                 own: Iterable[str] | None = None) -> None:  # fmt: skip
+    """Raise :class:`OutputIsInput` when an output is the same file (device and inode) as any of ``inputs``
+    (paths, or (flag, path) pairs; None and '-' skipped): the one check of every command, before any work.
+
+    ``output`` is a file, or with ``own`` a directory the command writes into: then each of ``own``
+    (names relative to it, globs allowed, the files the command writes there) is compared."""
     if output is None or str(output) == "-":
         return
-    for given in inputs:
-        if given is None or str(given) == "-":
-            continue
-        if same_file(output, given):
-            alias = "" if str(given) == str(output) else f" ({given})"
+    given = _identities(inputs)
+    if not given:
+        return
+    if own is None:
+        hit = _identity(output)
+        if hit in given:
+            path = given[hit][1]
+            alias = "" if str(path) == str(output) else f" ({path})"
             raise OutputIsInput(f"{flag} {output} is the same file as the input{alias}; it would be destroyed, "
                                 "choose another file")  # fmt: skip
+        return
+    directory = Path(output)
+    for name in own:
+        for where in sorted(directory.glob(name)) if any(c in name for c in "*?[") else [directory / name]:
+            hit = _identity(where)
+            if hit in given:
+                in_flag, path = given[hit]
+                raise OutputIsInput(
+                    f"{in_flag or 'the input'} {path} is the same file as {where}, which {flag} {output} writes: "
+                    f"it would be destroyed; move it, or choose another {flag} directory"
+                )
+
+
+def _identity(path: str | Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
 
 
 def is_sqlite(path: str | Path) -> bool:

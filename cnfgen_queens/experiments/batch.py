@@ -24,6 +24,7 @@ from typing import Any
 from cnfgen_queens.solutions import executors
 from cnfgen_queens.solutions.slurm import SlurmSettings
 
+from ..cnf.owned import open_dir, refuse_links
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
 from ..solvers.outcome import Status
@@ -187,6 +188,10 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
             queue.extend(("generate", inst) for inst in by_instance)
         known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
         hashes: dict[Instance, str] = {}
+        own = (CACHE_DIR, *((OUTPUT_DIR,) if config.keep_output else ()))
+        refuse_links(config.results.parent, own)  # both checked before either is made, never through a link
+        for folder in own:
+            os.close(open_dir(config.results.parent, Path(folder), create=True))
         cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
         stale = 2 * config.time_limit + 600  # a claim of another host this old is abandoned
         kept = None

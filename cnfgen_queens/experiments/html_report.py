@@ -12,13 +12,18 @@ solvers (or two encodings) side by side per instance, with the speed-up and the 
 their answers or verdicts disagree.  A run whose output the batch kept (``keep_output: true``:
 a file ``run-output/<run key>.log`` beside the results file) links to it.
 
-The whole directory is built in a temporary directory beside ``DIR`` and renamed into place;
-an existing ``DIR`` is replaced only when it is empty or an earlier report.  Same database,
-same bytes.
+The whole directory is built in a temporary directory beside ``DIR`` (``.DIR.PID.XXXXXXXX.tmp``;
+one a ``kill -9`` left is removed by the next report there, once its process is gone) and renamed
+into place when ``DIR`` is new.  An existing ``DIR`` must be empty or an earlier report: its
+``index.html`` lists the files the report wrote (``<meta name="cnfgen-queens-files">``), and only those
+are replaced or removed, each renamed in (the page last), never through a link planted there; a file
+the user added is kept.  Same database, same bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import html
 import json
 import os
@@ -29,6 +34,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from ..cnf.owned import open_dir, open_owned, refuse_links
+from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, signals_unwind
 from . import report
 from .html_stats import comparisons_script, machines_html
@@ -38,6 +45,7 @@ from .store import OUTPUT_DIR, Row
 from .verdict import verdict
 
 GENERATOR = "cnfgen-queens report --html"  # the mark of a directory this module wrote (in index.html)
+FILES_META = "cnfgen-queens-files"  # the files it wrote there, space-separated (in index.html)
 SVG_MAX_RUNS = 20_000
 RUN_COLUMNS = (  # the columns of runs.js, in order (the page shows some, the comparison keys use the rest)
     "instance", "task", "n", "encoding", "group_size", "column_alo", "shuffle_seed", "variant", "repeat",
@@ -62,6 +70,7 @@ class Written:
 
 def check_target(target: Path, inputs: Iterable[Path]) -> None:
     """Refuse a ``target`` that is, holds or lies inside an input, a file, or a directory not ours."""
+    inputs = list(inputs)
     where = target.resolve()
     for path in inputs:
         given = path.resolve()
@@ -71,18 +80,37 @@ def check_target(target: Path, inputs: Iterable[Path]) -> None:
         raise HtmlTargetError(f"--html {target}: exists and is not a directory")
     if where.is_dir() and any(where.iterdir()) and not _is_report(where):
         raise HtmlTargetError(f"--html {target}: a directory that is not a report of ours; left untouched")
+    if where.is_dir():  # an input among its files (device and inode), or a link planted there, is refused
+        own = ["index.html", "runs.js", *_own_files(where)]
+        refuse_alias(where, inputs, "--html", own=own)
+        refuse_links(where, own)
     if not where.parent.is_dir():
         raise HtmlTargetError(f"--html {target}: directory {where.parent} does not exist")
     if not os.access(where.parent, os.W_OK):
         raise HtmlTargetError(f"--html {target}: cannot create files in {where.parent}")
 
 
-def _is_report(directory: Path) -> bool:
+def _head(directory: Path) -> str:
     try:
-        head = (directory / "index.html").read_text(encoding="utf-8", errors="replace")[:2000]
+        fd = open_owned(directory / "index.html", directory, os.O_RDONLY)  # never a link's target
     except OSError:
-        return False
-    return f'content="{GENERATOR}"' in head
+        return ""
+    with open(fd, "rb") as f:
+        return f.read(4000).decode("utf-8", "replace")
+
+
+def _is_report(directory: Path) -> bool:
+    return f'content="{GENERATOR}"' in _head(directory)
+
+
+def _own_files(directory: Path) -> list[str]:
+    """The files an earlier report wrote in ``directory`` (plain names; none listed by an older version)."""
+    head = _head(directory)
+    start = head.find(f'<meta name="{FILES_META}" content="')
+    if start < 0:
+        return []
+    listed = head[start:].split('content="', 1)[1].split('"', 1)[0].split()
+    return [name for name in listed if name not in (".", "..") and "/" not in name]
 
 
 def write(
@@ -93,18 +121,20 @@ def write(
     kept = _kept_outputs(db)
     link_base = os.path.relpath(db.resolve().parent / OUTPUT_DIR, target.resolve())
     parent = target.resolve().parent
+    sweep_builds(parent, target.name)
     with signals_unwind():  # SIGTERM and SIGHUP unwind too, so the temporary directory is removed
-        build = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+        build = Path(tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=parent))
         try:
             plots = _plots(rows, build, title, time)
             outputs = _write_runs(rows, build / "runs.js", kept, link_base)
             extra = (machines_html(rows, stored(db)), comparisons_script(rows, time, across_machines))
-            page = _page(rows, title, plots, time, outputs, extra)
+            files = ["index.html", *sorted(os.listdir(build))]  # every file the report writes, listed in its page
+            page = _page(rows, title, plots, time, outputs, extra, files)
             (build / "index.html").write_text(page, encoding="utf-8")
             for f in [*build.iterdir(), build]:
                 f.chmod(0o755 if f == build else 0o644)
                 _fsync(f)
-            _swap_in(build, target.resolve())
+            _publish(build, target.resolve(), files)
             _fsync(parent)
         except BaseException:
             shutil.rmtree(build, ignore_errors=True)
@@ -121,20 +151,49 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def _swap_in(build: Path, target: Path) -> None:
-    """Rename ``build`` to ``target``; an earlier report there is moved aside first, then removed."""
-    old = None
-    if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        os.rename(target, old)
-    try:
+def _publish(build: Path, target: Path, files: list[str]) -> None:
+    """Rename ``build`` to a new ``target``; into an existing one, rename each of ``files`` (the page last),
+    then remove the files the earlier report listed and this one does not: nothing else is touched."""
+    if not target.exists():
         os.rename(build, target)
-    except OSError:
-        if old is not None:
-            os.rename(old, target)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        return
+    old = _own_files(target)
+    refuse_links(target, [*files, *old])
+    src, dst = os.open(build, os.O_RDONLY | os.O_DIRECTORY), open_dir(target)
+    try:
+        for name in sorted(files, key=lambda name: name == "index.html"):
+            os.replace(name, name, src_dir_fd=src, dst_dir_fd=dst)
+        for name in sorted(set(old) - set(files)):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=dst)
+        os.fsync(dst)
+    finally:
+        os.close(src)
+        os.close(dst)
+    shutil.rmtree(build, ignore_errors=True)  # empty by now
+
+
+def sweep_builds(parent: Path, name: str) -> list[Path]:
+    """Remove the build directories (``.NAME.PID.XXXXXXXX.tmp``) a ``kill -9`` left in ``parent``: only those
+    whose process is gone, never one a live report is writing."""
+    removed = []
+    prefix = f".{name}."
+    for path in parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid = path.name[len(prefix) :].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: alive
+        return True
+    return True
 
 
 def _kept_outputs(db: Path) -> set[str]:
@@ -231,7 +290,13 @@ def _asset(name: str) -> str:
 
 
 def _page(
-    rows: list[Row], title: str, plots: list[tuple[str, str]], time: str, outputs: int, extra: tuple[str, str]
+    rows: list[Row],
+    title: str,
+    plots: list[tuple[str, str]],
+    time: str,
+    outputs: int,
+    extra: tuple[str, str],
+    files: list[str],
 ) -> str:
     limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
     solvers, encodings = len({r.solver_label for r in rows}), len({r.encoding for r in rows})
@@ -256,6 +321,7 @@ def _page(
 <head>
 <meta charset="utf-8">
 <meta name="generator" content="{GENERATOR}">
+<meta name="{FILES_META}" content="{html.escape(" ".join(files))}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
 <style>

@@ -98,9 +98,8 @@ def generate(
         except OSError:
             pass  # unreadable: write it again
     formula = instance.formula()
-    path.parent.mkdir(parents=True, exist_ok=True)
     deadline = Deadline.after(time_limit)
-    with atomic_output(path) as out:
+    with atomic_output(path, owned=Path(cache_dir)) as out:  # folders made on the way, no link followed
         bounded = cast(BinaryIO, _WithinDeadline(out, deadline, time_limit or 0))
         write_cnf(bounded, formula, formula.header_comments(show=False), show=True, shuffle=instance.shuffle_seed)
     return str(path), gbd_hash(path)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cnfgen_queens.cli.common import positive_int
+from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.shuffle import unshuffle_map
@@ -116,12 +116,12 @@ def solve(
         fresh = memory_limit is not None and solver.startswith("pysat:")
         formula = formula_or_path if isinstance(formula_or_path, Formula) else None
         try:
-            with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
+            with work_dir("formula") as tmp:
                 if formula is not None:
-                    path = Path(tmp) / f"queens-{formula.n}.cnf"
+                    path = tmp / f"queens-{formula.n}.cnf"
                     formula.write(path)
                 elif _is_pysat_cnf(formula_or_path):
-                    path = Path(tmp) / "pysat.cnf"
+                    path = tmp / "pysat.cnf"
                     _write_pysat_cnf(formula_or_path, path)
                 elif isinstance(formula_or_path, str | PathLike):
                     path = Path(formula_or_path)

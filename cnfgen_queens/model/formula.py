@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from cnfgen_queens.encodings import Clause, Encoding, VarPool, get, names
-from cnfgen_queens.errors import option
+from cnfgen_queens.errors import option, printable
 from cnfgen_queens.model.board import Board, Line
 from cnfgen_queens.model.lex_leader import BoardGroup, board_group
 from cnfgen_queens.model.variants import PLAIN, Variant, torus_lines
@@ -146,7 +146,7 @@ class QueensFormula:
                 + "; one model per orbit"
             )
         if command:
-            lines.append(f"command: {command}")
+            lines.append(f"command: {printable(command)}")  # a name with a newline must not start a line
         if show:
             lines.append("p show " + " ".join(map(str, range(1, n * n + 1))) + " 0")
         return lines

@@ -20,12 +20,12 @@ choice in :mod:`.engine_choice`, the size cap in :mod:`.size_cap`.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
@@ -146,8 +146,8 @@ def _embedded_loop(formula: QueensFormula, solver: str, symmetric: bool, deadlin
 def _external_loop(formula: QueensFormula, solver: str, workdir: Path | None,
                    options: EnumerationOptions) -> Generator[Found, None, None]:  # fmt: skip
     if workdir is None:
-        with tempfile.TemporaryDirectory(prefix="cnfgen-queens-") as tmp:
-            yield from enumerate_external(formula, solver, Path(tmp), replace(options, resume=False))
+        with work_dir("loop", unwind=False) as tmp:  # a generator: the consumer's handlers stay as they are
+            yield from enumerate_external(formula, solver, tmp, replace(options, resume=False))
         return
     yield from enumerate_external(formula, solver, workdir, options)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.owned import lock_dir, open_dir, refuse_links
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.decode import Clause
@@ -172,17 +174,21 @@ def check_certify(solver: str) -> str:
     return name
 
 
+OWN_FILES = (MANIFEST, COVER, CUBES, f"{CUBES}/*.sol", f"{CUBES}/*.drat")  # what certify writes in its directory
+
+
 def _prepare(directory: Path) -> None:
+    refuse_links(directory, OWN_FILES)
     if (directory / MANIFEST).exists():
         raise UsageError(f"{directory} already holds a certificate ({MANIFEST}); use another directory")
     try:
-        (directory / CUBES).mkdir(parents=True, exist_ok=True)
+        os.close(open_dir(directory, Path(CUBES), create=True))
     except OSError as e:
         raise UsageError(f"cannot write a certificate in {directory}: {e.strerror or e}") from None
 
 
-def _write(path: Path, lines: Iterable[str]) -> None:
-    with atomic_output(path) as f:
+def _write(directory: Path, name: str, lines: Iterable[str]) -> None:
+    with atomic_output(directory / name, owned=directory) as f:
         f.write("".join(line + "\n" for line in lines).encode())
 
 
@@ -206,9 +212,18 @@ def certify(
 
     The cubes run on ``jobs`` forked workers (or Dask); each cube's files are written as it finishes,
     the cover proof and the manifest at the end.  Solver trouble or the deadline ends the count with
-    that status and no manifest.  Raises UsageError for a solver without proofs or a used directory."""
-    start = time.monotonic()
+    that status and no manifest.  Raises UsageError for a solver without proofs or a used directory, or one
+    another process holds (:func:`~cnfgen_queens.cnf.owned.lock_dir`)."""
     check_certify(solver)
+    with lock_dir(directory, "--certify"):
+        return _certify(formula, directory, solver, jobs=jobs, executor=executor, scheduler=scheduler,
+                        deadline=deadline, progress=progress)  # fmt: skip
+
+
+def _certify(formula: QueensFormula, directory: Path, solver: str, *, jobs: int, executor: str,
+             scheduler: str | None, deadline: Deadline,
+             progress: Callable[[GroupCount, int | None], None] | None) -> Count:  # fmt: skip
+    start = time.monotonic()
     _prepare(directory)
     cubes = certificate_cubes(formula.n)
     task = CertifyTask(formula, solver, deadline)
@@ -218,8 +233,8 @@ def certify(
         done[c.index] = c
         if c.status == Status.UNSAT:
             sol, drat = cube_files(c.index)
-            _write(directory / sol, (model_line(m) for m in c.models))
-            _write(directory / drat, c.proof)
+            _write(directory, sol, (model_line(m) for m in c.models))
+            _write(directory, drat, c.proof)
         if progress:
             progress(GroupCount(cube=c.cube, count=len(c.models), fundamental=len(c.models),
                                 solver_calls=c.solver_calls, status=c.status, error=c.error), len(cubes))  # fmt: skip
@@ -240,7 +255,7 @@ def certify(
         if cover is None:
             bad = CubeCertificate(-1, (), (), (), 0, Status.ERROR, "the cubes do not cover the formula")
         else:
-            _write(directory / COVER, cover)
+            _write(directory, COVER, cover)
             _write_manifest(directory, formula, solver, cubes, done, total)
     wall = time.monotonic() - start
     return Count(total=total, fundamental=None, status=bad.status if bad else Status.UNSAT, engine="certify",
@@ -265,5 +280,5 @@ def _write_manifest(directory: Path, formula: QueensFormula, solver: str, cubes:
     manifest = {"format": FORMAT, "written_by": WRITER, **manifest_formula(formula),
                 "formula_sha256": formula_hash(formula.clauses()), "solver": solver, "cubes": entries,
                 "cover_proof": COVER, "total": total}  # fmt: skip
-    with atomic_output(directory / MANIFEST) as f:
+    with atomic_output(directory / MANIFEST, owned=directory) as f:
         f.write((json.dumps(manifest, indent=1) + "\n").encode())

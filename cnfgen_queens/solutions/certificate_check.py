@@ -12,12 +12,12 @@ The certified count is the number of distinct boards.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.dimacs import Header
 from cnfgen_queens.cnf.scan import Cnf, violated_clause
 from cnfgen_queens.errors import UsageError
@@ -191,8 +191,8 @@ def check_certificate(directory: Path, checker: str = "auto") -> CertifiedCount:
     if formula_hash(clauses) != manifest.get("formula_sha256"):
         raise CertificateRejected(f"the manifest's formula hash is not that of {formula.describe()}")
     seen: set[Placement] = set()
-    with tempfile.TemporaryDirectory(prefix="cnfgen-queens-check-") as tmp:
-        proofs = _Proofs(checker, num_vars, Path(tmp))
+    with work_dir("check") as tmp:
+        proofs = _Proofs(checker, num_vars, tmp)
         for i, (cube, entry) in enumerate(zip(cubes, entries, strict=True)):
             sol, drat = cube_files(i)
             if entry.get("solutions") != sol or entry.get("proof") != drat:

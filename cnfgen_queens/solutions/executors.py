@@ -19,7 +19,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -27,6 +26,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
+from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir
 from cnfgen_queens.errors import UsageError
 
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
@@ -157,7 +157,8 @@ class DaskExecutor:
         elif scheduler:
             self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
         else:
-            self.scratch = tempfile.mkdtemp(prefix="cnfgen-queens-dask-")
+            scratch, self._scratch_lock = open_work_dir("dask")  # locked: the next run sweeps one a kill -9 left
+            self.scratch = str(scratch)
             try:  # the scheduler's scratch space too (it takes no local_directory of its own)
                 # not daemonic: a batch's task count by cubes starts its own worker process for the time limit
                 with (
@@ -212,12 +213,9 @@ class DaskExecutor:
             if self.cluster is not None:
                 self.cluster.close()
         finally:
-            self._remove_scratch()
-
-    def _remove_scratch(self) -> None:
-        if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)
-            self.scratch = None
+            if self.scratch is not None:
+                close_work_dir(self.scratch, self._scratch_lock)
+                self.scratch = None
 
 
 def _slurm_cluster_class() -> Any:

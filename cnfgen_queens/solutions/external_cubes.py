@@ -13,14 +13,15 @@ the count (N, encoding, solver), so a resume with other options is refused.
 from __future__ import annotations
 
 import json
-import tempfile
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cnfgen_queens.bounds import json_value
-from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output, work_dir
+from cnfgen_queens.cnf.owned import lock_dir, open_dir, refuse_links
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
@@ -79,7 +80,7 @@ def _count_cube(task: ExternalCubeTask, cube: BorderCube, where: Path, tally: li
         weight = _weight(cube, found.placement)
         tally[0] += weight
         tally[1] += weight > 0
-    with atomic_output(where / DONE) as f:
+    with atomic_output(where / DONE, owned=where) as f:
         f.write(b"UNSAT\n")
 
 
@@ -90,7 +91,9 @@ def count_external_group(task: ExternalCubeTask, index: int, group: CubeGroup) -
     tally = [0, 0, 0]
     try:
         for k, cube in enumerate(group.cubes):
-            _count_cube(task, cube, cube_dir(task.workdir, index, k), tally)
+            where = cube_dir(task.workdir, index, k)
+            os.close(open_dir(task.workdir, where.relative_to(task.workdir), create=True))  # no link followed
+            _count_cube(task, cube, where, tally)
     except EnumerationError as e:
         status, error = e.status, str(e)
     except (UsageError, OSError) as e:  # a work directory that cannot be used, an unreadable solutions file
@@ -105,6 +108,7 @@ def _check_run(workdir: Path, formula: QueensFormula, solver: str, resume: bool)
     """Write ``run.json``, or on resume refuse one that names another count; refuse to start over a used one."""
     want = {"engine": "cubes", "n": formula.n, "describe": formula.describe(), "solver": solver}
     meta = workdir / RUN
+    refuse_links(workdir, [RUN, f"{GROUPS}/*", f"{GROUPS}/*/cube-*", f"{GROUPS}/*/cube-*/{DONE}"])
     if meta.exists():
         with open(meta, "rb") as f:  # read in bounded memory: ours holds four short fields
             text = f.read(RUN_MAX + 1)
@@ -123,7 +127,7 @@ def _check_run(workdir: Path, formula: QueensFormula, solver: str, resume: bool)
         workdir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot use {workdir} as the work directory: {e.strerror or e}") from None
-    with atomic_output(meta) as f:
+    with atomic_output(meta, owned=workdir) as f:
         f.write((json.dumps(want) + "\n").encode())
 
 
@@ -143,39 +147,40 @@ def count_external_cubes(
     """Count all solutions and orbits by canonical border cubes with the binary ``solver``, the groups on
     ``jobs`` forked workers, in ``workdir`` (a temporary directory when None; resumable otherwise)."""
     if workdir is None:
-        with tempfile.TemporaryDirectory(prefix="cnfgen-queens-cubes-") as tmp:
-            return count_external_cubes(formula, solver, workdir=Path(tmp), jobs=jobs, limits=limits, resume=False,
+        with work_dir("cubes") as tmp:
+            return count_external_cubes(formula, solver, workdir=tmp, jobs=jobs, limits=limits, resume=False,
                                         solvers_file=solvers_file, solver_args=solver_args, deadline=deadline,
                                         progress=progress)  # fmt: skip
-    start = time.monotonic()
-    _check_run(workdir, formula, solver, resume)
-    options = EnumerationOptions(limits=limits or Limits(), deadline=deadline, resume=resume,
-                                 solvers_file=solvers_file, solver_args=solver_args)  # fmt: skip
-    task = ExternalCubeTask(formula, solver, workdir, options)
-    groups: Iterable[CubeGroup] = cube_groups(formula.n)
-    total = None
-    if formula.n <= LISTED_UP_TO:
-        groups = list(groups)
-        total = len(groups)
-    done: list[GroupCount] = []
+    with lock_dir(workdir):  # one process at a time in a work directory
+        start = time.monotonic()
+        _check_run(workdir, formula, solver, resume)
+        options = EnumerationOptions(limits=limits or Limits(), deadline=deadline, resume=resume,
+                                     solvers_file=solvers_file, solver_args=solver_args)  # fmt: skip
+        task = ExternalCubeTask(formula, solver, workdir, options)
+        groups: Iterable[CubeGroup] = cube_groups(formula.n)
+        total = None
+        if formula.n <= LISTED_UP_TO:
+            groups = list(groups)
+            total = len(groups)
+        done: list[GroupCount] = []
 
-    def finished(c: GroupCount) -> bool:
-        done.append(c)
-        if progress:
-            progress(c, total)
-        return c.status == Status.UNSAT
+        def finished(c: GroupCount) -> bool:
+            done.append(c)
+            if progress:
+                progress(c, total)
+            return c.status == Status.UNSAT
 
-    items: Iterator[tuple[ExternalCubeTask, int, CubeGroup]] = ((task, i, g) for i, g in enumerate(groups))
-    if jobs <= 1:  # the solver runs in a child process of its own: this process can wait for it
-        complete = all(finished(count_external_group(*item)) for item in items)
-    else:
-        complete = run_tasks(count_external_group, items, finished, jobs=jobs, deadline=deadline)
-    if complete and total is None:
-        total = len(done)
-    bad = next((c for c in done if c.status != Status.UNSAT), None)
-    finished_groups = sum(c.status == Status.UNSAT for c in done)
-    status = bad.status if bad else (Status.UNSAT if complete else Status.TIMEOUT)
-    error = bad.error if bad else (None if complete else "time limit reached")
-    return Count(total=sum(c.count for c in done), fundamental=sum(c.fundamental for c in done), status=status,
-                 engine="cubes", wall=time.monotonic() - start, solver_calls=sum(c.solver_calls for c in done),
-                 groups_done=finished_groups, groups_total=total, error=error)  # fmt: skip
+        items: Iterator[tuple[ExternalCubeTask, int, CubeGroup]] = ((task, i, g) for i, g in enumerate(groups))
+        if jobs <= 1:  # the solver runs in a child process of its own: this process can wait for it
+            complete = all(finished(count_external_group(*item)) for item in items)
+        else:
+            complete = run_tasks(count_external_group, items, finished, jobs=jobs, deadline=deadline)
+        if complete and total is None:
+            total = len(done)
+        bad = next((c for c in done if c.status != Status.UNSAT), None)
+        finished_groups = sum(c.status == Status.UNSAT for c in done)
+        status = bad.status if bad else (Status.UNSAT if complete else Status.TIMEOUT)
+        error = bad.error if bad else (None if complete else "time limit reached")
+        return Count(total=sum(c.count for c in done), fundamental=sum(c.fundamental for c in done), status=status,
+                     engine="cubes", wall=time.monotonic() - start, solver_calls=sum(c.solver_calls for c in done),
+                     groups_done=finished_groups, groups_total=total, error=error)  # fmt: skip

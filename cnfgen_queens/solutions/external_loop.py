@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, BinaryIO, cast
 from cnfgen_queens.bounds import json_value
 from cnfgen_queens.cnf.atomic import atomic_output, sweep_temporaries
 from cnfgen_queens.cnf.dimacs import Header
-from cnfgen_queens.cnf.same_file import OutputIsInput
+from cnfgen_queens.cnf.owned import lock_dir, open_owned, refuse_links
+from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.cnf.scan import Cnf, read_cnf
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.errors import UsageError
@@ -65,17 +66,20 @@ class _TimedFile:
 
 
 def read_solutions(path: Path, n: int, symmetric: bool = False) -> list[Placement]:
-    """Placements of a solutions file, checked: valid, N x N, no repeats (no two in one orbit when
-    ``symmetric``).  A torn last line (no newline, from a crash mid-write) is truncated away.  The file
-    is read line by line, each line at most as long as a placement of N queens can be: memory follows
-    the solutions, never the bytes of a damaged or hostile file."""
-    if not path.exists():
+    """Placements of a solutions file (in its work directory, never through a link), checked: valid,
+    N x N, no repeats (no two in one orbit when ``symmetric``).  A torn last line (no newline, from a
+    crash mid-write) is truncated away.  The file is read line by line, each line at most as long as a
+    placement of N queens can be: memory follows the solutions, never the bytes of a damaged or hostile
+    file."""
+    try:
+        fd = open_owned(path, path.parent, os.O_RDONLY)
+    except FileNotFoundError:
         return []
     out: list[Placement] = []
     accept = Acceptor(n, str(path), symmetric=symmetric)
     longest = 12 * n + 64  # N columns of up to 10 digits and their blanks, and some slack
     torn = None
-    with open(path, "rb") as f:
+    with open(fd, "rb") as f:
         for i, raw in enumerate(iter(lambda: f.readline(longest + 1), b""), 1):
             if not raw.endswith(b"\n"):
                 if len(raw) > longest:
@@ -94,41 +98,23 @@ def read_solutions(path: Path, n: int, symmetric: bool = False) -> list[Placemen
             accept.record(Found(p))
             out.append(p)
     if torn is not None:
-        with open(path, "r+b") as f:
-            f.truncate(torn)
-            os.fsync(f.fileno())
+        fd = open_owned(path, path.parent, os.O_RDWR)
+        try:
+            os.ftruncate(fd, torn)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     return out
 
 
 def refuse_inputs_in(workdir: Path, inputs: Iterable[tuple[str, str | Path | None]]) -> None:
     """Raise OutputIsInput when a file the loop writes in ``workdir`` (:data:`OWN_FILES`, at the top and in
-    every cube's directory) is the same file as one of ``inputs`` ((flag, path) pairs; None skipped): by
-    device and inode, so a symlink or hard link there to an input is caught as well as the input itself.
+    every cube's directory) is the same file as one of ``inputs`` ((flag, path) pairs; None skipped), by
+    :func:`~cnfgen_queens.cnf.same_file.refuse_alias`; PlantedLink when one of them is a link.
     Files under other names in ``workdir`` are no concern of the loop's."""
-    given: dict[tuple[int, int], tuple[str, str | Path]] = {}
-    for flag, path in inputs:
-        if path is None or str(path) == "-":
-            continue
-        try:
-            st = os.stat(path)
-        except (OSError, ValueError):
-            continue
-        given.setdefault((st.st_dev, st.st_ino), (flag, path))
-    if not given or not workdir.is_dir():
-        return
-    for where in (workdir, *sorted(workdir.glob(CUBE_DIRS))):
-        for name in OWN_FILES:
-            try:
-                st = os.stat(where / name)
-            except OSError:
-                continue
-            hit = given.get((st.st_dev, st.st_ino))
-            if hit is not None:
-                flag, given_path = hit
-                raise OutputIsInput(
-                    f"{flag} {given_path} is the same file as {where / name}, which --out {workdir} "
-                    "writes: it would be destroyed; move it, or choose another --out directory"
-                )
+    own = [*OWN_FILES, *(f"{CUBE_DIRS}/{name}" for name in OWN_FILES)]
+    refuse_alias(workdir, [(flag, path) for flag, path in inputs if path is not None], "--out", own=own)
+    refuse_links(workdir, own)
 
 
 def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: bool) -> None:
@@ -150,12 +136,12 @@ def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: b
                                                                               **want}:  # fmt: skip
             raise UsageError(f"{workdir} holds a run with {have}, not {want}: resume with those options")
         return
-    with atomic_output(meta) as f:
+    with atomic_output(meta, owned=workdir) as f:
         f.write((json.dumps(want) + "\n").encode())
 
 
 def _append_durably(path: Path, line: str) -> None:
-    with open(path, "a", encoding="ascii") as f:
+    with open(open_owned(path, path.parent, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="ascii") as f:
         f.write(line + "\n")
         f.flush()
         os.fsync(f.fileno())
@@ -175,7 +161,7 @@ class WorkFormula:
 
         self.num_vars, self.base_clauses = formula.counts()
         self.path, self.deadline = base, deadline
-        with atomic_output(base) as f:
+        with atomic_output(base, owned=base.parent) as f:
             out = cast(BinaryIO, _TimedFile(f, deadline, base.name))  # the writer only calls write()
             write_cnf(out, formula, formula.header_comments("cnfgen-queens enumerate"))
         self.block_lines: list[bytes] = []
@@ -204,7 +190,7 @@ class WorkFormula:
 
     def write(self, path: Path) -> None:
         total = self.base_clauses + len(self.block_lines)
-        with atomic_output(path) as raw:
+        with atomic_output(path, owned=path.parent) as raw:
             f = _TimedFile(raw, self.deadline, path.name)
             f.write(self.comments + f"p cnf {self.num_vars} {total}\n".encode())
             if self.held:
@@ -231,11 +217,17 @@ def enumerate_external(
     """Restart loop over files in ``workdir`` with an external solver (see the module docstring)."""
 
     opts = options or EnumerationOptions()
-    symmetric = opts.symmetric
     try:
         workdir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot use {workdir} as the work directory: {e.strerror or e}") from None
+    refuse_links(workdir, OWN_FILES)  # before anything is read or written
+    with lock_dir(workdir):  # one process at a time: two loops in one directory would mix their solutions
+        yield from _loop(formula, solver, workdir, opts)
+
+
+def _loop(formula: QueensFormula, solver: str, workdir: Path, opts: EnumerationOptions) -> Iterator[Found]:
+    symmetric = opts.symmetric
     sol_path = workdir / SOLUTIONS
     for own in ("run.json", "base.cnf", "current.cnf"):  # left by a kill -9 of an earlier run here
         sweep_temporaries(workdir / own)
@@ -244,7 +236,7 @@ def enumerate_external(
     _check_run(workdir, formula, symmetric, opts.resume)
     found = read_solutions(sol_path, formula.n, symmetric) if opts.resume else []
     accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric)
-    sol_path.touch()
+    os.close(open_owned(sol_path, workdir, os.O_WRONLY | os.O_CREAT))
     limits = opts.limits or Limits()
     deadline = opts.deadline  # bounds the whole loop, writing the files too
     earlier = [Found(p, accept.weight(p)) for p in found]

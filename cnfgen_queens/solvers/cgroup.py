@@ -230,6 +230,19 @@ def _execute(
     start = time.monotonic()
     deadline = None if timeout is None else start + timeout
     thread = threading.Thread(target=work, name="cnfgen-queens-runexec", daemon=True)
+    import tempfile
+
+    tempdir, tempfile.tempdir = tempfile.tempdir, str(out_path.parent)  # BenchExec_run_* inside our work directory,
+    try:  # so that our cleanup (and the next run's sweep, after a kill -9) covers it
+        return _wait(executor, thread, done, box, argv, start, deadline, grace, cap)
+    finally:
+        tempfile.tempdir = tempdir
+
+
+def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: dict[str, Any], argv: Sequence[str],
+          start: float, deadline: float | None, grace: float,
+          cap: OutputCap) -> tuple[dict[str, Any], float, bool]:  # fmt: skip
+    """Start BenchExec's ``thread`` and wait for it; stop the solver at the deadline, the output cap or a signal."""
     timed_out, kill_at, stopping = False, 0.0, False
     try:
         thread.start()

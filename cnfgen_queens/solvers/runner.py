@@ -157,7 +157,7 @@ def _sweep_once() -> None:
     global _swept
     if not _swept:
         _swept = True
-        sweep_work_dirs(("input", "solve", "probe"))
+        sweep_work_dirs()
 
 
 def _validated(outcome: Outcome, source: Cnf | CnfFile, deadline: Deadline = NEVER) -> Outcome:
@@ -351,7 +351,7 @@ def _keep(run: Finished, path: Path) -> None:
     a marker line."""
     import shutil
 
-    with atomic_output(path) as out:
+    with atomic_output(path, owned=path.parent) as out:  # a link planted there is refused, not followed
         if run.stdout_file is not None and run.stdout_file.exists():
             with open(run.stdout_file, "rb") as f:
                 shutil.copyfileobj(f, out)

@@ -1,0 +1,177 @@
+"""Directories the tool owns (``--out``, ``--certify``, ``--html``, a batch's kept output): its files there
+are opened without following a link, and one process at a time works in one.
+
+The directory the user names is taken as given (it may itself be a symlink: the user chose it).  Below
+it, every folder and file is opened relative to its parent's descriptor with ``O_NOFOLLOW``, so a
+symbolic link planted in the directory (``d/current.cnf -> ~/victim``) is refused in one line,
+:class:`PlantedLink`, and nothing outside the directory is read, written or removed.  A rename or an
+unlink relative to the descriptor replaces or removes a link itself, never the file it names.
+
+:func:`lock_dir` holds an advisory lock (``flock``) on ``.cnfgen-queens.lock`` in the directory for as
+long as a run uses it; the lock file holds the holder's pid and command, so that a second process is
+refused in one line naming it.  The kernel drops the lock when the holder dies, ``kill -9`` included.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import itertools
+import os
+import stat
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path, PurePath
+
+from ..errors import UsageError, printable
+
+LOCK_FILE = ".cnfgen-queens.lock"
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_LINK_ERRNOS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # what O_NOFOLLOW meets at a link (EMLINK: BSDs)
+
+
+class PlantedLink(UsageError):
+    """A symbolic link where the tool writes a file or folder of its own directory."""
+
+
+class DirInUse(UsageError):
+    """A work directory another live process holds (:func:`lock_dir`)."""
+
+
+def refused_link(shown: Path | str, dir_fd: int, name: str) -> PlantedLink:
+    try:
+        target = f" (to {os.readlink(name, dir_fd=dir_fd)})"
+    except OSError:
+        target = ""
+    return PlantedLink(f"{shown} is a symbolic link{target} in a directory cnfgen-queens writes; it is not "
+                       "followed and nothing was written: remove it, or choose another directory")  # fmt: skip
+
+
+def is_link(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+HERE = PurePath()
+
+
+def open_dir(root: Path, rel: PurePath = HERE, *, create: bool = False) -> int:
+    """A descriptor of ``root / rel``: ``root`` opened as named, each folder of ``rel`` without following a
+    link (created when ``create``); :class:`PlantedLink` for a link on the way."""
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        where = Path(root)
+        for part in rel.parts:
+            where = where / part
+            try:
+                sub = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                sub = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as e:
+                if e.errno in _LINK_ERRNOS and is_link(fd, part):
+                    raise refused_link(where, fd, part) from None
+                raise
+            os.close(fd)
+            fd = sub
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def split(path: Path, owned: Path) -> tuple[PurePath, str]:
+    """(the folders between ``owned`` and ``path``, the file's name); ``path`` must lie below ``owned``."""
+    rel = PurePath(path).relative_to(owned)  # ValueError when it is not
+    if not rel.parts or ".." in rel.parts:
+        raise ValueError(f"{path} is not inside {owned}")
+    return rel.parent, rel.name
+
+
+def open_owned(path: Path, owned: Path, flags: int, mode: int = 0o666) -> int:
+    """``os.open(path, flags)`` for a file of the directory ``owned`` (folders created on the way), never
+    through a link: :class:`PlantedLink` names one."""
+    rel, name = split(path, owned)
+    dir_fd = open_dir(owned, rel, create=bool(flags & os.O_CREAT))
+    try:
+        try:
+            return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+        except OSError as e:
+            if e.errno in _LINK_ERRNOS and is_link(dir_fd, name):
+                raise refused_link(path, dir_fd, name) from None
+            raise
+    finally:
+        os.close(dir_fd)
+
+
+def refuse_links(owned: Path, names: Iterable[str]) -> None:
+    """:class:`PlantedLink` when any of ``names`` (relative to ``owned``, globs allowed) is a link, or lies in
+    a linked folder: checked before any work, so a run refused leaves everything as it was."""
+    if not Path(owned).is_dir():
+        return
+    for name in names:
+        rel = PurePath(name)
+        if any(ch in name for ch in "*?["):  # a glob over existing entries: check each folder on the way
+            fixed = [part for part in itertools.takewhile(lambda p: not any(c in p for c in "*?["), rel.parts)]
+            if fixed:
+                refuse_links(owned, [str(PurePath(*fixed))])
+            for found in sorted(Path(owned).glob(name)):
+                refuse_links(owned, [str(found.relative_to(owned))])
+            continue
+        try:
+            fd = open_dir(owned, rel.parent)
+        except OSError:  # not there (yet): nothing to follow
+            continue
+        try:
+            if is_link(fd, rel.name):
+                raise refused_link(Path(owned) / rel, fd, rel.name)
+        finally:
+            os.close(fd)
+
+
+def unlink_owned(path: Path, owned: Path) -> None:
+    """Remove the file ``path`` of ``owned`` (a link there is removed itself, never what it names)."""
+    rel, name = split(path, owned)
+    dir_fd = open_dir(owned, rel)
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _command() -> str:
+    import shlex
+
+    return printable(shlex.join([Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python", *sys.argv[1:]]))
+
+
+@contextmanager
+def lock_dir(directory: Path, flag: str = "--out") -> Iterator[None]:
+    """Hold ``directory`` (made if missing) for this process while the block runs; :class:`DirInUse`, naming
+    the holder's pid and command, when another process holds it.  ``flag`` names the option in messages."""
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot use {flag} {directory}: {e.strerror or e}") from None
+    fd = open_owned(Path(directory) / LOCK_FILE, Path(directory), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
+            raise DirInUse(f"{flag} {directory} is in use by {printable(holder)}; wait for it to end, or choose "
+                           "another directory") from None  # fmt: skip
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"process {os.getpid()} ({_command()})\n".encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)  # no holder any more
+    finally:
+        os.close(fd)  # the lock goes with the descriptor (with the process, on kill -9)
