@@ -132,6 +132,12 @@ class _Decoded(io.RawIOBase):
     ) -> None:
         self._inner, self._raw, self._codec, self._name, self._error = inner, raw, codec, name, error
         self._out = 0
+        self.warnings: list[tuple[Callable[[str], None], str]] = []  # said once the first bytes decode
+
+    def _say_warnings(self) -> None:
+        for warn, message in self.warnings:
+            warn(message)
+        self.warnings = []
 
     def readable(self) -> bool:
         return True
@@ -145,6 +151,8 @@ class _Decoded(io.RawIOBase):
             data = self._inner.read(len(view))
         except (EOFError, OSError, lzma.LZMAError, zlib.error) as e:
             raise self._error(f"{self._name}: corrupt or truncated {self._codec.name} data ({e})") from None
+        if self.warnings:  # data that decodes: only then is "reading it as gzip" news (else the error says it)
+            self._say_warnings()
         view[: len(data)] = data
         self._out += len(data)
         check_ratio(self._name, self._out, self._raw.count, self._error)
@@ -177,8 +185,9 @@ def open_input(
         stream = given
     else:  # stdin's buffer or a BytesIO: any binary stream with readinto serves as the raw stream
         stream = io.BufferedReader(cast(io.RawIOBase, given), READ_BUFFER)
+    held: list[str] = []
     try:
-        codec = check_codec(name, stream.peek(MAGIC_BYTES)[:MAGIC_BYTES], warn)
+        codec = check_codec(name, stream.peek(MAGIC_BYTES)[:MAGIC_BYTES], None if warn is None else held.append)
     except InputError as e:
         stream.close()
         raise error(str(e)) from None
@@ -186,7 +195,10 @@ def open_input(
         return stream
     counted = _Counted(stream)
     inner = decompressor(codec, cast(IO[bytes], counted))
-    return io.BufferedReader(_Decoded(inner, counted, codec, name, error), READ_BUFFER)
+    decoded = _Decoded(inner, counted, codec, name, error)
+    if warn is not None:
+        decoded.warnings = [(warn, message) for message in held]
+    return io.BufferedReader(decoded, READ_BUFFER)
 
 
 def compressing(out: BinaryIO, path: Path | str) -> BinaryIO:
