@@ -101,7 +101,8 @@ def test_enumerate_lists_one_board_per_orbit(capsys: pytest.CaptureFixture[str])
 
 
 def test_count_of_a_torus_and_of_a_placed_queen(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "count", "7", "--torus", "--break-symmetry", "--quiet")[1] == "count: 1 (unchecked)\n"  # no published torus orbit count
+    # no published count of the torus's orbits: unchecked
+    assert run(capsys, "count", "7", "--torus", "--break-symmetry", "--quiet")[1] == "count: 1 (unchecked)\n"
     # the centre queen of N = 9: every map keeps it, so the orbits are fewer than the boards
     code, out, _ = run(capsys, "count", "9", "--place", "5,5", "--quiet")
     whole = int(out.split()[1])  # count: N (how it was checked)
