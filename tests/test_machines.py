@@ -174,3 +174,25 @@ def test_the_machines_section_counts_runs_started_on_a_busy_machine(two_machines
     assert machine.busy([dataclasses.replace(r, load_avg=0.0) for r in rows], machines) == 0
     text = machine.section(loads, machines)
     assert f"{machine.busy(loads, machines)} of {len(rows)} runs started with the load average at or above" in text
+
+
+def test_a_new_commit_of_this_tool_is_no_new_machine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Runs of one box before and after a commit (or an upgrade) of this tool: two rows of ``machines`` (each
+    records its version), one machine to the comparison guard and the mixed-line note; another CPU is still
+    refused (test above)."""
+    results = _batch(tmp_path, capsys)
+    later = dataclasses.replace(this_machine(), tool_version="9.9.9", git_commit="e" * 40)
+    assert later.fingerprint != this_machine().fingerprint and later.platform == this_machine().platform
+    with Store(results) as store:
+        store.record_machine(later.fingerprint, later.as_dict())
+        for r in store.rows():
+            if r.encoding == "sequential":  # measured after the commit
+                store.add(dataclasses.replace(r, machine=later.fingerprint))
+    code, out, err = in_process(["report", str(results), "--compare", "pairwise", "sequential"], capsys)
+    assert code == 0, err
+    assert "machines: 2\n" in out and "commit eeeeeeeeee" in out  # both recorded and shown
+    assert "mix runs of more than one machine" not in out and "across machines" not in out and "verdict: " in out
+    rows = Store(results, readonly=True).rows()
+    assert {r.machine for r in machine.one_per_platform(rows, machine.stored(results))} == {
+        min(this_machine().fingerprint, later.fingerprint)
+    }

@@ -143,7 +143,8 @@ def _sections(args: argparse.Namespace, rows: list[Row]) -> str:
             cells = spread.cells(rows, args.time)
             parts.append(spread.markdown(cells, args.noisy, args.time) if cells else "spread: no run has repeats\n")
         if args.compare:
-            pair = compare.compare(rows, *args.compare, time=args.time, across_machines=args.across_machines)
+            same = machine.one_per_platform(rows, machine.stored(args.db))  # a new commit is no new machine
+            pair = compare.compare(same, *args.compare, time=args.time, across_machines=args.across_machines)
             parts.append(compare.text(pair, args.time))
     except UsageError as e:
         fail(str(e))

@@ -39,7 +39,7 @@ from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, signals_unwind
 from . import report
 from .html_stats import comparisons_script, machines_html
-from .machine import stored
+from .machine import one_per_platform, stored
 from .plots import draw, scatter_pairs
 from .store import OUTPUT_DIR, Row
 from .verdict import verdict
@@ -127,7 +127,11 @@ def write(
         try:
             plots = _plots(rows, build, title, time)
             outputs = _write_runs(rows, build / "runs.js", kept, link_base)
-            extra = (machines_html(rows, stored(db)), comparisons_script(rows, time, across_machines))
+            machines = stored(db)  # a comparison pairs runs of one platform: a new commit is no new machine
+            extra = (
+                machines_html(rows, machines),
+                comparisons_script(one_per_platform(rows, machines), time, across_machines),
+            )
             files = ["index.html", *sorted(os.listdir(build))]  # every file the report writes, listed in its page
             page = _page(rows, title, plots, time, outputs, extra, files)
             (build / "index.html").write_text(page, encoding="utf-8")

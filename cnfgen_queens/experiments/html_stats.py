@@ -33,7 +33,7 @@ def machines_html(rows: list[Row], machines: dict[str, machine.Machine]) -> str:
     for line in found:
         out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in line) + "</tr>")
     out.append("</tbody></table>")
-    if mixed := machine.mixing(rows):
+    if mixed := machine.mixing(rows, machines):
         out.append(f'<p class="note mixed">{html.escape(machine.mixed_note(mixed))}</p>')
     return "\n".join([*out, "</div>"])
 

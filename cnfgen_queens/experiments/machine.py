@@ -18,7 +18,7 @@ import json
 import os
 import platform
 import sqlite3
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,9 @@ PROC = Path("/proc")
 SYS_CPU = Path("/sys/devices/system/cpu")
 CGROUP2 = Path("/sys/fs/cgroup/cgroup.controllers")
 CHECKOUT = Path(__file__).resolve().parents[2]  # the repository, when the package runs from a checkout
+
+
+SOFTWARE_OF_OURS = ("tool_version", "git_commit")  # recorded, but not what makes two machines differ
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,12 @@ class Machine:
         """16 hex digits of the SHA-256 of the fields: equal for two hosts of the same hardware and software."""
         text = "\n".join(f"{k}={v}" for k, v in sorted(asdict(self).items()))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def platform(self) -> tuple[Any, ...]:
+        """The fields a measured time depends on: all but this tool's version and commit.  Runs of one box
+        before and after a commit (or an upgrade of this tool) are one machine's to the comparison guard."""
+        return tuple(v for k, v in asdict(self).items() if k not in SOFTWARE_OF_OURS)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -244,7 +253,7 @@ def section(rows: list[Row], machines: dict[str, Machine]) -> str:
     if loaded := busy(rows, machines):
         lines += ["", f"{loaded} of {len(rows)} runs started with the load average at or above their machine's "
                   "cores: their times carry the other processes' load"]  # fmt: skip
-    if mixed := mixing(rows):
+    if mixed := mixing(rows, machines):
         lines += ["", mixed_note(mixed)]
     return "\n".join(lines) + "\n"
 
@@ -255,10 +264,22 @@ def mixed_note(mixed: list[str]) -> str:
     )
 
 
-def mixing(rows: list[Row]) -> list[str]:
+def one_per_platform(rows: list[Row], machines: dict[str, Machine]) -> list[Row]:
+    """``rows`` with each machine named by the first fingerprint of its :attr:`Machine.platform`: what the
+    comparison guard and the mixed-line note compare (a new commit of this tool is no new machine)."""
+    first: dict[tuple[Any, ...], str] = {}
+    for fingerprint, m in sorted(machines.items()):
+        first.setdefault(m.platform, fingerprint)
+    same = {fingerprint: first[m.platform] for fingerprint, m in machines.items()}
+    if all(k == v for k, v in same.items()):
+        return rows
+    return [replace(r, machine=same[r.machine]) if r.machine in same else r for r in rows]
+
+
+def mixing(rows: list[Row], machines: dict[str, Machine]) -> list[str]:
     """The table's lines (task, solver, encoding) whose runs come from more than one machine."""
     seen: dict[tuple[str, str, str], set[str]] = {}
-    for r in rows:
+    for r in one_per_platform(rows, machines):
         if r.machine is not None:
             seen.setdefault((r.task, r.solver_label, r.encoding), set()).add(r.machine)
     return [f"{task} {solver} {encoding} ({len(m)} machines)" for (task, solver, encoding), m in sorted(seen.items())
