@@ -27,21 +27,22 @@ class Prefixed:
     the solver-output readers read)."""
 
     def __init__(self, head: bytes, stream: IO[bytes]) -> None:
-        self.head, self.stream = head, stream
+        self.head, self.at, self.stream = head, 0, stream  # head[at:] is still to be read (no copy a line)
 
     def read(self, size: int = -1) -> bytes:
-        if self.head:
-            piece, self.head = (self.head, b"") if size < 0 else (self.head[:size], self.head[size:])
+        if self.at < len(self.head):
+            end = len(self.head) if size < 0 else min(len(self.head), self.at + size)
+            piece, self.at = self.head[self.at : end], end
             return piece
         return self.stream.read(size)
 
     def readline(self, size: int = -1) -> bytes:
-        if not self.head:
+        if self.at >= len(self.head):
             return self.stream.readline(size)
-        end = self.head.find(b"\n") + 1 or len(self.head)
-        end = end if size < 0 else min(end, size)
-        piece, self.head = self.head[:end], self.head[end:]
-        if self.head or piece.endswith(b"\n") or len(piece) == size:
+        end = self.head.find(b"\n", self.at) + 1 or len(self.head)
+        end = end if size < 0 else min(end, self.at + size)
+        piece, self.at = self.head[self.at : end], end
+        if self.at < len(self.head) or piece.endswith(b"\n") or len(piece) == size:
             return piece
         return piece + self.stream.readline(size - len(piece) if size >= 0 else -1)
 
