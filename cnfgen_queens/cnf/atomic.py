@@ -257,7 +257,7 @@ def work_dir(kind: str, *, unwind: bool = True) -> Iterator[Path]:
                 os.close(fd)
         finally:
             if os.getpid() == pid and made:
-                shutil.rmtree(made[0], ignore_errors=True)
+                remove_tree(made[0])
 
 
 def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]:
@@ -275,7 +275,17 @@ def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]
 def close_work_dir(path: str | Path, fd: int) -> None:
     """Release and remove a directory of :func:`open_work_dir`."""
     os.close(fd)
-    shutil.rmtree(path, ignore_errors=True)
+    remove_tree(Path(path))
+
+
+def remove_tree(path: Path, tries: int = 5) -> None:
+    """``rm -rf path``, again while it still stands: a child killed a moment ago (a solver, a spooler) may
+    still create a file in it after rmtree listed it, and rmtree then leaves the directory behind."""
+    for i in range(tries):
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.lexists(path):
+            return
+        time.sleep(0.05 * (i + 1))
 
 
 def sweep_work_dirs(kinds: tuple[str, ...] | None = None, root: Path | None = None) -> list[Path]:
