@@ -217,6 +217,34 @@ def signals_raise(*, over_default_only: bool = False) -> Iterator[None]:
 
 
 @contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP for a step that must not be cut in half (removing a work directory,
+    recording one just made); the first that came is handled on leaving, by the handler that was in place
+    (its KeyboardInterrupt or Terminated raised, or the default action taken).  A signal the caller ignores
+    stays ignored.  Main thread only (no other thread runs Python signal handlers); elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    previous: dict[signal.Signals, Any] = {}
+    try:
+        for sig in (signal.SIGINT, *TERMINATING):
+            handler = signal.getsignal(sig)
+            if handler not in (signal.SIG_IGN, None):
+                previous[sig] = handler
+                signal.signal(sig, lambda signum, frame: came.append(signum))
+        yield
+    finally:
+        restore_handlers(previous)
+        if came:
+            handler = previous[signal.Signals(came[0])]
+            if callable(handler):
+                handler(came[0], None)
+            else:  # SIG_DFL: the default action, now that the handler is back
+                os.kill(os.getpid(), came[0])
+
+
+@contextmanager
 def signals_unwind() -> Iterator[None]:
     """:func:`signals_raise` for library code that must clean up (an atomic write, a temporary directory).
 

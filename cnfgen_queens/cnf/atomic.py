@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import UsageError, signals_unwind
+from ..errors import UsageError, signals_deferred, signals_unwind
 from .owned import is_link, open_dir, refused_link, split
 
 TEMP_SUFFIX = ".tmp"
@@ -263,12 +263,15 @@ def work_dir(kind: str, *, unwind: bool = True) -> Iterator[Path]:
 def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]:
     """A new locked work directory of ``kind`` and the descriptor that holds its lock, for an owner that is no
     ``with`` block: it closes the descriptor and removes the directory (:func:`close_work_dir`).  ``made``
-    gets the path as soon as it exists, so an interrupt at any moment finds it."""
-    path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
-    if made is not None:
-        made.append(path)
-    fd = os.open(path / WORK_LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    gets the path as soon as it exists (signals are held until then), so an interrupt at any moment finds it.
+    The lock file takes its name only once it is locked: a sweep by another process never sees it unlocked."""
+    with signals_deferred():
+        path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
+        if made is not None:
+            made.append(path)
+    fd = os.open(path / f"{WORK_LOCK}{TEMP_SUFFIX}", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
+    os.rename(path / f"{WORK_LOCK}{TEMP_SUFFIX}", path / WORK_LOCK)
     return path, fd
 
 
@@ -279,13 +282,15 @@ def close_work_dir(path: str | Path, fd: int) -> None:
 
 
 def remove_tree(path: Path, tries: int = 5) -> None:
-    """``rm -rf path``, again while it still stands: a child killed a moment ago (a solver, a spooler) may
-    still create a file in it after rmtree listed it, and rmtree then leaves the directory behind."""
-    for i in range(tries):
-        shutil.rmtree(path, ignore_errors=True)
-        if not os.path.lexists(path):
-            return
-        time.sleep(0.05 * (i + 1))
+    """``rm -rf path``, with signals held until it is done (a signal cutting rmtree in half would leave the
+    rest), and again while it still stands: a child killed a moment ago (a solver, a spooler) may still
+    create a file in it after rmtree listed it, and rmtree then leaves the directory behind."""
+    with signals_deferred():
+        for i in range(tries):
+            shutil.rmtree(path, ignore_errors=True)
+            if not os.path.lexists(path):
+                return
+            time.sleep(0.05 * (i + 1))
 
 
 def sweep_work_dirs(kinds: tuple[str, ...] | None = None, root: Path | None = None) -> list[Path]:

@@ -1,0 +1,125 @@
+"""Work directories under races (the two failures of CI on a busy machine, made deterministic).
+
+- A sweep by another process (every command sweeps $TMPDIR at its start) that came between the lock
+  file's creation and its ``flock`` found it unlocked and removed a live directory: the solver then
+  could not start (``count 10 --solver kissat``: "cannot start .../kissat").  The lock file appears
+  under its name only once it is locked.
+- A signal that landed inside the removal of a work directory (``rmtree`` half done) or between
+  ``mkdtemp`` and the moment the path is recorded left the directory behind (``test_leftovers``'
+  SIGINT cases): the signal is held until the directory is gone, then raised as before.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cnfgen_queens.cnf import atomic
+from cnfgen_queens.cnf.atomic import WORK_PREFIX, open_work_dir, sweep_work_dirs, work_dir
+from cnfgen_queens.errors import Terminated, signals_deferred, signals_raise
+
+
+@pytest.fixture
+def tmpdir_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    yield tmp_path
+
+
+def _ours(root: Path) -> list[str]:
+    return sorted(p.name for p in root.iterdir() if p.name.startswith(WORK_PREFIX))
+
+
+def test_a_sweep_at_the_worst_moment_leaves_a_new_directory_alone(tmpdir_env: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Another process sweeps just before this one locks its new directory: the directory stays."""
+    real = atomic.fcntl.flock
+    swept: list[Path] = []
+
+    def sweep_then_lock(fd: int, op: int) -> None:
+        if not swept and op == atomic.fcntl.LOCK_EX:
+            swept.extend(sweep_work_dirs(root=tmpdir_env))  # another descriptor: flock conflicts as across processes
+            swept.append(Path("/"))  # once
+        real(fd, op)
+
+    monkeypatch.setattr(atomic.fcntl, "flock", sweep_then_lock)
+    path, fd = open_work_dir("solve")
+    try:
+        assert swept == [Path("/")], "the sweep removed the directory being made"
+        assert path.is_dir() and (path / atomic.WORK_LOCK).exists()
+        monkeypatch.setattr(atomic.fcntl, "flock", real)
+        assert sweep_work_dirs(root=tmpdir_env) == [] and path.is_dir()  # locked: in use
+    finally:
+        atomic.close_work_dir(path, fd)
+    assert _ours(tmpdir_env) == []
+
+
+def _signal_self(sig: int) -> None:
+    os.kill(os.getpid(), sig)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_inside_the_removal_still_removes_the_directory(tmpdir_env: Path, sig: int, sigint_raises: None,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    real = shutil.rmtree
+    calls: list[int] = []
+
+    def rmtree_interrupted(path: Any, *args: Any, **kwargs: Any) -> None:
+        calls.append(1)
+        if len(calls) == 1:  # the first file goes, then the signal lands in the middle of the removal
+            first = next(Path(path).iterdir())
+            first.unlink()
+            _signal_self(sig)
+        real(path, *args, **kwargs)
+
+    monkeypatch.setattr(atomic.shutil, "rmtree", rmtree_interrupted)
+    with pytest.raises(KeyboardInterrupt) as got, signals_raise(), work_dir("solve") as d:
+        (d / "solver.out").write_text("s SATISFIABLE\n")
+    assert isinstance(got.value, Terminated) == (sig != signal.SIGINT)
+    assert _ours(tmpdir_env) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_right_after_the_directory_is_made_still_removes_it(
+    tmpdir_env: Path, sig: int, sigint_raises: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = tempfile.mkdtemp
+
+    def mkdtemp_then_signal(*args: Any, **kwargs: Any) -> str:
+        made = real(*args, **kwargs)
+        _signal_self(sig)  # lands before the caller has recorded the path
+        return made
+
+    monkeypatch.setattr(atomic.tempfile, "mkdtemp", mkdtemp_then_signal)
+    with pytest.raises(KeyboardInterrupt), signals_raise(), work_dir("solve"):
+        pass
+    assert _ours(tmpdir_env) == []
+
+
+def test_signals_deferred_raises_the_held_signal_once_with_the_handler_in_place(sigint_raises: None) -> None:
+    order: list[str] = []
+    with pytest.raises(Terminated) as got, signals_raise(), signals_deferred():
+        _signal_self(signal.SIGTERM)
+        _signal_self(signal.SIGINT)  # the first one that came is the one raised
+        order.append("inside ran to its end")
+    assert order == ["inside ran to its end"] and got.value.signum == signal.SIGTERM
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with signals_deferred():  # nothing came: nothing raised
+        order.append("quiet")
+    assert order[-1] == "quiet"
+
+
+def test_signals_deferred_keeps_an_ignored_signal_ignored() -> None:
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with signals_deferred():
+            _signal_self(signal.SIGHUP)
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
