@@ -123,3 +123,23 @@ def test_signals_deferred_keeps_an_ignored_signal_ignored() -> None:
         assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+def test_a_directory_whose_maker_died_before_locking_it_is_swept_at_once(tmpdir_env: Path) -> None:
+    """``kill -9`` between ``mkdtemp`` and the lock (test_leftovers kills the moment the directory appears):
+    its maker's pid, in its name, is dead, so the next start removes it, not a day later; a live maker's
+    unlocked directory (being made) stays."""
+    import subprocess
+    import sys
+
+    code = ("import tempfile, os, signal; from cnfgen_queens.cnf import atomic\n"
+            "tempfile.tempdir = os.environ['ROOT']\n"
+            "atomic.os.open = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)\n"  # dies before the lock file
+            "atomic.open_work_dir('solve')\n")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "ROOT": str(tmpdir_env)}, timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    left = _ours(tmpdir_env)
+    assert len(left) == 1 and not (tmpdir_env / left[0] / atomic.WORK_LOCK).exists()
+    being_made = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}solve-{os.getpid()}-"))  # a live maker, no lock yet
+    assert sweep_work_dirs(root=tmpdir_env) == [tmpdir_env / left[0]]
+    assert _ours(tmpdir_env) == [being_made.name]

@@ -240,7 +240,7 @@ STALE_UNLOCKED = 24 * 3600  # seconds after which a work directory with no lock 
 
 @contextmanager
 def work_dir(kind: str, *, unwind: bool = True) -> Iterator[Path]:
-    """``$TMPDIR/cnfgen-queens-KIND-XXXXXXXX``, removed when the block ends, by a signal too (SIGTERM and SIGHUP
+    """``$TMPDIR/cnfgen-queens-KIND-PID-XXXXXXXX``, removed when the block ends, by a signal too (SIGTERM and SIGHUP
     unwind it as Ctrl-C does, :func:`~cnfgen_queens.errors.signals_unwind`, in a forked worker as well);
     locked while in use, so that :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left,
     never one still in use.  Only the process that made it removes it (not a forked child).  A generator
@@ -266,7 +266,7 @@ def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]
     gets the path as soon as it exists (signals are held until then), so an interrupt at any moment finds it.
     The lock file takes its name only once it is locked: a sweep by another process never sees it unlocked."""
     with signals_deferred():
-        path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-"))
+        path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-{os.getpid()}-"))  # the maker, for a sweep
         if made is not None:
             made.append(path)
     fd = os.open(path / f"{WORK_LOCK}{TEMP_SUFFIX}", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
@@ -295,8 +295,10 @@ def remove_tree(path: Path, tries: int = 5) -> None:
 
 def sweep_work_dirs(kinds: tuple[str, ...] | None = None, root: Path | None = None) -> list[Path]:
     """Remove the work directories of ``kinds`` (:func:`work_dir`; every kind when None) in ``root`` (default
-    ``$TMPDIR``) that no live process holds: those a ``kill -9`` left.  One with no lock file counts only after
-    a day.  One listing of ``root``, no other import: cheap enough for every command's start."""
+    ``$TMPDIR``) that no live process holds: those a ``kill -9`` left.  One with no lock file yet is judged by
+    its maker, whose pid its name holds: gone (or a zombie), it never will be locked; one with no pid in its
+    name (older code) counts only after a day.  One listing of ``root``, no other import: cheap enough for
+    every command's start."""
     removed: list[Path] = []
     base = Path(root or tempfile.gettempdir())
     prefixes = tuple(f"{WORK_PREFIX}{kind}-" for kind in kinds) if kinds is not None else (WORK_PREFIX,)
@@ -308,12 +310,8 @@ def sweep_work_dirs(kinds: tuple[str, ...] | None = None, root: Path | None = No
         path = base / name
         try:
             fd = os.open(path / WORK_LOCK, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
-        except FileNotFoundError:  # being created, or left by older code: judged by age
-            try:
-                stale = path.is_dir() and time.time() - path.stat().st_mtime > STALE_UNLOCKED
-            except OSError:
-                continue
-            if stale:
+        except FileNotFoundError:  # being made, or its maker died before locking it
+            if _maker_gone(name, path):
                 shutil.rmtree(path, ignore_errors=True)
                 removed.append(path)
             continue
@@ -329,3 +327,22 @@ def sweep_work_dirs(kinds: tuple[str, ...] | None = None, root: Path | None = No
         finally:
             os.close(fd)
     return removed
+
+
+def _maker_gone(name: str, path: Path) -> bool:
+    """Whether the unlocked work directory ``name`` will never be locked: the process named in it is gone,
+    or, with no pid in the name, the directory is over a day old."""
+    parts = name[len(WORK_PREFIX) :].split("-")
+    if len(parts) >= 3 and parts[1].isdigit():
+        try:
+            with open(f"/proc/{parts[1]}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        except (OSError, IndexError):
+            return False
+        return state in (b"Z", b"X")
+    try:
+        return path.is_dir() and time.time() - path.stat().st_mtime > STALE_UNLOCKED
+    except OSError:
+        return False
