@@ -28,7 +28,7 @@ from ..cnf.owned import open_dir, refuse_links
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
 from ..solvers.outcome import Status
-from .adaptive import next_round
+from .adaptive import next_round, tally
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import OUTPUT_DIR, Row, Store, StoreError
@@ -81,7 +81,7 @@ def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = No
     inst = run.instance
     params = inst.params()
     row = Row(
-        **{name: params[name] for name in INSTANCE_COLUMNS},
+        **{name: getattr(inst, name) for name in INSTANCE_COLUMNS},
         **{name: getattr(m, name) for name in MEASUREMENT_COLUMNS},
         run_key=run.key,
         config_hash=config.hash,
@@ -125,19 +125,22 @@ def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tup
 
 def run_batch(config: Config, **options: Any) -> Summary:
     """Run every unfinished run of ``config`` (see :func:`_round`); with adaptive repeats
-    (:mod:`.adaptive`), then round after round the next repeat of every cell not yet clear."""
+    (:mod:`.adaptive`), then round after round the next repeats of every cell not yet clear.  An adaptive
+    grid's ``total`` and ``skipped`` count every repeat its cells have (:func:`.adaptive.tally`)."""
     summary = _round(config, **options)
     while config.adaptive and summary.done and not summary.interrupted and not summary.failed:
         step = _round(config, **{**options, "fresh": False})
         if not step.done and not step.interrupted:
             break
-        summary.total += step.done
         summary.done, summary.solved, summary.seconds = summary.done + step.done, summary.solved + step.solved, \
             summary.seconds + step.seconds  # fmt: skip
         summary.failed += step.failed
         summary.elsewhere += step.elsewhere
         summary.interrupted, summary.terminated = step.interrupted, step.terminated
         summary.stopped_by, summary.exit_code = step.stopped_by, step.exit_code
+    if config.adaptive:
+        with Store(config.results, readonly=True) as store:
+            summary.total = tally(config, store.done_keys(retry_errors=options.get("retry_errors", False)))[0]
     return summary
 
 
@@ -173,6 +176,8 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
         runs, todo = plan(config, None if fresh else store, retry_errors)
         extra = [] if fresh else next_round(config, store)  # adaptive repeats: the next of each unclear cell
         summary = Summary(len(runs), len(runs) - len(todo))
+        if config.adaptive and not fresh:  # every repeat stored counts, not only the min's
+            summary.total, summary.skipped = tally(config, store.done_keys(retry_errors=retry_errors))
         todo += extra
         if not todo:
             return summary
