@@ -47,7 +47,7 @@ __all__ = [  # what callers import from here, ConfigError and the limits include
 
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output",
-            "executor", "slurm")  # fmt: skip
+            "executor", "slurm", "pin")  # fmt: skip
 LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
 
@@ -90,6 +90,7 @@ class Config:
     slurm: SlurmSettings | None = None  # executor slurm: what its jobs ask (executor_config)
     repeats_max: int | None = None  # repeats: {min, max, until}: more repeats of a cell while its
     repeats_until: float | None = None  # 95% CI reaches farther than ``until`` x its median from it (repeats: the min)
+    pin: bool = False  # each run at once on cores of its own (experiments.noise; not in the hash: no result changes)
 
     @property
     def adaptive(self) -> bool:
@@ -220,6 +221,9 @@ def parse(
     if not isinstance(keep_output, bool):
         c.expected("keep_output", "true or false", keep_output)
     executor, slurm = executor_spec(c, top, time_limit, memory, results)
+    pin = top.get("pin", False)
+    if not isinstance(pin, bool):
+        c.expected("pin", "true or false", pin)
     return Config(
         source=source,
         experiment=experiment,
@@ -243,6 +247,7 @@ def parse(
         keep_output=keep_output,
         executor=executor,
         slurm=slurm,
+        pin=pin,
     )
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from ..cnf.owned import open_dir, open_owned, refuse_links
 from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, signals_unwind
-from . import report
+from . import noise, report
 from .html_stats import comparisons_script, machines_html
 from .machine import one_per_platform, stored
 from .plots import draw, scatter_pairs
@@ -129,7 +129,7 @@ def write(
             outputs = _write_runs(rows, build / "runs.js", kept, link_base)
             machines = stored(db)  # a comparison pairs runs of one platform: a new commit is no new machine
             extra = (
-                machines_html(rows, machines),
+                machines_html(rows, machines, noise.lines(rows, noise.stored(db))),
                 comparisons_script(one_per_platform(rows, machines), time, across_machines),
             )
             files = ["index.html", *sorted(os.listdir(build))]  # every file the report writes, listed in its page

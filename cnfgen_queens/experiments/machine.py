@@ -4,10 +4,11 @@ What a figure needs beside it to be compared with another (BenchExec's systeminf
 the CPU model, its physical and logical cores and maximum frequency, the memory, the kernel and its C
 library, the Python, PySAT and cnfgen-queens versions (with the git commit when run from a checkout),
 and whether runs here are measured in cgroups (v1 or v2, as :func:`..solvers.cgroup.choose` decides
-for the runner: BenchExec's measurement; each run's ``measured_by`` says whether it used them).  Read from ``/proc`` and ``/sys`` (Linux; elsewhere, what :mod:`platform`
-knows), once per process.  A machine is stored once, under its :attr:`Machine.fingerprint` (a hash of
-these fields, not of the host name: identical nodes of a cluster are one machine, ``host`` tells them
-apart); each run row names it and the load average when the run started.
+for the runner: BenchExec's measurement; each run's ``measured_by`` says whether it used them).  Read
+from ``/proc`` and ``/sys`` (Linux; elsewhere, what :mod:`platform` knows), once per process.  A
+machine is stored once, under its :attr:`Machine.fingerprint` (a hash of these fields, not of the host
+name: identical nodes of a cluster are one machine, ``host`` tells them apart); each run row names it
+and the load average when the run started.
 """
 
 from __future__ import annotations
