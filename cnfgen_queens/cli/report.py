@@ -103,8 +103,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--spread",
         action="store_true",
-        help="per configuration and instance with repeats: median, interquartile range, 95%% bootstrap "
-        "confidence interval, coefficient of variation; noisy cells marked",
+        help="per configuration and instance with repeats: median, interquartile range, 95%% confidence interval "
+        "of the median (order statistics; 6 or more repeats), coefficient of variation; noisy cells marked",
     )
     p.add_argument(
         "--noisy",

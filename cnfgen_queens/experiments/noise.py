@@ -102,7 +102,7 @@ def lines(rows: list[Row], batches: list[BatchStart]) -> list[str]:
     if busy:
         worst = max(busy, key=lambda b: (b.load_avg or 0.0) - (b.cores or 0) + b.jobs)
         out.append(f"{len(busy)} of {len(batches)} batch starts had the load average above the idle cores their "
-                   f"runs needed (the worst: load {worst.load_avg:g} on {worst.cores} cores, {worst.jobs} runs at "
+                   f"runs needed (the worst: load {worst.load_avg:g} on {worst.cores} cores, {worst.jobs} run(s) at "
                    f"once, {worst.started})")  # fmt: skip
     pinned = [r for r in rows if r.cores is not None]
     if pinned:
