@@ -28,12 +28,15 @@ from collections.abc import Iterator
 from dataclasses import astuple, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..solvers.cgroup import IsolationUnavailable, core_assignment
 from . import machine
-from .config import Config
 from .store import Row, Store
+
+if TYPE_CHECKING:
+    from .config import Config
 
 
 class PinRefused(UsageError):
