@@ -24,11 +24,13 @@ from typing import Any
 from cnfgen_queens.solutions import executors
 from cnfgen_queens.solutions.slurm import SlurmSettings
 
+from ..cnf.atomic import close_work_dir, open_work_dir
 from ..cnf.owned import open_dir, refuse_links
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
 from ..solvers.outcome import Status
-from .adaptive import next_round
+from . import noise
+from .adaptive import next_round, tally
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import OUTPUT_DIR, Row, Store, StoreError
@@ -54,6 +56,7 @@ class Summary:
     exit_code: int = 130  # 128 + the signal that stopped it
     seconds: float = 0.0
     elsewhere: int = 0  # runs left to another batch process on the same results file (claimed there)
+    note: str | None = None  # the noise guard's line at the start (the load left too few idle cores)
 
 
 @contextlib.contextmanager
@@ -81,7 +84,7 @@ def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = No
     inst = run.instance
     params = inst.params()
     row = Row(
-        **{name: params[name] for name in INSTANCE_COLUMNS},
+        **{name: getattr(inst, name) for name in INSTANCE_COLUMNS},
         **{name: getattr(m, name) for name in MEASUREMENT_COLUMNS},
         run_key=run.key,
         config_hash=config.hash,
@@ -125,19 +128,34 @@ def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tup
 
 def run_batch(config: Config, **options: Any) -> Summary:
     """Run every unfinished run of ``config`` (see :func:`_round`); with adaptive repeats
-    (:mod:`.adaptive`), then round after round the next repeat of every cell not yet clear."""
-    summary = _round(config, **options)
+    (:mod:`.adaptive`), then round after round the next repeats of every cell not yet clear.  An adaptive
+    grid's ``total`` and ``skipped`` count every repeat its cells have (:func:`.adaptive.tally`).  With
+    ``pin: true``, each run at once on cores of its own (:mod:`.noise`; PinRefused before anything runs)."""
+    if not config.pin:
+        return _rounds(config, options)
+    sets = noise.pin_cores(config, options.get("executor", "local"), options["jobs"])
+    path, fd = open_work_dir("pin")  # the lock files of the core sets, one per set
+    try:
+        return _rounds(config, {**options, "pin": noise.Pin(str(path), sets)})
+    finally:
+        close_work_dir(path, fd)
+
+
+def _rounds(config: Config, options: dict[str, Any]) -> Summary:
+    summary = _round(config, **options, announce=True)
     while config.adaptive and summary.done and not summary.interrupted and not summary.failed:
         step = _round(config, **{**options, "fresh": False})
         if not step.done and not step.interrupted:
             break
-        summary.total += step.done
         summary.done, summary.solved, summary.seconds = summary.done + step.done, summary.solved + step.solved, \
             summary.seconds + step.seconds  # fmt: skip
         summary.failed += step.failed
         summary.elsewhere += step.elsewhere
         summary.interrupted, summary.terminated = step.interrupted, step.terminated
         summary.stopped_by, summary.exit_code = step.stopped_by, step.exit_code
+    if config.adaptive:
+        with Store(config.results, readonly=True) as store:
+            summary.total = tally(config, store.done_keys(retry_errors=options.get("retry_errors", False)))[0]
     return summary
 
 
@@ -152,27 +170,36 @@ def _round(
     retry_errors: bool = False,
     progress: bool = True,
     log: Callable[[str], None] = print,
+    note: Callable[[str], None] | None = None,
+    pin: noise.Pin | None = None,
+    announce: bool = False,
 ) -> Summary:
     """Run every unfinished run of ``config``; results go to ``config.results`` as they finish.
 
     ``executor`` ``slurm`` submits ``slurm`` (default: ``jobs`` jobs) sized for one run of the config's limits.
-    On a cluster (``dask``, ``slurm``) each worker checks the GBD hash of the cached CNF before solving it."""
+    On a cluster (``dask``, ``slurm``) each worker checks the GBD hash of the cached CNF before solving it.
+    ``announce`` (the first round): a local batch stores its start and, on a busy machine, says so to ``note``
+    before its first run (:mod:`.noise`); ``pin``: the core sets its runs take."""
 
     start = time.monotonic()
     try:
         return _run_batch(config, start, jobs=jobs, executor=executor, scheduler=scheduler, slurm=slurm, fresh=fresh,
-                          retry_errors=retry_errors, progress=progress, log=log)  # fmt: skip
+                          retry_errors=retry_errors, progress=progress, log=log, note=note, pin=pin,
+                          announce=announce)  # fmt: skip
     except sqlite3.Error as e:  # SQLite's words for a full disk or a read-only folder: said as the cause
         raise unwritable(config.results, e) or StoreError(f"{config.results}: {e}") from None
 
 
 def _run_batch(config: Config, start: float, *, jobs: int, executor: str, scheduler: str | None,
                slurm: SlurmSettings | None, fresh: bool, retry_errors: bool, progress: bool,
-               log: Callable[[str], None]) -> Summary:  # fmt: skip
+               log: Callable[[str], None], note: Callable[[str], None] | None, pin: noise.Pin | None,
+               announce: bool) -> Summary:  # fmt: skip
     with Store(config.results) as store:
         runs, todo = plan(config, None if fresh else store, retry_errors)
         extra = [] if fresh else next_round(config, store)  # adaptive repeats: the next of each unclear cell
         summary = Summary(len(runs), len(runs) - len(todo))
+        if config.adaptive and not fresh:  # every repeat stored counts, not only the min's
+            summary.total, summary.skipped = tally(config, store.done_keys(retry_errors=retry_errors))
         todo += extra
         if not todo:
             return summary
@@ -207,6 +234,12 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
                 if deleted:
                     log(f"--fresh: deleted {deleted} stored runs from {config.results}")
             store.record_config(config.hash, config.experiment, config.source, config.normalized())
+            if announce and executor == "local":  # the load a cluster's runs meet is their nodes'
+                begun = noise.start(config, jobs, pin is not None)
+                noise.record(store, begun)
+                summary.note = begun.note
+                if begun.note is not None and note is not None:
+                    note(begun.note)
             while queue or in_flight:
                 while queue and len(in_flight) < 2 * pool.slots:
                     kind, item = queue.popleft()
@@ -217,7 +250,8 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
                         future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key),
                                              config.time_limit)  # fmt: skip
                     else:
-                        future = pool.submit(f"run-{item[0].key}", execute, *item, None if kept is None else str(kept))
+                        future = pool.submit(f"run-{item[0].key}", execute, *item, None if kept is None else str(kept),
+                                             pin)  # fmt: skip
                     in_flight[future] = (kind, item)
                 for future in pool.wait_any():
                     kind, item = in_flight.pop(future)

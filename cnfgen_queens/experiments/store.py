@@ -10,7 +10,8 @@ of the last flush (their runs are run again by ``--resume``), and never the file
 The schema is :data:`SCHEMA`, its ``runs`` table derived from :class:`Row`;
 ``meta`` holds its version, ``configs`` the normalized config of every config hash
 that wrote rows, ``instances`` the GBD hash of every cached CNF as written, ``machines`` each
-machine the runs ran on (rows name it by fingerprint).  A
+machine the runs ran on (rows name it by fingerprint), ``batches`` each batch's start with the load
+it met (:mod:`.noise`).  A
 non-empty file without this schema (another program's database) is looked at
 read-only and refused, never changed.
 """
@@ -56,6 +57,10 @@ CREATE TABLE IF NOT EXISTS instances (
 );
 CREATE TABLE IF NOT EXISTS machines (  -- each machine runs ran on, once (experiments/machine.py)
     fingerprint TEXT PRIMARY KEY, info TEXT NOT NULL  -- info: JSON of machine.Machine
+);
+CREATE TABLE IF NOT EXISTS batches (  -- each batch's start on the local executor: the load it met (noise.py)
+    started TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, config_hash TEXT NOT NULL, jobs INTEGER NOT NULL,
+    cores INTEGER, load_avg REAL, note TEXT, pinned INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS claims (  -- a run being run by a batch process (owner: host pid), until stored
     run_key TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL
@@ -284,9 +289,10 @@ class Store:
         self.db.execute("INSERT OR REPLACE INTO instances VALUES (?, ?, ?)", (key, file, gbd_hash))
 
     def clear(self) -> int:
-        """Delete every run and config (``--fresh``); returns how many runs were deleted."""
+        """Delete every run, config and batch start (``--fresh``); returns how many runs were deleted."""
         deleted = self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        self.db.executescript("BEGIN; DELETE FROM runs; DELETE FROM configs; DELETE FROM claims; COMMIT;")
+        self.db.executescript("BEGIN; DELETE FROM runs; DELETE FROM configs; DELETE FROM claims; DELETE FROM batches; "
+                              "COMMIT;")  # fmt: skip
         return int(deleted)
 
     def rows(self) -> list[Row]:

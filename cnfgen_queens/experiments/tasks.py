@@ -25,10 +25,11 @@ from ..limits import Deadline, Limits
 from ..solutions import api
 from ..solutions.known_answer import judge_answer
 from ..solvers import resolve, solve
-from ..solvers.cgroup import choose
+from ..solvers.cgroup import choose, pinned
 from ..solvers.outcome import Checked, Status
 from .grid import Instance, Run
 from .machine import Machine, load_average, this_machine
+from .noise import Pin, claimed
 from .verdict import NOT_A_SOLUTION
 
 
@@ -57,6 +58,7 @@ class Measurement:
     load_avg: float | None = None  # the machine's 1-minute load average when the run started
     machine_info: Machine | None = None  # the machine the run ran on (read in the worker: a SLURM node's)
     checked: Checked | None = None  # how the answer was checked (:func:`.known_answer.judge_answer`)
+    cores: str | None = None  # the cores BenchExec confined the run to ("0", "2,3"; pin: true); None: not pinned
 
 
 def _now() -> str:
@@ -105,27 +107,33 @@ def generate(
     return str(path), gbd_hash(path)
 
 
-def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_dir: str | None = None) -> Measurement:
+def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_dir: str | None = None,
+            pin: Pin | None = None) -> Measurement:  # fmt: skip
     """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure.
 
     With ``gbd_hash`` (a worker on another node, reading the cache over a shared file system) the file
     is hashed first, and a file that is not the one generated is an ERROR, never solved.  With
-    ``output_dir``, a binary solver's output is kept there as ``<run key>.log``."""
+    ``output_dir``, a binary solver's output is kept there as ``<run key>.log``.  With ``pin``, the run
+    takes a free core set of it and BenchExec confines the solver there (:mod:`.noise`)."""
     host, started, t0 = socket.gethostname(), _now(), time.monotonic()
     machine, load = this_machine(), load_average()
+    cores: tuple[int, ...] | None = None
     try:
-        if run.task == "count":
-            m = _count(run)
-        else:
-            if cnf_path is None:
-                raise RuntimeError("no instance file")
-            if gbd_hash is not None:
-                _check_hash(Path(cnf_path), gbd_hash)
-            m = _solve(run, Path(cnf_path), None if output_dir is None else Path(output_dir) / f"{run.key}.log")
+        with claimed(pin) as cores, pinned(cores):
+            if run.task == "count":
+                m = _count(run)
+            else:
+                if cnf_path is None:
+                    raise RuntimeError("no instance file")
+                if gbd_hash is not None:
+                    _check_hash(Path(cnf_path), gbd_hash)
+                m = _solve(run, Path(cnf_path), None if output_dir is None else Path(output_dir) / f"{run.key}.log")
     except Exception as e:  # a run that cannot even start is a result too
         m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
+    confined = cores is not None and m.measured_by == "cgroup"  # pinned only where BenchExec ran it
     return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0,
-                   machine=machine.fingerprint, load_avg=load, machine_info=machine)  # fmt: skip
+                   machine=machine.fingerprint, load_avg=load, machine_info=machine,
+                   cores=",".join(map(str, cores)) if confined and cores is not None else None)  # fmt: skip
 
 
 def _check_hash(path: Path, expected: str) -> None:

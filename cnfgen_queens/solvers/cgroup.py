@@ -10,6 +10,10 @@ counters once after the run (BenchExec re-reads them 0.1 s apart, which would ad
 to every call of an enumeration; nor do we let it search the output for a JVM crash
 report).  ``choose("auto")`` falls back to the process-group
 runner where cgroups are not usable (no root, no delegated cgroup, no benchexec).
+
+Inside :func:`pinned` (a batch's ``pin: true``), a run is confined to the given CPU cores by BenchExec's
+cpuset cgroup (``execute_run(cores=...)``); :func:`core_assignment` is BenchExec's split of this
+machine's cores between parallel runs.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +34,7 @@ from .finished import MB, Finished, OutputCap, tail
 from .reaper import boot_ticks, die_with_parent, started, subreaper, sweep_orphans
 
 STEP = 0.02  # seconds between checks of the deadline and the output size
+_PINNED: ContextVar[tuple[int, ...] | None] = ContextVar("pinned", default=None)  # cores of the runs (pinned)
 
 
 class IsolationUnavailable(RuntimeError):
@@ -144,6 +150,38 @@ def unavailable_reason() -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def pinned(cores: Sequence[int] | None) -> Iterator[None]:
+    """Runs in cgroups started inside are confined to ``cores`` (None: not pinned)."""
+    token = _PINNED.set(None if cores is None else tuple(cores))
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
+
+
+def core_assignment(runs: int) -> list[list[int]]:
+    """BenchExec's assignment of the cores this process may use to ``runs`` parallel runs, disjoint, as many each as
+    fit (``benchexec.resources.get_cpu_cores_per_run``); IsolationUnavailable saying why where runs cannot be pinned
+    (no cgroups, no cpuset controller, more runs than cores)."""
+    reason = unavailable_reason()
+    if reason is not None:
+        raise IsolationUnavailable(reason)
+    executor = _executor()
+    cpus = executor.cpus if executor.cgroups.CPUSET in executor.cgroups else None
+    if not cpus:
+        raise IsolationUnavailable("no usable cpuset cgroup controller (BenchExec pins runs to cores through it)")
+    if runs > len(cpus):
+        raise IsolationUnavailable(f"{runs} runs at once, {len(cpus)} cores here: at most {len(cpus)} runs can each "
+                                   "have a core of their own")  # fmt: skip
+    from benchexec.resources import get_cpu_cores_per_run
+
+    try:
+        return [list(c) for c in get_cpu_cores_per_run(len(cpus) // runs, runs, True, executor.cgroups)]
+    except SystemExit as e:  # BenchExec's word on a split it cannot make
+        raise IsolationUnavailable(f"BenchExec cannot split the cores: {e}") from None
+
+
 def choose(mode: str) -> str:
     """``cgroup`` or ``none`` for an isolation mode; ``auto`` is cgroup where available.
 
@@ -215,12 +253,14 @@ def _execute(
     executor.tool_pids = tool
     box: dict[str, Any] = {}
     done = threading.Event()  # not Thread.is_alive(): after a join interrupted by Ctrl-C it says False
+    cores = _PINNED.get()  # read here: the context does not follow into the thread
 
     def work() -> None:
         try:
             box["result"] = executor.execute_run(
                 list(argv), str(out_path), error_filename=str(err_path), write_header=False,
                 memlimit=memory_mb * MB if memory_mb is not None else None,
+                cores=None if cores is None else list(cores),
             )  # fmt: skip
         except BaseException as e:  # BenchExec calls sys.exit on bad arguments
             box["error"] = e
