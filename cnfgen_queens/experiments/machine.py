@@ -51,7 +51,7 @@ class Machine:
     git_commit: str | None  # run from a git checkout: its HEAD
     cgroups: bool  # the kernel offers cgroups v2 (runs may be measured by BenchExec there)
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         """16 hex digits of the SHA-256 of the fields: equal for two hosts of the same hardware and software."""
         text = "\n".join(f"{k}={v}" for k, v in sorted(asdict(self).items()))
