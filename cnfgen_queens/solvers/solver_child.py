@@ -92,10 +92,11 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _serve(requests: int, replies: int, work: Callable[..., bytes]) -> None:
     """The child's loop: a request (pickled arguments of ``work``), its answer; returns at EOF."""
-    for fd in range(3, _max_fd()):
-        if fd not in (requests, replies):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+    low = 3
+    for keep in sorted((requests, replies)):  # every other file of the worker's is closed
+        os.closerange(low, keep)
+        low = keep + 1
+    os.closerange(low, _max_fd())
     while True:
         head = _read_exactly(requests, _LENGTH.size)
         if head is None:
@@ -114,7 +115,7 @@ def _serve(requests: int, replies: int, work: Callable[..., bytes]) -> None:
 
 def _max_fd() -> int:
     try:
-        return min(os.sysconf("SC_OPEN_MAX"), 1 << 16)
+        return max(os.sysconf("SC_OPEN_MAX"), 1024)
     except (ValueError, OSError):
         return 1024
 
