@@ -61,8 +61,10 @@ def forged(cert: Path, tmp_path: Path, change: dict[str, Any] | None = None, tex
         ({"total": "all"}, "total is not an integer"),
         ({"group_size": -3}, "group_size is not an integer"),
         ({"variant": ["c"] * 10_000}, "variant is not a list of at most"),
-        ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}] * 100_000}, "at most 25 cubes"),
-        ({"cubes": [{"cube": [1, 20], "count": 10**100, "solutions": "a", "proof": "b"}]}, "cubes are not the"),
+        ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}] * 100}, "at most 25 cubes"),
+        ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}] * 100_000}, "refused unparsed"),
+        ({"cubes": [{"cube": [1, 20], "count": 10**100, "solutions": "a", "proof": "b"}]}, "count is not an integer"),
+        ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}]}, "cubes are not the"),
         ({"formula_sha256": {"x": DEEP[:400] + DEEP[-400:]}}, "formula_sha256 is not a SHA-256"),
         ({"solver": DEEP}, None),  # a field the check does not read: the JSON text of it, nested 100,000 deep
     ],
@@ -70,7 +72,8 @@ def forged(cert: Path, tmp_path: Path, change: dict[str, Any] | None = None, tex
 def test_a_forged_manifest_is_refused_in_one_line(cert5: Path, tmp_path: Path, change: dict[str, Any],
                                                   field: str | None) -> None:  # fmt: skip
     if field is None:  # written as text: json.dumps cannot write it either
-        text = (cert5 / "manifest.json").read_text().replace('"format"', f'"x": {DEEP}, "format"', 1)
+        deep = DEEP[:20_000] + DEEP[-20_000:]  # 20,000 deep: within the size a manifest of N = 5 may have
+        text = (cert5 / "manifest.json").read_text().replace('"format"', f'"x": {deep}, "format"', 1)
         done = cli(["check-count", str(forged(cert5, tmp_path, text=text))], tmp_path)
         assert done.returncode == 2 and "JSON nested too deeply" in one_sentence(done.stderr)
         return

@@ -3,7 +3,8 @@
 Work is fed to the executor a few tasks ahead of its free slots: an instance is
 generated first, then its runs go to the front of the queue, so results arrive
 smallest N first and a Ctrl-C wastes little.  Every result is written to the
-store by this (parent) process the moment it arrives.
+store by this (parent) process the moment it arrives (those that arrive together in one transaction);
+runs are claimed :data:`CLAIM_BLOCK` at a time.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ from .tasks import GenerationTimeout, Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"
+CLAIM_BLOCK = 64  # runs claimed in one transaction (released at the end if not run)
 
 
 @dataclass
@@ -227,7 +230,10 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
             kept.mkdir(parents=True, exist_ok=True)
         bar = Progress("run", None, total=len(todo), quiet=not progress, tty_only=False, leave=True)
         in_flight: dict[Any, tuple[str, Any]] = {}
-        adding: str | None = None  # the run key being stored
+        adding: list[str] | None = None  # the run keys being stored
+        claimed: set[str] = set()  # runs this process holds (claimed a block at a time)
+        refused: set[str] = set()  # runs another batch process holds or has stored
+        machines: set[str] = set()  # fingerprints recorded by this batch
         try:
             if fresh:
                 deleted = store.clear()
@@ -243,7 +249,11 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
             while queue or in_flight:
                 while queue and len(in_flight) < 2 * pool.slots:
                     kind, item = queue.popleft()
-                    if kind == "run" and not store.claim(item[0].key, retry_errors=retry_errors, stale_after=stale):
+                    if kind == "run" and item[0].key not in claimed:  # the next runs too: one transaction
+                        block = [item[0].key, *(i[0].key for k, i in islice(queue, CLAIM_BLOCK - 1) if k == "run")]
+                        claimed |= store.claim_many(block, retry_errors=retry_errors, stale_after=stale)
+                        refused.update(k for k in block if k not in claimed)
+                    if kind == "run" and item[0].key in refused:
                         summary.elsewhere += 1  # another batch process on this file runs it (or has stored it)
                         continue
                     if kind == "generate":
@@ -253,46 +263,45 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
                         future = pool.submit(f"run-{item[0].key}", execute, *item, None if kept is None else str(kept),
                                              pin)  # fmt: skip
                     in_flight[future] = (kind, item)
-                for future in pool.wait_any():
-                    kind, item = in_flight.pop(future)
-                    try:
-                        value = pool.result(future)
-                    except GenerationTimeout as e:  # its runs' time is up before any solver starts
-                        timed_out = Measurement(Status.TIMEOUT, wall=config.time_limit, error=str(e))
-                        for run in by_instance[item]:
-                            adding = run.key
-                            store.add(make_row(config, run, timed_out))
-                            adding = None
-                            summary.done += 1
-                            bar.update(1, solved=summary.solved)
-                        continue
-                    except Exception as e:
-                        what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
-                        summary.failed.append(f"{what}: {type(e).__name__}: {e}")
-                        if kind == "run":
-                            store.release([item[0].key])
-                        continue
-                    if kind == "generate":
-                        path, hashes[item] = value
-                        store.record_instance(item.key, Path(path).name, hashes[item])
-                        check = hashes[item] if executor != "local" else None  # a shared file system may lag
-                        queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
-                        continue
-                    row = make_row(config, item[0], value, hashes.get(item[0].instance))
-                    if value.machine_info is not None:
-                        store.record_machine(value.machine_info.fingerprint, value.machine_info.as_dict())
-                    solved = verdict(row) is Verdict.SOLVED
-                    adding = row.run_key  # an interrupt raised as add() returns finds the row stored
-                    store.add(row)
-                    adding = None
-                    summary.done += 1  # no call between these, so no signal handler runs here
-                    summary.solved += solved
-                    bar.update(1, solved=summary.solved)
+                rows: list[Row] = []
+                try:
+                    for future in pool.wait_any():
+                        kind, item = in_flight.pop(future)
+                        try:
+                            value = pool.result(future)
+                        except GenerationTimeout as e:  # its runs' time is up before any solver starts
+                            timed_out = Measurement(Status.TIMEOUT, wall=config.time_limit, error=str(e))
+                            rows += [make_row(config, run, timed_out) for run in by_instance[item]]
+                            continue
+                        except Exception as e:
+                            what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
+                            summary.failed.append(f"{what}: {type(e).__name__}: {e}")
+                            if kind == "run":
+                                store.release([item[0].key])
+                            continue
+                        if kind == "generate":
+                            path, hashes[item] = value
+                            store.record_instance(item.key, Path(path).name, hashes[item])
+                            check = hashes[item] if executor != "local" else None  # a shared file system may lag
+                            queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
+                            continue
+                        rows.append(make_row(config, item[0], value, hashes.get(item[0].instance)))
+                        if value.machine_info is not None and value.machine_info.fingerprint not in machines:
+                            store.record_machine(value.machine_info.fingerprint, value.machine_info.as_dict())
+                            machines.add(value.machine_info.fingerprint)
+                finally:  # what arrived together is stored together (one transaction), even when interrupted
+                    if rows:
+                        adding = [row.run_key for row in rows]  # an interrupt as add_many() returns finds them
+                        store.add_many(rows)
+                        adding = None
+                        summary.done += len(rows)  # no call between these, so no signal handler runs here
+                        summary.solved += sum(verdict(row) is Verdict.SOLVED for row in rows)
+                        bar.update(len(rows), solved=summary.solved)
         except KeyboardInterrupt as e:
             summary.interrupted, summary.terminated = True, isinstance(e, Terminated)
             summary.stopped_by, summary.exit_code = str(e) or "interrupted", getattr(e, "exit_code", 130)
-            if adding is not None and adding in store.done_keys():
-                summary.done += 1
+            if adding is not None:
+                summary.done += len(set(adding) & store.done_keys())
             with _signals_held():  # a second Ctrl-C or SIGTERM must not cut the stopping of the workers short
                 pool.close(interrupted=True)
         except BaseException:

@@ -52,7 +52,7 @@ class Machine:
     git_commit: str | None  # run from a git checkout: its HEAD
     cgroups: bool  # runs here go into cgroups (v1 or v2) through BenchExec, as the runner decides
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         """16 hex digits of the SHA-256 of the fields: equal for two hosts of the same hardware and software."""
         text = "\n".join(f"{k}={v}" for k, v in sorted(asdict(self).items()))

@@ -8,7 +8,9 @@ run is a :class:`Measurement` with status ``ERROR`` and the reason.
 from __future__ import annotations
 
 import socket
+import stat
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any, BinaryIO, cast
 
 from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
 from cnfgen_queens.cnf.gbd_hash import gbd_hash
+from cnfgen_queens.cnf.scan import Cnf, read_cnf
 from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.model.decode import DecodeError, variant_placement
@@ -147,14 +150,38 @@ def _limits(run: Run) -> Limits:
     return Limits(run.time_limit, run.memory_limit, output=run.output_limit)
 
 
+PARSE_ONCE_BYTES = 1 << 20  # instance files up to this size are parsed once per worker, not once per run
+PARSED_KEPT = 32  # parsed files a worker keeps (the batch runs an instance's repeats one after another)
+_parsed: OrderedDict[tuple[object, ...], Cnf] = OrderedDict()
+
+
+def parsed(path: Path) -> Cnf | None:
+    """``path`` parsed (every literal checked against the header), once per worker while the file is the same
+    one (device, inode, size, change times); None for a file above :data:`PARSE_ONCE_BYTES`, read by each run."""
+    st = path.stat()
+    if st.st_size > PARSE_ONCE_BYTES or not stat.S_ISREG(st.st_mode):
+        return None
+    key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    cnf = _parsed.get(key)
+    if cnf is None:
+        cnf = _parsed[key] = read_cnf(path)
+        while len(_parsed) > PARSED_KEPT:
+            _parsed.popitem(last=False)
+    _parsed.move_to_end(key)
+    return cnf
+
+
 def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measurement:
 
-    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args, keep_output=keep_output)
+    cnf = parsed(cnf_path)
+    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args, keep_output=keep_output,
+              cnf=cnf, reuse_child=True)  # fmt: skip
     error, refuted = o.error, o.model_rejected  # a model violating a clause: the solver said SAT, wrongly
     if o.status is Status.SAT and o.verified:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())
         refuted = error is not None
-    checked = Checked.UNCHECKED if refuted else judge_answer(o, read_header_file(cnf_path), cnf_path).checked
+    header = cnf.header if cnf is not None else read_header_file(cnf_path)
+    checked = Checked.UNCHECKED if refuted else judge_answer(o, header, cnf_path).checked
     return Measurement(
         Status.SAT if o.model_rejected else o.status,  # what the solver said; the check's word is `verified`
         solver_version=o.version,

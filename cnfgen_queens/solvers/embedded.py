@@ -26,6 +26,7 @@ from ..limits import Limits
 from .outcome import Status
 from .parse import describe_exit, says_out_of_memory
 from .process import Finished, run_forked
+from .solver_child import run as run_in_kept_child
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -90,10 +91,27 @@ def _load_in_parent() -> None:
     import pysat.solvers  # noqa: F401
 
 
-def solve_embedded(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False) -> EmbeddedRun:
-    """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child."""
+def _pickled_answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> bytes:
+    return pickle.dumps(_answer(name, cnf, want_proof))
+
+
+def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, reuse: bool) -> Finished:
+    """The supervised child's run: in this process's long-lived child (:mod:`.solver_child`) with ``reuse``
+    (a batch worker's many runs), else in a child forked for it."""
+    if reuse:
+        run = run_in_kept_child(_pickled_answer, (name, cnf, want_proof), timeout=limits.time, memory_mb=limits.memory)
+        if run is not None:
+            return run
+    return run_forked(lambda: _pickled_answer(name, cnf, want_proof), timeout=limits.time, memory_mb=limits.memory)
+
+
+def solve_embedded(
+    name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False, *, reuse: bool = False
+) -> EmbeddedRun:
+    """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child (``reuse``: kept between runs,
+    with the same limits: :mod:`.solver_child`)."""
     _load_in_parent()
-    run = run_forked(lambda: pickle.dumps(_answer(name, cnf, want_proof)), timeout=limits.time, memory_mb=limits.memory)
+    run = _run_child(name, cnf, limits, want_proof, reuse)
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
         return _embedded_run(run, Status.TIMEOUT, error=f"stopped at the {limits.time:g} s wall-clock limit")

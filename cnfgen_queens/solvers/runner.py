@@ -112,6 +112,7 @@ def solve(
     cnf: Cnf | None = None,
     name: str | None = None,
     keep_output: Path | None = None,
+    reuse_child: bool = False,
 ) -> Outcome:
     """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
 
@@ -135,7 +136,7 @@ def solve(
     read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
     if spec.embedded is not None:  # its forked child reads the file
         source = cnf if cnf is not None else CnfFile(path, name or str(path))
-        outcome = _solve_embedded(spec, source, limits, proof, args, deadline)
+        outcome = _solve_embedded(spec, source, limits, proof, args, deadline, reuse_child)
         return _validated(outcome, source, deadline)
     assert spec.profile is not None
     _sweep_once()
@@ -189,13 +190,13 @@ def _timed_check(
 
 def _solve_embedded(
     spec: SolverSpec, cnf: Cnf | CnfFile, limits: Limits, proof: Path | None, args: Sequence[str],
-    deadline: Deadline = NEVER,
+    deadline: Deadline = NEVER, reuse: bool = False,
 ) -> Outcome:  # fmt: skip
 
     if args:
         raise UsageError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
     assert spec.embedded is not None
-    run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None)
+    run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None, reuse=reuse)
     status, error, model, verified, check_time, checked = run.status, run.error, None, False, None, None
     if status is Status.SAT:
         try:
