@@ -325,8 +325,18 @@ def test_the_sink_names_the_first_wrong_literal() -> None:
         ([1, -2, 3, -2], "model sets variable 2 twice"),
         ([1, 2, 11, 12], "model mentions variable 11, but the CNF has 10"),
         ([1, 2, 3], None),
+        ([11], "model mentions variable 11, but the CNF has 10"),
+        (list(range(11, 11 + 2 * 64)), "model mentions variable 11, but the CNF has 10"),  # issue 30: a crash
+        ([-11, *range(1, 100)], "model mentions variable 11, but the CNF has 10"),
+        ([*range(1, 66), 2**63], "model mentions variable 11, but the CNF has 10"),  # beyond int64: in order
+        ([1, 2, -(2**63), *range(3, 70)], f"model mentions variable {2**63}, but the CNF has 10"),
+        ([1, 2**64, *range(3, 70)], f"model mentions variable {2**64}, but the CNF has 10"),
+        ([1, -2, -2, 2**64, *range(3, 70)], "model sets variable 2 twice"),
     ]:
         in_python, with_numpy = ModelSink(10), ModelSink(10)
         in_python.add(lits)
         with_numpy._many(lits)  # what add() does past SMALL literals
         assert in_python.problem == with_numpy.problem == problem, (lits, in_python.problem, with_numpy.problem)
+        kept = ModelSink(10, keep=lambda var: var > 1)  # a filter, as decode's: the rest is judged the same
+        kept.add(lits)
+        assert kept.problem == problem and in_python.values().problem == problem, (lits, kept.problem)

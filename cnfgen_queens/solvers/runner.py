@@ -302,7 +302,8 @@ def _solve_binary(
         claim_sat = status is Status.SAT
         if status is Status.SAT:
             try:
-                model, error, check_time, checked = _timed_check(cnf, claim.model or (), deadline)
+                said = () if claim.model is None else claim.model  # an empty model may carry its problem
+                model, error, check_time, checked = _timed_check(cnf, said, deadline)
                 status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
             except CheckStopped:
                 status, error, claim_sat = Status.TIMEOUT, UNCHECKED_MODEL, False
