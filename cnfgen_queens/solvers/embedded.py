@@ -26,7 +26,7 @@ from cnfgen_queens.cnf.scan import Cnf, literal_chunks
 from ..limits import Limits
 from .outcome import Status
 from .parse import describe_exit, says_out_of_memory
-from .process import Finished, run_forked
+from .process import GRACE, Finished, run_forked
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -140,10 +140,15 @@ def _load_in_parent() -> None:
     import pysat.solvers  # noqa: F401
 
 
-def solve_embedded(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False) -> EmbeddedRun:
-    """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child."""
+def solve_embedded(
+    name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False, *, timeout: float | None = None,
+    grace: float = GRACE,
+) -> EmbeddedRun:  # fmt: skip
+    """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child, for ``limits.time`` seconds
+    (``timeout``: what is left of them); SIGKILL ``grace`` seconds after SIGTERM."""
     _load_in_parent()
-    run = run_forked(lambda: pickle.dumps(_answer(name, cnf, want_proof)), timeout=limits.time, memory_mb=limits.memory)
+    work = lambda: pickle.dumps(_answer(name, cnf, want_proof))
+    run = run_forked(work, timeout=limits.time if timeout is None else timeout, memory_mb=limits.memory, grace=grace)
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
         return _embedded_run(run, Status.TIMEOUT, error=f"stopped at the {limits.time:g} s wall-clock limit")
