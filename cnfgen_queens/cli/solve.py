@@ -145,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
             outcome = solve(path, solver, limits=limits, args=extra, proof=proof, solvers_file=solvers_file,
                             name=name, deadline=deadline)  # fmt: skip
             judged = judge_answer(outcome, header, path, require_checked=args.require_checked)
-        except OSError as e:
+        except OSError as e:  # the input's, or a file written on the way (the proof, a work file): named
+            if e.filename is not None and os.path.abspath(e.filename) != os.path.abspath(path):
+                fail(f"{e.filename}: {e.strerror or e}", EXIT_ENVIRONMENT)
             fail(f"cannot read {name}: {e.strerror or e}")
         except InputError as e:
             fail(str(e).replace(str(path), name))

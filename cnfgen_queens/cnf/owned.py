@@ -108,7 +108,7 @@ def open_owned(path: Path, owned: Path, flags: int, mode: int = 0o666) -> int:
         except OSError as e:
             if e.errno in _LINK_ERRNOS and is_link(dir_fd, name):
                 raise refused_link(path, dir_fd, name) from None
-            raise
+            raise OSError(e.errno, e.strerror, str(path)) from None  # the name the user knows, not the relative one
     finally:
         os.close(dir_fd)
     if flags & (os.O_WRONLY | os.O_RDWR | os.O_TRUNC):
@@ -175,7 +175,8 @@ def lock_dir(directory: Path, flag: str = "--out") -> Iterator[None]:
         Path(directory).mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot use {flag} {directory}: {e.strerror or e}") from None
-    fd = open_owned(Path(directory) / LOCK_FILE, Path(directory), os.O_RDWR | os.O_CREAT, 0o644)
+    lock = Path(directory) / LOCK_FILE
+    fd = open_owned(lock, Path(directory), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -183,8 +184,11 @@ def lock_dir(directory: Path, flag: str = "--out") -> Iterator[None]:
             holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
             raise DirInUse(f"{flag} {directory} is in use by {printable(holder)}; wait for it to end, or choose "
                            "another directory") from None  # fmt: skip
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"process {os.getpid()} ({_command()})\n".encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"process {os.getpid()} ({_command()})\n".encode(), 0)
+        except OSError as e:  # a full disk: the file is named, not "output"
+            raise OSError(e.errno, e.strerror, str(lock)) from None
         try:
             yield
         finally:

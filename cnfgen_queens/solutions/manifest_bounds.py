@@ -35,6 +35,9 @@ def load_manifest(path: Path) -> Any:
         return json_value(read_text(path, MAX_TEXT, "certificate manifest", UsageError))
     except FileNotFoundError:
         raise
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{path} is not a text manifest (byte {e.start} is not UTF-8): not a certificate's "
+                         "manifest.json") from None  # fmt: skip
     except (OSError, ValueError) as e:  # TooLarge and UsageError are ValueErrors
         if isinstance(e, TooLarge | UsageError):
             raise UsageError(str(e)) from None
