@@ -81,6 +81,9 @@ def load_manifest(path: Path) -> Any:
         data = json_value(text)
     except FileNotFoundError:
         raise
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{path} is not a text manifest (byte {e.start} is not UTF-8): not a certificate's "
+                         "manifest.json") from None  # fmt: skip
     except (OSError, ValueError) as e:  # TooLarge and UsageError are ValueErrors
         if isinstance(e, TooLarge | UsageError):
             raise UsageError(str(e)) from None

@@ -202,12 +202,13 @@ def run_in_cgroup(
     out_path: Path,
     err_path: Path,
     *,
-    timeout: float | None,
+    until: float | None,
     memory_mb: int | None,
     grace: float,
     cap: OutputCap,
 ) -> Finished:
-    """Run ``argv`` in its own cgroup until it ends, ``timeout`` seconds pass or ``cap`` is hit.
+    """Run ``argv`` in its own cgroup until it ends, ``until`` comes (on :func:`time.monotonic`'s clock: SIGTERM,
+    SIGKILL ``grace`` seconds later) or ``cap`` is hit.
 
     RunExecutor works in a thread of its own while this one watches the clock and the
     output size; KeyboardInterrupt stops the run (every process of the cgroup) and is re-raised.
@@ -216,8 +217,9 @@ def run_in_cgroup(
     with subreaper():  # orphans come to us, so that we reap them once the cgroup has killed them
         since = boot_ticks()
         tool: list[int] = []
+        sent: list[tuple[str, float]] = []
         try:
-            result, wall, timed_out = _execute(argv, out_path, err_path, timeout, memory_mb, grace, cap, tool)
+            result, wall, timed_out = _execute(argv, out_path, err_path, until, memory_mb, grace, cap, tool, sent)
         finally:
             leftovers = len(sweep_orphans(since, tool[0] if tool else -1))
             started.difference_update(tool)
@@ -235,6 +237,7 @@ def run_in_cgroup(
         output_exceeded=cap.hit,
         memory_exceeded=result.get("terminationreason") == "memory",
         measured_by="cgroup",
+        signals=tuple(sent),
     )
 
 
@@ -242,13 +245,15 @@ def _execute(
     argv: Sequence[str],
     out_path: Path,
     err_path: Path,
-    timeout: float | None,
+    until: float | None,
     memory_mb: int | None,
     grace: float,
     cap: OutputCap,
     tool: list[int],
+    sent: list[tuple[str, float]],
 ) -> tuple[dict[str, Any], float, bool]:
-    """(BenchExec's result, wall time, timed out); the solver's pid goes into ``tool``."""
+    """(BenchExec's result, wall time, timed out); the solver's pid goes into ``tool``, each signal that stops
+    it into ``sent``."""
     executor = _executor()
     executor.tool_pids = tool
     box: dict[str, Any] = {}
@@ -268,34 +273,38 @@ def _execute(
             done.set()
 
     start = time.monotonic()
-    deadline = None if timeout is None else start + timeout
     thread = threading.Thread(target=work, name="cnfgen-queens-runexec", daemon=True)
     import tempfile
 
     tempdir, tempfile.tempdir = tempfile.tempdir, str(out_path.parent)  # BenchExec_run_* inside our work directory,
     try:  # so that our cleanup (and the next run's sweep, after a kill -9) covers it
-        return _wait(executor, thread, done, box, argv, start, deadline, grace, cap)
+        return _wait(executor, thread, done, box, argv, start, until, grace, cap, sent)
     finally:
         tempfile.tempdir = tempdir
 
 
 def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: dict[str, Any], argv: Sequence[str],
           start: float, deadline: float | None, grace: float,
-          cap: OutputCap) -> tuple[dict[str, Any], float, bool]:  # fmt: skip
+          cap: OutputCap, sent: list[tuple[str, float]]) -> tuple[dict[str, Any], float, bool]:  # fmt: skip
     """Start BenchExec's ``thread`` and wait for it; stop the solver at the deadline, the output cap or a signal."""
     timed_out, kill_at, stopping = False, 0.0, False
     try:
         thread.start()
-        while not done.wait(STEP):
+        while not done.wait(_step(deadline, kill_at if timed_out else None)):
             now = time.monotonic()
             if stopping or cap():
+                if not stopping:
+                    sent.append(("SIGKILL", now))  # BenchExec kills the cgroup
                 stopping = True
                 executor.stop()  # again at every step: the solver may not be registered yet
             elif deadline is not None and now >= deadline and not timed_out:
                 timed_out, kill_at = True, now + grace
+                sent.append(("SIGTERM", now))
                 _signal_tool(executor, signal.SIGTERM)
             elif timed_out and now >= kill_at:
                 stopping = True
+                sent.append(("SIGKILL", now))
+                executor.stop()
     except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up
         while not done.is_set():
             executor.stop()
@@ -308,6 +317,12 @@ def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: d
     if result.get("terminationreason") == "failed" or "exitcode" not in result:
         raise OSError(f"cannot start {argv[0]}")
     return result, wall, timed_out
+
+
+def _step(*instants: float | None) -> float:
+    """Seconds to wait before the next look: :data:`STEP`, or less when one of ``instants`` comes sooner."""
+    now = time.monotonic()
+    return max(0.0, min([STEP, *(at - now for at in instants if at is not None and at > now)]))
 
 
 def _tool_pids(executor: Any) -> list[int]:
