@@ -162,3 +162,34 @@ def test_the_child_ends_with_its_worker(end: str, cnfs: dict[str, Path]) -> None
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(child)
+
+
+def test_a_forked_process_gets_a_child_of_its_own_and_leaves_its_parents_alone(cnfs: dict[str, Path]) -> None:
+    """A process forked while a kept child exists (a batch's pool forked from a process that ran a batch
+    before, as the tests' in-process batches do) inherited the parent's child: its run waited on a pid not
+    its own (ChildProcessError, the pool's worker died: BrokenProcessPool)."""
+    q8 = read_cnf(cnfs["q8"])
+    assert solve_embedded("cadical195", q8, Limits(10), reuse=True).status is Status.SAT
+    parent_child = _child_pid()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the forked process: its own child, then a clean exit
+        code = 1
+        try:
+            os.close(read)
+            run = solve_embedded("cadical195", q8, Limits(10), reuse=True)
+            mine = _child_pid()
+            solver_child.close()
+            os.write(write, f"{run.status.name} {mine}".encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as f:
+        said = f.read()
+    assert os.waitpid(pid, 0)[1] == 0, said
+    status, theirs = said.split()
+    assert status == "SAT" and int(theirs) != parent_child
+    assert _alive(parent_child) and _child_pid() == parent_child  # the parent's child untouched, still used
+    assert solve_embedded("cadical195", q8, Limits(10), reuse=True).status is Status.SAT
+    assert _child_pid() == parent_child

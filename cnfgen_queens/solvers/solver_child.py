@@ -137,6 +137,22 @@ _child: _Child | None = None
 _registered = False
 
 
+def _forget_inherited() -> None:
+    """In a process just forked from one with a kept child: that child is not ours (we cannot wait for it,
+    and a request of ours would mix with our parent's), so close our copies of its pipes and start afresh."""
+    global _child, _lock
+    child, _child, _lock = _child, None, threading.Lock()
+    if child is not None:
+        for fd in (child.requests, child.replies):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(OSError):
+            child.err.close()
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
+
+
 def _spawn(work: Callable[..., bytes], memory_mb: int | None) -> _Child:
     global _registered
     if not _registered:
