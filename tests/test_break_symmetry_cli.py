@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from helpers import need_solver
@@ -18,10 +20,12 @@ from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.experiments.config import load
 from cnfgen_queens.experiments.grid import build
 from cnfgen_queens.experiments.store import Store
+from cnfgen_queens.experiments.verdict import Judged, Verdict, judge
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.model.known_counts import known_counts
+from cnfgen_queens.model.known_counts import known_counts, published_count
 from cnfgen_queens.model.symmetry import canonical
 from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solvers.outcome import Checked, Status
 
 
 def gen(capfdbinary: pytest.CaptureFixture[bytes], *argv: str) -> tuple[int, bytes, str]:
@@ -164,6 +168,24 @@ def test_batch_axis_keeps_the_plain_keys_and_counts_orbits(tmp_path: Path) -> No
         rows = store.rows()
     counts = {(r.n, '"break_symmetry": true' in (r.variant or "")): r.count for r in rows}
     assert counts == {(6, False): 4, (8, False): 92, (6, True): 1, (8, True): 12}
+    # the orbit counts are judged against OEIS A002562, as the count's checked column says they were checked
+    assert {(r.verdict, r.checked) for r in rows} == {(Verdict.SOLVED, Checked.PUBLISHED)}
+
+
+def test_verdict_judges_a_count_by_the_published_count_of_its_formula() -> None:
+    def row(n: int, count: int, **variant: object) -> Judged:
+        return SimpleNamespace(verdict=None, status=Status.UNKNOWN, task="count", n=n, count=count, verified=None,
+                               error=None, time_limit=None, wall=None,
+                               variant=json.dumps(variant) if variant else None)  # fmt: skip
+
+    assert published_count(8, break_symmetry=True) == (12, "A002562")
+    assert judge(row(8, 12, break_symmetry=True)) is Verdict.SOLVED
+    assert judge(row(8, 92, break_symmetry=True)) is Verdict.WRONG  # every board is not one per orbit
+    assert judge(row(8, 92)) is Verdict.SOLVED
+    # the torus's orbits under its whole group: no published count (not wrong, whatever the count)
+    assert published_count(7, torus=True, break_symmetry=True) is None
+    assert judge(row(7, 1, torus=True, break_symmetry=True)) is Verdict.SOLVED
+    assert judge(row(7, 27, torus=True)) is Verdict.WRONG  # A007705(7) = 28
 
 
 def test_study_configs_load() -> None:
