@@ -21,8 +21,11 @@ def torus_queens_graph(n: int) -> list[frozenset[int]]:
     """The cells of the N-torus (``r * N + c``), adjacent when they share a row, a column or a wrapped diagonal."""
     cells = [(r, c) for r in range(n) for c in range(n)]
     return [
-        frozenset(j for j, (r2, c2) in enumerate(cells) if j != i and (r == r2 or c == c2
-                  or (r - c - r2 + c2) % n == 0 or (r + c - r2 - c2) % n == 0))  # fmt: skip
+        frozenset(
+            j
+            for j, (r2, c2) in enumerate(cells)
+            if j != i and (r == r2 or c == c2 or (r - c - r2 + c2) % n == 0 or (r + c - r2 - c2) % n == 0)
+        )
         for i, (r, c) in enumerate(cells)
     ]
 
