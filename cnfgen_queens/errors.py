@@ -91,7 +91,8 @@ PARAMETERS = {
     "--engine": ("engine", False),
     "--executor": ("executor", False), "--group-size": ("group_size", False), "--jobs": ("jobs", False),
     "--limit": ("limit", False), "--memory-limit": ("memory_limit", False), "--place": ("place", False),
-    "--random-place": ("random_place", False), "--seed": ("seed", False), "--shuffle": ("shuffle", False),
+    "--random-place": ("random_place", False), "--require-checked": ("require_checked", True),
+    "--seed": ("seed", False), "--shuffle": ("shuffle", False),
     "--symmetric": ("symmetric", True), "--time-limit": ("time_limit", False), "--torus": ("torus", True),
 }  # fmt: skip
 

@@ -16,6 +16,9 @@
    against gbdc, SHA-256 and writing the file again (``scripts/bench_batch.py``).
 8. I/O (issue 10, ``scripts/bench_io.py``): the streaming model check on the 708 MB N = 300 pairwise
    CNF against ``wc -l``, ``solve --time-limit 2`` on it, gen-queens N = 10000 peak RSS.
+9. Issue 33 (``scripts/bench_throughput.py``, tables of ``scripts/benchlib.py`` against the issue's figures):
+   ``throughput``: 10,000 tiny runs with ``--jobs 2``, runs/s of each thousand, the coordinator's memory;
+   ``certify``: ``count 12 --jobs 2 --certify`` then ``check-count --jobs 2``.
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -29,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,6 +42,8 @@ import bench_enum
 import bench_gen
 import bench_io
 import bench_isolation
+import bench_throughput
+import benchlib
 
 BIN = bench_enum.BIN
 
@@ -141,10 +147,18 @@ def stats(quick: bool, work: Path) -> list[str]:
     return out
 
 
+def issue33(part: Callable[[benchlib.Table, bool, Path], None], quick: bool, work: Path) -> list[str]:
+    """One of issue 33's tables (scripts/bench_throughput.py), as lines."""
+    table = benchlib.Table(f"issue 33 {part.__name__}")
+    part(table, quick, work)
+    return table.render().splitlines()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
-    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch", "io"]
+    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch", "io", "throughput",
+                 "certify"]  # fmt: skip
     ap.add_argument("--only", choices=parts_all, action="append")
     args = ap.parse_args(argv)
     parts = args.only or parts_all
@@ -160,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
                 "stats": lambda: stats(args.quick, work),
                 "batch": lambda: bench_batch.figures(args.quick),  # issue 11: config limits, instance hash
                 "io": lambda: bench_io.io_figures(args.quick, work),
+                "throughput": lambda: issue33(bench_throughput.batch, args.quick, work),
+                "certify": lambda: issue33(bench_throughput.certify, args.quick, work),
             }[part]()
             for line in lines:
                 print(line, flush=True)

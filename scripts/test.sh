@@ -12,6 +12,9 @@
 # 5, no test collected, is a failure too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Python may write bytecode: with PYTHONDONTWRITEBYTECODE set (as some machines' environments do) every CLI
+# process the tests start (thousands) compiles the package anew, about 40 ms each (129 against 89 ms a command)
+unset PYTHONDONTWRITEBYTECODE
 mkdir -p build
 LOG=build/test-setup.log
 PYTEST_LOG=build/test-pytest.log

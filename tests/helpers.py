@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import subprocess
 
 import pytest
 
@@ -76,3 +80,25 @@ def in_process(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int
     code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def exit_status(proc: subprocess.Popen[Any], timeout: float = 300) -> int | None:
+    """``proc.wait(timeout)``; past it, an AssertionError that says what the process was doing (its state,
+    what it waits in, its signal masks: pending, blocked, ignored, caught), so that a hang seen once on a
+    busy machine can be understood from the log.  The timeout is a hang guard, not a speed check."""
+    import subprocess
+
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        facts = []
+        for name in ("status", "wchan"):
+            try:
+                text = Path(f"/proc/{proc.pid}/{name}").read_text()
+            except OSError as e:
+                text = str(e)
+            if name == "status":
+                keep = ("State", "SigQ", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt", "Threads")
+                text = " ".join(line.replace("\t", " ") for line in text.splitlines() if line.startswith(keep))
+            facts.append(f"{name}: {text}")
+        raise AssertionError(f"pid {proc.pid} still running after {timeout} s: {'; '.join(facts)}") from None

@@ -56,12 +56,31 @@ def test_an_honest_count_says_how_it_was_checked(capsys: pytest.CaptureFixture[s
     assert code == 0 and out.splitlines()[-1] == f"count: {brute_count(5)} (published-count)"
 
 
-def test_a_wrong_count_has_no_checked_word_and_require_checked_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
-    """The liar on the plain board: 0 against OEIS's 4, a mismatch (exit 1 as before), not called checked."""
+def test_a_wrong_count_is_called_wrong_by_cli_and_api_alike(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30: the liar on the plain board, 0 against OEIS's 4.  The CLI printed a bare ``count: 0`` (exit 1, a
+    MISMATCH line); ``cq.count`` returned status UNSAT with no error.  Now both say it is wrong, in one text:
+    the CLI ``count: 0 (wrong)`` and that text on one stderr line, the API status ERROR with it as ``error``."""
+    truth = brute_count(6)
     code, out, err = in_process(["count", "6", "--solver", LIAR, "--engine", "loop", "--quiet"], capsys)
-    assert (code, out) == (1, "count: 0\n") and "MISMATCH" in err
+    assert (code, out) == (1, "count: 0 (wrong)\n") and truth == 4
+    assert f"OEIS A000170 says {truth}" in one_line(err) and "nothing checked" in err
+    c = cq.count(cq.queens(6), solver=LIAR, engine="loop")
+    assert (c.status, c.total, c.checked, c.refused) == (Status.ERROR, 0, None, False)
+    assert err == f"cnfgen-queens count: error: {c.error}\n" and c.mismatches
     c = cq.count(cq.queens(6), solver=LIAR, engine="loop", require_checked=True)
     assert c.status is Status.ERROR and c.refused and c.checked is None and "disagrees" in (c.error or "")
+
+
+def test_require_checked_is_named_in_the_api_s_words(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The API's refusals name its parameter, ``require_checked=True``; the CLI's its flag."""
+    c = cq.count(cq.queens(6, place=[(0, 1)]), solver=LIAR, engine="loop", require_checked=True)
+    assert c.refused and (c.error or "").endswith("refused by require_checked=True"), c.error
+    assert "--require-checked" not in (c.error or "")
+    solved = cq.solve(stripped(tmp_path, 8), solver=LIAR, require_checked=True)
+    assert solved.status is Status.ERROR and (solved.outcome.error or "").endswith("refused by require_checked=True")
+    code, _, err = in_process(["count", "6", "--place", "1,2", "--solver", LIAR, "--engine", "loop", "--quiet",
+                               "--require-checked"], capsys)  # fmt: skip
+    assert code == 1 and one_line(err).rstrip().endswith("refused by --require-checked"), err
 
 
 def test_an_unchecked_unsat_says_so_and_require_checked_refuses_it(
@@ -116,6 +135,8 @@ def test_cli_and_api_judge_one_answer_the_same(tmp_path: Path, capsys: pytest.Ca
             assert api.status is CLI_STATUS[code], (given, require)
             assert (None if api.checked is None else api.checked.value) == record["checked"]
             reason = record.get("wrong_answer") or record.get("refused")
+            if reason is not None:  # the same refusal, each in its own words
+                reason = reason.replace("--require-checked", "require_checked=True")
             assert (api.outcome.error if api.status is Status.ERROR else None) == reason
     if solver == "liar":
         assert cq.solve(cq.queens(8), solver=exe).status is Status.ERROR  # the published count: 92

@@ -53,21 +53,26 @@ class Outcome:
     peak_mb: float
     seconds: float
     cpu: float = 0.0  # user + system seconds of the command and the children it waited for
+    out: str = ""  # the end of stdout
 
 
-def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"") -> Outcome:
-    """The CLI on ``argv`` in a process of its own (new session: killed with its group at the time bound)."""
+def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"", stdout: bool = False) -> Outcome:
+    """The CLI on ``argv`` in a process of its own (new session: killed with its group at the time bound);
+    ``stdout``: its end kept (in ``.out``), else thrown away."""
     spool = cwd / "spool"
     spool.mkdir(exist_ok=True)
     env = {**os.environ, "TMPDIR": str(spool)}
     env.pop("CNFGEN_QUEENS_DEBUG", None)
-    with open(cwd / ".err", "w+b") as err, open(cwd / ".in", "w+b") as inp:
+    with (
+        open(cwd / ".err", "w+b") as err,
+        open(cwd / ".in", "w+b") as inp,
+        open(cwd / ".out" if stdout else os.devnull, "w+b") as out,
+    ):
         inp.write(stdin)
         inp.seek(0)
         start = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=cwd, env=env, stdin=inp,
-                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
-                                preexec_fn=_bounded)  # fmt: skip
+                                stdout=out, stderr=err, start_new_session=True, preexec_fn=_bounded)  # fmt: skip
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
@@ -79,13 +84,15 @@ def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"") -> Outcome:
         seconds = time.monotonic() - start
         err.seek(0)
         text = err.read().decode(errors="replace")
+        out.seek(max(0, out.seek(0, os.SEEK_END) - 4096))
+        said = out.read().decode(errors="replace")
     try:  # the command's group outlives it only if a process of its own is left
         os.killpg(proc.pid, signal.SIGKILL)
         left = True
     except (ProcessLookupError, PermissionError):
         left = False
     assert not left, f"processes left in the group of {argv}"
-    return Outcome(proc.returncode, text, usage.ru_maxrss / 1024, seconds, usage.ru_utime + usage.ru_stime)
+    return Outcome(proc.returncode, text, usage.ru_maxrss / 1024, seconds, usage.ru_utime + usage.ru_stime, said)
 
 
 def _bounded() -> None:
@@ -112,7 +119,7 @@ def check(outcome: Outcome, argv: list[str], before: dict[Path, str], cwd: Path,
         assert "CNFGEN_QUEENS_DEBUG" not in outcome.err and "error:" in lines[0], what
     assert snapshot(list(before)) == before, f"{what}: an input changed"
     assert sorted(p.name for p in (cwd / "spool").iterdir()) == [], f"{what}: left in $TMPDIR"
-    left = {p.name for p in cwd.iterdir()} - allowed - {p.name for p in before} - {"spool", ".err", ".in"}
+    left = {p.name for p in cwd.iterdir()} - allowed - {p.name for p in before} - {"spool", ".err", ".in", ".out"}
     assert not left, f"{what}: left {left}"
 
 
@@ -295,6 +302,154 @@ def test_batch_config_extremes(tmp_path_factory: pytest.TempPathFactory, key: st
     cfg.write_bytes(text.encode("utf-8", "surrogateescape"))
     argv = ["batch", cfg.name, "--dry-run"]
     check(run_cli(argv, tmp), argv, snapshot([cfg]), tmp, set())
+
+
+# -- solver output (issue 30: a v line of > 64 literals whose first is beyond the CNF crashed solve) ----
+
+N_OUT = 5  # the board of the solver-output fuzz: pairwise, 25 variables, all cells
+SOLUTION_5 = [1, 8, 15, 17, 24]  # queens at (0,0) (1,2) (2,4) (3,1) (4,3), row by row: a solution of N = 5
+OUTPUT_SETTINGS = settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@st.composite
+def v_tokens(draw: st.DrawFn) -> list[str]:
+    """The tokens of a model: runs of literals (in range, beyond the CNF, far beyond, repeated), the true
+    solution, extreme values, zeros and garbage, in any order."""
+    tokens: list[str] = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["run", "run", "solution", "one", "zero", "garbage"]))
+        if kind == "run":
+            start = draw(st.one_of(st.integers(1, N_OUT**2 + 2), st.integers(N_OUT**2 + 1, 300),
+                                   st.sampled_from([N_OUT**2 + 1, 2**31 - 1, 2**31, 2**63, 10**30])))  # fmt: skip
+            sign = draw(st.sampled_from([1, -1, 0]))  # 0: alternating
+            tokens += [str(v if sign == 1 or (sign == 0 and v % 2) else -v)
+                       for v in range(start, start + draw(st.integers(1, 300)))]  # fmt: skip
+        elif kind == "solution":
+            tokens += [str(v if v in SOLUTION_5 else -v) for v in range(1, N_OUT**2 + 1)]
+        elif kind == "one":
+            tokens.append(str(draw(INTS)))
+        elif kind == "zero":
+            tokens.append("0")
+        else:
+            tokens.append(draw(st.sampled_from(["x", "-", "--1", "1.5", "0x10", "+3", "\x00", "v", "s", "1e3"])))
+    return tokens
+
+
+@st.composite
+def solver_outputs(draw: st.DrawFn) -> tuple[bytes, int]:
+    """What a lying or broken solver prints (s, v, c and garbage lines; v lines wrapped anywhere, or one huge
+    line) and its exit code."""
+    lines: list[str] = []
+    for _ in range(draw(st.integers(0, 5))):
+        kind = draw(st.sampled_from(["s", "v", "v", "c", "garbage"]))
+        if kind == "s":
+            lines.append("s " + draw(st.sampled_from(["SATISFIABLE", "UNSATISFIABLE", "UNKNOWN", "INDETERMINATE",
+                                                      "SAT", "", "SATISFIABLE SATISFIABLE"])))  # fmt: skip
+        elif kind == "v":
+            tokens = draw(v_tokens()) + (["0"] if draw(st.booleans()) else [])
+            width = draw(st.sampled_from([1, 7, 64, 65, 10**6, 10**6]))  # tokens a line: 64 is the sink's SMALL
+            lines += ["v " + " ".join(tokens[i : i + width]) for i in range(0, len(tokens), width)]
+        elif kind == "c":
+            lines.append("c " + draw(st.text(max_size=20)))
+        else:
+            lines.append(draw(st.sampled_from(["%", "v", "s", "0", "SATISFIABLE", "\x00\xff", "vv 1 0"])))
+    text = draw(st.sampled_from(["\n", "\r\n", " \n"])).join(lines) + draw(st.sampled_from(["\n", ""]))
+    return text.encode("utf-8", "surrogateescape"), draw(st.sampled_from([10, 20, 0, 1, 10, 20]))
+
+
+def fake_solver(tmp: Path, output: bytes, code: int) -> Path:
+    """A solver script that prints ``output`` and exits with ``code``, whatever it is asked."""
+    (tmp / "answer.out").write_bytes(output)
+    script = tmp / "fake.sh"
+    script.write_text(f'#!/bin/sh\ncat "{tmp / "answer.out"}"\nexit {code}\n')
+    script.chmod(0o755)
+    return script
+
+
+def is_solution(model: tuple[int, ...]) -> bool:
+    """Whether the true cells of ``model`` place N_OUT queens no two of which attack (checked here, not by
+    the tool)."""
+    cells = [divmod(v - 1, N_OUT) for v in model if 0 < v <= N_OUT**2]
+    return len(cells) == N_OUT and all(r1 != r2 and c1 != c2 and abs(r1 - r2) != abs(c1 - c2)
+                                       for i, (r1, c1) in enumerate(cells) for r2, c2 in cells[i + 1 :])  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def q5_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from cnfgen_queens.cli import gen_main
+
+    path = tmp_path_factory.mktemp("q5") / "q5.cnf"
+    assert gen_main([str(N_OUT), "-o", str(path)]) == 0
+    return path
+
+
+def test_the_solution_of_the_output_fuzz_is_one() -> None:
+    assert is_solution(tuple(SOLUTION_5)) and not is_solution((1, 2, 15, 17, 24))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(output=solver_outputs())
+def test_the_readers_judge_any_solver_output(q5_path: Path, output: tuple[bytes, int]) -> None:
+    """solve's readers (both styles), model sink, classification and model check, in this process: a status
+    and, for anything but a verified solution, a reason; never an exception."""
+    import io
+
+    from cnfgen_queens.cnf.model_sink import ModelSink
+    from cnfgen_queens.limits import Limits
+    from cnfgen_queens.solvers import parse
+    from cnfgen_queens.solvers.outcome import Status
+    from cnfgen_queens.solvers.profiles import Profile
+    from cnfgen_queens.solvers.runner import check_model
+
+    text, code = output
+    for style, read in (("competition", parse.read_competition), ("minisat", parse.read_minisat)):
+        claim = read(io.BytesIO(text), ModelSink(N_OUT**2))
+        status, reason = parse.classify(claim, Profile("fake", "fake", output=style), code, timed_out=False,
+                                        limits=Limits(), wall=0.1, cpu=0.1, output="")  # fmt: skip
+        assert reason or status in (Status.SAT, Status.UNSAT, Status.UNKNOWN), (style, status, claim)
+        if status is Status.SAT:
+            full, error = check_model(q5_path, claim.model if claim.model is not None else ())
+            assert (full is None) != (error is None) and (full is None or is_solution(full)), (style, claim)
+
+
+@OUTPUT_SETTINGS
+@given(output=solver_outputs())
+def test_solve_judges_any_solver_output(tmp_path_factory: pytest.TempPathFactory, q5_path: Path,
+                                        output: tuple[bytes, int]) -> None:  # fmt: skip
+    """The runner on a fake solver that prints the output: a verified solution, or a rejection with a reason;
+    UNSAT never accepted (N = 5 has solutions)."""
+    from cnfgen_queens.solvers.outcome import Status
+    from cnfgen_queens.solvers.runner import solve
+
+    got = solve(q5_path, str(fake_solver(tmp_path_factory.mktemp("out"), *output)))
+    assert got.status in (Status.SAT, Status.UNKNOWN, Status.ERROR), got
+    if got.status is Status.SAT:
+        assert got.verified and got.model is not None and is_solution(got.model), got
+    else:
+        assert got.error or got.status is Status.UNKNOWN, got
+
+
+@FAST
+@given(output=solver_outputs())
+def test_solve_cli_on_hostile_solver_output(tmp_path_factory: pytest.TempPathFactory, q5_path: Path,
+                                            output: tuple[bytes, int]) -> None:  # fmt: skip
+    """The command: one verdict line that agrees with the exit code, a one-line error, no traceback."""
+    tmp = tmp_path_factory.mktemp("solve-out")
+    cnf = tmp / q5_path.name
+    cnf.write_bytes(q5_path.read_bytes())
+    script = fake_solver(tmp, *output)
+    argv = ["solve", cnf.name, "--solver", str(script)]
+    ran = run_cli(argv, tmp, stdout=True)
+    check(ran, argv, snapshot([cnf, script]), tmp, {"answer.out"})
+    verdicts = [line for line in ran.out.splitlines() if line.startswith("s ")]
+    assert verdicts == [{10: "s SATISFIABLE", 20: "s UNSATISFIABLE"}.get(ran.code, "s UNKNOWN")], (ran, output)
+    assert ran.code != 20, (ran, output)
 
 
 # -- fixed hostile cases: devices, aliasing, bombs -----------------------------------------------

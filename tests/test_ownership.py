@@ -157,6 +157,51 @@ def test_certify_never_replaces_an_input_with_a_proof(tmp_path: Path, how: str) 
     assert ran.out == "" and not (tmp_path / "d" / "manifest.json").exists()
 
 
+# ---- hard links: a file written in place (the lock, solutions.txt) would change every name of it ----
+
+
+def test_open_owned_refuses_to_write_a_hard_linked_file(tmp_path: Path) -> None:
+    victim = _victim(tmp_path)
+    work = tmp_path / "d"
+    work.mkdir()
+    (work / "f.txt").hardlink_to(victim)
+    for flags in (os.O_WRONLY | os.O_APPEND, os.O_RDWR | os.O_CREAT, os.O_WRONLY | os.O_TRUNC):
+        with pytest.raises(PlantedLink, match=r"d/f.txt has 2 hard links"):
+            open_owned(work / "f.txt", work, flags)
+        _untouched(victim)
+    os.close(open_owned(work / "f.txt", work, os.O_RDONLY))  # reading changes nothing
+
+
+@pytest.mark.parametrize("argv", [["enumerate", "6", "--solver", "minisat", "--out", "d"],
+                                  ["count", "6", "--certify", "d"]])  # fmt: skip
+def test_a_hard_linked_lock_file_is_refused(tmp_path: Path, argv: list[str]) -> None:
+    """Issue 30: a hard-linked ``.cnfgen-queens.lock`` got its other name truncated to 0 bytes."""
+    need_solver("minisat")
+    victim = _victim(tmp_path)
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / ".cnfgen-queens.lock").hardlink_to(victim)
+    ran = run_cli(argv, tmp_path)
+    one_line(ran, 2, "d/.cnfgen-queens.lock has 2 hard links", "nothing was written")
+    _untouched(victim)
+    assert ran.out == ""
+
+
+def test_resume_refuses_a_hard_linked_solutions_file(tmp_path: Path) -> None:
+    """Issue 30: ``--resume`` appended the solutions it found to the other name of a hard-linked
+    solutions.txt."""
+    need_solver("minisat")
+    assert run_cli(["enumerate", "6", "--solver", "minisat", "--out", "d"], tmp_path).code == 0
+    solutions = tmp_path / "d" / "solutions.txt"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("".join(solutions.read_text().splitlines(True)[:2]))
+    before = victim.read_text()
+    solutions.unlink()
+    solutions.hardlink_to(victim)
+    ran = run_cli(["enumerate", "6", "--solver", "minisat", "--out", "d", "--resume"], tmp_path)
+    one_line(ran, 2, "d/solutions.txt has 2 hard links")
+    assert victim.read_text() == before
+
+
 def _store(tmp_path: Path) -> Path:
     need_solver("minisat")
     config = tmp_path / "e.yaml"

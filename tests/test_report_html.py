@@ -204,11 +204,11 @@ def test_page_sorts_filters_compares_in_headless_chromium(db: Path, tmp_path: Pa
     assert _column(page, "#cmp-table", "instance") == ["queens-5 pairwise", "queens-6 pairwise"]
     assert _column(page, "#cmp-table", "disagree") == ["SAT vs UNSAT", ""]
     summary = page.inner_text("#compare .cmp-summary")
-    assert "2 instances run by both" in summary and "answers in conflict: 1" in summary
+    assert "2 runs of each side paired on 2 instances" in summary and "answers in conflict: 1" in summary
     page.select_option("#cmp-dim", "encoding")  # no solver ran pairwise and sequential on the same N
     page.select_option("#cmp-a", "pairwise")
     page.select_option("#cmp-b", "sequential")
-    assert "0 instances run by both" in page.inner_text("#compare .cmp-summary")
+    assert "0 runs of each side paired on 0 instances" in page.inner_text("#compare .cmp-summary")
     page.screenshot(path=str(tmp_path / "compare.png"))
     assert errors == []
 
@@ -235,7 +235,9 @@ def test_comparison_shows_the_speed_up_and_the_table_pages(tmp_path: Path, brows
     page.wait_for_selector("#cmp-table tbody tr")
     assert set(_column(page, "#cmp-table", "speedup")) == {"×2.00"}  # kissat 0.5 s, minisat 0.25 s
     summary = page.inner_text("#compare .cmp-summary")
-    assert "2,500 instances run by both" in summary and "speed-up of B over A ×2.00" in summary
+    assert "2,500 runs of each side paired on 20 instances" in summary and "×" not in summary
+    verdict = page.inner_text("#compare .cmp-verdict")  # the one geometric mean: per instance, the repeats' median
+    assert "Paired over 20 instances both solved" in verdict and "time A / B ×2.00" in verdict
     page.screenshot(path=str(tmp_path / "big.png"))
     assert errors == []
 

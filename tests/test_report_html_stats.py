@@ -120,3 +120,35 @@ def test_the_address_keeps_the_view_and_a_link_opens_it(tmp_path: Path, browser:
     )
     assert third.get_attribute("#runs-table th[data-col=wall]", "class") == "sorted-desc"
     assert errors == other_errors == third_errors == []
+
+
+def test_the_comparison_view_shows_one_geometric_mean_the_terminals(
+    tmp_path: Path,
+    browser: Any,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Six instances, three repeats each: the view pairs the 18 runs of each side in its table, and gives one
+    geometric mean, over the per-instance medians, as ``report --compare`` prints it (it gave a second one,
+    over single repeats, as if they were 18 instances)."""
+    from helpers import in_process
+
+    db = tmp_path / "r.sqlite"
+    with Store(db) as store:
+        for k, f in enumerate((1.0, 1.3, 0.8)):
+            for r in [*_runs("A", [t * f for t in A_TIMES[:6]], repeat=k), *_runs("B", [t * f for t in B_TIMES[:6]],
+                      repeat=k)]:  # fmt: skip
+                store.add(r)
+    code, out, err = in_process(["report", str(db), "--compare", "A", "B"], capsys)
+    assert code == 0, err
+    terminal = next(line for line in out.splitlines() if line.startswith("time A / B, geometric mean over 6: x"))
+    gm = float(terminal.split(": x", 1)[1].split()[0])
+    html_dir = tmp_path / "html"
+    assert main(["report", str(db), "--html", str(html_dir)]) == 0
+    page, errors = _page(browser, (html_dir / "index.html").as_uri() + "#tab=compare&dim=solver&a=A&b=B")
+    page.wait_for_selector("#cmp-table tbody tr")
+    summary, verdict = page.inner_text("#compare .cmp-summary"), page.inner_text("#compare .cmp-verdict")
+    assert "18 runs of each side paired on 6 instances" in summary and "×" not in summary, summary
+    assert "Paired over 6 instances both solved" in verdict and verdict.count("time A / B ×") == 1, verdict
+    shown = float(verdict.split("time A / B ×", 1)[1].split()[0])
+    assert shown == pytest.approx(gm, rel=1e-3)  # the terminal's figure, to its three digits
+    assert page.eval_on_selector_all("#cmp-table tbody tr", "trs => trs.length") == 18 and errors == []

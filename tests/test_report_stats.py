@@ -33,14 +33,13 @@ def test_the_spread_is_scipys_on_fixed_data() -> None:
     assert s.median == pytest.approx(np.median(x))
     assert (s.q1, s.q3) == pytest.approx(tuple(np.percentile(x, [25, 75])))
     assert s.iqr == pytest.approx(stats.iqr(x))
-    ci = stats.bootstrap((x,), np.median, confidence_level=0.95, method="percentile",
-                         rng=np.random.default_rng(spread.SEED)).confidence_interval  # fmt: skip
+    ci = stats.quantile_test(x, q=np.median(x), p=0.5).confidence_interval(0.95)  # order statistics
     assert (s.ci_low, s.ci_high) == pytest.approx((ci.low, ci.high))
-    assert s.ci_low <= s.median <= s.ci_high
+    assert s.ci_low is not None and s.ci_high is not None and s.ci_low <= s.median <= s.ci_high
     assert s.cv == pytest.approx(np.std(x, ddof=1) / np.mean(x))
-    assert spread.spread(TIMES) == s  # a fixed seed: the same report each time
-    flat = spread.spread([2.0, 2.0, 2.0])
-    assert (flat.ci_low, flat.ci_high, flat.cv, flat.half_width()) == (2.0, 2.0, 0.0, 0.0)
+    assert spread.spread(TIMES) == s  # no resampling: the same report each time
+    flat = spread.spread([2.0] * 6)
+    assert (flat.ci_low, flat.ci_high, flat.cv, flat.reach()) == (2.0, 2.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="two or more"):
         spread.spread([1.0])
 
@@ -66,8 +65,8 @@ def test_a_comparison_is_scipys_on_fixed_data() -> None:
     logs = np.log(np.asarray(A_TIMES) / np.asarray(B_TIMES))
     assert (c.column, c.both, c.pairs, c.only_a, c.only_b) == ("solver", 10, 10, 0, 0)
     assert c.geomean == pytest.approx(math.exp(logs.mean()))
-    ci = stats.bootstrap((logs,), np.mean, confidence_level=0.95, method="percentile",
-                         rng=np.random.default_rng(spread.SEED)).confidence_interval  # fmt: skip
+    ci = stats.bootstrap((logs,), np.mean, confidence_level=0.95, method="BCa",
+                         rng=np.random.default_rng(compare.SEED)).confidence_interval  # fmt: skip
     assert (c.ci_low, c.ci_high) == pytest.approx((math.exp(ci.low), math.exp(ci.high)))
     test = stats.wilcoxon(logs)
     assert (c.wilcoxon, c.p_value) == pytest.approx((test.statistic, test.pvalue))
@@ -84,6 +83,8 @@ def test_noise_gives_no_difference_and_few_pairs_no_test() -> None:
     few = compare.compare([*_runs("A", A_TIMES[:4]), *_runs("B", B_TIMES[:4])], "A", "B")
     assert few.pairs == 4 and few.p_value is None and few.verdict == "no difference at 95%"
     assert "not run (4 pairs; 6 or more can reach 5%)" in compare.text(few)
+    assert (few.ci_low, few.ci_high) == (None, None)  # a bootstrap of four pairs cannot hold 95%
+    assert "(95% CI n/a: needs 6 pairs)" in compare.text(few)
 
 
 def test_repeats_pair_by_their_median_and_unsolved_are_counted_apart() -> None:

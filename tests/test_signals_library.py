@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CLI_ENTRY, default_signals
+from helpers import CLI_ENTRY, default_signals, exit_status
 
 from cnfgen_queens.errors import Terminated, raise_terminated, signals_raise, signals_unwind
 from cnfgen_queens.experiments.batch import _signals_held
@@ -73,7 +73,7 @@ def test_a_library_process_ends_with_128_plus_the_signal_and_no_temporary_file(
     proc = _writer(tmp_path)
     processes.append(proc)
     proc.send_signal(sig)
-    assert proc.wait(timeout=60) == 128 + sig
+    assert exit_status(proc) == 128 + sig
     out, err = proc.communicate(timeout=60)
     assert (out, err) == ("", "")
     assert sorted(tmp_path.iterdir()) == []
@@ -103,7 +103,7 @@ def test_a_library_caller_sees_the_exit_status_it_would_have_had(
     processes.append(proc)
     assert proc.stdout is not None and proc.stdout.readline() == "writing\n", proc.communicate(timeout=60)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == 143
+    assert exit_status(proc) == 143
     assert proc.communicate(timeout=60) == ("exit 143\n", "")
     assert sorted(tmp_path.iterdir()) == []
 

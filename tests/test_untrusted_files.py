@@ -61,8 +61,10 @@ def forged(cert: Path, tmp_path: Path, change: dict[str, Any] | None = None, tex
         ({"total": "all"}, "total is not an integer"),
         ({"group_size": -3}, "group_size is not an integer"),
         ({"variant": ["c"] * 10_000}, "variant is not a list of at most"),
-        ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}] * 100_000}, "at most 25 cubes"),
-        ({"cubes": [{"cube": [1, 20], "count": 10**100, "solutions": "a", "proof": "b"}]}, "cubes are not the"),
+        ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}] * 100}, "at most 25 cubes"),
+        ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}] * 100_000}, "refused unparsed"),
+        ({"cubes": [{"cube": [1, 20], "count": 10**100, "solutions": "a", "proof": "b"}]}, "count is not an integer"),
+        ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}]}, "cubes are not the"),
         ({"formula_sha256": {"x": DEEP[:400] + DEEP[-400:]}}, "formula_sha256 is not a SHA-256"),
         ({"solver": DEEP}, None),  # a field the check does not read: the JSON text of it, nested 100,000 deep
     ],
@@ -70,7 +72,8 @@ def forged(cert: Path, tmp_path: Path, change: dict[str, Any] | None = None, tex
 def test_a_forged_manifest_is_refused_in_one_line(cert5: Path, tmp_path: Path, change: dict[str, Any],
                                                   field: str | None) -> None:  # fmt: skip
     if field is None:  # written as text: json.dumps cannot write it either
-        text = (cert5 / "manifest.json").read_text().replace('"format"', f'"x": {DEEP}, "format"', 1)
+        deep = DEEP[:20_000] + DEEP[-20_000:]  # 20,000 deep: within the size a manifest of N = 5 may have
+        text = (cert5 / "manifest.json").read_text().replace('"format"', f'"x": {deep}, "format"', 1)
         done = cli(["check-count", str(forged(cert5, tmp_path, text=text))], tmp_path)
         assert done.returncode == 2 and "JSON nested too deeply" in one_sentence(done.stderr)
         return
@@ -238,3 +241,74 @@ def test_too_many_jobs_names_jobs(capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 30: ``cq.count(f, jobs=10**6)`` said "736 clauses, above the limit of 20"; the cause is the jobs."""
     with pytest.raises(cq.UsageError, match=r"jobs=1000000: each local worker holds a copy .* use jobs=27173 or fewer"):
         cq.count(cq.queens(8), jobs=10**6)
+
+
+# ---- errors that named the wrong thing (issue 30, round 5) ----
+
+
+def full(tiny: Path) -> Path:
+    """``tiny`` filled to its last byte."""
+    with open(tiny / "filler", "wb", buffering=0) as f, contextlib.suppress(OSError):
+        while True:
+            f.write(b"\0" * 4096)
+    return tiny
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["enumerate", "6", "--solver", "minisat", "--out", "e"], "e/.cnfgen-queens.lock: No space left on device"),
+        (["count", "6", "--certify", "c"], "c/.cnfgen-queens.lock: No space left on device"),
+    ],
+)
+def test_a_really_full_disk_under_an_output_directory_names_the_file(tmp_path: Path, argv: list[str],
+                                                                     named: str) -> None:  # fmt: skip
+    """Issue 30: "error: output: No space left on device" (the lock file's first write)."""
+    need_solver("minisat")
+    with tiny_tmpfs(tmp_path / "tiny") as tiny:
+        done = cli(argv, full(tiny))
+    assert done.returncode == 1 and named in one_sentence(done.stderr), done.stderr
+
+
+def test_a_proof_on_a_full_disk_is_named_not_the_input(tmp_path: Path) -> None:
+    """Issue 30: ``solve q8.cnf --proof p.drat`` with p.drat on a full disk said "cannot read ../q8.cnf"."""
+    kissat = need_solver("kissat")
+    q8 = tmp_path / "q8.cnf"
+    assert main(["gen", "8", "-o", str(q8)]) == 0
+    with tiny_tmpfs(tmp_path / "tiny") as tiny:
+        done = cli(["solve", str(q8), "--proof", "p.drat", "--solver", kissat], full(tiny))
+    err = one_sentence(done.stderr)
+    assert done.returncode == 1 and "p.drat: No space left on device" in err and "q8.cnf" not in err, err
+
+
+def test_a_deeply_nested_solvers_file_is_a_sentence(tmp_path: Path) -> None:
+    """Issue 30: ``solvers --solvers-file deep.yaml`` (and solve, and the API) gave a RecursionError."""
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("solvers: " + "[" * 5000 + "]" * 5000 + "\n")
+    for argv in (["solvers", "--solvers-file", str(deep)], ["solve", "q.cnf", "--solvers-file", str(deep),
+                                                            "--solver", "x"]):  # fmt: skip
+        done = cli(argv, tmp_path)
+        assert done.returncode == 2 and f"{deep}: nested too deeply" in one_sentence(done.stderr), argv
+    with pytest.raises(cq.UsageError, match="nested too deeply"):
+        cq.solve(cq.queens(4), solver="x", solvers_file=deep)
+
+
+def test_a_binary_manifest_is_named_and_called_not_text(tmp_path: Path) -> None:
+    """Issue 30: "'utf-8' codec can't decode byte 0xa9 in position 0" for a manifest that is no text."""
+    (tmp_path / "cert").mkdir()
+    (tmp_path / "cert" / "manifest.json").write_bytes(b"\xa9\xff{}\x00")
+    done = cli(["check-count", "cert"], tmp_path)
+    err = one_sentence(done.stderr)
+    assert done.returncode == 2 and "cert/manifest.json is not a text manifest" in err and "codec" not in err, err
+
+
+def test_a_solution_appended_on_a_full_disk_names_the_file(tmp_path: Path) -> None:
+    """The loop's append to solutions.txt (a file object, whose ENOSPC names no file) says which file."""
+    from cnfgen_queens.solutions.external_loop import _append_durably
+
+    with tiny_tmpfs(tmp_path / "tiny") as tiny:
+        (tiny / "e").mkdir()
+        (tiny / "e" / "solutions.txt").touch()
+        with pytest.raises(OSError, match="No space left on device") as caught:
+            _append_durably(full(tiny) / "e" / "solutions.txt", "1 3 5 2 4")
+    assert caught.value.filename == str(tiny / "e" / "solutions.txt")

@@ -100,6 +100,7 @@ def _run(config: Config, args: argparse.Namespace) -> int:
             retry_errors=args.retry_errors,
             progress=not args.no_progress,
             log=lambda m: print(m, file=sys.stderr),
+            note=lambda m: print(m, flush=True),  # stdout, with the summary line: stderr is for errors
         )
     except ImportError as e:
         fail(f"executor {executor} needs {e.name or e}: pip install 'cnfgen-queens[{executor}]'")

@@ -14,7 +14,9 @@ from pathlib import Path
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.solutions.certificate_check import CHECKERS, CertificateRejected, check_certificate
 
+from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
 from .common import fail
+from .run_options import cap_jobs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,11 +27,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="the DRAT checker: auto (drat-trim when it is on PATH, else dratify), drat-trim, or dratify (pure Python)",
     )
+    add_jobs_argument(p, default=1, help="check the cubes' parts (boards and proof) and the cover in J processes "
+                      "(--executor: local, Dask or SLURM, as count; default 1)")  # fmt: skip
+    add_executor_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    cap_jobs(args)
+    check_executor(args)
     try:
-        result = check_certificate(Path(args.directory), args.checker)
+        result = check_certificate(Path(args.directory), args.checker, jobs=args.jobs,
+                                   executor=args.executor or "local", scheduler=args.scheduler)  # fmt: skip
     except UsageError as e:
         fail(str(e))
     except CertificateRejected as e:

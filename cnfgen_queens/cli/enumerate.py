@@ -146,10 +146,10 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_count(args: argparse.Namespace, result: Count) -> int:
-    """The count lines on stdout (``count: K (checked)``, how it was checked beside it; ``partial count``
-    when it stopped: at ``--limit``, exit 0; at a time or memory limit or an error, exit 1; a count
-    ``--require-checked`` refuses: one line on stderr, exit 1), the reason and OEIS mismatches on stderr;
-    the exit status.
+    """The count lines on stdout (``count: K (checked)``, how it was checked beside it, ``wrong`` when it
+    disagrees with the published count (why on one stderr line, exit 1); ``partial count`` when it stopped:
+    at ``--limit``, exit 0; at a time or memory limit or an error, exit 1; a count ``--require-checked``
+    refuses: one line on stderr, exit 1), the reason on stderr; the exit status.
     ``enumerate --format json`` keeps stdout to its JSON lines: the count lines go to stderr."""
     found = result.fundamental if result.fundamental is not None else result.total
     counts = sys.stderr if getattr(args, "format", None) == "json" else sys.stdout
@@ -172,10 +172,12 @@ def print_count(args: argparse.Namespace, result: Count) -> int:
         return 1
     if args.symmetric:
         print(f"fundamental: {result.fundamental}", file=counts)
-    print(f"count: {result.total}" + (f" ({result.checked})" if result.checked else ""), file=counts)
-    for line in result.mismatches:
-        print(line, file=sys.stderr)
-    return 1 if result.mismatches else 0
+    word = "wrong" if result.wrong else result.checked
+    print(f"count: {result.total}" + (f" ({word})" if word else ""), file=counts)
+    if result.wrong:  # the API's error for it (api.judged), word for word
+        print(f"{args.prog}: error: {result.wrong}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def loop(args: argparse.Namespace, emit: Callable[[Found], None] | None, **engine: Any) -> int:

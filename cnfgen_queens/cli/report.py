@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
 
 from ..errors import UsageError
-from ..experiments import compare, machine, report, spread
+from ..experiments import compare, machine, noise, report, spread
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows
@@ -103,8 +103,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--spread",
         action="store_true",
-        help="per configuration and instance with repeats: median, interquartile range, 95%% bootstrap "
-        "confidence interval, coefficient of variation; noisy cells marked",
+        help="per configuration and instance with repeats: median, interquartile range, 95%% confidence interval "
+        "of the median (order statistics; 6 or more repeats), coefficient of variation; noisy cells marked",
     )
     p.add_argument(
         "--noisy",
@@ -138,7 +138,7 @@ def _sections(args: argparse.Namespace, rows: list[Row]) -> str:
     try:
         several = len({r.machine for r in rows if r.machine is not None}) > 1  # shown unasked: the guard
         if (args.machines or several) and (found := machine.section(rows, machine.stored(args.db))):
-            parts.append(found)
+            parts.append(found + "".join(f"\n{line}\n" for line in noise.lines(rows, noise.stored(args.db))))
         if args.spread:
             cells = spread.cells(rows, args.time)
             parts.append(spread.markdown(cells, args.noisy, args.time) if cells else "spread: no run has repeats\n")

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from time import monotonic
 from typing import TYPE_CHECKING
 
-from ..limits import DEFAULT_OUTPUT_MB, Limits
+from ..limits import DEFAULT_OUTPUT_MB, Limits, process_start
 from ..solvers.cgroup import IsolationUnavailable, choose, unavailable_reason
 from .common import fail
 
@@ -32,6 +33,16 @@ def limits_from(args: argparse.Namespace, time: float | None = None, memory: int
         except IsolationUnavailable as e:
             fail(str(e), 1)
     return limits
+
+
+def command_start() -> float:
+    """When a command's ``--time-limit`` starts, on :func:`time.monotonic`'s clock: the process's start when
+    it is the console script (``cnfgen-queens``, ``python -m cnfgen_queens``), so that the interpreter's start-up
+    counts as the user's clock counts it; else now (``main()`` called by a program running already)."""
+    arg0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(arg0) == "cnfgen-queens" or arg0.endswith(os.path.join("cnfgen_queens", "__main__.py")):
+        return process_start()
+    return monotonic()
 
 
 def cap_jobs(args: argparse.Namespace) -> None:

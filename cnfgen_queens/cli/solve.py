@@ -11,6 +11,9 @@ line says how the answer was checked (``model-verified``, ``proof-verified``, ``
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import select
 import sys
 import time
 from pathlib import Path
@@ -20,6 +23,7 @@ from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
 from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.errors import printable, signals_unwind, warn
+from cnfgen_queens.limits import Deadline
 
 from ..solutions.known_answer import UNCHECKED_WHY, judge_answer
 from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
@@ -27,7 +31,7 @@ from ..solvers.outcome import EXIT_CODES, S_LINES, Checked
 from .arg_groups import add_limit_arguments, add_solver_arguments
 from .common import EXIT_ENVIRONMENT, fail
 from .model_input import echo_lines, header_echo
-from .run_options import limits_from, measured
+from .run_options import command_start, limits_from, measured
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
 
@@ -66,27 +70,42 @@ def _v_lines(model: tuple[int, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _stdin_to_file(tmpdir: str) -> Path:
-    """Spool stdin to a file as it is (no parsing), named by its compression so solvers can read it."""
-    import shutil
+def _stdin_to_file(tmpdir: str, deadline: Deadline) -> tuple[Path, bool]:
+    """Spool stdin to a file as it is (no parsing), named by its compression so solvers can read it; (the
+    file, whether it is whole: False when the deadline came first, as a slow pipe is never waited on past it)."""
+
+    def ready() -> bool:  # stdin has bytes (or its end) before the deadline
+        left = deadline.left()
+        return fd is None or left is None or bool(select.select([fd], [], [], left)[0])
 
     stdin = sys.stdin.buffer
-    head = stdin.peek(MAGIC_BYTES)[:MAGIC_BYTES] if hasattr(stdin, "peek") else b""
+    try:
+        fd: int | None = stdin.fileno()
+    except (OSError, ValueError):  # a stream in memory (io.UnsupportedOperation): never waits
+        fd = None
+    buffered = stdin if isinstance(stdin, io.BufferedReader) else None
+    head = buffered.peek(MAGIC_BYTES)[:MAGIC_BYTES] if buffered is not None and ready() else b""
     codec = by_magic(head)
     path = Path(tmpdir) / ("stdin.cnf" + (codec.suffix if codec else ""))
     with open(path, "wb") as f:
-        shutil.copyfileobj(stdin, f, 1 << 20)
+        f.write(buffered.read1() if buffered is not None and head else b"")  # what peek buffered; then the fd
+        whole = False
+        while not (expired := deadline.expired()) and ready():
+            if not (data := stdin.read(1 << 20) if fd is None else os.read(fd, 1 << 20)):
+                whole = True
+                break
+            f.write(data)
         empty = f.tell() == 0
-    if empty:
+    if empty and not expired:
         fail("no input on stdin")
-    return path
+    return path, whole
 
 
 def run(args: argparse.Namespace) -> int:
     import json
     import shlex
 
-    start = time.perf_counter()
+    start, since = time.perf_counter(), command_start()
     solver = args.solver
     limits = limits_from(args, args.time_limit, args.memory_limit)
     solvers_file = Path(args.solvers_file) if args.solvers_file else None
@@ -111,16 +130,24 @@ def run(args: argparse.Namespace) -> int:
         fail(str(e))
 
     with signals_unwind(), work_dir("spool") as tmp:  # no spool left behind
-        path = _stdin_to_file(str(tmp)) if args.file == "-" else Path(args.file)
+        deadline = Deadline.after(limits.time, since=since)
+        path, whole = _stdin_to_file(str(tmp), deadline) if args.file == "-" else (Path(args.file), True)
         name = "<stdin>" if args.file == "-" else args.file
         if args.file != "-" and (Path(args.file).is_char_device() or Path(args.file).is_block_device()):
             fail(f"{name}: a device, not a CNF file (an endless one could fill the memory)")
         try:
-            header = read_header_file(path, None)  # solve() warns (once) about a misnamed file
-            outcome = solve(path, solver, limits=limits, args=extra,
-                            proof=proof, solvers_file=solvers_file, name=name)  # fmt: skip
+            try:
+                header = read_header_file(path, None)  # solve() warns (once) about a misnamed file
+            except ValueError:
+                if not whole:  # the deadline cut stdin short: the run is a TIMEOUT, not a malformed file
+                    fail(f"{name}: time limit reached before the header was read", EXIT_ENVIRONMENT)
+                raise
+            outcome = solve(path, solver, limits=limits, args=extra, proof=proof, solvers_file=solvers_file,
+                            name=name, deadline=deadline)  # fmt: skip
             judged = judge_answer(outcome, header, path, require_checked=args.require_checked)
-        except OSError as e:
+        except OSError as e:  # the input's, or a file written on the way (the proof, a work file): named
+            if e.filename is not None and os.path.abspath(e.filename) != os.path.abspath(path):
+                fail(f"{e.filename}: {e.strerror or e}", EXIT_ENVIRONMENT)
             fail(f"cannot read {name}: {e.strerror or e}")
         except InputError as e:
             fail(str(e).replace(str(path), name))

@@ -90,13 +90,18 @@ class ModelSink:
     def _many(self, lits: Sequence[int] | np.ndarray) -> None:
         import numpy as np
 
-        arr = np.asarray(lits, dtype=np.int64)
+        try:
+            arr = np.asarray(lits, dtype=np.int64)
+        except OverflowError:  # a literal beyond int64 (read by Python): beyond the CNF as well
+            self._huge(lits)
+            return
         var = np.abs(arr)
+        var[var < 0] = np.iinfo(np.int64).max  # -2^63 has no int64 absolute value: beyond the CNF too
         if self.keep is not None:
             kept = self.keep(var)
             arr, var = arr[kept], var[kept]
-            if not arr.size:
-                return
+        if not arr.size:  # nothing kept, or nothing before a literal beyond the CNF's variables
+            return
         beyond = np.flatnonzero(var > self.num_vars)
         if beyond.size:  # the literals before it are recorded first: the problem names the first one
             self._many(arr[: int(beyond[0])])
@@ -128,6 +133,25 @@ class ModelSink:
             return
         self.top = max(self.top, top)
         self.literals += int(arr.size)
+
+    def _huge(self, lits: Sequence[int] | np.ndarray) -> None:
+        """:meth:`_many` on literals some of which do not fit int64: those before the first beyond the CNF
+        are recorded, then that one is the problem (a filter sees each clamped to int64, which it judges as
+        it would the literal: beyond every variable)."""
+        import numpy as np
+
+        keep, top = self.keep, 2**63 - 1
+        if keep is not None:
+            kept = keep(np.array([min(top, abs(int(lit))) for lit in lits], dtype=np.int64))
+            lits = [lit for lit, k in zip(lits, kept.tolist(), strict=True) if k]
+        cut = next((i for i, lit in enumerate(lits) if abs(int(lit)) > self.num_vars), len(lits))
+        self.keep = None  # what the filter kept is judged as it is
+        try:
+            self._many(lits[:cut])
+        finally:
+            self.keep = keep
+        if self.problem is None and cut < len(lits):
+            self._one(int(lits[cut]))
 
     def values(self) -> ModelValues:
         """The model recorded: 1 at each true variable, a 0 sentinel after the largest variable seen."""

@@ -4,7 +4,8 @@ are opened without following a link, and one process at a time works in one.
 The directory the user names is taken as given (it may itself be a symlink: the user chose it).  Below
 it, every folder and file is opened relative to its parent's descriptor with ``O_NOFOLLOW``, so a
 symbolic link planted in the directory (``d/current.cnf -> ~/victim``) is refused in one line,
-:class:`PlantedLink`, and nothing outside the directory is read, written or removed.  A rename or an
+:class:`PlantedLink`, and nothing outside the directory is read, written or removed; so is a hard link where
+a file is written in place (the lock file, ``solutions.txt``: the other name would change with it).  A rename or an
 unlink relative to the descriptor replaces or removes a link itself, never the file it names.
 
 :func:`lock_dir` holds an advisory lock (``flock``) on ``.cnfgen-queens.lock`` in the directory for as
@@ -32,7 +33,8 @@ _LINK_ERRNOS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # what O_NOFOLLOW mee
 
 
 class PlantedLink(UsageError):
-    """A symbolic link where the tool writes a file or folder of its own directory."""
+    """A symbolic link where the tool writes a file or folder of its own directory, or a file it writes in
+    place there that has another name (a hard link)."""
 
 
 class DirInUse(UsageError):
@@ -96,18 +98,32 @@ def split(path: Path, owned: Path) -> tuple[PurePath, str]:
 
 def open_owned(path: Path, owned: Path, flags: int, mode: int = 0o666) -> int:
     """``os.open(path, flags)`` for a file of the directory ``owned`` (folders created on the way), never
-    through a link: :class:`PlantedLink` names one."""
+    through a link: :class:`PlantedLink` names one.  A file opened to be written must have no other name: a
+    hard link (``st_nlink > 1``) is refused too, before anything is written (``O_TRUNC`` applied after)."""
     rel, name = split(path, owned)
     dir_fd = open_dir(owned, rel, create=bool(flags & os.O_CREAT))
     try:
         try:
-            return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+            fd = os.open(name, (flags & ~os.O_TRUNC) | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
         except OSError as e:
             if e.errno in _LINK_ERRNOS and is_link(dir_fd, name):
                 raise refused_link(path, dir_fd, name) from None
-            raise
+            raise OSError(e.errno, e.strerror, str(path)) from None  # the name the user knows, not the relative one
     finally:
         os.close(dir_fd)
+    if flags & (os.O_WRONLY | os.O_RDWR | os.O_TRUNC):
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                raise PlantedLink(f"{path} has {st.st_nlink} hard links in a directory cnfgen-queens writes; writing "
+                                  "it would change every other name of it, so nothing was written: remove it, or "
+                                  "choose another directory")  # fmt: skip
+            if flags & os.O_TRUNC:
+                os.ftruncate(fd, 0)
+        except BaseException:
+            os.close(fd)
+            raise
+    return fd
 
 
 def refuse_links(owned: Path, names: Iterable[str]) -> None:
@@ -159,7 +175,8 @@ def lock_dir(directory: Path, flag: str = "--out") -> Iterator[None]:
         Path(directory).mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot use {flag} {directory}: {e.strerror or e}") from None
-    fd = open_owned(Path(directory) / LOCK_FILE, Path(directory), os.O_RDWR | os.O_CREAT, 0o644)
+    lock = Path(directory) / LOCK_FILE
+    fd = open_owned(lock, Path(directory), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -167,8 +184,11 @@ def lock_dir(directory: Path, flag: str = "--out") -> Iterator[None]:
             holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
             raise DirInUse(f"{flag} {directory} is in use by {printable(holder)}; wait for it to end, or choose "
                            "another directory") from None  # fmt: skip
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"process {os.getpid()} ({_command()})\n".encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"process {os.getpid()} ({_command()})\n".encode(), 0)
+        except OSError as e:  # a full disk: the file is named, not "output"
+            raise OSError(e.errno, e.strerror, str(lock)) from None
         try:
             yield
         finally:

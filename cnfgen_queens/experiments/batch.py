@@ -3,7 +3,8 @@
 Work is fed to the executor a few tasks ahead of its free slots: an instance is
 generated first, then its runs go to the front of the queue, so results arrive
 smallest N first and a Ctrl-C wastes little.  Every result is written to the
-store by this (parent) process the moment it arrives.
+store by this (parent) process the moment it arrives (those that arrive together in one transaction);
+runs are claimed :data:`CLAIM_BLOCK` at a time.
 """
 
 from __future__ import annotations
@@ -18,17 +19,20 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from cnfgen_queens.solutions import executors
 from cnfgen_queens.solutions.slurm import SlurmSettings
 
+from ..cnf.atomic import close_work_dir, open_work_dir
 from ..cnf.owned import open_dir, refuse_links
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
 from ..solvers.outcome import Status
-from .adaptive import next_round
+from . import noise
+from .adaptive import next_round, tally
 from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import OUTPUT_DIR, Row, Store, StoreError
@@ -37,6 +41,7 @@ from .tasks import GenerationTimeout, Measurement, execute, generate
 from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"
+CLAIM_BLOCK = 64  # runs claimed in one transaction (released at the end if not run)
 
 
 @dataclass
@@ -54,6 +59,7 @@ class Summary:
     exit_code: int = 130  # 128 + the signal that stopped it
     seconds: float = 0.0
     elsewhere: int = 0  # runs left to another batch process on the same results file (claimed there)
+    note: str | None = None  # the noise guard's line at the start (the load left too few idle cores)
 
 
 @contextlib.contextmanager
@@ -81,7 +87,7 @@ def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = No
     inst = run.instance
     params = inst.params()
     row = Row(
-        **{name: params[name] for name in INSTANCE_COLUMNS},
+        **{name: getattr(inst, name) for name in INSTANCE_COLUMNS},
         **{name: getattr(m, name) for name in MEASUREMENT_COLUMNS},
         run_key=run.key,
         config_hash=config.hash,
@@ -125,19 +131,34 @@ def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tup
 
 def run_batch(config: Config, **options: Any) -> Summary:
     """Run every unfinished run of ``config`` (see :func:`_round`); with adaptive repeats
-    (:mod:`.adaptive`), then round after round the next repeat of every cell not yet clear."""
-    summary = _round(config, **options)
+    (:mod:`.adaptive`), then round after round the next repeats of every cell not yet clear.  An adaptive
+    grid's ``total`` and ``skipped`` count every repeat its cells have (:func:`.adaptive.tally`).  With
+    ``pin: true``, each run at once on cores of its own (:mod:`.noise`; PinRefused before anything runs)."""
+    if not config.pin:
+        return _rounds(config, options)
+    sets = noise.pin_cores(config, options.get("executor", "local"), options["jobs"])
+    path, fd = open_work_dir("pin")  # the lock files of the core sets, one per set
+    try:
+        return _rounds(config, {**options, "pin": noise.Pin(str(path), sets)})
+    finally:
+        close_work_dir(path, fd)
+
+
+def _rounds(config: Config, options: dict[str, Any]) -> Summary:
+    summary = _round(config, **options, announce=True)
     while config.adaptive and summary.done and not summary.interrupted and not summary.failed:
         step = _round(config, **{**options, "fresh": False})
         if not step.done and not step.interrupted:
             break
-        summary.total += step.done
         summary.done, summary.solved, summary.seconds = summary.done + step.done, summary.solved + step.solved, \
             summary.seconds + step.seconds  # fmt: skip
         summary.failed += step.failed
         summary.elsewhere += step.elsewhere
         summary.interrupted, summary.terminated = step.interrupted, step.terminated
         summary.stopped_by, summary.exit_code = step.stopped_by, step.exit_code
+    if config.adaptive:
+        with Store(config.results, readonly=True) as store:
+            summary.total = tally(config, store.done_keys(retry_errors=options.get("retry_errors", False)))[0]
     return summary
 
 
@@ -152,27 +173,36 @@ def _round(
     retry_errors: bool = False,
     progress: bool = True,
     log: Callable[[str], None] = print,
+    note: Callable[[str], None] | None = None,
+    pin: noise.Pin | None = None,
+    announce: bool = False,
 ) -> Summary:
     """Run every unfinished run of ``config``; results go to ``config.results`` as they finish.
 
     ``executor`` ``slurm`` submits ``slurm`` (default: ``jobs`` jobs) sized for one run of the config's limits.
-    On a cluster (``dask``, ``slurm``) each worker checks the GBD hash of the cached CNF before solving it."""
+    On a cluster (``dask``, ``slurm``) each worker checks the GBD hash of the cached CNF before solving it.
+    ``announce`` (the first round): a local batch stores its start and, on a busy machine, says so to ``note``
+    before its first run (:mod:`.noise`); ``pin``: the core sets its runs take."""
 
     start = time.monotonic()
     try:
         return _run_batch(config, start, jobs=jobs, executor=executor, scheduler=scheduler, slurm=slurm, fresh=fresh,
-                          retry_errors=retry_errors, progress=progress, log=log)  # fmt: skip
+                          retry_errors=retry_errors, progress=progress, log=log, note=note, pin=pin,
+                          announce=announce)  # fmt: skip
     except sqlite3.Error as e:  # SQLite's words for a full disk or a read-only folder: said as the cause
         raise unwritable(config.results, e) or StoreError(f"{config.results}: {e}") from None
 
 
 def _run_batch(config: Config, start: float, *, jobs: int, executor: str, scheduler: str | None,
                slurm: SlurmSettings | None, fresh: bool, retry_errors: bool, progress: bool,
-               log: Callable[[str], None]) -> Summary:  # fmt: skip
+               log: Callable[[str], None], note: Callable[[str], None] | None, pin: noise.Pin | None,
+               announce: bool) -> Summary:  # fmt: skip
     with Store(config.results) as store:
         runs, todo = plan(config, None if fresh else store, retry_errors)
         extra = [] if fresh else next_round(config, store)  # adaptive repeats: the next of each unclear cell
         summary = Summary(len(runs), len(runs) - len(todo))
+        if config.adaptive and not fresh:  # every repeat stored counts, not only the min's
+            summary.total, summary.skipped = tally(config, store.done_keys(retry_errors=retry_errors))
         todo += extra
         if not todo:
             return summary
@@ -200,65 +230,78 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
             kept.mkdir(parents=True, exist_ok=True)
         bar = Progress("run", None, total=len(todo), quiet=not progress, tty_only=False, leave=True)
         in_flight: dict[Any, tuple[str, Any]] = {}
-        adding: str | None = None  # the run key being stored
+        adding: list[str] | None = None  # the run keys being stored
+        claimed: set[str] = set()  # runs this process holds (claimed a block at a time)
+        refused: set[str] = set()  # runs another batch process holds or has stored
+        machines: set[str] = set()  # fingerprints recorded by this batch
         try:
             if fresh:
                 deleted = store.clear()
                 if deleted:
                     log(f"--fresh: deleted {deleted} stored runs from {config.results}")
             store.record_config(config.hash, config.experiment, config.source, config.normalized())
+            if announce and executor == "local":  # the load a cluster's runs meet is their nodes'
+                begun = noise.start(config, jobs, pin is not None)
+                noise.record(store, begun)
+                summary.note = begun.note
+                if begun.note is not None and note is not None:
+                    note(begun.note)
             while queue or in_flight:
                 while queue and len(in_flight) < 2 * pool.slots:
                     kind, item = queue.popleft()
-                    if kind == "run" and not store.claim(item[0].key, retry_errors=retry_errors, stale_after=stale):
+                    if kind == "run" and item[0].key not in claimed:  # the next runs too: one transaction
+                        block = [item[0].key, *(i[0].key for k, i in islice(queue, CLAIM_BLOCK - 1) if k == "run")]
+                        claimed |= store.claim_many(block, retry_errors=retry_errors, stale_after=stale)
+                        refused.update(k for k in block if k not in claimed)
+                    if kind == "run" and item[0].key in refused:
                         summary.elsewhere += 1  # another batch process on this file runs it (or has stored it)
                         continue
                     if kind == "generate":
                         future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key),
                                              config.time_limit)  # fmt: skip
                     else:
-                        future = pool.submit(f"run-{item[0].key}", execute, *item, None if kept is None else str(kept))
+                        future = pool.submit(f"run-{item[0].key}", execute, *item, None if kept is None else str(kept),
+                                             pin)  # fmt: skip
                     in_flight[future] = (kind, item)
-                for future in pool.wait_any():
-                    kind, item = in_flight.pop(future)
-                    try:
-                        value = pool.result(future)
-                    except GenerationTimeout as e:  # its runs' time is up before any solver starts
-                        timed_out = Measurement(Status.TIMEOUT, wall=config.time_limit, error=str(e))
-                        for run in by_instance[item]:
-                            adding = run.key
-                            store.add(make_row(config, run, timed_out))
-                            adding = None
-                            summary.done += 1
-                            bar.update(1, solved=summary.solved)
-                        continue
-                    except Exception as e:
-                        what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
-                        summary.failed.append(f"{what}: {type(e).__name__}: {e}")
-                        if kind == "run":
-                            store.release([item[0].key])
-                        continue
-                    if kind == "generate":
-                        path, hashes[item] = value
-                        store.record_instance(item.key, Path(path).name, hashes[item])
-                        check = hashes[item] if executor != "local" else None  # a shared file system may lag
-                        queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
-                        continue
-                    row = make_row(config, item[0], value, hashes.get(item[0].instance))
-                    if value.machine_info is not None:
-                        store.record_machine(value.machine_info.fingerprint, value.machine_info.as_dict())
-                    solved = verdict(row) is Verdict.SOLVED
-                    adding = row.run_key  # an interrupt raised as add() returns finds the row stored
-                    store.add(row)
-                    adding = None
-                    summary.done += 1  # no call between these, so no signal handler runs here
-                    summary.solved += solved
-                    bar.update(1, solved=summary.solved)
+                rows: list[Row] = []
+                try:
+                    for future in pool.wait_any():
+                        kind, item = in_flight.pop(future)
+                        try:
+                            value = pool.result(future)
+                        except GenerationTimeout as e:  # its runs' time is up before any solver starts
+                            timed_out = Measurement(Status.TIMEOUT, wall=config.time_limit, error=str(e))
+                            rows += [make_row(config, run, timed_out) for run in by_instance[item]]
+                            continue
+                        except Exception as e:
+                            what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
+                            summary.failed.append(f"{what}: {type(e).__name__}: {e}")
+                            if kind == "run":
+                                store.release([item[0].key])
+                            continue
+                        if kind == "generate":
+                            path, hashes[item] = value
+                            store.record_instance(item.key, Path(path).name, hashes[item])
+                            check = hashes[item] if executor != "local" else None  # a shared file system may lag
+                            queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
+                            continue
+                        rows.append(make_row(config, item[0], value, hashes.get(item[0].instance)))
+                        if value.machine_info is not None and value.machine_info.fingerprint not in machines:
+                            store.record_machine(value.machine_info.fingerprint, value.machine_info.as_dict())
+                            machines.add(value.machine_info.fingerprint)
+                finally:  # what arrived together is stored together (one transaction), even when interrupted
+                    if rows:
+                        adding = [row.run_key for row in rows]  # an interrupt as add_many() returns finds them
+                        store.add_many(rows)
+                        adding = None
+                        summary.done += len(rows)  # no call between these, so no signal handler runs here
+                        summary.solved += sum(verdict(row) is Verdict.SOLVED for row in rows)
+                        bar.update(len(rows), solved=summary.solved)
         except KeyboardInterrupt as e:
             summary.interrupted, summary.terminated = True, isinstance(e, Terminated)
             summary.stopped_by, summary.exit_code = str(e) or "interrupted", getattr(e, "exit_code", 130)
-            if adding is not None and adding in store.done_keys():
-                summary.done += 1
+            if adding is not None:
+                summary.done += len(set(adding) & store.done_keys())
             with _signals_held():  # a second Ctrl-C or SIGTERM must not cut the stopping of the workers short
                 pool.close(interrupted=True)
         except BaseException:

@@ -7,8 +7,9 @@ seed, and the other configuration columns); a side's time on an instance is the 
 repeats there, counted only when every repeat was solved.  Over the instances both solved:
 
 - the geometric mean of the time ratio A / B (a speed-up of B over A when above 1), with a 95%
-  bootstrap confidence interval of the mean log ratio (scipy.stats.bootstrap, percentile method,
-  a fixed seed);
+  bootstrap confidence interval of the mean log ratio (scipy.stats.bootstrap, bias-corrected and
+  accelerated (BCa), a fixed seed) from :data:`MIN_PAIRS` pairs on (fewer: no interval is given; a
+  bootstrap of two to five pairs cannot hold 95%);
 - the Wilcoxon signed-rank test of the log ratios (scipy.stats.wilcoxon, two-sided): a difference
   in the pairs' ranks, not only in their mean;
 - the verdict: "A faster" or "B faster" when the test rejects at 5% and the interval excludes 1,
@@ -30,14 +31,17 @@ from typing import Any
 
 from ..errors import UsageError
 from .report import _matches
-from .spread import CONFIDENCE, RESAMPLES, SEED
+from .spread import CONFIDENCE
 from .store import Row
 from .summary import _order, value_of
 from .verdict import Verdict, verdict
 
-FLOOR = 1e-3  # seconds: as the HTML comparison view
+FLOOR = 1e-3  # seconds: a ratio of two timer ticks is noise
 MIN_PAIRS = 6  # the exact two-sided Wilcoxon test's smallest p-value is 2 / 2**n: 0.03125 at n = 6
-PAIR_KEYS = ("task", "n", "variant", "shuffle_seed", "solver", "encoding", "group_size", "column_alo")
+RESAMPLES = 9999  # bootstrap resamples (scipy's default)
+SEED = 32  # the bootstrap's seed: the same store gives the same intervals
+PAIR_KEYS = ("task", "n", "variant", "shuffle_seed", "solver", "encoding", "group_size", "column_alo",
+             "break_symmetry")  # fmt: skip
 GUESS = ("solver", "encoding")  # a plain value is looked for in these columns, in order
 
 
@@ -139,14 +143,16 @@ def _statistics(logs: list[float]) -> tuple[float | None, float | None, float | 
     from scipy import stats
 
     x = np.asarray(logs)
-    if np.ptp(x) == 0:  # every pair the same ratio: no spread to resample
+    low = high = None
+    if len(logs) >= MIN_PAIRS and np.ptp(x) == 0:  # every pair the same ratio: no spread to resample
         low = high = gm
-    else:
+    elif len(logs) >= MIN_PAIRS:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            ci = stats.bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES,
-                                 method="percentile", rng=np.random.default_rng(SEED)).confidence_interval  # fmt: skip
-        low, high = math.exp(float(ci.low)), math.exp(float(ci.high))
+            warnings.simplefilter("ignore", RuntimeWarning)  # scipy's word on a degenerate resample: nan below
+            ci = stats.bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="BCa",
+                                 rng=np.random.default_rng(SEED)).confidence_interval  # fmt: skip
+        if math.isfinite(ci.low) and math.isfinite(ci.high):
+            low, high = math.exp(float(ci.low)), math.exp(float(ci.high))
     if not np.any(x) or len(logs) < MIN_PAIRS:
         return gm, low, high, None, None
     test = stats.wilcoxon(x)
@@ -161,7 +167,8 @@ def text(c: Comparison, time: str = "wall") -> str:
     lines.append(f"instances run by both: {c.both}; solved by both: {c.pairs}; by A only: {c.only_a}; "
                  f"by B only: {c.only_b}")  # fmt: skip
     if c.geomean is not None:
-        ci = "" if c.ci_low is None else f" (95% CI x{c.ci_low:.3g} to x{c.ci_high:.3g})"
+        ci = f" (95% CI n/a: needs {MIN_PAIRS} pairs)" if c.ci_low is None else \
+            f" (95% CI x{c.ci_low:.3g} to x{c.ci_high:.3g})"  # fmt: skip
         lines.append(f"time A / B, geometric mean over {c.pairs}: x{c.geomean:.3g}{ci}")
     if c.p_value is not None:
         lines.append(f"Wilcoxon signed-rank test: W = {c.wilcoxon:g}, p = {c.p_value:.3g}")

@@ -36,6 +36,7 @@ from .instance_config import (
     largest_kept,
     sizes_fit,
 )
+from .spread import MIN_REPEATS
 from .variant_config import VARIANT_KEYS, VariantSpec, variant_spec
 
 __all__ = [  # what callers import from here, ConfigError and the limits included
@@ -46,7 +47,7 @@ __all__ = [  # what callers import from here, ConfigError and the limits include
 
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output",
-            "executor", "slurm")  # fmt: skip
+            "executor", "slurm", "pin")  # fmt: skip
 LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
 
@@ -88,7 +89,8 @@ class Config:
     executor: str = "local"  # where the runs execute (not in the hash: it does not change results)
     slurm: SlurmSettings | None = None  # executor slurm: what its jobs ask (executor_config)
     repeats_max: int | None = None  # repeats: {min, max, until}: more repeats of a cell while its
-    repeats_until: float | None = None  # 95% CI half-width is above ``until`` x its median (repeats: the min)
+    repeats_until: float | None = None  # 95% CI reaches farther than ``until`` x its median from it (repeats: the min)
+    pin: bool = False  # each run at once on cores of its own (experiments.noise; not in the hash: no result changes)
 
     @property
     def adaptive(self) -> bool:
@@ -219,6 +221,9 @@ def parse(
     if not isinstance(keep_output, bool):
         c.expected("keep_output", "true or false", keep_output)
     executor, slurm = executor_spec(c, top, time_limit, memory, results)
+    pin = top.get("pin", False)
+    if not isinstance(pin, bool):
+        c.expected("pin", "true or false", pin)
     return Config(
         source=source,
         experiment=experiment,
@@ -242,6 +247,7 @@ def parse(
         keep_output=keep_output,
         executor=executor,
         slurm=slurm,
+        pin=pin,
     )
 
 
@@ -288,7 +294,11 @@ def _repeats(c: Check, value: Any) -> tuple[int, int | None, float | None]:
             c.fail(f"repeats.{key}", "missing (adaptive repeats need min, max and until)")
     low = c.integer(d["min"], "repeats.min", minimum=2, maximum=MAX_RUNS)
     high = c.integer(d["max"], "repeats.max", minimum=low, maximum=MAX_RUNS)
+    if high < MIN_REPEATS:  # until could never be met: the rule would run every cell to max anyway
+        c.fail("repeats.max", f"{high}: a 95% confidence interval of the median needs {MIN_REPEATS} or more repeats "
+               "(fewer cannot hold it whatever the times); a fixed repeats: N runs N")  # fmt: skip
     until = c.number(d["until"], "repeats.until")
     if until >= 1:
-        c.fail("repeats.until", f"{until:g}: the half-width of the interval relative to the median, below 1 (0.05: 5%)")
+        c.fail("repeats.until", f"{until:g}: how far the interval may reach from the median on either side, "
+               "relative to it: below 1 (0.05: 5%)")  # fmt: skip
     return low, high, until

@@ -37,7 +37,7 @@ from pathlib import Path
 from ..cnf.owned import open_dir, open_owned, refuse_links
 from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, signals_unwind
-from . import report
+from . import noise, report
 from .html_stats import comparisons_script, machines_html
 from .machine import one_per_platform, stored
 from .plots import draw, scatter_pairs
@@ -50,7 +50,7 @@ SVG_MAX_RUNS = 20_000
 RUN_COLUMNS = (  # the columns of runs.js, in order (the page shows some, the comparison keys use the rest)
     "instance", "task", "n", "encoding", "group_size", "column_alo", "shuffle_seed", "variant", "repeat",
     "solver", "status", "verdict", "wall", "cpu", "peak_memory_mb", "measured_by", "gbd_hash", "count",
-    "time_limit", "run_key", "output",
+    "time_limit", "run_key", "output", "break_symmetry", "cores",
 )  # fmt: skip
 
 
@@ -129,7 +129,7 @@ def write(
             outputs = _write_runs(rows, build / "runs.js", kept, link_base)
             machines = stored(db)  # a comparison pairs runs of one platform: a new commit is no new machine
             extra = (
-                machines_html(rows, machines),
+                machines_html(rows, machines, noise.lines(rows, noise.stored(db))),
                 comparisons_script(one_per_platform(rows, machines), time, across_machines),
             )
             files = ["index.html", *sorted(os.listdir(build))]  # every file the report writes, listed in its page
@@ -220,12 +220,14 @@ def variant_text(variant: str | None) -> str:
 
 
 def instance_text(r: Row) -> str:
-    """The instance of a run, readable: ``queens-8 pairwise g3 alo s1 torus #2`` (repeat only when > 0)."""
+    """The instance of a run, readable: ``queens-8 pairwise g3 alo s1 torus break_symmetry #2`` (repeat only
+    when > 0)."""
     parts = [f"queens-{r.n}", r.encoding]
     parts += [f"g{r.group_size}"] if r.group_size is not None else []
     parts += ["alo"] if r.column_alo else []
     parts += [f"s{r.shuffle_seed}"] if r.shuffle_seed is not None else []
-    parts += [variant_text(r.variant)] if r.variant else []
+    parts += [variant_text(r.variant)] if variant_text(r.variant) else []
+    parts += ["break_symmetry"] if r.break_symmetry else []
     parts += [f"#{r.repeat}"] if r.repeat else []
     return " ".join(parts) + (" (count)" if r.task == "count" else "")
 
@@ -246,7 +248,7 @@ def _write_runs(rows: list[Row], path: Path, kept: set[str], link_base: str) -> 
                 instance_text(r), r.task, r.n, r.encoding, r.group_size, r.column_alo, r.shuffle_seed,
                 variant_text(r.variant), r.repeat, r.solver_label, r.status.value, verdict(r).value, _num(r.wall),
                 _num(r.cpu), _num(r.peak_memory_mb), r.measured_by, r.gbd_hash, r.count, r.time_limit, r.run_key,
-                output,
+                output, bool(r.break_symmetry), r.cores,
             )  # fmt: skip
             out.write(("," if i else "") + json.dumps(values, separators=(",", ":")) + "\n")
         out.write("]});\n")

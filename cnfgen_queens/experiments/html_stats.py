@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UsageError
@@ -22,8 +23,9 @@ MAX_VALUES = 12  # values of a dimension whose every pair gets statistics (66 pa
 DIMENSIONS = ("solver", "encoding")
 
 
-def machines_html(rows: list[Row], machines: dict[str, machine.Machine]) -> str:
-    """The overview's machines table (empty when no run names its machine)."""
+def machines_html(rows: list[Row], machines: dict[str, machine.Machine], notes: Sequence[str] = ()) -> str:
+    """The overview's machines table (empty when no run names its machine), with ``notes`` below it (the busy batch
+    starts and the pinned runs: :func:`.noise.lines`)."""
     found = machine.lines_of(rows, machines)
     if not found:
         return ""
@@ -35,6 +37,7 @@ def machines_html(rows: list[Row], machines: dict[str, machine.Machine]) -> str:
     out.append("</tbody></table>")
     if mixed := machine.mixing(rows, machines):
         out.append(f'<p class="note mixed">{html.escape(machine.mixed_note(mixed))}</p>')
+    out += [f'<p class="note noise">{html.escape(line)}</p>' for line in notes]
     return "\n".join([*out, "</div>"])
 
 

@@ -3,11 +3,12 @@
 What a figure needs beside it to be compared with another (BenchExec's systeminfo records the same):
 the CPU model, its physical and logical cores and maximum frequency, the memory, the kernel and its C
 library, the Python, PySAT and cnfgen-queens versions (with the git commit when run from a checkout),
-and whether the kernel offers cgroups v2 (BenchExec's measurement; each run's ``measured_by`` says
-whether it used them).  Read from ``/proc`` and ``/sys`` (Linux; elsewhere, what :mod:`platform`
-knows), once per process.  A machine is stored once, under its :attr:`Machine.fingerprint` (a hash of
-these fields, not of the host name: identical nodes of a cluster are one machine, ``host`` tells them
-apart); each run row names it and the load average when the run started.
+and whether runs here are measured in cgroups (v1 or v2, as :func:`..solvers.cgroup.choose` decides
+for the runner: BenchExec's measurement; each run's ``measured_by`` says whether it used them).  Read
+from ``/proc`` and ``/sys`` (Linux; elsewhere, what :mod:`platform` knows), once per process.  A
+machine is stored once, under its :attr:`Machine.fingerprint` (a hash of these fields, not of the host
+name: identical nodes of a cluster are one machine, ``host`` tells them apart); each run row names it
+and the load average when the run started.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..solvers.cgroup import choose
 from ..version import __version__
 from .store import Row, Store
 
 PROC = Path("/proc")
 SYS_CPU = Path("/sys/devices/system/cpu")
-CGROUP2 = Path("/sys/fs/cgroup/cgroup.controllers")
 CHECKOUT = Path(__file__).resolve().parents[2]  # the repository, when the package runs from a checkout
 
 
@@ -49,9 +50,9 @@ class Machine:
     pysat: str | None
     tool_version: str
     git_commit: str | None  # run from a git checkout: its HEAD
-    cgroups: bool  # the kernel offers cgroups v2 (runs may be measured by BenchExec there)
+    cgroups: bool  # runs here go into cgroups (v1 or v2) through BenchExec, as the runner decides
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         """16 hex digits of the SHA-256 of the fields: equal for two hosts of the same hardware and software."""
         text = "\n".join(f"{k}={v}" for k, v in sorted(asdict(self).items()))
@@ -183,7 +184,7 @@ def this_machine() -> Machine:
         pysat=_pysat(),
         tool_version=__version__,
         git_commit=_git_commit(),
-        cgroups=CGROUP2.is_file(),
+        cgroups=choose("auto") == "cgroup",  # what the runner does: v1 (as root) counts as much as v2
     )
 
 

@@ -151,8 +151,8 @@ def runs_csv(rows: list[Row]) -> str:
 def to_json(stats: list[GroupStats], rows: list[Row], time: str = "wall") -> str:
     limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
     doc = {
-        "par2": f"mean over the table's instances of {time} time if solved, else 2 x time limit (seconds); "
-        "an instance a line has no run on is missing and counts as unsolved",
+        "par2": f"mean over the table's instances of a line's mean score over its runs there: {time} time if "
+        "solved, else 2 x time limit (seconds); an instance a line has no run on is missing and counts as unsolved",
         "time_limits": limits,
         "config_hashes": sorted({r.config_hash for r in rows}),
         "groups": [_flat(s) for s in stats],

@@ -60,6 +60,8 @@ class Row:
     machine: str | None = None  # fingerprint of the machine it ran on (table machines); None: stored before
     load_avg: float | None = None  # the 1-minute load average of its machine when it started
     checked: Checked | None = None  # how the answer was checked (model-verified, ...); None: no answer, or older
+    break_symmetry: bool | None = False  # the CNF has the lex-leader clauses (None, stored before: False on reading)
+    cores: str | None = None  # the CPU cores the run was pinned to ("0" or "2,3"; batch pin: true); None: not pinned
 
     def __post_init__(self) -> None:
         if type(self.status) is not Status:  # a word (a CSV, a hand-made row) becomes the enum
@@ -68,6 +70,8 @@ class Row:
             object.__setattr__(self, "verdict", Verdict(self.verdict))
         if self.checked is not None and type(self.checked) is not Checked:
             object.__setattr__(self, "checked", Checked(self.checked))
+        if type(self.break_symmetry) is not bool:  # None: a row (or CSV) of before the column
+            object.__setattr__(self, "break_symmetry", bool(self.break_symmetry))
 
     @property
     def solver_label(self) -> str:
@@ -119,6 +123,7 @@ def row_of(values: tuple[Any, ...]) -> Row:
     for key in ("column_alo", "verified"):
         if d[key] is not None:
             d[key] = bool(d[key])
+    d["break_symmetry"] = bool(d["break_symmetry"])  # NULL: stored before the column, without the clauses
     d["status"] = STATUSES.get(d["status"], Status.ERROR)  # a word no longer written (an old count's USAGE)
     d["verdict"] = VERDICTS.get(d["verdict"])  # None: judged on reading
     d["checked"] = CHECKS.get(d["checked"])

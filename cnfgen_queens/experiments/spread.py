@@ -1,19 +1,24 @@
 """The spread of a cell's repeats: the same configuration on the same instance, run ``repeats`` times.
 
 A cell is a line of the report table (task, solver with its arguments, encoding, group size, column
-clauses) on one instance (N, variant, shuffle seed); its repeats differ only in the noise of the
-machine.  Over the times of its solved repeats: the median with its interquartile range, a 95%
-bootstrap confidence interval of the median (scipy.stats.bootstrap, percentile method, a fixed seed
-so that the report is the same bytes each time), and the coefficient of variation (scipy.stats.variation,
+clauses, symmetry breaking) on one instance (N, variant, shuffle seed); its repeats differ only in the
+noise of the machine.  Over the times of its solved repeats: the median with its interquartile range,
+the 95% confidence interval of the median, and the coefficient of variation (scipy.stats.variation,
 sample standard deviation over mean).  A cell whose variation is above :data:`NOISY_CV` is *noisy*: its
 repeats disagree by more than the differences a comparison would look for.
+
+The interval is the distribution-free one of order statistics (scipy.stats.quantile_test's
+``confidence_interval``, exact binomial coverage of the median, no resampling): it holds the median
+with probability at least 95% whatever the distribution of the times.  It exists from
+:data:`MIN_REPEATS` repeats on: below that no two order statistics cover the median with 95% (the
+widest, the smallest and largest time, with 1 - 2 x 0.5^n: 75% of three repeats, 94% of five), so
+none is given (a percentile bootstrap's "95%" interval of three repeats is their range: 75%).
 
 scipy and numpy are imported when a spread is computed, never at the CLI's start-up.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,9 +30,10 @@ from .verdict import Verdict, verdict
 
 NOISY_CV = 0.10  # coefficient of variation above which a cell is marked noisy (report --noisy changes it)
 CONFIDENCE = 0.95
-RESAMPLES = 9999  # bootstrap resamples (scipy's default)
-SEED = 32  # the bootstrap's seed: the same store gives the same intervals
-CELL_KEYS = ("task", "solver", "encoding", "group_size", "column_alo", "n", "variant", "shuffle_seed")
+MIN_REPEATS = 6  # the fewest times whose order statistics hold the median with 95%: 1 - 2 x 0.5**6 = 0.969
+CELL_KEYS = ("task", "solver", "encoding", "group_size", "column_alo", "break_symmetry", "n", "variant",
+             "shuffle_seed")  # fmt: skip
+NO_INTERVAL = f"n/a (needs {MIN_REPEATS})"  # the interval's cell where the repeats allow none
 
 
 @dataclass(frozen=True)
@@ -38,20 +44,25 @@ class Spread:
     median: float
     q1: float
     q3: float
-    ci_low: float  # 95% bootstrap confidence interval of the median
-    ci_high: float
+    ci_low: float | None  # 95% confidence interval of the median (None: fewer than MIN_REPEATS times)
+    ci_high: float | None
     cv: float  # coefficient of variation (sample standard deviation / mean); 0 for identical times
 
     @property
     def iqr(self) -> float:
         return self.q3 - self.q1
 
-    def half_width(self) -> float:
-        """The confidence interval's half-width relative to the median (0.05: within 5% of it)."""
-        return (self.ci_high - self.ci_low) / 2 / self.median if self.median > 0 else 0.0
+    def reach(self) -> float | None:
+        """How far the confidence interval reaches from the median on its farther side, relative to the
+        median (0.05: both ends within 5% of it); None without an interval."""
+        if self.ci_low is None or self.ci_high is None:
+            return None
+        if self.median <= 0:
+            return 0.0
+        return max(self.median - self.ci_low, self.ci_high - self.median) / self.median
 
 
-def spread(times: Sequence[float], *, seed: int = SEED) -> Spread:
+def spread(times: Sequence[float]) -> Spread:
     """The spread of two or more times (ValueError with fewer)."""
     if len(times) < 2:
         raise ValueError(f"a spread needs two or more times, got {len(times)}")
@@ -60,18 +71,11 @@ def spread(times: Sequence[float], *, seed: int = SEED) -> Spread:
 
     x = np.asarray(times, dtype=float)
     q1, median, q3 = np.percentile(x, [25, 50, 75])
-    if np.ptp(x) == 0:  # identical times: no spread to resample (scipy warns and returns nan)
-        low = high = float(median)
-        cv = 0.0
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            ci = stats.bootstrap(
-                (x,), np.median, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
-                rng=np.random.default_rng(seed),
-            ).confidence_interval  # fmt: skip
+    low = high = None
+    if len(x) >= MIN_REPEATS:
+        ci = stats.quantile_test(x, q=float(median), p=0.5).confidence_interval(CONFIDENCE)
         low, high = float(ci.low), float(ci.high)
-        cv = float(stats.variation(x, ddof=1))
+    cv = 0.0 if np.ptp(x) == 0 else float(stats.variation(x, ddof=1))  # identical times: no spread
     return Spread(len(x), float(median), float(q1), float(q3), low, high, cv)
 
 
@@ -116,7 +120,8 @@ def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall")
     noisy = sum(c.noisy(threshold) for c in found)
     lines = [
         f"spread over repeats: {len(found)} cells, {noisy} noisy (coefficient of variation above "
-        f"{threshold:.0%}); median with interquartile range and 95% bootstrap confidence interval",
+        f"{threshold:.0%}); median with interquartile range and 95% confidence interval of the median (order "
+        f"statistics, {MIN_REPEATS} or more solved repeats)",
         "",
         f"| task | solver | encoding | N | variant | seed | repeats | solved | median ({unit}) | IQR ({unit}) | "
         f"95% CI ({unit}) | CV | noisy |",
@@ -126,10 +131,11 @@ def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall")
         s = c.spread
         stats = ["", "", "", ""]
         if s is not None:
-            stats = [seconds(s.median), f"{seconds(s.q1)}-{seconds(s.q3)}", f"{seconds(s.ci_low)}-{seconds(s.ci_high)}",
-                     f"{s.cv:.1%}"]  # fmt: skip
+            ci = NO_INTERVAL if s.ci_low is None else f"{seconds(s.ci_low)}-{seconds(s.ci_high)}"
+            stats = [seconds(s.median), f"{seconds(s.q1)}-{seconds(s.q3)}", ci, f"{s.cv:.1%}"]
         k = dict(c.keys)
-        cells_ = [k["task"], k["solver"], k["encoding"], str(k["n"]), k["variant"] or "",
+        board = " ".join(v for v in (k["variant"], "break_symmetry" * bool(k["break_symmetry"])) if v)
+        cells_ = [k["task"], k["solver"], k["encoding"], str(k["n"]), board,
                   "" if k["shuffle_seed"] is None else str(k["shuffle_seed"]), str(c.runs), str(c.solved), *stats,
                   "noisy" if c.noisy(threshold) else ""]  # fmt: skip
         lines.append("| " + " | ".join(cells_) + " |")

@@ -1,7 +1,8 @@
 """Results in one SQLite file (stdlib sqlite3): one row per finished run, committed as it lands.
 
-WAL journal: each row is its own transaction, so a SIGKILL mid-batch keeps every
-committed row and leaves a readable file.  Rows are committed with ``synchronous=NORMAL``
+WAL journal: the rows that arrive together are one transaction (and runs are claimed a block at
+a time), so a SIGKILL mid-batch keeps every committed row and leaves a readable file.
+Rows are committed with ``synchronous=NORMAL``
 (no fsync each, which capped a batch at about 150 rows/s); a row committed :data:`SYNC_EVERY`
 seconds or more after the last flush flushes the journal to the disk, with the rows before it
 (closing the file does too), so a power loss loses at most the rows that came within that second
@@ -10,7 +11,8 @@ of the last flush (their runs are run again by ``--resume``), and never the file
 The schema is :data:`SCHEMA`, its ``runs`` table derived from :class:`Row`;
 ``meta`` holds its version, ``configs`` the normalized config of every config hash
 that wrote rows, ``instances`` the GBD hash of every cached CNF as written, ``machines`` each
-machine the runs ran on (rows name it by fingerprint).  A
+machine the runs ran on (rows name it by fingerprint), ``batches`` each batch's start with the load
+it met (:mod:`.noise`).  A
 non-empty file without this schema (another program's database) is looked at
 read-only and refused, never changed.
 """
@@ -56,6 +58,10 @@ CREATE TABLE IF NOT EXISTS instances (
 );
 CREATE TABLE IF NOT EXISTS machines (  -- each machine runs ran on, once (experiments/machine.py)
     fingerprint TEXT PRIMARY KEY, info TEXT NOT NULL  -- info: JSON of machine.Machine
+);
+CREATE TABLE IF NOT EXISTS batches (  -- each batch's start on the local executor: the load it met (noise.py)
+    started TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, config_hash TEXT NOT NULL, jobs INTEGER NOT NULL,
+    cores INTEGER, load_avg REAL, note TEXT, pinned INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS claims (  -- a run being run by a batch process (owner: host pid), until stored
     run_key TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL
@@ -214,38 +220,51 @@ class Store:
         return {r[0] for r in self.db.execute("SELECT run_key FROM runs")}
 
     def add(self, row: Row) -> None:
-        """Store ``row`` (one transaction, which also ends its claim; flushed to the disk with the rows before
-        it when the last flush is :data:`SYNC_EVERY` seconds old); a row with the same run key is replaced."""
-        values = tuple(getattr(row, c) for c in COLUMNS)
+        """Store ``row`` (see :meth:`add_many`)."""
+        self.add_many([row])
+
+    def add_many(self, rows: list[Row]) -> None:
+        """Store ``rows`` in one transaction, which also ends their claims; flushed to the disk with the rows
+        before them when the last flush is :data:`SYNC_EVERY` seconds old.  A row with the same run key is
+        replaced."""
+        values = [tuple(getattr(row, c) for c in COLUMNS) for row in rows]
         now = time.monotonic()
         flush = now - self.synced >= SYNC_EVERY
         if flush:  # WAL with FULL: this commit fsyncs the journal, the rows committed before it too
             self.db.execute("PRAGMA synchronous=FULL")
         with self._transaction():
-            self.db.execute(_INSERT, values)
-            self.db.execute("DELETE FROM claims WHERE run_key = ?", (row.run_key,))
+            self.db.executemany(_INSERT, values)
+            self.db.executemany("DELETE FROM claims WHERE run_key = ?", [(row.run_key,) for row in rows])
         if flush:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.synced = now
 
     def claim(self, run_key: str, *, retry_errors: bool = False, stale_after: float = 3600.0) -> bool:
-        """Take ``run_key`` for this process, so another batch process on this file does not run it too;
-        False when it is stored already or another live process holds it.  A claim of a dead process of
-        this host is taken over; one of another host after ``stale_after`` seconds."""
+        """Take ``run_key`` for this process (see :meth:`claim_many`)."""
+        return bool(self.claim_many([run_key], retry_errors=retry_errors, stale_after=stale_after))
+
+    def claim_many(self, run_keys: list[str], *, retry_errors: bool = False, stale_after: float = 3600.0) -> set[str]:
+        """Take ``run_keys`` for this process in one transaction, so that another batch process on this file
+        does not run them too; returns those taken: not those stored already or held by another live
+        process.  A claim of a dead process of this host is taken over; one of another host after
+        ``stale_after`` seconds."""
         host, pid, now = socket.gethostname(), os.getpid(), time.time()
         done = "SELECT 1 FROM runs WHERE run_key = ?" + (" AND status != 'ERROR'" if retry_errors else "")
+        taken = set()
         with self._transaction():
-            if self.db.execute(done, (run_key,)).fetchone():
-                return False
-            held = self.db.execute("SELECT host, pid, since FROM claims WHERE run_key = ?", (run_key,)).fetchone()
-            if (
-                held is not None
-                and (held[0], held[1]) != (host, pid)
-                and not _stale(held[0], held[1], held[2], now, stale_after)
-            ):
-                return False
-            self.db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)", (run_key, host, pid, now))
-            return True
+            for run_key in run_keys:
+                if self.db.execute(done, (run_key,)).fetchone():
+                    continue
+                held = self.db.execute("SELECT host, pid, since FROM claims WHERE run_key = ?", (run_key,)).fetchone()
+                if (
+                    held is not None
+                    and (held[0], held[1]) != (host, pid)
+                    and not _stale(held[0], held[1], held[2], now, stale_after)
+                ):
+                    continue
+                self.db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)", (run_key, host, pid, now))
+                taken.add(run_key)
+        return taken
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -284,9 +303,10 @@ class Store:
         self.db.execute("INSERT OR REPLACE INTO instances VALUES (?, ?, ?)", (key, file, gbd_hash))
 
     def clear(self) -> int:
-        """Delete every run and config (``--fresh``); returns how many runs were deleted."""
+        """Delete every run, config and batch start (``--fresh``); returns how many runs were deleted."""
         deleted = self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        self.db.executescript("BEGIN; DELETE FROM runs; DELETE FROM configs; DELETE FROM claims; COMMIT;")
+        self.db.executescript("BEGIN; DELETE FROM runs; DELETE FROM configs; DELETE FROM claims; DELETE FROM batches; "
+                              "COMMIT;")  # fmt: skip
         return int(deleted)
 
     def rows(self) -> list[Row]:

@@ -4,18 +4,23 @@ PAR-2 is the SAT Competition's penalized average runtime: a solved run scores it
 unsolved one twice the time limit (SAT Competition 2017 onwards, https://satcompetition.github.io/).
 Lines are compared as the SAT competition and BenchExec's table-generator compare tools: over the
 same instances.  Within a table (a task and the ``by`` values), the instances are every
-(N, variant, shuffle seed, repeat) that any line ran (without the seed when the table compares
-shuffled and unshuffled CNFs); a line without a run on one of them (an instance ``max_clauses`` left
-out for its encoding, a solver added later) counts it as *missing*: unsolved, scored twice the time
-limit.  A line's PAR-2 is the mean over the instances of its runs' mean score on each (with one run
-per instance, the SAT competition's mean over runs).  A line is a configuration: task, solver with its
-arguments, encoding, and where the table holds more than one value, the group size, the column
-clauses (``column_alo``) and whether the CNF was shuffled.  The *virtual best solver* line
-takes, per instance, the best line's score.
+(N, variant, shuffle seed) that any line ran (without the seed when the table compares shuffled and
+unshuffled CNFs); a line without a run on one of them (an instance ``max_clauses`` left out for its
+encoding, a solver added later) counts it as *missing*: unsolved, scored twice the time limit.  The
+repeats of a run are not instances: each line is scored on an instance over the repeats it ran there,
+however many (adaptive repeats stop a steady cell early and run a noisy one longer), so no line is
+penalised for stopping early.  A line's PAR-2 is the mean over the instances of its runs' mean score
+on each (with one run per instance, the SAT competition's mean over runs); its median solved time is
+the median over the instances of its solved runs' median time on each.  A line is a configuration:
+task, solver with its arguments, encoding, and where the table holds more than one value, the group
+size, the column clauses (``column_alo``), the symmetry breaking (``break_symmetry``) and whether the
+CNF was shuffled.  The *virtual best solver* line takes, per instance, the best line's score there.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,7 +31,7 @@ from .store import Row
 from .verdict import Verdict, verdict
 
 BY_KEYS = ("n", "column_alo", "encoding", "solver", "group_size", "shuffle_seed", "variant", "repeat", "experiment")
-CONFIG_KEYS = ("group_size", "column_alo", "shuffled")  # told apart when a table holds more than one value
+CONFIG_KEYS = ("group_size", "column_alo", "break_symmetry", "shuffled")  # told apart when a table holds several
 TIMES = ("wall", "cpu")
 VBS = "virtual best"
 
@@ -38,14 +43,14 @@ class GroupStats:
     task: str
     solver: str
     encoding: str
-    runs: int  # stored runs
+    runs: int  # stored runs (the virtual best line: the table's instances)
     missing: int  # instances of the table this line has no run on (scored unsolved)
     solved: int
     sat: int  # solved with a verified model (task solve)
     unsat: int  # solved as UNSAT (task solve), or a complete count (task count)
     wrong: int
-    par2: float | None  # mean over runs and missing instances, seconds; None when a limit is unknown
-    median: float | None  # median time of the solved runs, seconds
+    par2: float | None  # mean over the instances (missing ones too) of the mean score there; None: a limit unknown
+    median: float | None  # median over the instances of the median time of the solved runs there, seconds
     largest_n: int | None  # the largest N with a solved run
     keys: tuple[tuple[str, Any], ...] = ()
 
@@ -59,7 +64,23 @@ def value_of(row: Row, key: str) -> Any:
         return row.solver_label
     if key == "shuffled":
         return row.shuffle_seed is not None
+    if key == "variant":
+        return board(row.variant)
+    if key == "break_symmetry":
+        return bool(row.break_symmetry)
     return getattr(row, key)
+
+
+@functools.lru_cache(maxsize=1024)
+def board(variant: str | None) -> str | None:
+    """A run's variant (JSON) without ``break_symmetry``, which is a column of its own: the board of the instance,
+    None for plain N-queens.  A board with and without the lex-leader clauses is one instance to pair on."""
+    if variant is None or '"break_symmetry"' not in variant:
+        return variant
+    v = json.loads(variant)
+    v.pop("break_symmetry", None)
+    plain = not (v.get("torus") or v.get("place") or v.get("holes") or v.get("random_place") is not None)
+    return None if plain else json.dumps(v)  # as the batch writes a variant without the key
 
 
 def _seconds(row: Row, time: str) -> float | None:
@@ -82,9 +103,28 @@ def par2(rows: Iterable[Row], time: str = "wall") -> float | None:
 
 
 def _instance(row: Row, seeds: bool) -> tuple[Any, ...]:
-    """The instance a run is scored on: its board and repeat, and its shuffle seed unless the table
-    compares shuffled against unshuffled CNFs (then the seeds are runs of one instance)."""
-    return (row.n, row.variant, row.shuffle_seed if seeds else None, row.repeat)
+    """The instance a run is scored on: its board, and its shuffle seed unless the table compares shuffled
+    against unshuffled CNFs (then the seeds are runs of one instance); its repeats are runs of one instance."""
+    return (row.n, board(row.variant), row.shuffle_seed if seeds else None)
+
+
+def _cell_score(runs: list[Row], time: str) -> float | None:
+    """The mean PAR-2 score of a line's runs on one instance (None when a limit is unknown)."""
+    scores = [penalized(r, time) for r in runs]
+    return None if None in scores else sum(s for s in scores if s is not None) / len(scores)
+
+
+def _cell_median(runs: list[Row], time: str) -> float | None:
+    """The median time of a line's solved runs on one instance (None when none solved)."""
+    times = [t for r in runs if verdict(r) is Verdict.SOLVED and (t := _seconds(r, time)) is not None]
+    return statistics.median(times) if times else None
+
+
+def _cells(group: list[Row], seeds: bool) -> dict[tuple[Any, ...], list[Row]]:
+    on: dict[tuple[Any, ...], list[Row]] = {}
+    for r in group:
+        on.setdefault(_instance(r, seeds), []).append(r)
+    return on
 
 
 def _check(by: tuple[str, ...], time: str) -> None:
@@ -132,13 +172,11 @@ def _line(task: str, line: tuple[Any, ...], group: list[Row], limits: dict[tuple
     """A configuration's line: PAR-2 is the mean over the table's instances of its runs' mean score on
     each (the runs' mean when every instance has as many runs), 2 x the limit where it has none."""
     solved = [r for r in group if verdict(r) is Verdict.SOLVED]
-    on: dict[tuple[Any, ...], list[float | None]] = {}
-    for r in group:
-        on.setdefault(_instance(r, seeds), []).append(penalized(r, time))
+    on = _cells(group, seeds)
     missing = [limits[i] for i in limits.keys() - on.keys()]
-    scores = [None if None in v else sum(s for s in v if s is not None) / len(v) for v in on.values()]
+    scores = [_cell_score(runs, time) for runs in on.values()]
     scores += [None if t is None else 2 * t for t in missing]
-    times = [t for t in (_seconds(r, time) for r in solved) if t is not None]
+    medians = [m for runs in on.values() if (m := _cell_median(runs, time)) is not None]
     return GroupStats(
         task,
         line[0],
@@ -150,7 +188,7 @@ def _line(task: str, line: tuple[Any, ...], group: list[Row], limits: dict[tuple
         unsat=sum(r.status != "SAT" for r in solved),
         wrong=sum(verdict(r) is Verdict.WRONG for r in group),
         par2=None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores),
-        median=statistics.median(times) if times else None,
+        median=statistics.median(medians) if medians else None,
         largest_n=max((r.n for r in solved), default=None),
         keys=(*keys, *zip(varying, line[2:], strict=True)),
     )
@@ -158,31 +196,30 @@ def _line(task: str, line: tuple[Any, ...], group: list[Row], limits: dict[tuple
 
 def _virtual_best(task: str, lines: dict[tuple[Any, ...], list[Row]], limits: dict[tuple[Any, ...], float | None],
                   time: str, keys: list[tuple[str, Any]], varying: list[str], seeds: bool) -> GroupStats:  # fmt: skip
-    """Per instance, the best solved run of any line (its time), else unsolved (twice the limit)."""
-    best: dict[tuple[Any, ...], Row] = {}
+    """Per instance, the line of the best score there (the mean over its repeats): solved when each of its runs
+    there was, else scored as it is (twice the limit where no line ran anything better)."""
+    best: dict[tuple[Any, ...], tuple[float, list[Row]]] = {}
     for group in lines.values():
-        for r in group:
-            t = _seconds(r, time)
-            if verdict(r) is Verdict.SOLVED and t is not None:
-                i = _instance(r, seeds)
-                held = best.get(i)
-                if held is None or t < (_seconds(held, time) or 0.0):
-                    best[i] = r
-    scores = [(_seconds(best[i], time) if i in best else None if t is None else 2 * t) for i, t in limits.items()]
-    times = [_seconds(r, time) or 0.0 for r in best.values()]
+        for i, runs in _cells(group, seeds).items():
+            score = _cell_score(runs, time)
+            if score is not None and (i not in best or score < best[i][0]):
+                best[i] = (score, runs)
+    won = {i: runs for i, (_, runs) in best.items() if all(verdict(r) is Verdict.SOLVED for r in runs)}
+    scores = [best[i][0] if i in best else None if t is None else 2 * t for i, t in limits.items()]
+    medians = [m for runs in won.values() if (m := _cell_median(runs, time)) is not None]
     return GroupStats(
         task,
         VBS,
         "(best line per instance)",
         runs=len(limits),
         missing=0,
-        solved=len(best),
-        sat=sum(r.status == "SAT" for r in best.values()),
-        unsat=sum(r.status != "SAT" for r in best.values()),
+        solved=len(won),
+        sat=sum(runs[0].status == "SAT" for runs in won.values()),
+        unsat=sum(runs[0].status != "SAT" for runs in won.values()),
         wrong=0,
         par2=None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores),
-        median=statistics.median(times) if times else None,
-        largest_n=max((r.n for r in best.values()), default=None),
+        median=statistics.median(medians) if medians else None,
+        largest_n=max((runs[0].n for runs in won.values()), default=None),
         keys=(*keys, *((k, None) for k in varying)),
     )
 

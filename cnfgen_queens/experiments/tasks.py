@@ -8,7 +8,9 @@ run is a :class:`Measurement` with status ``ERROR`` and the reason.
 from __future__ import annotations
 
 import socket
+import stat
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any, BinaryIO, cast
 
 from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
 from cnfgen_queens.cnf.gbd_hash import gbd_hash
+from cnfgen_queens.cnf.scan import Cnf, read_cnf
 from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.model.decode import DecodeError, variant_placement
@@ -25,10 +28,11 @@ from ..limits import Deadline, Limits
 from ..solutions import api
 from ..solutions.known_answer import judge_answer
 from ..solvers import resolve, solve
-from ..solvers.cgroup import choose
+from ..solvers.cgroup import choose, pinned
 from ..solvers.outcome import Checked, Status
 from .grid import Instance, Run
 from .machine import Machine, load_average, this_machine
+from .noise import Pin, claimed
 from .verdict import NOT_A_SOLUTION
 
 
@@ -57,6 +61,7 @@ class Measurement:
     load_avg: float | None = None  # the machine's 1-minute load average when the run started
     machine_info: Machine | None = None  # the machine the run ran on (read in the worker: a SLURM node's)
     checked: Checked | None = None  # how the answer was checked (:func:`.known_answer.judge_answer`)
+    cores: str | None = None  # the cores BenchExec confined the run to ("0", "2,3"; pin: true); None: not pinned
 
 
 def _now() -> str:
@@ -105,27 +110,33 @@ def generate(
     return str(path), gbd_hash(path)
 
 
-def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_dir: str | None = None) -> Measurement:
+def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_dir: str | None = None,
+            pin: Pin | None = None) -> Measurement:  # fmt: skip
     """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure.
 
     With ``gbd_hash`` (a worker on another node, reading the cache over a shared file system) the file
     is hashed first, and a file that is not the one generated is an ERROR, never solved.  With
-    ``output_dir``, a binary solver's output is kept there as ``<run key>.log``."""
+    ``output_dir``, a binary solver's output is kept there as ``<run key>.log``.  With ``pin``, the run
+    takes a free core set of it and BenchExec confines the solver there (:mod:`.noise`)."""
     host, started, t0 = socket.gethostname(), _now(), time.monotonic()
     machine, load = this_machine(), load_average()
+    cores: tuple[int, ...] | None = None
     try:
-        if run.task == "count":
-            m = _count(run)
-        else:
-            if cnf_path is None:
-                raise RuntimeError("no instance file")
-            if gbd_hash is not None:
-                _check_hash(Path(cnf_path), gbd_hash)
-            m = _solve(run, Path(cnf_path), None if output_dir is None else Path(output_dir) / f"{run.key}.log")
+        with claimed(pin) as cores, pinned(cores):
+            if run.task == "count":
+                m = _count(run)
+            else:
+                if cnf_path is None:
+                    raise RuntimeError("no instance file")
+                if gbd_hash is not None:
+                    _check_hash(Path(cnf_path), gbd_hash)
+                m = _solve(run, Path(cnf_path), None if output_dir is None else Path(output_dir) / f"{run.key}.log")
     except Exception as e:  # a run that cannot even start is a result too
         m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
+    confined = cores is not None and m.measured_by == "cgroup"  # pinned only where BenchExec ran it
     return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0,
-                   machine=machine.fingerprint, load_avg=load, machine_info=machine)  # fmt: skip
+                   machine=machine.fingerprint, load_avg=load, machine_info=machine,
+                   cores=",".join(map(str, cores)) if confined and cores is not None else None)  # fmt: skip
 
 
 def _check_hash(path: Path, expected: str) -> None:
@@ -139,14 +150,38 @@ def _limits(run: Run) -> Limits:
     return Limits(run.time_limit, run.memory_limit, output=run.output_limit)
 
 
+PARSE_ONCE_BYTES = 1 << 20  # instance files up to this size are parsed once per worker, not once per run
+PARSED_KEPT = 32  # parsed files a worker keeps (the batch runs an instance's repeats one after another)
+_parsed: OrderedDict[tuple[object, ...], Cnf] = OrderedDict()
+
+
+def parsed(path: Path) -> Cnf | None:
+    """``path`` parsed (every literal checked against the header), once per worker while the file is the same
+    one (device, inode, size, change times); None for a file above :data:`PARSE_ONCE_BYTES`, read by each run."""
+    st = path.stat()
+    if st.st_size > PARSE_ONCE_BYTES or not stat.S_ISREG(st.st_mode):
+        return None
+    key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    cnf = _parsed.get(key)
+    if cnf is None:
+        cnf = _parsed[key] = read_cnf(path)
+        while len(_parsed) > PARSED_KEPT:
+            _parsed.popitem(last=False)
+    _parsed.move_to_end(key)
+    return cnf
+
+
 def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measurement:
 
-    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args, keep_output=keep_output)
+    cnf = parsed(cnf_path)
+    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args, keep_output=keep_output,
+              cnf=cnf, reuse_child=True)  # fmt: skip
     error, refuted = o.error, o.model_rejected  # a model violating a clause: the solver said SAT, wrongly
     if o.status is Status.SAT and o.verified:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())
         refuted = error is not None
-    checked = Checked.UNCHECKED if refuted else judge_answer(o, read_header_file(cnf_path), cnf_path).checked
+    header = cnf.header if cnf is not None else read_header_file(cnf_path)
+    checked = Checked.UNCHECKED if refuted else judge_answer(o, header, cnf_path).checked
     return Measurement(
         Status.SAT if o.model_rejected else o.status,  # what the solver said; the check's word is `verified`
         solver_version=o.version,

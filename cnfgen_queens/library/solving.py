@@ -252,7 +252,9 @@ def count(
     queens and blocked squares by their first free rows up to N = 32) or the blocking-clause loop.
 
     Returns the ``Count`` the CLI prints: ``total``, ``fundamental``
-    (with ``symmetric``), ``status`` (UNSAT: complete), ``mismatches`` with OEIS.  ``certify``: a
+    (with ``symmetric``), ``status`` (UNSAT: complete), ``mismatches`` with OEIS.  A count that disagrees
+    with the published count is wrong, as the CLI judges it (``count: K (wrong)``, exit 1): status ERROR with
+    the reason as ``error``, ``total`` and ``mismatches`` kept.  ``certify``: a
     directory for a DRAT certificate (``count --certify``; ``cnfgen-queens check-count`` checks it);
     ``check_all``: evaluate every clause on every model (``--check-all``).  ``checked`` says how a complete
     count was checked; ``require_checked`` (``--require-checked``) makes an unchecked one status ERROR.
@@ -270,8 +272,9 @@ def count(
         if limit is not None:
             limit = checked(positive_int("limit"), limit, "limit")
         jobs = checked(positive_int("jobs"), jobs, "jobs")
-        return _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
-                                jobs=jobs, executor=executor, scheduler=scheduler,
-                                symmetric=symmetric, limit=limit, allow_large=allow_large,
-                                certify=None if certify is None else Path(certify), check_all=check_all,
-                                require_checked=require_checked)  # fmt: skip
+        result = _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
+                                  jobs=jobs, executor=executor, scheduler=scheduler,
+                                  symmetric=symmetric, limit=limit, allow_large=allow_large,
+                                  certify=None if certify is None else Path(certify), check_all=check_all,
+                                  require_checked=require_checked)  # fmt: skip
+        return _solutions.judged(result)

@@ -48,15 +48,22 @@ from cnfgen_queens.solutions.engine_choice import (
 from cnfgen_queens.solutions.external_cubes import count_external_cubes
 from cnfgen_queens.solutions.external_loop import enumerate_external
 from cnfgen_queens.solutions.forked_loop import enumerate_forked
-from cnfgen_queens.solutions.records import REFUSED, Count, EnumerationError, EnumerationOptions, Found, GroupCount
+from cnfgen_queens.solutions.records import (
+    Count,
+    EnumerationError,
+    EnumerationOptions,
+    Found,
+    GroupCount,
+    refused,
+)
 from cnfgen_queens.solutions.size_cap import COMPACT, CUBES_ESCAPE, HELD_CLAUSES, check_held_size, check_size
 from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound, resolve
 from cnfgen_queens.solvers.outcome import Checked, Status
 
 __all__ = [  # the policy's public names: the entries below, and the rules re-exported from beside it
     "AUTO_SPLIT_UP_TO", "COMPACT", "CUBES_ESCAPE", "DEFAULT_SOLVER", "ENGINES", "HELD_CLAUSES", "auto_cubes",
-    "check_held_size", "check_size", "choose_engine", "count", "external_flags", "known_total", "mismatches",
-    "solutions", "variant_flag",
+    "check_held_size", "check_size", "choose_engine", "count", "external_flags", "judged", "known_total",
+    "mismatches", "solutions", "variant_flag",
 ]  # fmt: skip
 
 
@@ -263,7 +270,16 @@ def checked_count(formula: QueensFormula, result: Count, require_checked: bool =
             why = f"has a certificate that check-count rejects ({e})"
     else:
         why += " (no published count for this board; --certify DIR writes a certificate that is checked)"
-    return replace(result, status=Status.ERROR, error=f"the count {result.total} {why}, {REFUSED}")
+    return replace(result, status=Status.ERROR, error=f"the count {result.total} {why}, {refused()}")
+
+
+def judged(result: Count) -> Count:
+    """``result`` as the API reports it, judged as the CLI judges it (:func:`.cli.enumerate.print_count`): a
+    whole count that is wrong (:attr:`.Count.wrong`) is status ERROR with that reason as its error, its total
+    and ``mismatches`` kept (the CLI's exit 1); anything else as it is."""
+    if result.wrong is None or not result.complete:
+        return result
+    return replace(result, status=Status.ERROR, error=result.wrong)
 
 
 def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: str, limits: Limits, jobs: int,

@@ -8,21 +8,21 @@ on its own (queens not attacking, the variant's cells), inside its cube and new;
 refutes the formula + the cube + the blocking clauses of its boards; the cover proof refutes the
 formula + the negated cubes.  Proofs are checked by drat-trim when it is on PATH, else by dratify.
 The certified count is the number of distinct boards.
+
+The cubes and the cover are independent parts (:mod:`.certificate_parts`): ``jobs`` workers check them
+at once, on the executors the count uses (forked local workers, Dask, SLURM), each proof read as a
+stream; the boards come back here, where no board may be listed twice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.cnf.atomic import work_dir
-from cnfgen_queens.cnf.dimacs import Header
-from cnfgen_queens.cnf.scan import Cnf, violated_clause
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.board import Placement
-from cnfgen_queens.model.decode import Clause, DecodeError, as_line, variant_placement
+from cnfgen_queens.model.decode import as_line
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import from_header
 from cnfgen_queens.solutions.certificate import (
@@ -31,21 +31,24 @@ from cnfgen_queens.solutions.certificate import (
     MANIFEST,
     WRITER,
     certificate_cubes,
-    cover_formula,
     cube_files,
-    cube_formula,
     formula_hash,
 )
-from cnfgen_queens.solutions.manifest_bounds import ManifestRejected, check_bounds, load_manifest
+from cnfgen_queens.solutions.certificate_parts import (
+    CHECKERS,
+    COVER_PART,
+    CertificateRejected,
+    PartResult,
+    Plan,
+    check_part,
+    refuse_oversized,
+    resolve_checker,
+)
+from cnfgen_queens.solutions.manifest_bounds import ManifestRejected, check_bounds, load_manifest, proof_cap
 from cnfgen_queens.solutions.size_cap import check_held_size
-from cnfgen_queens.solvers.outcome import ProofState
-from cnfgen_queens.solvers.proof import MAX_PROOF_BYTES, check_drat_clauses, check_drat_trim, drat_trim
+from cnfgen_queens.solutions.task_pool import run_tasks
 
-CHECKERS = ("auto", "drat-trim", "dratify")
-
-
-class CertificateRejected(Exception):
-    """The certificate does not prove its count; the message says which part fails."""
+__all__ = ["CHECKERS", "CertificateRejected", "CertifiedCount", "check_certificate", "read_manifest", "regenerate"]
 
 
 @dataclass(frozen=True)
@@ -88,92 +91,12 @@ def regenerate(manifest: dict[str, Any]) -> QueensFormula:
     return formula
 
 
-class _Proofs:
-    """Checks DRAT proofs with the chosen checker; ``name`` says which."""
-
-    def __init__(self, checker: str, num_vars: int, workdir: Path) -> None:
-        if checker not in CHECKERS:
-            raise UsageError(f"unknown checker {checker!r}; valid: {', '.join(CHECKERS)}")
-        if checker == "auto":
-            checker = "drat-trim" if drat_trim() else "dratify"
-        if checker == "drat-trim" and drat_trim() is None:
-            raise UsageError("--checker drat-trim: drat-trim is not on PATH")
-        if checker == "dratify":
-            try:
-                import dratify
-            except ImportError:
-                raise UsageError("no DRAT checker: put drat-trim on PATH or pip install dratify") from None
-            self.name = f"dratify {dratify.__version__}"
-        else:
-            self.name = "drat-trim"
-        self.checker, self.num_vars, self.workdir = checker, num_vars, workdir
-
-    def check(self, what: str, clauses: Sequence[Clause], proof: Path) -> None:
-        if not proof.is_file():
-            raise CertificateRejected(f"{what}: the proof {proof.name} is missing")
-        if self.checker == "dratify":
-            result = check_drat_clauses(self.num_vars, clauses, proof, max_bytes=max(MAX_PROOF_BYTES, 2**30))
-        else:
-            cnf = self.workdir / "formula.cnf"
-            with open(cnf, "w", encoding="ascii") as f:
-                f.write(f"p cnf {self.num_vars} {len(clauses)}\n")
-                f.writelines(" ".join(map(str, c)) + " 0\n" for c in clauses)
-            result = check_drat_trim(cnf, proof)
-        if result.verdict != ProofState.VERIFIED:
-            raise CertificateRejected(f"{what}: the proof {proof.name} is not verified ({result.detail})")
-
-
-def _models(path: Path, num_vars: int, claimed: int) -> list[tuple[int, ...]]:
-    """The true variables of each board in a solutions file (one line each, ended by 0), read as a stream:
-    at most ``claimed`` + 1 lines (the manifest's count) of at most 12 bytes a variable each."""
-    if not path.is_file():
-        raise CertificateRejected(f"the solutions file {path.name} is missing")
-    longest = 12 * (num_vars + 1)
-    out = []
-    with open(path, "rb") as f:
-        for i, raw in enumerate(iter(lambda: f.readline(longest + 1), b""), 1):
-            if len(raw) > longest:
-                raise CertificateRejected(f"{path.name}:{i}: a line longer than {longest:,} bytes, the most "
-                                          f"{num_vars:,} variables take")  # fmt: skip
-            if i > claimed:
-                raise CertificateRejected(f"{path.name} lists more than the {claimed} boards the manifest says")
-            line = raw.decode("ascii", errors="replace").rstrip("\r\n")
-            try:
-                values = [int(t) for t in line.split()]
-            except ValueError:
-                raise CertificateRejected(f"{path.name}:{i}: not a list of variables: {line[:60]!r}") from None
-            if not values or values[-1] != 0 or any(not 0 < v <= num_vars for v in values[:-1]):
-                raise CertificateRejected(f"{path.name}:{i}: expected true variables in 1..{num_vars} ended by 0")
-            out.append(tuple(values[:-1]))
-    return out
-
-
-def _check_boards(formula: QueensFormula, clauses: Sequence[Clause], where: str, cube: Clause,
-                  models: Iterable[tuple[int, ...]], seen: set[Placement]) -> None:  # fmt: skip
-    """Every model satisfies every clause, is a valid board in ``cube``, and was not seen before."""
-    import numpy as np
-
-    lits = np.fromiter((x for c in clauses for x in (*c, 0)), dtype=np.int32)
-    cnf = Cnf(Header(formula.counts()[0], len(clauses)), lits)
-    n = formula.n
-    for i, model in enumerate(models, 1):
-        bad = violated_clause(cnf, model)
-        if bad is not None:
-            raise CertificateRejected(f"{where}:{i}: not a model: clause {bad[0] + 1} ({list(bad[1])}) is false")
-        try:
-            board = variant_placement(n, model, formula.variant)
-        except DecodeError as e:
-            raise CertificateRejected(f"{where}:{i}: not a board: {e}") from None
-        if not set(cube) <= set(model):
-            raise CertificateRejected(f"{where}:{i}: {as_line(board)} is outside the cube {list(cube)}")
-        if board in seen:
-            raise CertificateRejected(f"{where}:{i}: {as_line(board)} is listed twice")
-        seen.add(board)
-
-
-def check_certificate(directory: Path, checker: str = "auto") -> CertifiedCount:
+def check_certificate(
+    directory: Path, checker: str = "auto", *, jobs: int = 1, executor: str = "local", scheduler: str | None = None
+) -> CertifiedCount:
     """Check the certificate in ``directory``; the certified count, or CertificateRejected saying why.
-    UsageError when there is no certificate there or no checker."""
+    UsageError when there is no certificate there or no checker.  ``jobs`` workers on ``executor`` (local
+    forked processes, dask, slurm) check the cubes and the cover at once."""
     directory = Path(directory)
     manifest = read_manifest(directory)
     try:
@@ -186,28 +109,49 @@ def check_certificate(directory: Path, checker: str = "auto") -> CertifiedCount:
     if [tuple(e["cube"]) for e in entries] != cubes:
         raise CertificateRejected(f"the manifest's cubes are not the {len(cubes)} cubes of N={formula.n} "
                                   "(row 0 and row N-1 queens that do not attack)")  # fmt: skip
-    clauses = list(formula.clauses())
-    num_vars = formula.counts()[0]
-    if formula_hash(clauses) != manifest.get("formula_sha256"):
+    if formula_hash(formula.clauses()) != manifest.get("formula_sha256"):
         raise CertificateRejected(f"the manifest's formula hash is not that of {formula.describe()}")
-    seen: set[Placement] = set()
-    with work_dir("check") as tmp:
-        proofs = _Proofs(checker, num_vars, tmp)
-        for i, (cube, entry) in enumerate(zip(cubes, entries, strict=True)):
-            sol, drat = cube_files(i)
-            if entry.get("solutions") != sol or entry.get("proof") != drat:
-                raise CertificateRejected(f"cube {i + 1}: expected the files {sol} and {drat}")
-            models = _models(directory / sol, num_vars, entry["count"])
-            if entry.get("count") != len(models):
-                raise CertificateRejected(f"cube {i + 1}: the manifest says {entry.get('count')} boards, {sol} "
-                                          f"lists {len(models)}")  # fmt: skip
-            _check_boards(formula, clauses, sol, cube, models, seen)
-            proofs.check(f"cube {i + 1} {list(cube)}", list(cube_formula(clauses, formula.n, cube, models)),
-                         directory / drat)  # fmt: skip
-        if manifest.get("cover_proof") != COVER:
-            raise CertificateRejected(f"expected the cover proof {COVER}")
-        proofs.check("cover (formula + every negated cube)", list(cover_formula(clauses, cubes)), directory / COVER)
-        name = proofs.name
+    checker, name = resolve_checker(checker)
+    plan = Plan(str(directory), formula, checker, proof_cap(formula.n))
+    for i, entry in enumerate(entries):
+        sol, drat = cube_files(i)
+        if entry.get("solutions") != sol or entry.get("proof") != drat:
+            raise CertificateRejected(f"cube {i + 1}: expected the files {sol} and {drat}")
+    if manifest.get("cover_proof") != COVER:
+        raise CertificateRejected(f"expected the cover proof {COVER}")
+    for part in [*(cube_files(i)[1] for i in range(len(cubes))), COVER]:  # each refused at once, before any work
+        refuse_oversized(plan, part)
+    seen = _check_parts(plan, cubes, [e["count"] for e in entries], jobs, executor, scheduler)
     if manifest.get("total") != len(seen):
         raise CertificateRejected(f"the manifest says {manifest.get('total')} boards, the cubes hold {len(seen)}")
     return CertifiedCount(formula, len(seen), len(cubes), len(cubes) + 1, name)
+
+
+def _check_parts(plan: Plan, cubes: list[tuple[int, ...]], counts: list[int], jobs: int, executor: str,
+                 scheduler: str | None) -> set[Placement]:  # fmt: skip
+    """Every cube's part, then the cover's, on ``jobs`` workers; the boards, or the rejection of the first part
+    (in the certificate's order) found wrong."""
+    seen: set[Placement] = set()
+    errors: dict[int, str] = {}
+    items = [*((plan, i, cube, count) for i, (cube, count) in enumerate(zip(cubes, counts, strict=True))),
+             (plan, COVER_PART, (), 0)]  # fmt: skip
+
+    def finished(result: PartResult) -> bool:
+        order = len(cubes) if result.index == COVER_PART else result.index
+        if result.error is not None:
+            errors[order] = result.error
+            return False
+        for board in result.boards:
+            if board in seen:
+                errors[order] = f"{cube_files(result.index)[0]}: {as_line(board)} is listed twice"
+                return False
+            seen.add(board)
+        return True
+
+    if jobs <= 1 and executor == "local":
+        all(finished(check_part(*item)) for item in items)
+    else:
+        run_tasks(check_part, items, finished, jobs=jobs, executor=executor, scheduler=scheduler)
+    if errors:
+        raise CertificateRejected(errors[min(errors)])
+    return seen

@@ -141,10 +141,14 @@ def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: b
 
 
 def _append_durably(path: Path, line: str) -> None:
-    with open(open_owned(path, path.parent, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="ascii") as f:
-        f.write(line + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    fd = open_owned(path, path.parent, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
+        with open(fd, "a", encoding="ascii") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:  # a full disk: the file is named, not "output"
+        raise OSError(e.errno, e.strerror, e.filename or str(path)) from None
 
 
 class WorkFormula:

@@ -25,6 +25,8 @@ from cnfgen_queens.model.known_counts import published_count
 from cnfgen_queens.model.variants import VariantError, from_header
 from cnfgen_queens.solvers.outcome import Checked, Outcome, ProofState, Status
 
+from .records import refused
+
 DESCRIPTION = re.compile(r"n=(\d+) encoding=(\S+)(?: group_size=(\d+))? column_alo=(true|false)$")
 
 
@@ -117,8 +119,7 @@ def judge_answer(outcome: Outcome, header: Header, path: Path | None = None, *,
         return Judgement(Checked.PROOF)
     if described is not None:  # published count 0: UNSAT is what OEIS says
         return Judgement(Checked.PUBLISHED)
-    refused = f"{UNCHECKED_UNSAT}, refused by --require-checked" if require_checked else None
-    return Judgement(Checked.UNCHECKED, refused=refused)
+    return Judgement(Checked.UNCHECKED, refused=f"{UNCHECKED_UNSAT}, {refused()}" if require_checked else None)
 
 
 def _quiet(message: str) -> None:

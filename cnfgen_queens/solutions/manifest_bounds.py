@@ -7,6 +7,12 @@ N is bounded by gen-queens' own cap (:data:`.formula.MAX_N`), then by the size c
 in memory (:func:`.size_cap.check_held_size`, in :func:`.certificate_check.regenerate`); the number of
 cubes by N*N, so that the work the check does (one cube's boards and proof at a time) follows the
 certificate's length.
+
+Sizes are bounded by what a real certificate of that N can be (measured, ``count N --certify``, CaDiCaL
+1.9.5): the manifest by its cubes (:func:`manifest_cap`, about 130 bytes a cube written), read only
+after a look at its N, so that a forged one of 55 MB is refused unparsed; each DRAT proof by
+:func:`proof_cap`; each cube's boards, and the total, by the published count of the plain board
+(every variant's boards are boards of the plain N x N board).
 """
 
 from __future__ import annotations
@@ -18,27 +24,75 @@ from typing import Any
 from cnfgen_queens.bounds import MAX_TEXT, TooLarge, json_value, read_text
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.formula import MAX_N
+from cnfgen_queens.model.known_counts import known_counts
 from cnfgen_queens.model.variants import CELLS_PER_LINE
 
 MAX_NAME = 256  # characters of an encoding's name or a file name in the manifest
 SHA256 = re.compile(r"[0-9a-f]{64}")
+N_KEY = re.compile(r'"n"\s*:\s*([0-9]{1,12})')  # the manifest's N, looked at before the JSON is parsed
+MANIFEST_BASE = 64 * 1024  # bytes of a manifest besides its cubes and variant lines (real: about 400)
+MANIFEST_PER_CUBE = 512  # bytes a cube's entry may take (real: 128-130 with json.dumps(indent=1))
+MANIFEST_PER_LINE = 256  # bytes a variant line may take (16 squares)
+# The largest cube proof of a real certificate, bytes, all encodings at N = 11 and pairwise at N = 12:
+# N = 9: 2,237; 10: 7,104; 11: 66,170 (pairwise) to 93,632 (product); 12: 349,812 (x5.4 a step from N = 9).
+# A proof may be 12 times the largest seen at N = 12 and grows 6 times a step, never under 1 MiB.
+PROOF_CAP_12 = 4 * 2**20
+PROOF_GROWTH = 6
+PROOF_CAP_MIN = 2**20
 
 
 class ManifestRejected(Exception):
     """A manifest field out of its bounds; the message names the field (a :class:`.CertificateRejected`)."""
 
 
+def manifest_cap(n: int) -> int:
+    """The most bytes a manifest of a certificate of N can take (its cubes and variant lines at most)."""
+    lines = 2 + 2 * (n * n // CELLS_PER_LINE + 1)
+    return MANIFEST_BASE + MANIFEST_PER_CUBE * n * n + MANIFEST_PER_LINE * lines
+
+
+def proof_cap(n: int) -> int:
+    """The most bytes a DRAT proof of a certificate of N may have (see :data:`PROOF_CAP_12`)."""
+    return max(PROOF_CAP_MIN, int(PROOF_CAP_12 * float(PROOF_GROWTH) ** (n - 12))) if n < 40 else 2**62
+
+
+def most_boards(n: int) -> int | None:
+    """The most boards a certificate of N can list: the plain board's published count (None above N = 27)."""
+    known = known_counts().get(n)
+    return None if known is None else known[0]
+
+
+def _mb(size: int) -> str:
+    return f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{size / 1024:.1f} KB"
+
+
 def load_manifest(path: Path) -> Any:
-    """The JSON of ``path``, read within :data:`.bounds.MAX_TEXT` bytes; UsageError naming the file when it
-    cannot be read, is not JSON, or nests deeper than the parser goes."""
+    """The JSON of ``path``, read within :data:`.bounds.MAX_TEXT` bytes and within :func:`manifest_cap` of the
+    largest N it names (looked at before the JSON is parsed, and again after, for the N it holds); UsageError
+    naming the file when it cannot be read, is not JSON, nests deeper than the parser goes, or is larger than
+    a certificate of its N can be."""
     try:
-        return json_value(read_text(path, MAX_TEXT, "certificate manifest", UsageError))
+        text = read_text(path, MAX_TEXT, "certificate manifest", UsageError)
+        named = [int(m) for m in N_KEY.findall(text)]
+        n = max((v for v in named if v <= MAX_N), default=1)
+        if len(text) > manifest_cap(n):
+            raise UsageError(f"{path}: {_mb(len(text))}, more than the manifest of a certificate of N={n} can be "
+                             f"({_mb(manifest_cap(n))}); refused unparsed")  # fmt: skip
+        data = json_value(text)
     except FileNotFoundError:
         raise
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{path} is not a text manifest (byte {e.start} is not UTF-8): not a certificate's "
+                         "manifest.json") from None  # fmt: skip
     except (OSError, ValueError) as e:  # TooLarge and UsageError are ValueErrors
         if isinstance(e, TooLarge | UsageError):
             raise UsageError(str(e)) from None
         raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+    held = data.get("n") if isinstance(data, dict) else None
+    if type(held) is int and 0 < held <= MAX_N and len(text) > manifest_cap(held):
+        raise UsageError(f"{path}: {_mb(len(text))}, more than the manifest of a certificate of N={held} can be "
+                         f"({_mb(manifest_cap(held))})")  # fmt: skip
+    return data
 
 
 def _short(value: Any) -> str:
@@ -82,13 +136,14 @@ def check_bounds(manifest: dict[str, Any]) -> None:
     if not isinstance(entries, list) or len(entries) > cells:  # N = 2, 3: no cubes at all
         size = f"{len(entries):,} cubes" if isinstance(entries, list) else _short(entries)
         raise ManifestRejected(f"the manifest's cubes are not a list of at most {cells:,} cubes (N={n}): {size}")
+    most = most_boards(n)
     for i, entry in enumerate(entries, 1):
-        _cube_entry(entry, i, n)
-    _integer(manifest, "total", 0, None)
+        _cube_entry(entry, i, n, most)
+    _integer(manifest, "total", 0, most)
     _name(manifest.get("cover_proof"), "cover_proof")
 
 
-def _cube_entry(entry: Any, i: int, n: int) -> None:
+def _cube_entry(entry: Any, i: int, n: int, most: int | None) -> None:
     if not isinstance(entry, dict):
         raise ManifestRejected(f"the manifest's cube {i} is not an object: {_short(entry)}")
     cube = entry.get("cube")
@@ -96,7 +151,8 @@ def _cube_entry(entry: Any, i: int, n: int) -> None:
             or not all(type(x) is int and 0 < x <= n * n for x in cube)):  # fmt: skip
         raise ManifestRejected(f"the manifest's cube {i} is not one or two cells of 1..{n * n}: {_short(cube)}")
     count = entry.get("count")
-    if type(count) is not int or count < 0:
-        raise ManifestRejected(f"the manifest's cube {i} count is not an integer >= 0: {_short(count)}")
+    if type(count) is not int or count < 0 or (most is not None and count > most):
+        within = ">= 0" if most is None else f"in 0..{most:,} (N={n} has {most:,} boards)"
+        raise ManifestRejected(f"the manifest's cube {i} count is not an integer {within}: {_short(count)}")
     for key in ("solutions", "proof"):
         _name(entry.get(key), f"cube {i} {key}")

@@ -14,11 +14,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from cnfgen_queens.errors import option
 from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.solvers.outcome import Checked, Status
 
-REFUSED = "refused by --require-checked"  # how a count require_checked refuses ends its error
+REFUSED_WORDS = ("refused by --require-checked", "refused by require_checked=True")  # the CLI's, the API's
+
+
+def refused() -> str:
+    """How an answer ``require_checked`` refuses ends its error, in the caller's words (:func:`.errors.option`)."""
+    return f"refused by {option('--require-checked')}"
+
+
+WRONG = "a wrong count, built on the solver's UNSAT answers, which nothing checked"
 
 
 class EnumerationError(RuntimeError):
@@ -103,4 +112,12 @@ class Count:
     @property
     def refused(self) -> bool:
         """A whole count that ``require_checked`` refused: nothing checked it, or it is wrong (status ERROR)."""
-        return self.status is Status.ERROR and (self.error or "").endswith(REFUSED)
+        return self.status is Status.ERROR and (self.error or "").endswith(REFUSED_WORDS)
+
+    @property
+    def wrong(self) -> str | None:
+        """Why a whole count is wrong (it disagrees with a published count: its ``mismatches``), or None; the
+        CLI prints it beside ``count: K (wrong)``, the API makes it the count's error (status ERROR)."""
+        if not self.mismatches:
+            return None
+        return "; ".join(self.mismatches) + f" ({WRONG})"

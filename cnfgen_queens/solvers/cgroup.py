@@ -10,6 +10,10 @@ counters once after the run (BenchExec re-reads them 0.1 s apart, which would ad
 to every call of an enumeration; nor do we let it search the output for a JVM crash
 report).  ``choose("auto")`` falls back to the process-group
 runner where cgroups are not usable (no root, no delegated cgroup, no benchexec).
+
+Inside :func:`pinned` (a batch's ``pin: true``), a run is confined to the given CPU cores by BenchExec's
+cpuset cgroup (``execute_run(cores=...)``); :func:`core_assignment` is BenchExec's split of this
+machine's cores between parallel runs.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +34,7 @@ from .finished import MB, Finished, OutputCap, tail
 from .reaper import boot_ticks, die_with_parent, started, subreaper, sweep_orphans
 
 STEP = 0.02  # seconds between checks of the deadline and the output size
+_PINNED: ContextVar[tuple[int, ...] | None] = ContextVar("pinned", default=None)  # cores of the runs (pinned)
 
 
 class IsolationUnavailable(RuntimeError):
@@ -144,6 +150,38 @@ def unavailable_reason() -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def pinned(cores: Sequence[int] | None) -> Iterator[None]:
+    """Runs in cgroups started inside are confined to ``cores`` (None: not pinned)."""
+    token = _PINNED.set(None if cores is None else tuple(cores))
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
+
+
+def core_assignment(runs: int) -> list[list[int]]:
+    """BenchExec's assignment of the cores this process may use to ``runs`` parallel runs, disjoint, as many each as
+    fit (``benchexec.resources.get_cpu_cores_per_run``); IsolationUnavailable saying why where runs cannot be pinned
+    (no cgroups, no cpuset controller, more runs than cores)."""
+    reason = unavailable_reason()
+    if reason is not None:
+        raise IsolationUnavailable(reason)
+    executor = _executor()
+    cpus = executor.cpus if executor.cgroups.CPUSET in executor.cgroups else None
+    if not cpus:
+        raise IsolationUnavailable("no usable cpuset cgroup controller (BenchExec pins runs to cores through it)")
+    if runs > len(cpus):
+        raise IsolationUnavailable(f"{runs} runs at once, {len(cpus)} cores here: at most {len(cpus)} runs can each "
+                                   "have a core of their own")  # fmt: skip
+    from benchexec.resources import get_cpu_cores_per_run
+
+    try:
+        return [list(c) for c in get_cpu_cores_per_run(len(cpus) // runs, runs, True, executor.cgroups)]
+    except SystemExit as e:  # BenchExec's word on a split it cannot make
+        raise IsolationUnavailable(f"BenchExec cannot split the cores: {e}") from None
+
+
 def choose(mode: str) -> str:
     """``cgroup`` or ``none`` for an isolation mode; ``auto`` is cgroup where available.
 
@@ -164,12 +202,13 @@ def run_in_cgroup(
     out_path: Path,
     err_path: Path,
     *,
-    timeout: float | None,
+    until: float | None,
     memory_mb: int | None,
     grace: float,
     cap: OutputCap,
 ) -> Finished:
-    """Run ``argv`` in its own cgroup until it ends, ``timeout`` seconds pass or ``cap`` is hit.
+    """Run ``argv`` in its own cgroup until it ends, ``until`` comes (on :func:`time.monotonic`'s clock: SIGTERM,
+    SIGKILL ``grace`` seconds later) or ``cap`` is hit.
 
     RunExecutor works in a thread of its own while this one watches the clock and the
     output size; KeyboardInterrupt stops the run (every process of the cgroup) and is re-raised.
@@ -178,8 +217,9 @@ def run_in_cgroup(
     with subreaper():  # orphans come to us, so that we reap them once the cgroup has killed them
         since = boot_ticks()
         tool: list[int] = []
+        sent: list[tuple[str, float]] = []
         try:
-            result, wall, timed_out = _execute(argv, out_path, err_path, timeout, memory_mb, grace, cap, tool)
+            result, wall, timed_out = _execute(argv, out_path, err_path, until, memory_mb, grace, cap, tool, sent)
         finally:
             leftovers = len(sweep_orphans(since, tool[0] if tool else -1))
             started.difference_update(tool)
@@ -197,6 +237,7 @@ def run_in_cgroup(
         output_exceeded=cap.hit,
         memory_exceeded=result.get("terminationreason") == "memory",
         measured_by="cgroup",
+        signals=tuple(sent),
     )
 
 
@@ -204,23 +245,27 @@ def _execute(
     argv: Sequence[str],
     out_path: Path,
     err_path: Path,
-    timeout: float | None,
+    until: float | None,
     memory_mb: int | None,
     grace: float,
     cap: OutputCap,
     tool: list[int],
+    sent: list[tuple[str, float]],
 ) -> tuple[dict[str, Any], float, bool]:
-    """(BenchExec's result, wall time, timed out); the solver's pid goes into ``tool``."""
+    """(BenchExec's result, wall time, timed out); the solver's pid goes into ``tool``, each signal that stops
+    it into ``sent``."""
     executor = _executor()
     executor.tool_pids = tool
     box: dict[str, Any] = {}
     done = threading.Event()  # not Thread.is_alive(): after a join interrupted by Ctrl-C it says False
+    cores = _PINNED.get()  # read here: the context does not follow into the thread
 
     def work() -> None:
         try:
             box["result"] = executor.execute_run(
                 list(argv), str(out_path), error_filename=str(err_path), write_header=False,
                 memlimit=memory_mb * MB if memory_mb is not None else None,
+                cores=None if cores is None else list(cores),
             )  # fmt: skip
         except BaseException as e:  # BenchExec calls sys.exit on bad arguments
             box["error"] = e
@@ -228,34 +273,38 @@ def _execute(
             done.set()
 
     start = time.monotonic()
-    deadline = None if timeout is None else start + timeout
     thread = threading.Thread(target=work, name="cnfgen-queens-runexec", daemon=True)
     import tempfile
 
     tempdir, tempfile.tempdir = tempfile.tempdir, str(out_path.parent)  # BenchExec_run_* inside our work directory,
     try:  # so that our cleanup (and the next run's sweep, after a kill -9) covers it
-        return _wait(executor, thread, done, box, argv, start, deadline, grace, cap)
+        return _wait(executor, thread, done, box, argv, start, until, grace, cap, sent)
     finally:
         tempfile.tempdir = tempdir
 
 
 def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: dict[str, Any], argv: Sequence[str],
           start: float, deadline: float | None, grace: float,
-          cap: OutputCap) -> tuple[dict[str, Any], float, bool]:  # fmt: skip
+          cap: OutputCap, sent: list[tuple[str, float]]) -> tuple[dict[str, Any], float, bool]:  # fmt: skip
     """Start BenchExec's ``thread`` and wait for it; stop the solver at the deadline, the output cap or a signal."""
     timed_out, kill_at, stopping = False, 0.0, False
     try:
         thread.start()
-        while not done.wait(STEP):
+        while not done.wait(_step(deadline, kill_at if timed_out else None)):
             now = time.monotonic()
             if stopping or cap():
+                if not stopping:
+                    sent.append(("SIGKILL", now))  # BenchExec kills the cgroup
                 stopping = True
                 executor.stop()  # again at every step: the solver may not be registered yet
             elif deadline is not None and now >= deadline and not timed_out:
                 timed_out, kill_at = True, now + grace
+                sent.append(("SIGTERM", now))
                 _signal_tool(executor, signal.SIGTERM)
             elif timed_out and now >= kill_at:
                 stopping = True
+                sent.append(("SIGKILL", now))
+                executor.stop()
     except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up
         while not done.is_set():
             executor.stop()
@@ -268,6 +317,12 @@ def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: d
     if result.get("terminationreason") == "failed" or "exitcode" not in result:
         raise OSError(f"cannot start {argv[0]}")
     return result, wall, timed_out
+
+
+def _step(*instants: float | None) -> float:
+    """Seconds to wait before the next look: :data:`STEP`, or less when one of ``instants`` comes sooner."""
+    now = time.monotonic()
+    return max(0.0, min([STEP, *(at - now for at in instants if at is not None and at > now)]))
 
 
 def _tool_pids(executor: Any) -> list[int]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.dimacs import open_cnf, read_header
@@ -25,10 +26,11 @@ from cnfgen_queens.cnf.scan import Cnf, literal_chunks
 from ..limits import Limits
 from .outcome import Status
 from .parse import describe_exit, says_out_of_memory
-from .process import Finished, run_forked
+from .process import GRACE, Finished, run_forked
+from .solver_child import run as run_in_kept_child
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
     import numpy as np
 
@@ -60,28 +62,77 @@ def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> Answer:
     except Exception as e:  # a missing backend: AssertionError, ImportError, NoSuchSolverError
         return Status.ERROR, None, f"pysat:{name} is unavailable: {e}"
     with solver:
-        for chunk in _literal_arrays(cnf):
-            lits = chunk.tolist()
-            begin = 0
-            for i, lit in enumerate(lits):
-                if lit == 0:
-                    solver.add_clause(lits[begin:i])
-                    begin = i + 1
+        add_clauses(solver.add_clause, (chunk.tolist() for chunk in _literal_arrays(cnf)))
         if solver.solve():
             return Status.SAT, tuple(solver.get_model() or ()), None
         return Status.UNSAT, None, tuple(solver.get_proof() or ()) if want_proof else None
 
 
+PIECE = 1 << 16  # literals handed over at a time: the lists built here stay small whatever the clauses
+
+
+def add_clauses(add: Callable[[Iterable[int]], object], pieces: Iterable[list[int]]) -> None:
+    """``add`` each 0-terminated clause of ``pieces`` (literal lists; a clause may go on over several): a
+    clause within one piece as a slice of it, one that goes on as a stream (pysat's solvers take any
+    iterable and copy it literal by literal), so that no list of a long clause is ever built here.
+
+    >>> got = []
+    >>> add_clauses(lambda c: got.append(list(c)), [[1, -2, 0, 3], [4], [5, 0, 6, 0], []])
+    >>> got
+    [[1, -2], [3, 4, 5], [6]]
+    """
+    stream = iter(pieces)
+    lits: list[int] | None = next(stream, None)
+    while lits is not None:
+        begin = 0
+        for i, lit in enumerate(lits):
+            if lit == 0:
+                add(lits[begin:i])
+                begin = i + 1
+        if begin < len(lits):
+            spill = _Spill(lits[begin:], stream)
+            add(spill)
+            lits = spill.rest
+        else:
+            lits = next(stream, None)
+
+
+class _Spill:
+    """A clause that goes on beyond its piece, as an iterable: its head, then the next pieces up to their 0;
+    ``rest``: what follows that 0 in its piece, once read (None: the pieces ended first)."""
+
+    def __init__(self, head: list[int], stream: Iterator[list[int]]) -> None:
+        self.head, self.stream = head, stream
+        self.rest: list[int] | None = None
+
+    def __iter__(self) -> Iterator[int]:
+        return chain.from_iterable(self._lists())  # the literals walked in C, list by list
+
+    def _lists(self) -> Iterator[list[int]]:
+        head, self.head = self.head, []
+        yield head
+        for lits in self.stream:
+            if 0 not in lits:
+                yield lits
+                continue
+            end = lits.index(0)
+            yield lits[:end]
+            self.rest = lits[end + 1 :]
+            return
+
+
 def _literal_arrays(cnf: Cnf | CnfFile) -> Iterator[np.ndarray]:
-    """The clauses as 0-terminated literal arrays: the parsed ones, or read from the file chunk by chunk
-    (in the child, so that reading counts against the time limit and the parent holds nothing)."""
+    """The clauses' literals, 0-terminated, in arrays of bounded size (a long clause over several): the parsed
+    ones in slices, or read from the file chunk by chunk (in the child, so that reading counts against the
+    time limit and the parent holds nothing)."""
 
     if isinstance(cnf, Cnf):
-        yield cnf.lits
+        for start in range(0, cnf.lits.size, PIECE):
+            yield cnf.lits[start : start + PIECE]
         return
 
     with open_cnf(cnf.path, None) as f:
-        yield from literal_chunks(f, read_header(f, cnf.name), cnf.name)
+        yield from literal_chunks(f, read_header(f, cnf.name), cnf.name, whole=False)
 
 
 def _load_in_parent() -> None:
@@ -90,10 +141,32 @@ def _load_in_parent() -> None:
     import pysat.solvers  # noqa: F401
 
 
-def solve_embedded(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False) -> EmbeddedRun:
-    """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child."""
+def _pickled_answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> bytes:
+    return pickle.dumps(_answer(name, cnf, want_proof))
+
+
+def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, reuse: bool,
+               timeout: float | None, grace: float) -> Finished:  # fmt: skip
+    """The supervised child's run: in this process's long-lived child (:mod:`.solver_child`) with ``reuse``
+    (a batch worker's many runs), else in a child forked for it."""
+    if reuse:
+        run = run_in_kept_child(_pickled_answer, (name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
+                                grace=grace)  # fmt: skip
+        if run is not None:
+            return run
+    return run_forked(lambda: _pickled_answer(name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
+                      grace=grace)  # fmt: skip
+
+
+def solve_embedded(
+    name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False, *, timeout: float | None = None,
+    grace: float = GRACE, reuse: bool = False,
+) -> EmbeddedRun:  # fmt: skip
+    """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child, for ``limits.time`` seconds
+    (``timeout``: what is left of them); SIGKILL ``grace`` seconds after SIGTERM.  ``reuse``: the child is
+    kept between runs, with the same limits (:mod:`.solver_child`)."""
     _load_in_parent()
-    run = run_forked(lambda: pickle.dumps(_answer(name, cnf, want_proof)), timeout=limits.time, memory_mb=limits.memory)
+    run = _run_child(name, cnf, limits, want_proof, reuse, limits.time if timeout is None else timeout, grace)
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
         return _embedded_run(run, Status.TIMEOUT, error=f"stopped at the {limits.time:g} s wall-clock limit")

@@ -33,6 +33,7 @@ class Finished:
     output_exceeded: bool = False  # stopped because stdout + stderr passed the output limit
     memory_exceeded: bool = False  # the cgroup's memory limit was reached
     measured_by: str = "rusage"  # "cgroup" or "rusage"
+    signals: tuple[tuple[str, float], ...] = ()  # what stopped it: (SIGTERM or SIGKILL, time.monotonic() then)
 
 
 class OutputCap:

@@ -10,7 +10,7 @@ reads .gz and .bz2; clasp none.  A tool a solver pipes through must be on PATH.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,13 +40,18 @@ def reads_natively(profile: str, path: Path) -> bool:
 
 
 @contextmanager
-def solver_input(profile: str, path: Path, tmpdir: str) -> Iterator[Path]:
-    """``path`` itself, or a decompressed copy in ``tmpdir`` when the solver cannot read it."""
+def solver_input(
+    profile: str, path: Path, tmpdir: str, stop: Callable[[], bool] | None = None
+) -> Iterator[Path | None]:
+    """``path`` itself, or a decompressed copy in ``tmpdir`` when the solver cannot read it; None when
+    ``stop()`` said so before the copy was whole (a time limit)."""
     if reads_natively(profile, path):
         yield path
         return
 
-    plain = Path(tmpdir) / "input.cnf"
+    plain, whole = Path(tmpdir) / "input.cnf", True
     with open_cnf(path, None) as src, open(plain, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-    yield plain
+        while whole and (data := src.read(1 << 20)):
+            dst.write(data)
+            whole = stop is None or not stop()
+    yield plain if whole else None

@@ -150,31 +150,39 @@ def wait_run(
 
 def _supervise(
     pid: int,
-    timeout: float | None,
+    until: float | None,
     grace: float,
     peak: _Peak | None,
     unblock: set[int] | None = None,
     cap: OutputCap | None = None,
+    sent: list[tuple[str, float]] | None = None,
 ) -> tuple[tuple, bool]:
-    """Wait for ``pid`` (leader of its own group) ``timeout`` seconds; then SIGTERM, grace, SIGKILL the group.
-    Past the output cap the group is killed at once.
+    """Wait for ``pid`` (leader of its own group) until ``until`` (on :func:`time.monotonic`'s clock; None:
+    for ever); then SIGTERM, grace, SIGKILL the group.  Past the output cap the group is killed at once.
+    Each signal sent is appended to ``sent`` with when it was sent.
 
     Returns (wait4 result, timed_out).  KeyboardInterrupt (or any error) stops the group and is re-raised.
     ``unblock``: the signal mask to restore first (a Ctrl-C held back during a fork arrives here).
     """
+    sent = [] if sent is None else sent
+
+    def stop(sig: signal.Signals) -> None:
+        sent.append((sig.name, time.monotonic()))
+        killpg(pid, sig)
+
     try:
         if unblock is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, unblock)
-        got = wait_run(pid, timeout, peak, cap)
+        got = wait_run(pid, None if until is None else until - time.monotonic(), peak, cap)
         if got is not None:
             return got, False
         if cap is not None and (cap.hit or cap.aborted):
-            killpg(pid, signal.SIGKILL)
+            stop(signal.SIGKILL)
             return wait_run(pid, None), False  # type: ignore[return-value]
-        killpg(pid, signal.SIGTERM)
+        stop(signal.SIGTERM)
         got = wait_run(pid, grace)
         if got is None:
-            killpg(pid, signal.SIGKILL)
+            stop(signal.SIGKILL)
             got = wait_run(pid, None)
         return got, True  # type: ignore[return-value]
     except BaseException:  # KeyboardInterrupt above all: stop the group, then re-raise
@@ -205,7 +213,8 @@ def run_process(
     isolation: str = "none",
     abort: threading.Event | None = None,
 ) -> Finished:
-    """Run ``argv`` to completion or for ``timeout`` seconds of wall time; nothing of it survives.
+    """Run ``argv`` to completion or for ``timeout`` seconds of wall time from this call (starting it counts:
+    SIGTERM at that instant, SIGKILL ``grace`` seconds later); nothing of it survives.
 
     stdout goes to ``output_dir/solver.out`` (``Finished.stdout_file``), stderr to
     ``solver.err`` (its tail in ``Finished.stderr``).  ``isolation``: ``cgroup`` or ``none``
@@ -213,10 +222,12 @@ def run_process(
     killed as at the output cap.  Raises OSError when the binary cannot be started.
     KeyboardInterrupt stops the run and is re-raised.
     """
+    until = None if timeout is None else time.monotonic() + timeout
     out_path, err_path = Path(output_dir) / "solver.out", Path(output_dir) / "solver.err"
     cap = OutputCap((out_path, err_path), output_mb, abort)
     if isolation == "cgroup":
-        return run_in_cgroup(argv, out_path, err_path, timeout=timeout, memory_mb=memory_mb, grace=grace, cap=cap)
+        return run_in_cgroup(argv, out_path, err_path, until=until, memory_mb=memory_mb, grace=grace, cap=cap)
+    sent: list[tuple[str, float]] = []
     with subreaper(), open(out_path, "wb") as out, open(err_path, "wb") as err:
         own_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bounds what the fork inherits
         start = time.monotonic()
@@ -224,7 +235,7 @@ def run_process(
         proc, blocked = _spawn(argv, out.fileno(), err.fileno(), _limit_memory(memory_mb))
         peak = _Peak(proc.pid)  # Popen returns after the exec, so this samples the solver itself
         try:
-            (_, status, usage), timed_out = _supervise(proc.pid, timeout, grace, peak, unblock=blocked, cap=cap)
+            (_, status, usage), timed_out = _supervise(proc.pid, until, grace, peak, blocked, cap, sent)
         except BaseException:
             sweep_orphans(since, proc.pid)
             raise
@@ -248,6 +259,7 @@ def run_process(
         leftovers=leftovers,
         stdout_file=out_path,
         output_exceeded=cap.hit,
+        signals=tuple(sent),
     )
 
 
@@ -310,13 +322,16 @@ def fork_child(
 def run_forked(
     work: Callable[[], bytes], *, timeout: float | None = None, memory_mb: int | None = None, grace: float = GRACE
 ) -> Finished:
-    """Run ``work()`` in a forked child (own session) under the same limits; its bytes come back as stdout.
+    """Run ``work()`` in a forked child (own session) under the same limits (``timeout`` from this call); its
+    bytes come back as stdout.
 
     The memory limit is on top of this process's current address space.  A child that
     raises writes nothing and exits 1, with the error on its stderr.
     """
+    start = time.monotonic()
+    until = None if timeout is None else start + timeout
+    sent: list[tuple[str, float]] = []
     with subreaper(), tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.monotonic()
 
         def write_out() -> None:
             data = memoryview(work())
@@ -325,7 +340,7 @@ def run_forked(
 
         pid, blocked = fork_child(write_out, memory_mb=memory_mb, stderr_fd=err.fileno())
         try:
-            (_, status, usage), timed_out = _supervise(pid, timeout, grace, None, unblock=blocked)
+            (_, status, usage), timed_out = _supervise(pid, until, grace, None, unblock=blocked, sent=sent)
         finally:
             started.discard(pid)
         wall = time.monotonic() - start
@@ -341,4 +356,5 @@ def run_forked(
             stderr=err.read(),
             timed_out=timed_out,
             leftovers=0,
+            signals=tuple(sent),
         )

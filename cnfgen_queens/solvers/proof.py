@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cnfgen_queens.cnf.dimacs import atomic_output
 
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from cnfgen_queens.cnf.scan import Cnf
 
 MAX_PROOF_BYTES = 20 * 1024 * 1024  # above this the pure-Python checker takes too long; say unverified
+CHUNK = 1 << 20  # bytes of a proof read at a time by the streaming check
+_BREAKS = bytes.maketrans(b"\r\x0b\x0c\x1c\x1d\x1e", b"\n" * 6)  # what str.splitlines breaks at, as dratify
+MAX_TOKEN = 1 << 16  # a "literal" longer than this (bytes without a blank) is not DRAT
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,97 @@ def check_drat_clauses(num_vars: int, clauses: Iterable[Sequence[int]], proof: P
     try:
         result = dratify.check_proof(formula, text)
     except ValueError as e:  # not text DRAT (binary, truncated)
+        return ProofCheck(ProofState.REJECTED, f"dratify {dratify.__version__} cannot read it: {e}")
+    if result.ok:
+        return ProofCheck(ProofState.VERIFIED, f"dratify {dratify.__version__}: {result.reason}")
+    return ProofCheck(ProofState.REJECTED, f"dratify {dratify.__version__}: {result.reason}")
+
+
+class ProofTooLarge(ValueError):
+    """A proof read as a stream passed its byte limit."""
+
+
+def drat_steps(f: BinaryIO, max_var: int, max_bytes: int) -> Iterator[tuple[str, tuple[int, ...]]]:
+    """The steps of a text DRAT proof as dratify's checker takes them (``("a"|"d", internal literals)``), read
+    :data:`CHUNK` bytes at a time: memory follows the clause being read, not the file, whatever its lines.
+
+    The text is dratify's (``parse_proof``): clauses end with 0 wherever the line breaks fall, ``d`` opens a
+    deletion, a line whose first non-blank is ``c`` is a comment.  ValueError (naming the line) for anything
+    else, for a variable above ``max_var``, and :class:`ProofTooLarge` past ``max_bytes``."""
+    from dratify.lits import from_dimacs
+
+    kind, line, opened = "a", 1, 0
+    lits: list[int] = []
+    state: str | None = None  # the line's: None before its first non-blank, "c" comment, "b" body
+    carry, read = b"", 0
+    while chunk := f.read(CHUNK):
+        read += len(chunk)
+        if read > max_bytes:
+            raise ProofTooLarge(f"more than {max_bytes:,} bytes")
+        pieces = chunk.translate(_BREAKS).split(b"\n")
+        for i, piece in enumerate(pieces):
+            ends = i < len(pieces) - 1
+            if state is None:
+                piece = piece.lstrip()
+                if piece:
+                    state = "c" if piece[:1] == b"c" else "b"
+            if state == "b":
+                piece = carry + piece
+                carry = b""
+                tokens = piece.split()
+                if not ends and tokens and not piece[-1:].isspace():
+                    carry = tokens.pop()  # cut by the chunk's end: read on
+                    if len(carry) > MAX_TOKEN:
+                        raise ValueError(f"proof line {line}: a token of more than {MAX_TOKEN:,} bytes")
+                for tok in tokens:
+                    if tok[:1] == b"d":
+                        if opened:
+                            raise ValueError(f"proof line {line}: {tok[:20]!r} inside a clause")
+                        kind, opened, tok = "d", line, tok[1:]
+                        if not tok:
+                            continue
+                    try:
+                        d = int(tok)
+                    except ValueError:
+                        raise ValueError(f"proof line {line}: bad token {tok[:20]!r}") from None
+                    if d == 0:
+                        yield kind, tuple(lits)
+                        kind, lits, opened = "a", [], 0
+                    elif abs(d) > max_var:
+                        raise ValueError(f"proof line {line}: literal {d} names a variable beyond the formula's "
+                                         f"{max_var:,}")  # fmt: skip
+                    else:
+                        lits.append(from_dimacs(d))
+                        opened = opened or line
+            if ends:
+                line += 1
+                state = None
+    if carry or opened:
+        raise ValueError(f"proof line {opened or line}: clause not terminated by 0 before the end of the proof")
+
+
+def check_drat_stream(num_vars: int, clauses: Iterable[Sequence[int]], proof: Path, max_bytes: int,
+                      base: Any = None) -> ProofCheck:  # fmt: skip
+    """:func:`check_drat_clauses` reading ``proof`` as a stream (:func:`drat_steps`): the whole text and its
+    parsed steps are never held, only what the checker keeps.  A proof with a variable beyond ``num_vars`` (the
+    solvers that write certificates introduce none) or above ``max_bytes`` is rejected.  ``base``: a
+    ``dratify.CNF`` of clauses that come first, shared by many checks (copied, never changed)."""
+    try:
+        import dratify
+        from dratify.proof import DRATChecker
+    except ImportError:
+        return ProofCheck(ProofState.UNVERIFIED, "no checker installed (pip install dratify)")
+    formula = dratify.CNF(num_vars)
+    if base is not None:  # its clauses are tuples, never changed: the checker copies what it keeps
+        formula.nvars, formula.clauses = max(num_vars, base.nvars), list(base.clauses)
+    for clause in clauses:
+        formula.add_dimacs(list(clause))
+    try:
+        with open(proof, "rb") as f:
+            result = DRATChecker(formula).check(drat_steps(f, num_vars, max_bytes))
+    except OSError as e:
+        return ProofCheck(ProofState.UNVERIFIED, f"cannot read the proof: {e.strerror or e}")
+    except ValueError as e:  # not text DRAT, or too large
         return ProofCheck(ProofState.REJECTED, f"dratify {dratify.__version__} cannot read it: {e}")
     if result.ok:
         return ProofCheck(ProofState.VERIFIED, f"dratify {dratify.__version__}: {result.reason}")

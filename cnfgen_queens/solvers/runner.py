@@ -38,9 +38,8 @@ from .discovery import SolverSpec, resolve
 from .embedded import solve_embedded
 from .input_check import InputCheck
 from .outcome import Outcome, ProofState, Status
-from .parse import Claim, classify, read_competition, read_minisat
-from .process import Finished, run_process, tail
-from .profiles import Profile
+from .parse import read_answer
+from .process import Finished, run_process
 from .proof import check_drat, write_text_proof
 
 if TYPE_CHECKING:
@@ -48,7 +47,10 @@ if TYPE_CHECKING:
     from cnfgen_queens.cnf.scan import Cnf, CnfFile
 
 STDERR_TAIL = 2000  # characters of stderr kept in the outcome
-OWN_LIMIT_SLACK = 1.0  # seconds the solver's own time limit gets before the runner stops it
+# issue 30: --time-limit T ends by T + 0.5 s: SIGTERM at the deadline (a solver with a time flag of its own gets
+# OWN_LIMIT_SLACK more to stop by itself), SIGKILL KILL_GRACE later (one still parsing ignores SIGTERM)
+OWN_LIMIT_SLACK = 0.1
+KILL_GRACE = 0.2
 MODEL_CHECK_GRACE = 0.25  # seconds past the deadline a model check may take before the run is a TIMEOUT
 
 
@@ -112,6 +114,8 @@ def solve(
     cnf: Cnf | None = None,
     name: str | None = None,
     keep_output: Path | None = None,
+    deadline: Deadline | None = None,
+    reuse_child: bool = False,
 ) -> Outcome:
     """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
 
@@ -122,25 +126,30 @@ def solve(
     run whose input or model was not checked by then is a TIMEOUT).  With ``cnf`` (the same
     clauses, already in memory, as the external enumeration loop holds them) the model is checked
     against those instead, and the body is not read again.  The embedded solver loads the clauses itself.
+    ``deadline``: when ``limits.time`` ends, when its clock started before this call (the command's start).
     ``name`` names the file in messages.  ``keep_output``: a binary solver's output (stdout, then
     stderr, as bounded by ``limits.output``) is copied there (atomically); an embedded one prints none.
     Raises SolverNotFound (one-line message) for an unknown or missing solver, ProfileError for a
     bad solvers file, DimacsError/OSError for an unreadable CNF, UsageError when ``proof`` is asked
     of a solver that writes none.
     """
-    deadline = Deadline.after(limits.time)  # the clock starts here: reading the input and the version probe count
+    if deadline is None:  # the clock starts here: reading the input and the version probe count
+        deadline = Deadline.after(limits.time)
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
 
     read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
     if spec.embedded is not None:  # its forked child reads the file
         source = cnf if cnf is not None else CnfFile(path, name or str(path))
-        outcome = _solve_embedded(spec, source, limits, proof, args, deadline)
+        outcome = _solve_embedded(spec, source, limits, proof, args, deadline, reuse_child)
         return _validated(outcome, source, deadline)
     assert spec.profile is not None
     _sweep_once()
     native = spec.profile.name if spec.profile.source == "built-in" else ""
-    with work_dir("input") as tmp, solver_input(native, path, str(tmp)) as given:
+    with work_dir("input") as tmp, solver_input(native, path, str(tmp), deadline.expired) as given:
+        if given is None:
+            return _not_started(spec, None, Status.TIMEOUT, "time limit reached before the solver started "
+                                "(decompressing the input for it took it)", "rusage")  # fmt: skip
         source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
         if not isinstance(source, CnfFile):
             return _solve_binary(spec, given, source, limits, args, proof, keep_output, deadline)
@@ -189,13 +198,18 @@ def _timed_check(
 
 def _solve_embedded(
     spec: SolverSpec, cnf: Cnf | CnfFile, limits: Limits, proof: Path | None, args: Sequence[str],
-    deadline: Deadline = NEVER,
+    deadline: Deadline = NEVER, reuse: bool = False,
 ) -> Outcome:  # fmt: skip
 
     if args:
         raise UsageError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
     assert spec.embedded is not None
-    run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None)
+    left = deadline.left()
+    if left == 0:
+        return _not_started(spec, spec.version, Status.TIMEOUT, "time limit reached before the solver started",
+                            "rusage")  # fmt: skip
+    run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None, timeout=left, grace=KILL_GRACE,
+                         reuse=reuse)  # fmt: skip
     status, error, model, verified, check_time, checked = run.status, run.error, None, False, None, None
     if status is Status.SAT:
         try:
@@ -277,13 +291,13 @@ def _solve_binary(
         timeout = None
         if limits.time is not None:
             own = profile.uses_own_time_limit
-            timeout = limits.time + (OWN_LIMIT_SLACK if own else 0.0)
+            timeout = limits.time + (OWN_LIMIT_SLACK if own else 0.0)  # from this instant: left above
 
         if check is not None:
             check.start()
         try:
             run = run_process(argv, output_dir=Path(tmp), timeout=timeout, memory_mb=limits.memory,
-                              output_mb=limits.output, isolation=isolation,
+                              output_mb=limits.output, isolation=isolation, grace=KILL_GRACE,
                               abort=None if check is None else check.failed)  # fmt: skip
         except OSError as e:
             if check is not None:
@@ -295,14 +309,15 @@ def _solve_binary(
             _keep(run, keep_output)
         input_read = check is None or check.finish()  # the input's error outranks any answer: raised here
         sink = ModelSink(cnf.num_vars if isinstance(cnf, Cnf) else _header(cnf).num_vars)  # O(V), not O(output)
-        status, error, claim = _read_answer(profile, run, model_file, limits, stderr, sink)
+        status, error, claim = read_answer(profile, run, model_file, limits, stderr, sink)
         model, verified, check_time, checked = None, False, None, None
         if not input_read and status is not Status.TIMEOUT:
             status, error = Status.TIMEOUT, UNCHECKED_INPUT
         claim_sat = status is Status.SAT
         if status is Status.SAT:
             try:
-                model, error, check_time, checked = _timed_check(cnf, claim.model or (), deadline)
+                said = () if claim.model is None else claim.model  # an empty model may carry its problem
+                model, error, check_time, checked = _timed_check(cnf, said, deadline)
                 status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
             except CheckStopped:
                 status, error, claim_sat = Status.TIMEOUT, UNCHECKED_MODEL, False
@@ -359,35 +374,3 @@ def _keep(run: Finished, path: Path) -> None:
             out.write(run.stdout)
         if run.stderr:
             out.write(b"\nc --- stderr ---\n" + run.stderr)
-
-
-def _read_answer(
-    profile: Profile, run: Finished, model_file: Path | None, limits: Limits, stderr: str, sink: ModelSink
-) -> tuple[Status, str | None, Claim]:
-    """The status the output supports (before the model check), streaming over the output files.
-
-    A run stopped at the time or output limit is not parsed at all: its output is not an answer.
-    """
-    if run.output_exceeded:
-        note = f"output limit: the solver printed more than {limits.output} MB (stdout + stderr), stopped"
-        return Status.ERROR, note, Claim(None, None, False, None, None)
-    if run.timed_out:
-        claim = Claim(None, None, False, None, None)
-    elif profile.output == "minisat":
-        if model_file is not None and model_file.exists():
-            with open(model_file, "rb") as f:
-                claim = read_minisat(f, sink)
-        else:
-            claim = read_minisat(None)
-    else:
-        assert run.stdout_file is not None
-        with open(run.stdout_file, "rb") as f:
-            claim = read_competition(f, sink)
-    noise = stderr + "\n" + (claim.garbage or "")
-    if profile.output == "minisat" and run.stdout_file is not None:
-        noise += "\n" + tail(run.stdout_file).decode("utf-8", "replace")
-    status, error = classify(claim, profile, run.exit_code, timed_out=run.timed_out, limits=limits,
-                             wall=run.wall, cpu=run.cpu, output=noise)  # fmt: skip
-    if run.memory_exceeded and status in (Status.ERROR, Status.UNKNOWN):
-        status, error = Status.MEMOUT, f"out of memory: the cgroup's {limits.memory} MB limit was reached"
-    return status, error, claim

@@ -9,7 +9,7 @@
     ["instance", "instance"], ["encoding", "encoding"], ["n", "N"], ["variant", "variant"],
     ["solver", "solver"], ["status", "status"], ["verdict", "verdict"], ["wall", "wall (s)"],
     ["cpu", "CPU (s)"], ["peak_memory_mb", "peak (MB)"], ["measured_by", "measured by"],
-    ["gbd_hash", "GBD hash"], ["output", "output"],
+    ["gbd_hash", "GBD hash"], ["cores", "pinned to cores"], ["output", "output"],
   ];
   const NUMERIC = new Set(["n", "wall", "cpu", "peak_memory_mb", "count", "repeat", "time_limit"]);
   let data = null; // {columns, rows}
@@ -220,8 +220,9 @@
   let runsGrid = null;
   function runsView() {
     if (runsGrid) return;
-    const hasOutput = data.rows.some((r) => r[col.output] !== null);
-    const columns = SHOWN.filter(([n]) => n !== "output" || hasOutput).map(([name, label]) => ({
+    const some = (name) => data.rows.some((r) => r[col[name]] !== null);
+    const optional = { output: some("output"), cores: some("cores") }; // shown where any run has one
+    const columns = SHOWN.filter(([n]) => optional[n] !== false).map(([name, label]) => ({
       name, label, numeric: NUMERIC.has(name), get: (r) => r[col[name]],
       render: name === "output" ? (td, v) => {
         if (v === null) return;
@@ -242,8 +243,9 @@
 
   // ---- the comparison view ----
   const KEYS = {
-    solver: ["task", "n", "encoding", "group_size", "column_alo", "shuffle_seed", "variant", "repeat"],
-    encoding: ["task", "n", "solver", "column_alo", "shuffle_seed", "variant", "repeat"],
+    solver: ["task", "n", "encoding", "group_size", "column_alo", "break_symmetry", "shuffle_seed", "variant",
+      "repeat"],
+    encoding: ["task", "n", "solver", "column_alo", "break_symmetry", "shuffle_seed", "variant", "repeat"],
   };
   const FLOOR = 1e-3;
   let cmpGrid = null;
@@ -269,7 +271,8 @@
     if (s.gm === null) return "No instance solved by both: no verdict.";
     const x = (v) => "×" + v.toPrecision(3);
     let t = `Paired over ${s.pairs} instances both solved (median of repeats): time A / B ${x(s.gm)}`;
-    if (s.low !== null) t += ` (95% CI ${x(s.low)} to ${x(s.high)})`;
+    t += s.low !== null ? ` (95% CI ${x(s.low)} to ${x(s.high)})` :
+      ` (95% CI n/a: needs ${cmpStats.min_pairs} pairs)`;
     t += s.p !== null ? `; Wilcoxon signed-rank p = ${s.p.toPrecision(3)}` :
       `; Wilcoxon test not run (fewer than ${cmpStats.min_pairs} pairs)`;
     const word = s.verdict === "A" ? `${a} faster` : s.verdict === "B" ? `${b} faster` : "no difference at 95%";
@@ -315,15 +318,18 @@
       const key = (r) => keys.map((i) => r[i]).join("\u0001");
       const a = new Map(), out = [];
       data.rows.forEach((r) => { if (r[d] === selA.value) a.set(key(r), r); });
-      let both = 0, aWon = 0, bWon = 0, logSum = 0, solvedBoth = 0, disagree = 0, conflicts = 0;
+      let both = 0, aWon = 0, bWon = 0, solvedBoth = 0, disagree = 0, conflicts = 0;
+      const instances = new Set(), repeat = KEYS[dim.value].indexOf("repeat");
+      const instance = (r) => keys.filter((_, j) => j !== repeat).map((i) => r[i]).join("\u0001");
       data.rows.forEach((rb) => {
         if (rb[d] !== selB.value || selA.value === selB.value) return;
         const ra = a.get(key(rb));
         if (!ra) return;
         both++;
+        instances.add(instance(rb));
         const ta = solvedTime(ra), tb = solvedTime(rb);
         const speedup = ta !== null && tb !== null ? ta / tb : null;
-        if (speedup !== null) { solvedBoth++; logSum += Math.log(speedup); }
+        if (speedup !== null) solvedBoth++;
         if (ta !== null && (tb === null || ta < tb)) aWon++;
         if (tb !== null && (ta === null || tb < ta)) bWon++;
         const why = disagreement(ra, rb);
@@ -334,12 +340,13 @@
         out.push([label, `${ra[col.status]} (${ra[col.verdict]})`, ta, `${rb[col.status]} (${rb[col.verdict]})`, tb,
           speedup, why]);
       });
-      const gm = solvedBoth ? Math.exp(logSum / solvedBoth) : null;
+      // the runs side by side, repeat by repeat; the statistics (per instance the median of its repeats) are
+      // the verdict's below, the figures the terminal's report --compare prints
       section.querySelector(".cmp-summary").textContent = selA.value === selB.value ?
         "Pick two different values." :
-        `${both.toLocaleString("en")} instances run by both; solved by both: ${solvedBoth}; ` +
-        (gm === null ? "" : `geometric mean speed-up of B over A ×${gm.toFixed(2)}; `) +
-        `A faster on ${aWon}, B faster on ${bWon}; disagreements: ${disagree} (answers in conflict: ${conflicts}).`;
+        `${both.toLocaleString("en")} runs of each side paired on ${instances.size.toLocaleString("en")} ` +
+        `instances (repeat by repeat); solved by both: ${solvedBoth}; A faster in ${aWon}, B faster in ${bWon}; ` +
+        `disagreements: ${disagree} (answers in conflict: ${conflicts}).`;
       section.querySelector(".cmp-verdict").textContent =
         selA.value === selB.value ? "" : verdictText(dim.value, selA.value, selB.value);
       cmpGrid.load(out);

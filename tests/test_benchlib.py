@@ -1,0 +1,74 @@
+"""scripts/benchlib.py, the benchmark scripts' shared timing: what it measures is what the command did.
+
+Nothing here asserts a speed: the figures are the scripts'; these tests check that the medians, the
+CPU and memory it reads, the alternation of side-by-side cases and the printed table are right."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import benchlib
+
+BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.2: pass\n"
+GROW = "b = bytearray(80 * 2**20)\nfor i in range(0, len(b), 4096): b[i] = 1\nimport time; time.sleep(0.3)\n"
+
+
+def test_cpu_is_the_commands_and_its_childrens() -> None:
+    child = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {BURN!r}])"
+    sample = benchlib.measure([sys.executable, "-c", child])
+    assert sample.cpu >= 0.2  # the grandchild's 0.2 s is counted: it was waited for
+    assert sample.wall >= sample.cpu * 0.5
+    assert sample.code == 0
+
+
+def test_peak_is_the_commands_own_and_the_trees() -> None:
+    own = benchlib.measure([sys.executable, "-c", GROW])
+    assert 80 <= own.peak_mb < 200 and 80 <= own.tree_peak_mb < 200
+    spawn = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {GROW!r}])"
+    parent = benchlib.measure([sys.executable, "-c", spawn])
+    assert parent.peak_mb < 60  # the coordinator alone, without its worker
+    assert parent.tree_peak_mb >= 80
+
+
+def test_failed_command_ends_the_benchmark_with_its_stderr() -> None:
+    with pytest.raises(SystemExit, match=r"(?s)exit 3.*\nboom$"):
+        benchlib.measure([sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"])
+    assert benchlib.measure([sys.executable, "-c", "raise SystemExit(20)"]).code == 20  # UNSAT is no failure
+    assert benchlib.measure([sys.executable, "-c", "raise SystemExit(3)"], check=False).code == 3
+
+
+def test_capture_and_timeout() -> None:
+    assert benchlib.measure([sys.executable, "-c", "print('hello')"], capture=True).stdout == "hello\n"
+    killed = benchlib.measure([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.5, check=False)
+    assert killed.code == -9 and killed.wall < 10
+
+
+def test_side_by_side_alternates_and_takes_medians() -> None:
+    order: list[str] = []
+
+    def case(name: str, walls: list[float]) -> benchlib.Case:
+        def run() -> benchlib.Sample:
+            order.append(name)
+            return benchlib.Sample(walls[len([o for o in order if o == name]) - 1], 1.0, 10.0, 20.0, 0)
+
+        return run
+
+    got = benchlib.side_by_side({"a": case("a", [3, 1, 2]), "b": case("b", [10, 30, 20])}, 3)
+    assert order == ["a", "b", "b", "a", "a", "b"]
+    assert got["a"].wall == 2 and got["b"].wall == 20 and got["a"].cpu == 1.0
+
+
+def test_table_prints_value_reference_ratio_and_load() -> None:
+    table = benchlib.Table("issue 33")
+    table.add("runs/s", 180.0, "runs/s", reference=90.0, against="before", goal=">= 200")
+    table.add("start-up", 0.048, "s", reference=0.024, against="python -c pass")
+    text = table.render()
+    assert "x2.00" in text and "48 ms" in text and "24 ms (python -c pass)" in text and ">= 200" in text
+    assert "load average" in text and "at the start" in text
+    md = table.render(markdown=True)
+    assert md.splitlines()[0] == "| figure | value | reference | ratio | goal |"  # an empty column is left out
+    assert "| runs/s | 180 runs/s | 90 runs/s (before) | x2.00 | >= 200 |" in md
