@@ -190,10 +190,31 @@ def test_verdict_judges_a_count_by_the_published_count_of_its_formula() -> None:
 
 def test_study_configs_load() -> None:
     root = Path(__file__).resolve().parent.parent
-    for name, runs in (("symmetry.yaml", 5 * 2 * 3), ("symmetry-torus.yaml", 4 * 2 * 3)):
+    for name, runs in (("symmetry.yaml", 5 * 2 * 3 * 3), ("symmetry-torus.yaml", 4 * 2 * 3 * 3)):
         config = load(root / "configs" / name, check_solvers=False)
         assert config.variant is not None and config.variant.break_symmetry == (False, True)
         assert len(build(config)) == runs
+
+
+def test_unsat_study_configs_are_the_scripts_and_unsat() -> None:
+    """configs/symmetry-unsat/ is what scripts/symmetry_unsat_configs.py writes; each instance keeps the
+    transposition and is UNSAT (the smallest, N = 20, solved here)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("unsat_configs", root / "scripts" / "symmetry_unsat_configs.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    for n in script.NS:
+        path = root / "configs" / "symmetry-unsat" / f"n{n}.yaml"
+        assert path.read_text() == script.config(n)
+        broken = [r.instance for r in build(load(path, check_solvers=False)) if r.instance.break_symmetry]
+        assert {i.formula().group.order for i in broken} == {2}  # the identity and the transposition
+    path = root / "configs" / "symmetry-unsat" / "n20.yaml"
+    formula = next(r.instance for r in build(load(path, check_solvers=False)) if r.instance.break_symmetry).formula()
+    with Solver(name="cadical195", bootstrap_with=[list(c) for c in formula.clauses()]) as s:
+        assert s.solve() is False
 
 
 def test_an_unsat_answer_on_a_broken_board_is_wrong(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
