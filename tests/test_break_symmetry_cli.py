@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from helpers import need_solver
@@ -18,10 +20,12 @@ from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.experiments.config import load
 from cnfgen_queens.experiments.grid import build
 from cnfgen_queens.experiments.store import Store
+from cnfgen_queens.experiments.verdict import Judged, Verdict, judge
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.model.known_counts import known_counts
+from cnfgen_queens.model.known_counts import known_counts, published_count
 from cnfgen_queens.model.symmetry import canonical
 from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solvers.outcome import Checked, Status
 
 
 def gen(capfdbinary: pytest.CaptureFixture[bytes], *argv: str) -> tuple[int, bytes, str]:
@@ -116,7 +120,7 @@ def test_count_of_a_torus_and_of_a_placed_queen(capsys: pytest.CaptureFixture[st
         (["count", "8", "--break-symmetry", "--symmetric"], "--break-symmetry does not combine with --symmetric"),
         (["count", "8", "--break-symmetry", "--jobs", "2"], "--break-symmetry does not combine with --jobs"),
         (["count", "8", "--break-symmetry", "--engine", "cubes"], "does not combine with --engine cubes"),
-        (["gen", "16", "--torus", "--break-symmetry"], "its group has 8,192 maps"),
+        (["gen", "17", "--torus", "--break-symmetry"], "its group has 36,992 maps"),
         (["gen", "8", "--format", "opb", "--break-symmetry"], "--break-symmetry applies to --format cnf only"),
         (["gen", "--list-encodings", "--break-symmetry"], "needs N (the board size)"),
         (["gen", "--list-encodings", "8", "--torus"], "--torus does not apply to --list-encodings"),
@@ -164,14 +168,53 @@ def test_batch_axis_keeps_the_plain_keys_and_counts_orbits(tmp_path: Path) -> No
         rows = store.rows()
     counts = {(r.n, '"break_symmetry": true' in (r.variant or "")): r.count for r in rows}
     assert counts == {(6, False): 4, (8, False): 92, (6, True): 1, (8, True): 12}
+    # the orbit counts are judged against OEIS A002562, as the count's checked column says they were checked
+    assert {(r.verdict, r.checked) for r in rows} == {(Verdict.SOLVED, Checked.PUBLISHED)}
+
+
+def test_verdict_judges_a_count_by_the_published_count_of_its_formula() -> None:
+    def row(n: int, count: int, **variant: object) -> Judged:
+        return SimpleNamespace(verdict=None, status=Status.UNKNOWN, task="count", n=n, count=count, verified=None,
+                               error=None, time_limit=None, wall=None,
+                               variant=json.dumps(variant) if variant else None)  # fmt: skip
+
+    assert published_count(8, break_symmetry=True) == (12, "A002562")
+    assert judge(row(8, 12, break_symmetry=True)) is Verdict.SOLVED
+    assert judge(row(8, 92, break_symmetry=True)) is Verdict.WRONG  # every board is not one per orbit
+    assert judge(row(8, 92)) is Verdict.SOLVED
+    # the torus's orbits under its whole group: no published count (not wrong, whatever the count)
+    assert published_count(7, torus=True, break_symmetry=True) is None
+    assert judge(row(7, 1, torus=True, break_symmetry=True)) is Verdict.SOLVED
+    assert judge(row(7, 27, torus=True)) is Verdict.WRONG  # A007705(7) = 28
 
 
 def test_study_configs_load() -> None:
     root = Path(__file__).resolve().parent.parent
-    for name, runs in (("symmetry.yaml", 5 * 2 * 3), ("symmetry-torus.yaml", 4 * 2 * 3)):
+    for name, runs in (("symmetry.yaml", 5 * 2 * 3 * 3), ("symmetry-torus.yaml", 4 * 2 * 3 * 3)):
         config = load(root / "configs" / name, check_solvers=False)
         assert config.variant is not None and config.variant.break_symmetry == (False, True)
         assert len(build(config)) == runs
+
+
+def test_unsat_study_configs_are_the_scripts_and_unsat() -> None:
+    """configs/symmetry-unsat/ is what scripts/symmetry_unsat_configs.py writes; each instance keeps the
+    transposition and is UNSAT (the smallest, N = 20, solved here)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("unsat_configs", root / "scripts" / "symmetry_unsat_configs.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    for n in script.NS:
+        path = root / "configs" / "symmetry-unsat" / f"n{n}.yaml"
+        assert path.read_text() == script.config(n)
+        broken = [r.instance for r in build(load(path, check_solvers=False)) if r.instance.break_symmetry]
+        assert {i.formula().group.order for i in broken} == {2}  # the identity and the transposition
+    path = root / "configs" / "symmetry-unsat" / "n20.yaml"
+    formula = next(r.instance for r in build(load(path, check_solvers=False)) if r.instance.break_symmetry).formula()
+    with Solver(name="cadical195", bootstrap_with=[list(c) for c in formula.clauses()]) as s:
+        assert s.solve() is False
 
 
 def test_an_unsat_answer_on_a_broken_board_is_wrong(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:

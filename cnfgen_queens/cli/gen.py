@@ -24,7 +24,7 @@ DEFAULT_LINE_LENGTH = 8  # of --list-encodings
 LIST_IGNORES = ("--encoding", "--column-alo", "--block", "--no-comments", "--output", "--allow-large", "--shuffle")
 BREAK_HELP = (
     "add lex-leader clauses that keep one board per orbit of the symmetries the board keeps: the 8 maps of the "
-    "square (those that keep the placed queens and blocked squares), the torus group with --torus (N <= 15); "
+    "square (those that keep the placed queens and blocked squares), the torus group with --torus (N <= 16); "
     "auxiliary variables after the encoding's, the header names the group (docs/generator.md)"
 )
 

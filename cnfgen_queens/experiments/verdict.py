@@ -10,7 +10,9 @@ A000170; a model must satisfy every clause of the CNF it answers (an invalid mod
 wrong answer, as in the SAT competition; the row keeps status SAT, ``verified`` false and
 the violated clause in ``error``); the queens of a model must not attack each other; for
 variants, the model keeps the placed queens and avoids the blocked squares, and torus
-counts are OEIS A007705.
+counts are OEIS A007705.  A count of a ``break_symmetry`` formula (one model per orbit) is
+judged against A002562 on the plain board, and against nothing on the torus
+(:func:`.published_count` says which).
 """
 
 from __future__ import annotations
@@ -102,5 +104,6 @@ def _known_count(row: Judged) -> int | None:
 
     v = json.loads(row.variant) if row.variant is not None else {}
     other = bool(v.get("place") or v.get("holes")) or v.get("random_place") is not None
-    published = published_count(row.n, torus=bool(v.get("torus")), other_variant=other)
+    breaks = bool(v.get("break_symmetry"))  # one model per orbit: A002562 on the plain board
+    published = published_count(row.n, torus=bool(v.get("torus")), other_variant=other, break_symmetry=breaks)
     return None if published is None else published[0]

@@ -35,13 +35,21 @@ def _load() -> dict[int, tuple[int, int | None]]:
     return out
 
 
-def published_count(n: int, *, torus: bool = False, other_variant: bool = False) -> tuple[int, str] | None:
-    """(the published number of solutions, its OEIS id) for an N x N board: A000170 for the plain
-    board, A007705 for the plain torus; None for other variants (placed queens, blocked squares) or an
-    N beyond the tables."""
+def published_count(
+    n: int, *, torus: bool = False, other_variant: bool = False, break_symmetry: bool = False
+) -> tuple[int, str] | None:
+    """(the published number of models, its OEIS id) of an N x N board's formula: A000170 for the plain
+    board, A007705 for the plain torus; with ``break_symmetry`` (one model per orbit) A002562 for the plain
+    board, and None for the torus (no published count of its orbits under its whole group,
+    :mod:`.lex_leader`); None for other variants (placed queens, blocked squares) or an N beyond the
+    tables."""
     if other_variant:
         return None
     if torus:
-        return None if n not in TORUS_COUNTS else (TORUS_COUNTS[n], "A007705")
+        return None if break_symmetry or n not in TORUS_COUNTS else (TORUS_COUNTS[n], "A007705")
     known = _load().get(n)
-    return None if known is None else (known[0], "A000170")
+    if known is None:
+        return None
+    if break_symmetry:
+        return None if known[1] is None else (known[1], "A002562")
+    return known[0], "A000170"

@@ -4,9 +4,16 @@
 queens and its holes onto holes (the *stabiliser*): among the 8 maps of the square (the dihedral
 group D4, :attr:`.Board.symmetries`) on the plain board, among the torus group on ``--torus``: the
 N^2 translations ``(r, c) -> (r + s, c + t)`` composed with the linear maps ``u * d`` (``d`` a map
-of the square about (0, 0), ``u`` a unit of Z_N; :func:`torus_linear`), ``4 phi(N) N^2`` maps for
-N >= 3.  Each is a symmetry of the solutions (a board of N queens, one per row and column), though
-not of every clause (a transposition turns the at-least-one clauses of rows into columns).
+of the square about (0, 0), ``u`` a unit of Z_N; :func:`torus_linear`) and, for odd N, ``u * d * M``
+with ``M = DIAGONALS: (r, c) -> (r + c, r - c)``, which sends rows onto anti-diagonals and columns onto
+diagonals (invertible when N is odd): ``8 phi(N) N^2`` maps for odd N >= 5, ``4 phi(N) N^2`` for even N.
+These are the linear maps that permute the four families of lines, and for every N >= 6 tried (6..13,
+15, 17, 19, 25) all the automorphisms of the torus's queens graph (tests/test_torus_group.py computes
+them from the graph).  N <= 5 has more (N = 5: the graph is the complement of the 5 x 5 rook's graph,
+28,800 automorphisms against 800 maps here) but the same orbits on the solutions (one orbit of 10 boards
+for N = 5, none for N = 2, 3, 4).  Each is a symmetry of the solutions (a board of N queens, one per row
+and column), though not of every clause (a transposition turns the at-least-one clauses of rows into
+columns).
 
 **The constraint** (lex-leader, Crawford, Ginsberg, Luks and Roy, KR 1996): read a board as its
 cell bits ``x_1 .. x_{N*N}`` (``x(r,c) = r*N + c + 1``), a queen above an empty square; for every
@@ -49,19 +56,30 @@ SQUARE_NAMES = ("identity", "rotate 90", "rotate 180", "rotate 270", "mirror lef
                 "transpose", "anti-transpose")  # fmt: skip
 SQUARE: tuple[Matrix, ...] = ((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
                               (1, 0, 0, -1), (-1, 0, 0, 1), (0, 1, 1, 0), (0, -1, -1, 0))  # fmt: skip
-MAX_TORUS_CELLS = 2_000_000  # (group size - 1) * N*N: the torus group is listed map by map (N <= 15)
+DIAGONALS: Matrix = (1, 1, 1, -1)  # (r, c) -> (r + c, r - c): rows to anti-diagonals, columns to diagonals
+MAX_TORUS_CELLS = 4_000_000  # (group size - 1) * N*N: the torus group is listed map by map (every N <= 16)
 
 
 class GroupTooLarge(UsageError):
     """A torus group too large to list (its lex-leader clauses would be as many)."""
 
 
+def torus_shapes(n: int) -> tuple[Matrix, ...]:
+    """The linear maps of the N-torus up to a unit factor: the 8 of :data:`SQUARE`, and for odd N each of them
+    after ``DIAGONALS`` (16 matrices, not reduced modulo N)."""
+    return SQUARE if n % 2 == 0 else (*SQUARE, *(_times(d, DIAGONALS) for d in SQUARE))
+
+
+def _times(x: Matrix, y: Matrix) -> Matrix:
+    return (x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3], x[2] * y[0] + x[3] * y[2], x[2] * y[1] + x[3] * y[3])
+
+
 @cache
 def torus_linear(n: int) -> tuple[Matrix, ...]:
-    """The linear maps ``u * d`` of the N-torus modulo N (``d`` in :data:`SQUARE`, ``u`` a unit), distinct,
-    the identity first (:mod:`cnfgen_queens.solutions.torus_cubes` counts by them)."""
+    """The linear maps ``u * d`` of the N-torus modulo N (``d`` in :func:`torus_shapes`, ``u`` a unit),
+    distinct, the identity first (:mod:`cnfgen_queens.solutions.torus_cubes` counts by them)."""
     units = [u for u in range(n) if gcd(u, n) == 1]
-    maps = {(u * a % n, u * b % n, u * c % n, u * d % n) for u in units for a, b, c, d in SQUARE}
+    maps = {(u * a % n, u * b % n, u * c % n, u * d % n) for u in units for a, b, c, d in torus_shapes(n)}
     identity = (1 % n, 0, 0, 1 % n)
     return (identity, *sorted(m for m in maps if m != identity))
 
@@ -200,7 +218,7 @@ def board_group(n: int, variant: Variant) -> BoardGroup:
         if (len(lin) * n * n - 1) * n * n > MAX_TORUS_CELLS:
             raise GroupTooLarge(
                 f"--break-symmetry on the {n}-torus: its group has {len(lin) * n * n:,} maps, each a chain of up to "
-                f"{n * n} cells; over the limit of {MAX_TORUS_CELLS:,} (use N <= 15)"
+                f"{n * n} cells; over the limit of {MAX_TORUS_CELLS:,} (every N <= 16 fits)"
             )
         candidates: list[int | tuple[int, int, int]] = [(i, s, t) for i in range(len(lin)) for s in range(n)
                                                          for t in range(n) if (i, s, t) != (0, 0, 0)]  # fmt: skip

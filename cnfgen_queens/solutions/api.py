@@ -73,16 +73,17 @@ def mismatches(formula: QueensFormula, count: int, fundamental: int | None = Non
     variants other than the plain torus (nor for the torus with ``--break-symmetry``)."""
     v, n = formula.variant, formula.n
     out: list[str] = []
-    if formula.break_symmetry:
-        orbits = None if v.active else known_counts().get(n, (0, None))[1]
-        if orbits is not None and count != orbits:
-            out.append(f"MISMATCH: counted {count} solutions of N={n} with --break-symmetry (one per orbit), "
-                       f"OEIS A002562 says {orbits}")  # fmt: skip
-        return tuple(out)
-    published = published_count(n, torus=v.torus, other_variant=bool(v.placed or v.holes))
+    published = published_count(n, torus=v.torus, other_variant=bool(v.placed or v.holes),
+                                break_symmetry=formula.break_symmetry)  # fmt: skip
     if published is not None and count != published[0]:
         what = "torus solutions" if v.torus else "solutions"
-        out.append(f"MISMATCH: counted {count} {what} for N={n}, OEIS {published[1]} says {published[0]}")
+        if formula.break_symmetry:
+            out.append(f"MISMATCH: counted {count} solutions of N={n} with --break-symmetry (one per orbit), "
+                       f"OEIS {published[1]} says {published[0]}")  # fmt: skip
+        else:
+            out.append(f"MISMATCH: counted {count} {what} for N={n}, OEIS {published[1]} says {published[0]}")
+    if formula.break_symmetry:
+        return tuple(out)
     if fundamental is not None and not v.active:
         orbits = known_counts().get(n, (0, None))[1]
         if orbits is not None and fundamental != orbits:
@@ -93,9 +94,8 @@ def mismatches(formula: QueensFormula, count: int, fundamental: int | None = Non
 def known_total(formula: QueensFormula) -> int | None:
     """The published count of the formula's board, where one is known (a progress bar's total)."""
     v = formula.variant
-    if formula.break_symmetry:
-        return None if v.active else known_counts().get(formula.n, (0, None))[1]
-    published = published_count(formula.n, torus=v.torus, other_variant=bool(v.placed or v.holes))
+    published = published_count(formula.n, torus=v.torus, other_variant=bool(v.placed or v.holes),
+                                break_symmetry=formula.break_symmetry)  # fmt: skip
     return None if published is None else published[0]
 
 

@@ -8,7 +8,11 @@ On the N-torus every line wraps: rows, columns, diagonals ``r - c = const`` and 
 * the linear maps ``G0 = {u * d}``: ``d`` one of the 8 symmetries of the square taken about the
   cell (0, 0) (``(r, c) -> (c, -r)``, ``(r, -c)``, ...: rows and columns swap, diagonals and
   anti-diagonals swap) and ``u`` a unit of Z_N scaling both coordinates (row ``r0`` goes to row
-  ``u r0``, diagonal ``d0`` to ``u d0``).  ``|G0| = 4 phi(N)`` for N >= 3 (``-1`` is in both).
+  ``u r0``, diagonal ``d0`` to ``u d0``), and for odd N also ``u * d * M``, ``M: (r, c) -> (r + c,
+  r - c)`` (rows onto anti-diagonals, columns onto diagonals).  ``|G0| = 8 phi(N)`` for odd N >= 5,
+  ``4 phi(N)`` for even N (:func:`.lex_leader.torus_linear`; the whole automorphism group of the
+  torus's queens graph for N >= 6, tests/test_torus_group.py).  Below, ``d`` stands for any of the
+  16 (or 8) matrices of :func:`.lex_leader.torus_shapes`, whose inverses modulo N exist.
 
 **Translations.** Let X0 be the solutions with a queen at (0, 0).  Each solution has one queen per
 row; the column shift that moves its row-0 queen to column 0 is a bijection from the solutions
@@ -23,9 +27,10 @@ X0, look at row 1: every solution in X0 has its row-1 queen at some column ``k``
 (``0``, ``1``, ``N-1`` are attacked by (0, 0)), and these cubes partition X0.  A map ``u * d``
 puts the queen ``q`` into row 1 exactly when ``d(q) = (x, y)`` with ``u x = 1``, so the columns
 that the images of a board have in row 1 are its *slopes* ``y / x`` over its queens ``q`` other
-than (0, 0), the maps ``d`` and the units ``x``: ``{+-c/r : r a unit} | {+-r/c : c a unit}``
-for ``q = (r, c)``.  That set is the same for every member of an orbit, and its least element is
-the row-1 column of the orbit's representative (the least board has the least row-1 column).
+than (0, 0), the maps ``d`` and the units ``x``: ``{y / x : (x, y) = d(q), x a unit}`` (for ``d`` in
+the square alone, ``{+-c/r : r a unit} | {+-r/c : c a unit}`` for ``q = (r, c)``).  That set is the
+same for every member of an orbit, and its least element is the row-1 column of the orbit's
+representative (the least board has the least row-1 column).
 So in cube ``k`` the representative has no queen whose slopes go below ``k``: those cells are
 blocked (negative unit clauses), which prunes the search to about one board per orbit.  A board
 found in cube ``k`` (queens (0, 0), (1, k), no blocked cell) is checked (:func:`orbit_weight`):
@@ -54,7 +59,7 @@ from functools import cache
 from math import gcd
 
 from cnfgen_queens.model.board import Cell, Placement
-from cnfgen_queens.model.lex_leader import SQUARE, Matrix, torus_linear
+from cnfgen_queens.model.lex_leader import Matrix, torus_linear, torus_shapes
 
 Cells = tuple[Cell, ...]
 linear_group = torus_linear  # G0, the identity first (the model's list: --break-symmetry breaks the same group)
@@ -80,14 +85,20 @@ def inverses(n: int) -> tuple[int | None, ...]:
 
 def slopes(n: int, cell: Cell) -> list[int]:
     """The row-1 columns that the maps of G0 can move ``cell`` to (see the module docstring)."""
-    r, c = cell
     inv = inverses(n)
     out: list[int] = []
-    if inv[r % n] is not None:
-        out += [c * inv[r % n] % n, -c * inv[r % n] % n]  # type: ignore[operator]
-    if inv[c % n] is not None:
-        out += [r * inv[c % n] % n, -r * inv[c % n] % n]  # type: ignore[operator]
+    for a, b, c, d in torus_shapes(n):
+        x, y = (a * cell[0] + b * cell[1]) % n, (c * cell[0] + d * cell[1]) % n
+        if inv[x] is not None:
+            out.append(y * inv[x] % n)  # type: ignore[operator]
     return out
+
+
+def inverse(n: int, m: Matrix) -> Matrix:
+    """The inverse modulo N of a matrix of :func:`torus_shapes` (its determinant is a unit)."""
+    a, b, c, d = m
+    e = pow(a * d - b * c, -1, n)
+    return (d * e % n, -b * e % n, -c * e % n, a * e % n)
 
 
 def least_slope(n: int, cell: Cell) -> int:
@@ -137,10 +148,11 @@ def tie_pairs(n: int, k: int, c2: int, closed: set[Cell]) -> tuple[tuple[Cell, C
     for x in range(1, n):
         if inv[x] is None:
             continue
-        for a, b, c, d in SQUARE:  # d^-1 is the transpose (a, c, b, d)
+        for shape in torus_shapes(n):
+            a, b, c, d = inverse(n, shape)
 
             def back(r: int, col: int) -> Cell:
-                return (a * r + c * col) % n, (b * r + d * col) % n  # noqa: B023 (used at once)
+                return (a * r + b * col) % n, (c * r + d * col) % n  # noqa: B023 (used at once)
 
             q = back(x, k * x)
             for j in range(c2):
@@ -178,7 +190,7 @@ def orbit_weight(placement: Placement) -> int:
     ties: set[Matrix] = set()
     for r in range(1, n):
         col = placement[r]
-        for a, b, c, d in SQUARE:
+        for a, b, c, d in torus_shapes(n):
             x = (a * r + b * col) % n
             u = inv[x]
             if u is None:
