@@ -59,6 +59,22 @@ def _line_bytes(formula: QueensFormula, k: int, digits: int) -> tuple[int, np.nd
     return fixed, cells, auxes, aux
 
 
+def body_bound(formula: QueensFormula) -> int | None:
+    """An upper bound on the bytes of the clause lines, from counts alone (no template built), or None when the
+    encoding does not state its widest clause (:attr:`.Encoding.width`).  Every literal but the at-least-one
+    clauses' is taken at full width (a sign and the digits of the largest variable) with its separator; the
+    variant's unit clauses and the lex-leader clauses at three literals (:func:`body_size`'s own bound)."""
+    width = formula.enc.width
+    if width is None:
+        return None
+    n = formula.n
+    rows = 2 if formula.column_alo else 1
+    alo = rows * (digit_sum(1, n * n + 1) + n * n + 2 * n)  # exact: each cell once, a blank each, " 0\n" a row
+    num_vars, clauses = formula.counts()
+    literal = len(str(num_vars)) + 2
+    return alo + (clauses - rows * n) * (max(width, 3) * literal + 2)
+
+
 def body_size(formula: QueensFormula) -> tuple[int, bool]:
     """(bytes of the clause lines, exact?).  Exact when the templates are cheap to build; else estimated
     by a power law in the line length through two cheap templates, every variable taken at full width.
