@@ -12,13 +12,17 @@ handler for a caller that installed none: the process then exits 128 + the signa
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:  # _signal has no stub; signal.py builds its enums when loaded (start-up time)
+    import signal
+    from collections.abc import Iterator
+    from typing import Any
+else:
+    import _signal as signal
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 _program = ""  # the running command's name (``gen-queens``, ``cnfgen-queens solve``), set by the CLI
@@ -148,6 +152,11 @@ def square_range(n: int) -> str:
     return f"0..{n - 1}" if _python_words.get() else f"1..{n}"
 
 
+class InputError(UsageError):
+    """An input file that cannot be read as what it is or claims to be; one line, naming the file (a
+    compressed file's codec, :mod:`cnfgen_queens.cnf.compressed`; DIMACS, :class:`.dimacs.DimacsError`)."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP, handled like Ctrl-C; ``exit_code`` is 128 + the signal number.
 
@@ -156,9 +165,18 @@ class Terminated(KeyboardInterrupt):
     """
 
     def __init__(self, signum: int) -> None:
+        import signal  # the module, for the signal's name (not loaded at start-up)
+
         super().__init__(f"terminated ({signal.Signals(signum).name})")
         self.signum = signum
         self.exit_code = 128 + signum
+
+
+def _main_thread() -> bool:
+    """Whether this is the main thread: no other runs Python code before threading is loaded (a command that
+    starts none never loads it)."""
+    threading = sys.modules.get("threading")
+    return threading is None or threading.current_thread() is threading.main_thread()
 
 
 _owner = 0  # the process whose signals_raise blocks are active; a forked child gets the default action
@@ -197,7 +215,7 @@ def signals_raise(*, over_default_only: bool = False) -> Iterator[None]:
     ignores (``nohup``, a script's background job) stays ignored; with ``over_default_only`` a handler
     the caller set stays too (only the default action is replaced)."""
     global _owner, _depth
-    if threading.current_thread() is not threading.main_thread():
+    if not _main_thread():
         yield
         return
     pid, outer = os.getpid(), (_owner, _depth)
@@ -222,7 +240,7 @@ def signals_deferred() -> Iterator[None]:
     recording one just made); the first that came is handled on leaving, by the handler that was in place
     (its KeyboardInterrupt or Terminated raised, or the default action taken).  A signal the caller ignores
     stays ignored.  Main thread only (no other thread runs Python signal handlers); elsewhere a no-op."""
-    if threading.current_thread() is not threading.main_thread():
+    if not _main_thread():
         yield
         return
     came: list[int] = []
@@ -237,7 +255,7 @@ def signals_deferred() -> Iterator[None]:
     finally:
         restore_handlers(previous)
         if came:
-            handler = previous[signal.Signals(came[0])]
+            handler = previous[came[0]]  # type: ignore[index]
             if callable(handler):
                 handler(came[0], None)
             else:  # SIG_DFL: the default action, now that the handler is back
@@ -255,7 +273,7 @@ def signals_unwind() -> Iterator[None]:
     KeyboardInterrupt would make Python print a traceback and kill itself with SIGINT).  A handler the
     library's caller set is left in place: the caller decides what its signals do.
     """
-    if threading.current_thread() is not threading.main_thread() or (_depth and _owner == os.getpid()):
+    if not _main_thread() or (_depth and _owner == os.getpid()):
         with signals_raise():
             yield
         return

@@ -7,13 +7,18 @@ writable is never an error: the value is measured again.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CACHE_ENV = "CNFGEN_QUEENS_CACHE_DIR"  # where the cache is (default: $XDG_CACHE_HOME/cnfgen-queens)
 
 
 def cache_dir() -> Path:
     """``$CNFGEN_QUEENS_CACHE_DIR``, else ``$XDG_CACHE_HOME/cnfgen-queens``, else ``~/.cache/cnfgen-queens``."""
+    from pathlib import Path  # a cache is read or written: not at start-up
+
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

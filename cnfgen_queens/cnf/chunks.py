@@ -11,16 +11,17 @@ and the embedded solver's load read through it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from types import ModuleType
-from typing import IO, TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import numpy as np
-
 from cnfgen_queens.bounds import MAX_TOKEN
 from cnfgen_queens.cnf import native
 from cnfgen_queens.cnf.dimacs import DimacsError, EndOfBody, Header, Warn, _stderr_warn, body_literals
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from types import ModuleType
+    from typing import IO
+
+    import numpy as np
 
 SCAN_CHUNK = 1 << 18  # bytes of text per chunk: its arrays stay in the CPU caches (faster than 4 MB)
 NATIVE_CHUNK = 1 << 20  # with the compiled scanner, which builds no temporaries: fewer rounds of Python

@@ -13,23 +13,23 @@ with the line number.
 from __future__ import annotations
 
 import io
-import math
-import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, BinaryIO
+from collections.abc import Callable
 
 from cnfgen_queens.bounds import MAX_LINE
-from cnfgen_queens.cnf.atomic import atomic_output, check_writable
-from cnfgen_queens.cnf.compressed import InputError, open_input
-from cnfgen_queens.errors import printable, warn
+from cnfgen_queens.errors import InputError, printable, warn
+from cnfgen_queens.frozen import record
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from pathlib import Path
+    from typing import IO, BinaryIO
 
 Clause = tuple[int, ...]
 CHUNK = 1 << 16
 MAX_VAR = 2**31 - 1  # the largest variable DIMACS solvers accept (signed 32-bit literals)
 Warn = Callable[[str], None]
-__all__ = ["MAX_LINE", "atomic_output", "check_writable"]
+__all__ = ["MAX_LINE"]
 
 
 class DimacsError(InputError):
@@ -96,7 +96,7 @@ def write_clauses(out: BinaryIO, clauses: Iterable[Clause]) -> int:
 # -- reading --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Header:
     """The comment lines and ``p cnf`` line of a DIMACS file."""
 
@@ -115,13 +115,16 @@ class Header:
         return None
 
     def board_size(self) -> int | None:
-        """N from our header: the ``n=N`` description, else the length of ``p show``; None without either."""
+        """N from our header: the ``n=N`` description (what ``n=(\\d+)\\s`` matches, without re: decode's
+        start-up does not load it), else the length of ``p show``; None without either."""
         for c in self.comments:
-            m = re.match(r"n=(\d+)\s", c + " ")
-            if m:
-                return int(m.group(1))
+            digits = c[2:].split(maxsplit=1)[0] if c.startswith("n=") and c[2:3].isdecimal() else ""
+            if digits.isdecimal() and (c + " ")[2 + len(digits)].isspace():
+                return int(digits)
         show = self.comment_value("p show")
         if show:
+            import math  # an extension module (a file to load): not at start-up
+
             k = len(show.split()) - 1
             n = math.isqrt(k)
             if n * n == k and n > 0:
@@ -198,6 +201,7 @@ def read_header(stream: IO[bytes], name: str = "<input>") -> Header:
 
 def open_cnf(path: Path | str, warn: Warn | None = _stderr_warn) -> BinaryIO:
     """A reader of the (decompressed) bytes of a CNF file; errors are DimacsError or OSError."""
+    from cnfgen_queens.cnf.compressed import open_input  # a file read: not at gen-queens' start-up
 
     return open_input(path, warn, DimacsError)
 

@@ -16,21 +16,21 @@ from __future__ import annotations
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import chain
-from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
 
 from cnfgen_queens.cnf import native
-from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir
 from cnfgen_queens.encodings import VarPool
 from cnfgen_queens.model.formula import QueensFormula
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import BinaryIO
+
     import numpy as np
 
-FAST_MIN_CLAUSES = 200_000  # below this numpy's import costs more than it saves
 TEMPLATE_MAX_LITERALS = 20_000_000  # a larger template (e.g. nested, n ~ 500) streams clause by clause
 CHUNK_LITERALS = 1 << 17
 TEXT_CHUNK = 1 << 20  # bytes of text a write (with the compiled part)
@@ -335,7 +335,7 @@ class _Templates:
             with np.load(self._path(k)) as z:
                 t: Template | None = (z["sign"], z["index"], clauses, aux)
             assert t is not None
-            Path(self._path(k)).unlink()
+            os.unlink(self._path(k))
         else:
             t = _template(self.formula, k)
             if t is None:
@@ -356,6 +356,8 @@ class _Templates:
         k, t = self.memory.popitem(last=False)
         self.size -= self._bytes(t)
         if self.tmp is None:  # locked like every work directory: the next run sweeps one a kill -9 left
+            from cnfgen_queens.cnf.atomic import open_work_dir
+
             path, self._lock = open_work_dir("templates")
             self.tmp = str(path)
         np.savez(self._path(k), sign=t[0], index=t[1])
@@ -363,5 +365,7 @@ class _Templates:
 
     def close(self) -> None:
         if self.tmp is not None:
+            from cnfgen_queens.cnf.atomic import close_work_dir
+
             close_work_dir(self.tmp, self._lock)
             self.tmp = None

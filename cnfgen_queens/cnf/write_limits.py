@@ -7,14 +7,14 @@ checks every instance of its config with it too (``shuffled_by`` and ``advice`` 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
 from cnfgen_queens.cnf.dimacs import MAX_VAR, Clause, clause_line
-from cnfgen_queens.cnf.output_size import body_bound, body_size, digit_sum
 from cnfgen_queens.errors import UsageError, option
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from cnfgen_queens.model.formula import QueensFormula
 
 LARGE_BYTES = 50 * 10**9  # above this (or LARGE_CLAUSES) gen-queens asks for --allow-large
@@ -58,6 +58,8 @@ def check_output(
         raise UsageError(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
                          "limit of 2^31-1; use a smaller N or another encoding")  # fmt: skip
     if not allow_large and clauses >= (SIZE_FROM if size_from is None else size_from):
+        from cnfgen_queens.cnf.output_size import body_bound, body_size, digit_sum
+
         n2 = formula.n**2
         header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")
         header += 9 + digit_sum(1, n2 + 1) + n2 + 2 if comments else 0  # the streamed c p show line

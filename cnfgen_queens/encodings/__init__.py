@@ -6,15 +6,13 @@ is the order of ``--list-encodings`` and of ``names()``.
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
-
 from ..errors import UsageError
+from ..frozen import record
 from .base import REGISTRY, Clause, Encoding, VarPool, measured_counts, register
 
 _MODULES = ("pairwise", "sequential", "commander", "nested", "binary", "product", "bimander", "ladder", "pysat_card")
 for _m in _MODULES:
-    importlib.import_module(f"{__name__}.{_m}")
+    __import__(f"{__name__}.{_m}")  # not importlib: start-up has not loaded it
 
 
 class UnknownEncoding(UsageError):
@@ -33,7 +31,7 @@ def names() -> list[str]:
     return list(REGISTRY)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EncodingSize:
     """One row of ``gen-queens --list-encodings``: an encoding's size on a line of ``length`` literals.
 

@@ -10,11 +10,14 @@ takes, and states the ``positional`` rule that the fast writer relies on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
+from cnfgen_queens.frozen import field, record
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     import numpy as np
 
 Clause = tuple[int, ...]
@@ -36,7 +39,7 @@ CountFn = Callable[..., tuple[int, int]]
 ArrayFn = Callable[[int], "np.ndarray"]  # n -> the template's clauses as rows of one 2-D int64 array
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Encoding:
     """A registered at-most-one encoding.
 

@@ -16,7 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
+from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 from cnfgen_queens.cnf.scan import (
     CheckStopped,
