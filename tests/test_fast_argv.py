@@ -15,7 +15,7 @@ import pytest
 
 from cnfgen_queens.cli import _build, _command, fast_argv
 from cnfgen_queens.cli.common import CliError
-from cnfgen_queens.cli.parsing import terminal_columns
+from cnfgen_queens.cli.help_cache import terminal_columns
 
 CORPUS = {
     "gen": [["8"], ["8", "-e", "sequential"], ["-e", "ladder", "12"], ["8", "--encoding=commander", "--group-size=4"],
@@ -110,3 +110,36 @@ def test_start_up_loads_no_heavy_standard_module(argv: list[str], tmp_path: Path
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr[-500:]
     assert proc.stderr.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("command", [["cnfgen-queens", "solve", "--help"], ["gen-queens", "-h"],
+                                     ["cnfgen-queens", "decode", "--help"]])  # fmt: skip
+def test_help_from_the_cache_is_argparse_s(command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SUBCOMMAND --help: argparse's text the first time (kept in the user cache), the same bytes and exit 0
+    from the cache after; another width is argparse's again, and a cache file that no longer fits (a module
+    of cli/ edited since) is not used."""
+    from cnfgen_queens.cli import build_parser
+
+    prog = "gen-queens" if command[0] == "gen-queens" else " ".join(command[:2])
+    name = "gen" if command[0] == "gen-queens" else command[1]
+    cache = tmp_path / "help" / (prog.replace(" ", "-") + ".txt")
+    want = {}
+    for columns in ("70", "50"):
+        monkeypatch.setenv("COLUMNS", columns)
+        want[columns] = build_parser(name, prog).format_help()
+    assert want["70"] != want["50"]
+
+    def run(columns: str) -> str:
+        env = {**os.environ, "CNFGEN_QUEENS_CACHE_DIR": str(tmp_path), "COLUMNS": columns}
+        proc = subprocess.run([str(Path(sys.executable).parent / command[0]), *command[1:]], capture_output=True,
+                              text=True, env=env, timeout=120)  # fmt: skip
+        assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+        return proc.stdout
+
+    assert run("70") == want["70"] and cache.is_file()  # argparse's, kept
+    kept = cache.read_text()
+    assert run("70") == want["70"] and cache.read_text() == kept  # from the cache
+    assert run("50") == want["50"]  # another width: argparse's again (kept in its place)
+    key, text = cache.read_text().split("\n", 1)
+    cache.write_text(key.replace("__init__.py:", "__init__.py:9", 1) + "\n" + text + "stale\n")  # cli/ edited
+    assert run("50") == want["50"]

@@ -57,6 +57,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 # subcommands whose options are defined apart from their run: ``--help`` loads only this module
 ARGUMENTS = {"solve": "solve_args"}
 
+HELP = (["--help"], ["-h"])  # command lines whose output (argparse's) is kept in the user cache (.help_cache)
+
 SWEEPING = frozenset({"solve", "enumerate", "count", "check-count", "batch"})  # the commands with work directories
 
 
@@ -95,6 +97,12 @@ def _version() -> str:
 def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
     set_program(prog)  # warnings start as errors do (while the command runs: main may be called again)
     try:
+        if list(argv) in HELP:  # the whole help, from the cache when it holds this run's
+            from cnfgen_queens.cli.help_cache import print_cached, store
+
+            if print_cached(prog):
+                raise SystemExit(0)  # as argparse's --help ends
+            store(prog, _build(name, prog)[0].format_help())
         args: argparse.Namespace | SimpleNamespace | None = fast_argv.parse(name, argv)  # the common forms
         if args is None:  # argparse reads the line
             args = _build(name, prog)[0].parse_args(list(argv))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cnfgen_queens.cnf.dimacs import Clause, DimacsError, VariableBeyond
+from cnfgen_queens.cnf.dimacs_write import Clause
 from cnfgen_queens.cnf.write_limits import check_output
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.errors import UsageError, warn
@@ -167,6 +167,7 @@ def _blocks(paths: list[str], cells: int) -> list[Clause]:
         return []
     from pathlib import Path
 
+    from cnfgen_queens.cnf.dimacs import DimacsError, VariableBeyond
     from cnfgen_queens.cnf.merge import read_blocks
 
     blocks: list[Clause] = []

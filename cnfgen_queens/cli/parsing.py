@@ -8,10 +8,9 @@ Loaded only then (argparse and the subcommand's option definitions cost about a 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
 from .common import EXIT_USAGE, CliError
+from .help_cache import terminal_columns
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
@@ -30,20 +29,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise CliError(message, EXIT_USAGE)
-
-
-def terminal_columns() -> int:
-    """:func:`shutil.get_terminal_size`'s columns: ``$COLUMNS``, else stdout's terminal, else 80."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
 
 
 class _Formatter(argparse.HelpFormatter):

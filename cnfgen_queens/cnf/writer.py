@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from itertools import chain
 
-from cnfgen_queens.cnf.dimacs import Clause, write_clauses, write_header
+from cnfgen_queens.cnf.dimacs_write import Clause, write_clauses, write_header
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:

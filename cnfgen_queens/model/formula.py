@@ -18,13 +18,14 @@ from cnfgen_queens.encodings import Clause, Encoding, VarPool, get, names
 from cnfgen_queens.errors import option, printable
 from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Board, Line
-from cnfgen_queens.model.lex_leader import BoardGroup, board_group
 from cnfgen_queens.model.variants import PLAIN, Variant, torus_lines
 from cnfgen_queens.version import __version__
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from cnfgen_queens.model.lex_leader import BoardGroup
 
 HEADER_BREAK = "symmetry breaking:"
 MAX_N = 46340  # the largest N with N*N <= 2^31-1
@@ -56,6 +57,8 @@ class QueensFormula:
     @cached_property
     def group(self) -> BoardGroup:
         """The symmetries the variant keeps (``break_symmetry`` breaks them all)."""
+        from cnfgen_queens.model.lex_leader import board_group  # symmetry breaking only: not at start-up
+
         return board_group(self.n, self.variant)
 
     @property
