@@ -1,4 +1,6 @@
-"""Records for the modules a command's start-up loads: :func:`dataclasses.dataclass` without importing it.
+"""Records for the modules a command's start-up loads: :func:`dataclasses.dataclass` without importing it (and
+:class:`cached`, :func:`functools.cached_property` without functools: with contextlib and collections, a
+quarter of Python's own start-up).
 
 ``import dataclasses`` loads ``inspect`` (``ast``, ``dis``, ``tokenize``, ``enum``) and ``re``: about as
 long as Python's own start-up, on every ``gen-queens N``.  :func:`record` makes the same class from the
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from dataclasses import dataclass as record
     from dataclasses import field
+    from functools import cached_property as cached
     from typing import Any
 
 
@@ -195,7 +198,24 @@ def _record(cls: type | None = None, /, *, frozen: bool = False) -> Any:
     return _make(cls, frozen)
 
 
-if not TYPE_CHECKING:
-    record, field = _record, _field
+class _Cached:
+    """:func:`functools.cached_property`: the method's value, computed once and kept in the instance's
+    ``__dict__`` (a frozen record's too), where later reads find it before this descriptor."""
 
-__all__ = ["field", "record"]
+    def __init__(self, method: Callable[[Any], Any]) -> None:
+        self.method, self.name, self.__doc__ = method, method.__name__, method.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, cls: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.method(obj)
+        return value
+
+
+if not TYPE_CHECKING:
+    record, field, cached = _record, _field, _Cached
+
+__all__ = ["cached", "field", "record"]

@@ -16,6 +16,8 @@
    against gbdc, SHA-256 and writing the file again (``scripts/bench_batch.py``).
 8. I/O (issue 10, ``scripts/bench_io.py``): the streaming model check on the 708 MB N = 300 pairwise
    CNF against ``wc -l``, ``solve --time-limit 2`` on it, gen-queens N = 10000 peak RSS.
+9. Speed (issue 33, ``scripts/bench_speed.py``): the generator against a C writer, the runner's own pass
+   against a solver that only reads, start-up against ``python -c pass``.
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -38,6 +40,7 @@ import bench_enum
 import bench_gen
 import bench_io
 import bench_isolation
+import bench_speed
 
 BIN = bench_enum.BIN
 
@@ -144,7 +147,7 @@ def stats(quick: bool, work: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
-    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch", "io"]
+    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch", "io", "speed"]
     ap.add_argument("--only", choices=parts_all, action="append")
     args = ap.parse_args(argv)
     parts = args.only or parts_all
@@ -160,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                 "stats": lambda: stats(args.quick, work),
                 "batch": lambda: bench_batch.figures(args.quick),  # issue 11: config limits, instance hash
                 "io": lambda: bench_io.io_figures(args.quick, work),
+                "speed": lambda: bench_speed.figures(args.quick, work),  # issue 33: against C, the solver, Python
             }[part]()
             for line in lines:
                 print(line, flush=True)

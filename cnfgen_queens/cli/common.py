@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import errno
 import sys
-from contextlib import contextmanager
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Iterable, Iterator
+    from contextlib import AbstractContextManager
     from pathlib import Path
     from typing import BinaryIO, NoReturn
 
@@ -109,8 +109,9 @@ def positive_float(what: str, maximum: float = float("inf")) -> Callable[[str], 
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO})
 
 
-@contextmanager
-def output(path: str | None, inputs: Iterable[str | Path | None] = (), flag: str = "-o") -> Iterator[BinaryIO]:
+def output(
+    path: str | None, inputs: Iterable[str | Path | None] = (), flag: str = "-o"
+) -> AbstractContextManager[BinaryIO]:
     """Binary output: stdout when ``path`` is None or '-', else an atomically written file.
 
     ``path`` must not be the same file as any of ``inputs`` (exit 2).  A FIFO or character device is
@@ -120,9 +121,25 @@ def output(path: str | None, inputs: Iterable[str | Path | None] = (), flag: str
     disk (fsync) when the block ends without one.
     """
     if path is None or path == "-":
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
-        return
+        return _Stdout()
+    from contextlib import contextmanager  # a file written (contextlib is not loaded at start-up)
+
+    return contextmanager(_to_file)(path, inputs, flag)
+
+
+class _Stdout:
+    """stdout's binary stream, flushed when the block ends without an exception."""
+
+    def __enter__(self) -> BinaryIO:
+        return sys.stdout.buffer
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if kind is None:
+            sys.stdout.buffer.flush()
+
+
+def _to_file(path: str, inputs: Iterable[str | Path | None], flag: str) -> Iterator[BinaryIO]:
+    """:func:`output` to a file (a generator for :func:`contextlib.contextmanager`)."""
     from cnfgen_queens.cnf.atomic import atomic_output
     from cnfgen_queens.cnf.compressed import compressing
     from cnfgen_queens.cnf.same_file import refuse_alias

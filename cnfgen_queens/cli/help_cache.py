@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import suppress
 
 from ..user_cache import cache_dir_name, write_cache
 from ..version import __version__
@@ -79,6 +78,8 @@ def print_cached(prog: str) -> bool:
     text = cached(prog)
     if text is None:
         return False
-    with suppress(AttributeError, OSError):  # as argparse's _print_message
+    try:  # noqa: SIM105 (contextlib.suppress: contextlib is not loaded at start-up)
         sys.stdout.write(text)
+    except (AttributeError, OSError):  # as argparse's _print_message
+        pass
     return True

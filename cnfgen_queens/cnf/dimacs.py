@@ -13,7 +13,6 @@ with the line number.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 
 from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.dimacs_write import CHUNK, MAX_VAR, Clause, clause_line, n_clauses, write_clauses, write_header
@@ -22,11 +21,14 @@ from cnfgen_queens.frozen import record
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
     from typing import IO, BinaryIO
 
-Warn = Callable[[str], None]
+    Warn = Callable[[str], None]
+else:
+    Warn = "Callable[[str], None]"  # a name for annotations only (collections.abc is not loaded at start-up)
+
 __all__ = ["CHUNK", "MAX_LINE", "MAX_VAR", "Clause", "clause_line", "n_clauses", "write_clauses", "write_header"]
 
 

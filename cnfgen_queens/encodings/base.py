@@ -10,17 +10,19 @@ takes, and states the ``positional`` rule that the fast writer relies on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from cnfgen_queens.frozen import field, record
+
+Clause = tuple[int, ...]
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     import numpy as np
 
-Clause = tuple[int, ...]
+    EncodeFn = Callable[..., list[Clause]]
+    CountFn = Callable[..., tuple[int, int]]
+    ArrayFn = Callable[[int], np.ndarray]  # n -> the template's clauses as rows of one 2-D int64 array
 
 
 class VarPool:
@@ -32,11 +34,6 @@ class VarPool:
     def new(self) -> int:
         self.top += 1
         return self.top
-
-
-EncodeFn = Callable[..., list[Clause]]
-CountFn = Callable[..., tuple[int, int]]
-ArrayFn = Callable[[int], "np.ndarray"]  # n -> the template's clauses as rows of one 2-D int64 array
 
 
 @record(frozen=True)

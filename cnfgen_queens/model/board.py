@@ -7,9 +7,7 @@ encoding come after ``N*N``.
 
 from __future__ import annotations
 
-from functools import cached_property
-
-from cnfgen_queens.frozen import record
+from cnfgen_queens.frozen import cached, record
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
@@ -107,7 +105,7 @@ class Board:
         return a != b and (r1 == r2 or c1 == c2 or abs(r1 - r2) == abs(c1 - c2))
 
     # -- symmetries of the square (the dihedral group D4) -------------------------
-    @cached_property
+    @cached
     def symmetries(self) -> tuple[Callable[[Cell], Cell], ...]:
         """The 8 symmetries as maps on cells; the identity first."""
         m = self.n - 1

@@ -11,7 +11,6 @@ error.  Nothing here runs a process or checks a model against clauses.
 from __future__ import annotations
 
 import io
-from functools import cache
 
 from cnfgen_queens.bounds import MAX_TOKEN
 from cnfgen_queens.cnf.chunks import fast_literals
@@ -43,12 +42,16 @@ MEMORY_WORDS = r"out of memory|bad_alloc|cannot allocate|memory ?limit|memoryerr
 MAP_FAILED = r"failed to map segment"  # the loader's mmap refused: RLIMIT_AS, or a broken library
 
 
-@cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled, case-insensitive (re is loaded when a run's stderr is read: not at start-up)."""
-    import re
+_COMPILED: dict[str, re.Pattern[str]] = {}
 
-    return re.compile(pattern, re.I)
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled, case-insensitive, once (re is loaded when a run's stderr is read: not at start-up)."""
+    if pattern not in _COMPILED:
+        import re
+
+        _COMPILED[pattern] = re.compile(pattern, re.I)
+    return _COMPILED[pattern]
 
 
 def says_out_of_memory(text: str, limited: bool) -> bool:
