@@ -202,7 +202,10 @@ def restore_handlers(previous: dict[signal.Signals, Any]) -> None:
     for sig, handler in previous.items():
         while True:
             try:  # signal.signal runs a pending handler first, leaving the handler unchanged when it raises
-                signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+                # (_signal's takes SIG_DFL and SIG_IGN as ints only: signal.py's getsignal gives them as enums)
+                signal.signal(
+                    sig, signal.SIG_DFL if handler is None else int(handler) if isinstance(handler, int) else handler
+                )
                 break
             except KeyboardInterrupt as e:
                 landed = landed or e
