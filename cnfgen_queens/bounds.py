@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 MAX_LINE = 1 << 26  # 64 MiB: a header line is read in pieces of this size; a longer non-comment one is refused
 MAX_TOKEN = 1 << 16  # 64 KiB: a body "literal" (bytes without a blank) longer than this is not DIMACS

@@ -12,13 +12,15 @@ handler for a caller that installed none: the process then exits 128 + the signa
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:  # _signal has no stub; signal.py builds its enums when loaded (start-up time)
+    import signal
+    from typing import Any
+else:
+    import _signal as signal
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 _program = ""  # the running command's name (``gen-queens``, ``cnfgen-queens solve``), set by the CLI
@@ -97,14 +99,18 @@ PARAMETERS = {
 }  # fmt: skip
 
 
-@contextmanager
-def python_words() -> Iterator[None]:
+# The context managers below are classes, not contextlib's generators: a command's start-up does not load
+# contextlib (with functools and collections, a quarter of Python's own start-up).
+
+
+class python_words:
     """Messages raised inside name the Python API's parameters and 0-based squares, not the CLI's."""
-    token = _python_words.set(True)
-    try:
-        yield
-    finally:
-        _python_words.reset(token)
+
+    def __enter__(self) -> None:
+        self._token = _python_words.set(True)
+
+    def __exit__(self, *exc: object) -> None:
+        _python_words.reset(self._token)
 
 
 def from_python() -> bool:
@@ -149,6 +155,11 @@ def square_range(n: int) -> str:
     return f"0..{n - 1}" if _python_words.get() else f"1..{n}"
 
 
+class InputError(UsageError):
+    """An input file that cannot be read as what it is or claims to be; one line, naming the file (a
+    compressed file's codec, :mod:`cnfgen_queens.cnf.compressed`; DIMACS, :class:`.dimacs.DimacsError`)."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP, handled like Ctrl-C; ``exit_code`` is 128 + the signal number.
 
@@ -157,9 +168,18 @@ class Terminated(KeyboardInterrupt):
     """
 
     def __init__(self, signum: int) -> None:
+        import signal  # the module, for the signal's name (not loaded at start-up)
+
         super().__init__(f"terminated ({signal.Signals(signum).name})")
         self.signum = signum
         self.exit_code = 128 + signum
+
+
+def _main_thread() -> bool:
+    """Whether this is the main thread: no other runs Python code before threading is loaded (a command that
+    starts none never loads it)."""
+    threading = sys.modules.get("threading")
+    return threading is None or threading.current_thread() is threading.main_thread()
 
 
 _owner = 0  # the process whose signals_raise blocks are active; a forked child gets the default action
@@ -183,7 +203,10 @@ def restore_handlers(previous: dict[signal.Signals, Any]) -> None:
     for sig, handler in previous.items():
         while True:
             try:  # signal.signal runs a pending handler first, leaving the handler unchanged when it raises
-                signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+                # (_signal's takes SIG_DFL and SIG_IGN as ints only: signal.py's getsignal gives them as enums)
+                signal.signal(
+                    sig, signal.SIG_DFL if handler is None else int(handler) if isinstance(handler, int) else handler
+                )
                 break
             except KeyboardInterrupt as e:
                 landed = landed or e
@@ -191,62 +214,84 @@ def restore_handlers(previous: dict[signal.Signals, Any]) -> None:
         raise landed
 
 
-@contextmanager
-def signals_raise(*, over_default_only: bool = False) -> Iterator[None]:
+class signals_raise:
     """SIGTERM and SIGHUP raise :class:`Terminated` inside this block (main thread only; elsewhere a
     no-op); nested blocks are fine, each puts back exactly the handlers it found.  A signal the caller
     ignores (``nohup``, a script's background job) stays ignored; with ``over_default_only`` a handler
     the caller set stays too (only the default action is replaced)."""
-    global _owner, _depth
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pid, outer = os.getpid(), (_owner, _depth)
-    previous: dict[signal.Signals, Any] = {}
-    try:  # from the first handler on: a signal landing while the next one is set still puts both back
-        _owner, _depth = pid, (_depth if _owner == pid else 0) + 1
-        for sig in TERMINATING:
-            previous[sig] = signal.getsignal(sig)
-            if previous[sig] == signal.SIG_DFL or (previous[sig] != signal.SIG_IGN and not over_default_only):
-                signal.signal(sig, raise_terminated)
-        yield
-    finally:
+
+    def __init__(self, *, over_default_only: bool = False) -> None:
+        self.over_default_only, self.active = over_default_only, False
+
+    def __enter__(self) -> None:
+        global _owner, _depth
+        if not _main_thread():
+            return
+        self.active = True
+        pid, self.outer = os.getpid(), (_owner, _depth)
+        self.previous: dict[signal.Signals, Any] = {}
+        try:  # from the first handler on: a signal landing while the next one is set still puts both back
+            _owner, _depth = pid, (_depth if _owner == pid else 0) + 1
+            for sig in TERMINATING:
+                self.previous[sig] = signal.getsignal(sig)
+                if self.previous[sig] == signal.SIG_DFL or (
+                    self.previous[sig] != signal.SIG_IGN and not self.over_default_only
+                ):
+                    signal.signal(sig, raise_terminated)
+        except BaseException:
+            self._leave()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        if self.active:
+            self._leave()
+
+    def _leave(self) -> None:
+        global _owner, _depth
         try:
-            restore_handlers(previous)
+            restore_handlers(self.previous)
         finally:
-            _owner, _depth = outer
+            _owner, _depth = self.outer
 
 
-@contextmanager
-def signals_deferred() -> Iterator[None]:
+class signals_deferred:
     """Hold SIGINT, SIGTERM and SIGHUP for a step that must not be cut in half (removing a work directory,
     recording one just made); the first that came is handled on leaving, by the handler that was in place
     (its KeyboardInterrupt or Terminated raised, or the default action taken).  A signal the caller ignores
     stays ignored.  Main thread only (no other thread runs Python signal handlers); elsewhere a no-op."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    came: list[int] = []
-    previous: dict[signal.Signals, Any] = {}
-    try:
-        for sig in (signal.SIGINT, *TERMINATING):
-            handler = signal.getsignal(sig)
-            if handler not in (signal.SIG_IGN, None):
-                previous[sig] = handler
-                signal.signal(sig, lambda signum, frame: came.append(signum))
-        yield
-    finally:
-        restore_handlers(previous)
-        if came:
-            handler = previous[signal.Signals(came[0])]
+
+    def __enter__(self) -> None:
+        self.active = _main_thread()
+        if not self.active:
+            return
+        came: list[int] = []
+        self.came = came
+        self.previous: dict[signal.Signals, Any] = {}
+        try:
+            for sig in (signal.SIGINT, *TERMINATING):
+                handler = signal.getsignal(sig)
+                if handler not in (signal.SIG_IGN, None):
+                    self.previous[sig] = handler
+                    signal.signal(sig, lambda signum, frame: came.append(signum))
+        except BaseException:
+            self._leave()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        if self.active:
+            self._leave()
+
+    def _leave(self) -> None:
+        restore_handlers(self.previous)
+        if self.came:
+            handler = self.previous[self.came[0]]  # type: ignore[index]
             if callable(handler):
-                handler(came[0], None)
+                handler(self.came[0], None)
             else:  # SIG_DFL: the default action, now that the handler is back
-                os.kill(os.getpid(), came[0])
+                os.kill(os.getpid(), self.came[0])
 
 
-@contextmanager
-def signals_unwind() -> Iterator[None]:
+class signals_unwind:
     """:func:`signals_raise` for library code that must clean up (an atomic write, a temporary directory).
 
     Under a caller's :func:`signals_raise` (every CLI command) the signal is that caller's
@@ -256,12 +301,23 @@ def signals_unwind() -> Iterator[None]:
     KeyboardInterrupt would make Python print a traceback and kill itself with SIGINT).  A handler the
     library's caller set is left in place: the caller decides what its signals do.
     """
-    if threading.current_thread() is not threading.main_thread() or (_depth and _owner == os.getpid()):
-        with signals_raise():
-            yield
-        return
-    try:
-        with signals_raise(over_default_only=True):
-            yield
-    except Terminated as e:
-        raise SystemExit(e.exit_code) from e
+
+    def __enter__(self) -> None:
+        self.inner = not _main_thread() or bool(_depth and _owner == os.getpid())  # a caller's block: its signal
+        self.raising = signals_raise(over_default_only=not self.inner)
+        try:
+            self.raising.__enter__()
+        except Terminated as e:
+            if self.inner:
+                raise
+            raise SystemExit(e.exit_code) from e
+
+    def __exit__(self, kind: object, value: BaseException | None, tb: object) -> None:
+        try:
+            self.raising.__exit__(kind, value, tb)
+        except Terminated as e:
+            if self.inner:
+                raise
+            raise SystemExit(e.exit_code) from e
+        if isinstance(value, Terminated) and not self.inner:
+            raise SystemExit(value.exit_code) from value

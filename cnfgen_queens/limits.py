@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 
 from .errors import UsageError
+from .frozen import record
 
 MAX_TIME = 2**31 - 1  # seconds: kissat, minisat and picosat reject a larger time limit
 MAX_MEMORY = 2**31 - 1  # MB: minisat rejects a larger -mem-lim
@@ -22,7 +22,7 @@ DEFAULT_OUTPUT_MB = 1024  # solver output (stdout + stderr) past this is an ERRO
 ISOLATION_MODES = ("auto", "cgroup", "none")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """Resource limits of one solver run and how they are enforced.
 
@@ -54,7 +54,7 @@ def check_time_limit(seconds: float | None, what: str = "time limit") -> float |
     return seconds
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Deadline:
     """When time is up: ``at`` on :func:`time.monotonic`'s clock, or None for never.
 

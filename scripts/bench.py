@@ -19,6 +19,8 @@
 9. Issue 33 (``scripts/bench_throughput.py``, tables of ``scripts/benchlib.py`` against the issue's figures):
    ``throughput``: 10,000 tiny runs with ``--jobs 2``, runs/s of each thousand, the coordinator's memory;
    ``certify``: ``count 12 --jobs 2 --certify`` then ``check-count --jobs 2``.
+10. Speed (issue 33, ``scripts/bench_speed.py``): the generator against a C writer, the runner's own pass
+    against a solver that only reads, start-up against ``python -c pass``.
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -42,6 +44,7 @@ import bench_enum
 import bench_gen
 import bench_io
 import bench_isolation
+import bench_speed
 import bench_throughput
 import benchlib
 
@@ -157,8 +160,8 @@ def issue33(part: Callable[[benchlib.Table, bool, Path], None], quick: bool, wor
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
-    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch", "io", "throughput",
-                 "certify"]  # fmt: skip
+    parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch", "io", "speed",
+                 "throughput", "certify"]  # fmt: skip
     ap.add_argument("--only", choices=parts_all, action="append")
     args = ap.parse_args(argv)
     parts = args.only or parts_all
@@ -176,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                 "io": lambda: bench_io.io_figures(args.quick, work),
                 "throughput": lambda: issue33(bench_throughput.batch, args.quick, work),
                 "certify": lambda: issue33(bench_throughput.certify, args.quick, work),
+                "speed": lambda: bench_speed.figures(args.quick, work),  # issue 33: against C, the solver, Python
             }[part]()
             for line in lines:
                 print(line, flush=True)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
-from cnfgen_queens.cnf.dimacs import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.experiments.config import ConfigError, load
 from cnfgen_queens.experiments.grid import expand
 from cnfgen_queens.experiments.store import Store, StoreError

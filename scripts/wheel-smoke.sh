@@ -62,7 +62,7 @@ import sys, tarfile, zipfile
 from pathlib import Path
 dist, version = Path(sys.argv[1]), sys.argv[2]
 sdist = dist / f"cnfgen_queens-{version}.tar.gz"
-wheel = dist / f"cnfgen_queens-{version}-py3-none-any.whl"
+(wheel,) = dist.glob(f"cnfgen_queens-{version}-*.whl")  # a platform wheel: the optional compiled part
 with tarfile.open(sdist) as t:
     names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
 missing = {"LICENSE", "CHANGELOG.md", "CITATION.cff", "README.md", "pyproject.toml"} - names
@@ -84,13 +84,17 @@ EOF
 # 3. A fresh virtual environment, outside the checkout, with the wheel and its dependencies.
 step "installing the wheel into a fresh venv"
 "${VENV_PYTHON:-$PY}" -m venv "$WORK/venv"
-"$WORK/venv/bin/python" -m pip install -q "$WORK"/dist/cnfgen_queens-"$VERSION"-py3-none-any.whl \
+"$WORK/venv/bin/python" -m pip install -q "$WORK"/dist/cnfgen_queens-"$VERSION"-*.whl \
     > "$WORK/pip.log" 2>&1 || { tail -30 "$WORK/pip.log" >&2; fail "pip install of the wheel"; }
 export PATH="$WORK/venv/bin:$PATH"
 mkdir -p "$WORK/run"
 cd "$WORK/run"
 where="$(python -c 'import cnfgen_queens; print(cnfgen_queens.__file__)')"
 [[ "$where" == "$WORK/venv/"* ]] || fail "cnfgen_queens imported from $where, not the fresh venv"
+if command -v cc > /dev/null 2>&1; then  # built where there is a compiler (optional: without one, the pure path)
+    python -c 'from cnfgen_queens.cnf import native; assert native.NATIVE is not None' \
+        || fail "the compiled part (cnfgen_queens/cnf/_native.c) is not in the wheel"
+fi
 
 # 4. The smoke set.
 step "--version"

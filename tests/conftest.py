@@ -83,3 +83,22 @@ def db(tmp_path: Path) -> Path:
         for r in HAND:
             store.add(r)
     return path
+
+
+@pytest.fixture(params=["compiled", "pure"])
+def compiled(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each of the two paths in turn: the compiled part (cnfgen_queens/cnf/_native.c; skipped where it is not
+    built, failed under CI) and the pure-Python/numpy path (``CNFGEN_QUEENS_PURE=1`` for the processes a test
+    starts, :data:`cnfgen_queens.cnf.native.NATIVE` None in this one)."""
+    from helpers import need_tool
+
+    from cnfgen_queens.cnf import native
+
+    if request.param == "compiled":
+        if native.NATIVE is None:
+            need_tool("the compiled part is not built (pip install -e . with a C compiler)")
+        monkeypatch.delenv(native.PURE_VARIABLE, raising=False)
+    else:
+        monkeypatch.setattr(native, "NATIVE", None)
+        monkeypatch.setenv(native.PURE_VARIABLE, "1")
+    return str(request.param)

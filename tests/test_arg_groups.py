@@ -7,7 +7,8 @@ import argparse
 import pytest
 
 from cnfgen_queens.cli import SUBCOMMANDS, _build, main
-from cnfgen_queens.cli.arg_groups import DEFAULT_SOLVER, MAX_MEMORY, given_flags
+from cnfgen_queens.cli.arg_groups import DEFAULT_SOLVER, given_flags
+from cnfgen_queens.limits import MAX_MEMORY
 
 SHARED = ("--solver", "--solver-args", "--solvers-file", "--time-limit", "--memory-limit", "--output-limit",
           "--isolation", "--encoding", "--group-size", "--column-alo", "--place", "--place-file", "--block-square",

@@ -14,10 +14,11 @@ from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.cnf import fast_writer as generate
 from cnfgen_queens.cnf import output_size
-from cnfgen_queens.cnf.fast_writer import FAST_MIN_CLAUSES, format_literals
-from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.cnf.fast_writer import format_literals
+from cnfgen_queens.cnf.writer import FAST_MIN_CLAUSES, write_cnf
 from cnfgen_queens.encodings import REGISTRY, VarPool
 from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.variants import Variant
 
 
 @pytest.mark.parametrize("name", encodings.names())
@@ -116,3 +117,54 @@ def test_reuse_freed_memory_runs_in_a_child() -> None:
     code = "from cnfgen_queens.cnf.fast_writer import reuse_freed_memory as r; r(); r(); print('ok')"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")
+
+
+@pytest.mark.parametrize("name", [n for n in encodings.names() if encodings.get(n).array or encodings.get(n).width])
+def test_array_templates_and_widths_hold(name: str) -> None:
+    """What an encoding states for large files: its numpy template is its template, and no clause is wider
+    than its ``width`` (the size bound of gen-queens' pre-write check relies on it)."""
+    enc = encodings.get(name)
+    for n in range(31):
+        template, aux = enc.template(n)
+        array = enc.array_template(n)
+        if enc.array is not None:
+            assert array is not None
+            assert ([tuple(row) for row in array[0].tolist()], array[1]) == (template, aux), n
+        if enc.width is not None:
+            assert all(len(c) <= enc.width for c in template), n
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [QueensFormula(9), QueensFormula(12, "sequential", column_alo=True), QueensFormula(7, break_symmetry=True),
+     QueensFormula(10, "sequential", variant=Variant(placed=((0, 1),), holes=((5, 5), (6, 7)))),
+     QueensFormula(8, variant=Variant(torus=True)), QueensFormula(1), QueensFormula(2, "sequential")],
+    ids=repr,
+)  # fmt: skip
+def test_size_bound_is_above_the_bytes(formula: QueensFormula) -> None:
+    out = io.BytesIO()
+    write_cnf(out, formula)
+    body = out.getvalue().split(b"\n", 1)[1]
+    bound = output_size.body_bound(formula)
+    assert bound is not None and len(body) <= bound <= 2 * output_size.body_size(formula)[0] + 100
+
+
+def test_the_bound_spares_the_exact_size(monkeypatch: pytest.MonkeyPatch, capfdbinary) -> None:
+    """gen-queens' refusal of a file over 50 GB needs the exact size only when the bound is over the limit: a
+    large pairwise formula builds no template before writing (the exact size cost 0.37 s at N = 200)."""
+    import cnfgen_queens.cnf.write_limits as limits
+
+    calls: list[int] = []
+    real = output_size.body_size
+
+    def exact(formula: QueensFormula) -> tuple[int, bool]:
+        calls.append(formula.n)
+        return real(formula)
+
+    monkeypatch.setattr(limits, "SIZE_FROM", 0)
+    monkeypatch.setattr(output_size, "body_size", exact)
+    assert gen_main(["30", "--no-comments"]) == 0
+    assert len(capfdbinary.readouterr().out) > 0 and calls == []
+    monkeypatch.setattr(limits, "LARGE_BYTES", 1000)  # the bound is over it: the exact size is named
+    assert gen_main(["30", "--no-comments"]) == 2
+    assert calls == [30] and " bytes (" in capfdbinary.readouterr().err.decode()

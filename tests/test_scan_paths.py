@@ -1,5 +1,6 @@
-"""The two readers of a CNF body behind ``solve``'s checks (pure Python for a small body, numpy chunks for a
-large one) accept and refuse exactly the same bodies, and find the same violated clause."""
+"""The readers of a CNF body behind ``solve``'s checks (pure Python for a small body, chunks for a large one: the
+compiled scanner or numpy, each test run with both) accept and refuse exactly the same bodies, and find the
+same violated clause."""
 
 from __future__ import annotations
 
@@ -55,12 +56,12 @@ MODELS = [None, bytearray(6), bytearray([0, 1, 1, 1, 1, 0]), bytearray([0, 1, 0,
 
 
 @pytest.mark.parametrize("body", HOSTILE)
-def test_both_paths_agree_on_hostile_bodies(tmp_path: Path, body: bytes) -> None:
+def test_both_paths_agree_on_hostile_bodies(tmp_path: Path, body: bytes, compiled: str) -> None:
     for value in MODELS:
         both(tmp_path, body, value)
 
 
-def test_the_paths_are_really_different_and_refuse_what_they_must(tmp_path: Path) -> None:
+def test_the_paths_are_really_different_and_refuse_what_they_must(tmp_path: Path, compiled: str) -> None:
     assert "variable 5 exceeds" in str(both(tmp_path, b"1 -2 0\n5 0\n", None)[1])  # refused by both
     assert both(tmp_path, b"1 -2 0\n2 3 -4 0\n-1 4 0\n", bytearray([0, 1, 0, 0, 0, 0])) == ((2, (-1, 4)), 3, None, ())
     assert both(tmp_path, b"1 0\n2", bytearray([0, 1, 1, 0])) == (
@@ -87,7 +88,9 @@ def test_the_paths_are_really_different_and_refuse_what_they_must(tmp_path: Path
     ),
     value=st.one_of(st.none(), st.lists(st.integers(0, 1), min_size=1, max_size=8).map(lambda v: bytearray([*v, 0]))),
 )  # fmt: skip
-def test_both_paths_agree_on_generated_bodies(tmp_path: Path, body: bytes, value: bytearray | None) -> None:
+def test_both_paths_agree_on_generated_bodies(
+    tmp_path: Path, body: bytes, value: bytearray | None, compiled: str
+) -> None:
     both(tmp_path, body, value, num_vars=5)
 
 

@@ -10,6 +10,7 @@ signal lands while they are set or put back (planted with a profile hook at that
 
 from __future__ import annotations
 
+import _signal
 import os
 import signal
 import subprocess
@@ -22,7 +23,7 @@ from typing import Any
 import pytest
 from helpers import CLI_ENTRY, default_signals, exit_status
 
-from cnfgen_queens.errors import Terminated, raise_terminated, signals_raise, signals_unwind
+from cnfgen_queens.errors import Terminated, raise_terminated, restore_handlers, signals_raise, signals_unwind
 from cnfgen_queens.experiments.batch import _signals_held
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
@@ -243,12 +244,16 @@ def test_nested_blocks_put_back_exactly_what_they_found(own_handlers: dict[int, 
 
 
 def _land_at(call: int, sig: int) -> Callable[[Any, str, Any], None]:
-    """A profile hook that sends ``sig`` to this process as the ``call``-th call of signal.signal begins."""
+    """A profile hook that sends ``sig`` to this process as the ``call``-th call of signal.signal begins (the
+    Python function of signal.py, or _signal's, which cnfgen_queens.errors calls: both run a pending handler
+    before they change one)."""
     seen = 0
 
     def hook(frame: Any, event: str, arg: Any) -> None:
         nonlocal seen
-        if event == "call" and frame.f_code is signal.signal.__code__:
+        if (event == "call" and frame.f_code is signal.signal.__code__) or (
+            event == "c_call" and arg is _signal.signal
+        ):
             seen += 1
             if seen == call:
                 sys.setprofile(None)
@@ -291,3 +296,13 @@ def test_the_batch_holding_its_signals_puts_every_handler_back(own_handlers: dic
     finally:
         sys.setprofile(None)
         signal.signal(signal.SIGINT, saved_int)
+
+
+def test_handlers_as_signal_s_enums_are_put_back(own_handlers: dict[int, Any]) -> None:
+    """restore_handlers puts back what signal.py's getsignal gives (SIG_DFL and SIG_IGN as enums: batch's
+    _signals_held) as well as _signal's ints (errors.py sets handlers through _signal, which takes ints only)."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    restore_handlers({signal.SIGTERM: signal.Handlers.SIG_IGN, signal.SIGHUP: signal.Handlers.SIG_DFL})
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == (signal.SIG_IGN, signal.SIG_DFL)
+    restore_handlers({signal.SIGTERM: _signal.SIG_DFL, signal.SIGHUP: None})
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == (signal.SIG_DFL, signal.SIG_DFL)

@@ -15,8 +15,8 @@ import pytest
 
 from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main
-from cnfgen_queens.cnf.fast_writer import FAST_MIN_CLAUSES, format_literals
-from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.cnf.fast_writer import format_literals
+from cnfgen_queens.cnf.writer import FAST_MIN_CLAUSES, write_cnf
 from cnfgen_queens.model.formula import QueensFormula
 
 # sha256 of `gen-queens ARGS --no-comments`, recorded when the fast path landed; a change of
@@ -34,7 +34,7 @@ HEAVY = ("numpy", "networkx", "matplotlib", "dask", "distributed", "pysat", "yam
 
 
 @pytest.mark.parametrize("args", sorted(GOLDEN))
-def test_golden_bytes(args: str, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_golden_bytes(args: str, capfdbinary: pytest.CaptureFixture[bytes], compiled: str) -> None:
     assert gen_main([*args.split(), "--no-comments"]) == 0
     assert hashlib.sha256(capfdbinary.readouterr().out).hexdigest() == GOLDEN[args]
 
@@ -46,7 +46,7 @@ def test_golden_cases_cover_both_paths() -> None:
 
 
 @pytest.mark.parametrize("encoding", encodings.names())
-def test_fast_path_equals_reference_path(encoding: str) -> None:
+def test_fast_path_equals_reference_path(encoding: str, compiled: str) -> None:
     for n in (1, 2, 3, 4, 7, 11):
         for column_alo in (False, True):
             formula = QueensFormula(n, encoding, column_alo)
@@ -56,7 +56,7 @@ def test_fast_path_equals_reference_path(encoding: str) -> None:
             assert fast.getvalue() == slow.getvalue(), (encoding, n, column_alo)
 
 
-def test_format_literals_edge_values() -> None:
+def test_format_literals_edge_values(compiled: str) -> None:
     import numpy as np
 
     values = [1, -1, 9, -9, 10, -10, 9999, 10000, -10001, 99999999, 100000000, -2147483647, 0]

@@ -4,7 +4,9 @@ Each subcommand lives in its own module ``cli/<name>.py`` with
 ``add_arguments(parser)`` and ``run(args) -> int`` (its one-line help is in
 :data:`SUBCOMMANDS`); only the chosen one is imported, so start-up stays fast.
 Options several subcommands share are defined once, in :mod:`.arg_groups`.
-``main(argv)`` is callable in-process.  The signal handlers of start-up are
+The common command lines of ``gen``, ``decode`` and ``block`` are read by :mod:`.fast_argv`, every other
+by argparse (:mod:`.parsing`, loaded then), so that a plain ``gen-queens N`` starts about as fast as
+Python itself.  ``main(argv)`` is callable in-process.  The signal handlers of start-up are
 installed by the package's first statement (:func:`cnfgen_queens.quiet_exit`); while a
 subcommand runs, Ctrl-C raises KeyboardInterrupt and SIGTERM/SIGHUP raise
 :class:`~cnfgen_queens.errors.Terminated`, one unwinding for all three (a signal the caller
@@ -13,21 +15,27 @@ ignores stays ignored).
 
 from __future__ import annotations
 
-import argparse
 import errno
-import importlib
 import os
-import signal
 import sys
-from collections.abc import Callable, Sequence
-from types import ModuleType
-from typing import Any, NoReturn
 
 from .. import quiet_exit
-from ..cnf.atomic import sweep_work_dirs
 from ..errors import TERMINATING, UsageError, printable, set_program, signals_raise
 from ..version import __version__
+from . import fast_argv
 from .common import EXIT_USAGE, CliError, Exit, fail
+
+TYPE_CHECKING = False  # not typing's (not loaded at start-up; mypy takes the name as always true)
+if TYPE_CHECKING:  # _signal has no stub; signal.py (its enums) is not loaded at start-up
+    import argparse
+    import signal as _signal
+    from collections.abc import Callable, Sequence
+    from types import ModuleType, SimpleNamespace
+    from typing import Any
+
+    from .parsing import Parser as Parser
+else:
+    import _signal
 
 # name -> (module, one-line help); the order is the order of --help
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -46,29 +54,40 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# subcommands whose options are defined apart from their run: ``--help`` loads only this module
+ARGUMENTS = {"solve": "solve_args"}
+
+HELP = (["--help"], ["-h"])  # command lines whose output (argparse's) is kept in the user cache (.help_cache)
+
 SWEEPING = frozenset({"solve", "enumerate", "count", "check-count", "batch"})  # the commands with work directories
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors and exit 2; no abbreviations (``--n 5`` is not ``--no-comments``)."""
+def _module(name: str, arguments: bool = False) -> ModuleType:
+    """The module of subcommand ``name``, or (``arguments``) the one that defines its options (``__import__``:
+    importlib is not loaded at start-up)."""
+    base = SUBCOMMANDS[name][0]
+    full = f"{__name__}.{ARGUMENTS.get(name, base) if arguments else base}"
+    __import__(full)
+    return sys.modules[full]
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> NoReturn:
-        raise CliError(message, EXIT_USAGE)
+def _parsing() -> ModuleType:
+    """:mod:`.parsing` (argparse), loaded on first use."""
+    __import__(f"{__name__}.parsing")
+    return sys.modules[f"{__name__}.parsing"]
 
 
 def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
-    module = importlib.import_module(f"{__name__}.{SUBCOMMANDS[name][0]}")
-    text = SUBCOMMANDS[name][1]
-    if name == "gen" and prog == "gen-queens":
-        text = text.removesuffix(" (the same as gen-queens)")
-    parser = Parser(prog=prog, description=text)
-    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
-    module.add_arguments(parser)
-    return parser, module
+    """(the parser of subcommand ``name``, the module that defines its options)."""
+    module = _module(name, arguments=True)
+    return _parsing().build(name, prog, module, SUBCOMMANDS[name][1], _version()), module
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`.parsing.Parser`, from :mod:`.parsing` on first use (not at start-up)."""
+    if name == "Parser":
+        return _parsing().Parser
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _version() -> str:
@@ -78,9 +97,19 @@ def _version() -> str:
 def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
     set_program(prog)  # warnings start as errors do (while the command runs: main may be called again)
     try:
-        parser, module = _build(name, prog)
-        args = parser.parse_args(list(argv))
+        if list(argv) in HELP:  # the whole help, from the cache when it holds this run's
+            from cnfgen_queens.cli.help_cache import print_cached, store
+
+            if print_cached(prog):
+                raise SystemExit(0)  # as argparse's --help ends
+            store(prog, _build(name, prog)[0].format_help())
+        args: argparse.Namespace | SimpleNamespace | None = fast_argv.parse(name, argv)  # the common forms
+        if args is None:  # argparse reads the line
+            args = _build(name, prog)[0].parse_args(list(argv))
+        module = _module(name)
         if name in SWEEPING:  # what a kill -9 of an earlier run left in $TMPDIR (only dead processes' ones)
+            from cnfgen_queens.cnf.atomic import sweep_work_dirs
+
             sweep_work_dirs()
         args.command_line = command
         args.prog = prog
@@ -143,10 +172,16 @@ def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
         return 1
 
 
-def _command(prog: str, argv: Sequence[str]) -> str:
-    import shlex
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")  # shlex's
 
-    return shlex.join([prog, *argv])
+
+def _command(prog: str, argv: Sequence[str]) -> str:
+    """``shlex.join([prog, *argv])``, without loading shlex (and re) at start-up (tests/test_fast_argv.py
+    compares the two)."""
+    return " ".join(
+        word if word and all(c in _SAFE for c in word) else "'" + word.replace("'", "'\"'\"'") + "'"
+        for word in (prog, *argv)
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -180,15 +215,15 @@ def gen_main(argv: Sequence[str] | None = None) -> int:
 def _exit(run: Callable[[], int]) -> None:
     """Run a console command; Ctrl-C raises KeyboardInterrupt only while it runs, quietly before and after
     (SIGTERM and SIGHUP likewise); a signal the caller ignores stays ignored."""
-    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if _signal.getsignal(_signal.SIGINT) != _signal.SIG_IGN:
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
     try:
         code = run()
     except KeyboardInterrupt as e:  # one that landed outside _guard's try (or in its handlers)
         code = getattr(e, "exit_code", 130)
-    for sig in (signal.SIGINT, *TERMINATING):  # atexit handlers and finalizers run next
-        if signal.getsignal(sig) != signal.SIG_IGN:
-            signal.signal(sig, quiet_exit)
+    for sig in (_signal.SIGINT, *TERMINATING):  # atexit handlers and finalizers run next
+        if _signal.getsignal(sig) != _signal.SIG_IGN:
+            _signal.signal(sig, quiet_exit)
     sys.exit(code)
 
 

@@ -8,11 +8,12 @@ and :func:`given_flags`, the one check behind "FLAG does not apply here" errors.
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Iterable
-
-from ..limits import MAX_MEMORY, MAX_TIME
 from .common import fail, line_length, positive_float, positive_int
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterable
 
 DEFAULT_SOLVER = "pysat:cadical195"  # solvers.DEFAULT_SOLVER, repeated so that parsing imports nothing
 DEFAULT_ENCODING = "pairwise"
@@ -52,6 +53,8 @@ def add_solvers_file_argument(p: argparse.ArgumentParser | argparse._ArgumentGro
 def add_limit_arguments(p: argparse.ArgumentParser) -> None:
     """``-t/--time-limit S``, ``-m/--memory-limit MB``, ``--output-limit MB``, ``--isolation`` (one help text in
     every command, so none names another command's loop)."""
+    from cnfgen_queens.limits import MAX_MEMORY, MAX_TIME
+
     g = p.add_argument_group("limits")
     g.add_argument(
         "-t",

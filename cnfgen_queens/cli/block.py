@@ -10,13 +10,16 @@ what ``merge`` renames into a shuffled base.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from cnfgen_queens.cnf.dimacs import clause_line
 from cnfgen_queens.model.decode import blocking_clauses
 
 from .model_input import add_input_arguments, load
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

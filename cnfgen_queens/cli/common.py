@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import errno
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import BinaryIO, NoReturn
 
-from cnfgen_queens.cnf.atomic import NotAFile, atomic_output, check_output_target
-from cnfgen_queens.cnf.compressed import compressing
-from cnfgen_queens.cnf.same_file import refuse_alias
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Iterable, Iterator
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+    from typing import BinaryIO, NoReturn
 
 EXIT_USAGE = 2
 EXIT_ENVIRONMENT = 1  # a file that cannot be written, a disk that is full
@@ -38,6 +37,13 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise CliError(message, code)
 
 
+def type_error(message: str) -> argparse.ArgumentTypeError:
+    """The error an argparse type raises (argparse is loaded then, not at start-up)."""
+    import argparse
+
+    return argparse.ArgumentTypeError(message)
+
+
 def positive_int(what: str, maximum: int | None = None, why: str = "") -> Callable[[str], int]:
     """An argparse type: an integer in 1..maximum (checked on the text's length first, so a number of
     thousands of digits is refused at once)."""
@@ -46,12 +52,12 @@ def positive_int(what: str, maximum: int | None = None, why: str = "") -> Callab
         try:
             value = int(text) if maximum is None or len(text.strip()) <= 30 else None
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be a positive integer, got {text!r}") from None
+            raise type_error(f"{what} must be a positive integer, got {text!r}") from None
         if value is not None and value <= 0:
-            raise argparse.ArgumentTypeError(f"{what} must be a positive integer, got {value}")
+            raise type_error(f"{what} must be a positive integer, got {value}")
         if value is None or (maximum is not None and value > maximum):  # None: too long for any maximum
             shown = text if len(text) <= 30 else text[:27] + "..."
-            raise argparse.ArgumentTypeError(f"{what} must be at most {maximum}{why}, got {shown}")
+            raise type_error(f"{what} must be at most {maximum}{why}, got {shown}")
         return value
 
     parse.__name__ = what
@@ -75,9 +81,9 @@ def non_negative_int(what: str = "") -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{prefix}must be a non-negative integer, got {text!r}") from None
+            raise type_error(f"{prefix}must be a non-negative integer, got {text!r}") from None
         if value < 0:
-            raise argparse.ArgumentTypeError(f"{prefix}must be a non-negative integer, got {value}")
+            raise type_error(f"{prefix}must be a non-negative integer, got {value}")
         return value
 
     parse.__name__ = what or "non-negative integer"
@@ -89,11 +95,11 @@ def positive_float(what: str, maximum: float = float("inf")) -> Callable[[str], 
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be a positive number, got {text!r}") from None
+            raise type_error(f"{what} must be a positive number, got {text!r}") from None
         if not 0 < value < float("inf"):
-            raise argparse.ArgumentTypeError(f"{what} must be a positive finite number, got {text}")
+            raise type_error(f"{what} must be a positive finite number, got {text}")
         if value > maximum:
-            raise argparse.ArgumentTypeError(f"{what} must be at most {maximum:.0f} seconds, got {text}")
+            raise type_error(f"{what} must be at most {maximum:.0f} seconds, got {text}")
         return value
 
     parse.__name__ = what
@@ -103,8 +109,9 @@ def positive_float(what: str, maximum: float = float("inf")) -> Callable[[str], 
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO})
 
 
-@contextmanager
-def output(path: str | None, inputs: Iterable[str | Path | None] = (), flag: str = "-o") -> Iterator[BinaryIO]:
+def output(
+    path: str | None, inputs: Iterable[str | Path | None] = (), flag: str = "-o"
+) -> AbstractContextManager[BinaryIO]:
     """Binary output: stdout when ``path`` is None or '-', else an atomically written file.
 
     ``path`` must not be the same file as any of ``inputs`` (exit 2).  A FIFO or character device is
@@ -114,15 +121,35 @@ def output(path: str | None, inputs: Iterable[str | Path | None] = (), flag: str
     disk (fsync) when the block ends without one.
     """
     if path is None or path == "-":
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
-        return
+        return _Stdout()
+    from contextlib import contextmanager  # a file written (contextlib is not loaded at start-up)
+
+    return contextmanager(_to_file)(path, inputs, flag)
+
+
+class _Stdout:
+    """stdout's binary stream, flushed when the block ends without an exception."""
+
+    def __enter__(self) -> BinaryIO:
+        return sys.stdout.buffer
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if kind is None:
+            sys.stdout.buffer.flush()
+
+
+def _to_file(path: str, inputs: Iterable[str | Path | None], flag: str) -> Iterator[BinaryIO]:
+    """:func:`output` to a file (a generator for :func:`contextlib.contextmanager`)."""
+    from cnfgen_queens.cnf.atomic import atomic_output
+    from cnfgen_queens.cnf.compressed import compressing
+    from cnfgen_queens.cnf.same_file import refuse_alias
+
     refuse_alias(path, inputs, flag)
     check_output_path(path)
     try:
         with atomic_output(path, stream=True) as f:
             try:
-                packed = compressing(f, Path(path))
+                packed = compressing(f, path)
             except ValueError as e:
                 fail(str(e))
             yield packed
@@ -135,6 +162,8 @@ def output(path: str | None, inputs: Iterable[str | Path | None] = (), flag: str
 def check_output_path(path: str | Path) -> None:
     """Before any work: a stream output ``path`` that is a directory, socket or block device (exit 2), or
     that cannot be written (exit 2), is one line."""
+    from cnfgen_queens.cnf.atomic import NotAFile, check_output_target
+
     try:
         check_output_target(path, stream=True)
     except NotAFile as e:

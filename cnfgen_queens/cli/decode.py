@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
-
-from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.model.decode import FORMATS, render, write_png
 
 from .arg_groups import add_output_argument
 from .common import fail, output
 from .model_input import add_input_arguments, load
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,7 +30,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "png" and not args.output:
         fail("--format png needs -o FILE")
     inputs = [args.input, args.cnf]
-    refuse_alias(args.output, inputs)  # before reading: the answer must survive a typo
+    if args.output is not None:
+        from cnfgen_queens.cnf.same_file import refuse_alias
+
+        refuse_alias(args.output, inputs)  # before reading: the answer must survive a typo
     placement = load(args, clauses_only=False).placement
     with output(args.output, inputs) as out:  # atomic, and compressed as a .gz, .bz2 or .xz name says
         if args.format == "png":

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from cnfgen_queens.cnf.dimacs import DimacsError, VariableBeyond
-from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
-from cnfgen_queens.cnf.merge import read_blocks
+from cnfgen_queens.cnf.dimacs_write import Clause
 from cnfgen_queens.cnf.write_limits import check_output
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.errors import UsageError, warn
@@ -19,6 +14,10 @@ from .arg_groups import add_encoding_arguments, add_output_argument, encoding_of
 from .common import board_size, fail, line_length, non_negative_int, output
 from .variant_args import FLAGS as VARIANT_FLAGS
 from .variant_args import add_variant_arguments, variant_from
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    import argparse
 
 DEFAULT_LINE_LENGTH = 8  # of --list-encodings
 LIST_IGNORES = ("--encoding", "--column-alo", "--block", "--no-comments", "--output", "--allow-large", "--shuffle")
@@ -130,6 +129,8 @@ def run_export(args: argparse.Namespace) -> int:
                                   "--break-symmetry", *VARIANT_FLAGS))  # fmt: skip
     if cnf_only:
         fail(f"{cnf_only[0]} applies to --format cnf only")
+    from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
+
     command = None if args.no_comments else args.command_line
     with output(args.output) as out:
         if args.format == "opb":
@@ -147,8 +148,30 @@ def run_cnf(args: argparse.Namespace) -> int:
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
     cells = args.n * args.n
-    blocks = []
-    for path in args.block:
+    blocks = _blocks(args.block, cells)
+    comments = [] if args.no_comments else formula.header_comments(args.command_line, show=False)
+    try:
+        check_output(formula, comments, blocks, allow_large=args.allow_large, shuffle=args.shuffle)
+    except UsageError as e:
+        fail(str(e))
+    if args.shuffle is not None and args.no_comments:
+        warn("--no-comments drops the shuffle seed: decode/block cannot undo it")
+    with output(args.output, [*args.block, *args.holes, *args.place_file]) as out:
+        write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle, tune_malloc=True)
+    return 0
+
+
+def _blocks(paths: list[str], cells: int) -> list[Clause]:
+    """The clauses of the ``--block`` files: over the N*N cell variables only."""
+    if not paths:
+        return []
+    from pathlib import Path
+
+    from cnfgen_queens.cnf.dimacs import DimacsError, VariableBeyond
+    from cnfgen_queens.cnf.merge import read_blocks
+
+    blocks: list[Clause] = []
+    for path in paths:
         try:
             blocks += read_blocks(Path(path), cells)  # cell variables only: an auxiliary's name is the encoding's
         except OSError as e:
@@ -160,13 +183,4 @@ def run_cnf(args: argparse.Namespace) -> int:
             )
         except DimacsError as e:
             fail(str(e))
-    comments = [] if args.no_comments else formula.header_comments(args.command_line, show=False)
-    try:
-        check_output(formula, comments, blocks, allow_large=args.allow_large, shuffle=args.shuffle)
-    except UsageError as e:
-        fail(str(e))
-    if args.shuffle is not None and args.no_comments:
-        warn("--no-comments drops the shuffle seed: decode/block cannot undo it")
-    with output(args.output, [*args.block, *args.holes, *args.place_file]) as out:
-        write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle, tune_malloc=True)
-    return 0
+    return blocks

@@ -3,13 +3,7 @@ shuffle, check the board."""
 
 from __future__ import annotations
 
-import argparse
-import json
-import re
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, BinaryIO, cast
 
 from cnfgen_queens.bounds import MAX_LINE, json_value
 from cnfgen_queens.cnf.chunks import Prefixed
@@ -17,16 +11,21 @@ from cnfgen_queens.cnf.compressed import InputError, open_input
 from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, Header, open_body, read_header_file
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 from cnfgen_queens.cnf.shuffle import KEY, ShuffleError, header_shuffle, header_shuffle_map, unshuffle_map
+from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import DecodeError, variant_placement
 from cnfgen_queens.model.variants import HEADER_HOLES, HEADER_PLACED, HEADER_TORUS, VariantError, from_header
 
 from ..errors import warn
-from ..solvers.outcome import Status
 from ..solvers.parse import Claim, parse_competition, parse_minisat, read_competition, read_minisat
 from .common import Exit, board_size, fail
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Iterator
+    from typing import IO
+
     import numpy as np
 
     from cnfgen_queens.cnf.dimacs import Header
@@ -35,7 +34,6 @@ if TYPE_CHECKING:
 EXIT_NO_SOLUTION = 1
 MINISAT_FIRST = ("SAT", "UNSAT", "INDET")
 ECHO = "c cnf-header "  # `solve` repeats the CNF's size, N and shuffle lines after this prefix
-OPB_LITERAL = re.compile(r"^(-?)x(\d+)$")  # sat4j's v lines on an OPB file: x1 -x2 ...
 
 
 def add_input_arguments(p: argparse.ArgumentParser) -> None:
@@ -94,14 +92,22 @@ def opb_to_dimacs(text: str) -> str:
     lines = text.splitlines()
     v_lines = [i for i, line in enumerate(lines) if line.split()[:1] == ["v"]]
     words = [w for i in v_lines for w in lines[i].split()[1:]]
-    if not words or not all(OPB_LITERAL.match(w) for w in words):
+    if not words or not all(_opb_literal(w) for w in words):
         return text
     for i in v_lines:
-        lines[i] = "v " + " ".join(OPB_LITERAL.sub(r"\1\2", w) for w in lines[i].split()[1:])
+        lines[i] = "v " + " ".join(_opb_literal(w) for w in lines[i].split()[1:])
     return "\n".join([*lines, "v 0"]) + "\n"
 
 
-@dataclass(frozen=True)
+def _opb_literal(word: str) -> str:
+    r"""The DIMACS literal of an OPB one (``x12`` -> ``12``, ``-x3`` -> ``-3``), or "" for any other word: what
+    ``^(-?)x(\d+)$`` matches (without re: not loaded at start-up)."""
+    sign, rest = ("-", word[1:]) if word.startswith("-") else ("", word)
+    digits = rest[1:]
+    return sign + digits if rest[:1] == "x" and digits.isdecimal() else ""
+
+
+@record(frozen=True)
 class Decoded:
     placement: Placement
 
@@ -223,11 +229,11 @@ def _streamed(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarra
     """The claim of a large answer, read as a stream: only the values of the board's cells are kept (each
     set once: memory follows the board, never the output, whatever its lines' lengths)."""
     first = head.lstrip().split(None, 1)[:1]
-    stream = cast(BinaryIO, Prefixed(head, f))
+    stream = Prefixed(head, f)
     sink = ModelSink(MAX_VAR, keep=cells)
     if first and first[0].decode("utf-8", "replace") in MINISAT_FIRST:
-        return read_minisat(stream, sink)
-    return read_competition(stream, sink)
+        return read_minisat(stream, sink)  # type: ignore[arg-type]
+    return read_competition(stream, sink)  # type: ignore[arg-type]
 
 
 def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
@@ -262,17 +268,19 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
         fail(str(e))
     if claim.problem:
         fail(f"{name}: {claim.problem}", EXIT_NO_SOLUTION)
-    if claim.answer is Status.UNSAT:
+    if claim.answer == "UNSAT":
         if getattr(args, "format", None) == "json" and not clauses_only:
+            import json
+
             print(json.dumps({"n": n, "columns": None}))  # the shape of a board's record: no board
         else:
             print("no solution", file=sys.stderr if clauses_only else sys.stdout)
         raise Exit(EXIT_NO_SOLUTION)
     if claim.model is None:
         what = "no model (no v lines, no SAT result)"
-        if claim.answer is Status.SAT:
+        if claim.answer == "SAT":
             what = "the answer is SAT, but the output carries no model (no v lines: `solve --no-model`?)"
-        elif claim.answer is Status.UNKNOWN:
+        elif claim.answer == "UNKNOWN":
             what = "UNKNOWN answer"
         fail(f"{name}: {what}", EXIT_NO_SOLUTION)
     if claim.answer is None:

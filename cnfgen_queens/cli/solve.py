@@ -28,35 +28,12 @@ from cnfgen_queens.limits import Deadline
 from ..solutions.known_answer import UNCHECKED_WHY, judge_answer
 from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
 from ..solvers.outcome import EXIT_CODES, S_LINES, Checked
-from .arg_groups import add_limit_arguments, add_solver_arguments
 from .common import EXIT_ENVIRONMENT, fail
 from .model_input import echo_lines, header_echo
 from .run_options import command_start, limits_from, measured
+from .solve_args import add_arguments as add_arguments  # the dispatcher reads them there (--help loads no runner)
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="DIMACS CNF file, or - for stdin")
-    add_solver_arguments(p)
-    add_limit_arguments(p)
-    p.add_argument(
-        "--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it"
-    )
-    p.add_argument(
-        "--json",
-        action="store_true",
-        help="print one JSON record instead of competition output (with the CNF's N and shuffle lines in "
-        "cnf_header, so `decode` reads it)",
-    )
-    p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
-    add_require_checked(p, "an UNSAT that neither a verified --proof nor OEIS (a board without solutions) backs")
-
-
-def add_require_checked(p: argparse.ArgumentParser, what: str) -> None:
-    """``--require-checked``: an unchecked answer is an error (exit 1), for scripts that need certainty."""
-    p.add_argument("--require-checked", action="store_true",
-                   help=f"treat {what} as an error (exit 1) instead of printing it marked unchecked")  # fmt: skip
 
 
 def _v_lines(model: tuple[int, ...]) -> str:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-from typing import TYPE_CHECKING
-
 from cnfgen_queens.model.variants import VariantError, make_variant, parse_cell, read_cells
 
 from .arg_groups import given_flags
-from .common import fail, non_negative_int
+from .common import fail, non_negative_int, type_error
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    import argparse
+
     from cnfgen_queens.model.variants import Variant
 
 FLAGS = ("--place", "--place-file", "--block-square", "--holes", "--torus", "--random-place", "--seed")
@@ -22,7 +21,7 @@ def _cell(text: str) -> tuple[int, int]:
     try:
         return parse_cell(text)
     except VariantError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+        raise type_error(str(e)) from None
 
 
 def add_variant_arguments(p: argparse.ArgumentParser) -> None:
@@ -75,6 +74,8 @@ def given(args: argparse.Namespace) -> list[str]:
 def variant_from(args: argparse.Namespace, n: int) -> Variant:
     """The validated variant of the options, or a one-line usage error."""
 
+    if args.place_file or args.holes:
+        from pathlib import Path  # files of squares only: not at start-up
     try:
         placed = list(args.place)
         for path in args.place_file:

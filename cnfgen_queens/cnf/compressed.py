@@ -11,25 +11,23 @@ timestamp or file name), so the same command writes the same bytes.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, BinaryIO, cast
 
 from ..bounds import check_ratio, refuse_device
-from ..errors import UsageError
+from ..errors import InputError as InputError  # defined there (cnf.dimacs loads no codec at start-up); named here
+from ..frozen import record
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import IO, BinaryIO
+
     from _typeshed import WriteableBuffer
 
 READ_BUFFER = 1 << 20
 
 
-class InputError(UsageError):
-    """An input file that cannot be read as what it is or claims to be; one line, naming the file."""
-
-
-@dataclass(frozen=True)
+@record(frozen=True)
 class Codec:
     """A compression format: its name, file suffix, magic bytes and command-line tool."""
 
@@ -181,10 +179,11 @@ def open_input(
     if raw is None:
         refuse_device(path, error)
     given: IO[bytes] = raw if raw is not None else open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115
-    if isinstance(given, io.BufferedReader):
+    stream: io.BufferedReader
+    if isinstance(given, io.BufferedReader):  # noqa: SIM108
         stream = given
     else:  # stdin's buffer or a BytesIO: any binary stream with readinto serves as the raw stream
-        stream = io.BufferedReader(cast(io.RawIOBase, given), READ_BUFFER)
+        stream = io.BufferedReader(given, READ_BUFFER)  # type: ignore[arg-type]
     held: list[str] = []
     try:
         codec = check_codec(name, stream.peek(MAGIC_BYTES)[:MAGIC_BYTES], None if warn is None else held.append)
@@ -194,7 +193,7 @@ def open_input(
     if codec is None:
         return stream
     counted = _Counted(stream)
-    inner = decompressor(codec, cast(IO[bytes], counted))
+    inner = decompressor(codec, counted)  # type: ignore[arg-type]
     decoded = _Decoded(inner, counted, codec, name, error)
     if warn is not None:
         decoded.warnings = [(warn, message) for message in held]

@@ -1,4 +1,4 @@
-"""DIMACS CNF: streaming writer, strict header reader, body parser, and merge.
+"""DIMACS CNF: strict header reader, body parser, and the writer's functions (:mod:`.dimacs_write`) again.
 
 Files may be compressed (:mod:`.compressed`); literals are read as Python ints and
 checked against the header and 2^31-1, so nothing is silently cut to 32 bits.  The
@@ -13,23 +13,23 @@ with the line number.
 from __future__ import annotations
 
 import io
-import math
-import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, BinaryIO
 
 from cnfgen_queens.bounds import MAX_LINE
-from cnfgen_queens.cnf.atomic import atomic_output, check_writable
-from cnfgen_queens.cnf.compressed import InputError, open_input
-from cnfgen_queens.errors import printable, warn
+from cnfgen_queens.cnf.dimacs_write import CHUNK, MAX_VAR, Clause, clause_line, n_clauses, write_clauses, write_header
+from cnfgen_queens.errors import InputError, warn
+from cnfgen_queens.frozen import record
 
-Clause = tuple[int, ...]
-CHUNK = 1 << 16
-MAX_VAR = 2**31 - 1  # the largest variable DIMACS solvers accept (signed 32-bit literals)
-Warn = Callable[[str], None]
-__all__ = ["MAX_LINE", "atomic_output", "check_writable"]
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+    from pathlib import Path
+    from typing import IO, BinaryIO
+
+    Warn = Callable[[str], None]
+else:
+    Warn = "Callable[[str], None]"  # a name for annotations only (collections.abc is not loaded at start-up)
+
+__all__ = ["CHUNK", "MAX_LINE", "MAX_VAR", "Clause", "clause_line", "n_clauses", "write_clauses", "write_header"]
 
 
 class DimacsError(InputError):
@@ -51,52 +51,10 @@ def _stderr_warn(msg: str) -> None:
     warn(msg)
 
 
-def n_clauses(k: int) -> str:
-    """``1 clause``, ``3 clauses``."""
-    return f"{k} clause" if k == 1 else f"{k} clauses"
-
-
-# -- writing --------------------------------------------------------------------
-
-
-def clause_line(clause: Iterable[int]) -> str:
-    return " ".join(map(str, clause)) + " 0\n"
-
-
-def write_header(
-    out: BinaryIO, num_vars: int, num_clauses: int, comments: Iterable[str] = (), show: int | None = None
-) -> None:
-    """Comment lines, then (``show``) the projection line ``c p show 1 ... show 0`` streamed in
-    pieces, then ``p cnf V C``."""
-    out.write("".join(f"c {printable(c)}\n" if c else "c\n" for c in comments).encode())  # one line each
-    if show is not None:
-        out.write(b"c p show")
-        for lo in range(1, show + 1, CHUNK * 4):
-            out.write((" " + " ".join(map(str, range(lo, min(show + 1, lo + CHUNK * 4))))).encode())
-        out.write(b" 0\n")
-    out.write(f"p cnf {num_vars} {num_clauses}\n".encode())
-
-
-def write_clauses(out: BinaryIO, clauses: Iterable[Clause]) -> int:
-    """Write clauses in chunks; returns how many were written."""
-    count = 0
-    buf: list[str] = []
-    for clause in clauses:
-        buf.append(" ".join(map(str, clause)))
-        if len(buf) >= CHUNK:
-            out.write((" 0\n".join(buf) + " 0\n").encode())
-            count += len(buf)
-            buf.clear()
-    if buf:
-        out.write((" 0\n".join(buf) + " 0\n").encode())
-        count += len(buf)
-    return count
-
-
 # -- reading --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Header:
     """The comment lines and ``p cnf`` line of a DIMACS file."""
 
@@ -115,13 +73,16 @@ class Header:
         return None
 
     def board_size(self) -> int | None:
-        """N from our header: the ``n=N`` description, else the length of ``p show``; None without either."""
+        """N from our header: the ``n=N`` description (what ``n=(\\d+)\\s`` matches, without re: decode's
+        start-up does not load it), else the length of ``p show``; None without either."""
         for c in self.comments:
-            m = re.match(r"n=(\d+)\s", c + " ")
-            if m:
-                return int(m.group(1))
+            digits = c[2:].split(maxsplit=1)[0] if c.startswith("n=") and c[2:3].isdecimal() else ""
+            if digits.isdecimal() and (c + " ")[2 + len(digits)].isspace():
+                return int(digits)
         show = self.comment_value("p show")
         if show:
+            import math  # an extension module (a file to load): not at start-up
+
             k = len(show.split()) - 1
             n = math.isqrt(k)
             if n * n == k and n > 0:
@@ -198,6 +159,7 @@ def read_header(stream: IO[bytes], name: str = "<input>") -> Header:
 
 def open_cnf(path: Path | str, warn: Warn | None = _stderr_warn) -> BinaryIO:
     """A reader of the (decompressed) bytes of a CNF file; errors are DimacsError or OSError."""
+    from cnfgen_queens.cnf.compressed import open_input  # a file read: not at gen-queens' start-up
 
     return open_input(path, warn, DimacsError)
 

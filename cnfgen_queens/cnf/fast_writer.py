@@ -16,24 +16,27 @@ from __future__ import annotations
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import chain
-from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
 
-from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir
+from cnfgen_queens.cnf import native
 from cnfgen_queens.encodings import VarPool
 from cnfgen_queens.model.formula import QueensFormula
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import BinaryIO
+
     import numpy as np
 
-FAST_MIN_CLAUSES = 200_000  # below this numpy's import costs more than it saves
 TEMPLATE_MAX_LITERALS = 20_000_000  # a larger template (e.g. nested, n ~ 500) streams clause by clause
 CHUNK_LITERALS = 1 << 17
+TEXT_CHUNK = 1 << 20  # bytes of text a write (with the compiled part)
 CACHE_BYTES = 64 << 20  # templates held in memory; the rest spill to a temporary directory
 Template = tuple["np.ndarray", "np.ndarray", int, int]
+Take = Callable[["np.ndarray", "np.ndarray", "np.ndarray"], bytes]  # the compiled part's format_take
 BYTE_ORDER = "<" if sys.byteorder == "little" else ">"  # of the formatter's 4-byte words
 
 
@@ -71,13 +74,16 @@ def _keep_patterns(groups: int) -> np.ndarray:
 def format_literals(flat: np.ndarray) -> bytes:
     """DIMACS text of a flat literal array in which 0 ends a clause: ``"1 -2 0\\n..."``.
 
-    Each literal becomes a fixed-width row (sign, zero-padded digits from a table of
-    0000..9999, separator) and one boolean compaction drops the padding.  The rows are
-    4-byte words in ``BYTE_ORDER`` whose bytes are fixed, so the text is the same on
-    either byte order.
+    The compiled part writes it when there is one (:mod:`.native`); else each literal becomes a
+    fixed-width row (sign, zero-padded digits from a table of 0000..9999, separator) and one boolean
+    compaction drops the padding.  The rows are 4-byte words in ``BYTE_ORDER`` whose bytes are fixed,
+    so the text is the same on either byte order.
     """
     import numpy as np
 
+    scanner = native.NATIVE
+    if scanner is not None:
+        return bytes(scanner.format_literals(np.ascontiguousarray(flat)))
     order = BYTE_ORDER
 
     a = np.asarray(flat)
@@ -109,6 +115,14 @@ def _template(formula: QueensFormula, n: int) -> Template | None:
     """The encoding of inputs 1..n, flat and 0-terminated, as (signs, variable indices, clauses, auxiliaries)."""
     import numpy as np
 
+    array = formula.enc.array_template(n, **formula.params)
+    if array is not None:  # built by numpy (pairwise, sequential)
+        rows, aux = array
+        clauses = int(rows.shape[0])
+        grid = np.zeros((clauses, rows.shape[1] + 1), dtype=np.int64)
+        grid[:, :-1] = rows
+        flat = grid.reshape(-1)
+        return np.sign(flat).astype(np.int8), np.abs(flat).astype(np.int32), clauses, aux
     built, aux = formula.enc.template(n, **formula.params)
     if not built:
         empty = np.zeros(0, dtype=np.int64)
@@ -169,17 +183,49 @@ def _line_vars(formula: QueensFormula) -> Iterator[np.ndarray]:
 
 
 def write_body_fast(out: BinaryIO, formula: QueensFormula) -> int:
-    """The formula's clauses by template substitution (same bytes as the reference path)."""
+    """The formula's clauses by template substitution (same bytes as the reference path): with the compiled part,
+    each line's text straight from its template (no array of its literals), else numpy's arrays formatted."""
     count = 0
+    if native.NATIVE is not None:
+        for text, clauses in _texts(formula):
+            out.write(text)
+            count += clauses
+        return count
     for flat, clauses in body_chunks(formula):
         out.write(format_literals(flat))
         count += clauses
     return count
 
 
+def _texts(formula: QueensFormula) -> Iterator[tuple[bytes, int]]:
+    """:func:`body_chunks` as text of about ``TEXT_CHUNK`` bytes, each line formatted from its template by the
+    compiled part."""
+    scanner = native.NATIVE
+    assert scanner is not None
+    pending: list[bytes] = []
+    size = clauses = 0
+    for part, count in _parts(formula, scanner.format_take):
+        text = part if isinstance(part, bytes) else format_literals(part)
+        pending.append(text)
+        size, clauses = size + len(text), clauses + count
+        if size >= TEXT_CHUNK:
+            yield b"".join(pending), clauses
+            pending, size, clauses = [], 0, 0
+    if pending:
+        yield b"".join(pending), clauses
+
+
 def body_chunks(formula: QueensFormula) -> Iterator[tuple[np.ndarray, int]]:
     """The formula's clauses without the variant's unit clauses, in order, as (flat 0-terminated
     literals, clauses in them) chunks of about ``CHUNK_LITERALS``; memory stays bounded."""
+    for part, clauses in _parts(formula):
+        assert not isinstance(part, bytes)
+        yield part, clauses
+
+
+def _parts(formula: QueensFormula, take: Take | None = None) -> Iterator[tuple[np.ndarray | bytes, int]]:
+    """:func:`body_chunks`; with ``take`` (the compiled ``format_take``), a line written from a template comes
+    as its text instead."""
     import numpy as np
 
     n = formula.n
@@ -193,13 +239,15 @@ def body_chunks(formula: QueensFormula) -> Iterator[tuple[np.ndarray, int]]:
             yield block.reshape(-1), r.size
     templates = _Templates(formula)
     try:
-        yield from _line_chunks(formula, templates)
+        yield from _line_chunks(formula, templates, take)
     finally:
         templates.close()
 
 
-def _line_chunks(formula: QueensFormula, templates: _Templates) -> Iterator[tuple[np.ndarray, int]]:
-    """The at-most-one clauses of every line, in order."""
+def _line_chunks(
+    formula: QueensFormula, templates: _Templates, take: Take | None = None
+) -> Iterator[tuple[np.ndarray | bytes, int]]:
+    """The at-most-one clauses of every line, in order (with ``take``, as text where a template is held)."""
     import numpy as np
 
     dtype = np.int32 if formula.counts()[0] < 2**31 else np.int64
@@ -221,9 +269,15 @@ def _line_chunks(formula: QueensFormula, templates: _Templates) -> Iterator[tupl
         sign, index, clauses, aux = t
         if clauses:
             mapping = np.concatenate(([0], line, np.arange(top + 1, top + aux + 1)), dtype=dtype)
-            pending.append(np.take(mapping, index) * sign)
-            pending_size += index.size
-            pending_clauses += clauses
+            if take is not None:
+                if pending:
+                    yield np.concatenate(pending), pending_clauses
+                    pending, pending_size, pending_clauses = [], 0, 0
+                yield take(index, sign, mapping), clauses
+            else:
+                pending.append(np.take(mapping, index) * sign)
+                pending_size += index.size
+                pending_clauses += clauses
         top += aux
         if pending_size >= CHUNK_LITERALS:
             yield np.concatenate(pending), pending_clauses
@@ -281,7 +335,7 @@ class _Templates:
             with np.load(self._path(k)) as z:
                 t: Template | None = (z["sign"], z["index"], clauses, aux)
             assert t is not None
-            Path(self._path(k)).unlink()
+            os.unlink(self._path(k))
         else:
             t = _template(self.formula, k)
             if t is None:
@@ -302,6 +356,8 @@ class _Templates:
         k, t = self.memory.popitem(last=False)
         self.size -= self._bytes(t)
         if self.tmp is None:  # locked like every work directory: the next run sweeps one a kill -9 left
+            from cnfgen_queens.cnf.atomic import open_work_dir
+
             path, self._lock = open_work_dir("templates")
             self.tmp = str(path)
         np.savez(self._path(k), sign=t[0], index=t[1])
@@ -309,5 +365,7 @@ class _Templates:
 
     def close(self) -> None:
         if self.tmp is not None:
+            from cnfgen_queens.cnf.atomic import close_work_dir
+
             close_work_dir(self.tmp, self._lock)
             self.tmp = None

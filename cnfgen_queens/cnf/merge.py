@@ -2,7 +2,8 @@
 
 ``merge`` and ``gen-queens --block`` read blocks files (bare clause lines, or a DIMACS file whose
 header is dropped) through the same bounded readers as ``solve`` (a body of up to 4 MiB line by
-line, a larger one by :func:`.scan.literal_chunks`, with numpy): memory follows the literals read,
+line, a larger one by :func:`.scan.literal_chunks`: the compiled scanner, or numpy; the base's clauses
+are only counted, by the compiled scanner when there is one): memory follows the literals read,
 a line without a blank past :data:`cnfgen_queens.bounds.MAX_TOKEN` is refused, and every literal
 of the blocks and of the base is checked against the base's header, so no solver is ever handed
 a literal its header does not declare.
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from ..bounds import MAX_LINE
+from . import native
+from .chunks import body_counts
 from .compressed import open_input
 from .dimacs import (
     Clause,
@@ -62,9 +65,15 @@ def merge(base: Path, blocks: Iterable[Path], out: BinaryIO, warn: Warn = _stder
 
 
 def count_body_clauses(base: Path, header: Header, warn: Warn = _stderr_warn) -> int:
-    """Clauses in the body of ``base``, every literal checked against the header (DimacsError)."""
+    """Clauses in the body of ``base``, every literal checked against the header (DimacsError): counted by the
+    compiled scanner (:func:`.chunks.body_counts`), or without it line by line when small."""
+    name = str(base)
     with open_body(base, header) as f:
-        count = sum(1 for _ in _clauses(f, b"", header, str(base), warn))
+        data = f.read(SMALL_BODY + 1)
+        if native.NATIVE is None and len(data) <= SMALL_BODY:
+            count = sum(1 for _ in iter_body(data.splitlines(), name, header.body_line, header.num_vars, warn))
+        else:
+            count = body_counts(Prefixed(data, f), header, name, warn)[0]  # type: ignore[arg-type]
     if count != header.num_clauses:
         warn(f"{base}: header says {n_clauses(header.num_clauses)}, file has {count}; the merged header says {count}")
     return count

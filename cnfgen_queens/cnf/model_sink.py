@@ -8,11 +8,12 @@ while streaming.  Memory follows the variables, never the bytes of the output.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from cnfgen_queens.frozen import record
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
     import numpy as np
 
 UNSEEN, TRUE, FALSE = 0, 1, 2
@@ -20,7 +21,7 @@ _TRUE_ONLY = bytes([0, 1] + [0] * 254)  # state -> value: 1 where true, 0 elsewh
 SMALL = 64  # literals added in pure Python; more with numpy
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModelValues:
     """A streamed model: ``value`` holds 1 at each true variable and ends with a 0 sentinel (what
     :func:`.scan.check_stream` checks), ``literals`` how many literals set it, ``problem`` why the

@@ -8,10 +8,10 @@ arithmetic progressions of variables.  Otherwise estimated by a power law in the
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.fast_writer import _template
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import numpy as np
 
@@ -57,6 +57,22 @@ def _line_bytes(formula: QueensFormula, k: int, digits: int) -> tuple[int, np.nd
     cells = np.concatenate(([0], np.cumsum(weight[1 : k + 1])))
     auxes = np.concatenate(([0], np.cumsum(weight[k + 1 :])))
     return fixed, cells, auxes, aux
+
+
+def body_bound(formula: QueensFormula) -> int | None:
+    """An upper bound on the bytes of the clause lines, from counts alone (no template built), or None when the
+    encoding does not state its widest clause (:attr:`.Encoding.width`).  Every literal but the at-least-one
+    clauses' is taken at full width (a sign and the digits of the largest variable) with its separator; the
+    variant's unit clauses and the lex-leader clauses at three literals (:func:`body_size`'s own bound)."""
+    width = formula.enc.width
+    if width is None:
+        return None
+    n = formula.n
+    rows = 2 if formula.column_alo else 1
+    alo = rows * (digit_sum(1, n * n + 1) + n * n + 2 * n)  # exact: each cell once, a blank each, " 0\n" a row
+    num_vars, clauses = formula.counts()
+    literal = len(str(num_vars)) + 2
+    return alo + (clauses - rows * n) * (max(width, 3) * literal + 2)
 
 
 def body_size(formula: QueensFormula) -> tuple[int, bool]:

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-from cnfgen_queens.cnf.chunks import SCAN_CHUNK, Prefixed, literal_chunks
+from cnfgen_queens.cnf import native
+from cnfgen_queens.cnf.chunks import SCAN_CHUNK, CheckStopped, Prefixed, body_counts, literal_chunks
 from cnfgen_queens.cnf.dimacs import (
     Clause,
     EndOfBody,
@@ -32,12 +33,13 @@ from cnfgen_queens.cnf.dimacs import (
     read_header,
 )
 
-__all__ = ["SCAN_CHUNK", "Prefixed", "literal_chunks"]  # read here by stats, merge and the embedded solver
+__all__ = ["SCAN_CHUNK", "CheckStopped", "Prefixed", "literal_chunks"]  # read here by stats, merge, the solvers
 
 # a body up to this is checked in pure Python: importing numpy costs more (the N = 40 pairwise CNF, 1.3 MB,
 # takes about as long either way, numpy's import included: scripts/bench_solve_loop.py --threshold)
 SMALL_BODY = 1 << 20
 SMALL_BODY_NUMPY_LOADED = 1 << 14  # once numpy is imported anyway, only a tiny body is faster without it
+SMALL_BODY_NATIVE = 1 << 12  # the compiled scanner counts a body (no model) faster than Python from a few KB
 SMALL_MODEL = 1 << 16  # a model of up to this many literals is read in pure Python, a larger one with numpy
 Values = bytearray  # a model: 1 at the index of each true variable, the last entry a 0 sentinel for any beyond
 
@@ -151,11 +153,6 @@ class StreamCheck:
     length: int | None = None
 
 
-class CheckStopped(Exception):
-    """The caller's ``stop()`` said to end a check before the end of the file (its deadline passed, or the
-    solver it runs beside answered)."""
-
-
 SHOWN = 4096  # literals of a violated clause longer than a chunk that a message quotes
 
 
@@ -165,18 +162,25 @@ def check_stream(
 ) -> StreamCheck:  # fmt: skip
     """Check the model ``value`` clause by clause; with None, only read the whole body (DimacsError for
     anything that is not DIMACS).  A body of up to ``small`` bytes is read in pure Python (no numpy to
-    import: a solve in a shell loop starts fast), a larger one in numpy chunks; both accept and refuse
-    the same bodies (tests/test_scan_paths.py).  Memory follows the chunk and the model, not the clause:
-    a clause line of any length is read in pieces.  ``stop`` is asked between chunks; when it says True
+    import: a solve in a shell loop starts fast), a larger one in chunks (the compiled scanner, which only
+    counts when there is no model, or numpy); all accept and refuse the same bodies
+    (tests/test_scan_paths.py).  Memory follows the chunk and the model, not the clause: a clause line of
+    any length is read in pieces.  ``stop`` is asked between chunks; when it says True
     the check ends with :class:`CheckStopped`."""
-    if small is None:
+    if small is None and value is None and native.NATIVE is not None:
+        small = SMALL_BODY_NATIVE
+    elif small is None:
         small = SMALL_BODY if "numpy" not in sys.modules else SMALL_BODY_NUMPY_LOADED
     with open_cnf(source.path, None) as f:
         header = read_header(f, source.name)
         head = f.read(small + 1)
         if len(head) <= small:
             return _check_small(small_literals(head, header, source.name, warn), value)
-        chunks = literal_chunks(Prefixed(head, f), header, source.name, warn, whole=False)  # type: ignore[arg-type]
+        stream = Prefixed(head, f)
+        if value is None:
+            clauses, top = body_counts(stream, header, source.name, warn, stop)  # type: ignore[arg-type]
+            return StreamCheck(None, clauses, top)
+        chunks = literal_chunks(stream, header, source.name, warn, whole=False)  # type: ignore[arg-type]
         return _check_chunks(chunks, value, stop)
 
 
@@ -210,20 +214,10 @@ def _check_small(lits: list[int], value: Values | None) -> StreamCheck:
     return StreamCheck(None, index, top)
 
 
-def _check_chunks(
-    chunks: Iterable[np.ndarray], value: Values | None, stop: Callable[[], bool] | None = None
-) -> StreamCheck:
+def _check_chunks(chunks: Iterable[np.ndarray], value: Values, stop: Callable[[], bool] | None = None) -> StreamCheck:
     """:func:`check_stream` of literal arrays that may end inside a clause, with numpy."""
     import numpy as np
 
-    if value is None:
-        index = top = 0
-        for lits in chunks:
-            if stop is not None and stop():
-                raise CheckStopped
-            top = max(top, int(np.abs(lits).max()))
-            index += int(np.count_nonzero(lits == 0))
-        return StreamCheck(None, index, top)
     under_way = _UnderWay(np.frombuffer(value, dtype=np.bool_))
     for lits in chunks:
         if stop is not None and stop():

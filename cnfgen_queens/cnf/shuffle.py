@@ -19,16 +19,17 @@ back with :func:`unshuffle_map` and blocking clauses forward with
 
 from __future__ import annotations
 
-import random
-import re
-from collections.abc import Iterable, Sequence
-
 from cnfgen_queens.cnf.dimacs import Clause, Header
 
 from ..errors import UsageError
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    import random
+    from collections.abc import Iterable, Sequence
+
 KEY = "shuffle:"
-_SEED = re.compile(r"seed=(\d+)\s+vars=(\d+)")
+SEED_PATTERN = r"seed=(\d+)\s+vars=(\d+)"  # what follows KEY
 
 
 class ShuffleError(UsageError):
@@ -50,6 +51,8 @@ def _names(num_vars: int, rng: random.Random) -> list[int]:
 
 def shuffle_map(num_vars: int, seed: int) -> list[int]:
     """``table[v]`` is the new name of variable ``v`` (``table[0] == 0``)."""
+    import random
+
     return _names(num_vars, random.Random(seed))
 
 
@@ -68,6 +71,8 @@ def rename(clause: Iterable[int], table: Sequence[int]) -> Clause:
 
 def shuffle_clauses(clauses: Iterable[Clause], num_vars: int, seed: int) -> list[Clause]:
     """Rename, shuffle literals within each clause, then shuffle clause order (all in memory)."""
+    import random
+
     rng = random.Random(seed)
     table = _names(num_vars, rng)
     out: list[Clause] = []
@@ -105,7 +110,9 @@ def header_shuffle(header: Header) -> int | None:
     value = header.comment_value(KEY)
     if value is None:
         return None
-    m = _SEED.match(value)
+    import re  # a shuffled file's header only
+
+    m = re.match(SEED_PATTERN, value)
     if not m:
         raise ShuffleError(f"unreadable shuffle comment: {KEY} {value}")
     seed, num_vars = int(m.group(1)), int(m.group(2))

@@ -18,14 +18,15 @@ writer's rule) with no empty extra clause.
 
 from __future__ import annotations
 
-import random
 from array import array
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, BinaryIO
 
 from cnfgen_queens.cnf.fast_writer import _clause_chunks, body_chunks, format_literals
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import BinaryIO
+
     import numpy as np
 
     from cnfgen_queens.model.formula import QueensFormula
@@ -35,6 +36,8 @@ CLAUSE_CHUNK = 1 << 20  # clauses per step when literals are permuted and when t
 
 def _stream(seed: int) -> np.random.RandomState:
     """A numpy generator giving the same ``random()`` sequence as ``random.Random(seed)``."""
+    import random
+
     import numpy as np
 
     state = random.Random(seed).getstate()[1]

@@ -7,14 +7,14 @@ checks every instance of its config with it too (``shuffled_by`` and ``advice`` 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-from cnfgen_queens.cnf.dimacs import MAX_VAR, Clause, clause_line
-from cnfgen_queens.cnf.output_size import body_size, digit_sum
+from cnfgen_queens.cnf.dimacs_write import MAX_VAR, Clause, clause_line
 from cnfgen_queens.errors import UsageError, option
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from cnfgen_queens.model.formula import QueensFormula
 
 LARGE_BYTES = 50 * 10**9  # above this (or LARGE_CLAUSES) gen-queens asks for --allow-large
@@ -57,13 +57,20 @@ def check_output(
     if num_vars > MAX_VAR:
         raise UsageError(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
                          "limit of 2^31-1; use a smaller N or another encoding")  # fmt: skip
-    if clauses >= (SIZE_FROM if size_from is None else size_from):
+    if not allow_large and clauses >= (SIZE_FROM if size_from is None else size_from):
+        from cnfgen_queens.cnf.output_size import body_bound, body_size, digit_sum
+
         n2 = formula.n**2
-        body, exact = body_size(formula)
         header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")
         header += 9 + digit_sum(1, n2 + 1) + n2 + 2 if comments else 0  # the streamed c p show line
-        size = header + body + sum(len(clause_line(c)) for c in blocks)
-        if not allow_large and (size > LARGE_BYTES or clauses >= LARGE_CLAUSES):
+        header += sum(len(clause_line(c)) for c in blocks)
+        bound = body_bound(formula)  # enough when it is under the limit: no template to build
+        if bound is not None and header + bound <= LARGE_BYTES and clauses < LARGE_CLAUSES:
+            body, exact = bound, False
+        else:
+            body, exact = body_size(formula)
+        size = header + body
+        if size > LARGE_BYTES or clauses >= LARGE_CLAUSES:
             what = f"{size:,} bytes ({human(size)})" if exact else f"about {human(size)}"
             raise UsageError(f"N={formula.n} {formula.encoding} would write {what} and {clauses:,} clauses, above "
                              f"the limit of {human(LARGE_BYTES)} or 2^31 clauses; "

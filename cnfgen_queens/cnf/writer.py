@@ -9,18 +9,18 @@ with the same bytes, :mod:`cnfgen_queens.cnf.shuffle_fast`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import chain
-from typing import TYPE_CHECKING, BinaryIO
 
-from cnfgen_queens.cnf import fast_writer as generate
-from cnfgen_queens.cnf.dimacs import Clause, write_clauses, write_header
-from cnfgen_queens.cnf.fast_writer import FAST_MIN_CLAUSES
-from cnfgen_queens.cnf.shuffle import shuffle_clauses, shuffle_comments
-from cnfgen_queens.cnf.shuffle_fast import shuffle_write
+from cnfgen_queens.cnf.dimacs_write import Clause, write_clauses, write_header
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import BinaryIO
+
     from cnfgen_queens.model.formula import QueensFormula
+
+FAST_MIN_CLAUSES = 200_000  # below this numpy's import costs more than it saves (the fast path is not even loaded)
 
 
 def write_cnf(
@@ -43,17 +43,21 @@ def write_cnf(
     ``fast``: force the vectorised (True) or the reference (False) path; by default the size decides
     (an encoding that is not ``positional`` always takes the reference path).
     ``tune_malloc``: the process is ours alone (the ``gen-queens`` command), so the fast path may change
-    glibc's malloc settings for the rest of it (:func:`.generate.reuse_freed_memory`); a library
+    glibc's malloc settings for the rest of it (:func:`.fast_writer.reuse_freed_memory`); a library
     caller's process is left alone.
     """
     num_vars, num_clauses = formula.counts()
     total = num_clauses + len(extra)
     if shuffle is not None:
+        from cnfgen_queens.cnf.shuffle import shuffle_clauses, shuffle_comments
+
         lines = list(comments)
         if show:
             lines.append("p show " + " ".join(map(str, range(1, formula.n**2 + 1))) + " 0")
         write_header(out, num_vars, total, shuffle_comments(lines, num_vars, shuffle) if lines else ())
         if _fast(formula, fast) and all(extra):  # an empty clause: " 0" in the reference, kept there
+            from cnfgen_queens.cnf.shuffle_fast import shuffle_write
+
             written = shuffle_write(out, formula, extra, shuffle)
         else:
             written = write_clauses(out, shuffle_clauses(chain(formula.clauses(), extra), num_vars, shuffle))
@@ -77,6 +81,8 @@ def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None, tune_m
 
     if not _fast(formula, fast):
         return write_clauses(out, formula.clauses())
+    from cnfgen_queens.cnf.fast_writer import reuse_freed_memory, write_body_fast
+
     if tune_malloc:
-        generate.reuse_freed_memory()
-    return generate.write_body_fast(out, formula) + write_clauses(out, formula.tail())
+        reuse_freed_memory()
+    return write_body_fast(out, formula) + write_clauses(out, formula.tail())

@@ -10,10 +10,19 @@ takes, and states the ``positional`` rule that the fast writer relies on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from cnfgen_queens.frozen import field, record
 
 Clause = tuple[int, ...]
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    import numpy as np
+
+    EncodeFn = Callable[..., list[Clause]]
+    CountFn = Callable[..., tuple[int, int]]
+    ArrayFn = Callable[[int], np.ndarray]  # n -> the template's clauses as rows of one 2-D int64 array
 
 
 class VarPool:
@@ -27,11 +36,7 @@ class VarPool:
         return self.top
 
 
-EncodeFn = Callable[..., list[Clause]]
-CountFn = Callable[..., tuple[int, int]]
-
-
-@dataclass(frozen=True)
+@record(frozen=True)
 class Encoding:
     """A registered at-most-one encoding.
 
@@ -51,6 +56,11 @@ class Encoding:
     Every registered encoding states it (tests/test_encodings_api.py checks it); an
     encoding that chose clauses by variable value would say ``positional=False`` and
     be written clause by clause.
+
+    Two optional statements speed up large files (the same tests check them against ``template``):
+    ``width``, the most literals a clause has at any ``n`` (the output's size is then bounded without
+    building a template), and ``array``, the template of a line of ``n`` parameterless inputs built by numpy,
+    its clauses as the rows of one 2-D array (auxiliaries numbered as ``template`` numbers them).
     """
 
     name: str
@@ -61,6 +71,8 @@ class Encoding:
     propagation_complete: bool
     params: tuple[str, ...] = field(default=())
     positional: bool = True
+    width: int | None = None
+    array: ArrayFn | None = field(default=None, repr=False)
 
     def __call__(self, lits: Sequence[int], pool: VarPool, **params: int | None) -> list[Clause]:
         return self.build(lits, pool, **self.accepted(params))
@@ -73,6 +85,12 @@ class Encoding:
         pool = VarPool(n)
         clauses = self(list(range(1, n + 1)), pool, **params)
         return clauses, pool.top - n
+
+    def array_template(self, n: int, **params: int | None) -> tuple[np.ndarray, int] | None:
+        """``template(n)`` as (2-D array of the clauses, auxiliary count) when ``array`` builds it, else None."""
+        if self.array is None or self.accepted(params):
+            return None
+        return self.array(n), self.count(n)[1]
 
     @property
     def takes_group_size(self) -> bool:

@@ -6,9 +6,13 @@ auxiliary variables.  Propagation complete.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .base import Clause, Encoding, VarPool, pairwise_clauses, register
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
 
 
 def encode(lits: Sequence[int], pool: VarPool) -> list[Clause]:
@@ -19,6 +23,14 @@ def counts(n: int) -> tuple[int, int]:
     return n * (n - 1) // 2, 0
 
 
+def array(n: int) -> np.ndarray:
+    """The clauses of inputs ``1..n`` as rows ``(-i, -j)``, i < j, in :func:`encode`'s order."""
+    import numpy as np
+
+    i, j = np.triu_indices(n, 1)
+    return -np.stack((i, j), axis=1).astype(np.int64) - 1
+
+
 PAIRWISE = register(
     Encoding(
         name="pairwise",
@@ -27,5 +39,7 @@ PAIRWISE = register(
         description="all binary clauses -a|-b (the seeds' formulation)",
         reference="binomial encoding; seeds 000, 002, 004",
         propagation_complete=True,
+        width=2,
+        array=array,
     )
 )

@@ -18,14 +18,16 @@ PySAT's encoders are imported only when one is built.
 from __future__ import annotations
 
 import atexit
-import json
-from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 
 from ..user_cache import CACHE_ENV as CACHE_ENV  # (tests and conftest set it here)
 from ..user_cache import cache_dir, write_cache
 from .base import Clause, Encoding, VarPool, measured_counts, register
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
 
 # name -> (original paper, propagation complete: measured by tests/test_encodings_more.py)
 PYSAT_ENCODINGS: dict[str, tuple[str, bool]] = {
@@ -56,6 +58,8 @@ def cache_file() -> Path:
 def _read(path: Path) -> dict[str, dict[int, Count]]:
     """``{kind: {n: (clauses, aux)}}`` from a cache file; anything unreadable or malformed counts as empty."""
     try:
+        import json
+
         data = json.loads(path.read_text(encoding="utf-8"))
         return {
             str(kind): {int(n): (int(c), int(a)) for n, (c, a) in rows.items()}
@@ -84,6 +88,8 @@ def flush() -> None:
     merged = _read(path)
     for kind, rows in _fresh.items():
         merged.setdefault(kind, {}).update(rows)
+    import json
+
     text = json.dumps({k: {str(n): list(v) for n, v in sorted(rows.items())} for k, rows in merged.items()})
     if not write_cache(path, text):
         return

@@ -14,9 +14,13 @@ Propagation complete.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .base import Clause, Encoding, VarPool, register
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
 
 
 def encode(lits: Sequence[int], pool: VarPool) -> list[Clause]:
@@ -35,6 +39,18 @@ def counts(n: int) -> tuple[int, int]:
     return (3 * n - 4, n - 1) if n >= 2 else (0, 0)
 
 
+def array(n: int) -> np.ndarray:
+    """The clauses of inputs ``1..n`` (s_i = n + i) as rows, in :func:`encode`'s order."""
+    import numpy as np
+
+    if n <= 1:
+        return np.zeros((0, 2), dtype=np.int64)
+    x = np.arange(2, n, dtype=np.int64)  # x_i for 1 < i < n (1-based), s_i = n + i, s_{i-1} = n + i - 1
+    s, before = x + n, x + n - 1
+    middle = np.stack((-x, s, -before, s, -x, -before), axis=1).reshape(-1, 2)
+    return np.concatenate(([[-1, n + 1]], middle, [[-n, -(2 * n - 1)]])).astype(np.int64)
+
+
 SEQUENTIAL = register(
     Encoding(
         name="sequential",
@@ -43,5 +59,7 @@ SEQUENTIAL = register(
         description="Sinz 2005 sequential counter, 3n-4 clauses, n-1 auxiliaries",
         reference="C. Sinz, CP 2005, LNCS 3709, 827-831",
         propagation_complete=True,
+        width=2,
+        array=array,
     )
 )

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.cnf.dimacs import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output
 
 from ..errors import UsageError
 from .report import is_solved, medians_by_n

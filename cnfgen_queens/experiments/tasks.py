@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
+from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.gbd_hash import gbd_hash
 from cnfgen_queens.cnf.scan import Cnf, read_cnf
 from cnfgen_queens.cnf.shuffle import unshuffle_map

@@ -7,21 +7,23 @@ encoding come after ``N*N``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from cnfgen_queens.frozen import cached, record
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Literal
+
     import networkx as nx
 
+    LineKind = Literal["row", "column", "diagonal", "antidiagonal"]
+
 Cell = tuple[int, int]
-LineKind = Literal["row", "column", "diagonal", "antidiagonal"]
 LINE_KINDS: tuple[LineKind, ...] = ("row", "column", "diagonal", "antidiagonal")
 CELL_STEP: dict[str, Cell] = {"row": (0, 1), "column": (1, 0), "diagonal": (1, 1), "antidiagonal": (1, -1)}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Line:
     """A row, column, diagonal (r - c constant) or anti-diagonal (r + c constant)."""
 
@@ -30,7 +32,7 @@ class Line:
     cells: tuple[Cell, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Board:
     """An N x N board; ``n >= 1``."""
 
@@ -103,7 +105,7 @@ class Board:
         return a != b and (r1 == r2 or c1 == c2 or abs(r1 - r2) == abs(c1 - c2))
 
     # -- symmetries of the square (the dihedral group D4) -------------------------
-    @cached_property
+    @cached
     def symmetries(self) -> tuple[Callable[[Cell], Cell], ...]:
         """The 8 symmetries as maps on cells; the identity first."""
         m = self.n - 1

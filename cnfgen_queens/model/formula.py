@@ -12,22 +12,24 @@ Auxiliary variables are numbered from ``N*N + 1`` in that same order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cached_property
-
 from cnfgen_queens.encodings import Clause, Encoding, VarPool, get, names
 from cnfgen_queens.errors import option, printable
+from cnfgen_queens.frozen import cached, record
 from cnfgen_queens.model.board import Board, Line
-from cnfgen_queens.model.lex_leader import BoardGroup, board_group
 from cnfgen_queens.model.variants import PLAIN, Variant, torus_lines
 from cnfgen_queens.version import __version__
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from cnfgen_queens.model.lex_leader import BoardGroup
 
 HEADER_BREAK = "symmetry breaking:"
 MAX_N = 46340  # the largest N with N*N <= 2^31-1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QueensFormula:
     """What ``gen-queens`` generates: board size, encoding and its parameters."""
 
@@ -50,9 +52,11 @@ class QueensFormula:
         if self.break_symmetry:
             _ = self.group  # GroupTooLarge (a UsageError) for a torus group too large to list
 
-    @cached_property
+    @cached
     def group(self) -> BoardGroup:
         """The symmetries the variant keeps (``break_symmetry`` breaks them all)."""
+        from cnfgen_queens.model.lex_leader import board_group  # symmetry breaking only: not at start-up
+
         return board_group(self.n, self.variant)
 
     @property
@@ -80,7 +84,7 @@ class QueensFormula:
         """``(variables, clauses)`` without building the formula."""
         return self._counts
 
-    @cached_property
+    @cached
     def _counts(self) -> tuple[int, int]:
         n = self.n
         clauses = n * (2 if self.column_alo else 1)

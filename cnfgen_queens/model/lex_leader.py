@@ -40,14 +40,16 @@ counter that ignores the ``c p show`` projection still counts orbits with the pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cache
-from math import gcd
 
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Board, Cell
 from cnfgen_queens.model.variants import Variant
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
 
 Clause = tuple[int, ...]
 Perm = tuple[int, ...]  # perm[i] = g(i) over the cell indices 0..N*N-1 (i = r*N + c)
@@ -78,6 +80,8 @@ def _times(x: Matrix, y: Matrix) -> Matrix:
 def torus_linear(n: int) -> tuple[Matrix, ...]:
     """The linear maps ``u * d`` of the N-torus modulo N (``d`` in :func:`torus_shapes`, ``u`` a unit),
     distinct, the identity first (:mod:`cnfgen_queens.solutions.torus_cubes` counts by them)."""
+    from math import gcd  # the torus group only (math is an extension module: a file to load)
+
     units = [u for u in range(n) if gcd(u, n) == 1]
     maps = {(u * a % n, u * b % n, u * c % n, u * d % n) for u in units for a, b, c, d in torus_shapes(n)}
     identity = (1 % n, 0, 0, 1 % n)
@@ -116,7 +120,7 @@ def square_compared(n: int, index: int) -> int:
             n * (n // 2), n * (n // 2), n * (n - 1) // 2, n * (n - 1) // 2)[index]  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BoardGroup:
     """The maps a variant keeps: ``maps`` are indices into :data:`SQUARE_NAMES` (plain board), or
     ``(linear map, row shift, column shift)`` of the torus; the identity is left out."""

@@ -7,10 +7,12 @@ clause -> :class:`Outcome`.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+import sys
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .discovery import SolverMissing, SolverNotFound, SolverSpec, list_solvers, resolve
     from .outcome import Outcome, Status
     from .profiles import Profile, ProfileError
@@ -37,7 +39,9 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+        module = f"{__name__}.{_LAZY[name]}"
+        __import__(module)  # not importlib: start-up has not loaded it
+        value = getattr(sys.modules[module], name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,43 +8,11 @@ JSAT 7, 2011): status, exit code, wall and CPU time, peak memory, stderr tail.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import StrEnum
 from typing import Any
 
+from .status import Checked, ProofState, Status
 
-class Status(StrEnum):
-    """What a run established; only SAT and UNSAT are answers."""
-
-    SAT = "SAT"
-    UNSAT = "UNSAT"
-    UNKNOWN = "UNKNOWN"
-    TIMEOUT = "TIMEOUT"
-    MEMOUT = "MEMOUT"
-    ERROR = "ERROR"
-
-
-class ProofState(StrEnum):
-    """What became of a DRAT proof: checked and accepted, not checked (no checker, too big), or refuted."""
-
-    VERIFIED = "verified"
-    UNVERIFIED = "unverified"
-    REJECTED = "rejected"
-
-
-class Checked(StrEnum):
-    """How an answer was checked, one word for every answer the tool gives (a solve, a count).
-
-    ``model-verified``: SAT, the model satisfies every clause; ``proof-verified``: UNSAT, a DRAT proof
-    was checked; ``published-count``: an UNSAT or a count that agrees with the published count of the
-    board (OEIS A000170, A007705); ``certified``: a count whose certificate was checked (``check-count``);
-    ``unchecked``: nothing checked it (a solver's UNSAT on its word, a count built on such answers).
-    """
-
-    MODEL = "model-verified"
-    PROOF = "proof-verified"
-    PUBLISHED = "published-count"
-    CERTIFIED = "certified"
-    UNCHECKED = "unchecked"
+__all__ = ["EXIT_CODES", "S_LINES", "Checked", "Outcome", "ProofState", "Status"]
 
 
 # SAT-competition exit codes of the CLI (0: no answer, 1: solver error)

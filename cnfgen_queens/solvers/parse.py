@@ -11,53 +11,63 @@ error.  Nothing here runs a process or checks a model against clauses.
 from __future__ import annotations
 
 import io
-import re
-import signal
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
 
 from cnfgen_queens.bounds import MAX_TOKEN
 from cnfgen_queens.cnf.chunks import fast_literals
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
+from cnfgen_queens.frozen import record
 
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
+    import re
     from collections.abc import Sequence
-    from pathlib import Path
+    from typing import BinaryIO
 
     import numpy as np
 
-from ..limits import Limits
-from .finished import Finished, tail
-from .outcome import Status
-from .profiles import Profile
+    from ..limits import Limits
+    from .profiles import Profile
+    from .status import Status
 
 ANSWERS = {
-    "SATISFIABLE": Status.SAT,
-    "UNSATISFIABLE": Status.UNSAT,
-    "UNKNOWN": Status.UNKNOWN,
-    "INDETERMINATE": Status.UNKNOWN,
+    "SATISFIABLE": "SAT",
+    "UNSATISFIABLE": "UNSAT",
+    "UNKNOWN": "UNKNOWN",
+    "INDETERMINATE": "UNKNOWN",
 }
-MINISAT_ANSWERS = {"SAT": Status.SAT, "UNSAT": Status.UNSAT, "INDET": Status.UNKNOWN}
-MEMORY_WORDS = re.compile(
-    r"out of memory|bad_alloc|cannot allocate|memory ?limit|memoryerror|allocation (?:still )?fail", re.I
-)  # OpenBLAS: "Memory allocation still failed after 10 retries"
-MAP_FAILED = re.compile(r"failed to map segment", re.I)  # the loader's mmap refused: RLIMIT_AS, or a broken library
+MINISAT_ANSWERS = {"SAT": "SAT", "UNSAT": "UNSAT", "INDET": "UNKNOWN"}
+# (the answers are the values of :class:`.status.Status`, as plain strings: reading output loads no enum)
+MEMORY_WORDS = r"out of memory|bad_alloc|cannot allocate|memory ?limit|memoryerror|allocation (?:still )?fail"
+# (OpenBLAS: "Memory allocation still failed after 10 retries")
+MAP_FAILED = r"failed to map segment"  # the loader's mmap refused: RLIMIT_AS, or a broken library
+
+
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled, case-insensitive, once (re is loaded when a run's stderr is read: not at start-up)."""
+    if pattern not in _COMPILED:
+        import re
+
+        _COMPILED[pattern] = re.compile(pattern, re.I)
+    return _COMPILED[pattern]
 
 
 def says_out_of_memory(text: str, limited: bool) -> bool:
     """Whether ``text`` (a run's stderr) tells of an allocation that failed; a failed mapping of a shared
     library counts only under a memory limit (``limited``)."""
-    return bool(MEMORY_WORDS.search(text) or (limited and MAP_FAILED.search(text)))
+    return bool(_compiled(MEMORY_WORDS).search(text) or (limited and _compiled(MAP_FAILED).search(text)))
 
 
 LIMIT_SLACK = 0.95  # a run that used this share of its time limit and gave up hit the limit
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Claim:
     """What the output says: the answer, the model literals, and the first thing that made no sense."""
 
-    answer: Status | None  # SAT, UNSAT or UNKNOWN as the solver claims it; None: no answer line
+    answer: str | None  # "SAT", "UNSAT" or "UNKNOWN" (Status values) as the solver claims it; None: no answer line
     # literals of the v lines / result file, without the final 0 (read with a sink: the values they set)
     model: tuple[int, ...] | ModelValues | None
     terminated: bool  # the model ended with 0
@@ -72,7 +82,6 @@ def _short(line: str) -> str:
 PIECE = 1 << 20  # bytes read at a time: a line longer than this is handled in pieces
 S_LINE_MAX = 1024  # an answer line longer than this is malformed
 SHORT = 80  # characters of a line quoted in a message
-HEAD = re.compile(rb"[csv]\s")  # a line's first word, complete, when it is c, s or v
 
 
 def parse_competition(text: str) -> Claim:
@@ -101,7 +110,7 @@ class _Competition:
 
     def __init__(self, sink: ModelSink | None = None) -> None:
         self.sink = sink
-        self.answer: Status | None = None
+        self.answer: str | None = None
         self.lits: list[int] | None = None
         self.terminated = False
         self.problem: str | None = None
@@ -122,7 +131,8 @@ class _Competition:
             self.start = (self.start + piece).lstrip()
             if not self.start:
                 return  # a blank line, or blanks before the first word
-            if not (ended or len(self.start) > SHORT or HEAD.match(self.start)):
+            # a line's first word, complete, when it is c, s or v (a blank after it)
+            if not (ended or len(self.start) > SHORT or (self.start[:1] in b"csv" and self.start[1:2].isspace())):
                 return  # garbage is quoted up to SHORT characters, so it waits for them too
             piece, self.start = self.start, b""
             head = piece.split(None, 1)[0]
@@ -242,7 +252,7 @@ def read_minisat(stream: BinaryIO | None, sink: ModelSink | None = None) -> Clai
         return Claim(None, None, False, f"result file starts with {_short(word)!r}, not SAT/UNSAT/INDET", None)
     assert stream is not None
     rest = stream.read(PIECE)
-    if answer is not Status.SAT:
+    if answer != "SAT":
         return Claim(answer, None, False, "result file has a model after " + word if rest.strip() else None, None)
     lits: list[int] = []
     seen = bool(rest.strip())
@@ -280,6 +290,8 @@ def describe_exit(code: int | None) -> str:
     if code is None:
         return "no exit code"
     if code < 0:
+        import signal  # a run's end: not at start-up
+
         try:
             return f"killed by {signal.Signals(-code).name}"
         except ValueError:
@@ -299,12 +311,16 @@ def classify(
     output: str,
 ) -> tuple[Status, str | None]:
     """The status a run supports before the model check, with the reason when it is not an answer."""
+    import signal  # a run's end: not at start-up
+
+    from cnfgen_queens.solvers.status import Status
+
     sat, unsat = exit_code in profile.sat_exit, exit_code in profile.unsat_exit
     if timed_out:
         return Status.TIMEOUT, f"stopped at the {limits.time:g} s wall-clock limit"
     if claim.problem is not None:
         return Status.ERROR, f"malformed output: {claim.problem}"
-    if claim.answer is Status.SAT:
+    if claim.answer == Status.SAT:
         if not sat:
             return Status.ERROR, f"answer SATISFIABLE but {describe_exit(exit_code)}"
         if claim.model is None:
@@ -312,7 +328,7 @@ def classify(
         if not claim.terminated:
             return Status.ERROR, "model not terminated by 0 (truncated output?)"
         return Status.SAT, None
-    if claim.answer is Status.UNSAT:
+    if claim.answer == Status.UNSAT:
         if not unsat:
             return Status.ERROR, f"answer UNSATISFIABLE but {describe_exit(exit_code)}"
         if claim.model:
@@ -346,35 +362,3 @@ def classify(
     if claim.answer is None:
         return Status.UNKNOWN, f"no answer line, {describe_exit(exit_code)}"
     return Status.UNKNOWN, None
-
-
-def read_answer(
-    profile: Profile, run: Finished, model_file: Path | None, limits: Limits, stderr: str, sink: ModelSink
-) -> tuple[Status, str | None, Claim]:
-    """The status the output supports (before the model check), streaming over the output files.
-
-    A run stopped at the time or output limit is not parsed at all: its output is not an answer.
-    """
-    if run.output_exceeded:
-        note = f"output limit: the solver printed more than {limits.output} MB (stdout + stderr), stopped"
-        return Status.ERROR, note, Claim(None, None, False, None, None)
-    if run.timed_out:
-        claim = Claim(None, None, False, None, None)
-    elif profile.output == "minisat":
-        if model_file is not None and model_file.exists():
-            with open(model_file, "rb") as f:
-                claim = read_minisat(f, sink)
-        else:
-            claim = read_minisat(None)
-    else:
-        assert run.stdout_file is not None
-        with open(run.stdout_file, "rb") as f:
-            claim = read_competition(f, sink)
-    noise = stderr + "\n" + (claim.garbage or "")
-    if profile.output == "minisat" and run.stdout_file is not None:
-        noise += "\n" + tail(run.stdout_file).decode("utf-8", "replace")
-    status, error = classify(claim, profile, run.exit_code, timed_out=run.timed_out, limits=limits,
-                             wall=run.wall, cpu=run.cpu, output=noise)  # fmt: skip
-    if run.memory_exceeded and status in (Status.ERROR, Status.UNKNOWN):
-        status, error = Status.MEMOUT, f"out of memory: the cgroup's {limits.memory} MB limit was reached"
-    return status, error, claim

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from cnfgen_queens.cnf.dimacs import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output
 
 from .outcome import ProofState
 

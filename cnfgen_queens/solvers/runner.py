@@ -16,7 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.dimacs import atomic_output, read_header_file
+from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 from cnfgen_queens.cnf.scan import (
     CheckStopped,
@@ -33,12 +34,12 @@ from cnfgen_queens.solvers.input_file import solver_input
 from ..cnf.atomic import move_into, sweep_work_dirs, work_dir
 from ..errors import UsageError
 from ..limits import NEVER, Deadline, Limits
+from .answer import read_answer
 from .cgroup import choose
 from .discovery import SolverSpec, resolve
 from .embedded import solve_embedded
 from .input_check import InputCheck
 from .outcome import Outcome, ProofState, Status
-from .parse import read_answer
 from .process import Finished, run_process
 from .proof import check_drat, write_text_proof
 

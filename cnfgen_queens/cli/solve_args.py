@@ -1,0 +1,33 @@
+"""The options of ``cnfgen-queens solve`` (:mod:`.solve` runs it), apart from its run: ``solve --help`` and a
+command line argparse reads load none of the runner's modules."""
+
+from __future__ import annotations
+
+from .arg_groups import add_limit_arguments, add_solver_arguments
+
+TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
+if TYPE_CHECKING:
+    import argparse
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="DIMACS CNF file, or - for stdin")
+    add_solver_arguments(p)
+    add_limit_arguments(p)
+    p.add_argument(
+        "--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON record instead of competition output (with the CNF's N and shuffle lines in "
+        "cnf_header, so `decode` reads it)",
+    )
+    p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
+    add_require_checked(p, "an UNSAT that neither a verified --proof nor OEIS (a board without solutions) backs")
+
+
+def add_require_checked(p: argparse.ArgumentParser, what: str) -> None:
+    """``--require-checked``: an unchecked answer is an error (exit 1), for scripts that need certainty."""
+    p.add_argument("--require-checked", action="store_true",
+                   help=f"treat {what} as an error (exit 1) instead of printing it marked unchecked")  # fmt: skip
