@@ -262,6 +262,8 @@ def _loop(formula: QueensFormula, solver: str, workdir: Path, opts: EnumerationO
                     cnf=work.cnf())  # fmt: skip
         if out.status == Status.UNSAT:
             return
+        if out.status == Status.TIMEOUT and left is not None:  # the loop's own limit, what is left of it given
+            raise EnumerationError(f"time limit reached ({solver} was stopped at it)", Status.TIMEOUT)
         if out.status != Status.SAT:
             detail = out.error or out.stderr_tail.strip().splitlines()[-1:] or ""
             raise EnumerationError(f"{solver}: {out.status.value} {detail}".strip(), out.status)
