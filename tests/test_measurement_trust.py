@@ -5,7 +5,9 @@ stored column that --compare can pair on."""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import json
 import sqlite3
 import statistics
@@ -154,14 +156,24 @@ def test_break_symmetry_is_a_column_compare_pairs_on(tmp_path: Path, capsys: pyt
     code, out, _ = in_process(["report", str(db)], capsys)
     table = [line for line in out.splitlines() if line.startswith("| ")]
     assert table[0].startswith("| break_symmetry | solver |") and "missing" not in out  # two lines, same instances
-    csv = tmp_path / "runs.csv"
-    assert in_process(["report", str(db), "--runs-csv", str(csv)], capsys)[0] == 0
-    assert [r.break_symmetry for r in report.load_rows(csv)] == [r.break_symmetry for r in rows]
-    old = sqlite3.connect(db)  # a store written before the column: every run without the lex-leader clauses
-    old.executescript("ALTER TABLE runs DROP COLUMN break_symmetry; DELETE FROM runs WHERE variant IS NOT NULL;")
+    runs_csv = tmp_path / "runs.csv"
+    assert in_process(["report", str(db), "--runs-csv", str(runs_csv)], capsys)[0] == 0
+    assert [r.break_symmetry for r in report.load_rows(runs_csv)] == [r.break_symmetry for r in rows]
+    assert json.loads(rows[-1].variant or "{}").get("break_symmetry") is True  # the variant keeps it, as before
+    # a runs CSV and a store written before the column: the variant says which runs had the lex-leader clauses
+    cells = list(csv.reader(io.StringIO(runs_csv.read_text())))
+    at = cells[0].index("break_symmetry")
+    old_csv = tmp_path / "old-runs.csv"
+    with old_csv.open("w", newline="") as f:
+        csv.writer(f).writerows([c for k, c in enumerate(line) if k != at] for line in cells)
+    assert [(r.n, r.break_symmetry) for r in report.load_rows(old_csv)] == [(r.n, r.break_symmetry) for r in rows]
+    old = sqlite3.connect(db)
+    old.executescript("ALTER TABLE runs DROP COLUMN break_symmetry;")
     old.close()
     with Store(db, readonly=True) as store:
-        assert {r.break_symmetry for r in store.rows()} == {False}
-    code, out, err = in_process(["report", str(db), "--where", "break_symmetry=false"], capsys)
-    assert code == 0 and "| 6 |" in out, err
-    assert json.loads(rows[-1].variant or "{}").get("break_symmetry") is True  # the variant keeps it, as before
+        assert sorted((r.n, r.break_symmetry) for r in store.rows()) == sorted((r.n, r.break_symmetry) for r in rows)
+    for side in ("false", "true"):  # six runs each, not twelve plain ones
+        code, out, err = in_process(["report", str(db), "--where", f"break_symmetry={side}"], capsys)
+        assert code == 0 and "| 6 |" in out and "| 12 |" not in out, err
+    code, out, err = in_process(["report", str(db), "--compare", "break_symmetry=true", "break_symmetry=false"], capsys)
+    assert code == 0 and "instances run by both: 6; solved by both: 6" in out, err
