@@ -69,6 +69,22 @@ def test_a_line_that_stopped_early_is_not_penalised(tmp_path: Path, capsys: pyte
     assert "missing" not in page and f">{report.seconds(_par2(MINISAT))}</td>" in page  # the HTML table too
 
 
+def test_the_virtual_best_solves_an_instance_a_line_solved() -> None:
+    """Per instance the line that solved most of its repeats there, then the better score: a line fast twice and
+    out of time once loses to one that solved every repeat slowly (though it scored better: 6.73 against 8)."""
+    fast = _cell("a", 5, [0.1, 0.1, 0.1])
+    fast[2] = dataclasses.replace(fast[2], status=Status.TIMEOUT, wall=10.0, verified=None, verdict=None)
+    rows = [*fast, *_cell("b", 5, [8.0, 8.0, 8.0]), *_cell("a", 6, [0.2, 0.2, 0.2]), *_cell("b", 6, [9.0, 9.0, 9.0])]
+    rows = [dataclasses.replace(r, time_limit=10.0) for r in rows]
+    stats_ = {s.solver: s for s in report.summarize(rows)}
+    assert stats_["a"].par2 == pytest.approx(statistics.fmean([(0.1 + 0.1 + 20) / 3, 0.2]))
+    vbs = stats_["virtual best"]
+    assert (vbs.runs, vbs.solved, vbs.sat) == (2, 2, 2)  # b solved N = 5 three times in three
+    assert vbs.par2 == pytest.approx(statistics.fmean([8.0, 0.2]))  # b's score on N = 5, a's on N = 6
+    assert vbs.median == pytest.approx(statistics.median([8.0, 0.2]))
+    assert vbs.largest_n == 6
+
+
 def _config(tmp_path: Path, repeats: str, n: str = "[5, 6]") -> Path:
     path = tmp_path / "a.yaml"
     path.write_text(

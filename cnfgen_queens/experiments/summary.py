@@ -14,7 +14,8 @@ on each (with one run per instance, the SAT competition's mean over runs); its m
 the median over the instances of its solved runs' median time on each.  A line is a configuration:
 task, solver with its arguments, encoding, and where the table holds more than one value, the group
 size, the column clauses (``column_alo``), the symmetry breaking (``break_symmetry``) and whether the
-CNF was shuffled.  The *virtual best solver* line takes, per instance, the best line's score there.
+CNF was shuffled.  The *virtual best solver* line takes, per instance, the best line there (the one that
+solved the largest share of its repeats there, then the better score): its score, answers and median time.
 """
 
 from __future__ import annotations
@@ -196,16 +197,21 @@ def _line(task: str, line: tuple[Any, ...], group: list[Row], limits: dict[tuple
 
 def _virtual_best(task: str, lines: dict[tuple[Any, ...], list[Row]], limits: dict[tuple[Any, ...], float | None],
                   time: str, keys: list[tuple[str, Any]], varying: list[str], seeds: bool) -> GroupStats:  # fmt: skip
-    """Per instance, the line of the best score there (the mean over its repeats): solved when each of its runs
-    there was, else scored as it is (twice the limit where no line ran anything better)."""
-    best: dict[tuple[Any, ...], tuple[float, list[Row]]] = {}
+    """Per instance, the best line there: the one that solved the largest share of its repeats there, of those
+    the best score (the mean over its repeats).  Its score, answers and median there are the virtual best's;
+    the instance is solved when each of that line's runs there was (an instance no line ran with a known
+    limit: scored twice the table's limit there)."""
+    best: dict[tuple[Any, ...], tuple[tuple[float, float], list[Row]]] = {}
     for group in lines.values():
         for i, runs in _cells(group, seeds).items():
             score = _cell_score(runs, time)
-            if score is not None and (i not in best or score < best[i][0]):
-                best[i] = (score, runs)
+            if score is None:
+                continue
+            rank = (-sum(verdict(r) is Verdict.SOLVED for r in runs) / len(runs), score)
+            if i not in best or rank < best[i][0]:
+                best[i] = (rank, runs)
     won = {i: runs for i, (_, runs) in best.items() if all(verdict(r) is Verdict.SOLVED for r in runs)}
-    scores = [best[i][0] if i in best else None if t is None else 2 * t for i, t in limits.items()]
+    scores = [best[i][0][1] if i in best else None if t is None else 2 * t for i, t in limits.items()]
     medians = [m for runs in won.values() if (m := _cell_median(runs, time)) is not None]
     return GroupStats(
         task,
