@@ -85,6 +85,35 @@ def test_the_virtual_best_solves_an_instance_a_line_solved() -> None:
     assert vbs.largest_n == 6
 
 
+def _unsolved(runs: list[Row], *at: int) -> list[Row]:
+    return [dataclasses.replace(r, status=Status.TIMEOUT, wall=LIMIT, verified=None, verdict=None) if k in at else r
+            for k, r in enumerate(runs)]  # fmt: skip
+
+
+def test_an_unsolved_repeat_is_slower_than_any_solved_one() -> None:
+    """Right-censored at the limit: an unsolved repeat counts as +infinity for a cell's median, quartiles and the
+    order-statistic interval (not dropped, which biased the median low); an end it reaches has no finite bound."""
+    inf = float("inf")
+    times = [1.0, 1.1, 0.9, 1.0, 1.2, inf]
+    s = spread.spread(times)
+    ci = stats.quantile_test(np.asarray(times), q=1.05, p=0.5).confidence_interval(0.95)
+    assert (s.median, s.ci_low, s.ci_high) == (pytest.approx(1.05), ci.low, inf) and s.q3 == pytest.approx(1.175)
+    assert s.cv is None and s.reach() == inf  # no moment of a censored sample; the interval reaches beyond the limit
+    assert spread.spread([1.0, 2.0, inf, inf]).q3 == inf and spread.spread([1.0, 2.0, inf, inf]).q1 == 1.75
+    (cell,) = spread.cells(_unsolved(_cell("minisat", 5, [1.0, 1.1, 0.9, 1.0, 1.2, 3.0]), 5))
+    assert (cell.runs, cell.solved, cell.spread) == (6, 5, s) and cell.noisy()  # they disagree whether it is solved
+    line = next(ln for ln in spread.markdown([cell]).splitlines() if ln.startswith("| solve"))
+    assert "| 1.05 | 1.00-1.18 | 0.900-unsolved | n/a (unsolved) | noisy |" in line
+    # the table's median: per instance over every repeat, an unsolved one the slowest (none where most are)
+    rows = [*_unsolved(_cell("a", 5, [1.0, 2.0, 3.0]), 2), *_unsolved(_cell("a", 6, [1.0, 2.0, 3.0]), 1, 2)]
+    (a,) = report.summarize(rows)
+    assert a.median == 2.0  # N = 5: median of 1, 2, unsolved; N = 6: unsolved (was 1.5 over 1.5 and 1)
+    # the adaptive rule does not stop on an interval with an unsolved end; a cell unsolved every time stops
+    assert not adaptive.clear(_unsolved(_cell("a", 5, [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]), 5), 0.5)
+    assert not adaptive.clear(_unsolved(_cell("a", 5, [1.0, 1.0, 1.0]), 2), 0.5)
+    assert adaptive.clear(_unsolved(_cell("a", 5, [1.0, 1.0, 1.0]), 0, 1, 2), 0.5)
+
+
 def _config(tmp_path: Path, repeats: str, n: str = "[5, 6]") -> Path:
     path = tmp_path / "a.yaml"
     path.write_text(

@@ -141,7 +141,7 @@ def test_the_cli_prints_spread_and_comparison(store: Path, capsys: pytest.Captur
     assert "verdict: B faster" in out.splitlines()[-1]
     assert md.read_text() == out  # the Markdown file holds the same sections
     code, out, _ = in_process(["report", str(store), "--spread", "--noisy", "0.5"], capsys)
-    assert "10 cells, 0 noisy (coefficient of variation above 50%)" in out
+    assert "10 cells, 0 noisy (coefficient of variation above 50%, or solved by some repeats only)" in out
     for bad in (["--noisy", "x"], ["--noisy", "0"]):  # argparse: exit 2, one line
         code, out, err = in_process(["report", str(store), *bad], capsys)
         assert code == 2 and "--noisy" in err and out == ""
