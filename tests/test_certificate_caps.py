@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import dratify
@@ -65,6 +67,37 @@ def test_a_manifest_larger_than_any_of_its_n_is_refused_unparsed(cert6: Path, tm
     said = one_line(done.err)
     assert done.code == 2 and "manifest.json: 55.0 MB" in said and "refused unparsed" in said, said
     assert manifest_cap(6) < 100_000 < manifest_cap(100)
+
+
+def test_a_manifest_is_capped_by_its_smallest_n_and_the_largest_certified(cert6: Path, tmp_path: Path) -> None:
+    """An ``"n"`` anywhere else in the text can only lower the cap (it took the largest: a 55 MB manifest naming
+    N = 46340 in an extra key was parsed, 1.44 GB); an N above the last published count (27), the largest a
+    certificate is checked for, caps the manifest as N = 27 would."""
+    d = copy(cert6, tmp_path)
+    manifest = json.loads((d / "manifest.json").read_text())
+    padding = [{}] * (55 * 2**20 // 3)
+    for n, extra in ((6, [{"n": 46340}]), (46340, [])):
+        text = json.dumps({**manifest, "n": n, "solver": [*extra, *padding]}, separators=(",", ":"))
+        (d / "manifest.json").write_text(text)
+        done = run_cli(["check-count", str(d)], tmp_path, memory_mb=MEMORY_MB, timeout=120)
+        said = one_line(done.err)
+        assert done.code == 2 and "manifest.json: 55.0 MB" in said and "refused unparsed" in said, said
+        assert f"N={min(n, 27)} can be ({manifest_cap(min(n, 27)) / 1024:.1f} KB)" in said, said
+    assert "N=46340 is above N=27, the largest N a certificate is checked for" in said
+    (d / "manifest.json").write_text(json.dumps({**manifest, "n": 28}))
+    with pytest.raises(CertificateRejected, match=r"the manifest's n is not an integer in 1\.\.27: 28"):
+        check_certificate(d, "dratify")
+    late = ("csv", "importlib.resources")
+    code = "import sys\nfrom cnfgen_queens.cli import main\ntry:\n    main(['check-count', '--help'])\n"
+    code += f"except SystemExit:\n    print(sorted(m for m in sys.modules if m in {late!r}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout + done.stderr  # read when a certificate is checked
+
+
+def test_count_certify_refuses_an_n_no_certificate_is_checked_for(tmp_path: Path) -> None:
+    done = run_cli(["count", "28", "--certify", str(tmp_path / "d")], tmp_path, timeout=60)
+    assert done.code == 2 and "N=28 is above N=27, the largest N a certificate is checked for" in one_line(done.err)
+    assert not (tmp_path / "d").exists()
 
 
 def test_a_board_count_above_the_published_one_is_refused(cert6: Path, tmp_path: Path) -> None:
