@@ -8,10 +8,12 @@ the verdicts of the one-process check."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import dratify
 import pytest
@@ -19,6 +21,7 @@ from bounded_cli import run_cli
 from helpers import need_module
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.solutions import certificate_check
 from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate
 from cnfgen_queens.solutions.manifest_bounds import manifest_cap, proof_cap
 from cnfgen_queens.solvers.outcome import ProofState
@@ -182,3 +185,29 @@ def test_check_count_jobs_gives_the_one_process_verdicts(executor: str, cert6: P
     for extra in ([], args):
         done = run_cli(["check-count", str(d), *extra, "--checker", "dratify"], tmp_path, timeout=240)
         assert done.code == 1 and f"{sol.name} lists 0" in one_line(done.err), done.err
+
+
+def test_workers_in_another_directory_find_a_relative_certificate(
+    cert6: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SLURM jobs and a Dask scheduler's workers run in their own working directory: ``check-count DIR`` with a
+    relative DIR hands them its absolute path (they said "the proof ... is missing")."""
+    copy(cert6, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(tmp_path)
+
+    def run_elsewhere(fn: Any, items: Any, finished: Any, **_: Any) -> bool:
+        for item in items:
+            os.chdir(elsewhere)
+            try:
+                result = fn(*item)
+            finally:
+                os.chdir(tmp_path)
+            if not finished(result):
+                return False
+        return True
+
+    monkeypatch.setattr(certificate_check, "run_tasks", run_elsewhere)
+    for executor in ("slurm", "dask"):
+        assert check_certificate(Path("c"), "dratify", jobs=2, executor=executor).total == 4
