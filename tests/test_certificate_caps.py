@@ -169,7 +169,7 @@ def test_the_stream_stops_at_its_byte_limit(tmp_path: Path) -> None:
     assert verdict.verdict is ProofState.VERIFIED  # refuted before the limit: the rest is never read
     path.write_text("1 2 3 0\n" * 1000 + "0\n")
     verdict = check_drat_stream(3, [(1, 2, 3), (-1,), (-2,)], path, max_bytes=100)
-    assert verdict.verdict is ProofState.REJECTED and "more than 100 bytes" in verdict.detail
+    assert verdict.verdict is ProofState.UNVERIFIED and "not refuted within its first 100 bytes" in verdict.detail
 
 
 @pytest.mark.parametrize("executor", ["local", "dask"])
@@ -211,3 +211,38 @@ def test_workers_in_another_directory_find_a_relative_certificate(
     monkeypatch.setattr(certificate_check, "run_tasks", run_elsewhere)
     for executor in ("slurm", "dask"):
         assert check_certificate(Path("c"), "dratify", jobs=2, executor=executor).total == 4
+
+
+def test_solve_proof_and_check_count_check_a_proof_one_way(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``solve --proof`` checks a proof as check-count does, read as a stream: a variable beyond the formula
+    (an extension variable of DRAT; the solvers that write proofs here introduce none) is not checked there, so the
+    proof is unverified, not verified (solve --proof's whole-file dratify took it) nor checked as it is elsewhere."""
+    from pysat.solvers import Solver
+
+    from cnfgen_queens.model.formula import QueensFormula
+
+    formula = QueensFormula(3)  # unsatisfiable, 9 variables
+    with Solver(name="cadical195", bootstrap_with=[list(c) for c in formula.clauses()], with_proof=True) as s:
+        assert s.solve() is False
+        refutation = [line for line in s.get_proof() if line.strip()]
+    cnf = tmp_path / "q3.cnf"
+    assert main(["gen", "3", "-o", str(cnf)]) == 0
+    profiles = tmp_path / "solvers.yaml"
+    profiles.write_text(f"solvers:\n  writer:\n    command: '{tmp_path / 'writer.sh'} {{cnf}} {{proof}}'\n")
+    script = tmp_path / "writer.sh"
+    verdicts = {}
+    for name, lines in (("plain", refutation), ("fresh", ["10 0", *refutation])):  # 10: RAT, no clause has -10
+        written = tmp_path / f"{name}.drat"
+        written.write_text("".join(f"{line}\n" for line in lines))
+        script.write_text(f'#!/bin/sh\ncp {written} "$2"\necho "s UNSATISFIABLE"\nexit 20\n')
+        script.chmod(0o755)
+        proof = tmp_path / f"{name}-out.drat"
+        argv = ["solve", str(cnf), "--solver", "writer", "--solvers-file", str(profiles), "--proof", str(proof)]
+        main(argv)
+        said = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("c proof", "c note"))]
+        stream = check_drat_stream(formula.counts()[0], formula.clauses(), written, proof_cap(3))
+        verdicts[name] = (said, stream.verdict)
+    assert verdicts["plain"] == ([f"c proof {tmp_path / 'plain-out.drat'} verified"], ProofState.VERIFIED)
+    said, stream_verdict = verdicts["fresh"]
+    assert said[0] == f"c proof {tmp_path / 'fresh-out.drat'} unverified" and stream_verdict is ProofState.UNVERIFIED
+    assert "literal 10 names a variable beyond the formula's 9" in said[1], said
