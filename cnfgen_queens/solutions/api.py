@@ -271,7 +271,7 @@ def checked_count(formula: QueensFormula, result: Count, require_checked: bool =
             why = f"has a certificate that check-count rejects ({e})"
     else:
         why += " (no published count for this board; --certify DIR writes a certificate that is checked)"
-    return replace(result, status=Status.ERROR, error=f"the count {result.total} {why}, {refused()}")
+    return replace(result, status=Status.ERROR, error=f"the count {result.total} {why}, {refused()}", refused=True)
 
 
 def judged(result: Count) -> Count:
