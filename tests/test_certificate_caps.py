@@ -162,11 +162,20 @@ def test_the_stream_reads_what_dratify_reads(text: str, chunk: int, tmp_path: Pa
     assert ours == theirs
 
 
+# three pigeons, two holes (p_ij = 2(i - 1) + j): unsatisfiable, and unit propagation alone does not see it
+PIGEONS = [(1, 2), (3, 4), (5, 6), (-1, -3), (-1, -5), (-3, -5), (-2, -4), (-2, -6), (-4, -6)]
+
+
 def test_the_stream_stops_at_its_byte_limit(tmp_path: Path) -> None:
     path = tmp_path / "p.drat"
-    path.write_text("1 2 0\n" * 1000)
-    verdict = check_drat_stream(3, [(1, 2), (-1,), (-2,)], path, max_bytes=100)
-    assert verdict.verdict is ProofState.VERIFIED  # refuted before the limit: the rest is never read
+    path.write_text("")
+    assert check_drat_stream(6, PIGEONS, path, max_bytes=100).verdict is ProofState.REJECTED  # it needs its proof
+    path.write_text("-1 0\n0\n" + "1 2 0\n" * 1000)  # refuted in its first 7 bytes, 6 KB in all
+    verdict = check_drat_stream(6, PIGEONS, path, max_bytes=100)
+    assert verdict.verdict is ProofState.VERIFIED, verdict  # refuted within the limit: the rest is never read
+    path.write_text("1 2 0\n" * 1000 + "-1 0\n0\n")
+    verdict = check_drat_stream(6, PIGEONS, path, max_bytes=100)
+    assert verdict.verdict is ProofState.UNVERIFIED and "not refuted within its first 100 bytes" in verdict.detail
     path.write_text("1 2 3 0\n" * 1000 + "0\n")
     verdict = check_drat_stream(3, [(1, 2, 3), (-1,), (-2,)], path, max_bytes=100)
     assert verdict.verdict is ProofState.UNVERIFIED and "not refuted within its first 100 bytes" in verdict.detail

@@ -63,17 +63,18 @@ def drat_steps(f: BinaryIO, max_var: int, max_bytes: int) -> Iterator[tuple[str,
 
     The text is dratify's (``parse_proof``): clauses end with 0 wherever the line breaks fall, ``d`` opens a
     deletion, a line whose first non-blank is ``c`` is a comment.  ValueError (naming the line) for anything
-    else, :class:`BeyondFormula` for a variable above ``max_var``, :class:`ProofTooLarge` past ``max_bytes``."""
+    else, :class:`BeyondFormula` for a variable above ``max_var``, :class:`ProofTooLarge` when the proof goes on
+    past ``max_bytes`` (after the steps within them)."""
     from dratify.lits import from_dimacs
 
     kind, line, opened = "a", 1, 0
     lits: list[int] = []
     state: str | None = None  # the line's: None before its first non-blank, "c" comment, "b" body
-    carry, read = b"", 0
-    while chunk := f.read(CHUNK):
+    carry, read, over = b"", 0, False
+    while not over and (chunk := f.read(min(CHUNK, max_bytes + 1 - read))):
         read += len(chunk)
-        if read > max_bytes:
-            raise ProofTooLarge(f"{max_bytes:,} bytes")
+        if over := read > max_bytes:  # one byte past the limit, read to know there is more: the steps before it go
+            chunk = chunk[:-1]  # to the checker first (it stops reading once it has refuted the formula)
         pieces = chunk.translate(_BREAKS).split(b"\n")
         for i, piece in enumerate(pieces):
             ends = i < len(pieces) - 1
@@ -112,6 +113,8 @@ def drat_steps(f: BinaryIO, max_var: int, max_bytes: int) -> Iterator[tuple[str,
             if ends:
                 line += 1
                 state = None
+    if over:
+        raise ProofTooLarge(f"{max_bytes:,} bytes")
     if carry or opened:
         raise ValueError(f"proof line {opened or line}: clause not terminated by 0 before the end of the proof")
 
