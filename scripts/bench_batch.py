@@ -25,7 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
+
+BIN = benchlib.BIN
 BASE = "instances:\n  n: N\n  encodings: ENC\nsolvers: [pysat:cadical195]\nlimits: {time: 10}\nresults: RESULTS\n"
 
 
@@ -103,24 +106,6 @@ def hashing(quick: bool, work: Path) -> list[str]:
     size = cnf.stat().st_size / 1e6
     ref = figures["our GBD hash"]
     return [f"pairwise N={n} ({size:.0f} MB): {k} {v:.2f} s (x{v / ref:.2f} of ours)" for k, v in figures.items()]
-
-
-def measured(argv: list[str], stdout: int | None = subprocess.DEVNULL) -> tuple[float, float, float, int]:
-    """(wall s, CPU s of the process and its children, peak MB of the process itself, exit status) of argv;
-    the peak is VmHWM read from /proc while it runs (its workers, other processes, are not counted)."""
-    t0, cpu0 = time.perf_counter(), os.times()
-    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.DEVNULL)
-    peak = 0
-    while proc.poll() is None:
-        try:
-            with open(f"/proc/{proc.pid}/status") as f:
-                peak = max([peak, *(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))])
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.05)
-    wall, cpu1 = time.perf_counter() - t0, os.times()
-    cpu = cpu1.children_user + cpu1.children_system - cpu0.children_user - cpu0.children_system
-    return wall, cpu, peak / 1024, proc.returncode
 
 
 SCALE = """experiment: scale
@@ -214,7 +199,8 @@ def scale(work: Path, repeats: int, loop_runs: int) -> list[str]:
     config.write_text(SCALE.replace("REPEATS", str(repeats)).replace("RESULTS", str(db)))
     cli = str(BIN / "cnfgen-queens")
     out = [f"load before: {Path('/proc/loadavg').read_text().split()[:3]} on {os.cpu_count()} cores"]
-    wall, cpu, peak, code = measured([cli, "batch", str(config), "--jobs", "2", "--no-progress"])
+    run = benchlib.measure([cli, "batch", str(config), "--jobs", "2", "--no-progress"], check=False)
+    wall, peak, code = run.wall, run.peak_mb, run.code
     with sqlite3.connect(db) as con:
         runs = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
     thousands = per_thousand(db)
@@ -234,17 +220,19 @@ def scale(work: Path, repeats: int, loop_runs: int) -> list[str]:
         .replace("[pairwise, sequential, commander, ladder]", "all")
         .replace("REPEATS", "12500").replace("RESULTS", str(work / "m.sqlite"))
     )  # fmt: skip
-    wall, cpu, peak, code = measured([cli, "batch", str(million), "--dry-run"])
-    out.append(f"--dry-run of 1,000,000 runs: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak:.0f} MB, exit {code}")
+    run = benchlib.measure([cli, "batch", str(million), "--dry-run"], check=False)
+    out.append(f"--dry-run of 1,000,000 runs: {run.wall:.1f} s wall, {run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, "
+               f"exit {run.code}")  # fmt: skip
     big = hundred_thousand(db, work)
     with sqlite3.connect(big) as con:
         rows = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-    wall, cpu, peak, code = measured([cli, "report", str(big)])
-    out.append(f"report on {rows:,} rows: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak:.0f} MB, exit {code}")
-    wall, cpu, peak, code = measured([cli, "report", str(big), "--html", str(work / "html")])
+    run = benchlib.measure([cli, "report", str(big)], check=False)
+    out.append(f"report on {rows:,} rows: {run.wall:.1f} s wall, {run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, "
+               f"exit {run.code}")  # fmt: skip
+    run = benchlib.measure([cli, "report", str(big), "--html", str(work / "html")], check=False)
     size = sum(f.stat().st_size for f in (work / "html").iterdir()) / 1e6
-    out.append(f"report --html on {rows:,} rows: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak:.0f} MB, "
-               f"exit {code}, {size:.0f} MB written")  # fmt: skip
+    out.append(f"report --html on {rows:,} rows: {run.wall:.1f} s wall, {run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} "
+               f"MB, exit {run.code}, {size:.0f} MB written")  # fmt: skip
     out.append(f"load after: {Path('/proc/loadavg').read_text().split()[:3]}")
     return out
 

@@ -5,6 +5,9 @@
    runs/s overall and of each thousand (from the stored ``finished`` times), the coordinator's peak memory.
 2. ``certify``: ``count 12 --jobs 2 --certify DIR`` then ``check-count DIR --jobs 2``, wall and CPU, the
    count checked against OEIS A000170.
+3. ``sweep`` (issue 26, item 5; docs/counting.md): for N = 8 to ``--max-n``, ``count N --jobs 2``, ``count N
+   --jobs 2 --certify DIR`` beside it, the certificate's size, and ``check-count DIR`` with dratify (and
+   drat-trim when it is on PATH); every total must equal A000170.
 
 ``--quick``: 1,000 runs and N = 10 (a smoke run, not the targets).  The load average at the start and the
 end of each table is printed with it: compare ratios taken in one run, not figures of different days.
@@ -13,6 +16,7 @@ end of each table is printed with it: compare ratios taken in one run, not figur
 from __future__ import annotations
 
 import argparse
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -27,7 +31,7 @@ BATCH_BEFORE = 80.0  # runs/s, 10,000 runs with --jobs 2
 BATCH_GOAL = ">= 200 runs/s held"
 COORDINATOR_BEFORE = 43.0  # MB
 CERTIFY_BEFORE = {"count": 11.2, "check": 60.3}  # s: count 12 --jobs 2 --certify, check-count (one process)
-A000170 = {10: 724, 12: 14200}
+A000170 = {8: 92, 9: 352, 10: 724, 11: 2680, 12: 14200, 13: 73712}
 
 
 def batch(table: benchlib.Table, quick: bool, work: Path) -> None:
@@ -45,15 +49,27 @@ def batch(table: benchlib.Table, quick: bool, work: Path) -> None:
     table.add("  coordinator peak memory", run.peak_mb, "MB", reference=COORDINATOR_BEFORE, goal="< 300 MB")
 
 
+def counted(n: int, *args: str) -> benchlib.Sample:
+    """``cnfgen-queens ARGS`` (a count or check-count of N), measured; the benchmark ends unless it printed
+    A000170(N)."""
+    run = benchlib.measure([str(benchlib.BIN / "cnfgen-queens"), *args], capture=True)
+    said = run.stdout.splitlines()
+    if not any(line in (f"certified count: {A000170[n]}", f"count: {A000170[n]}") or
+               line.startswith(f"count: {A000170[n]} ") for line in said):  # fmt: skip
+        raise SystemExit(f"{' '.join(args)}: {run.stdout[-200:]!r}: not A000170({n}) = {A000170[n]}")
+    return run
+
+
+def size_mb(directory: Path) -> float:
+    return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file()) / 2**20
+
+
 def certify(table: benchlib.Table, quick: bool, work: Path) -> None:
     n = 10 if quick else 12
-    cli = str(benchlib.BIN / "cnfgen-queens")
     d = work / f"c{n}"
-    count = benchlib.measure([cli, "count", str(n), "--jobs", "2", "--quiet", "--certify", str(d)], capture=True)
-    check = benchlib.measure([cli, "check-count", str(d), "--jobs", "2", "--checker", "dratify"], capture=True)
-    if f"count: {A000170[n]}" not in count.stdout or check.stdout != f"certified count: {A000170[n]}\n":
-        raise SystemExit(f"count {n}: {count.stdout!r}, check-count: {check.stdout!r}: not A000170({n})")
-    size = sum(p.stat().st_size for p in d.rglob("*") if p.is_file()) / 2**20
+    count = counted(n, "count", str(n), "--jobs", "2", "--quiet", "--certify", str(d))
+    check = counted(n, "check-count", str(d), "--jobs", "2", "--checker", "dratify")
+    size = size_mb(d)
     before = n == 12
     table.add(f"count {n} --jobs 2 --certify ({size:.1f} MB)", count.wall, "s",
               reference=CERTIFY_BEFORE["count"] if before else None, note=f"{count.cpu:.1f} s CPU")  # fmt: skip
@@ -64,16 +80,46 @@ def certify(table: benchlib.Table, quick: bool, work: Path) -> None:
               goal="< 60 s at load 1")  # fmt: skip
 
 
+def sweep(table: benchlib.Table, max_n: int, work: Path) -> None:
+    checkers = ["dratify", *(["drat-trim"] if shutil.which("drat-trim") else [])]
+    for n in range(8, max_n + 1):
+        plain = counted(n, "count", str(n), "--jobs", "2", "--quiet")
+        d = work / f"c{n}"
+        cert = counted(n, "count", str(n), "--jobs", "2", "--quiet", "--certify", str(d))
+        table.add(f"N={n}: count --jobs 2", plain.wall, "s")
+        table.add(f"N={n}: --certify ({size_mb(d):.2f} MB)", cert.wall, "s", reference=plain.wall,
+                  against="count --jobs 2")  # fmt: skip
+        for checker in checkers:
+            check = counted(n, "check-count", str(d), "--checker", checker)
+            table.add(f"N={n}: check-count ({checker})", check.wall, "s", note=f"{check.cpu:.1f} s CPU")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="1,000 runs and N = 10: a smoke run, not the targets")
-    ap.add_argument("--only", choices=("batch", "certify"), action="append")
+    ap.add_argument(
+        "--only",
+        choices=("batch", "certify", "sweep"),
+        action="append",
+        help="the tables to print (default: batch and certify)",
+    )
+    ap.add_argument(
+        "--max-n",
+        type=int,
+        default=12,
+        choices=range(8, 14),
+        metavar="{8..13}",
+        help="the largest N of the sweep (default 12)",
+    )
     ap.add_argument("--markdown", action="store_true", help="print the tables as Markdown (docs/performance.md)")
     args = ap.parse_args(argv)
     for part in args.only or ["batch", "certify"]:
         table = benchlib.Table(f"issue 33: {part}")
         with tempfile.TemporaryDirectory(prefix=f"bench-{part}.") as tmp:
-            {"batch": batch, "certify": certify}[part](table, args.quick, Path(tmp))
+            if part == "sweep":
+                sweep(table, 10 if args.quick else args.max_n, Path(tmp))
+            else:
+                {"batch": batch, "certify": certify}[part](table, args.quick, Path(tmp))
         table.print(markdown=args.markdown)
     return 0
 

@@ -64,7 +64,9 @@ def test_only_a_wide_cell_gets_its_next_repeat(tmp_path: Path) -> None:
     first_six = rows[:5]  # N = 5's three repeats, N = 6 with 2 of its 3 minimum repeats: the plain grid's to run
     assert {r.instance.n for r in adaptive.more(c, first_six)} == {5}
     timeout = make_row(c, runs[5], Measurement(Status.TIMEOUT, wall=60.0))
-    assert {r.instance.n for r in adaptive.more(c, [*first_six, timeout])} == {5}  # unsolved: no clearer repeated
+    assert {r.instance.n for r in adaptive.more(c, [*first_six, timeout])} == {5, 6}  # an unsolved repeat: no stop
+    out = [make_row(c, r, Measurement(Status.TIMEOUT, wall=60.0)) for r in runs if r.instance.n == 6]
+    assert {r.instance.n for r in adaptive.more(c, [*rows[:3], *out])} == {5}  # unsolved every time: no clearer
 
 
 def test_a_batch_repeats_until_clear_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

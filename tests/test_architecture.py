@@ -42,7 +42,8 @@ LAZY_IMPORTS = frozenset(
         "numpy", "pysat", "matplotlib", "networkx", "dask", "distributed", "dask_jobqueue", "benchexec", "yaml",
         "tqdm", "gbdc", "dratify", "cnfgen", "pandas", "playwright", "scipy",
         # standard library
-        "bz2", "concurrent", "csv", "ctypes", "gc", "gzip", "hashlib", "json", "logging", "lzma", "multiprocessing",
+        "bz2", "concurrent", "csv", "ctypes", "gc", "gzip", "hashlib", "importlib", "json", "logging", "lzma",
+        "multiprocessing",
         "random", "shlex", "shutil", "sqlite3", "subprocess", "tempfile", "textwrap", "zlib",
         # standard library that gen-queens N, decode, block and solve --help start without (each of them costs
         # a tenth to a half of Python's own start-up, or loads a file: scripts/bench.py --only startup)

@@ -21,7 +21,7 @@ from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
 from cnfgen_queens.solutions.certificate import MANIFEST, certificate_cubes, certify, cube_files
-from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate
+from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate, regenerate
 from cnfgen_queens.solvers.proof import drat_trim
 
 A000170 = {1: 1, 2: 0, 3: 0, 4: 2, 5: 10, 6: 4, 7: 40, 8: 92, 9: 352, 10: 724, 11: 2680, 12: 14200}
@@ -222,8 +222,10 @@ def test_malformed_manifest_is_rejected(cert8: Path, tmp_path: Path, change: dic
 def test_a_formula_too_large_to_hold_is_refused(cert8: Path, tmp_path: Path) -> None:
     d, manifest = _copy(cert8, tmp_path)
     _save(d, {**manifest, "n": 5000})
-    with pytest.raises(UsageError, match="above the limit"):
+    with pytest.raises(CertificateRejected, match=r"n is not an integer in 1\.\.27: 5000"):  # no published count
         check_certificate(d, "dratify")
+    with pytest.raises(UsageError, match="above the limit"):  # the regenerated formula's own cap
+        regenerate({**manifest, "n": 5000})
 
 
 def test_same_command_same_bytes(cert8: Path, tmp_path: Path) -> None:

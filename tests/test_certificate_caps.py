@@ -8,8 +8,12 @@ the verdicts of the one-process check."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import dratify
 import pytest
@@ -17,6 +21,7 @@ from bounded_cli import run_cli
 from helpers import need_module
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.solutions import certificate_check
 from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate
 from cnfgen_queens.solutions.manifest_bounds import manifest_cap, proof_cap
 from cnfgen_queens.solvers.outcome import ProofState
@@ -65,6 +70,37 @@ def test_a_manifest_larger_than_any_of_its_n_is_refused_unparsed(cert6: Path, tm
     said = one_line(done.err)
     assert done.code == 2 and "manifest.json: 55.0 MB" in said and "refused unparsed" in said, said
     assert manifest_cap(6) < 100_000 < manifest_cap(100)
+
+
+def test_a_manifest_is_capped_by_its_smallest_n_and_the_largest_certified(cert6: Path, tmp_path: Path) -> None:
+    """An ``"n"`` anywhere else in the text can only lower the cap (it took the largest: a 55 MB manifest naming
+    N = 46340 in an extra key was parsed, 1.44 GB); an N above the last published count (27), the largest a
+    certificate is checked for, caps the manifest as N = 27 would."""
+    d = copy(cert6, tmp_path)
+    manifest = json.loads((d / "manifest.json").read_text())
+    padding = [{}] * (55 * 2**20 // 3)
+    for n, extra in ((6, [{"n": 46340}]), (46340, [])):
+        text = json.dumps({**manifest, "n": n, "solver": [*extra, *padding]}, separators=(",", ":"))
+        (d / "manifest.json").write_text(text)
+        done = run_cli(["check-count", str(d)], tmp_path, memory_mb=MEMORY_MB, timeout=120)
+        said = one_line(done.err)
+        assert done.code == 2 and "manifest.json: 55.0 MB" in said and "refused unparsed" in said, said
+        assert f"N={min(n, 27)} can be ({manifest_cap(min(n, 27)) / 1024:.1f} KB)" in said, said
+    assert "N=46340 is above N=27, the largest N a certificate is checked for" in said
+    (d / "manifest.json").write_text(json.dumps({**manifest, "n": 28}))
+    with pytest.raises(CertificateRejected, match=r"the manifest's n is not an integer in 1\.\.27: 28"):
+        check_certificate(d, "dratify")
+    late = ("csv", "importlib.resources")
+    code = "import sys\nfrom cnfgen_queens.cli import main\ntry:\n    main(['check-count', '--help'])\n"
+    code += f"except SystemExit:\n    print(sorted(m for m in sys.modules if m in {late!r}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout + done.stderr  # read when a certificate is checked
+
+
+def test_count_certify_refuses_an_n_no_certificate_is_checked_for(tmp_path: Path) -> None:
+    done = run_cli(["count", "28", "--certify", str(tmp_path / "d")], tmp_path, timeout=60)
+    assert done.code == 2 and "N=28 is above N=27, the largest N a certificate is checked for" in one_line(done.err)
+    assert not (tmp_path / "d").exists()
 
 
 def test_a_board_count_above_the_published_one_is_refused(cert6: Path, tmp_path: Path) -> None:
@@ -126,14 +162,23 @@ def test_the_stream_reads_what_dratify_reads(text: str, chunk: int, tmp_path: Pa
     assert ours == theirs
 
 
+# three pigeons, two holes (p_ij = 2(i - 1) + j): unsatisfiable, and unit propagation alone does not see it
+PIGEONS = [(1, 2), (3, 4), (5, 6), (-1, -3), (-1, -5), (-3, -5), (-2, -4), (-2, -6), (-4, -6)]
+
+
 def test_the_stream_stops_at_its_byte_limit(tmp_path: Path) -> None:
     path = tmp_path / "p.drat"
-    path.write_text("1 2 0\n" * 1000)
-    verdict = check_drat_stream(3, [(1, 2), (-1,), (-2,)], path, max_bytes=100)
-    assert verdict.verdict is ProofState.VERIFIED  # refuted before the limit: the rest is never read
+    path.write_text("")
+    assert check_drat_stream(6, PIGEONS, path, max_bytes=100).verdict is ProofState.REJECTED  # it needs its proof
+    path.write_text("-1 0\n0\n" + "1 2 0\n" * 1000)  # refuted in its first 7 bytes, 6 KB in all
+    verdict = check_drat_stream(6, PIGEONS, path, max_bytes=100)
+    assert verdict.verdict is ProofState.VERIFIED, verdict  # refuted within the limit: the rest is never read
+    path.write_text("1 2 0\n" * 1000 + "-1 0\n0\n")
+    verdict = check_drat_stream(6, PIGEONS, path, max_bytes=100)
+    assert verdict.verdict is ProofState.UNVERIFIED and "not refuted within its first 100 bytes" in verdict.detail
     path.write_text("1 2 3 0\n" * 1000 + "0\n")
     verdict = check_drat_stream(3, [(1, 2, 3), (-1,), (-2,)], path, max_bytes=100)
-    assert verdict.verdict is ProofState.REJECTED and "more than 100 bytes" in verdict.detail
+    assert verdict.verdict is ProofState.UNVERIFIED and "not refuted within its first 100 bytes" in verdict.detail
 
 
 @pytest.mark.parametrize("executor", ["local", "dask"])
@@ -149,3 +194,64 @@ def test_check_count_jobs_gives_the_one_process_verdicts(executor: str, cert6: P
     for extra in ([], args):
         done = run_cli(["check-count", str(d), *extra, "--checker", "dratify"], tmp_path, timeout=240)
         assert done.code == 1 and f"{sol.name} lists 0" in one_line(done.err), done.err
+
+
+def test_workers_in_another_directory_find_a_relative_certificate(
+    cert6: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SLURM jobs and a Dask scheduler's workers run in their own working directory: ``check-count DIR`` with a
+    relative DIR hands them its absolute path (they said "the proof ... is missing")."""
+    copy(cert6, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(tmp_path)
+
+    def run_elsewhere(fn: Any, items: Any, finished: Any, **_: Any) -> bool:
+        for item in items:
+            os.chdir(elsewhere)
+            try:
+                result = fn(*item)
+            finally:
+                os.chdir(tmp_path)
+            if not finished(result):
+                return False
+        return True
+
+    monkeypatch.setattr(certificate_check, "run_tasks", run_elsewhere)
+    for executor in ("slurm", "dask"):
+        assert check_certificate(Path("c"), "dratify", jobs=2, executor=executor).total == 4
+
+
+def test_solve_proof_and_check_count_check_a_proof_one_way(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``solve --proof`` checks a proof as check-count does, read as a stream: a variable beyond the formula
+    (an extension variable of DRAT; the solvers that write proofs here introduce none) is not checked there, so the
+    proof is unverified, not verified (solve --proof's whole-file dratify took it) nor checked as it is elsewhere."""
+    from pysat.solvers import Solver
+
+    from cnfgen_queens.model.formula import QueensFormula
+
+    formula = QueensFormula(3)  # unsatisfiable, 9 variables
+    with Solver(name="cadical195", bootstrap_with=[list(c) for c in formula.clauses()], with_proof=True) as s:
+        assert s.solve() is False
+        refutation = [line for line in s.get_proof() if line.strip()]
+    cnf = tmp_path / "q3.cnf"
+    assert main(["gen", "3", "-o", str(cnf)]) == 0
+    profiles = tmp_path / "solvers.yaml"
+    profiles.write_text(f"solvers:\n  writer:\n    command: '{tmp_path / 'writer.sh'} {{cnf}} {{proof}}'\n")
+    script = tmp_path / "writer.sh"
+    verdicts = {}
+    for name, lines in (("plain", refutation), ("fresh", ["10 0", *refutation])):  # 10: RAT, no clause has -10
+        written = tmp_path / f"{name}.drat"
+        written.write_text("".join(f"{line}\n" for line in lines))
+        script.write_text(f'#!/bin/sh\ncp {written} "$2"\necho "s UNSATISFIABLE"\nexit 20\n')
+        script.chmod(0o755)
+        proof = tmp_path / f"{name}-out.drat"
+        argv = ["solve", str(cnf), "--solver", "writer", "--solvers-file", str(profiles), "--proof", str(proof)]
+        main(argv)
+        said = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("c proof", "c note"))]
+        stream = check_drat_stream(formula.counts()[0], formula.clauses(), written, proof_cap(3))
+        verdicts[name] = (said, stream.verdict)
+    assert verdicts["plain"] == ([f"c proof {tmp_path / 'plain-out.drat'} verified"], ProofState.VERIFIED)
+    said, stream_verdict = verdicts["fresh"]
+    assert said[0] == f"c proof {tmp_path / 'fresh-out.drat'} unverified" and stream_verdict is ProofState.UNVERIFIED
+    assert "literal 10 names a variable beyond the formula's 9" in said[1], said

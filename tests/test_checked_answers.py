@@ -4,6 +4,7 @@ the honest side is real solvers, and the counts it is compared with come from br
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from pathlib import Path
@@ -15,6 +16,7 @@ from test_variants_counts import brute_count
 import cnfgen_queens as cq
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.experiments.store import Store
+from cnfgen_queens.solutions.records import Count
 from cnfgen_queens.solvers.outcome import Checked, Status
 
 LIAR = str(Path(__file__).resolve().parent / "fakes" / "liar.sh")
@@ -69,6 +71,16 @@ def test_a_wrong_count_is_called_wrong_by_cli_and_api_alike(capsys: pytest.Captu
     assert err == f"cnfgen-queens count: error: {c.error}\n" and c.mismatches
     c = cq.count(cq.queens(6), solver=LIAR, engine="loop", require_checked=True)
     assert c.status is Status.ERROR and c.refused and c.checked is None and "disagrees" in (c.error or "")
+
+
+def test_a_refusal_is_a_flag_not_the_words_of_an_error() -> None:
+    """Count.refused was read off the end of the error text: a solver's error that ends in those words (its stderr
+    is quoted there) made a stopped count a refused one, and the CLI dropped its ``partial count`` line."""
+    stopped = Count(total=3, fundamental=None, status=Status.ERROR, engine="loop", wall=0.1, solver_calls=4,
+                    error="liar: exit 1: c refused by --require-checked")  # fmt: skip
+    assert not stopped.refused and not stopped.complete
+    c = cq.count(cq.queens(6, place=[(0, 1)]), solver=LIAR, engine="loop", require_checked=True)
+    assert c.refused and dataclasses.replace(c, error="anything").refused
 
 
 def test_require_checked_is_named_in_the_api_s_words(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -5,7 +5,9 @@ stored column that --compare can pair on."""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import json
 import sqlite3
 import statistics
@@ -65,6 +67,51 @@ def test_a_line_that_stopped_early_is_not_penalised(tmp_path: Path, capsys: pyte
     assert "lack" not in err and "missing" not in out and f"| {report.seconds(_par2(MINISAT))} |" in out
     page = (tmp_path / "html" / "index.html").read_text()
     assert "missing" not in page and f">{report.seconds(_par2(MINISAT))}</td>" in page  # the HTML table too
+
+
+def test_the_virtual_best_solves_an_instance_a_line_solved() -> None:
+    """Per instance the line that solved most of its repeats there, then the better score: a line fast twice and
+    out of time once loses to one that solved every repeat slowly (though it scored better: 6.73 against 8)."""
+    fast = _cell("a", 5, [0.1, 0.1, 0.1])
+    fast[2] = dataclasses.replace(fast[2], status=Status.TIMEOUT, wall=10.0, verified=None, verdict=None)
+    rows = [*fast, *_cell("b", 5, [8.0, 8.0, 8.0]), *_cell("a", 6, [0.2, 0.2, 0.2]), *_cell("b", 6, [9.0, 9.0, 9.0])]
+    rows = [dataclasses.replace(r, time_limit=10.0) for r in rows]
+    stats_ = {s.solver: s for s in report.summarize(rows)}
+    assert stats_["a"].par2 == pytest.approx(statistics.fmean([(0.1 + 0.1 + 20) / 3, 0.2]))
+    vbs = stats_["virtual best"]
+    assert (vbs.runs, vbs.solved, vbs.sat) == (2, 2, 2)  # b solved N = 5 three times in three
+    assert vbs.par2 == pytest.approx(statistics.fmean([8.0, 0.2]))  # b's score on N = 5, a's on N = 6
+    assert vbs.median == pytest.approx(statistics.median([8.0, 0.2]))
+    assert vbs.largest_n == 6
+
+
+def _unsolved(runs: list[Row], *at: int) -> list[Row]:
+    return [dataclasses.replace(r, status=Status.TIMEOUT, wall=LIMIT, verified=None, verdict=None) if k in at else r
+            for k, r in enumerate(runs)]  # fmt: skip
+
+
+def test_an_unsolved_repeat_is_slower_than_any_solved_one() -> None:
+    """Right-censored at the limit: an unsolved repeat counts as +infinity for a cell's median, quartiles and the
+    order-statistic interval (not dropped, which biased the median low); an end it reaches has no finite bound."""
+    inf = float("inf")
+    times = [1.0, 1.1, 0.9, 1.0, 1.2, inf]
+    s = spread.spread(times)
+    ci = stats.quantile_test(np.asarray(times), q=1.05, p=0.5).confidence_interval(0.95)
+    assert (s.median, s.ci_low, s.ci_high) == (pytest.approx(1.05), ci.low, inf) and s.q3 == pytest.approx(1.175)
+    assert s.cv is None and s.reach() == inf  # no moment of a censored sample; the interval reaches beyond the limit
+    assert spread.spread([1.0, 2.0, inf, inf]).q3 == inf and spread.spread([1.0, 2.0, inf, inf]).q1 == 1.75
+    (cell,) = spread.cells(_unsolved(_cell("minisat", 5, [1.0, 1.1, 0.9, 1.0, 1.2, 3.0]), 5))
+    assert (cell.runs, cell.solved, cell.spread) == (6, 5, s) and cell.noisy()  # they disagree whether it is solved
+    line = next(ln for ln in spread.markdown([cell]).splitlines() if ln.startswith("| solve"))
+    assert "| 1.05 | 1.00-1.18 | 0.900-unsolved | n/a (unsolved) | noisy |" in line
+    # the table's median: per instance over every repeat, an unsolved one the slowest (none where most are)
+    rows = [*_unsolved(_cell("a", 5, [1.0, 2.0, 3.0]), 2), *_unsolved(_cell("a", 6, [1.0, 2.0, 3.0]), 1, 2)]
+    (a,) = report.summarize(rows)
+    assert a.median == 2.0  # N = 5: median of 1, 2, unsolved; N = 6: unsolved (was 1.5 over 1.5 and 1)
+    # the adaptive rule does not stop on an interval with an unsolved end; a cell unsolved every time stops
+    assert not adaptive.clear(_unsolved(_cell("a", 5, [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]), 5), 0.5)
+    assert not adaptive.clear(_unsolved(_cell("a", 5, [1.0, 1.0, 1.0]), 2), 0.5)
+    assert adaptive.clear(_unsolved(_cell("a", 5, [1.0, 1.0, 1.0]), 0, 1, 2), 0.5)
 
 
 def _config(tmp_path: Path, repeats: str, n: str = "[5, 6]") -> Path:
@@ -154,14 +201,24 @@ def test_break_symmetry_is_a_column_compare_pairs_on(tmp_path: Path, capsys: pyt
     code, out, _ = in_process(["report", str(db)], capsys)
     table = [line for line in out.splitlines() if line.startswith("| ")]
     assert table[0].startswith("| break_symmetry | solver |") and "missing" not in out  # two lines, same instances
-    csv = tmp_path / "runs.csv"
-    assert in_process(["report", str(db), "--runs-csv", str(csv)], capsys)[0] == 0
-    assert [r.break_symmetry for r in report.load_rows(csv)] == [r.break_symmetry for r in rows]
-    old = sqlite3.connect(db)  # a store written before the column: every run without the lex-leader clauses
-    old.executescript("ALTER TABLE runs DROP COLUMN break_symmetry; DELETE FROM runs WHERE variant IS NOT NULL;")
+    runs_csv = tmp_path / "runs.csv"
+    assert in_process(["report", str(db), "--runs-csv", str(runs_csv)], capsys)[0] == 0
+    assert [r.break_symmetry for r in report.load_rows(runs_csv)] == [r.break_symmetry for r in rows]
+    assert json.loads(rows[-1].variant or "{}").get("break_symmetry") is True  # the variant keeps it, as before
+    # a runs CSV and a store written before the column: the variant says which runs had the lex-leader clauses
+    cells = list(csv.reader(io.StringIO(runs_csv.read_text())))
+    at = cells[0].index("break_symmetry")
+    old_csv = tmp_path / "old-runs.csv"
+    with old_csv.open("w", newline="") as f:
+        csv.writer(f).writerows([c for k, c in enumerate(line) if k != at] for line in cells)
+    assert [(r.n, r.break_symmetry) for r in report.load_rows(old_csv)] == [(r.n, r.break_symmetry) for r in rows]
+    old = sqlite3.connect(db)
+    old.executescript("ALTER TABLE runs DROP COLUMN break_symmetry;")
     old.close()
     with Store(db, readonly=True) as store:
-        assert {r.break_symmetry for r in store.rows()} == {False}
-    code, out, err = in_process(["report", str(db), "--where", "break_symmetry=false"], capsys)
-    assert code == 0 and "| 6 |" in out, err
-    assert json.loads(rows[-1].variant or "{}").get("break_symmetry") is True  # the variant keeps it, as before
+        assert sorted((r.n, r.break_symmetry) for r in store.rows()) == sorted((r.n, r.break_symmetry) for r in rows)
+    for side in ("false", "true"):  # six runs each, not twelve plain ones
+        code, out, err = in_process(["report", str(db), "--where", f"break_symmetry={side}"], capsys)
+        assert code == 0 and "| 6 |" in out and "| 12 |" not in out, err
+    code, out, err = in_process(["report", str(db), "--compare", "break_symmetry=true", "break_symmetry=false"], capsys)
+    assert code == 0 and "instances run by both: 6; solved by both: 6" in out, err

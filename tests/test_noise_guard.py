@@ -15,7 +15,7 @@ from helpers import in_process, need_solver
 from cnfgen_queens.experiments import machine, noise
 from cnfgen_queens.experiments.machine import this_machine
 from cnfgen_queens.experiments.store import Store
-from cnfgen_queens.solvers.cgroup import IsolationUnavailable, choose, core_assignment
+from cnfgen_queens.solvers.cgroup import IsolationUnavailable, choose, core_assignment, usable_cores
 
 
 def _config(tmp_path: Path, solver: str = "minisat", n: str = "[8, 9]", extra: str = "", name: str = "g") -> Path:
@@ -57,7 +57,7 @@ def test_a_busy_batch_says_so_on_stdout_and_stores_it(
     code, out, err = in_process(["batch", str(cfg), "--jobs", "1", "--no-progress"], capsys)
     assert code == 0 and err == "", err  # stderr is for errors, one line each: the note is no error
     first, summary = out.splitlines()
-    assert first.startswith(f"note: load average 99 on {noise.usable_cores()} cores (0 idle) as the batch starts 1 ")
+    assert first.startswith(f"note: load average 99 on {usable_cores()} cores (0 idle) as the batch starts 1 ")
     assert summary.startswith("3 runs done (3 solved)")
     monkeypatch.setattr(machine, "load_average", lambda: 0.0)
     code, out, err = in_process(["batch", str(cfg), "--jobs", "1", "--no-progress"], capsys)
@@ -93,7 +93,7 @@ def _cpu_list(text: str) -> set[int]:
 
 
 def test_pinned_runs_each_get_cores_of_their_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cores = noise.usable_cores() or 1
+    cores = usable_cores()
     try:
         sets = core_assignment(min(cores, 2))
     except IsolationUnavailable as e:
@@ -125,7 +125,7 @@ def test_pinned_runs_each_get_cores_of_their_own(tmp_path: Path, capsys: pytest.
 
 def test_pin_is_refused_in_one_line_where_it_cannot_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_solver("minisat")
-    cores = noise.usable_cores() or 1
+    cores = usable_cores()
     cases = [
         (_config(tmp_path, extra="pin: true\n", name="a"), ["--jobs", str(cores + 1)], f"{cores + 1} runs at once"),
         (_config(tmp_path, solver="pysat:cadical195", extra="pin: true\n", name="b"), ["--jobs", "1"], "inside the"),

@@ -10,7 +10,7 @@ from time import monotonic
 from typing import TYPE_CHECKING
 
 from ..limits import DEFAULT_OUTPUT_MB, Limits, process_start
-from ..solvers.cgroup import IsolationUnavailable, choose, unavailable_reason
+from ..solvers.cgroup import IsolationUnavailable, choose, unavailable_reason, usable_cores
 from .common import fail
 
 if TYPE_CHECKING:
@@ -47,11 +47,7 @@ def command_start() -> float:
 
 def cap_jobs(args: argparse.Namespace) -> None:
     """``--jobs`` above the cores this process may use is capped to them, with a one-line note."""
-
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
+    cores = usable_cores()
     if args.jobs > cores:
         print(f"{args.prog}: note: --jobs {args.jobs} capped to the {cores} core(s) available", file=sys.stderr)
         args.jobs = cores

@@ -3,21 +3,25 @@
 Every cell (a run of the grid without its repeat index) runs ``min`` times; then, round by round, a
 cell whose 95% confidence interval of the median time (:func:`.spread.spread`) reaches farther than
 ``until`` times the median from it on either side gets more repeats, until both ends are within that
-or the cell has ``max`` repeats.  A cell with fewer solved repeats than a 95% interval of the median
+or the cell has ``max`` repeats.  A cell with fewer repeats than a 95% interval of the median
 needs (:data:`.spread.MIN_REPEATS`) has no interval yet, so it is never clear: it gets the repeats it
-lacks in one round.  A cell with an unsolved repeat stops there (a timeout repeated is no clearer).
+lacks in one round.  An unsolved repeat counts as slower than any solved one (:mod:`.spread`): a cell
+with one gets more repeats while its median or an end of its interval is unsolved (no finite bound).
+A cell whose every repeat is unsolved stops (nothing to time, each repeat costs the whole limit; below
+six repeats that is no 95% statement).
 What is stored decides, so a batch stopped between rounds goes on where it was.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 
 from .config import Config
 from .grid import Run, _repeat_keys, iter_runs
 from .spread import MIN_REPEATS, spread
 from .store import Row, Store
-from .verdict import Verdict, verdict
+from .summary import censored
 
 
 def bound(config: Config, runs: int) -> str:
@@ -31,10 +35,11 @@ def bound(config: Config, runs: int) -> str:
 
 
 def clear(rows: list[Row], until: float) -> bool:
-    """Whether a cell's repeats answer it: an unsolved one, or both ends of the interval within ``until`` of the
-    median (never with fewer repeats than an interval needs)."""
-    times = [r.wall for r in rows if verdict(r) is Verdict.SOLVED and r.wall is not None]
-    if len(times) < len(rows):
+    """Whether a cell's repeats answer it: both ends of the interval within ``until`` of the median (never with
+    fewer repeats than an interval needs, nor when the median or an end is an unsolved repeat's), or every
+    repeat unsolved."""
+    times = censored(rows)
+    if times and all(t == math.inf for t in times):
         return True
     reach = spread(times).reach() if len(times) >= 2 else None
     return reach is not None and reach <= until

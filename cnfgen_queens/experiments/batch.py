@@ -30,6 +30,7 @@ from ..cnf.atomic import close_work_dir, open_work_dir
 from ..cnf.owned import open_dir, refuse_links
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
+from ..solvers.cgroup import usable_cores
 from ..solvers.outcome import Status
 from . import noise
 from .adaptive import next_round, tally
@@ -114,9 +115,8 @@ def executor_of(config: Config, executor: str | None, jobs: int | None) -> tuple
     """(executor, parallel runs, SLURM settings) of a batch: the caller's executor, else the config's; with
     slurm, ``jobs`` jobs at once, else the config's ``slurm.jobs``; else ``jobs`` workers or the cores."""
     executor = executor or config.executor
-    if executor != "slurm":  # the cores this process may use (a SLURM allocation, cgroups)
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        return executor, jobs or cores or 1, None
+    if executor != "slurm":
+        return executor, jobs or usable_cores(), None
     slurm = config.slurm or SlurmSettings(log_dir=str(config.results.parent / "slurm-logs"))
     slurm = replace(slurm, jobs=jobs) if jobs else slurm
     return executor, slurm.jobs, slurm

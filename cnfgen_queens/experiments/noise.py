@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..solvers.cgroup import IsolationUnavailable, core_assignment
+from ..solvers.cgroup import IsolationUnavailable, core_assignment, usable_cores
 from . import machine
 from .store import Row, Store
 
@@ -56,11 +56,6 @@ class BatchStart:
     load_avg: float | None  # the 1-minute load average then
     note: str | None  # the line the batch printed (None: quiet enough)
     pinned: bool  # pin: true
-
-
-def usable_cores() -> int | None:
-    """The cores this process may use (a SLURM allocation, a cpuset), as the batch's default ``--jobs``."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def busy_note(load: float | None, cores: int | None, jobs: int) -> str | None:

@@ -60,7 +60,7 @@ class Row:
     machine: str | None = None  # fingerprint of the machine it ran on (table machines); None: stored before
     load_avg: float | None = None  # the 1-minute load average of its machine when it started
     checked: Checked | None = None  # how the answer was checked (model-verified, ...); None: no answer, or older
-    break_symmetry: bool | None = False  # the CNF has the lex-leader clauses (None, stored before: False on reading)
+    break_symmetry: bool | None = None  # the CNF has the lex-leader clauses (None, stored before: the variant says)
     cores: str | None = None  # the CPU cores the run was pinned to ("0" or "2,3"; batch pin: true); None: not pinned
 
     def __post_init__(self) -> None:
@@ -71,7 +71,7 @@ class Row:
         if self.checked is not None and type(self.checked) is not Checked:
             object.__setattr__(self, "checked", Checked(self.checked))
         if type(self.break_symmetry) is not bool:  # None: a row (or CSV) of before the column
-            object.__setattr__(self, "break_symmetry", bool(self.break_symmetry))
+            object.__setattr__(self, "break_symmetry", lex_leader(self.break_symmetry, self.variant))
 
     @property
     def solver_label(self) -> str:
@@ -79,6 +79,21 @@ class Row:
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def lex_leader(column: Any, variant: str | None) -> bool:
+    """A run's ``break_symmetry``: its column, or where that is NULL (a store or runs CSV written before the
+    column), its variant's key, where the batch recorded symmetry breaking before.
+
+    >>> lex_leader(None, '{"break_symmetry": true}'), lex_leader(None, None), lex_leader(1, None)
+    (True, False, True)
+    """
+    return bool(column) if column is not None else _variant_breaks(variant)
+
+
+@functools.lru_cache(maxsize=1024)
+def _variant_breaks(variant: str | None) -> bool:
+    return variant is not None and '"break_symmetry"' in variant and bool(json.loads(variant).get("break_symmetry"))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -123,7 +138,7 @@ def row_of(values: tuple[Any, ...]) -> Row:
     for key in ("column_alo", "verified"):
         if d[key] is not None:
             d[key] = bool(d[key])
-    d["break_symmetry"] = bool(d["break_symmetry"])  # NULL: stored before the column, without the clauses
+    d["break_symmetry"] = lex_leader(d["break_symmetry"], d["variant"])
     d["status"] = STATUSES.get(d["status"], Status.ERROR)  # a word no longer written (an old count's USAGE)
     d["verdict"] = VERDICTS.get(d["verdict"])  # None: judged on reading
     d["checked"] = CHECKS.get(d["checked"])

@@ -2,10 +2,17 @@
 
 A cell is a line of the report table (task, solver with its arguments, encoding, group size, column
 clauses, symmetry breaking) on one instance (N, variant, shuffle seed); its repeats differ only in the
-noise of the machine.  Over the times of its solved repeats: the median with its interquartile range,
-the 95% confidence interval of the median, and the coefficient of variation (scipy.stats.variation,
-sample standard deviation over mean).  A cell whose variation is above :data:`NOISY_CV` is *noisy*: its
-repeats disagree by more than the differences a comparison would look for.
+noise of the machine.  Over the times of its repeats: the median with its interquartile range, the 95%
+confidence interval of the median, and the coefficient of variation (scipy.stats.variation, sample
+standard deviation over mean).  A cell whose variation is above :data:`NOISY_CV` is *noisy*: its
+repeats disagree by more than the differences a comparison would look for; so is one whose repeats
+disagree on whether it is solved at all.
+
+An unsolved repeat is right-censored: it ran past its limit, so it is slower than any solved repeat
+and counts as +infinity (``math.inf``) in the median, the quartiles and the interval (dropping it
+biased them low).  A figure it reaches (the median of a cell mostly unsolved, the interval's upper
+end) has no finite bound and shows ``unsolved``; the coefficient of variation of such a sample is
+unknown (None).
 
 The interval is the distribution-free one of order statistics (scipy.stats.quantile_test's
 ``confidence_interval``, exact binomial coverage of the median, no resampling): it holds the median
@@ -19,14 +26,14 @@ scipy and numpy are imported when a spread is computed, never at the CLI's start
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .report import seconds
 from .store import Row
-from .summary import value_of
-from .verdict import Verdict, verdict
+from .summary import censored, value_of
 
 NOISY_CV = 0.10  # coefficient of variation above which a cell is marked noisy (report --noisy changes it)
 CONFIDENCE = 0.95
@@ -45,8 +52,9 @@ class Spread:
     q1: float
     q3: float
     ci_low: float | None  # 95% confidence interval of the median (None: fewer than MIN_REPEATS times)
-    ci_high: float | None
-    cv: float  # coefficient of variation (sample standard deviation / mean); 0 for identical times
+    ci_high: float | None  # math.inf (as median, q1, q3, ci_low): an unsolved repeat's, no finite bound
+    cv: float | None  # coefficient of variation (sample standard deviation / mean); 0 for identical times;
+    # None: a repeat unsolved
 
     @property
     def iqr(self) -> float:
@@ -54,34 +62,41 @@ class Spread:
 
     def reach(self) -> float | None:
         """How far the confidence interval reaches from the median on its farther side, relative to the
-        median (0.05: both ends within 5% of it); None without an interval."""
+        median (0.05: both ends within 5% of it); None without an interval, infinity when an end or the
+        median is unsolved."""
         if self.ci_low is None or self.ci_high is None:
             return None
+        if math.inf in (self.median, self.ci_high):
+            return math.inf
         if self.median <= 0:
             return 0.0
         return max(self.median - self.ci_low, self.ci_high - self.median) / self.median
 
 
 def spread(times: Sequence[float]) -> Spread:
-    """The spread of two or more times (ValueError with fewer)."""
+    """The spread of two or more times, ``math.inf`` for an unsolved one (ValueError with fewer)."""
     if len(times) < 2:
         raise ValueError(f"a spread needs two or more times, got {len(times)}")
     import numpy as np
     from scipy import stats
 
     x = np.asarray(times, dtype=float)
-    q1, median, q3 = np.percentile(x, [25, 50, 75])
+    solved = x[np.isfinite(x)]
+    top = float(solved.max(initial=0.0))
+    # numpy interpolates inf - inf to nan: take the quartiles with any number above the solved times in place
+    # of the unsolved, and a quartile it weighs in is unsolved (it lies between the slowest solved and beyond)
+    q1, median, q3 = (math.inf if q > top else float(q) for q in np.percentile(np.minimum(x, top + 1), [25, 50, 75]))
     low = high = None
-    if len(x) >= MIN_REPEATS:
-        ci = stats.quantile_test(x, q=float(median), p=0.5).confidence_interval(CONFIDENCE)
+    if len(x) >= MIN_REPEATS:  # the order statistics: the unsolved are the largest, as they are
+        ci = stats.quantile_test(x, q=median, p=0.5).confidence_interval(CONFIDENCE)
         low, high = float(ci.low), float(ci.high)
-    cv = 0.0 if np.ptp(x) == 0 else float(stats.variation(x, ddof=1))  # identical times: no spread
-    return Spread(len(x), float(median), float(q1), float(q3), low, high, cv)
+    cv = None if len(solved) < len(x) else 0.0 if np.ptp(x) == 0 else float(stats.variation(x, ddof=1))
+    return Spread(len(x), median, q1, q3, low, high, cv)
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One configuration on one instance over its repeats (``spread``: of its solved repeats, two or more)."""
+    """One configuration on one instance over its repeats (``spread``: of two or more, one solved or more)."""
 
     keys: tuple[tuple[str, Any], ...]  # CELL_KEYS and their values
     runs: int
@@ -92,11 +107,8 @@ class Cell:
         return dict(self.keys)[name]
 
     def noisy(self, threshold: float = NOISY_CV) -> bool:
-        return self.spread is not None and self.spread.cv > threshold
-
-
-def _seconds(row: Row, time: str) -> float | None:
-    return row.cpu if time == "cpu" else row.wall
+        """Its variation is above ``threshold``, or its repeats disagree on whether it is solved."""
+        return self.spread is not None and (self.spread.cv is None or self.spread.cv > threshold)
 
 
 def cells(rows: Iterable[Row], time: str = "wall") -> list[Cell]:
@@ -108,9 +120,10 @@ def cells(rows: Iterable[Row], time: str = "wall") -> list[Cell]:
     for key, group in groups.items():
         if len(group) < 2:
             continue
-        times = [t for r in group if verdict(r) is Verdict.SOLVED and (t := _seconds(r, time)) is not None]
-        out.append(Cell(tuple(zip(CELL_KEYS, key, strict=True)), len(group), len(times),
-                        spread(times) if len(times) >= 2 else None))  # fmt: skip
+        times = censored(group, time)
+        solved = sum(t != math.inf for t in times)
+        out.append(Cell(tuple(zip(CELL_KEYS, key, strict=True)), len(group), solved,
+                        spread(times) if len(times) >= 2 and solved else None))  # fmt: skip
     return out
 
 
@@ -120,8 +133,9 @@ def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall")
     noisy = sum(c.noisy(threshold) for c in found)
     lines = [
         f"spread over repeats: {len(found)} cells, {noisy} noisy (coefficient of variation above "
-        f"{threshold:.0%}); median with interquartile range and 95% confidence interval of the median (order "
-        f"statistics, {MIN_REPEATS} or more solved repeats)",
+        f"{threshold:.0%}, or solved by some repeats only); median with interquartile range and 95% confidence "
+        f"interval of the median (order statistics, {MIN_REPEATS} or more repeats; an unsolved repeat counts as "
+        "slower than any solved one: a figure it reaches shows unsolved, no finite bound)",
         "",
         f"| task | solver | encoding | N | variant | seed | repeats | solved | median ({unit}) | IQR ({unit}) | "
         f"95% CI ({unit}) | CV | noisy |",
@@ -131,8 +145,9 @@ def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall")
         s = c.spread
         stats = ["", "", "", ""]
         if s is not None:
-            ci = NO_INTERVAL if s.ci_low is None else f"{seconds(s.ci_low)}-{seconds(s.ci_high)}"
-            stats = [seconds(s.median), f"{seconds(s.q1)}-{seconds(s.q3)}", ci, f"{s.cv:.1%}"]
+            ci = NO_INTERVAL if s.ci_low is None or s.ci_high is None else f"{_time(s.ci_low)}-{_time(s.ci_high)}"
+            cv = "n/a (unsolved)" if s.cv is None else f"{s.cv:.1%}"
+            stats = [_time(s.median), f"{_time(s.q1)}-{_time(s.q3)}", ci, cv]
         k = dict(c.keys)
         board = " ".join(v for v in (k["variant"], "break_symmetry" * bool(k["break_symmetry"])) if v)
         cells_ = [k["task"], k["solver"], k["encoding"], str(k["n"]), board,
@@ -140,3 +155,7 @@ def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall")
                   "noisy" if c.noisy(threshold) else ""]  # fmt: skip
         lines.append("| " + " | ".join(cells_) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _time(seconds_: float) -> str:
+    return "unsolved" if seconds_ == math.inf else seconds(seconds_)

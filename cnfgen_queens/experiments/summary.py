@@ -11,16 +11,19 @@ repeats of a run are not instances: each line is scored on an instance over the 
 however many (adaptive repeats stop a steady cell early and run a noisy one longer), so no line is
 penalised for stopping early.  A line's PAR-2 is the mean over the instances of its runs' mean score
 on each (with one run per instance, the SAT competition's mean over runs); its median solved time is
-the median over the instances of its solved runs' median time on each.  A line is a configuration:
+the median over the instances of its runs' median time on each (an unsolved run slower than any solved
+one; an instance whose median is unsolved has none).  A line is a configuration:
 task, solver with its arguments, encoding, and where the table holds more than one value, the group
 size, the column clauses (``column_alo``), the symmetry breaking (``break_symmetry``) and whether the
-CNF was shuffled.  The *virtual best solver* line takes, per instance, the best line's score there.
+CNF was shuffled.  The *virtual best solver* line takes, per instance, the best line there (the one that
+solved the largest share of its repeats there, then the better score): its score, answers and median time.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -50,7 +53,7 @@ class GroupStats:
     unsat: int  # solved as UNSAT (task solve), or a complete count (task count)
     wrong: int
     par2: float | None  # mean over the instances (missing ones too) of the mean score there; None: a limit unknown
-    median: float | None  # median over the instances of the median time of the solved runs there, seconds
+    median: float | None  # median over the instances of the runs' median time there (where solved), seconds
     largest_n: int | None  # the largest N with a solved run
     keys: tuple[tuple[str, Any], ...] = ()
 
@@ -114,10 +117,24 @@ def _cell_score(runs: list[Row], time: str) -> float | None:
     return None if None in scores else sum(s for s in scores if s is not None) / len(scores)
 
 
+def censored(runs: Iterable[Row], time: str = "wall") -> list[float]:
+    """The times of runs, ``math.inf`` for an unsolved one: right-censored, it ran past its limit, slower than
+    any solved one (a solved run without a time is left out)."""
+    out = []
+    for r in runs:
+        if verdict(r) is not Verdict.SOLVED:
+            out.append(math.inf)
+        elif (t := _seconds(r, time)) is not None:
+            out.append(t)
+    return out
+
+
 def _cell_median(runs: list[Row], time: str) -> float | None:
-    """The median time of a line's solved runs on one instance (None when none solved)."""
-    times = [t for r in runs if verdict(r) is Verdict.SOLVED and (t := _seconds(r, time)) is not None]
-    return statistics.median(times) if times else None
+    """The median time of a line's runs on one instance, an unsolved run slower than any solved one (None when
+    that median is unsolved: half its runs or more unsolved)."""
+    times = censored(runs, time)
+    median = statistics.median(times) if times else math.inf
+    return None if median == math.inf else median
 
 
 def _cells(group: list[Row], seeds: bool) -> dict[tuple[Any, ...], list[Row]]:
@@ -196,17 +213,22 @@ def _line(task: str, line: tuple[Any, ...], group: list[Row], limits: dict[tuple
 
 def _virtual_best(task: str, lines: dict[tuple[Any, ...], list[Row]], limits: dict[tuple[Any, ...], float | None],
                   time: str, keys: list[tuple[str, Any]], varying: list[str], seeds: bool) -> GroupStats:  # fmt: skip
-    """Per instance, the line of the best score there (the mean over its repeats): solved when each of its runs
-    there was, else scored as it is (twice the limit where no line ran anything better)."""
-    best: dict[tuple[Any, ...], tuple[float, list[Row]]] = {}
+    """Per instance, the best line there: the one that solved the largest share of its repeats there, of those
+    the best score (the mean over its repeats).  Its score, answers and median there are the virtual best's;
+    the instance is solved when each of that line's runs there was (an instance no line ran with a known
+    limit: scored twice the table's limit there)."""
+    best: dict[tuple[Any, ...], tuple[tuple[float, float], list[Row]]] = {}
     for group in lines.values():
         for i, runs in _cells(group, seeds).items():
             score = _cell_score(runs, time)
-            if score is not None and (i not in best or score < best[i][0]):
-                best[i] = (score, runs)
+            if score is None:
+                continue
+            rank = (-sum(verdict(r) is Verdict.SOLVED for r in runs) / len(runs), score)
+            if i not in best or rank < best[i][0]:
+                best[i] = (rank, runs)
     won = {i: runs for i, (_, runs) in best.items() if all(verdict(r) is Verdict.SOLVED for r in runs)}
-    scores = [best[i][0] if i in best else None if t is None else 2 * t for i, t in limits.items()]
-    medians = [m for runs in won.values() if (m := _cell_median(runs, time)) is not None]
+    scores = [best[i][0][1] if i in best else None if t is None else 2 * t for i, t in limits.items()]
+    medians = [m for _, runs in best.values() if (m := _cell_median(runs, time)) is not None]
     return GroupStats(
         task,
         VBS,

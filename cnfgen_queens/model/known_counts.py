@@ -10,9 +10,7 @@ published count applies to an instance (the CLI's check, the batch's verdict, pr
 
 from __future__ import annotations
 
-import csv
 from functools import cache
-from importlib import resources
 
 from cnfgen_queens.model.variants import TORUS_COUNTS
 
@@ -26,6 +24,9 @@ def known_counts() -> dict[int, tuple[int, int | None]]:
 
 @cache
 def _load() -> dict[int, tuple[int, int | None]]:
+    import csv  # read when a count is looked up, not at the start of every command
+    from importlib import resources
+
     text = resources.files("cnfgen_queens").joinpath(RESOURCE).read_text(encoding="utf-8")
     rows = csv.DictReader(line for line in text.splitlines() if line.strip() and not line.startswith("#"))
     out: dict[int, tuple[int, int | None]] = {}

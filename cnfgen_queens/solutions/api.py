@@ -48,6 +48,7 @@ from cnfgen_queens.solutions.engine_choice import (
 from cnfgen_queens.solutions.external_cubes import count_external_cubes
 from cnfgen_queens.solutions.external_loop import enumerate_external
 from cnfgen_queens.solutions.forked_loop import enumerate_forked
+from cnfgen_queens.solutions.manifest_bounds import largest_n
 from cnfgen_queens.solutions.records import (
     Count,
     EnumerationError,
@@ -270,7 +271,7 @@ def checked_count(formula: QueensFormula, result: Count, require_checked: bool =
             why = f"has a certificate that check-count rejects ({e})"
     else:
         why += " (no published count for this board; --certify DIR writes a certificate that is checked)"
-    return replace(result, status=Status.ERROR, error=f"the count {result.total} {why}, {refused()}")
+    return replace(result, status=Status.ERROR, error=f"the count {result.total} {why}, {refused()}", refused=True)
 
 
 def judged(result: Count) -> Count:
@@ -295,6 +296,9 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
     if pysat_name(solver) is None:
         raise UsageError(f"{option('--certify')} needs an embedded pysat: solver that writes DRAT proofs, not {solver}")
     check_certify(solver)
+    if formula.n > largest_n():
+        raise UsageError(f"{option('--certify')}: N={formula.n} is above N={largest_n()}, the largest N a certificate "
+                         "is checked for (the last published count bounds the boards it may list)")  # fmt: skip
     check_size(formula, "cubes", jobs=jobs, executor=executor)
     try:
         result = certify(formula, directory, solver, jobs=jobs, executor=executor, scheduler=scheduler,

@@ -112,7 +112,7 @@ def check_certificate(
     if formula_hash(formula.clauses()) != manifest.get("formula_sha256"):
         raise CertificateRejected(f"the manifest's formula hash is not that of {formula.describe()}")
     checker, name = resolve_checker(checker)
-    plan = Plan(str(directory), formula, checker, proof_cap(formula.n))
+    plan = Plan(str(directory.resolve()), formula, checker, proof_cap(formula.n))  # workers may run elsewhere
     for i, entry in enumerate(entries):
         sol, drat = cube_files(i)
         if entry.get("solutions") != sol or entry.get("proof") != drat:

@@ -24,6 +24,7 @@ from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, variant_placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.certificate import COVER, certificate_cubes, cover_formula, cube_files, cube_formula
+from cnfgen_queens.solutions.manifest_bounds import size_text
 from cnfgen_queens.solvers.outcome import ProofState
 from cnfgen_queens.solvers.proof import check_drat_stream, check_drat_trim, drat_trim
 
@@ -102,10 +103,6 @@ def _dratify_base(formula: QueensFormula) -> Any:
     return base
 
 
-def _size_text(size: int) -> str:
-    return f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{size / 1024:.1f} KB"
-
-
 def refuse_oversized(plan: Plan, name: str) -> None:
     """CertificateRejected naming ``name`` when that proof is larger than a certificate of its N can hold."""
     try:
@@ -113,8 +110,8 @@ def refuse_oversized(plan: Plan, name: str) -> None:
     except OSError:
         return  # missing: said by the part that reads it
     if size > plan.proof_cap:
-        cap = _size_text(plan.proof_cap)
-        raise CertificateRejected(f"{name}: {_size_text(size)}, more than a proof of a certificate of "
+        cap = size_text(plan.proof_cap)
+        raise CertificateRejected(f"{name}: {size_text(size)}, more than a proof of a certificate of "
                                   f"N={plan.formula.n} can be ({cap}); refused unread")  # fmt: skip
 
 

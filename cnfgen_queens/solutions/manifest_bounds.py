@@ -3,14 +3,17 @@
 A manifest comes from outside: every field the check reads must have its type and lie within a
 bound before anything is built from it, so that a forged one (``n`` of 10^9, a count of 10^100, a list
 of a million cubes, JSON nested ten thousand deep) is refused in one line instead of running for ever.
-N is bounded by gen-queens' own cap (:data:`.formula.MAX_N`), then by the size cap of a formula held
-in memory (:func:`.size_cap.check_held_size`, in :func:`.certificate_check.regenerate`); the number of
-cubes by N*N, so that the work the check does (one cube's boards and proof at a time) follows the
+N is bounded by :func:`largest_n`, the last N with a published count (27): the check bounds every cube's
+boards and the total by the plain board's published count, and above the last one nothing bounds them
+(the plain board of N = 27 alone has 2.3 x 10^17); then by the size cap of a formula held in memory
+(:func:`.size_cap.check_held_size`, in :func:`.certificate_check.regenerate`).  The number of cubes is
+bounded by N*N, so that the work the check does (one cube's boards and proof at a time) follows the
 certificate's length.
 
 Sizes are bounded by what a real certificate of that N can be (measured, ``count N --certify``, CaDiCaL
 1.9.5): the manifest by its cubes (:func:`manifest_cap`, about 130 bytes a cube written), read only
-after a look at its N, so that a forged one of 55 MB is refused unparsed; each DRAT proof by
+after a look at its N (the smallest ``"n"`` in its text, within :func:`largest_n`: another key can only
+lower the cap), so that a forged one of 55 MB is refused unparsed; each DRAT proof by
 :func:`proof_cap`; each cube's boards, and the total, by the published count of the plain board
 (every variant's boards are boards of the plain N x N board).
 """
@@ -23,7 +26,6 @@ from typing import Any
 
 from cnfgen_queens.bounds import MAX_TEXT, TooLarge, json_value, read_text
 from cnfgen_queens.errors import UsageError
-from cnfgen_queens.model.formula import MAX_N
 from cnfgen_queens.model.known_counts import known_counts
 from cnfgen_queens.model.variants import CELLS_PER_LINE
 
@@ -62,22 +64,34 @@ def most_boards(n: int) -> int | None:
     return None if known is None else known[0]
 
 
-def _mb(size: int) -> str:
+def largest_n() -> int:
+    """The largest N a certificate is checked for (and written for): the last with a published count, which
+    bounds the boards it may list.
+
+    >>> largest_n()
+    27
+    """
+    return max(known_counts())
+
+
+def size_text(size: int) -> str:
+    """Bytes as the refusals say them: ``55.0 MB``, ``452.0 KB``."""
     return f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{size / 1024:.1f} KB"
 
 
 def load_manifest(path: Path) -> Any:
     """The JSON of ``path``, read within :data:`.bounds.MAX_TEXT` bytes and within :func:`manifest_cap` of the
-    largest N it names (looked at before the JSON is parsed, and again after, for the N it holds); UsageError
-    naming the file when it cannot be read, is not JSON, nests deeper than the parser goes, or is larger than
-    a certificate of its N can be."""
+    smallest N it names, at most :func:`largest_n` (looked at before the JSON is parsed, and again after, for
+    the N it holds); UsageError naming the file when it cannot be read, is not JSON, nests deeper than the
+    parser goes, or is larger than a certificate of its N can be."""
     try:
         text = read_text(path, MAX_TEXT, "certificate manifest", UsageError)
-        named = [int(m) for m in N_KEY.findall(text)]
-        n = max((v for v in named if v <= MAX_N), default=1)
+        named = min((int(m) for m in N_KEY.findall(text)), default=1)  # another "n" can only lower the cap
+        n = min(named, largest_n())
         if len(text) > manifest_cap(n):
-            raise UsageError(f"{path}: {_mb(len(text))}, more than the manifest of a certificate of N={n} can be "
-                             f"({_mb(manifest_cap(n))}); refused unparsed")  # fmt: skip
+            beyond = f"; N={named} is above N={n}, the largest N a certificate is checked for" if named > n else ""
+            raise UsageError(f"{path}: {size_text(len(text))}, more than the manifest of a certificate of N={n} "
+                             f"can be ({size_text(manifest_cap(n))}){beyond}; refused unparsed")  # fmt: skip
         data = json_value(text)
     except FileNotFoundError:
         raise
@@ -89,9 +103,9 @@ def load_manifest(path: Path) -> Any:
             raise UsageError(str(e)) from None
         raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     held = data.get("n") if isinstance(data, dict) else None
-    if type(held) is int and 0 < held <= MAX_N and len(text) > manifest_cap(held):
-        raise UsageError(f"{path}: {_mb(len(text))}, more than the manifest of a certificate of N={held} can be "
-                         f"({_mb(manifest_cap(held))})")  # fmt: skip
+    if type(held) is int and 0 < held <= largest_n() and len(text) > manifest_cap(held):
+        raise UsageError(f"{path}: {size_text(len(text))}, more than the manifest of a certificate of N={held} "
+                         f"can be ({size_text(manifest_cap(held))})")  # fmt: skip
     return data
 
 
@@ -116,9 +130,9 @@ def _name(value: Any, what: str) -> str:
 
 def check_bounds(manifest: dict[str, Any]) -> None:
     """Raise ManifestRejected, naming the field, for any field the check reads that is of the wrong type
-    or out of its bound (N within gen-queens' cap, counts non-negative and at most what N allows, lists
+    or out of its bound (N within :func:`largest_n`, counts non-negative and at most what N allows, lists
     no longer than N allows); nothing is built from the manifest before this passes."""
-    n = _integer(manifest, "n", 1, MAX_N)
+    n = _integer(manifest, "n", 1, largest_n())
     cells = n * n
     _name(manifest.get("encoding"), "encoding")
     if type(manifest.get("column_alo")) is not bool:

@@ -5,7 +5,7 @@ count is complete (the solver said UNSAT in every cube, or after the last blocki
 TIMEOUT, MEMOUT or ERROR mean it stopped, and ``total`` holds what was counted before.  ``checked``
 says how a complete count was checked (:class:`.Checked`: ``published-count``, ``certified`` or
 ``unchecked``: the solver's UNSAT answers, taken on their word); a count refused by ``require_checked``
-(:attr:`Count.refused`) is status ERROR with ``total`` the whole count.
+(``Count.refused``) is status ERROR with ``total`` the whole count.
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from cnfgen_queens.errors import option
 from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.solvers.outcome import Checked, Status
-
-REFUSED_WORDS = ("refused by --require-checked", "refused by require_checked=True")  # the CLI's, the API's
 
 
 def refused() -> str:
@@ -103,16 +101,12 @@ class Count:
     mismatches: tuple[str, ...] = ()
     limited: bool = False  # stopped at its limit of solutions (status UNKNOWN): not the total
     checked: Checked | None = None  # how a complete count was checked (None: not complete, nothing to check)
+    refused: bool = False  # a whole count require_checked refused: nothing checked it, or it is wrong (ERROR)
 
     @property
     def complete(self) -> bool:
         """Every solution was counted: the solver said UNSAT at the end of every cube."""
         return self.status is Status.UNSAT
-
-    @property
-    def refused(self) -> bool:
-        """A whole count that ``require_checked`` refused: nothing checked it, or it is wrong (status ERROR)."""
-        return self.status is Status.ERROR and (self.error or "").endswith(REFUSED_WORDS)
 
     @property
     def wrong(self) -> str | None:

@@ -160,6 +160,15 @@ def pinned(cores: Sequence[int] | None) -> Iterator[None]:
         _PINNED.reset(token)
 
 
+def usable_cores() -> int:
+    """The cores this process may use (a SLURM allocation, a cpuset; every core where the system cannot say): the
+    batch's default ``--jobs`` and the cap of ``count --jobs``."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def core_assignment(runs: int) -> list[list[int]]:
     """BenchExec's assignment of the cores this process may use to ``runs`` parallel runs, disjoint, as many each as
     fit (``benchexec.resources.get_cpu_cores_per_run``); IsolationUnavailable saying why where runs cannot be pinned

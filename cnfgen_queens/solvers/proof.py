@@ -22,7 +22,7 @@ from .outcome import ProofState
 if TYPE_CHECKING:
     from cnfgen_queens.cnf.scan import Cnf
 
-MAX_PROOF_BYTES = 20 * 1024 * 1024  # above this the pure-Python checker takes too long; say unverified
+MAX_PROOF_BYTES = 20 * 1024 * 1024  # solve --proof: the pure-Python checker reads this much, then says unverified
 CHUNK = 1 << 20  # bytes of a proof read at a time by the streaming check
 _BREAKS = bytes.maketrans(b"\r\x0b\x0c\x1c\x1d\x1e", b"\n" * 6)  # what str.splitlines breaks at, as dratify
 MAX_TOKEN = 1 << 16  # a "literal" longer than this (bytes without a blank) is not DRAT
@@ -45,41 +45,16 @@ def write_text_proof(path: Path, lines: Iterable[str]) -> None:
 
 
 def check_drat(cnf: Cnf, proof: Path, max_bytes: int = MAX_PROOF_BYTES) -> ProofCheck:
-    """Check the text DRAT file ``proof`` against ``cnf``."""
-    return check_drat_clauses(cnf.num_vars, cnf.clauses(), proof, max_bytes)
-
-
-def check_drat_clauses(num_vars: int, clauses: Iterable[Sequence[int]], proof: Path,
-                       max_bytes: int = MAX_PROOF_BYTES) -> ProofCheck:  # fmt: skip
-    """Check the text DRAT file ``proof`` against ``clauses`` (over variables 1..``num_vars``) with dratify."""
-    try:
-        import dratify
-    except ImportError:
-        return ProofCheck(ProofState.UNVERIFIED, "no checker installed (pip install dratify)")
-    try:
-        size = Path(proof).stat().st_size
-        if size > max_bytes:
-            mb, most = size / 2**20, max_bytes / 2**20
-            note = f"proof is {mb:.0f} MB, above the {most:.0f} MB the in-process checker takes; "
-            note += "check it with drat-trim"
-            return ProofCheck(ProofState.UNVERIFIED, note)
-        text = Path(proof).read_text(encoding="ascii", errors="replace")
-    except OSError as e:
-        return ProofCheck(ProofState.UNVERIFIED, f"cannot read the proof: {e.strerror or e}")
-    formula = dratify.CNF(num_vars)
-    for clause in clauses:
-        formula.add_dimacs(list(clause))
-    try:
-        result = dratify.check_proof(formula, text)
-    except ValueError as e:  # not text DRAT (binary, truncated)
-        return ProofCheck(ProofState.REJECTED, f"dratify {dratify.__version__} cannot read it: {e}")
-    if result.ok:
-        return ProofCheck(ProofState.VERIFIED, f"dratify {dratify.__version__}: {result.reason}")
-    return ProofCheck(ProofState.REJECTED, f"dratify {dratify.__version__}: {result.reason}")
+    """Check the text DRAT file ``proof`` against ``cnf`` (:func:`check_drat_stream`)."""
+    return check_drat_stream(cnf.num_vars, cnf.clauses(), proof, max_bytes)
 
 
 class ProofTooLarge(ValueError):
     """A proof read as a stream passed its byte limit."""
+
+
+class BeyondFormula(ValueError):
+    """A proof names a variable beyond the formula's (a fresh variable of an extension step)."""
 
 
 def drat_steps(f: BinaryIO, max_var: int, max_bytes: int) -> Iterator[tuple[str, tuple[int, ...]]]:
@@ -88,17 +63,18 @@ def drat_steps(f: BinaryIO, max_var: int, max_bytes: int) -> Iterator[tuple[str,
 
     The text is dratify's (``parse_proof``): clauses end with 0 wherever the line breaks fall, ``d`` opens a
     deletion, a line whose first non-blank is ``c`` is a comment.  ValueError (naming the line) for anything
-    else, for a variable above ``max_var``, and :class:`ProofTooLarge` past ``max_bytes``."""
+    else, :class:`BeyondFormula` for a variable above ``max_var``, :class:`ProofTooLarge` when the proof goes on
+    past ``max_bytes`` (after the steps within them)."""
     from dratify.lits import from_dimacs
 
     kind, line, opened = "a", 1, 0
     lits: list[int] = []
     state: str | None = None  # the line's: None before its first non-blank, "c" comment, "b" body
-    carry, read = b"", 0
-    while chunk := f.read(CHUNK):
+    carry, read, over = b"", 0, False
+    while not over and (chunk := f.read(min(CHUNK, max_bytes + 1 - read))):
         read += len(chunk)
-        if read > max_bytes:
-            raise ProofTooLarge(f"more than {max_bytes:,} bytes")
+        if over := read > max_bytes:  # one byte past the limit, read to know there is more: the steps before it go
+            chunk = chunk[:-1]  # to the checker first (it stops reading once it has refuted the formula)
         pieces = chunk.translate(_BREAKS).split(b"\n")
         for i, piece in enumerate(pieces):
             ends = i < len(pieces) - 1
@@ -129,24 +105,29 @@ def drat_steps(f: BinaryIO, max_var: int, max_bytes: int) -> Iterator[tuple[str,
                         yield kind, tuple(lits)
                         kind, lits, opened = "a", [], 0
                     elif abs(d) > max_var:
-                        raise ValueError(f"proof line {line}: literal {d} names a variable beyond the formula's "
-                                         f"{max_var:,}")  # fmt: skip
+                        raise BeyondFormula(f"proof line {line}: literal {d} names a variable beyond the formula's "
+                                            f"{max_var:,}")  # fmt: skip
                     else:
                         lits.append(from_dimacs(d))
                         opened = opened or line
             if ends:
                 line += 1
                 state = None
+    if over:
+        raise ProofTooLarge(f"{max_bytes:,} bytes")
     if carry or opened:
         raise ValueError(f"proof line {opened or line}: clause not terminated by 0 before the end of the proof")
 
 
 def check_drat_stream(num_vars: int, clauses: Iterable[Sequence[int]], proof: Path, max_bytes: int,
                       base: Any = None) -> ProofCheck:  # fmt: skip
-    """:func:`check_drat_clauses` reading ``proof`` as a stream (:func:`drat_steps`): the whole text and its
-    parsed steps are never held, only what the checker keeps.  A proof with a variable beyond ``num_vars`` (the
-    solvers that write certificates introduce none) or above ``max_bytes`` is rejected.  ``base``: a
-    ``dratify.CNF`` of clauses that come first, shared by many checks (copied, never changed)."""
+    """Check the text DRAT file ``proof`` against ``clauses`` (over variables 1..``num_vars``) with dratify, read
+    as a stream (:func:`drat_steps`): the whole text and its parsed steps are never held, only what the checker
+    keeps.  Unverified (not checked here; drat-trim checks such proofs) when not refuted within ``max_bytes``
+    (the pure Python checker's time: the rest is not read) or naming a variable beyond ``num_vars`` (an
+    extension variable: the solvers that write proofs here introduce none, and a huge one would size the
+    checker's tables); rejected when it is not text DRAT or does not refute.  ``base``: a ``dratify.CNF`` of
+    clauses that come first, shared by many checks (copied, never changed)."""
     try:
         import dratify
         from dratify.proof import DRATChecker
@@ -162,7 +143,12 @@ def check_drat_stream(num_vars: int, clauses: Iterable[Sequence[int]], proof: Pa
             result = DRATChecker(formula).check(drat_steps(f, num_vars, max_bytes))
     except OSError as e:
         return ProofCheck(ProofState.UNVERIFIED, f"cannot read the proof: {e.strerror or e}")
-    except ValueError as e:  # not text DRAT, or too large
+    except ProofTooLarge as e:
+        return ProofCheck(ProofState.UNVERIFIED, f"not refuted within its first {e}, the most the in-process checker "
+                          "reads; check it with drat-trim")  # fmt: skip
+    except BeyondFormula as e:
+        return ProofCheck(ProofState.UNVERIFIED, f"not checked: {e} (an extension variable; drat-trim checks it)")
+    except ValueError as e:  # not text DRAT
         return ProofCheck(ProofState.REJECTED, f"dratify {dratify.__version__} cannot read it: {e}")
     if result.ok:
         return ProofCheck(ProofState.VERIFIED, f"dratify {dratify.__version__}: {result.reason}")
