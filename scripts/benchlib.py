@@ -40,7 +40,9 @@ class Sample:
     wall: float  # seconds
     cpu: float  # seconds of user + system time, the command and every process it waited for
     peak_mb: float  # the command's own peak resident memory (VmHWM, polled; 0 when it ended too soon to read)
-    tree_peak_mb: float  # the largest peak of any process of its tree (ru_maxrss of wait4)
+    # the largest peak of any process of its tree (ru_maxrss of wait4; Linux counts in it the RSS the launching
+    # process had when the command was exec'd, so launch benchmarks from a small process: a script, not a test)
+    tree_peak_mb: float
     code: int  # exit status (negative: killed by that signal)
     stdout: str = ""  # what it printed, when asked for (capture=True)
 

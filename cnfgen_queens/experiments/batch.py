@@ -30,6 +30,7 @@ from ..cnf.atomic import close_work_dir, open_work_dir
 from ..cnf.owned import open_dir, refuse_links
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
+from ..solvers import solver_child
 from ..solvers.cgroup import usable_cores
 from ..solvers.outcome import Status
 from . import noise
@@ -134,14 +135,17 @@ def run_batch(config: Config, **options: Any) -> Summary:
     (:mod:`.adaptive`), then round after round the next repeats of every cell not yet clear.  An adaptive
     grid's ``total`` and ``skipped`` count every repeat its cells have (:func:`.adaptive.tally`).  With
     ``pin: true``, each run at once on cores of its own (:mod:`.noise`; PinRefused before anything runs)."""
-    if not config.pin:
-        return _rounds(config, options)
-    sets = noise.pin_cores(config, options.get("executor", "local"), options["jobs"])
-    path, fd = open_work_dir("pin")  # the lock files of the core sets, one per set
     try:
-        return _rounds(config, {**options, "pin": noise.Pin(str(path), sets)})
+        if not config.pin:
+            return _rounds(config, options)
+        sets = noise.pin_cores(config, options.get("executor", "local"), options["jobs"])
+        path, fd = open_work_dir("pin")  # the lock files of the core sets, one per set
+        try:
+            return _rounds(config, {**options, "pin": noise.Pin(str(path), sets)})
+        finally:
+            close_work_dir(path, fd)
     finally:
-        close_work_dir(path, fd)
+        solver_child.close()  # runs made in this process (one job) kept a solver child: it ends with the batch
 
 
 def _rounds(config: Config, options: dict[str, Any]) -> Summary:
