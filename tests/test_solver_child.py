@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, pigeonhole
 
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.cnf.scan import CnfFile, read_cnf
@@ -33,23 +33,13 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _pigeons(path: Path, holes: int) -> Path:
-    """The pigeonhole formula, holes + 1 pigeons: UNSAT, and hard for CDCL from about 11 holes."""
-    var = lambda p, h: p * holes + h + 1
-    clauses = [[var(p, h) for h in range(holes)] for p in range(holes + 1)]
-    clauses += [[-var(p, h), -var(q, h)] for h in range(holes) for p in range(holes + 1) for q in range(p)]
-    path.write_text(f"p cnf {(holes + 1) * holes} {len(clauses)}\n" + "".join(" ".join(map(str, c)) + " 0\n"
-                                                                        for c in clauses))  # fmt: skip
-    return path
-
-
 @pytest.fixture(scope="module")
 def cnfs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("child")
     paths = {"q8": d / "q8.cnf", "q60": d / "q60.cnf", "q3": d / "q3.cnf"}
     for name, path in paths.items():
         assert gen_main([name[1:], "-o", str(path)]) == 0
-    paths["hard"] = _pigeons(d / "php.cnf", 12)
+    paths["hard"] = pigeonhole(d / "php.cnf", 12)
     return paths
 
 

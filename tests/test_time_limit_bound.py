@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import default_signals
+from helpers import default_signals, pigeonhole
 
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.limits import Deadline, Limits
@@ -114,13 +114,7 @@ def test_the_embedded_solver_is_stopped_at_the_deadline(monkeypatch: pytest.Monk
     """pysat's child on PHP(12, 11) (minutes of work): SIGTERM at the deadline, the run's end soon after."""
     from cnfgen_queens.solvers import embedded, process
 
-    pigeons, holes = 12, 11
-    var = lambda p, h: p * holes + h + 1
-    clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
-    clauses += [[-var(p, h), -var(q, h)] for h in range(holes) for p in range(pigeons) for q in range(p + 1, pigeons)]
-    php = tmp_path / "php.cnf"
-    php.write_text(f"p cnf {pigeons * holes} {len(clauses)}\n" + "".join(" ".join(map(str, c)) + " 0\n"
-                                                                           for c in clauses))  # fmt: skip
+    php = pigeonhole(tmp_path / "php.cnf", 11)  # PHP(12, 11)
     runs: list[Finished] = []
     real = process.run_forked
 

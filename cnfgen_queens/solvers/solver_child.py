@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from .finished import STDERR_KEEP, Finished
-from .process import GRACE, _virtual_size, fork_child, kill_run, wait_run
+from .process import GRACE, fork_child, kill_run, status_kib, virtual_size, wait_run
 from .reaper import clean_group, started
 
 SLACK_MB = 32  # the child's address space may grow this much over its runs before it is replaced
@@ -50,17 +50,6 @@ _LENGTH = struct.Struct("<Q")
 def _cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def _status_kib(field: bytes) -> int:
-    try:
-        with open("/proc/self/status", "rb") as f:
-            for line in f:
-                if line.startswith(field):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
 
 
 def _reset_peak() -> bool:
@@ -109,8 +98,8 @@ def _serve(requests: int, replies: int, work: Callable[..., bytes]) -> None:
         before = _cpu()
         answer = work(*args)
         after = _cpu()
-        peak = _status_kib(b"VmHWM:") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        _write_all(replies, pickle.dumps((answer, after - before, after, peak, _virtual_size())))
+        peak = (status_kib("self", "VmHWM") or 0) if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        _write_all(replies, pickle.dumps((answer, after - before, after, peak, virtual_size())))
 
 
 def _max_fd() -> int:
@@ -167,7 +156,7 @@ def _spawn(work: Callable[..., bytes], memory_mb: int | None) -> _Child:
     err = tempfile.TemporaryFile()  # noqa: SIM115 (kept open with the child, closed by _end)
     try:
         fcntl.fcntl(err.fileno(), fcntl.F_SETFL, fcntl.fcntl(err.fileno(), fcntl.F_GETFL) | os.O_APPEND)
-        base = _virtual_size()
+        base = virtual_size()
         pid, blocked = fork_child(lambda: _serve(req_r, rep_w, work), memory_mb=memory_mb, stderr_fd=err.fileno())
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     except BaseException:
