@@ -16,6 +16,7 @@ building, solving), not numpy's load (OpenBLAS reserves per-thread buffers when 
 from __future__ import annotations
 
 import pickle
+import time
 from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING
@@ -147,13 +148,16 @@ def _pickled_answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> bytes:
 
 def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, reuse: bool,
                timeout: float | None, grace: float) -> Finished:  # fmt: skip
-    """The supervised child's run: in this process's long-lived child (:mod:`.solver_child`) with ``reuse``
-    (a batch worker's many runs), else in a child forked for it."""
+    """The supervised child's run: in this thread's long-lived child (:mod:`.solver_child`) with ``reuse``
+    (a batch worker's many runs), else (or when that child cannot take it) in a child forked for it."""
     if reuse:
+        start = time.monotonic()
         run = run_in_kept_child(_pickled_answer, (name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
                                 grace=grace)  # fmt: skip
         if run is not None:
             return run
+        if timeout is not None:  # what is left of it
+            timeout = max(0.0, timeout - (time.monotonic() - start))
     return run_forked(lambda: _pickled_answer(name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
                       grace=grace)  # fmt: skip
 
