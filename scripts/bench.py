@@ -19,6 +19,8 @@
 9. Issue 33 (``scripts/bench_throughput.py``, tables of ``scripts/benchlib.py`` against the issue's figures):
    ``throughput``: 10,000 tiny runs with ``--jobs 2``, runs/s of each thousand, the coordinator's memory;
    ``certify``: ``count 12 --jobs 2 --certify`` then ``check-count --jobs 2``.
+10. ``--time-limit 1`` (``scripts/bench_time_limit.py``): the whole command's wall time on hostile solvers
+   (goal: T + 0.5 s) and how late SIGTERM comes after the deadline, fresh fork and kept child.
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -43,6 +45,7 @@ import bench_gen
 import bench_io
 import bench_isolation
 import bench_throughput
+import bench_time_limit
 import benchlib
 
 BIN = bench_enum.BIN
@@ -158,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
     parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch", "io", "throughput",
-                 "certify"]  # fmt: skip
+                 "certify", "timelimit"]  # fmt: skip
     ap.add_argument("--only", choices=parts_all, action="append")
     args = ap.parse_args(argv)
     parts = args.only or parts_all
@@ -176,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                 "io": lambda: bench_io.io_figures(args.quick, work),
                 "throughput": lambda: issue33(bench_throughput.batch, args.quick, work),
                 "certify": lambda: issue33(bench_throughput.certify, args.quick, work),
+                "timelimit": lambda: bench_time_limit.figures(args.quick),
             }[part]()
             for line in lines:
                 print(line, flush=True)
