@@ -25,7 +25,7 @@ import resource
 import struct
 from collections.abc import Callable
 
-from .process import status_kib, virtual_size
+from .process import held_size, status_kib, virtual_size
 
 MB = 1 << 20
 LENGTH = struct.Struct("<Q")
@@ -101,7 +101,7 @@ def serve(requests: int, replies: int, work: Callable[..., bytes], hard: int | N
             args = pickle.loads(data)  # the worker's own bytes
         body.close()  # unmapped: the raw bytes leave nothing behind (a heap keeps what it frees)
         if hard is not None and limit is not None:
-            soft = virtual_size() + limit  # a fresh fork's headroom, on top of what this child holds now
+            soft = held_size() + limit  # a fresh fork's headroom, on top of what this child holds now
             if soft > hard:
                 del args
                 _write_all(replies, DECLINE)
