@@ -256,6 +256,23 @@ def test_each_run_gets_a_fresh_forks_headroom(before: str) -> None:
             assert fits or b"MemoryError" in run.stderr, run.stderr[-200:]
 
 
+class _Unfolds:
+    """Arguments that are a few bytes pickled and 60 MB unpickled."""
+
+    def __reduce__(self) -> tuple[type, tuple[int]]:
+        return bytearray, (60 * MB,)
+
+
+def test_a_run_the_child_has_no_room_for_is_declined() -> None:
+    """A run whose arguments unpickle far beyond the room the child was forked with cannot get a fresh fork's
+    headroom under its hard limit: it is declined (None: the caller forks afresh), and the child stays."""
+    assert solver_child.run(_alloc, (1,), memory_mb=100) is not None
+    pid = _child_pid()
+    assert solver_child.run(_alloc, (1, 0, _Unfolds()), memory_mb=100) is None
+    again = solver_child.run(_alloc, (1,), memory_mb=100)
+    assert again is not None and again.exit_code == 0 and _child_pid() == pid
+
+
 @pytest.mark.parametrize("reuse", [False, True], ids=["fresh fork", "kept child"])
 def test_the_workers_free_heap_is_no_room_beyond_the_limit(reuse: bool) -> None:
     """Memory the worker freed but its heap kept (glibc keeps a freed block at the top of its heap) counts in
