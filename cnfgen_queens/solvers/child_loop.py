@@ -3,8 +3,8 @@
 Each request is the length and the pickled arguments of the work; the child answers with one byte
 (:data:`EXACT` or :data:`INEXACT`: it took the run, with its peak memory reset or not; :data:`DECLINE`: it
 cannot give the run a fresh fork's memory headroom), then, once the run is over, the length and the
-pickled answer, its CPU seconds, the child's CPU seconds so far, its peak (KiB, or None) and the child's
-address space after it.
+pickled answer, its CPU seconds, the child's CPU seconds so far, its peak (KiB, or None) and how much the
+child has grown since it started (bytes).
 
 The child closes every file of the worker's but its pipes and stderr: unlike a fresh fork, it lives as
 long as the worker, and a file it held would outlive the worker's use of it (a lock held with ``flock``
@@ -25,9 +25,10 @@ import resource
 import struct
 from collections.abc import Callable
 
-from .process import held_size, status_kib, virtual_size
+from .process import held_size, status_kib
 
 MB = 1 << 20
+SLACK_MB = 32  # the child's address space may grow this much over its runs before it is replaced
 LENGTH = struct.Struct("<Q")
 EXACT, INEXACT, DECLINE = b"A", b"a", b"D"  # the child's first word on a run
 
@@ -80,15 +81,19 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def serve(requests: int, replies: int, work: Callable[..., bytes], hard: int | None, limit: int | None) -> None:
-    """The child's loop: a request (pickled arguments of ``work``), its answer; returns at EOF.  ``hard``:
-    RLIMIT_AS for the child's life; ``limit``: each run's memory limit (bytes), on top of what it holds then."""
+def serve(requests: int, replies: int, work: Callable[..., bytes], limit: int | None, room: int) -> None:
+    """The child's loop: a request (pickled arguments of ``work``), its answer; returns at EOF.  ``limit``:
+    each run's memory limit (bytes), on top of what the child holds then; ``room``: the bytes of arguments
+    it takes.  Its hard RLIMIT_AS, for life, is what it holds at the start plus the limit, :data:`SLACK_MB`
+    and twice the room (the raw bytes and the unpickled)."""
     gc.freeze()  # the worker's objects are never collected here (the module's docstring says why)
     low = 3
     for keep in sorted((requests, replies)):  # every other file of the worker's is closed
         os.closerange(low, keep)
         low = keep + 1
     os.closerange(low, _max_fd())
+    base = held_size()
+    hard = None if limit is None else _capped(base + limit + SLACK_MB * MB + 2 * room)
     if hard is not None:
         resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
     while True:
@@ -116,9 +121,15 @@ def serve(requests: int, replies: int, work: Callable[..., bytes], hard: int | N
             resource.setrlimit(resource.RLIMIT_AS, (hard, hard))  # the reply is not the run's
         peak = status_kib("self", "VmHWM") if exact else None
         del args
-        reply = pickle.dumps((answer, after - before, after, peak, virtual_size()))
+        reply = pickle.dumps((answer, after - before, after, peak, held_size() - base))
         del answer
         _write_all(replies, LENGTH.pack(len(reply)) + reply)
+
+
+def _capped(hard: int) -> int:
+    """``hard``, or this process's own hard RLIMIT_AS when that is lower (no process may raise it)."""
+    own = resource.getrlimit(resource.RLIMIT_AS)[1]
+    return hard if own == resource.RLIM_INFINITY else min(hard, own)
 
 
 def _max_fd() -> int:

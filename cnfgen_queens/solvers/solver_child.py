@@ -8,12 +8,13 @@ kept between runs, with the limits, the record and the isolation of a fresh fork
   anything it started), SIGKILL when the thread that forked it ends (``PR_SET_PDEATHSIG`` is that
   thread's, so each thread has a child of its own), stdout to /dev/null;
 * memory: each run gets a fresh fork's headroom, its memory limit on top of what the child holds once it
-  has the run's arguments (a fresh fork gets it on top of the worker's address space): the child sets
-  its soft RLIMIT_AS to its address space plus the limit after unpickling them and dropping their bytes,
-  and back after the run.  Its hard RLIMIT_AS, set at the fork, is the worker's address space plus the
-  limit, :data:`SLACK_MB` and twice the room for arguments (:data:`ROOM_MB`, or the largest request
-  seen); a run that cannot get its full headroom under it is declined, and :func:`run` returns None for
-  a fresh fork.  A child grown by more than :data:`SLACK_MB` over its runs is replaced after the run;
+  has the run's arguments (a fresh fork gets it on top of what the worker holds): the child sets its
+  soft RLIMIT_AS to that (:func:`.process.held_size`) plus the limit after unpickling them and unmapping
+  their bytes, and back after the run.  Its hard RLIMIT_AS, set when it starts, is what it holds then
+  plus the limit, :data:`.child_loop.SLACK_MB` and twice the room for arguments (:data:`ROOM_MB`, or
+  the request it was forked for); a run that cannot get its full headroom under it is declined, and
+  :func:`run` returns None for a fresh fork.  A child grown by more than :data:`.child_loop.SLACK_MB` over
+  its runs is replaced after the run;
 * time: the limit counts from the call (sending the arguments counts); then the child's group gets
   SIGTERM, ``grace``, SIGKILL, recorded in :attr:`.Finished.signals` as a fresh fork's, and the run is a
   timeout;
@@ -38,7 +39,6 @@ import contextlib
 import fcntl
 import os
 import pickle
-import resource
 import select
 import signal
 import tempfile
@@ -48,12 +48,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from .child_loop import DECLINE, EXACT, LENGTH, MB, serve
+from .child_loop import DECLINE, EXACT, LENGTH, MB, SLACK_MB, serve
 from .finished import STDERR_KEEP, Finished
-from .process import GRACE, fork_child, kill_run, status_kib, virtual_size, wait_run
+from .process import GRACE, fork_child, kill_run, status_kib, wait_run
 from .reaper import clean_group, started
 
-SLACK_MB = 32  # the child's address space may grow this much over its runs before it is replaced
 ROOM_MB = 8  # the least room for a run's arguments a child is forked with
 TIMEOUT, LOST, ENDED, DECLINED = "timeout", "lost", "ended", "declined"  # what came instead of an answer
 
@@ -66,7 +65,6 @@ class _Child:
     err: BinaryIO  # the child's stderr (opened for appending: emptied between runs)
     memory_mb: int | None
     work: Callable[..., bytes]
-    base: int  # the child's address space when it started, bytes
     room: int  # the largest request it takes, bytes
     thread: threading.Thread  # the thread that forked it (it dies with it)
     cpu: float = 0.0  # the child's CPU seconds at the end of its last run
@@ -112,10 +110,8 @@ def _spawn(work: Callable[..., bytes], memory_mb: int | None, request: int) -> _
     try:
         fcntl.fcntl(err.fileno(), fcntl.F_SETFL, fcntl.fcntl(err.fileno(), fcntl.F_GETFL) | os.O_APPEND)
         os.set_blocking(req_w, False)  # a request is written within the time limit
-        base = virtual_size()
         limit = None if memory_mb is None else memory_mb * MB
-        hard = None if limit is None else _capped(base + limit + SLACK_MB * MB + 2 * room)  # raw and unpickled
-        pid, blocked = fork_child(lambda: serve(req_r, rep_w, work, hard, limit), stderr_fd=err.fileno())
+        pid, blocked = fork_child(lambda: serve(req_r, rep_w, work, limit, room), stderr_fd=err.fileno())
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     except BaseException:
         for fd in (req_w, rep_r):
@@ -125,13 +121,7 @@ def _spawn(work: Callable[..., bytes], memory_mb: int | None, request: int) -> _
     finally:
         os.close(req_r)
         os.close(rep_w)
-    return _Child(pid, req_w, rep_r, err, memory_mb, work, base, room, threading.current_thread())
-
-
-def _capped(hard: int) -> int:
-    """``hard``, or this process's own hard RLIMIT_AS when that is lower (no process may raise it)."""
-    own = resource.getrlimit(resource.RLIMIT_AS)[1]
-    return hard if own == resource.RLIM_INFINITY else min(hard, own)
+    return _Child(pid, req_w, rep_r, err, memory_mb, work, room, threading.current_thread())
 
 
 def _end(child: _Child, sig: int = signal.SIGKILL, grace: float = GRACE,
@@ -231,10 +221,10 @@ def run(work: Callable[..., bytes], args: tuple[Any, ...], *, timeout: float | N
         return None
     if not isinstance(reply, bytes):  # the child ended, or the time limit came first
         return _stopped(child, reply == TIMEOUT, grace, start)
-    answer, cpu, total, peak_kib, size = pickle.loads(reply)  # our own child's bytes
+    answer, cpu, total, peak_kib, grown = pickle.loads(reply)  # our own child's bytes
     child.cpu, child.runs = total, child.runs + 1
     stderr = _stderr(child)
-    if size - child.base > SLACK_MB * MB:  # grown: the next run gets a fresh child and all its limit
+    if grown > SLACK_MB * MB:  # grown: the next run gets a fresh child and all its limit
         _end(child)
     return Finished(exit_code=0, wall=time.monotonic() - start, cpu=cpu, stdout=answer, stderr=stderr,
                     peak_memory_mb=None if peak_kib is None else peak_kib / 1024.0, timed_out=False,
