@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_isolation
 import benchlib
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,17 +40,6 @@ i=0
 while [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 echo "s UNKNOWN"
 """
-
-
-def pigeonhole(path: Path, holes: int) -> Path:
-    """PHP(holes + 1, holes): minutes of work for CaDiCaL from 11 holes."""
-    pigeons = holes + 1
-    var = lambda p, h: p * holes + h + 1
-    clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
-    clauses += [[-var(p, h), -var(q, h)] for h in range(holes) for p in range(pigeons) for q in range(p + 1, pigeons)]
-    path.write_text(f"p cnf {pigeons * holes} {len(clauses)}\n" + "".join(" ".join(map(str, c)) + " 0\n"
-                                                                          for c in clauses))  # fmt: skip
-    return path
 
 
 def silent_stdin(argv: list[str]) -> Callable[[], benchlib.Sample]:
@@ -75,7 +65,7 @@ def commands(table: benchlib.Table, repeats: int, work: Path) -> None:
     cli = str(benchlib.BIN / "cnfgen-queens")
     q8 = work / "q8.cnf"
     subprocess.run([str(benchlib.BIN / "gen-queens"), "8", "-o", str(q8)], check=True)
-    php = pigeonhole(work / "php.cnf", 11)
+    php = bench_isolation.php(work / "php.cnf", 12)
     script = work / "parser.sh"
     script.write_text(PARSER)
     script.chmod(0o755)
@@ -108,7 +98,7 @@ def in_process(table: benchlib.Table, repeats: int, work: Path) -> None:
     from cnfgen_queens.limits import Deadline, Limits
     from cnfgen_queens.solvers import embedded, runner, solver_child
 
-    php = pigeonhole(work / "php-in.cnf", 11)
+    php = bench_isolation.php(work / "php-in.cnf", 12)
     records: list[object] = []
     for reuse, name in ((False, "fresh fork"), (True, "kept child")):
         real = embedded.run_in_kept_child if reuse else embedded.run_forked
