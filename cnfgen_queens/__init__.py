@@ -16,10 +16,16 @@ The Python API's names (:mod:`cnfgen_queens.library`, re-exported here): ``queen
 ``enumerate_solutions``, ``count``, ``Count``, ``run_batch``, ``load_results``; ``help(cq.NAME)`` tells
 more.  They are imported on first use (PEP 562 ``__getattr__``), so the commands never load them.
 
+The clock.  The first statement takes the time (:data:`STARTED`): a console command's ``--time-limit``
+counts from there, the earliest instant of ours in every command (this package is imported first).  Not
+from the process's start, which the kernel counts from the fork: a job script that sets up, then
+execs the command, would lose its setup time.  What it leaves out, Python's own start-up before
+this import, is a few tens of milliseconds, within the half second the limit's schedule leaves.
+
 Ctrl-C and termination.  The first statements below make the console scripts quiet on Ctrl-C, SIGTERM
 and SIGHUP (a signal the caller ignores stays ignored) from the moment this package is imported
 (:func:`quiet_exit`).  They use only modules Python has loaded before running any script
-(``os``, ``sys``, the C module ``_signal``), so no file is searched for first.  What runs
+(``time``, ``os``, ``sys``, the C module ``_signal``), so no file is searched for first.  What runs
 before the package is imported is out of reach of any code of ours:
 Python's own start-up (``site``, ``.pth`` files) and the pip-generated wrapper's
 ``import re`` and its search for the package; a Ctrl-C there still gets Python's
@@ -30,8 +36,12 @@ SIGINT handler: Python runs a pending handler at a module's first instruction, a
 gets the same traceback, pointing at one of these lines.  Keep them as few as they are.
 """
 
-import os as _os
-import sys as _sys
+from time import monotonic as _monotonic  # built in (no file searched), loaded before any script runs
+
+STARTED = _monotonic()  # when our code started: a console command's --time-limit counts from here
+
+import os as _os  # noqa: E402
+import sys as _sys  # noqa: E402
 
 TYPE_CHECKING = False  # not typing's, which is not loaded yet (mypy takes the name as always true)
 if TYPE_CHECKING:  # _signal has no stub; signal.py re-exports its functions

@@ -10,7 +10,6 @@ left and is anchored again on the receiver's clock.
 
 from __future__ import annotations
 
-import os
 import time
 
 from .errors import UsageError
@@ -86,24 +85,6 @@ class Deadline:
     def __reduce__(self) -> tuple[object, tuple[float | None]]:
         """Pickled as the seconds left: the monotonic clock of another process or machine has another zero."""
         return _deadline_after, (self.left(),)
-
-
-def process_start() -> float:
-    """When this process started, on :func:`time.monotonic`'s clock (Linux: its start time in /proc, against
-    the clock since boot); now where that cannot be read.
-
-    >>> 0 <= time.monotonic() - process_start() < 3600 * 24 * 365
-    True
-    """
-    now = time.monotonic()
-    try:
-        with open("/proc/self/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()  # the name, in parentheses, may hold anything
-        ticks = int(fields[19])  # field 22, starttime: clock ticks after boot (fields[0] is field 3)
-        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return now
-    return now - min(max(age, 0.0), now)
 
 
 def _deadline_after(seconds: float | None) -> Deadline:

@@ -21,6 +21,8 @@
    ``certify``: ``count 12 --jobs 2 --certify`` then ``check-count --jobs 2``.
 10. Speed (issue 33, ``scripts/bench_speed.py``): the generator against a C writer, the runner's own pass
     against a solver that only reads, start-up against ``python -c pass``.
+11. ``--time-limit 1`` (``scripts/bench_time_limit.py``): the whole command's wall time on hostile solvers
+    (goal: T + 0.5 s) and how late SIGTERM comes after the deadline, fresh fork and kept child.
 
 ``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
 """
@@ -46,6 +48,7 @@ import bench_io
 import bench_isolation
 import bench_speed
 import bench_throughput
+import bench_time_limit
 import benchlib
 
 BIN = bench_enum.BIN
@@ -161,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
     parts_all = ["generator", "startup", "counting", "external", "isolation", "stats", "batch", "io", "speed",
-                 "throughput", "certify"]  # fmt: skip
+                 "throughput", "certify", "timelimit"]  # fmt: skip
     ap.add_argument("--only", choices=parts_all, action="append")
     args = ap.parse_args(argv)
     parts = args.only or parts_all
@@ -180,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
                 "throughput": lambda: issue33(bench_throughput.batch, args.quick, work),
                 "certify": lambda: issue33(bench_throughput.certify, args.quick, work),
                 "speed": lambda: bench_speed.figures(args.quick, work),  # issue 33: against C, the solver, Python
+                "timelimit": lambda: bench_time_limit.figures(args.quick),
             }[part]()
             for line in lines:
                 print(line, flush=True)

@@ -24,7 +24,9 @@ sys.path.insert(0, str(ROOT))
 MODES = ("cgroup", "none")
 
 
-def _php(path: Path, pigeons: int) -> Path:
+def php(path: Path, pigeons: int) -> Path:
+    """Write the pigeonhole formula PHP(pigeons, pigeons - 1) to ``path``: unsatisfiable, exponential for
+    resolution (minutes for CaDiCaL from 12 pigeons)."""
     holes = pigeons - 1
     var = lambda p, h: p * holes + h + 1
     clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
@@ -65,7 +67,7 @@ def isolation(quick: bool, work: Path) -> list[str]:
     for mode in MODES:
         r = count(QueensFormula(n), "kissat", engine="loop", limits=Limits(isolation=mode))
         out.append(f"count {n} kissat, isolation {mode}: {r.total} solutions, {r.solver_calls} calls, {r.wall:.2f} s")
-    cases = [("php10", _php(work / "php10.cnf", 9 if quick else 10))]
+    cases = [("php10", php(work / "php10.cnf", 9 if quick else 10))]
     qn = 40 if quick else 100
     queens = work / f"q{qn}.cnf"
     gen_main([str(qn), "-o", str(queens)])

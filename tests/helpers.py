@@ -42,6 +42,18 @@ def default_signals() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
+def pigeonhole(path: Path, holes: int) -> Path:
+    """Write the pigeonhole formula PHP(holes + 1, holes) to ``path``: unsatisfiable, exponential for
+    resolution (Haken 1985), so minutes of work for a CDCL solver from about 11 holes."""
+    pigeons = holes + 1
+    var = lambda p, h: p * holes + h + 1
+    clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
+    clauses += [[-var(p, h), -var(q, h)] for h in range(holes) for p in range(pigeons) for q in range(p + 1, pigeons)]
+    body = "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
+    path.write_text(f"p cnf {pigeons * holes} {len(clauses)}\n{body}")
+    return path
+
+
 def need_solver(name: str) -> str:
     """Path of a real solver; skip with a reason when absent, but fail under CI (CI has them all)."""
     path = find_binary(name)

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import need_module, need_solver
+from helpers import need_module, need_solver, pigeonhole
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.limits import Limits
@@ -56,15 +56,8 @@ def q8(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def php(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The pigeonhole formula PHP(12, 11): unsatisfiable and exponential for resolution (Haken 1985)."""
-    pigeons, holes = 12, 11
-    var = lambda p, h: p * holes + h + 1
-    clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
-    clauses += [[-var(p, h), -var(q, h)] for h in range(holes) for p in range(pigeons) for q in range(p + 1, pigeons)]
-    path = tmp_path_factory.mktemp("php") / "php12.cnf"
-    body = "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
-    path.write_text(f"p cnf {pigeons * holes} {len(clauses)}\n{body}")
-    return path
+    """PHP(12, 11): unsatisfiable and exponential for resolution."""
+    return pigeonhole(tmp_path_factory.mktemp("php") / "php12.cnf", 11)
 
 
 @pytest.mark.parametrize(

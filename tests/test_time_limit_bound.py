@@ -3,22 +3,25 @@ its own was given T + 1 s and every solver 1 s more between SIGTERM and SIGKILL,
 on a 708 MB CNF ended after 2.0-2.6 s with kissat, cadical and minisat.
 
 The schedule is asserted from the run record (when SIGTERM and SIGKILL were sent, against the deadline the
-test gave), which a loaded machine delays by at most :data:`LATE`; the whole command's wall time only where
-the load leaves the machine idle enough to measure it.  The hostile solvers are scripts: one ignores SIGTERM,
-one "parses" for ever (it takes SIGTERM only between reads) and has a time flag of its own.
+test gave): never early, and late by no more than :data:`LATE`, what a machine at load 10 on 2 cores may
+delay a waking thread, yet less than the schedule before (SIGTERM 1 s after the deadline for a solver with
+a time flag, SIGKILL 1 s after SIGTERM).  How long the whole command takes is a wall-clock figure, which
+scripts/bench_time_limit.py measures.  The hostile solvers are scripts: one ignores SIGTERM, one "parses" for
+ever (it takes SIGTERM only between reads) and has a time flag of its own.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
+import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from helpers import default_signals
+from helpers import default_signals, pigeonhole
 
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.limits import Deadline, Limits
@@ -26,8 +29,7 @@ from cnfgen_queens.solvers import runner
 from cnfgen_queens.solvers.finished import Finished
 from cnfgen_queens.solvers.outcome import Status
 
-BOUND = 0.5  # issue 30: the command ends by T + BOUND
-LATE = 0.25  # seconds a signal may come after its planned instant on a loaded machine (quiet: a few ms)
+LATE = 0.75  # seconds a signal may come after its planned instant at load 10 (quiet: a few ms; the bench's)
 FAKES = Path(__file__).resolve().parent / "fakes"
 BIN = Path(sys.executable).parent
 PARSER = """#!/bin/sh
@@ -38,11 +40,6 @@ while [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 echo "s UNKNOWN"
 exit 0
 """
-
-
-def idle() -> bool:
-    """Whether the machine is quiet enough for a wall-clock bound (load below its cores)."""
-    return os.getloadavg()[0] < (os.cpu_count() or 1)
 
 
 @pytest.fixture
@@ -77,11 +74,6 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[Finished]:
     return runs
 
 
-def test_the_schedule_leaves_room_to_clean_up() -> None:
-    """SIGTERM (at most OWN_LIMIT_SLACK after the deadline), SIGKILL KILL_GRACE later, and 0.2 s for the rest."""
-    assert runner.OWN_LIMIT_SLACK + runner.KILL_GRACE + 0.2 <= BOUND
-
-
 @pytest.mark.parametrize("isolation", ["none", "cgroup"])
 @pytest.mark.parametrize("kind", ["ignores SIGTERM", "parses with a time flag"])
 def test_sigterm_at_the_deadline_and_sigkill_soon_after(
@@ -98,7 +90,6 @@ def test_sigterm_at_the_deadline_and_sigkill_soon_after(
     deadline = Deadline.after(1.0)
     out = runner.solve(q8, solver, limits=Limits(time=1.0, isolation=isolation), args=args, solvers_file=profiles,
                        deadline=deadline)  # fmt: skip
-    ended = time.monotonic()
     assert out.status is Status.TIMEOUT, out
     (run,) = runs
     assert [name for name, _ in run.signals] == ["SIGTERM", "SIGKILL"], run.signals
@@ -106,35 +97,40 @@ def test_sigterm_at_the_deadline_and_sigkill_soon_after(
     planned = deadline.at + (runner.OWN_LIMIT_SLACK if own else 0.0)  # type: ignore[operator]
     assert planned <= term < planned + LATE, (term - planned, kind)
     assert runner.KILL_GRACE <= kill - term < runner.KILL_GRACE + LATE, kill - term
-    if idle():
-        assert ended - deadline.at < BOUND, ended - deadline.at  # type: ignore[operator]
 
 
-def test_the_embedded_solver_is_stopped_at_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """pysat's child on PHP(12, 11) (minutes of work): SIGTERM at the deadline, the run's end soon after."""
-    from cnfgen_queens.solvers import embedded, process
+@pytest.mark.parametrize("reuse", [False, True], ids=["fresh fork", "kept child"])
+def test_the_embedded_solver_is_stopped_at_the_deadline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, reuse: bool
+) -> None:
+    """pysat's child on PHP(12, 11) (minutes of work): SIGTERM at the deadline, SIGKILL a grace later if it is
+    still there; in a fresh fork, and in the batch's kept child (``reuse_child``), whose record had no signals."""
+    from cnfgen_queens.solvers import embedded, solver_child
 
-    pigeons, holes = 12, 11
-    var = lambda p, h: p * holes + h + 1
-    clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
-    clauses += [[-var(p, h), -var(q, h)] for h in range(holes) for p in range(pigeons) for q in range(p + 1, pigeons)]
-    php = tmp_path / "php.cnf"
-    php.write_text(f"p cnf {pigeons * holes} {len(clauses)}\n" + "".join(" ".join(map(str, c)) + " 0\n"
-                                                                           for c in clauses))  # fmt: skip
-    runs: list[Finished] = []
-    real = process.run_forked
+    php = pigeonhole(tmp_path / "php.cnf", 11)  # PHP(12, 11)
+    runs: list[Finished | None] = []
+    name = "run_in_kept_child" if reuse else "run_forked"
+    real = getattr(embedded, name)
 
-    def run_forked(*args: object, **kwargs: object) -> Finished:
-        runs.append(real(*args, **kwargs))  # type: ignore[arg-type]
+    def run(*args: object, **kwargs: object) -> Finished | None:
+        runs.append(real(*args, **kwargs))
         return runs[-1]
 
-    monkeypatch.setattr(embedded, "run_forked", run_forked)
+    monkeypatch.setattr(embedded, name, run)
     deadline = Deadline.after(1.0)
-    out = runner.solve(php, "pysat:cadical195", limits=Limits(time=1.0), deadline=deadline)
+    try:
+        out = runner.solve(php, "pysat:cadical195", limits=Limits(time=1.0), deadline=deadline, reuse_child=reuse)
+    finally:
+        solver_child.close()
     assert out.status is Status.TIMEOUT, out
-    (run,) = runs
-    assert run.signals[0][0] == "SIGTERM" and deadline.at <= run.signals[0][1] < deadline.at + LATE, run.signals  # type: ignore[operator]
-    assert len(run.signals) == 1 or run.signals[1][1] - run.signals[0][1] >= runner.KILL_GRACE, run.signals
+    (record,) = runs
+    assert record is not None and record.timed_out, record
+    names = [name for name, _ in record.signals]
+    assert names in (["SIGTERM"], ["SIGTERM", "SIGKILL"]), record.signals
+    term = record.signals[0][1]
+    assert deadline.at <= term < deadline.at + LATE, term - deadline.at  # type: ignore[operator]
+    if len(names) == 2:
+        assert runner.KILL_GRACE <= record.signals[1][1] - term < runner.KILL_GRACE + LATE, record.signals
 
 
 def cli(argv: list[str], cwd: Path, stdin: int | None = None) -> tuple[int, float, str, str]:
@@ -145,30 +141,42 @@ def cli(argv: list[str], cwd: Path, stdin: int | None = None) -> tuple[int, floa
     return proc.returncode, time.monotonic() - start, proc.stdout.decode(), proc.stderr.decode()
 
 
-def test_the_command_ends_by_the_bound(q8: Path, parser: tuple[str, Path]) -> None:
-    """The whole command, interpreter start-up included (the clock starts with the process), on the slow
-    parser; the wall time is held to the bound only on an idle machine."""
+def test_the_command_on_a_slow_parser_is_a_timeout(q8: Path, parser: tuple[str, Path]) -> None:
+    """The whole command on the slow parser: a TIMEOUT (its wall time: scripts/bench_time_limit.py)."""
     name, profiles = parser
     code, wall, out, _ = cli(["solve", str(q8), "--solver", name, "--solvers-file", str(profiles),
                               "--time-limit", "1"], q8.parent)  # fmt: skip
     assert code == 0 and "c status TIMEOUT" in out and "s UNKNOWN" in out, out
-    if idle():
-        assert wall < 1 + BOUND, wall
+    assert wall < 30, wall  # a hang guard (quiet: 1.3 s)
+
+
+def test_a_wrapper_that_execs_the_command_keeps_its_own_time(q8: Path) -> None:
+    """The clock starts when our code does, not when the process did: a job script that sets up for 4 s, then
+    ``exec``s the command (as SLURM job scripts do) had its setup counted (TIMEOUT, "before the solver
+    started")."""
+    script = f"sleep 4; exec {shlex.quote(str(BIN / 'cnfgen-queens'))} solve {shlex.quote(str(q8))} --time-limit 3"
+    proc = subprocess.run(["sh", "-c", script], cwd=q8.parent, capture_output=True, timeout=120,
+                          preexec_fn=default_signals)  # fmt: skip
+    out = proc.stdout.decode()
+    assert proc.returncode == 10 and "s SATISFIABLE" in out, out + proc.stderr.decode()
 
 
 def test_stdin_that_never_comes_is_not_waited_on(q8: Path) -> None:
-    """``solve -`` reads stdin until the deadline, not past it: a producer that says nothing is a one-line
-    error (its header never came), a producer that is slow after the header a TIMEOUT."""
-    read, write = os.pipe()
-    try:
-        code, wall, _, err = cli(["solve", "-", "--time-limit", "1"], q8.parent, stdin=read)
-    finally:
-        os.close(read)
-        os.close(write)
-    assert code == 1 and err.count("\n") == 1 and "time limit reached before the header was read" in err, err
-    assert wall < 30, wall  # before: for ever (the pipe is never closed)
-    if idle():
-        assert wall < 1 + BOUND, wall
+    """``solve -`` reads stdin until the deadline, not past it: a producer that says nothing, or stops within
+    its header, is a TIMEOUT like any other (exit 0, ``s UNKNOWN``; it was an error, exit 1), that says the
+    header never came; a producer that is slow after the header a TIMEOUT too."""
+    for given in (b"", b"c a comment\np cnf 64"):
+        read, write = os.pipe()
+        os.write(write, given)
+        try:
+            code, wall, out, err = cli(["solve", "-", "--time-limit", "1"], q8.parent, stdin=read)
+        finally:
+            os.close(read)
+            os.close(write)
+        assert code == 0 and err == "", (code, err)
+        assert "c status TIMEOUT" in out and out.endswith("s UNKNOWN\n"), out
+        assert f"c note: time limit reached before the header was read (stdin gave {len(given)} bytes)" in out, out
+        assert wall < 30, wall  # before: for ever (the pipe is never closed)
     read, write = os.pipe()
     os.write(write, q8.read_bytes()[:1000])  # the header and a few clauses, then nothing
     try:

@@ -9,7 +9,8 @@ import sys
 from time import monotonic
 from typing import TYPE_CHECKING
 
-from ..limits import DEFAULT_OUTPUT_MB, Limits, process_start
+from .. import STARTED
+from ..limits import DEFAULT_OUTPUT_MB, Limits
 from ..solvers.cgroup import IsolationUnavailable, choose, unavailable_reason, usable_cores
 from .common import fail
 
@@ -36,12 +37,13 @@ def limits_from(args: argparse.Namespace, time: float | None = None, memory: int
 
 
 def command_start() -> float:
-    """When a command's ``--time-limit`` starts, on :func:`time.monotonic`'s clock: the process's start when
-    it is the console script (``cnfgen-queens``, ``python -m cnfgen_queens``), so that the interpreter's start-up
-    counts as the user's clock counts it; else now (``main()`` called by a program running already)."""
+    """When a command's ``--time-limit`` starts, on :func:`time.monotonic`'s clock: when this package was
+    imported (:data:`cnfgen_queens.STARTED`, our first statement) when it is the console script
+    (``cnfgen-queens``, ``python -m cnfgen_queens``), so that our start-up counts as the user's clock counts
+    it; else now (``main()`` called by a program running already)."""
     arg0 = sys.argv[0] if sys.argv else ""
     if os.path.basename(arg0) == "cnfgen-queens" or arg0.endswith(os.path.join("cnfgen_queens", "__main__.py")):
-        return process_start()
+        return STARTED
     return monotonic()
 
 

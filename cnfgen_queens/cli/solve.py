@@ -17,6 +17,7 @@ import select
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.atomic import NotAFile, check_output_target, work_dir
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
@@ -25,13 +26,16 @@ from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.errors import printable, signals_unwind, warn
 from cnfgen_queens.limits import Deadline
 
-from ..solutions.known_answer import UNCHECKED_WHY, judge_answer
+from ..solutions.known_answer import UNCHECKED_WHY, Judgement, judge_answer
 from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
-from ..solvers.outcome import EXIT_CODES, S_LINES, Checked
+from ..solvers.outcome import EXIT_CODES, S_LINES, Checked, Outcome
 from .common import EXIT_ENVIRONMENT, fail
 from .model_input import echo_lines, header_echo
 from .run_options import command_start, limits_from, measured
 from .solve_args import add_arguments as add_arguments  # the dispatcher reads them there (--help loads no runner)
+
+if TYPE_CHECKING:
+    from cnfgen_queens.cnf.dimacs import Header
 
 V_LINE = 78  # characters per v line, as kissat and cadical wrap
 
@@ -78,6 +82,24 @@ def _stdin_to_file(tmpdir: str, deadline: Deadline) -> tuple[Path, bool]:
     return path, whole
 
 
+def _header(path: Path, whole: bool) -> Header | None:
+    """The CNF header of ``path``; None when the file is not ``whole`` (stdin cut short by the deadline) and
+    its header is not all there: a TIMEOUT, not a malformed file."""
+    try:
+        return read_header_file(path, None)  # solve() warns (once) about a misnamed file
+    except ValueError:
+        if whole:
+            raise
+        return None
+
+
+def _cut_short(solver: str, size: int) -> Outcome:
+    """The outcome of a run whose stdin the time limit cut short before its header was read: no solver ran."""
+    return Outcome(status=Status.TIMEOUT, solver=solver, version=None, model=None, exit_code=None, wall=0.0,
+                   cpu=None, peak_memory_mb=None, verified=False, stderr_tail="", proof=None,
+                   error=f"time limit reached before the header was read (stdin gave {size} bytes)")  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     import json
     import shlex
@@ -113,15 +135,13 @@ def run(args: argparse.Namespace) -> int:
         if args.file != "-" and (Path(args.file).is_char_device() or Path(args.file).is_block_device()):
             fail(f"{name}: a device, not a CNF file (an endless one could fill the memory)")
         try:
-            try:
-                header = read_header_file(path, None)  # solve() warns (once) about a misnamed file
-            except ValueError:
-                if not whole:  # the deadline cut stdin short: the run is a TIMEOUT, not a malformed file
-                    fail(f"{name}: time limit reached before the header was read", EXIT_ENVIRONMENT)
-                raise
-            outcome = solve(path, solver, limits=limits, args=extra, proof=proof, solvers_file=solvers_file,
-                            name=name, deadline=deadline)  # fmt: skip
-            judged = judge_answer(outcome, header, path, require_checked=args.require_checked)
+            header = _header(path, whole)
+            if header is None:  # the deadline cut stdin short within its header: a TIMEOUT like any other
+                outcome, judged = _cut_short(spec.name, path.stat().st_size), Judgement(None)
+            else:
+                outcome = solve(path, solver, limits=limits, args=extra, proof=proof, solvers_file=solvers_file,
+                                name=name, deadline=deadline)  # fmt: skip
+                judged = judge_answer(outcome, header, path, require_checked=args.require_checked)
         except OSError as e:  # the input's, or a file written on the way (the proof, a work file): named
             if e.filename is not None and os.path.abspath(e.filename) != os.path.abspath(path):
                 fail(f"{e.filename}: {e.strerror or e}", EXIT_ENVIRONMENT)
@@ -132,13 +152,13 @@ def run(args: argparse.Namespace) -> int:
             fail(str(e))
     command_wall = time.perf_counter() - start
     checked = outcome.clauses_checked
-    if checked is not None and checked != header.num_clauses:  # the file's count is what was checked
+    if checked is not None and header is not None and checked != header.num_clauses:  # the file's count was checked
         warn(f"{name}: header says {n_clauses(header.num_clauses)}, file has {checked}")
     wrong = judged.problem
     code = EXIT_CODES[Status.ERROR] if wrong else outcome.exit_status  # a wrong answer is not passed on
     if args.json:
         record = {"file": name, "solver_path": spec.path, **outcome.to_dict(), "command_wall": command_wall,
-                  "cnf_header": echo_lines(header)}  # fmt: skip
+                  "cnf_header": [] if header is None else echo_lines(header)}  # fmt: skip
         if args.no_model:
             record["model"] = None
         record["checked"] = None if judged.checked is None else judged.checked.value
@@ -152,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         return code
     out = [f"c cnfgen-queens solve {name}", f"c solver {outcome.solver} {outcome.version or '(version unknown)'}"
            + (f" at {spec.path}" if spec.path else " (embedded)")]  # fmt: skip
-    out += header_echo(header)  # N, shuffle seed and variant, so that decode/block need no -n
+    out += [] if header is None else header_echo(header)  # N, shuffle seed and variant: decode/block need no -n
     times = f"c wall {outcome.wall:.3f} s"
     if outcome.cpu is not None:
         times += f"  cpu {outcome.cpu:.3f} s"

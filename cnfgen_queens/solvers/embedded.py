@@ -16,7 +16,8 @@ building, solving), not numpy's load (OpenBLAS reserves per-thread buffers when 
 from __future__ import annotations
 
 import pickle
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -49,10 +50,30 @@ class EmbeddedRun:
     error: str | None
     proof_lines: tuple[str, ...] | None
     exit_code: int | None = None
+    read_time: float | None = None  # wall seconds the child spent reading the file (0: parsed already), not in ``wall``
 
 
-def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> Answer:
-    """Build the pysat solver, solve, and return the answer (in the forked child)."""
+class _Timed:
+    """The items of ``items``, with the wall and CPU seconds spent making them (not those of their consumer)."""
+
+    def __init__(self, items: Iterable[np.ndarray]) -> None:
+        self.items, self.wall, self.cpu = iter(items), 0.0, 0.0
+
+    def __iter__(self) -> _Timed:
+        return self
+
+    def __next__(self) -> np.ndarray:
+        wall, cpu = time.monotonic(), time.process_time()
+        try:
+            return next(self.items)
+        finally:
+            self.wall += time.monotonic() - wall
+            self.cpu += time.process_time() - cpu
+
+
+def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool, read: _Timed) -> Answer:
+    """Build the pysat solver from ``read`` (the clauses of ``cnf``), solve, and return the answer (in the
+    forked child)."""
     from pysat.solvers import Solver
 
     try:
@@ -62,7 +83,7 @@ def _answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> Answer:
     except Exception as e:  # a missing backend: AssertionError, ImportError, NoSuchSolverError
         return Status.ERROR, None, f"pysat:{name} is unavailable: {e}"
     with solver:
-        add_clauses(solver.add_clause, (chunk.tolist() for chunk in _literal_arrays(cnf)))
+        add_clauses(solver.add_clause, (chunk.tolist() for chunk in read))
         if solver.solve():
             return Status.SAT, tuple(solver.get_model() or ()), None
         return Status.UNSAT, None, tuple(solver.get_proof() or ()) if want_proof else None
@@ -142,18 +163,24 @@ def _load_in_parent() -> None:
 
 
 def _pickled_answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> bytes:
-    return pickle.dumps(_answer(name, cnf, want_proof))
+    """The answer, with the seconds (wall, CPU) spent reading the file: the run's time less these is the
+    solver's (building and solving), whether the clauses came parsed or the child read them."""
+    read = _Timed(_literal_arrays(cnf))
+    return pickle.dumps((_answer(name, cnf, want_proof, read), read.wall, read.cpu))
 
 
 def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, reuse: bool,
                timeout: float | None, grace: float) -> Finished:  # fmt: skip
-    """The supervised child's run: in this process's long-lived child (:mod:`.solver_child`) with ``reuse``
-    (a batch worker's many runs), else in a child forked for it."""
+    """The supervised child's run: in this thread's long-lived child (:mod:`.solver_child`) with ``reuse``
+    (a batch worker's many runs), else (or when that child cannot take it) in a child forked for it."""
     if reuse:
+        start = time.monotonic()
         run = run_in_kept_child(_pickled_answer, (name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
                                 grace=grace)  # fmt: skip
         if run is not None:
             return run
+        if timeout is not None:  # what is left of it
+            timeout = max(0.0, timeout - (time.monotonic() - start))
     return run_forked(lambda: _pickled_answer(name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
                       grace=grace)  # fmt: skip
 
@@ -176,10 +203,12 @@ def solve_embedded(
         last = err.splitlines()[-1] if err else ""
         why = f"pysat:{name} {describe_exit(run.exit_code)}{': ' + last if last else ''}"
         return _embedded_run(run, Status.MEMOUT if memout else Status.ERROR, error=why)
-    status, model, extra = pickle.loads(run.stdout)  # our own child's bytes
+    (status, model, extra), read_wall, read_cpu = pickle.loads(run.stdout)  # our own child's bytes
     error = extra if isinstance(extra, str) else None
     proof = extra if isinstance(extra, tuple) else None
-    return _embedded_run(run, status, model=model, error=error, proof_lines=proof)
+    run = replace(run, wall=max(0.0, run.wall - read_wall),
+                  cpu=None if run.cpu is None else max(0.0, run.cpu - read_cpu))  # fmt: skip
+    return _embedded_run(run, status, model=model, error=error, proof_lines=proof, read_time=read_wall)
 
 
 def _embedded_run(
@@ -189,6 +218,7 @@ def _embedded_run(
     model: tuple[int, ...] | None = None,
     error: str | None = None,
     proof_lines: tuple[str, ...] | None = None,
+    read_time: float | None = None,
 ) -> EmbeddedRun:
     return EmbeddedRun(
         status=status,
@@ -199,4 +229,5 @@ def _embedded_run(
         error=error,
         proof_lines=proof_lines,
         exit_code=run.exit_code,
+        read_time=read_time,
     )

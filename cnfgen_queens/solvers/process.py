@@ -16,6 +16,7 @@ stderr) the run is killed at once.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import resource
 import select
@@ -88,20 +89,15 @@ class _Peak:
     """
 
     def __init__(self, pid: int) -> None:
-        self.path = f"/proc/{pid}/status"
+        self.pid = pid
         self.kib = 0
         self.seen = False
 
     def sample(self) -> None:
-        try:
-            with open(self.path, "rb") as f:
-                for line in f:
-                    if line.startswith(b"VmHWM:"):
-                        self.kib = max(self.kib, int(line.split()[1]))
-                        self.seen = True
-                        return
-        except (OSError, ValueError, IndexError):
-            pass
+        kib = status_kib(self.pid, "VmHWM")
+        if kib is not None:
+            self.kib = max(self.kib, kib)
+            self.seen = True
 
 
 def _peak_mb(child_kib: int, parent_kib: int, peak: _Peak) -> float | None:
@@ -263,26 +259,57 @@ def run_process(
     )
 
 
-def _virtual_size() -> int:
-    """This process's virtual memory size in bytes (0 when unknown)."""
+def status_kib(pid: int | str, field: str) -> int | None:
+    """A ``kB`` field of ``/proc/PID/status`` (``pid``: a process id or ``"self"``), such as ``VmSize`` or
+    ``VmHWM``, in KiB; None where it cannot be read (no such process, not Linux).
+
+    >>> status_kib("self", "VmSize") > 0
+    True
+    """
+    key = field.encode() + b":"
     try:
-        with open("/proc/self/status", "rb") as f:
+        with open(f"/proc/{pid}/status", "rb") as f:
             for line in f:
-                if line.startswith(b"VmSize:"):
-                    return int(line.split()[1]) * 1024
+                if line.startswith(key):
+                    return int(line.split()[1])
     except (OSError, ValueError, IndexError):
         pass
-    return 0
+    return None
+
+
+def virtual_size() -> int:
+    """This process's virtual memory size (what RLIMIT_AS bounds) in bytes; 0 when unknown."""
+    return (status_kib("self", "VmSize") or 0) * 1024
+
+
+def held_size() -> int:
+    """This process's address space once its heap has given back what it holds free (glibc's
+    ``malloc_trim``; elsewhere as it is): a limit set on top of it is room for new allocations only, not
+    also for memory freed and kept (glibc keeps a freed block at the top of its heap)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+    return virtual_size()
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``; None elsewhere."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def fork_child(
     work: Callable[[], None], *, memory_mb: int | None = None, stderr_fd: int | None = None
 ) -> tuple[int, set[int]]:
     """Fork a child in its own session that runs ``work()`` and exits: 0, or 1 with the error on its
-    stderr (``stderr_fd``).  RLIMIT_AS is ``memory_mb`` on top of this process's address space; the
-    child dies with its parent.  SIGINT and SIGTERM stay blocked in this process: restore the
-    returned mask (``_supervise(unblock=)`` does), so a Ctrl-C during the fork is not lost."""
-    limit = _virtual_size() + memory_mb * 1024 * 1024 if memory_mb is not None else None
+    stderr (``stderr_fd``).  RLIMIT_AS is ``memory_mb`` on top of what this process holds
+    (:func:`held_size`); the child dies with its parent.  SIGINT and SIGTERM stay blocked in this process:
+    restore the returned mask (``_supervise(unblock=)`` does), so a Ctrl-C during the fork is not lost."""
     stop = {signal.SIGINT, signal.SIGTERM}
     # no Python signal handler of ours may run in the child: block, fork, reset to defaults, unblock
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
@@ -307,7 +334,8 @@ def fork_child(
             os.close(null)
             if stderr_fd is not None:
                 os.dup2(stderr_fd, 2)
-            if limit is not None:
+            if memory_mb is not None:
+                limit = held_size() + memory_mb * 1024 * 1024
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             work()
             code = 0
