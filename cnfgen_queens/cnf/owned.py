@@ -135,6 +135,33 @@ def refuse_links(owned: Path, names: Iterable[str]) -> None:
             os.close(fd)
 
 
+def refuse_planted(owned: Path, folder: str, names: Iterable[str]) -> None:
+    """:class:`PlantedLink` when the folder ``folder`` of ``owned`` is a link, or holds, at one of ``names`` (files
+    the tool will write there), a symbolic link, a hard link (a file with another name: someone else's) or
+    anything not a regular file.  One listing of the folder however many names: checked before any work."""
+    try:
+        fd = open_dir(owned, PurePath(folder))
+    except FileNotFoundError:  # not there yet: nothing planted
+        return
+    try:
+        wanted = set(names)
+        with os.scandir(fd) as entries:
+            found = [(entry.name, entry.stat(follow_symlinks=False)) for entry in entries if entry.name in wanted]
+        for name, st in sorted(found):
+            shown = Path(owned) / folder / name
+            if stat.S_ISLNK(st.st_mode):
+                raise refused_link(shown, fd, name)
+            if not stat.S_ISREG(st.st_mode):
+                raise PlantedLink(f"{shown} is not a regular file, in a directory cnfgen-queens writes; nothing was "
+                                  "written: remove it, or choose another directory")  # fmt: skip
+            if st.st_nlink > 1:
+                raise PlantedLink(f"{shown} is a hard link (one of {st.st_nlink} names of one file) in a directory "
+                                  "cnfgen-queens writes; nothing was written: remove it, or choose another "
+                                  "directory")  # fmt: skip
+    finally:
+        os.close(fd)
+
+
 def unlink_owned(path: Path, owned: Path) -> None:
     """Remove the file ``path`` of ``owned`` (a link there is removed itself, never what it names)."""
     rel, name = split(path, owned)

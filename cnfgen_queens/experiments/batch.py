@@ -24,7 +24,7 @@ from typing import Any
 from cnfgen_queens.solutions import executors
 from cnfgen_queens.solutions.slurm import SlurmSettings
 
-from ..cnf.owned import open_dir, refuse_links
+from ..cnf.owned import open_dir, refuse_links, refuse_planted
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
 from ..solvers.outcome import Status
@@ -33,7 +33,7 @@ from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import OUTPUT_DIR, Row, Store, StoreError
 from .store_env import unwritable
-from .tasks import GenerationTimeout, Measurement, execute, generate
+from .tasks import GenerationTimeout, Measurement, error_text, execute, generate
 from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"
@@ -116,6 +116,19 @@ def executor_of(config: Config, executor: str | None, jobs: int | None) -> tuple
     return executor, slurm.jobs, slurm
 
 
+def _refuse_planted(config: Config, todo: list[Run], by_instance: dict[Instance, list[Run]]) -> None:
+    """Before any run: :class:`~..cnf.owned.PlantedLink` for a link (symbolic or hard) planted in the batch's
+    own folders where it will write, the folders themselves or a file in them (an instance, a run's output)."""
+    base = config.results.parent
+    own = (CACHE_DIR, *((OUTPUT_DIR,) if config.keep_output else ()))
+    refuse_links(base, own)  # both checked before either is made
+    if config.task == "count":  # nothing cached, no solver output kept
+        return
+    refuse_planted(base, CACHE_DIR, (inst.filename for inst in by_instance))
+    if config.keep_output:
+        refuse_planted(base, OUTPUT_DIR, (f"{r.key}.log" for r in todo))
+
+
 def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tuple[list[Run], list[Run]]:
     """(every run of the grid, the runs not yet in ``store``)."""
     runs = build(config)
@@ -176,11 +189,12 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
         todo += extra
         if not todo:
             return summary
-        run_limits = (config.time_limit, config.memory_limit)  # executor slurm: what each job asks for, plus a margin
-        pool = executors.make(executor, jobs, scheduler, slurm=slurm, run_limits=run_limits)  # before --fresh deletes
         by_instance: dict[Instance, list[Run]] = {}
         for r in todo:
             by_instance.setdefault(r.instance, []).append(r)
+        _refuse_planted(config, todo, by_instance)
+        run_limits = (config.time_limit, config.memory_limit)  # executor slurm: what each job asks for, plus a margin
+        pool = executors.make(executor, jobs, scheduler, slurm=slurm, run_limits=run_limits)  # before --fresh deletes
         queue: deque[tuple[str, Any]] = deque()
         if config.task == "count":
             queue.extend(("run", (r, None, None)) for r in todo)
@@ -188,9 +202,7 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
             queue.extend(("generate", inst) for inst in by_instance)
         known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
         hashes: dict[Instance, str] = {}
-        own = (CACHE_DIR, *((OUTPUT_DIR,) if config.keep_output else ()))
-        refuse_links(config.results.parent, own)  # both checked before either is made, never through a link
-        for folder in own:
+        for folder in (CACHE_DIR, *((OUTPUT_DIR,) if config.keep_output else ())):  # never through a link
             os.close(open_dir(config.results.parent, Path(folder), create=True))
         cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
         stale = 2 * config.time_limit + 600  # a claim of another host this old is abandoned
@@ -234,7 +246,7 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
                         continue
                     except Exception as e:
                         what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
-                        summary.failed.append(f"{what}: {type(e).__name__}: {e}")
+                        summary.failed.append(f"{what}: {error_text(e)}")
                         if kind == "run":
                             store.release([item[0].key])
                         continue
