@@ -22,7 +22,7 @@ from typing import Any
 
 from ..bounds import read_text
 from ..errors import UsageError
-from .runs_check import check_runs
+from .runs_check import DOMAINS, check_runs
 from .store import Row, Store
 from .summary import BY_KEYS, TIMES, VBS, GroupStats, missing_note, par2, penalized, summarize
 from .verdict import Verdict, verdict
@@ -204,6 +204,9 @@ def rows_from_runs_csv(text: str) -> list[Row]:
                     values[f.name] = base(text_value)
                 except ValueError:
                     raise UsageError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
+            domain = DOMAINS.get(f.name)
+            if domain is not None and not domain.holds(values[f.name]):  # as a store's values are checked
+                raise UsageError(f"line {line}: column {f.name} holds {text_value}, not {domain.what}")
         out.append(Row(**values))
     return out
 
