@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
+from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database, refuse_repeated
 
 from ..errors import UsageError
 from ..experiments import compare, machine, report, spread
@@ -158,7 +158,8 @@ def _write(path: str, text: str) -> None:
 
 
 def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
-    """Before any work: no output is the results file, a SQLite database, or unwritable."""
+    """Before any work: no output is the results file, a SQLite database, another output, or unwritable."""
+    refuse_repeated(flags)
     for flag, path in flags:
         refuse_alias(path, [db], flag)
         refuse_database(path, flag)
@@ -250,7 +251,7 @@ def _html(args: argparse.Namespace, rows: list[Row]) -> None:
     try:
         done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time,
                      across_machines=args.across_machines)  # fmt: skip
-    except OSError as e:
-        fail(f"cannot write {args.html}: {e.strerror or e}")
+    except OSError as e:  # a file of the directory when the error names one
+        fail(f"cannot write {e.filename if isinstance(e.filename, str) else args.html}: {e.strerror or e}")
     linked = f", {done.outputs} linked to their output" if done.outputs else ""
     print(f"wrote {args.html}/index.html: {done.runs} runs, plots {', '.join(done.plots)}{linked}", file=sys.stderr)

@@ -135,10 +135,11 @@ def refuse_links(owned: Path, names: Iterable[str]) -> None:
             os.close(fd)
 
 
-def refuse_planted(owned: Path, folder: str, names: Iterable[str]) -> None:
+def refuse_planted(owned: Path, folder: str, names: Iterable[str], *, hard_links: bool = False) -> None:
     """:class:`PlantedLink` when the folder ``folder`` of ``owned`` is a link, or holds, at one of ``names`` (files
-    the tool will write there), a symbolic link, a hard link (a file with another name: someone else's) or
-    anything not a regular file.  One listing of the folder however many names: checked before any work."""
+    the tool will write there), a symbolic link or anything not a regular file (a folder); with ``hard_links``,
+    a file with another name too (someone else's: a batch's own files have one).  One listing of the folder
+    however many names: checked before any work, or before the first of several files is replaced."""
     try:
         fd = open_dir(owned, PurePath(folder))
     except FileNotFoundError:  # not there yet: nothing planted
@@ -152,9 +153,10 @@ def refuse_planted(owned: Path, folder: str, names: Iterable[str]) -> None:
             if stat.S_ISLNK(st.st_mode):
                 raise refused_link(shown, fd, name)
             if not stat.S_ISREG(st.st_mode):
-                raise PlantedLink(f"{shown} is not a regular file, in a directory cnfgen-queens writes; nothing was "
+                kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+                raise PlantedLink(f"{shown} is {kind} where cnfgen-queens writes a file of its own; nothing was "
                                   "written: remove it, or choose another directory")  # fmt: skip
-            if st.st_nlink > 1:
+            if hard_links and st.st_nlink > 1:
                 raise PlantedLink(f"{shown} is a hard link (one of {st.st_nlink} names of one file) in a directory "
                                   "cnfgen-queens writes; nothing was written: remove it, or choose another "
                                   "directory")  # fmt: skip

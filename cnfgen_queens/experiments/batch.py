@@ -124,9 +124,9 @@ def _refuse_planted(config: Config, todo: list[Run], by_instance: dict[Instance,
     refuse_links(base, own)  # both checked before either is made
     if config.task == "count":  # nothing cached, no solver output kept
         return
-    refuse_planted(base, CACHE_DIR, (inst.filename for inst in by_instance))
+    refuse_planted(base, CACHE_DIR, (inst.filename for inst in by_instance), hard_links=True)
     if config.keep_output:
-        refuse_planted(base, OUTPUT_DIR, (f"{r.key}.log" for r in todo))
+        refuse_planted(base, OUTPUT_DIR, (f"{r.key}.log" for r in todo), hard_links=True)
 
 
 def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tuple[list[Run], list[Run]]:
