@@ -195,15 +195,18 @@ def signals_raise(*, over_default_only: bool = False) -> Iterator[None]:
     """SIGTERM and SIGHUP raise :class:`Terminated` inside this block (main thread only; elsewhere a
     no-op); nested blocks are fine, each puts back exactly the handlers it found.  A signal the caller
     ignores (``nohup``, a script's background job) stays ignored; with ``over_default_only`` a handler
-    the caller set stays too (only the default action is replaced)."""
-    global _owner, _depth
+    the caller set stays too (only the default action is replaced).  Ctrl-C or Terminated raised in a
+    finalizer, where Python prints and drops it, is sent again (:func:`_raise_again`)."""
+    global _owner, _depth, _hook_below
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    pid, outer = os.getpid(), (_owner, _depth)
+    pid, outer, hook = os.getpid(), (_owner, _depth), sys.unraisablehook
     previous: dict[signal.Signals, Any] = {}
     try:  # from the first handler on: a signal landing while the next one is set still puts both back
         _owner, _depth = pid, (_depth if _owner == pid else 0) + 1
+        if hook is not _raise_again:
+            _hook_below, sys.unraisablehook = hook, _raise_again
         for sig in TERMINATING:
             previous[sig] = signal.getsignal(sig)
             if previous[sig] == signal.SIG_DFL or (previous[sig] != signal.SIG_IGN and not over_default_only):
@@ -214,6 +217,24 @@ def signals_raise(*, over_default_only: bool = False) -> Iterator[None]:
             restore_handlers(previous)
         finally:
             _owner, _depth = outer
+            sys.unraisablehook = hook
+
+
+_hook_below: Any = sys.__unraisablehook__  # the hook _raise_again stands in front of
+
+
+def _raise_again(info: Any) -> None:
+    """``sys.unraisablehook`` inside :func:`signals_raise`: Ctrl-C or a :class:`Terminated` raised where Python
+    cannot raise (a finalizer, a weakref callback such as ``WeakSet._remove``) would be printed and dropped;
+    it is sent again instead, a moment later (by then the main thread has left the finalizer; if not, it
+    comes back here and is sent again), so that it is raised in the command's own code."""
+    main = threading.current_thread() is threading.main_thread()
+    if isinstance(info.exc_value, KeyboardInterrupt) and main and os.getpid() == _owner:
+        again = threading.Timer(0.01, os.kill, (os.getpid(), getattr(info.exc_value, "signum", signal.SIGINT)))
+        again.daemon = True
+        again.start()
+        return
+    _hook_below(info)  # anything else, or in a forked child: as the hook in place before
 
 
 @contextmanager
@@ -256,7 +277,7 @@ def signals_unwind() -> Iterator[None]:
     library's caller set is left in place: the caller decides what its signals do.
     """
     if threading.current_thread() is not threading.main_thread() or (_depth and _owner == os.getpid()):
-        with signals_raise():
+        with signals_raise(over_default_only=True):  # inside another: a handler the caller set stays (a worker's)
             yield
         return
     try:
