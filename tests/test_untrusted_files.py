@@ -176,7 +176,8 @@ def test_an_old_status_word_still_reads(store: Path, tmp_path: Path, capsys: pyt
 
 def test_report_reads_an_older_store_without_the_newer_columns(store: Path, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    older = edited(store, tmp_path, *(f"ALTER TABLE runs DROP COLUMN {c}" for c in ("checked", "engine", "verdict")))
+    older = edited(store, tmp_path, *(f"ALTER TABLE runs DROP COLUMN {c}" for c in ("checked", "engine", "verdict",
+                                                                                   "variant")))  # fmt: skip
     code, out, _ = in_process(["report", str(older)], capsys)
     assert code == 0 and "| minisat | pairwise | 2 | 2 | 1 | 1 | 0 |" in out  # N = 5 SAT, N = 3 UNSAT: both solved
 

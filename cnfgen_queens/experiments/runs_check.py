@@ -136,6 +136,8 @@ def _check_json(store: Store) -> None:
     reads them for labels and verdicts.  Their distinct values only: a few in a store of any size."""
     shapes = {"solver_args": (list, str, "a JSON list of strings"), "variant": (dict, None, "a JSON object or NULL")}
     for name, (kind, items, what) in shapes.items():
+        if name not in store.columns:  # variant: added since schema 1, missing from an older file
+            continue
         for (text,) in store.db.execute(f"SELECT DISTINCT {name} FROM runs WHERE {name} IS NOT NULL"):
             try:
                 value = json_value(text)
