@@ -187,3 +187,41 @@ def test_a_signal_landing_in_a_finalizer_still_stops_the_command(tmp_path: Path)
     done = subprocess.run([sys.executable, "-c", FINALIZER], capture_output=True, text=True, timeout=60,
                           preexec_fn=default_signals)  # fmt: skip
     assert (done.stdout, done.stderr) == ("stopped 129\n", "")
+
+
+CUT_WAIT = """
+import os, signal, sys, time
+from concurrent.futures import _base
+from cnfgen_queens.solutions.executors import LocalExecutor
+
+def land(frame, event, arg):  # Ctrl-C just after wait() has taken the first future's lock
+    if event == "c_return" and frame.f_code is _base._AcquireFutures.__enter__.__code__:
+        sys.setprofile(None)
+        os.kill(os.getpid(), signal.SIGINT)
+
+if __name__ == "__main__":
+    pool = LocalExecutor(1)
+    for _ in range(2):
+        pool.submit("k", time.sleep, 60)
+    sys.setprofile(land)
+    try:
+        pool.wait_any()
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    sys.setprofile(None)
+    pool.close(interrupted=True)
+    print("closed", flush=True)
+"""
+
+
+def test_ctrl_c_inside_the_wait_for_a_run_leaves_no_lock_held(tmp_path: Path) -> None:
+    """F9 (found stressing SIGINT to a batch's group, about 1 in 100): Ctrl-C landing inside
+    ``concurrent.futures.wait`` while it took the futures' locks left one held, and the batch hung at exit."""
+    script = tmp_path / "cut.py"
+    script.write_text(CUT_WAIT)
+    try:
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                              preexec_fn=default_signals)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise AssertionError("hung: a future's lock stayed held after the interrupt") from None
+    assert (done.stdout, done.returncode) == ("interrupted\nclosed\n", 0), done.stderr

@@ -34,6 +34,8 @@ from .worker_signals import detached_spawns, init_worker, run_local, run_task, r
 WORKER_SETUP = "cnfgen_queens.solutions.worker_signals"  # Dask's preload of our LocalCluster's workers
 
 STOP_GRACE = 10.0  # seconds the tasks of an interrupted command have on a Dask cluster to unwind
+WAIT_STEP = 0.2  # seconds of one wait for a finished run, signals held (Ctrl-C is handled between two)
+DASK_POLL = 0.02  # seconds between two looks for finished Dask tasks
 
 
 class LocalExecutor:
@@ -60,12 +62,19 @@ class LocalExecutor:
         return future
 
     def wait_any(self) -> list[Future[Any]]:
-        done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
-        self.pending -= done
-        return list(done)
+        """The futures that finished.  Signals are held inside each wait (a fraction of a second): Ctrl-C
+        landing while ``wait`` takes the futures' locks would leave one held, and the pool's own thread
+        would wait for it at exit for ever."""
+        while True:
+            with signals_deferred():
+                done, _ = wait(self.pending, timeout=WAIT_STEP, return_when=FIRST_COMPLETED)
+            if done or not self.pending:
+                self.pending -= done
+                return list(done)
 
     def result(self, future: Future[Any]) -> Any:
-        return future.result()
+        with signals_deferred():  # as in wait_any: never inside the future's lock
+            return future.result()
 
     def close(self, interrupted: bool = False) -> None:
         if interrupted:
@@ -161,9 +170,14 @@ class DaskExecutor:
         return future
 
     def wait_any(self) -> list[Any]:
-        batch = self.done.next_batch(block=True)
-        self.futures.difference_update(batch)
-        return list(batch)
+        """The futures that finished (signals held inside each look, as :meth:`LocalExecutor.wait_any` does)."""
+        while True:
+            with signals_deferred():
+                batch = self.done.next_batch(block=False)
+            if batch or not self.futures:
+                self.futures.difference_update(batch)
+                return list(batch)
+            time.sleep(DASK_POLL)
 
     def result(self, future: Any) -> Any:
         return future.result()
