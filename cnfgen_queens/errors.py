@@ -218,20 +218,23 @@ class signals_raise:
     """SIGTERM and SIGHUP raise :class:`Terminated` inside this block (main thread only; elsewhere a
     no-op); nested blocks are fine, each puts back exactly the handlers it found.  A signal the caller
     ignores (``nohup``, a script's background job) stays ignored; with ``over_default_only`` a handler
-    the caller set stays too (only the default action is replaced)."""
+    the caller set stays too (only the default action is replaced).  Ctrl-C or Terminated raised in a
+    finalizer, where Python prints and drops it, is sent again (:func:`_raise_again`)."""
 
     def __init__(self, *, over_default_only: bool = False) -> None:
         self.over_default_only, self.active = over_default_only, False
 
     def __enter__(self) -> None:
-        global _owner, _depth
+        global _owner, _depth, _hook_below
         if not _main_thread():
             return
         self.active = True
-        pid, self.outer = os.getpid(), (_owner, _depth)
+        pid, self.outer, self.hook = os.getpid(), (_owner, _depth), sys.unraisablehook
         self.previous: dict[signal.Signals, Any] = {}
         try:  # from the first handler on: a signal landing while the next one is set still puts both back
             _owner, _depth = pid, (_depth if _owner == pid else 0) + 1
+            if self.hook is not _raise_again:
+                _hook_below, sys.unraisablehook = self.hook, _raise_again
             for sig in TERMINATING:
                 self.previous[sig] = signal.getsignal(sig)
                 if self.previous[sig] == signal.SIG_DFL or (
@@ -252,6 +255,26 @@ class signals_raise:
             restore_handlers(self.previous)
         finally:
             _owner, _depth = self.outer
+            sys.unraisablehook = self.hook
+
+
+_hook_below: Any = sys.__unraisablehook__  # the hook _raise_again stands in front of
+
+
+def _raise_again(info: Any) -> None:
+    """``sys.unraisablehook`` inside :class:`signals_raise`: Ctrl-C or a :class:`Terminated` raised where Python
+    cannot raise (a finalizer, a weakref callback such as ``WeakSet._remove``) would be printed and dropped;
+    it is sent again instead, a moment later (by then the main thread has left the finalizer; if not, it
+    comes back here and is sent again), so that it is raised in the command's own code."""
+    import threading  # only when a signal landed in a finalizer
+
+    main = threading.current_thread() is threading.main_thread()
+    if isinstance(info.exc_value, KeyboardInterrupt) and main and os.getpid() == _owner:
+        again = threading.Timer(0.01, os.kill, (os.getpid(), getattr(info.exc_value, "signum", signal.SIGINT)))
+        again.daemon = True
+        again.start()
+        return
+    _hook_below(info)  # anything else, or in a forked child: as the hook in place before
 
 
 class signals_deferred:
@@ -304,7 +327,9 @@ class signals_unwind:
 
     def __enter__(self) -> None:
         self.inner = not _main_thread() or bool(_depth and _owner == os.getpid())  # a caller's block: its signal
-        self.raising = signals_raise(over_default_only=not self.inner)
+        self.raising = signals_raise(
+            over_default_only=True
+        )  # inside another too: a handler the caller set stays (a worker's)
         try:
             self.raising.__enter__()
         except Terminated as e:

@@ -14,6 +14,7 @@ the large inputs (compressed bombs, long lines).
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import hashlib
 import lzma
@@ -53,26 +54,22 @@ class Outcome:
     peak_mb: float
     seconds: float
     cpu: float = 0.0  # user + system seconds of the command and the children it waited for
-    out: str = ""  # the end of stdout
+    out: str = ""  # what it printed on stdout
 
 
-def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"", stdout: bool = False) -> Outcome:
-    """The CLI on ``argv`` in a process of its own (new session: killed with its group at the time bound);
-    ``stdout``: its end kept (in ``.out``), else thrown away."""
+def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"") -> Outcome:
+    """The CLI on ``argv`` in a process of its own (new session: killed with its group at the time bound)."""
     spool = cwd / "spool"
     spool.mkdir(exist_ok=True)
     env = {**os.environ, "TMPDIR": str(spool)}
     env.pop("CNFGEN_QUEENS_DEBUG", None)
-    with (
-        open(cwd / ".err", "w+b") as err,
-        open(cwd / ".in", "w+b") as inp,
-        open(cwd / ".out" if stdout else os.devnull, "w+b") as out,
-    ):
+    with open(cwd / ".err", "w+b") as err, open(cwd / ".in", "w+b") as inp, open(cwd / ".out", "w+b") as out:
         inp.write(stdin)
         inp.seek(0)
         start = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=cwd, env=env, stdin=inp,
-                                stdout=out, stderr=err, start_new_session=True, preexec_fn=_bounded)  # fmt: skip
+                                stdout=out, stderr=err, start_new_session=True,
+                                preexec_fn=_bounded)  # fmt: skip
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
@@ -84,15 +81,15 @@ def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"", stdout: bool = False
         seconds = time.monotonic() - start
         err.seek(0)
         text = err.read().decode(errors="replace")
-        out.seek(max(0, out.seek(0, os.SEEK_END) - 4096))
-        said = out.read().decode(errors="replace")
+        out.seek(0)
+        printed = out.read(1 << 20).decode(errors="replace")
     try:  # the command's group outlives it only if a process of its own is left
         os.killpg(proc.pid, signal.SIGKILL)
         left = True
     except (ProcessLookupError, PermissionError):
         left = False
     assert not left, f"processes left in the group of {argv}"
-    return Outcome(proc.returncode, text, usage.ru_maxrss / 1024, seconds, usage.ru_utime + usage.ru_stime, said)
+    return Outcome(proc.returncode, text, usage.ru_maxrss / 1024, seconds, usage.ru_utime + usage.ru_stime, printed)
 
 
 def _bounded() -> None:
@@ -106,8 +103,9 @@ def snapshot(paths: list[Path]) -> dict[Path, str]:
     return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
 
 
-def check(outcome: Outcome, argv: list[str], before: dict[Path, str], cwd: Path, allowed: set[str]) -> None:
-    """The properties every hostile run must have."""
+def check(outcome: Outcome, argv: list[str], before: dict[Path, str], cwd: Path, allowed: set[str],
+          said: tuple[str, ...] = ("error:",)) -> None:  # fmt: skip
+    """The properties every hostile run must have (``said``: the words one of which its one line holds)."""
     what = f"{argv}: exit {outcome.code}, stderr {outcome.err!r}"
     assert outcome.code in EXIT_CODES, what
     assert outcome.seconds < WALL_GUARD, f"{what}: killed after {WALL_GUARD} s"
@@ -116,7 +114,7 @@ def check(outcome: Outcome, argv: list[str], before: dict[Path, str], cwd: Path,
     if outcome.code in (1, 2):
         lines = outcome.err.splitlines()
         assert len(lines) == 1 and "Traceback" not in outcome.err, what
-        assert "CNFGEN_QUEENS_DEBUG" not in outcome.err and "error:" in lines[0], what
+        assert "CNFGEN_QUEENS_DEBUG" not in outcome.err and any(w in lines[0] for w in said), what
     assert snapshot(list(before)) == before, f"{what}: an input changed"
     assert sorted(p.name for p in (cwd / "spool").iterdir()) == [], f"{what}: left in $TMPDIR"
     left = {p.name for p in cwd.iterdir()} - allowed - {p.name for p in before} - {"spool", ".err", ".in", ".out"}
@@ -445,11 +443,212 @@ def test_solve_cli_on_hostile_solver_output(tmp_path_factory: pytest.TempPathFac
     cnf.write_bytes(q5_path.read_bytes())
     script = fake_solver(tmp, *output)
     argv = ["solve", cnf.name, "--solver", str(script)]
-    ran = run_cli(argv, tmp, stdout=True)
+    ran = run_cli(argv, tmp)
     check(ran, argv, snapshot([cnf, script]), tmp, {"answer.out"})
     verdicts = [line for line in ran.out.splitlines() if line.startswith("s ")]
     assert verdicts == [{10: "s SATISFIABLE", 20: "s UNSATISFIABLE"}.get(ran.code, "s UNKNOWN")], (ran, output)
     assert ran.code != 20, (ran, output)
+
+
+# -- files from outside: a damaged results store, a forged certificate manifest (issue 30, item 10) ---
+
+WORDS = {  # what the tool writes in these columns (USAGE: an older count's); anything else is a damaged store
+    "status": {"SAT", "UNSAT", "UNKNOWN", "TIMEOUT", "MEMOUT", "ERROR", "USAGE"},
+    "verdict": {"solved", "wrong", "unsolved"},
+    "checked": {"model-verified", "proof-verified", "published-count", "certified", "unchecked"},
+    "task": {"solve", "count"},
+}
+SECONDS = {"time_limit", "wall", "cpu", "peak_memory_mb", "check_time", "total_wall", "load_avg"}  # finite, >= 0
+RANGES = {"n": (1, 46340), "group_size": (1, 46340), "column_alo": (0, 1), "verified": (0, 1)}  # gen-queens' cap
+SQL_VALUES = st.one_of(
+    st.none(), INTS, st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False), st.text(max_size=12),
+    st.binary(max_size=6),
+    st.sampled_from(["SAT", "MAYBE", "solved", "count", "[]", "{}", '["-x", 1]', '{"torus": true}', "5", "1.5", "inf",
+                     "-0", "a\nb\tc", "x | y |", "[[[[[[[[[[]]]]]]]]]]"]),
+)  # fmt: skip
+
+
+@st.composite
+def store_damage(draw: st.DrawFn) -> tuple[str, str, object, bool]:
+    """(kind, column, value, every row): a column dropped or renamed, or a value set in one row or all."""
+    from cnfgen_queens.experiments.row import COLUMNS
+
+    column = draw(st.sampled_from([c for c in COLUMNS if c != "run_key"]))
+    kind = draw(st.sampled_from(["set", "set", "set", "drop", "rename"]))
+    return kind, column, draw(SQL_VALUES) if kind == "set" else None, draw(st.booleans())
+
+
+def _damaged(db: Path, tmp: Path, damage: tuple[str, str, object, bool]) -> Path:
+    import shutil
+    import sqlite3
+
+    kind, column, value, every = damage
+    copy = tmp / "r.sqlite"
+    shutil.copy(db, copy)
+    with contextlib.closing(sqlite3.connect(copy)) as c, c:  # closed here: a close later would checkpoint into it
+        try:
+            if kind == "drop":
+                c.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+            elif kind == "rename":
+                c.execute(f"ALTER TABLE runs RENAME COLUMN {column} TO {column}_was")
+            else:
+                c.execute(f"UPDATE runs SET {column} = ?" + ("" if every else " WHERE rowid = 1"), (value,))
+        except (sqlite3.Error, OverflowError):  # the table or SQLite refuses it (2^64): no such store can exist
+            hypothesis.reject()
+    return copy
+
+
+def _readable(copy: Path, damage: tuple[str, str, object, bool]) -> bool:
+    """Whether the damaged store is one ``report`` must read: every column it reads there, every value of
+    its type and in its domain (judged here from the schema and what the tool writes, not by the tool)."""
+    import dataclasses
+    import json
+    import math
+    import sqlite3
+
+    from cnfgen_queens.experiments.row import Row, column_types
+
+    kind, column, _, _ = damage
+    if kind != "set":  # a column added since schema 1 (with a default) may be missing: an older store
+        return next(f for f in dataclasses.fields(Row) if f.name == column).default is not dataclasses.MISSING
+    base, nullable = column_types()[column]
+    with contextlib.closing(sqlite3.connect(copy)) as c:
+        stored = c.execute(f"SELECT DISTINCT typeof({column}), {column} FROM runs").fetchall()
+    for kind_of, value in stored:
+        if kind_of == "null":
+            if nullable:
+                continue
+            return False
+        allowed = {int: ["integer"], bool: ["integer"], float: ["integer", "real"]}.get(base, ["text"])
+        if kind_of not in allowed:
+            return False
+        if column in WORDS and value not in WORDS[column]:
+            return False
+        if column in SECONDS and not (math.isfinite(value) and value >= 0):
+            return False
+        low, high = RANGES.get(column, (0 if base in (int, float) else None, None))
+        if low is not None and (value < low or (high is not None and value > high)):
+            return False
+        if column in ("solver_args", "variant"):
+            try:
+                parsed = json.loads(value)
+            except (ValueError, RecursionError):
+                return False
+            shaped = isinstance(parsed, list) and all(isinstance(a, str) for a in parsed)
+            if not (shaped if column == "solver_args" else isinstance(parsed, dict)):
+                return False
+    return True
+
+
+def _a_table(printed: str) -> None:
+    """Whatever a store holds, the report is lines of text, and its table one cell a value on every line."""
+    lines = printed.splitlines()
+    assert all(line.isprintable() for line in lines), printed
+    table = [line.replace("\\|", "") for line in lines if line.startswith("|")]
+    assert table and len({line.count("|") for line in table[:2]}) == 1, printed
+    assert all(line.count("|") == table[0].count("|") for line in table), printed
+
+
+@FAST
+@given(damage=store_damage())
+def test_report_on_a_damaged_store(tmp_path_factory: pytest.TempPathFactory, db: Path,
+                                   damage: tuple[str, str, object, bool]) -> None:  # fmt: skip
+    """A results store is a file from outside: damaged anyhow, ``report`` refuses it in one line naming the
+    column (exit 2), or reads it and prints a table; never a traceback, never a table of a value it cannot
+    hold (a status MAYBE counted as UNSAT, a wall time of -5 s)."""
+    tmp = tmp_path_factory.mktemp("store")
+    copy = _damaged(db, tmp, damage)
+    argv = ["report", copy.name]
+    outcome = run_cli(argv, tmp)
+    check(outcome, argv, snapshot([copy]), tmp, {"r.sqlite-wal", "r.sqlite-shm"})  # SQLite's, beside a WAL store
+    if _readable(copy, damage):
+        assert outcome.code == 0, (damage, outcome.err)
+        _a_table(outcome.out)
+    else:
+        assert outcome.code == 2 and f"column {damage[1]}" in outcome.err, (damage, outcome.err)
+        assert outcome.out == ""
+
+
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), INTS, st.floats(allow_nan=False), st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)),
+    max_leaves=12,
+)
+DEEP, LONG_LIST = "@@deep@@", "@@long@@"  # placeholders, written as JSON text after json.dumps
+MANIFEST_PATHS = [("n",), ("encoding",), ("column_alo",), ("group_size",), ("variant",), ("formula_sha256",),
+                  ("total",), ("format",), ("cubes",), ("cubes", 0), ("cubes", 0, "cube"), ("cubes", 0, "count"),
+                  ("cubes", 1, "solutions"), ("cubes", 1, "proof"), ()]  # fmt: skip
+
+
+Forgery = tuple[tuple[object, ...], str, object, int]
+
+
+@st.composite
+def manifest_damage(draw: st.DrawFn, nesting: tuple[int, ...] = (3, 1000, 100_000),
+                    sizes: tuple[int, ...] = (10, 1000, 100_000)) -> Forgery:  # fmt: skip
+    """(where, how, value, size): a field of the manifest (``()``: the whole of it) replaced by any JSON, by
+    JSON nested ``size`` deep or by a list of ``size`` items, or deleted."""
+    where = draw(st.sampled_from(MANIFEST_PATHS))
+    how = draw(st.sampled_from(["value", "value", "deep", "long", "delete"] if where else ["value", "deep", "long"]))
+    size = draw(st.sampled_from(nesting if how == "deep" else sizes))
+    return where, how, draw(JSON_VALUES) if how == "value" else None, size
+
+
+def _forged(cert: Path, tmp: Path, damage: Forgery) -> Path:
+    import copy
+    import json
+    import shutil
+
+    where, how, value, size = damage
+    d = tmp / "cert"
+    shutil.copytree(cert, d)
+    doc = json.loads((d / "manifest.json").read_text())
+    new = {"value": value, "deep": DEEP, "long": LONG_LIST}.get(how)
+    if not where:
+        doc = new
+    else:
+        doc = copy.deepcopy(doc)
+        holder: object = doc
+        for step in where[:-1]:
+            holder = holder[step]  # type: ignore[index]
+        if how == "delete":
+            del holder[where[-1]]  # type: ignore[attr-defined]
+        else:
+            holder[where[-1]] = new  # type: ignore[index]
+    text = json.dumps(doc).replace(f'"{DEEP}"', "[" * size + "]" * size)
+    text = text.replace(f'"{LONG_LIST}"', json.dumps([7] * size))
+    (d / "manifest.json").write_text(text)
+    return d
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real certificate of N = 5 (10 boards, OEIS A000170)."""
+    from cnfgen_queens.cli import main
+
+    d = tmp_path_factory.mktemp("certificate") / "c5"
+    assert main(["count", "5", "--certify", str(d), "--quiet"]) == 0
+    return d
+
+
+@FAST
+@given(damage=manifest_damage())
+def test_check_count_on_a_forged_manifest(tmp_path_factory: pytest.TempPathFactory, certificate: Path,
+                                          damage: Forgery) -> None:  # fmt: skip
+    """A manifest of any JSON (wrong types, sizes, nesting) is refused in one line (exit 1: a field that is
+    not what the check reads, naming it; exit 2: not a certificate at all), within the harness's time and
+    memory; it never certifies a count other than the true one."""
+    tmp = tmp_path_factory.mktemp("manifest")
+    d = _forged(certificate, tmp, damage)
+    argv = ["check-count", "cert"]
+    outcome = run_cli(argv, tmp)
+    check(outcome, argv, snapshot(sorted(p for p in d.rglob("*") if p.is_file())), tmp, {"cert"},
+          said=("error:", "rejected:"))  # fmt: skip
+    assert outcome.code in (0, 1, 2), (damage, outcome.err)
+    if outcome.code == 0:
+        assert outcome.out == "certified count: 10\n", (damage, outcome.out)
+    else:
+        assert outcome.out == "" and ("rejected:" in outcome.err or "error:" in outcome.err), outcome.err
 
 
 # -- fixed hostile cases: devices, aliasing, bombs -----------------------------------------------
@@ -599,6 +798,25 @@ def test_merge_on_hostile_dimacs_long(tmp_path_factory: pytest.TempPathFactory, 
 @given(key=st.sampled_from(YAML_KEYS), value=YAML_SCALARS)
 def test_batch_config_extremes_long(tmp_path_factory: pytest.TempPathFactory, key: str, value: str) -> None:
     test_batch_config_extremes.hypothesis.inner_test(tmp_path_factory, key, value)  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # 60 examples, each about 1 s of CPU
+@LONG
+@given(damage=store_damage())
+def test_report_on_a_damaged_store_long(tmp_path_factory: pytest.TempPathFactory, db: Path,
+                                        damage: tuple[str, str, object, bool]) -> None:  # fmt: skip
+    test_report_on_a_damaged_store.hypothesis.inner_test(tmp_path_factory, db, damage)  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # 60 examples, each up to a few seconds of CPU (a whole check when nothing it reads changed)
+@LONG
+@given(damage=manifest_damage(nesting=(3, 50, 1000, 100_000, 1_000_000), sizes=(0, 26, 10_000, 1_000_000)))
+def test_check_count_on_a_forged_manifest_long(tmp_path_factory: pytest.TempPathFactory, certificate: Path,
+                                               damage: Forgery) -> None:  # fmt: skip
+    inner = test_check_count_on_a_forged_manifest.hypothesis.inner_test  # type: ignore[attr-defined]
+    inner(tmp_path_factory, certificate, damage)
 
 
 def test_the_harness_measures_and_bounds(tmp_path: Path) -> None:

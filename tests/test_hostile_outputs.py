@@ -210,3 +210,50 @@ def test_our_store_is_read_by_report_without_files_beside_it(db: Path) -> None:
     names = sorted(p.name for p in db.parent.iterdir())
     assert run_cli(["report", db.name], db.parent).code == 0
     assert sorted(p.name for p in db.parent.iterdir()) == names
+
+
+@pytest.mark.parametrize("how", ALIASES)
+@pytest.mark.parametrize(("first", "second"), [("--csv", "--json"), ("--markdown", "--runs-csv"),
+                                               ("--cactus", "--time-vs-n")])  # fmt: skip
+def test_report_refuses_two_outputs_naming_one_file(db: Path, how: str, first: str, second: str) -> None:
+    """F10: ``report --csv a.csv --json a.csv`` wrote one over the other, exit 0."""
+    ext = ".svg" if first == "--cactus" else ".csv"
+    one = db.parent / f"a{ext}"
+    one.write_text("mine\n")
+    other = alias(one, how)
+    ran = run_cli(["report", db.name, first, one.name, second, other.name], db.parent)
+    one_line(ran, 2, f"{second} {other.name} is the same file as {first} {one.name}")
+    assert one.read_text() == "mine\n" and ran.out == "" and "wrote" not in ran.err
+    if how == "same name":  # a file not there yet: the same path
+        ran = run_cli(["report", db.name, first, f"new{ext}", second, str(db.parent / f"new{ext}")], db.parent)
+        one_line(ran, 2, f"{second} {db.parent / f'new{ext}'} is the same file as {first} new{ext}")
+        assert not (db.parent / f"new{ext}").exists()
+
+
+def test_two_outputs_into_one_device_are_fine(db: Path) -> None:
+    ran = run_cli(["report", db.name, "--csv", os.devnull, "--json", os.devnull], db.parent)
+    assert ran.code == 0, ran
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_report_html_checks_every_file_before_replacing_any(db: Path, listed: bool) -> None:
+    """F10: a file of an earlier report turned into a folder (``r/scatter.svg/``): "cannot write r: Is a
+    directory", with cactus.svg and runs.js already replaced and index.html the old one.  ``listed``: the
+    earlier report's page lists the file (checked before any work), or not (checked before the renames)."""
+    assert run_cli(["report", db.name, "--html", "r"], db.parent).code == 0
+    report = db.parent / "r"
+    if not listed:
+        page = (report / "index.html").read_text()
+        (report / "index.html").write_text(page.replace(" scatter.svg", "", 1))
+    before = {p.name: p.read_bytes() for p in report.iterdir()}
+    assert "scatter.svg" in before
+    (report / "scatter.svg").unlink()
+    (report / "scatter.svg").mkdir()
+    (report / "scatter.svg" / "mine.txt").write_text("mine\n")
+    ran = run_cli(["report", db.name, "--html", "r", "--title", "another"], db.parent)
+    one_line(ran, 2, "r/scatter.svg is a directory")
+    assert {p.name: p.read_bytes() for p in report.iterdir() if p.is_file()} == {
+        name: data for name, data in before.items() if name != "scatter.svg"
+    }  # nothing replaced
+    assert (report / "scatter.svg" / "mine.txt").read_text() == "mine\n"
+    assert not [p for p in db.parent.iterdir() if p.name.startswith(".r.")]  # no build directory left

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, default_signals, need_solver
+from helpers import CLI_ENTRY, default_signals, need_module, need_solver
 from test_signals import all_gone, descendants, start, stop, wait_for
 
 SIGNALS = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]
@@ -24,16 +24,78 @@ def _ours(spool: Path) -> list[str]:
     return sorted(p.name for p in spool.iterdir())
 
 
-def _signalled(tmp_path: Path, sig: int, ready: str, *argv: str) -> None:
-    """Run ``argv`` with its own empty $TMPDIR, signal it once ``ready`` (a glob) is there, check it is clean."""
-    proc, spool = start(tmp_path, *argv)
+def _signalled(tmp_path: Path, sig: int, ready: str, *argv: str, group: bool = False, settle: float = 0.5) -> None:
+    """Run ``argv`` with its own empty $TMPDIR, signal it ``settle`` seconds after ``ready`` (a glob) is there,
+    check it is clean.  ``group``: the signal goes to its whole process group, as a terminal's Ctrl-C or hangup
+    does."""
+    proc, spool = _start(tmp_path, *argv) if group else start(tmp_path, *argv)
     wait_for(proc, lambda: list(spool.glob(ready)))
-    time.sleep(0.5)  # well inside the run: solvers started, work directories made
-    _, err, below = stop(proc, sig)
+    time.sleep(settle)  # well inside the run: solvers started, work directories made
+    if group:
+        below = descendants(proc.pid)
+        os.killpg(proc.pid, sig)
+        _, err = proc.communicate(timeout=120)
+    else:
+        _, err, below = stop(proc, sig)
     assert proc.returncode == 128 + sig, err
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert _ours(spool) == []
     assert all_gone(below) == []
+
+
+def _start(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen[str], Path]:
+    """:func:`test_signals.start` in a process group of its own, which a test may signal whole."""
+    spool = tmp_path / "spool"
+    spool.mkdir(exist_ok=True)
+    proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=tmp_path, text=True,
+                            env={**os.environ, "TMPDIR": str(spool)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=default_signals, process_group=0)  # fmt: skip
+    return proc, spool
+
+
+def _slow_batch(tmp_path: Path) -> Path:
+    """A batch config whose runs each take a minute (a solver that sleeps): signalled, they are cut short."""
+    solver = tmp_path / "slow.sh"
+    solver.write_text("#!/bin/sh\nsleep 60\necho 's UNKNOWN'\n")
+    solver.chmod(0o755)
+    config = tmp_path / "slow.yaml"
+    config.write_text(f"experiment: slow\ninstances:\n  n: [8, 9, 10]\n  encodings: [pairwise]\n"
+                      f"solvers: [{{name: {solver}}}]\nlimits: {{time: 120}}\nresults: slow.sqlite\n")  # fmt: skip
+    return config
+
+
+@pytest.mark.parametrize("group", [False, True], ids=["process", "group"])
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_batch_on_a_local_dask_cluster(tmp_path: Path, sig: int, group: bool) -> None:
+    """F9: ``batch -j 2 --executor dask`` left cnfgen-queens-input-* and -solve-* (5 of 5): a run was cut by
+    the worker's death, not unwound; to the process group, Dask's workers printed tracebacks."""
+    need_module("dask.distributed")
+    config = _slow_batch(tmp_path)
+    _signalled(tmp_path, sig, "cnfgen-queens-solve-*", "batch", str(config), "-j", "2", "--executor", "dask",
+               "--no-progress", group=group)  # fmt: skip
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_batch_with_local_workers_signalled_as_a_group(tmp_path: Path, sig: int) -> None:
+    """F9: a terminal hangup of ``batch -j 2`` killed multiprocessing's resource tracker, which then printed
+    "process died unexpectedly" and a KeyError traceback per semaphore (3 of 3)."""
+    config = _slow_batch(tmp_path)
+    _signalled(tmp_path, sig, "cnfgen-queens-solve-*", "batch", str(config), "-j", "2", "--no-progress", group=True)
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_count_on_a_local_dask_cluster_signalled_as_a_group(tmp_path: Path, sig: int) -> None:
+    """F9: a terminal hangup of ``count 14 --jobs 2 --executor dask`` printed the resource tracker's tracebacks."""
+    need_module("dask.distributed")
+    _signalled(tmp_path, sig, "cnfgen-queens-dask-*", "count", "14", "--jobs", "2", "--executor", "dask", "--quiet",
+               group=True, settle=3)  # fmt: skip
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_count_with_forked_workers_signalled_as_a_group(tmp_path: Path, sig: int) -> None:
+    need_solver("minisat")
+    _signalled(tmp_path, sig, "cnfgen-queens-solve-*", "count", "12", "--jobs", "2", "--solver", "minisat",
+               "--quiet", group=True)  # fmt: skip
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
@@ -99,3 +161,67 @@ def test_stale_directories_of_dead_processes_are_swept_at_the_next_start(tmp_pat
     finally:
         busy.kill()
         busy.wait()
+
+
+FINALIZER = """
+import os, signal, sys, time
+from cnfgen_queens.errors import Terminated, signals_raise
+class Finalized:
+    def __del__(self):  # as WeakSet._remove, called where Python cannot raise
+        os.kill(os.getpid(), signal.SIGHUP)
+        for _ in range(100_000):  # the handler runs in here
+            pass
+try:
+    with signals_raise():
+        Finalized()
+        time.sleep(30)
+        print("never stopped")
+except Terminated as e:
+    print("stopped", e.exit_code)
+"""
+
+
+def test_a_signal_landing_in_a_finalizer_still_stops_the_command(tmp_path: Path) -> None:
+    """F9: once in ~30 SIGHUPs, ``count 12 --jobs 2`` printed "Exception ignored in: WeakSet._remove ...
+    Terminated": raised inside a finalizer, the signal was printed and dropped; it is raised again outside."""
+    done = subprocess.run([sys.executable, "-c", FINALIZER], capture_output=True, text=True, timeout=60,
+                          preexec_fn=default_signals)  # fmt: skip
+    assert (done.stdout, done.stderr) == ("stopped 129\n", "")
+
+
+CUT_WAIT = """
+import os, signal, sys, time
+from concurrent.futures import _base
+from cnfgen_queens.solutions.executors import LocalExecutor
+
+def land(frame, event, arg):  # Ctrl-C just after wait() has taken the first future's lock
+    if event == "c_return" and frame.f_code is _base._AcquireFutures.__enter__.__code__:
+        sys.setprofile(None)
+        os.kill(os.getpid(), signal.SIGINT)
+
+if __name__ == "__main__":
+    pool = LocalExecutor(1)
+    for _ in range(2):
+        pool.submit("k", time.sleep, 60)
+    sys.setprofile(land)
+    try:
+        pool.wait_any()
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    sys.setprofile(None)
+    pool.close(interrupted=True)
+    print("closed", flush=True)
+"""
+
+
+def test_ctrl_c_inside_the_wait_for_a_run_leaves_no_lock_held(tmp_path: Path) -> None:
+    """F9 (found stressing SIGINT to a batch's group, about 1 in 100): Ctrl-C landing inside
+    ``concurrent.futures.wait`` while it took the futures' locks left one held, and the batch hung at exit."""
+    script = tmp_path / "cut.py"
+    script.write_text(CUT_WAIT)
+    try:
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                              preexec_fn=default_signals)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise AssertionError("hung: a future's lock stayed held after the interrupt") from None
+    assert (done.stdout, done.returncode) == ("interrupted\nclosed\n", 0), done.stderr

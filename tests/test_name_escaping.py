@@ -4,6 +4,7 @@ gives the same bytes as before."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,89 @@ def test_a_message_naming_a_crafted_file_is_one_line(tmp_path: Path) -> None:
     ran = run_cli(["solve", "no\nsuch\x1b[2J.cnf", "--solver", "minisat"], tmp_path)
     assert ran.code != 0 and len(ran.err.splitlines()) == 1, ran
     assert "no\\nsuch\\x1b[2J.cnf" in ran.err and "\x1b" not in ran.err
+
+
+# ---- every command, a name holding a tab and a newline (F11) ----
+
+NAME = "Qz\tzQ\nQx"  # after the newline, a line of its own would start with "Qx"
+SHOWN = "Qz\\tzQ\\nQx"
+
+
+def shown_escaped(*texts: str, json: bool = False) -> None:
+    """Every line of ``texts`` that shows the name shows it whole and escaped; none holds a raw tab or starts
+    with what follows the name's newline.  ``json``: the texts are JSON, whose strings escape the escapes."""
+    for text in texts:
+        for line in text.splitlines():
+            assert "\t" not in line and not line.startswith("Qx"), repr(line)
+            assert "Qz" not in line or SHOWN in (line.replace("\\\\", "\\") if json else line), repr(line)
+
+
+def _batch(tmp_path: Path) -> Path:
+    """A results store named NAME.sqlite (N = 4, 5, minisat), made by ``batch``, whose own lines are checked."""
+    need_solver("minisat")
+    config = tmp_path / "e.yaml"
+    config.write_text(f'experiment: e\ninstances:\n  n: [4, 5]\n  encodings: [pairwise]\nsolvers: [minisat]\n'
+                      f'limits: {{time: 30}}\nresults: "{SHOWN}.sqlite"\n')  # fmt: skip
+    for argv in (["batch", "e.yaml", "--dry-run"], ["batch", "e.yaml", "--no-progress"]):
+        ran = run_cli(argv, tmp_path, timeout=120)
+        assert ran.code == 0, ran
+        shown_escaped(ran.out, ran.err)
+        assert f"{SHOWN}.sqlite" in ran.out
+    return tmp_path / f"{NAME}.sqlite"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["stats", f"{NAME}.cnf"], ["solve", f"{NAME}.cnf", "--solver", "minisat"], ["count", "6", "--certify", NAME],
+     ["enumerate", "6", "--solver", "minisat", "--out", NAME, "--quiet"],
+     ["count", "6", "--solver", "minisat", "--engine", "cubes", "--out", NAME, "--quiet"]],
+    ids=lambda argv: argv[0],
+)  # fmt: skip
+def test_each_command_shows_a_crafted_name_escaped(tmp_path: Path, argv: list[str]) -> None:
+    need_solver("minisat")
+    made = run_cli(["6", "-o", f"{NAME}.cnf"], tmp_path, gen=True)
+    assert made.code == 0, made
+    shown_escaped(made.out, made.err, (tmp_path / f"{NAME}.cnf").read_text())
+    ran = run_cli(argv, tmp_path, timeout=120)
+    assert ran.code in (0, 10), ran
+    shown_escaped(ran.out, ran.err)
+    if argv[0] in ("stats", "solve") or "--certify" in argv:
+        assert SHOWN in ran.out + ran.err
+    if "--certify" in argv:
+        checked = run_cli(["check-count", NAME], tmp_path, timeout=120)
+        assert checked.code == 0, checked
+        shown_escaped(checked.out, checked.err)
+
+
+def test_batch_and_report_show_crafted_names_escaped(tmp_path: Path) -> None:
+    """``batch`` printed "results in r⏎x.sqlite", ``report --html`` "wrote h⏎t/index.html"; a store's solver
+    name holding a newline made a fake Markdown row; the CSV and HTML outputs likewise."""
+    db = _batch(tmp_path)
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE runs SET solver = ?, encoding = ?, experiment = ?", (NAME, f"pair{NAME}", f"x{NAME}"))
+    outs = {flag: f"{NAME}{ext}" for flag, ext in (("--markdown", ".md"), ("--csv", ".csv"), ("--json", ".json"),
+                                                   ("--runs-csv", ".runs.csv"), ("--html", ".html"))}  # fmt: skip
+    ran = run_cli(["report", db.name, *(a for pair in outs.items() for a in pair), "--cactus", f"{NAME}.svg",
+                   "--by", "n"], tmp_path, timeout=120)  # fmt: skip
+    assert ran.code == 0, ran
+    shown_escaped(ran.out, ran.err)
+    assert len(ran.err.splitlines()) == 6 and all(SHOWN in line for line in ran.err.splitlines()), ran.err
+    table = [line for line in ran.out.splitlines() if line.startswith("|")]
+    assert len(table) == 4 and len({line.count("|") for line in table}) == 1, ran.out  # header, rule, N = 4, 5
+    written = [tmp_path / name for flag, name in outs.items() if flag != "--html"]
+    html = [tmp_path / outs["--html"] / name for name in ("index.html", "runs.js")]
+    for path in [*written, *html]:
+        json = path.suffix in (".json", ".js")
+        shown_escaped(path.read_text(), json=json)
+        assert SHOWN in (path.read_text().replace("\\\\", "\\") if json else path.read_text()), path
+
+
+def test_a_planted_name_in_a_store_cannot_break_the_markdown_table(tmp_path: Path) -> None:
+    db = _batch(tmp_path)
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE runs SET solver = 'mini | 1 | 2 |' WHERE n = 4")
+    ran = run_cli(["report", db.name], tmp_path, timeout=120)
+    assert ran.code == 0, ran
+    head, _, *rows = ran.out.splitlines()
+    assert [line.replace("\\|", "").count("|") for line in rows] == [head.count("|")] * 3, ran.out  # 2 + best
+    assert "mini \\| 1 \\| 2 \\|" in ran.out

@@ -225,6 +225,37 @@ def test_batch_refuses_a_linked_output_or_cache_folder(tmp_path: Path) -> None:
         (tmp_path / folder).unlink()
 
 
+GRID = CONFIG.replace("n: [5]", "n: [4, 5]")
+
+
+@pytest.mark.parametrize("folder", ["run-output", "cnf-cache"])
+@pytest.mark.parametrize("kind", ["symbolic", "hard"])
+def test_batch_refuses_a_link_planted_where_it_writes_before_any_run(tmp_path: Path, folder: str, kind: str) -> None:
+    """F5: links ``run-output/<key>.log -> victim`` were each stored as an ERROR run "PlantedLink: ...", exit 0;
+    one in ``cnf-cache/`` was "error: generating ...: PlantedLink: ...", exit 1.  Refused up front instead."""
+    need_solver("minisat")
+    victim = _victim(tmp_path)
+    config = tmp_path / "e.yaml"
+    config.write_text(GRID)
+    dry = run_cli(["batch", str(config), "--dry-run"], tmp_path)
+    keys = [line.split()[1] for line in dry.out.splitlines() if line.startswith("todo ")]
+    assert len(keys) == 2, dry
+    names = [f"{keys[-1]}.log"] if folder == "run-output" else ["queens-5-pairwise-*.cnf"]
+    if folder == "cnf-cache":  # the instance's cache name: made by a first batch on another results file
+        assert run_cli(["batch", str(config)], tmp_path, timeout=120).code == 0
+        names = [p.name for p in (tmp_path / folder).glob(names[0])]
+        for p in [*(tmp_path / folder).iterdir(), *tmp_path.glob("r.sqlite*")]:
+            p.unlink()
+    (tmp_path / folder).mkdir(exist_ok=True)
+    planted = tmp_path / folder / names[0]
+    planted.symlink_to(victim) if kind == "symbolic" else planted.hardlink_to(victim)
+    ran = run_cli(["batch", str(config), "--no-progress"], tmp_path, timeout=120)
+    one_line(ran, 2, f"{folder}/{names[0]} is a {kind} link", "nothing was written")
+    assert "PlantedLink" not in ran.err and ran.out == ""
+    _untouched(victim)
+    assert sorted(p.name for p in (tmp_path / folder).iterdir()) == names  # nothing else made there: no run ran
+
+
 def test_report_html_again_keeps_what_the_user_added_and_refuses_a_link(tmp_path: Path) -> None:
     db = _store(tmp_path)
     ran = run_cli(["report", str(db), "--html", "r"], tmp_path)

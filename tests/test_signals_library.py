@@ -225,7 +225,8 @@ def _handlers() -> dict[int, Any]:
 
 def test_nested_blocks_put_back_exactly_what_they_found(own_handlers: dict[int, Any]) -> None:
     """Under a signals_raise (the CLI) a signal in a library block is that Terminated, not a SystemExit;
-    alone, the outermost library block turns it into ``SystemExit(128 + signal)``."""
+    alone, the outermost library block turns it into ``SystemExit(128 + signal)``; a handler the caller set
+    stays, in nested blocks too (a batch worker's, whose run went on when an inner block replaced it)."""
     inside = {signal.SIGTERM: raise_terminated, signal.SIGHUP: signal.SIG_IGN}
     with signals_raise():
         with signals_unwind():
@@ -236,11 +237,20 @@ def test_nested_blocks_put_back_exactly_what_they_found(own_handlers: dict[int, 
             assert caught.value.exit_code == 143 and _handlers() == inside
         assert _handlers() == inside
     assert _handlers() == own_handlers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with pytest.raises(SystemExit) as exited, signals_unwind(), signals_unwind():
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)
     assert exited.value.code == 143
-    assert _handlers() == own_handlers
+    assert _handlers() == {**own_handlers, signal.SIGTERM: signal.SIG_DFL}
+    came: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: came.append(signum))
+    with signals_unwind(), signals_unwind():
+        os.kill(os.getpid(), signal.SIGTERM)
+        end = time.monotonic() + 5
+        while not came and time.monotonic() < end:
+            time.sleep(0.01)
+    assert came == [signal.SIGTERM]
 
 
 def _land_at(call: int, sig: int) -> Callable[[Any, str, Any], None]:

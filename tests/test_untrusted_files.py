@@ -126,6 +126,19 @@ def edited(store: Path, tmp_path: Path, *sql: str) -> Path:
         (["UPDATE runs SET n = 'five' WHERE n = 5"], "column n holds 'five', not an integer"),
         (["UPDATE runs SET solver_args = '{\"a\": 1}'"], "column solver_args holds"),
         ([f"UPDATE runs SET variant = '{DEEP[:2000]}'"], "column variant holds"),
+        # values of the right type outside their column's domain (F8): counted or printed as they were
+        (["UPDATE runs SET status = 'MAYBE' WHERE n = 3"], "column status holds 'MAYBE', not one of SAT, UNSAT"),
+        (["UPDATE runs SET wall = -5 WHERE n = 5"], "column wall holds -5.0, not a finite number >= 0"),
+        (["UPDATE runs SET wall = 9e999 WHERE n = 5"], "column wall holds Inf, not a finite number >= 0"),
+        (["UPDATE runs SET cpu = -9e999 WHERE n = 5"], "column cpu holds -Inf, not a finite number >= 0"),
+        (["UPDATE runs SET n = 9223372036854775807 WHERE n = 5"], "holds 9223372036854775807, not an integer in 1.."),
+        (["UPDATE runs SET n = 0 WHERE n = 5"], "column n holds 0, not an integer in 1..46340"),
+        (["UPDATE runs SET task = 'dance'"], "column task holds 'dance', not one of solve, count"),
+        (["UPDATE runs SET verdict = 'great' WHERE n = 5"], "column verdict holds 'great', not one of solved"),
+        (["UPDATE runs SET checked = 'sure' WHERE n = 5"], "column checked holds 'sure', not one of model-verified"),
+        (["UPDATE runs SET verified = 2 WHERE n = 5"], "column verified holds 2, not an integer in 0..1"),
+        (["UPDATE runs SET time_limit = -1"], "column time_limit holds -1.0, not a finite number >= 0"),
+        (["UPDATE runs SET count = -3 WHERE n = 5"], "column count holds -3, not an integer >= 0"),
     ],
 )
 def test_report_refuses_a_store_it_cannot_read_right(store: Path, tmp_path: Path, sql: list[str], words: str,
@@ -136,9 +149,38 @@ def test_report_refuses_a_store_it_cannot_read_right(store: Path, tmp_path: Path
         cq.load_results(edited(store, tmp_path, *sql))
 
 
+def test_a_bad_value_names_its_run(store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = edited(store, tmp_path, "UPDATE runs SET wall = -5 WHERE n = 5")
+    (key,) = sqlite3.connect(bad).execute("SELECT run_key FROM runs WHERE n = 5").fetchone()
+    code, _, err = in_process(["report", str(bad)], capsys)
+    assert code == 2 and f"(run '{key}')" in one_sentence(err)
+
+
+@pytest.mark.parametrize(("column", "value"), [("wall", "-5.0"), ("wall", "inf"), ("n", "9223372036854775807")])
+def test_report_refuses_a_runs_csv_value_outside_its_domain(store: Path, tmp_path: Path, column: str, value: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A runs CSV (``report --runs-csv``, read back by ``report``) is checked as a store is."""
+    runs = tmp_path / "runs.csv"
+    assert in_process(["report", str(store), "--runs-csv", str(runs)], capsys)[0] == 0
+    head, first, *rest = runs.read_text().splitlines()
+    cells = first.split(",")
+    cells[head.split(",").index(column)] = value
+    runs.write_text("\n".join([head, ",".join(cells), *rest]) + "\n")
+    code, out, err = in_process(["report", str(runs)], capsys)
+    assert (code, out) == (2, "") and f"line 2: column {column} holds {value}, not " in one_sentence(err)
+
+
+def test_an_old_status_word_still_reads(store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``USAGE``, once written for a count the engine refused, is a known word (read as ERROR), not a bad value."""
+    old = edited(store, tmp_path, "UPDATE runs SET status = 'USAGE', verdict = 'unsolved' WHERE n = 5")
+    code, out, _ = in_process(["report", str(old)], capsys)
+    assert code == 0 and "| minisat | pairwise | 2 | 1 | 0 | 1 | 0 |" in out
+
+
 def test_report_reads_an_older_store_without_the_newer_columns(store: Path, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    older = edited(store, tmp_path, *(f"ALTER TABLE runs DROP COLUMN {c}" for c in ("checked", "engine", "verdict")))
+    older = edited(store, tmp_path, *(f"ALTER TABLE runs DROP COLUMN {c}" for c in ("checked", "engine", "verdict",
+                                                                                   "variant")))  # fmt: skip
     code, out, _ = in_process(["report", str(older)], capsys)
     assert code == 0 and "| minisat | pairwise | 2 | 2 | 1 | 1 | 0 |" in out  # N = 5 SAT, N = 3 UNSAT: both solved
 

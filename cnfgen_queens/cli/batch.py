@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
+from ..errors import UsageError, printable
 from ..experiments import adaptive
 from ..experiments.batch import executor_of, run_batch
 from ..experiments.config import ConfigError, load
@@ -65,14 +65,15 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
     factors = grid_factors(c.ns, c.encodings, c.column_alo, c.shuffle_seeds, c.solvers, c.repeats, c.variant)
     left_out = f", less {len(oversized)} instances over max_clauses: {len(runs)} runs" if oversized else ""
     todo = sum(r.key not in done for r in runs)
-    print(f"grid: {shown(factors)}{left_out}; {todo} to do, {len(runs) - todo} already in {c.results}")
+    where = printable(str(c.results))
+    print(f"grid: {shown(factors)}{left_out}; {todo} to do, {len(runs) - todo} already in {where}")
     if c.adaptive:
         print(adaptive.bound(c, len(runs)))
     if (args.executor or c.executor) == "slurm":
         print(_slurm_line(c, args.jobs))
     for inst in oversized:
         print(f"left out: n={inst.n} {inst.encoding} ({inst.clauses} clauses > max_clauses {c.max_clauses})")
-    sys.stdout.writelines(f"{'done' if r.key in done else 'todo'} {r.key} {r.describe()}\n" for r in runs)
+    sys.stdout.writelines(f"{'done' if r.key in done else 'todo'} {r.key} {printable(r.describe())}\n" for r in runs)
     return 0
 
 
@@ -81,8 +82,10 @@ def _slurm_line(config: Config, jobs: int | None) -> str:
     assert s is not None
     seconds, memory = job_limits(s, config.time_limit, config.memory_limit)
     where = "".join(f" {flag} {v}" for flag, v in (("-p", s.partition), ("-A", s.account)) if v)
-    return (f"executor slurm: {s.jobs} jobs at once{where}, each 1 core, {slurm_time(seconds)} and {memory} MB "
-            f"(one run's limits and the margin){''.join(' ' + o for o in s.sbatch)}; logs in {s.log_dir}")  # fmt: skip
+    return printable(
+        f"executor slurm: {s.jobs} jobs at once{where}, each 1 core, {slurm_time(seconds)} and {memory} "
+        f"MB (one run's limits and the margin){''.join(' ' + o for o in s.sbatch)}; logs in {s.log_dir}"
+    )
 
 
 def _run(config: Config, args: argparse.Namespace) -> int:
@@ -99,8 +102,8 @@ def _run(config: Config, args: argparse.Namespace) -> int:
             fresh=args.fresh,
             retry_errors=args.retry_errors,
             progress=not args.no_progress,
-            log=lambda m: print(m, file=sys.stderr),
-            note=lambda m: print(m, flush=True),  # stdout, with the summary line: stderr is for errors
+            log=lambda m: print(printable(m), file=sys.stderr),
+            note=lambda m: print(printable(m), flush=True),  # stdout, with the summary line: stderr is for errors
         )
     except ImportError as e:
         fail(f"executor {executor} needs {e.name or e}: pip install 'cnfgen-queens[{executor}]'")
@@ -114,7 +117,7 @@ def _run(config: Config, args: argparse.Namespace) -> int:
         fail(f"--scheduler {args.scheduler}: {e}" if args.scheduler else str(e))
     except BrokenProcessPool:
         fail("a worker process died (killed or out of memory); finished runs are saved: run again to resume", 1)
-    results = config.results
+    results = printable(str(config.results))  # every line one line, whatever the name holds
     print(
         f"{summary.done} runs done ({summary.solved} solved), {summary.skipped} already stored, "
         f"{summary.total} in the grid; results in {results} ({summary.seconds:.1f} s)"
@@ -122,7 +125,7 @@ def _run(config: Config, args: argparse.Namespace) -> int:
     if summary.elsewhere:
         print(f"{summary.elsewhere} runs left to another batch process on {results} (run again to check)")
     for line in summary.failed:
-        print(f"{args.prog}: error: {line}", file=sys.stderr)
+        print(f"{args.prog}: error: {printable(line)}", file=sys.stderr)
     if summary.interrupted:
         print(
             f"{args.prog}: {summary.stopped_by}; workers stopped, {summary.done} finished runs saved in {results}, "

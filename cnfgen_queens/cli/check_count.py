@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, printable
 from cnfgen_queens.solutions.certificate_check import CHECKERS, CertificateRejected, check_certificate
 
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as e:
         fail(str(e))
     except CertificateRejected as e:
-        print(f"{args.prog}: rejected: {e}", file=sys.stderr)
+        print(f"{args.prog}: rejected: {printable(str(e))}", file=sys.stderr)  # one line, whatever the files say
         return 1
     f = result.formula
     print(f"certified count: {result.total}")

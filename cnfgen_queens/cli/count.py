@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.errors import printable
 from cnfgen_queens.progress import Progress
 
 from .arg_groups import add_executor_arguments, check_executor
@@ -58,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         close()
     if args.certify and code == 0:
-        print(f"certificate: {args.certify} (cnfgen-queens check-count {args.certify} checks it)", file=sys.stderr)
+        shown = printable(args.certify)
+        print(f"certificate: {shown} (cnfgen-queens check-count {shown} checks it)", file=sys.stderr)
     return code
 
 

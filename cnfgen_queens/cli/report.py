@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database
+from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database, refuse_repeated
 
-from ..errors import UsageError
+from ..errors import UsageError, printable
 from ..experiments import compare, machine, noise, report, spread
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
@@ -158,7 +158,8 @@ def _write(path: str, text: str) -> None:
 
 
 def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
-    """Before any work: no output is the results file, a SQLite database, or unwritable."""
+    """Before any work: no output is the results file, a SQLite database, another output, or unwritable."""
+    refuse_repeated(flags)
     for flag, path in flags:
         refuse_alias(path, [db], flag)
         refuse_database(path, flag)
@@ -166,9 +167,10 @@ def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
 
 
 def _rows(db: str) -> list[Row]:
-    """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension)."""
+    """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension), with the
+    text every output shows escaped (a name holding a newline is one cell)."""
     try:
-        return load_rows(db)
+        return report.shown_rows(load_rows(db))
     except UsageError as e:
         fail(str(e))
 
@@ -205,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
                 fail(str(e))
     hashes = {r.config_hash for r in rows}
     if len(hashes) > 1:
-        note = f"{args.db} holds runs of {len(hashes)} config versions; the table includes all"
+        note = f"{printable(args.db)} holds runs of {len(hashes)} config versions; the table includes all"
         print(f"{args.prog}: note: {note}", file=sys.stderr)
     stats = report.summarize(rows, by=args.by, time=args.time)
     table = report.markdown(stats, args.time) + _sections(args, rows)
@@ -220,9 +222,9 @@ def run(args: argparse.Namespace) -> int:
     for path, (what, text) in outputs.items():
         if path:
             _write(path, text())
-            print(f"wrote {path}: {what}", file=sys.stderr)
+            print(f"wrote {printable(path)}: {what}", file=sys.stderr)
     if plots:
-        title = args.title or ", ".join(sorted({r.experiment for r in rows}))
+        title = _title(args, rows)
         for kind, path, pair in plots:
             try:
                 draw(rows, kind, path, title, pair, args.time)
@@ -231,11 +233,11 @@ def run(args: argparse.Namespace) -> int:
                     write_failed(path, e)
                 fail(f"cannot write {path}: {e.strerror or e}")
             what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
-            print(f"wrote {path}: {what}", file=sys.stderr)
+            print(printable(f"wrote {path}: {what}"), file=sys.stderr)
     if args.html:
         _html(args, rows)
     if missing := report.missing_note(stats):  # last: after the files written, or the error that stopped them
-        print(f"{args.prog}: note: {missing}", file=sys.stderr)
+        print(f"{args.prog}: note: {printable(missing)}", file=sys.stderr)
     return 0
 
 
@@ -245,12 +247,18 @@ def _sidecars(db: str) -> list[Path]:
     return [path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"), path.parent / OUTPUT_DIR]
 
 
+def _title(args: argparse.Namespace, rows: list[Row]) -> str:
+    """The plots' and the page's title: --title, else the experiments' names; one line."""
+    return printable(args.title or ", ".join(sorted({r.experiment for r in rows})))
+
+
 def _html(args: argparse.Namespace, rows: list[Row]) -> None:
-    title = args.title or ", ".join(sorted({r.experiment for r in rows}))
+    title = _title(args, rows)
     try:
         done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time,
                      across_machines=args.across_machines)  # fmt: skip
-    except OSError as e:
-        fail(f"cannot write {args.html}: {e.strerror or e}")
+    except OSError as e:  # a file of the directory when the error names one
+        fail(f"cannot write {e.filename if isinstance(e.filename, str) else args.html}: {e.strerror or e}")
     linked = f", {done.outputs} linked to their output" if done.outputs else ""
-    print(f"wrote {args.html}/index.html: {done.runs} runs, plots {', '.join(done.plots)}{linked}", file=sys.stderr)
+    where = printable(str(Path(args.html) / "index.html"))
+    print(f"wrote {where}: {done.runs} runs, plots {', '.join(done.plots)}{linked}", file=sys.stderr)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from cnfgen_queens.cnf import stats
 from cnfgen_queens.cnf.dimacs import DimacsError
 from cnfgen_queens.cnf.stats import file_stats
+from cnfgen_queens.errors import printable
 
 from .common import fail, positive_int
 
@@ -50,7 +51,7 @@ def _value(v: object) -> str:
     """As the other lines print: booleans as true/false (as in --json), integers with thousands separators."""
     if isinstance(v, bool):
         return str(v).lower()
-    return f"{v:,}" if isinstance(v, int) else str(v)
+    return f"{v:,}" if isinstance(v, int) else printable(str(v))  # a CNF's comment holds any text
 
 
 def _dist(s: Summary) -> str:
@@ -59,7 +60,7 @@ def _dist(s: Summary) -> str:
 
 def text(name: str, st: CnfStats) -> str:
     lines = [
-        f"file                 {name}",
+        f"file                 {printable(name)}",
         f"variables            {st.variables:,} ({st.used_variables:,} occur)",
         f"clauses              {st.clauses:,}  (ratio {_num(st.clause_variable_ratio)} per variable)",
         f"literals             {st.literals:,}  ({st.positive_literals:,} positive, {st.negative_literals:,} negative)",

@@ -151,6 +151,35 @@ def refuse_links(owned: Path, names: Iterable[str]) -> None:
             os.close(fd)
 
 
+def refuse_planted(owned: Path, folder: str, names: Iterable[str], *, hard_links: bool = False) -> None:
+    """:class:`PlantedLink` when the folder ``folder`` of ``owned`` is a link, or holds, at one of ``names`` (files
+    the tool will write there), a symbolic link or anything not a regular file (a folder); with ``hard_links``,
+    a file with another name too (someone else's: a batch's own files have one).  One listing of the folder
+    however many names: checked before any work, or before the first of several files is replaced."""
+    try:
+        fd = open_dir(owned, PurePath(folder))
+    except FileNotFoundError:  # not there yet: nothing planted
+        return
+    try:
+        wanted = set(names)
+        with os.scandir(fd) as entries:
+            found = [(entry.name, entry.stat(follow_symlinks=False)) for entry in entries if entry.name in wanted]
+        for name, st in sorted(found):
+            shown = Path(owned) / folder / name
+            if stat.S_ISLNK(st.st_mode):
+                raise refused_link(shown, fd, name)
+            if not stat.S_ISREG(st.st_mode):
+                kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+                raise PlantedLink(f"{shown} is {kind} where cnfgen-queens writes a file of its own; nothing was "
+                                  "written: remove it, or choose another directory")  # fmt: skip
+            if hard_links and st.st_nlink > 1:
+                raise PlantedLink(f"{shown} is a hard link (one of {st.st_nlink} names of one file) in a directory "
+                                  "cnfgen-queens writes; nothing was written: remove it, or choose another "
+                                  "directory")  # fmt: skip
+    finally:
+        os.close(fd)
+
+
 def unlink_owned(path: Path, owned: Path) -> None:
     """Remove the file ``path`` of ``owned`` (a link there is removed itself, never what it names)."""
     rel, name = split(path, owned)

@@ -9,6 +9,7 @@ not exist yet is no input.  Every command that writes checks its outputs with
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -77,6 +78,33 @@ def refuse_alias(output: str | Path | None, inputs: Iterable[Input], flag: str =
                     f"{in_flag or 'the input'} {path} is the same file as {where}, which {flag} {output} writes: "
                     f"it would be destroyed; move it, or choose another {flag} directory"
                 )
+
+
+def refuse_repeated(outputs: Iterable[tuple[str, str | Path | None]]) -> None:
+    """Raise :class:`OutputIsInput` when two of ``outputs`` ((flag, path) pairs; None and '-' skipped) name
+    one file: the same path (``a.csv``, ``./a.csv``, a link to it, a file not made yet), or the same device
+    and inode (a hard link); one would be written over the other.  A FIFO or character device is written
+    into, not replaced: naming it twice is fine (``--csv /dev/null --json /dev/null``)."""
+    seen: dict[object, tuple[str, str | Path]] = {}
+    for flag, path in outputs:
+        if path is None or str(path) == "-":
+            continue
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            st = None
+        if st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)):
+            continue
+        keys: list[object] = [os.path.realpath(path)]
+        if st is not None:
+            keys.append((st.st_dev, st.st_ino))
+        for key in keys:
+            if key in seen:
+                first, where = seen[key]
+                raise OutputIsInput(f"{flag} {path} is the same file as {first} {where}: one would be written "
+                                    "over the other; choose two files")  # fmt: skip
+        for key in keys:
+            seen[key] = (flag, path)
 
 
 def _identity(path: str | Path) -> tuple[int, int] | None:

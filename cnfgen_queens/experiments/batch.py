@@ -27,7 +27,7 @@ from cnfgen_queens.solutions import executors
 from cnfgen_queens.solutions.slurm import SlurmSettings
 
 from ..cnf.atomic import close_work_dir, open_work_dir
-from ..cnf.owned import open_dir, refuse_links
+from ..cnf.owned import open_dir, refuse_links, refuse_planted
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
 from ..solvers import solver_child
@@ -39,7 +39,7 @@ from .config import Config
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import OUTPUT_DIR, Row, Store, StoreError
 from .store_env import unwritable
-from .tasks import GenerationTimeout, Measurement, execute, generate
+from .tasks import GenerationTimeout, Measurement, error_text, execute, generate
 from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"
@@ -121,6 +121,19 @@ def executor_of(config: Config, executor: str | None, jobs: int | None) -> tuple
     slurm = config.slurm or SlurmSettings(log_dir=str(config.results.parent / "slurm-logs"))
     slurm = replace(slurm, jobs=jobs) if jobs else slurm
     return executor, slurm.jobs, slurm
+
+
+def _refuse_planted(config: Config, todo: list[Run], by_instance: dict[Instance, list[Run]]) -> None:
+    """Before any run: :class:`~..cnf.owned.PlantedLink` for a link (symbolic or hard) planted in the batch's
+    own folders where it will write, the folders themselves or a file in them (an instance, a run's output)."""
+    base = config.results.parent
+    own = (CACHE_DIR, *((OUTPUT_DIR,) if config.keep_output else ()))
+    refuse_links(base, own)  # both checked before either is made
+    if config.task == "count":  # nothing cached, no solver output kept
+        return
+    refuse_planted(base, CACHE_DIR, (inst.filename for inst in by_instance), hard_links=True)
+    if config.keep_output:
+        refuse_planted(base, OUTPUT_DIR, (f"{r.key}.log" for r in todo), hard_links=True)
 
 
 def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tuple[list[Run], list[Run]]:
@@ -210,11 +223,12 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
         todo += extra
         if not todo:
             return summary
-        run_limits = (config.time_limit, config.memory_limit)  # executor slurm: what each job asks for, plus a margin
-        pool = executors.make(executor, jobs, scheduler, slurm=slurm, run_limits=run_limits)  # before --fresh deletes
         by_instance: dict[Instance, list[Run]] = {}
         for r in todo:
             by_instance.setdefault(r.instance, []).append(r)
+        _refuse_planted(config, todo, by_instance)
+        run_limits = (config.time_limit, config.memory_limit)  # executor slurm: what each job asks for, plus a margin
+        pool = executors.make(executor, jobs, scheduler, slurm=slurm, run_limits=run_limits)  # before --fresh deletes
         queue: deque[tuple[str, Any]] = deque()
         if config.task == "count":
             queue.extend(("run", (r, None, None)) for r in todo)
@@ -222,9 +236,7 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
             queue.extend(("generate", inst) for inst in by_instance)
         known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
         hashes: dict[Instance, str] = {}
-        own = (CACHE_DIR, *((OUTPUT_DIR,) if config.keep_output else ()))
-        refuse_links(config.results.parent, own)  # both checked before either is made, never through a link
-        for folder in own:
+        for folder in (CACHE_DIR, *((OUTPUT_DIR,) if config.keep_output else ())):  # never through a link
             os.close(open_dir(config.results.parent, Path(folder), create=True))
         cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
         stale = 2 * config.time_limit + 600  # a claim of another host this old is abandoned
@@ -279,7 +291,7 @@ def _run_batch(config: Config, start: float, *, jobs: int, executor: str, schedu
                             continue
                         except Exception as e:
                             what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
-                            summary.failed.append(f"{what}: {type(e).__name__}: {e}")
+                            summary.failed.append(f"{what}: {error_text(e)}")
                             if kind == "run":
                                 store.release([item[0].key])
                             continue

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..cnf.owned import open_dir, open_owned, refuse_links
+from ..cnf.owned import open_dir, open_owned, refuse_links, refuse_planted
 from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, signals_unwind
 from . import noise, report
@@ -84,6 +84,7 @@ def check_target(target: Path, inputs: Iterable[Path]) -> None:
         own = ["index.html", "runs.js", *_own_files(where)]
         refuse_alias(where, inputs, "--html", own=own)
         refuse_links(where, own)
+        refuse_planted(where, ".", own)  # a folder where a file of ours is: refused before any work
     if not where.parent.is_dir():
         raise HtmlTargetError(f"--html {target}: directory {where.parent} does not exist")
     if not os.access(where.parent, os.W_OK):
@@ -163,12 +164,16 @@ def _publish(build: Path, target: Path, files: list[str]) -> None:
         return
     old = _own_files(target)
     refuse_links(target, [*files, *old])
+    refuse_planted(target, ".", files)  # every file checked before the first is replaced
     src, dst = os.open(build, os.O_RDONLY | os.O_DIRECTORY), open_dir(target)
     try:
         for name in sorted(files, key=lambda name: name == "index.html"):
-            os.replace(name, name, src_dir_fd=src, dst_dir_fd=dst)
+            try:
+                os.replace(name, name, src_dir_fd=src, dst_dir_fd=dst)
+            except OSError as e:  # named: the file, not the folder
+                raise OSError(e.errno, e.strerror, str(target / name)) from None
         for name in sorted(set(old) - set(files)):
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):  # a folder there now: not ours
                 os.unlink(name, dir_fd=dst)
         os.fsync(dst)
     finally:

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import printable
 from ..solvers.cgroup import choose
 from ..version import __version__
 from .store import Row, Store
@@ -235,6 +236,7 @@ def lines_of(rows: list[Row], machines: dict[str, Machine]) -> list[tuple[str, s
         known = machines.get(fingerprint)
         described = known.describe() if known is not None else "(not in the machines table)"
         shown = ", ".join(hosts[:3]) + (f" and {len(hosts) - 3} more" if len(hosts) > 3 else "")
+        shown, described = (printable(c).replace("|", "\\|") for c in (shown, described))  # from a file: one cell
         out.append((fingerprint, str(len(runs)), shown, load, described))
     return out
 

@@ -17,12 +17,13 @@ import statistics
 import typing
 from collections.abc import Iterable
 from dataclasses import asdict
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from ..bounds import read_text
-from ..errors import UsageError
-from .runs_check import check_runs
+from ..errors import UsageError, printable
+from .runs_check import DOMAINS, check_runs
 from .store import Row, Store
 from .summary import BY_KEYS, TIMES, VBS, GroupStats, missing_note, par2, penalized, summarize
 from .verdict import Verdict, verdict
@@ -39,6 +40,26 @@ def is_wrong(row: Row) -> bool:
 
 def is_solved(row: Row) -> bool:
     return verdict(row) is Verdict.SOLVED
+
+
+SHOWN_TEXT = ("experiment", "task", "encoding", "solver", "solver_version", "host", "variant", "engine",
+              "measured_by", "machine")  # fmt: skip  # the text columns a table, a note or a plot shows
+
+
+def shown_rows(rows: list[Row]) -> list[Row]:
+    """``rows`` with the text of :data:`SHOWN_TEXT` escaped (:func:`~cnfgen_queens.errors.printable`), so that a
+    name holding a newline or a tab (a store is a file from outside) is one cell of every table, note and
+    page; a row needing none is the same object.  The distinct values are looked at first: a few per column
+    in a store of any size, so an ordinary store costs one pass per column."""
+    bad = [name for name in SHOWN_TEXT
+           if not all(v is None or v.isprintable() for v in set(map(attrgetter(name), rows)))]  # fmt: skip
+    if not bad:
+        return rows
+    escaped: list[Row] = []
+    for r in rows:
+        changes: dict[str, Any] = {n: printable(v) for n in bad if (v := getattr(r, n)) is not None}
+        escaped.append(dataclasses.replace(r, **changes) if any(changes[n] != getattr(r, n) for n in changes) else r)
+    return escaped
 
 
 def where(rows: Iterable[Row], conditions: Iterable[str]) -> list[Row]:
@@ -106,9 +127,15 @@ def columns(stats: list[GroupStats], time: str = "wall") -> tuple[list[str], lis
     return text + numbers, cells, len(text)
 
 
+def cell(text: str) -> str:
+    """``text`` as one cell of a Markdown table: one line, a ``|`` in it escaped."""
+    return printable(text).replace("|", "\\|")
+
+
 def markdown(stats: list[GroupStats], time: str = "wall") -> str:
     """The table in GitHub Markdown (see :func:`columns`)."""
     head, cells, text = columns(stats, time)
+    cells = [[cell(c) for c in line] for line in cells]
     lines = [
         "| " + " | ".join(head) + " |",
         "|" + "|".join("---" if i < text else "--:" for i in range(len(head))) + "|",
@@ -143,8 +170,8 @@ def runs_csv(rows: list[Row]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(Row.__dataclass_fields__), lineterminator="\n")
     writer.writeheader()
-    for r in rows:
-        writer.writerow(_rounded(r.as_dict()))
+    for r in rows:  # one line a run, whatever a text holds (an error, a name)
+        writer.writerow({k: printable(v) if isinstance(v, str) else v for k, v in _rounded(r.as_dict()).items()})
     return buf.getvalue()
 
 
@@ -204,6 +231,9 @@ def rows_from_runs_csv(text: str) -> list[Row]:
                     values[f.name] = base(text_value)
                 except ValueError:
                     raise UsageError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
+            domain = DOMAINS.get(f.name)
+            if domain is not None and not domain.holds(values[f.name]):  # as a store's values are checked
+                raise UsageError(f"line {line}: column {f.name} holds {text_value}, not {domain.what}")
         out.append(Row(**values))
     return out
 

@@ -10,6 +10,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import printable
 from ..solvers.outcome import Checked, Status
 from .verdict import Verdict
 
@@ -98,8 +99,9 @@ def _variant_breaks(variant: str | None) -> bool:
 
 @functools.lru_cache(maxsize=1024)
 def _label(solver: str, args: str) -> str:
-    """``solver`` and its JSON list of arguments as one string (a few distinct ones in a store of any size)."""
-    return " ".join((solver, *json.loads(args)))
+    """``solver`` and its JSON list of arguments as one string (a few distinct ones in a store of any size),
+    one line whatever they hold (:func:`~cnfgen_queens.errors.printable`): a label is a table's cell."""
+    return printable(" ".join((solver, *json.loads(args))))
 
 
 COLUMNS = tuple(f.name for f in dataclasses.fields(Row))

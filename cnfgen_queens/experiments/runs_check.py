@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
+import sys
+from dataclasses import dataclass
 
 from ..bounds import json_value
+from ..errors import printable
+from ..model.formula import MAX_N
 from ..solvers.outcome import Checked, Status
 from .store import Row, Store, StoreError, column_types
 from .verdict import Verdict
@@ -19,6 +23,54 @@ from .verdict import Verdict
 _SQLITE_TYPES = {str: "'text'", int: "'integer'", float: "'integer', 'real'", bool: "'integer'", Status: "'text'",
                  Verdict: "'text'", Checked: "'text'"}  # fmt: skip
 _KIND = {str: "text", int: "an integer", float: "a number", bool: "0 or 1"}
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The values a column may hold besides NULL: one of ``words``, or a number in ``low..high``."""
+
+    words: tuple[str, ...] = ()
+    low: float = 0
+    high: float = sys.float_info.max  # a finite number (SQLite's REAL holds Inf)
+    integer: bool = False
+
+    @property
+    def what(self) -> str:
+        if self.words:
+            return f"one of {', '.join(self.words)}"
+        kind = "an integer" if self.integer else "a finite number"
+        return f"{kind} in {self.low:g}..{self.high:g}" if self.high < 2**62 else f"{kind} >= {self.low:g}"
+
+    def outside(self, column: str) -> str:
+        """The SQL test true for a value of ``column`` outside the domain (NULL: false)."""
+        if self.words:
+            return f"{column} NOT IN ({', '.join(repr(w) for w in self.words)})"
+        return f"NOT ({column} BETWEEN {self.low!r} AND {self.high!r})"
+
+    def holds(self, value: object) -> bool:
+        if value is None:
+            return True
+        if self.words:
+            return value in self.words
+        return isinstance(value, int | float) and self.low <= value <= self.high  # NaN: False
+
+
+_TIME = Domain()  # seconds
+_COUNT = Domain(integer=True, high=2**63 - 1)
+LEGACY_STATUSES = ("USAGE",)  # written once (a count the engine refused), read as ERROR
+DOMAINS = {
+    "task": Domain(words=("solve", "count")),
+    "status": Domain(words=(*(s.value for s in Status), *LEGACY_STATUSES)),
+    "verdict": Domain(words=tuple(v.value for v in Verdict)),
+    "checked": Domain(words=tuple(c.value for c in Checked)),
+    "n": Domain(integer=True, low=1, high=MAX_N),
+    "group_size": Domain(integer=True, low=1, high=MAX_N),
+    "column_alo": Domain(integer=True, high=1),
+    "verified": Domain(integer=True, high=1),
+    **dict.fromkeys(("shuffle_seed", "repeat", "variables", "clauses", "count", "fundamental"), _COUNT),
+    **dict.fromkeys(("memory_limit", "output_limit"), _COUNT),
+    **dict.fromkeys(("time_limit", "wall", "cpu", "peak_memory_mb", "check_time", "total_wall", "load_avg"), _TIME),
+}
 
 
 def check_runs(store: Store) -> None:
@@ -43,6 +95,7 @@ def check_runs(store: Store) -> None:
         bad = store.db.execute(f"SELECT quote(run_key), {', '.join(tests.values())} FROM runs WHERE {where} LIMIT 1")
         found = bad.fetchone()
         if found is None:
+            _check_domains(store)
             _check_json(store)
             return
         name = next(n for n, wrong in zip(tests, found[1:], strict=True) if wrong)
@@ -56,11 +109,35 @@ def check_runs(store: Store) -> None:
                      "cnfgen-queens writes it")  # fmt: skip
 
 
+def _check_domains(store: Store) -> None:
+    """Every value of the right type is one its column can hold (:data:`DOMAINS`): a status word the tool
+    writes, a time finite and >= 0, N within gen-queens' cap, ..., else StoreError naming the column and run."""
+    present = {name: domain for name, domain in DOMAINS.items() if name in store.columns}
+    tests = {name: domain.outside(name) for name, domain in present.items()}
+    try:
+        found = store.db.execute(f"SELECT quote(run_key), {', '.join(tests.values())} FROM runs WHERE "
+                                 f"{' OR '.join(tests.values())} LIMIT 1").fetchone()  # fmt: skip
+        if found is None:
+            return
+        name = next(n for n, wrong in zip(tests, found[1:], strict=True) if wrong)
+        (value,) = store.db.execute(f"SELECT quote({name}) FROM runs WHERE quote(run_key) = ?", (found[0],)).fetchone()
+    except sqlite3.Error as e:
+        raise StoreError(f"{store.path}: cannot read runs ({e})") from None
+    raise StoreError(f"{store.path}: column {name} holds {_shown(str(value))}, not {present[name].what} (run "
+                     f"{_shown(str(found[0]), 20)}): not a results file as cnfgen-queens writes it")  # fmt: skip
+
+
+def _shown(text: str, width: int = 40) -> str:
+    return printable(text if len(text) <= width else text[: width - 3] + "...")
+
+
 def _check_json(store: Store) -> None:
     """The JSON columns (``solver_args``: a list of strings; ``variant``: an object or NULL) hold that: a report
     reads them for labels and verdicts.  Their distinct values only: a few in a store of any size."""
     shapes = {"solver_args": (list, str, "a JSON list of strings"), "variant": (dict, None, "a JSON object or NULL")}
     for name, (kind, items, what) in shapes.items():
+        if name not in store.columns:  # variant: added since schema 1, missing from an older file
+            continue
         for (text,) in store.db.execute(f"SELECT DISTINCT {name} FROM runs WHERE {name} IS NOT NULL"):
             try:
                 value = json_value(text)

@@ -65,6 +65,16 @@ class Measurement:
     cores: str | None = None  # the cores BenchExec confined the run to ("0", "2,3"; pin: true); None: not pinned
 
 
+def error_text(e: Exception) -> str:
+    """A failure in words for a message or a stored run's error: a :class:`UsageError`'s or our own sentence
+    as it is, an ``OSError`` as its file and cause; only an unexpected kind (a bug) keeps its class name."""
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+    if isinstance(e, UsageError | RuntimeError | TimeoutError) and str(e):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -133,7 +143,7 @@ def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_
                     _check_hash(Path(cnf_path), gbd_hash)
                 m = _solve(run, Path(cnf_path), None if output_dir is None else Path(output_dir) / f"{run.key}.log")
     except Exception as e:  # a run that cannot even start is a result too
-        m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=f"{type(e).__name__}: {e}")
+        m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=error_text(e))
     confined = cores is not None and m.measured_by == "cgroup"  # pinned only where BenchExec ran it
     return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0,
                    machine=machine.fingerprint, load_avg=load, machine_info=machine,

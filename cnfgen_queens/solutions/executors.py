@@ -18,58 +18,37 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, signals_deferred
 
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
+from .worker_signals import detached_spawns, init_worker, run_local, run_task, running, stop_tasks
 
-EXIT_GRACE = 3.0  # seconds a worker whose batch died has to stop its solver before it exits
+WORKER_SETUP = "cnfgen_queens.solutions.worker_signals"  # Dask's preload of our LocalCluster's workers
 
-
-def _raise_exit(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-def _quiet_exit(info: Any) -> None:
-    if not issubclass(info.exc_type, SystemExit | KeyboardInterrupt):
-        sys.__unraisablehook__(info)
-
-
-def _init_worker(parent: int) -> None:
-    """Own process group (the terminal's Ctrl-C goes to the parent only); SIGTERM unwinds cleanly,
-    stopping the run's solver; and the worker ends itself when the batch process dies (even by SIGKILL)."""
-    os.setpgrp()
-    signal.signal(signal.SIGTERM, _raise_exit)
-    sys.unraisablehook = _quiet_exit  # a SystemExit raised inside a finalizer is no news when stopping
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
-
-
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:  # an orphan is re-parented, so this changes when the batch dies
-        time.sleep(0.5)
-    # SIGTERM to the main thread (os.kill might pick this one): the running task unwinds, stopping its
-    # solver; the pool's worker loop catches that SystemExit and would wait for work forever, hence _exit
-    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
-    time.sleep(EXIT_GRACE)
-    os._exit(128 + signal.SIGTERM)
+STOP_GRACE = 10.0  # seconds the tasks of an interrupted command have on a Dask cluster to unwind
+WAIT_STEP = 0.2  # seconds of one wait for a finished run, signals held (Ctrl-C is handled between two)
+DASK_POLL = 0.02  # seconds between two looks for finished Dask tasks
 
 
 class LocalExecutor:
-    """``concurrent.futures.ProcessPoolExecutor`` with ``jobs`` worker processes."""
+    """``concurrent.futures.ProcessPoolExecutor`` with ``jobs`` worker processes (spawned as they are needed,
+    inside :func:`~.worker_signals.detached_spawns`: a terminal's signal reaches the batch, not them)."""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        self.pool = ProcessPoolExecutor(
-            jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(os.getpid(),)
-        )  # spawn: workers are our children (see _watch_parent) and inherit no threads or locks
+        with detached_spawns():
+            self.pool = ProcessPoolExecutor(
+                jobs, mp_context=multiprocessing.get_context("spawn"), initializer=init_worker,
+                initargs=(os.getpid(),),
+            )  # fmt: skip  # spawn: workers are our children (see init_worker) and inherit no threads or locks
         self.pending: set[Future[Any]] = set()
 
     @property
@@ -77,17 +56,25 @@ class LocalExecutor:
         return self.jobs
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        future = self.pool.submit(fn, *args)
+        with detached_spawns():  # a worker is spawned here when one is missing
+            future = self.pool.submit(run_local, fn, *args)
         self.pending.add(future)
         return future
 
     def wait_any(self) -> list[Future[Any]]:
-        done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
-        self.pending -= done
-        return list(done)
+        """The futures that finished.  Signals are held inside each wait (a fraction of a second): Ctrl-C
+        landing while ``wait`` takes the futures' locks would leave one held, and the pool's own thread
+        would wait for it at exit for ever."""
+        while True:
+            with signals_deferred():
+                done, _ = wait(self.pending, timeout=WAIT_STEP, return_when=FIRST_COMPLETED)
+            if done or not self.pending:
+                self.pending -= done
+                return list(done)
 
     def result(self, future: Future[Any]) -> Any:
-        return future.result()
+        with signals_deferred():  # as in wait_any: never inside the future's lock
+            return future.result()
 
     def close(self, interrupted: bool = False) -> None:
         if interrupted:
@@ -114,25 +101,6 @@ class LocalExecutor:
                 return
 
 
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Ctrl-C, SIGTERM and SIGHUP are held back inside (main thread only) and delivered as the block ends:
-    a LocalCluster stopped half-started cannot be closed (its atexit hook prints a traceback)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    signals = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if signal.getsignal(s) != signal.SIG_IGN]
-    previous = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum)) for sig in signals}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
-        if caught:
-            signal.raise_signal(caught[0])
-
-
 SCHEDULER_TIMEOUT = 5  # seconds to reach a --scheduler before giving up (Dask's default is 30)
 
 
@@ -141,7 +109,9 @@ class DaskExecutor:
     executor: SLURM's, :class:`SlurmExecutor`) or on a new LocalCluster.
 
     A LocalCluster keeps its workers' scratch space in a temporary directory of ours, removed by
-    :meth:`close` (Dask leaves its ``dask-scratch-space`` in $TMPDIR for ever otherwise)."""
+    :meth:`close` (Dask leaves its ``dask-scratch-space`` in $TMPDIR for ever otherwise); its workers are
+    detached from the terminal's signals (:mod:`.worker_signals`).  Every task runs as one :meth:`close`
+    can stop (:func:`~.worker_signals.run_task`)."""
 
     def __init__(self, jobs: int, scheduler: str | None = None, cluster: Any = None) -> None:
         import logging
@@ -152,6 +122,7 @@ class DaskExecutor:
         self.cluster = cluster
         self.scratch: str | None = None
         self.futures: set[Any] = set()
+        self.token = uuid.uuid4().hex  # this command's tasks, for stop_tasks
         if cluster is not None:
             self.client = Client(cluster)
         elif scheduler:
@@ -160,9 +131,11 @@ class DaskExecutor:
             scratch, self._scratch_lock = open_work_dir("dask")  # locked: the next run sweeps one a kill -9 left
             self.scratch = str(scratch)
             try:  # the scheduler's scratch space too (it takes no local_directory of its own)
-                # not daemonic: a batch's task count by cubes starts its own worker process for the time limit
+                # not daemonic: a batch's task count by cubes starts its own worker process for the time limit;
+                # a signal is held until the cluster is up: one stopped half-started cannot be closed
                 with (
-                    _signals_deferred(),
+                    signals_deferred(),
+                    detached_spawns(),
                     dask.config.set({"temporary-directory": self.scratch, "distributed.worker.daemon": False}),
                 ):
                     self.cluster = LocalCluster(
@@ -174,6 +147,7 @@ class DaskExecutor:
                         local_directory=self.scratch,
                         silence_logs=logging.CRITICAL,
                         memory_limit=0,  # the runner enforces the memory limit per run
+                        preload=[WORKER_SETUP],  # its own process group, before any task
                     )
                     self.client = Client(self.cluster)
             except BaseException:  # a signal deferred above lands as the block ends: close what was started
@@ -190,15 +164,20 @@ class DaskExecutor:
         return self._slots
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
-        future = self.client.submit(fn, *args, key=key, pure=False, retries=0)
+        future = self.client.submit(run_task, self.token, fn, *args, key=key, pure=False, retries=0)
         self.done.add(future)
         self.futures.add(future)
         return future
 
     def wait_any(self) -> list[Any]:
-        batch = self.done.next_batch(block=True)
-        self.futures.difference_update(batch)
-        return list(batch)
+        """The futures that finished (signals held inside each look, as :meth:`LocalExecutor.wait_any` does)."""
+        while True:
+            with signals_deferred():
+                batch = self.done.next_batch(block=False)
+            if batch or not self.futures:
+                self.futures.difference_update(batch)
+                return list(batch)
+            time.sleep(DASK_POLL)
 
     def result(self, future: Any) -> Any:
         return future.result()
@@ -206,6 +185,7 @@ class DaskExecutor:
     def close(self, interrupted: bool = False) -> None:
         if interrupted and self.futures:
             self.done.clear()
+            self._stop_tasks()
             self.client.cancel(list(self.futures), force=True)
         try:
             if getattr(self, "client", None) is not None:
@@ -216,6 +196,18 @@ class DaskExecutor:
             if self.scratch is not None:
                 close_work_dir(self.scratch, self._scratch_lock)
                 self.scratch = None
+
+    def _stop_tasks(self) -> None:
+        """Stop the tasks of ours that the workers run (:func:`~.worker_signals.stop_tasks`) and wait, at most
+        :data:`STOP_GRACE` seconds, until they have unwound: their solvers stopped, their work directories
+        removed (Dask would cancel them only once done, or kill their worker)."""
+        try:
+            self.client.run(stop_tasks, self.token)
+            end = time.monotonic() + STOP_GRACE
+            while any(self.client.run(running, self.token).values()) and time.monotonic() < end:
+                time.sleep(0.05)
+        except Exception:  # a worker gone or unreachable: nothing of ours runs there any more
+            pass
 
 
 def _slurm_cluster_class() -> Any:
@@ -260,7 +252,7 @@ class SlurmExecutor(DaskExecutor):
         return self.settings.jobs
 
     def submit(self, key: str, fn: Any, *args: Any) -> Any:
-        future = self.client.submit(fn, *args, key=key, pure=False, retries=0)
+        future = self.client.submit(run_task, self.token, fn, *args, key=key, pure=False, retries=0)
         self.futures.add(future)
         return future
 
