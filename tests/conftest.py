@@ -61,9 +61,10 @@ def _no_process_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def sigint_raises() -> Iterator[None]:
     """Ctrl-C raises KeyboardInterrupt in this process during the test, whatever the caller set
-    (pytest run with SIGINT ignored, as ``nohup`` or a script's background job does, or blocked)."""
+    (pytest run with SIGINT ignored, as ``nohup`` or a script's background job does, or blocked); SIGTERM
+    and SIGHUP, which some runners block too, are delivered (their handlers are the test's to set)."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     try:
         yield
     finally:

@@ -303,6 +303,29 @@ def test_the_workers_free_heap_is_no_room_beyond_the_limit(reuse: bool) -> None:
     assert run is not None and run.exit_code == 1 and b"MemoryError" in run.stderr, run
 
 
+@pytest.mark.parametrize("reuse", [False, True], ids=["fresh fork", "kept child"])
+def test_holes_in_the_workers_heap_are_no_room_beyond_the_limit(reuse: bool) -> None:
+    """Blocks freed in the middle of the worker's heap stay mapped (a long-running worker holds many: CI's
+    held hundreds of MB): a child allocating into them grew no address space, so 115 MB fitted under a
+    100 MB limit.  The child now holds every free block before the limit is set (solvers/heap.py)."""
+    big = bytearray(30 * MB)  # mapped, then unmapped: glibc raises its threshold for mapping to 30 MB
+    del big
+    blocks = [bytearray(20 * MB) for _ in range(10)]  # from the heap
+    pin = bytearray(MB)  # above them: the heap cannot shrink below it
+    del blocks  # a 200 MB hole in the middle
+    try:
+        run = (
+            solver_child.run(_alloc, (115,), memory_mb=100) if reuse else run_forked(lambda: _alloc(115), memory_mb=100)
+        )
+        assert run is not None and run.exit_code == 1 and b"MemoryError" in run.stderr, run
+        again = (
+            solver_child.run(_alloc, (85,), memory_mb=100) if reuse else run_forked(lambda: _alloc(85), memory_mb=100)
+        )
+        assert again is not None and again.exit_code == 0, again  # and the limit's own room is all there
+    finally:
+        del pin
+
+
 def _spin_after(marker: str, seconds: float) -> bytes:
     """Say it started (a file), then spin for ``seconds``."""
     Path(marker).touch()
@@ -490,3 +513,24 @@ def test_a_pool_worker_reaps_its_child_when_it_ends() -> None:
             time.sleep(0.01)
     assert not adopted, "the worker's child was left to the kernel (adopted by us)"
     assert not os.path.exists(f"/proc/{pid}")
+
+
+def test_holding_the_heaps_free_blocks_grows_no_address_space() -> None:
+    """What the child holds is the heap's holes, not new memory: its address space stays as it was (before:
+    a size tried that no hole held grew the heap's top, whose free space was then held, for good)."""
+    from cnfgen_queens.solvers.heap import free_bytes, hold_free_blocks, release
+    from cnfgen_queens.solvers.process import held_size, virtual_size
+
+    big = bytearray(30 * MB)
+    del big
+    blocks = [bytearray(3 * MB) for _ in range(40)]
+    pin = bytearray(MB)
+    del blocks[::2]  # twenty holes of 3 MB between live blocks
+    before = held_size()
+    held = hold_free_blocks()
+    try:
+        assert free_bytes() < 16 * MB and len(held) >= 20, (free_bytes(), len(held))
+        assert virtual_size() - before < MB, (virtual_size() - before) / MB
+    finally:
+        release(held)
+        del blocks, pin

@@ -25,6 +25,7 @@ import resource
 import struct
 from collections.abc import Callable
 
+from .heap import hold_free_blocks, release
 from .process import held_size, status_kib
 
 MB = 1 << 20
@@ -92,6 +93,8 @@ def serve(requests: int, replies: int, work: Callable[..., bytes], limit: int | 
         os.closerange(low, keep)
         low = keep + 1
     os.closerange(low, _max_fd())
+    if limit is not None:
+        hold_free_blocks()  # the worker's holes, for life: room no fresh fork of a compact worker would have
     base = held_size()
     hard = None if limit is None else _capped(base + limit + SLACK_MB * MB + 2 * room)
     if hard is not None:
@@ -105,10 +108,13 @@ def serve(requests: int, replies: int, work: Callable[..., bytes], limit: int | 
         with memoryview(body) as view, view[:size] as data:
             args = pickle.loads(data)  # the worker's own bytes
         body.close()  # unmapped: the raw bytes leave nothing behind (a heap keeps what it frees)
+        plugs: list[int] = []
         if hard is not None and limit is not None:
+            plugs = hold_free_blocks()  # what earlier runs freed is not room beyond this one's limit
             soft = held_size() + limit  # a fresh fork's headroom, on top of what this child holds now
             if soft > hard:
                 del args
+                release(plugs)
                 _write_all(replies, DECLINE)
                 continue
             resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
@@ -119,6 +125,7 @@ def serve(requests: int, replies: int, work: Callable[..., bytes], limit: int | 
         after = _cpu()
         if hard is not None:
             resource.setrlimit(resource.RLIMIT_AS, (hard, hard))  # the reply is not the run's
+        release(plugs)
         peak = status_kib("self", "VmHWM") if exact else None
         del args
         reply = pickle.dumps((answer, after - before, after, peak, held_size() - base))

@@ -335,6 +335,9 @@ def fork_child(
             if stderr_fd is not None:
                 os.dup2(stderr_fd, 2)
             if memory_mb is not None:
+                from .heap import hold_free_blocks
+
+                hold_free_blocks()  # the heap's holes are not room beyond the limit (never given back: we exit)
                 limit = held_size() + memory_mb * 1024 * 1024
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             work()
