@@ -417,7 +417,9 @@ def test_the_time_limit_counts_from_the_call() -> None:
     start = time.monotonic()
     run = solver_child.run(_echo, (_SlowToSend(),), timeout=0.5, grace=0.2)
     assert run is not None and run.timed_out and run.wall >= 1.0, run
-    assert run.signals and run.signals[0][0] == "SIGTERM" and run.signals[0][1] >= start + 0.5, run.signals
+    # the limit passed while the arguments were pickled, before a byte was sent: the child, idle, may end by
+    # itself when its pipe closes (no signal then, at a high load); a signal sent is SIGTERM, at the limit or after
+    assert not run.signals or (run.signals[0][0] == "SIGTERM" and run.signals[0][1] >= start + 0.5), run.signals
 
 
 def test_the_time_limit_holds_while_the_request_is_written() -> None:

@@ -4,6 +4,7 @@ the whole-run time limit of the external loop, and what cgroups measure that rus
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -390,3 +391,41 @@ def test_cgroup_memout_is_one_line_never_a_traceback(tmp_path: Path) -> None:
     assert marker.exists(), "BenchExec's OOM handler never ran: no race provoked"
     assert "c status MEMOUT" in proc.stdout, proc.stdout
     assert "Traceback" not in proc.stderr and "Exception in thread" not in proc.stderr, proc.stderr
+
+
+def test_a_second_signal_while_benchexec_stops_waits_for_it(tmp_path: Path, sigint_raises: None,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Ctrl-C, then a second Ctrl-C (or the SIGTERM a batch's coordinator sends its workers) while BenchExec's
+    thread was being stopped, cut that wait short: ``tempfile.tempdir`` was put back while the thread ran on,
+    and a BenchExec_run_* it made next landed in $TMPDIR, outside our work directory (a leftover, about 1 in
+    100 group signals to a batch).  The second signal is held until the thread is done, then raised."""
+    import sys
+    import tempfile
+    import threading
+
+    from cnfgen_queens.solvers import cgroup
+    from cnfgen_queens.solvers.finished import OutputCap
+
+    need_cgroups()
+    sent: list[int] = []
+
+    class SecondSignal(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            if sys.exc_info()[0] is KeyboardInterrupt and not sent:  # stopping BenchExec after the first
+                sent.append(1)
+                os.kill(os.getpid(), signal.SIGINT)
+            return super().wait(timeout)
+
+    monkeypatch.setattr(cgroup.threading, "Event", SecondSignal)
+    out, err = tmp_path / "solver.out", tmp_path / "solver.err"
+    first = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    first.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cgroup.run_in_cgroup(["sleep", "60"], out, err, until=None, memory_mb=None, grace=0.2,
+                                 cap=OutputCap([out, err], None))  # fmt: skip
+    finally:
+        first.cancel()
+    assert sent, "the second signal was never sent"
+    assert not [t for t in threading.enumerate() if t.name == "cnfgen-queens-runexec" and t.is_alive()]
+    assert tempfile.tempdir is None or not tempfile.tempdir.startswith(str(tmp_path))

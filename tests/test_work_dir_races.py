@@ -143,3 +143,35 @@ def test_a_directory_whose_maker_died_before_locking_it_is_swept_at_once(tmpdir_
     being_made = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}solve-{os.getpid()}-"))  # a live maker, no lock yet
     assert sweep_work_dirs(root=tmpdir_env) == [tmpdir_env / left[0]]
     assert _ours(tmpdir_env) == [being_made.name]
+
+
+def _stuck_in_a_work_dir(root: str) -> None:
+    """A batch worker's task that does not unwind on SIGTERM (a solver call holding the GIL, a loaded machine)
+    inside its work directory: the pool kills it after its grace."""
+    import time
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    tempfile.tempdir = root
+    with work_dir("solve"):
+        while True:
+            time.sleep(0.1)
+
+
+def test_an_interrupted_pool_sweeps_the_directories_of_the_workers_it_killed(tmpdir_env: Path) -> None:
+    """A worker slow to unwind is killed after its grace; its work directory (with BenchExec's run directory
+    inside) waited for the next command's sweep.  The interrupted pool sweeps it on its way out."""
+    import time
+
+    from cnfgen_queens.solutions.executors import LocalExecutor
+
+    pool = LocalExecutor(1)
+    try:
+        pool.submit("stuck", _stuck_in_a_work_dir, str(tmpdir_env))
+        end = time.monotonic() + 120
+        while not _ours(tmpdir_env) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert _ours(tmpdir_env), "the worker never made its work directory"
+        time.sleep(0.5)  # inside the loop: SIGTERM ignored
+    finally:
+        pool.close(interrupted=True)
+    assert _ours(tmpdir_env) == []

@@ -12,13 +12,11 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from cnfgen_queens.cnf.atomic import sweep_work_dirs
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.solutions import executors
 
 IN_FLIGHT = 4  # tasks per worker submitted ahead
 POLL = 0.05  # longest wait between two looks at the running tasks
-SETTLE = 0.5  # seconds an interrupted pool gives its killed workers' processes to let their work directories go
 
 
 def run_tasks(
@@ -59,7 +57,5 @@ def run_tasks(
         return True
     finally:
         pool.close(interrupted=interrupted)
-        if interrupted:  # a worker stopped mid-task (killed when slow to unwind) may have left its work directories;
-            sweep_work_dirs()  # again after a moment: a solver of theirs still exiting holds the lock a little longer
-            time.sleep(SETTLE)
-            sweep_work_dirs()
+        if interrupted:  # a worker stopped mid-task (killed when slow to unwind) may have left its work directories
+            executors.sweep_after_stop()

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import warn
+from ..errors import signals_deferred, warn
 from .finished import MB, Finished, OutputCap, tail
 from .reaper import boot_ticks, die_with_parent, started, subreaper, sweep_orphans
 
@@ -314,10 +314,11 @@ def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: d
                 stopping = True
                 sent.append(("SIGKILL", now))
                 executor.stop()
-    except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up
-        while not done.is_set():
-            executor.stop()
-            done.wait(STEP)
+    except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up, a second signal
+        with signals_deferred():  # held till then (it cut the wait short: tempfile.tempdir was put back while
+            while not done.is_set():  # BenchExec's thread had yet to make its BenchExec_run_* in our directory)
+                executor.stop()
+                done.wait(STEP)
         raise
     wall = time.monotonic() - start
     if "error" in box:

@@ -27,8 +27,8 @@ _FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks"
 
 @functools.cache
 def _libc() -> Any | None:
-    """glibc with ``malloc``, ``free``, ``malloc_trim`` and ``mallinfo2`` typed; None elsewhere (or an older glibc).  ctypes is
-    loaded here, in the child that needs it, not when a command starts."""
+    """glibc with ``malloc``, ``free``, ``malloc_trim`` and ``mallinfo2`` typed; None elsewhere (or an older
+    glibc).  ctypes is loaded here, in the child that needs it, not when a command starts."""
     import ctypes
 
     class MallInfo2(ctypes.Structure):
