@@ -123,8 +123,8 @@ def test_time_limit_on_pigeonhole(name: str, php: Path, pgids: list[int]) -> Non
     need_solver(name)
     start = time.monotonic()
     out = solve(php, name, limits=Limits(time=2.0))
-    assert time.monotonic() - start < 2.0 + 3.0
-    assert out.status is Status.TIMEOUT, out.error
+    assert time.monotonic() - start < 30.0  # a hang guard, ten times the quiet figure (the schedule's own bounds
+    assert out.status is Status.TIMEOUT, out.error  # are tests/test_time_limit_bound.py's; 5 s failed at load 14)
     assert out.wall >= 1.9 and out.model is None
     assert pgids and all(gone(g, group=True) for g in pgids)
 
@@ -136,7 +136,7 @@ def test_runner_kills_real_solver_without_its_own_limit(php: Path, tmp_path: Pat
     yaml_file.write_text(f"solvers:\n  bare-kissat:\n    command: '{path} {{args}} {{cnf}}'\n")
     start = time.monotonic()
     out = solve(php, "bare-kissat", limits=Limits(time=1.0), solvers_file=yaml_file)
-    assert time.monotonic() - start < 1.0 + 3.0
+    assert time.monotonic() - start < 30.0  # a hang guard (the status says the runner stopped it)
     assert out.status is Status.TIMEOUT and out.solver == "bare-kissat"
     assert all(gone(g, group=True) for g in pgids)
 
@@ -144,7 +144,7 @@ def test_runner_kills_real_solver_without_its_own_limit(php: Path, tmp_path: Pat
 def test_embedded_time_limit(php: Path) -> None:
     start = time.monotonic()
     out = solve(php, limits=Limits(time=2.0))
-    assert time.monotonic() - start < 2.0 + 3.0
+    assert time.monotonic() - start < 30.0  # a hang guard (the status says the limit stopped it)
     assert out.status is Status.TIMEOUT and out.solver == "pysat:cadical195"
 
 
@@ -203,3 +203,39 @@ def test_unsat_with_bogus_proof_is_error(q8: Path, tmp_path: Path) -> None:
     out = solve(q8, "liar", proof=tmp_path / "p.drat", solvers_file=yaml_file)
     assert out.status is Status.ERROR and "proof rejected" in (out.error or "") and out.proof == "unverified"
     assert solve(q8, "liar", solvers_file=yaml_file).status is Status.UNSAT  # without a proof it cannot be caught
+
+
+def test_a_timed_out_group_is_killed_leader_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the time limit's SIGKILL the solver's other processes die before its leader, the one BenchExec waits
+    for: BenchExec lists its cgroup's tasks the moment the leader is reaped, and a member still dying then
+    cost a 0.5 s sleep (``--time-limit 1`` under cgroups took 1.9 s; measured 0.75 -> 0.21-0.36 s after the
+    deadline, scripts/bench_time_limit.py).  At the leader's kill, every member is dead (a zombie)."""
+    import subprocess
+
+    from cnfgen_queens.solvers import reaper
+
+    proc = subprocess.Popen(["sh", "-c", "trap '' TERM; sleep 300 & sleep 300 & wait"], process_group=0)
+    try:
+        end = time.monotonic() + 60
+        while len(reaper.group_members(proc.pid)) < 3 and time.monotonic() < end:
+            time.sleep(0.01)
+        members = [pid for pid, _ in reaper.group_members(proc.pid) if pid != proc.pid]
+        assert len(members) == 2, members
+        at_the_leaders_kill: list[list[bytes]] = []
+        real = reaper.killpg
+
+        def killpg(pgid: int, sig: int) -> bool:
+            states = {pid: fields[0] for pid, fields in reaper._proc_stats() if pid in members}
+            at_the_leaders_kill.append(list(states.values()))
+            return real(pgid, sig)
+
+        monkeypatch.setattr(reaper, "killpg", killpg)
+        reaper.kill_leader_last(proc.pid, 30.0)
+        assert at_the_leaders_kill and all(state in reaper.DEAD for state in at_the_leaders_kill[0])
+        proc.wait(60)  # killed, or ended by itself once its children were: either way, after them
+        living = [pid for pid, fields in reaper._proc_stats() if pid in members and fields[0] not in reaper.DEAD]
+        assert living == []
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

@@ -31,9 +31,10 @@ from typing import Any
 
 from ..errors import signals_deferred, warn
 from .finished import MB, Finished, OutputCap, tail
-from .reaper import boot_ticks, die_with_parent, started, subreaper, sweep_orphans
+from .reaper import boot_ticks, die_with_parent, kill_leader_last, started, subreaper, sweep_orphans
 
 STEP = 0.02  # seconds between checks of the deadline and the output size
+KILL_SETTLE = 0.3  # seconds a SIGKILLed solver's group has to end before BenchExec is told to kill its cgroup
 _PINNED: ContextVar[tuple[int, ...] | None] = ContextVar("pinned", default=None)  # cores of the runs (pinned)
 
 
@@ -296,13 +297,13 @@ def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: d
           start: float, deadline: float | None, grace: float,
           cap: OutputCap, sent: list[tuple[str, float]]) -> tuple[dict[str, Any], float, bool]:  # fmt: skip
     """Start BenchExec's ``thread`` and wait for it; stop the solver at the deadline, the output cap or a signal."""
-    timed_out, kill_at, stopping = False, 0.0, False
+    timed_out, kill_at, stopping, stop_at = False, 0.0, False, None
     try:
         thread.start()
-        while not done.wait(_step(deadline, kill_at if timed_out else None)):
+        while not done.wait(_step(deadline, kill_at if timed_out else None, stop_at)):
             now = time.monotonic()
-            if stopping or cap():
-                if not stopping:
+            if stopping or cap() or (stop_at is not None and now >= stop_at):
+                if stop_at is None and not stopping:
                     sent.append(("SIGKILL", now))  # BenchExec kills the cgroup
                 stopping = True
                 executor.stop()  # again at every step: the solver may not be registered yet
@@ -310,10 +311,14 @@ def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: d
                 timed_out, kill_at = True, now + grace
                 sent.append(("SIGTERM", now))
                 _signal_tool(executor, signal.SIGTERM)
-            elif timed_out and now >= kill_at:
-                stopping = True
+            elif timed_out and stop_at is None and now >= kill_at:
+                # the solver's group ourselves, its leader last: BenchExec, at the leader's end, found a member
+                # still dying in its cgroup and slept 0.5 s before looking again (--time-limit 1 took 1.9 s); its
+                # stop() after KILL_SETTLE, for anything outside the group (the run's end kills the cgroup anyway)
                 sent.append(("SIGKILL", now))
-                executor.stop()
+                for leader in _tool_pids(executor):
+                    kill_leader_last(leader, KILL_SETTLE)
+                stop_at = time.monotonic() + KILL_SETTLE
     except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up, a second signal
         with signals_deferred():  # held till then (it cut the wait short: tempfile.tempdir was put back while
             while not done.is_set():  # BenchExec's thread had yet to make its BenchExec_run_* in our directory)

@@ -67,6 +67,26 @@ def group_members(pgid: int) -> list[tuple[int, int]]:
     return [(pid, int(fields[1])) for pid, fields in _proc_stats() if len(fields) > 2 and int(fields[2]) == pgid]
 
 
+DEAD = (b"Z", b"X")  # a zombie, a process being reaped: /proc/PID/stat's state
+
+
+def kill_leader_last(pgid: int, settle: float) -> None:
+    """SIGKILL group ``pgid``: its other members first, its leader once they have died (or ``settle`` seconds
+    later).  Whoever waits for the leader (BenchExec) then finds the others gone: one still dying when
+    BenchExec listed its cgroup's tasks, the moment the leader was reaped, cost a 0.5 s sleep there."""
+    end = time.monotonic() + settle
+    while True:
+        living = [pid for pid, fields in _proc_stats()
+                  if len(fields) > 2 and int(fields[2]) == pgid and pid != pgid and fields[0] not in DEAD]  # fmt: skip
+        if not living or time.monotonic() >= end:
+            break
+        for pid in living:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.005)
+    killpg(pgid, signal.SIGKILL)
+
+
 def _proc_stats() -> Iterator[tuple[int, list[bytes]]]:
     """(pid, the fields of /proc/PID/stat after the command name) of every process (none without /proc)."""
     try:
