@@ -260,6 +260,18 @@ def work_dir(kind: str, *, unwind: bool = True) -> Iterator[Path]:
                 remove_tree(made[0])
 
 
+SETTLE = 0.5  # seconds the processes of killed workers get to let their work directories go
+
+
+def sweep_work_dirs_settled() -> None:
+    """:func:`sweep_work_dirs` after a pool killed workers slow to unwind (at a high load the grace before
+    SIGKILL passes; their directories, BenchExec's run directories inside, waited for the next command): once
+    now, once more a moment later (a solver of theirs still exiting holds its lock a little longer)."""
+    sweep_work_dirs()
+    time.sleep(SETTLE)
+    sweep_work_dirs()
+
+
 def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]:
     """A new locked work directory of ``kind`` and the descriptor that holds its lock, for an owner that is no
     ``with`` block: it closes the descriptor and removes the directory (:func:`close_work_dir`).  ``made``

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
-from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_dirs
+from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_dirs_settled
 from cnfgen_queens.errors import UsageError, signals_deferred
 
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
@@ -83,7 +83,7 @@ class LocalExecutor:
             self._stop_workers(processes)
         self.pool.shutdown(wait=True, cancel_futures=True)
         if interrupted:
-            sweep_after_stop()
+            sweep_work_dirs_settled()
 
     @staticmethod
     def _stop_workers(processes: list[Any], grace: float = 3.0) -> None:
@@ -366,18 +366,6 @@ class ForkPool:
                 if p.is_alive():  # SIGTERM handled by Python while CaDiCaL holds the GIL
                     p.kill()
                     p.join()
-
-
-SETTLE = 0.5  # seconds an interrupted pool gives its killed workers' processes to let their work directories go
-
-
-def sweep_after_stop() -> None:
-    """Remove the work directories of workers killed when slow to unwind (at a high load the grace before SIGKILL
-    passes; their directory, BenchExec's run directory inside, waited for the next start): once now, once more a
-    moment later (a solver of theirs still exiting holds its lock a little longer).  Never a live one's."""
-    sweep_work_dirs()
-    time.sleep(SETTLE)
-    sweep_work_dirs()
 
 
 def _init_fork_worker() -> None:

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from cnfgen_queens.cnf.atomic import sweep_work_dirs_settled
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.solutions import executors
 
@@ -58,4 +59,4 @@ def run_tasks(
     finally:
         pool.close(interrupted=interrupted)
         if interrupted:  # a worker stopped mid-task (killed when slow to unwind) may have left its work directories
-            executors.sweep_after_stop()
+            sweep_work_dirs_settled()

@@ -114,12 +114,50 @@ def dask_setup(worker: object) -> None:
     SIGTERM and SIGHUP as by default (Dask's nanny stops it; a task is stopped by :func:`stop_tasks`)."""
     if threading.current_thread() is threading.main_thread():
         _own_group({signal.SIGTERM: signal.SIG_DFL, signal.SIGHUP: signal.SIG_DFL})
+    global _hook_below
+    if sys.unraisablehook is not _swallow:
+        _hook_below, sys.unraisablehook = sys.unraisablehook, _swallow
+
+
+def _swallow(info: Any) -> None:
+    """``sys.unraisablehook`` of a Dask worker: a :class:`Stopped` that landed where Python cannot raise (Dask's
+    own gc callback, a finalizer) was printed on the command's stderr and dropped, and the task ran on; it is
+    noted, silently, for :func:`_resend` to raise once more."""
+    if isinstance(info.exc_type, type) and issubclass(info.exc_type, Stopped):
+        _swallowed.add(threading.get_ident())  # the last thing here: a Stopped sent again lands after this hook
+        return
+    _hook_below(info)
+
+
+def _resend(threads: list[int]) -> None:
+    """Raise :class:`Stopped` once more in each of ``threads`` whose Stopped was dropped (:func:`_swallow`), until
+    their tasks have ended; never in a task that is unwinding from one (its clean-up is not cut short)."""
+    end = time.monotonic() + RESEND_FOR
+    while time.monotonic() < end:
+        with _tasks_lock:
+            left = [thread for thread in threads if thread in _tasks]
+            for thread in left:
+                if thread in _swallowed:
+                    _swallowed.discard(thread)
+                    _set_async_exc(thread)
+        if not left:
+            return
+        time.sleep(RESEND_STEP)
+
+
+def _set_async_exc(thread: int) -> None:
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(Stopped))
 
 
 class Stopped(KeyboardInterrupt):
     """Raised in a Dask worker's task thread by :func:`stop_tasks`: the task unwinds as on Ctrl-C."""
 
 
+_hook_below: Callable[[Any], object] = sys.unraisablehook  # the hook :func:`_swallow` hands the rest to
+_swallowed: set[int] = set()  # the task threads whose Stopped Python dropped
+RESEND_FOR, RESEND_STEP = 30.0, 0.02  # seconds: how long a stop is sent again, and how often it is looked at
 _tasks: dict[int, str] = {}  # thread id -> the token of the command whose task it runs
 _stopped: set[str] = set()  # the tokens of the commands stopped: a task of theirs that starts later does nothing
 _tasks_lock = threading.Lock()
@@ -146,13 +184,13 @@ def run_task(token: str, fn: Callable[..., Any], *args: Any) -> Any:
 def stop_tasks(token: str) -> int:
     """Raise :class:`Stopped` in every thread running a task of ``token`` in this process, and in any that
     starts later; how many run now."""
-    import ctypes
-
     with _tasks_lock:
         _stopped.add(token)
         threads = [thread for thread, owner in _tasks.items() if owner == token]
         for thread in threads:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(Stopped))
+            _set_async_exc(thread)
+    if threads:
+        threading.Thread(target=_resend, args=(threads,), daemon=True, name="stop-again").start()
     return len(threads)
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .cgroup import run_in_cgroup
 from .finished import Finished, OutputCap, tail
+from .heap import hold_free_blocks
 from .reaper import boot_ticks, clean_group, die_with_parent, killpg, spawn_lock, started, subreaper, sweep_orphans
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL
@@ -335,8 +336,6 @@ def fork_child(
             if stderr_fd is not None:
                 os.dup2(stderr_fd, 2)
             if memory_mb is not None:
-                from .heap import hold_free_blocks
-
                 hold_free_blocks()  # the heap's holes are not room beyond the limit (never given back: we exit)
                 limit = held_size() + memory_mb * 1024 * 1024
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
