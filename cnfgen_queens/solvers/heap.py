@@ -17,6 +17,7 @@ beyond its limit.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any
 
@@ -27,8 +28,8 @@ _FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks"
 
 @functools.cache
 def _libc() -> Any | None:
-    """glibc with ``malloc``, ``free``, ``malloc_trim`` and ``mallinfo2`` typed; None elsewhere (or an older
-    glibc).  ctypes is loaded here, in the child that needs it, not when a command starts."""
+    """glibc with ``malloc``, ``free`` and ``malloc_trim`` typed, and ``mallinfo2`` where it has it (2.33);
+    None elsewhere.  ctypes is loaded here, in the child that needs it, not when a command starts."""
     import ctypes
 
     class MallInfo2(ctypes.Structure):
@@ -36,21 +37,29 @@ def _libc() -> Any | None:
 
     try:
         lib = ctypes.CDLL(None)
-        lib.mallinfo2.restype = MallInfo2
+        lib.malloc_trim.argtypes = [ctypes.c_size_t]
         lib.malloc.restype = ctypes.c_void_p
         lib.malloc.argtypes = [ctypes.c_size_t]
         lib.free.argtypes = [ctypes.c_void_p]
         lib.free.restype = None
-        lib.malloc_trim.argtypes = [ctypes.c_size_t]
     except (OSError, AttributeError):
         return None
+    with contextlib.suppress(AttributeError):
+        lib.mallinfo2.restype = MallInfo2
     return lib
+
+
+def trim() -> None:
+    """Give the heap's free memory back to the system (glibc's ``malloc_trim``; elsewhere nothing)."""
+    lib = _libc()
+    if lib is not None:
+        lib.malloc_trim(0)
 
 
 def free_bytes() -> int:
     """The bytes malloc's heap holds free (its arenas' free blocks and top); 0 when unknown."""
     lib = _libc()
-    return 0 if lib is None else int(lib.mallinfo2().fordblks)
+    return int(lib.mallinfo2().fordblks) if lib is not None and hasattr(lib, "mallinfo2") else 0
 
 
 def hold_free_blocks() -> list[int]:

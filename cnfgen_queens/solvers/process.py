@@ -16,7 +16,6 @@ stderr) the run is killed at once.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import resource
 import select
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from .cgroup import run_in_cgroup
 from .finished import Finished, OutputCap, tail
-from .heap import hold_free_blocks
+from .heap import hold_free_blocks, trim
 from .reaper import boot_ticks, clean_group, die_with_parent, killpg, spawn_lock, started, subreaper, sweep_orphans
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL
@@ -287,21 +286,8 @@ def held_size() -> int:
     """This process's address space once its heap has given back what it holds free (glibc's
     ``malloc_trim``; elsewhere as it is): a limit set on top of it is room for new allocations only, not
     also for memory freed and kept (glibc keeps a freed block at the top of its heap)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
+    trim()
     return virtual_size()
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``; None elsewhere."""
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
 
 
 def fork_child(
