@@ -36,11 +36,11 @@ def test_a_stop_that_lands_in_a_gc_callback_still_stops_the_task(
 
     def task() -> str:
         end = time.monotonic() + 20
-        while time.monotonic() < end:  # mostly Python code, as a task is, and a collection now and then
-            total = 0
-            for i in range(100_000):
+        while time.monotonic() < end:  # mostly Python code, as a task is, and a young collection now and then
+            total = 0  # (a full one, in a test worker holding much, took most of the time: each stop sent
+            for i in range(100_000):  # again landed in a callback once more, till the task ran out)
                 total += i
-            gc.collect()
+            gc.collect(0)
         return "ran on"
 
     said: list[str] = []
