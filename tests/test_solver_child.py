@@ -528,10 +528,10 @@ def test_holding_the_heaps_free_blocks_grows_no_address_space() -> None:
     blocks = [bytearray(3 * MB) for _ in range(40)]
     pin = bytearray(MB)
     del blocks[::2]  # twenty holes of 3 MB between live blocks
-    before = held_size()
+    before, free = held_size(), free_bytes()
     held = hold_free_blocks()
-    try:
-        assert free_bytes() < 16 * MB and len(held) >= 20, (free_bytes(), len(held))
+    try:  # the twenty holes at least (a test worker's heap holds many small ones too, below the floor)
+        assert free - free_bytes() >= 60 * MB and len(held) >= 20, (free, free_bytes(), len(held))
         assert virtual_size() - before < MB, (virtual_size() - before) / MB
     finally:
         release(held)
