@@ -44,7 +44,7 @@ PER_BOARD = """
 import sys, time
 import pysat.solvers as ps
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.cube_count import count_symmetric
+from cnfgen_queens.counting.cube_count import count_symmetric
 spent = [0.0]
 solve = ps.Cadical195.solve
 def timed(self, *args, **kwargs):
@@ -88,7 +88,7 @@ from cnfgen_queens.model.formula import QueensFormula
 n, new = int(sys.argv[1]), sys.argv[2] == "new"
 start = time.process_time()
 if new:
-    from cnfgen_queens.solutions.cube_count import count_symmetric
+    from cnfgen_queens.counting.cube_count import count_symmetric
     count = count_symmetric(QueensFormula(n)).total
 else:
     from cnfgen_queens.enumeration import count_cubes  # the baseline commit's layout

@@ -9,7 +9,7 @@ way of making the call cheaper that we tried:
 
 1. ``budget``: the wall of ``cnfgen-queens count 4 --jobs 2`` (start-up, pool, nothing to search) and the
    CPU µs per board left for N = 14 within 1.25 s on 2 cores.
-2. ``solvers``: the cube engine (:func:`cnfgen_queens.solutions.cube_count.count_symmetric`, the
+2. ``solvers``: the cube engine (:func:`cnfgen_queens.counting.cube_count.count_symmetric`, the
    default count) with each PySAT solver that can count, CPU µs per board split into the solver call
    and the rest, and MiniSat's search per call (conflicts, decisions, propagations).
 3. ``variants``: the whole board split by the queens of rows 0..d-1 (fresh solver per row-0 queen),
@@ -58,7 +58,7 @@ def engine(n: int, solver: str) -> tuple[float, float, int, dict[str, float]]:
     search statistics per call summed over the groups' solvers where PySAT gives them)."""
     import pysat.solvers as ps
 
-    from cnfgen_queens.solutions.cube_count import count_symmetric
+    from cnfgen_queens.counting.cube_count import count_symmetric
 
     spent = [0.0]
     stats: dict[str, float] = {}

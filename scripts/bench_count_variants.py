@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Counting figures of issue 26 for the torus and the variants, measured side by side in one run.
 
-1. The torus by its symmetry group (``solutions/torus_cubes.py``): ``count 13 --torus`` by cubes
+1. The torus by its symmetry group (``counting/torus_cubes.py``): ``count 13 --torus`` by cubes
    against ``--engine loop`` (alternating, best of ``--repeat``), then ``count 17 --torus --jobs 2``
    (target: under 60 s) and ``count 19 --torus --jobs 2``, each checked against OEIS A007705 by the
    command itself (exit 1 on a mismatch), with a C bitmask backtracker on the same N (one core, no
@@ -29,11 +29,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from cnfgen_queens.counting.cube_count import CubeTask
+from cnfgen_queens.counting.split_count import count_split_group
+from cnfgen_queens.counting.variant_cubes import split_groups
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions.cube_count import CubeTask
-from cnfgen_queens.solutions.split_count import count_split_group
-from cnfgen_queens.solutions.variant_cubes import split_groups
 
 ROOT = Path(__file__).resolve().parent.parent
 A007705 = {13: 4524, 17: 140692, 19: 820496, 23: 128850048}

@@ -55,8 +55,8 @@ def figures(repeat: int) -> list[tuple[str, float]]:
 
 IN_PROCESS_VS_FORKED = """
 import sys, time
-from cnfgen_queens.solutions.embedded_loop import enumerate_embedded
-from cnfgen_queens.solutions.forked_loop import enumerate_forked
+from cnfgen_queens.enumeration.embedded_loop import enumerate_embedded
+from cnfgen_queens.enumeration.forked_loop import enumerate_forked
 from cnfgen_queens.model.formula import QueensFormula
 
 f = QueensFormula(int(sys.argv[1]))

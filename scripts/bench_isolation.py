@@ -40,7 +40,7 @@ def isolation(quick: bool, work: Path) -> list[str]:
     from cnfgen_queens.cli import gen_main
     from cnfgen_queens.limits import Limits
     from cnfgen_queens.model.formula import QueensFormula
-    from cnfgen_queens.solutions.api import count
+    from cnfgen_queens.solutions.api import Request, SolverChoice, count
     from cnfgen_queens.solvers import solve
     from cnfgen_queens.solvers.cgroup import unavailable_reason
 
@@ -65,7 +65,7 @@ def isolation(quick: bool, work: Path) -> list[str]:
     )
     n = 6 if quick else 8
     for mode in MODES:
-        r = count(QueensFormula(n), "kissat", engine="loop", limits=Limits(isolation=mode))
+        r = count(Request(QueensFormula(n), SolverChoice("kissat"), engine="loop", limits=Limits(isolation=mode)))
         out.append(f"count {n} kissat, isolation {mode}: {r.total} solutions, {r.solver_calls} calls, {r.wall:.2f} s")
     cases = [("php10", php(work / "php10.cnf", 9 if quick else 10))]
     qn = 40 if quick else 100

@@ -13,6 +13,7 @@ at its end, and prints each figure beside its reference and the ratio of the two
               against="python -c pass", goal="<= 2x")
     table.print()               # or table.print(markdown=True) for docs/performance.md
 
+``call(fn)`` and ``in_process(fn)`` time a function in this process the same way.
 ``measure(argv)`` runs one command and returns its wall time, the CPU time of it and every process it
 waited for, its own peak memory (VmHWM, polled: the coordinator without its workers) and the peak of
 the largest process in its tree (``ru_maxrss`` from ``wait4``).
@@ -127,6 +128,27 @@ def measure(
             said = err.read().decode(errors="replace").strip()[-400:]
             raise SystemExit(f"benchmark command failed (exit {code}): {' '.join(argv)}\n{said}")
     return Sample(wall, usage.ru_utime + usage.ru_stime, peak_kb / 1024, usage.ru_maxrss / 1024, code, text)
+
+
+def call(fn: Callable[[], object]) -> Sample:
+    """Run ``fn()`` once in this process: its wall time, the CPU time of this process and of the children
+    it waited for meanwhile, this process's peak memory so far (``ru_maxrss``; a peak never goes down, so
+    measure memory in a fresh process with :func:`measure` when it matters)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    fn()
+    wall = time.perf_counter() - start
+    own2, children2 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = sum(getattr(after, f) - getattr(before, f) for before, after in ((own, own2), (children, children2))
+              for f in ("ru_utime", "ru_stime"))  # fmt: skip
+    return Sample(wall, cpu, own2.ru_maxrss / 1024, max(own2.ru_maxrss, children2.ru_maxrss) / 1024, 0)
+
+
+def in_process(fn: Callable[[], object]) -> Callable[[], Sample]:
+    """A case of :func:`side_by_side` that calls ``fn`` in this process (see :func:`call`)."""
+    return lambda: call(fn)
 
 
 Case = Sequence[str] | Callable[[], Sample]

@@ -26,6 +26,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cnfgen_queens.model",),
     ("cnfgen_queens.cnf",),
     ("cnfgen_queens.solvers",),
+    ("cnfgen_queens.execution",),
+    ("cnfgen_queens.enumeration",),
+    ("cnfgen_queens.counting", "cnfgen_queens.certificates"),
     ("cnfgen_queens.solutions",),
     ("cnfgen_queens.experiments",),
     ("cnfgen_queens.cli", "cnfgen_queens.library"),
@@ -149,9 +152,9 @@ def upward(graph: nx.DiGraph) -> list[str]:
 def test_the_graph_sees_lazy_and_typing_imports() -> None:
     """The checks can fail: a function-level import is an edge; a typing-only one only with typing_too."""
     graph = import_graph()
-    assert graph.has_edge("cnfgen_queens.solutions.api", "cnfgen_queens.solutions.external_loop")  # inside
-    assert not graph.has_edge("cnfgen_queens.cli.count", "cnfgen_queens.solutions.records")
-    assert import_graph(typing_too=True).has_edge("cnfgen_queens.cli.count", "cnfgen_queens.solutions.records")
+    assert graph.has_edge("cnfgen_queens.solutions.api", "cnfgen_queens.enumeration.external_loop")  # inside
+    assert not graph.has_edge("cnfgen_queens.cli.count", "cnfgen_queens.solutions.api")
+    assert import_graph(typing_too=True).has_edge("cnfgen_queens.cli.count", "cnfgen_queens.solutions.api")
 
 
 def test_imports_only_go_down() -> None:
@@ -160,11 +163,11 @@ def test_imports_only_go_down() -> None:
 
 def test_an_upward_import_is_caught() -> None:
     graph = import_graph()
-    graph.add_edge("cnfgen_queens.solutions.cube_count", "cnfgen_queens.experiments.batch")
+    graph.add_edge("cnfgen_queens.counting.cube_count", "cnfgen_queens.experiments.batch")
     graph.add_edge("cnfgen_queens.cnf.writer", "cnfgen_queens.solvers.runner")
     assert sorted(upward(graph)) == [
         "cnfgen_queens.cnf.writer -> cnfgen_queens.solvers.runner",
-        "cnfgen_queens.solutions.cube_count -> cnfgen_queens.experiments.batch",
+        "cnfgen_queens.counting.cube_count -> cnfgen_queens.experiments.batch",
     ]
 
 
@@ -241,3 +244,69 @@ def long_modules(limit: int = MAX_LINES) -> dict[str, int]:
 def test_every_module_is_within_the_line_limit() -> None:
     assert long_modules() == {}
     assert "solutions/api.py" in long_modules(limit=100)  # the check can fail
+
+
+# the three folders the policy stands on: above solutions/, only solutions/ may import them (issue 35)
+BEHIND_THE_DOOR = ("cnfgen_queens.enumeration", "cnfgen_queens.counting", "cnfgen_queens.certificates")
+
+
+def through_the_door(graph: nx.DiGraph) -> list[str]:
+    """The edges from above the policy layer into the folders behind it (the door is solutions/)."""
+    policy = layer("cnfgen_queens.solutions")
+    return [
+        f"{a} -> {b}"
+        for a, b in graph.edges
+        if layer(a) > policy and any(b == f or b.startswith(f + ".") for f in BEHIND_THE_DOOR)
+    ]
+
+
+def test_the_cli_the_library_and_the_batch_use_one_door() -> None:
+    assert through_the_door(import_graph(typing_too=True)) == []
+    graph = import_graph()
+    graph.add_edge("cnfgen_queens.cli.count", "cnfgen_queens.counting.cube_count")  # the check can fail
+    assert through_the_door(graph) == ["cnfgen_queens.cli.count -> cnfgen_queens.counting.cube_count"]
+
+
+SPLIT = ("execution", "enumeration", "counting", "certificates", "solutions")  # issue 35's folders
+MAX_FILES, MAX_FOLDER_LINES = 12, 2000
+
+
+def folder_sizes() -> dict[str, tuple[int, int]]:
+    """(modules, lines) of each folder of the split, ``__init__`` left out of the count of modules."""
+    sizes = {}
+    for folder in SPLIT:
+        paths = sorted((ROOT / folder).glob("*.py"))
+        lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in paths)
+        sizes[folder] = (sum(p.name != "__init__.py" for p in paths), lines)
+    return sizes
+
+
+def test_the_split_folders_stay_small_and_say_what_they_hold() -> None:
+    sizes = folder_sizes()
+    assert {f: s for f, s in sizes.items() if s[0] > MAX_FILES or s[1] > MAX_FOLDER_LINES} == {}
+    for folder in SPLIT:
+        doc = ast.get_docstring(ast.parse((ROOT / folder / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and len(doc.splitlines()) <= 2, folder
+
+
+MAX_PARAMETERS = 6  # a request is one value, passed down whole (issue 35)
+
+
+def wide_functions(folders: tuple[str, ...]) -> list[str]:
+    """Functions of ``folders`` with more than :data:`MAX_PARAMETERS` parameters (``self``/``cls`` not
+    counted; a dataclass's generated ``__init__`` is a record's, not a function's)."""
+    wide = []
+    for folder in folders:
+        for path in sorted((ROOT / folder).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    a = node.args
+                    names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+                    if len([n for n in names if n not in ("self", "cls")]) > MAX_PARAMETERS:
+                        wide.append(f"{folder}/{path.name}: {node.name}")
+    return wide
+
+
+def test_no_function_of_the_split_carries_a_train_of_arguments() -> None:
+    assert wide_functions(SPLIT) == []
+    assert "library/solving.py: count" in wide_functions(("library",))  # the check can fail

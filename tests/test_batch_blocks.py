@@ -15,7 +15,7 @@ import pytest
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.experiments import config as config_mod
 from cnfgen_queens.experiments import tasks
-from cnfgen_queens.experiments.batch import run_batch
+from cnfgen_queens.experiments.batch import BatchRequest, run_batch
 from cnfgen_queens.experiments.grid import build
 from cnfgen_queens.experiments.machine import this_machine
 from cnfgen_queens.experiments.store import Store
@@ -71,7 +71,7 @@ def test_claims_are_taken_a_block_at_a_time(tmp_path: Path) -> None:
 
 def test_rows_are_stored_a_block_at_a_time_and_end_their_claims(tmp_path: Path) -> None:
     config = _config(tmp_path, 4)
-    assert run_batch(config, jobs=1, progress=False, log=lambda s: None).done == 4
+    assert run_batch(config, BatchRequest(progress=False, log=lambda s: None)).done == 4
     with Store(config.results) as store:
         rows = store.rows()
         store.claim_many([r.run_key for r in rows] + ["new"])  # stored runs are not claimed

@@ -24,7 +24,7 @@ from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts
 from cnfgen_queens.model.lex_leader import board_group, lex_chain, positions
 from cnfgen_queens.model.variants import Variant, make_variant
-from cnfgen_queens.solutions.api import count
+from cnfgen_queens.solutions.api import Request, count
 
 Cell = tuple[int, int]
 Board = tuple[int, ...]  # the column of the queen of each row
@@ -106,7 +106,7 @@ def test_orbit_count_is_a002562(n: int) -> None:
 @pytest.mark.parametrize("name", encodings.names())
 def test_every_encoding_counts_orbits_as_count_symmetric(name: str) -> None:
     for n in range(1, 8):
-        fundamental = count(QueensFormula(n), symmetric=True).fundamental
+        fundamental = count(Request(QueensFormula(n), symmetric=True)).fundamental
         assert len(models(QueensFormula(n, name, break_symmetry=True))) == fundamental, (name, n)
 
 

@@ -16,12 +16,13 @@ import pytest
 from helpers import need_module
 
 import cnfgen_queens.library as cq
+from cnfgen_queens.certificates.certificate import MANIFEST, certificate_cubes, certify, cube_files
+from cnfgen_queens.certificates.certificate_check import CertificateRejected, check_certificate, regenerate
 from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.execution.where import Where
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions.certificate import MANIFEST, certificate_cubes, certify, cube_files
-from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate, regenerate
 from cnfgen_queens.solvers.proof import drat_trim
 
 A000170 = {1: 1, 2: 0, 3: 0, 4: 2, 5: 10, 6: 4, 7: 40, 8: 92, 9: 352, 10: 724, 11: 2680, 12: 14200}
@@ -57,7 +58,7 @@ def test_every_board_lies_in_exactly_one_cube(n: int) -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 8, 9, pytest.param(10, marks=pytest.mark.slow)])  # 9: two jobs too
 def test_certified_count_is_oeis(tmp_path: Path, n: int) -> None:
-    count = certify(QueensFormula(n), tmp_path / "c", jobs=2 if n >= 9 else 1)
+    count = certify(QueensFormula(n), tmp_path / "c", where=Where(jobs=2 if n >= 9 else 1))
     assert count.complete and count.total == A000170[n]
     checked = check_certificate(tmp_path / "c", "dratify")
     assert checked.total == A000170[n]
@@ -68,7 +69,7 @@ def test_certified_count_is_oeis(tmp_path: Path, n: int) -> None:
 @pytest.mark.parametrize("n", [11, 12])
 @pytest.mark.timeout(1800)  # N = 12 passed 300 s at a load of 30: a loaded machine, not a hang
 def test_certified_count_is_oeis_11_12(tmp_path: Path, n: int) -> None:
-    assert certify(QueensFormula(n), tmp_path / "c", jobs=2).total == A000170[n]
+    assert certify(QueensFormula(n), tmp_path / "c", where=Where(jobs=2)).total == A000170[n]
     assert check_certificate(tmp_path / "c").total == A000170[n]
 
 
@@ -229,7 +230,7 @@ def test_a_formula_too_large_to_hold_is_refused(cert8: Path, tmp_path: Path) -> 
 
 
 def test_same_command_same_bytes(cert8: Path, tmp_path: Path) -> None:
-    certify(QueensFormula(8), tmp_path / "again", jobs=2)
+    certify(QueensFormula(8), tmp_path / "again", where=Where(jobs=2))
     for f in sorted(p.relative_to(cert8) for p in cert8.rglob("*") if p.is_file()):
         assert (tmp_path / "again" / f).read_bytes() == (cert8 / f).read_bytes(), f
 
@@ -270,7 +271,7 @@ def test_used_directory_and_time_limit(cert8: Path, tmp_path: Path) -> None:
 
 def test_certify_on_dask(tmp_path: Path) -> None:
     need_module("distributed")
-    assert certify(QueensFormula(7), tmp_path / "c", jobs=2, executor="dask").total == A000170[7]
+    assert certify(QueensFormula(7), tmp_path / "c", where=Where(jobs=2, executor="dask")).total == A000170[7]
     assert check_certificate(tmp_path / "c", "dratify").total == A000170[7]
 
 

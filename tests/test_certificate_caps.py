@@ -20,10 +20,11 @@ import pytest
 from bounded_cli import run_cli
 from helpers import need_module
 
+from cnfgen_queens.certificates import certificate_check
+from cnfgen_queens.certificates.certificate_check import CertificateRejected, check_certificate
+from cnfgen_queens.certificates.manifest_bounds import manifest_cap, proof_cap
 from cnfgen_queens.cli import main
-from cnfgen_queens.solutions import certificate_check
-from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate
-from cnfgen_queens.solutions.manifest_bounds import manifest_cap, proof_cap
+from cnfgen_queens.execution.where import Where
 from cnfgen_queens.solvers.outcome import ProofState
 from cnfgen_queens.solvers.proof import check_drat_stream, drat_steps
 
@@ -219,7 +220,7 @@ def test_workers_in_another_directory_find_a_relative_certificate(
 
     monkeypatch.setattr(certificate_check, "run_tasks", run_elsewhere)
     for executor in ("slurm", "dask"):
-        assert check_certificate(Path("c"), "dratify", jobs=2, executor=executor).total == 4
+        assert check_certificate(Path("c"), "dratify", where=Where(jobs=2, executor=executor)).total == 4
 
 
 def test_solve_proof_and_check_count_check_a_proof_one_way(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,8 +15,8 @@ from test_variants_counts import brute_count
 
 import cnfgen_queens as cq
 from cnfgen_queens.cli import gen_main
+from cnfgen_queens.enumeration.records import Count
 from cnfgen_queens.experiments.store import Store
-from cnfgen_queens.solutions.records import Count
 from cnfgen_queens.solvers.outcome import Checked, Status
 
 LIAR = str(Path(__file__).resolve().parent / "fakes" / "liar.sh")

@@ -17,14 +17,14 @@ import pytest
 from helpers import need_module
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.counting.border_cubes import cube_groups
+from cnfgen_queens.counting.cube_count import counting_clauses
+from cnfgen_queens.counting.group_formula import GroupFormula
+from cnfgen_queens.enumeration.accept import Acceptor, clause_check
+from cnfgen_queens.enumeration.records import EnumerationError
 from cnfgen_queens.model.decode import BoardReader, DecodeError, blocking_clause, variant_placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions.accept import Acceptor, clause_check
-from cnfgen_queens.solutions.border_cubes import cube_groups
-from cnfgen_queens.solutions.cube_count import counting_clauses
-from cnfgen_queens.solutions.group_formula import GroupFormula
-from cnfgen_queens.solutions.records import EnumerationError
 
 A000170 = {6: 4, 7: 40, 8: 92, 9: 352, 10: 724}
 

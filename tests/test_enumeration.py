@@ -9,11 +9,11 @@ from helpers import need_solver
 
 from cnfgen_queens import encodings
 from cnfgen_queens.cli import main
+from cnfgen_queens.enumeration.embedded_loop import enumerate_embedded
 from cnfgen_queens.model.board import images
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts
-from cnfgen_queens.solutions.api import count
-from cnfgen_queens.solutions.embedded_loop import enumerate_embedded
+from cnfgen_queens.solutions.api import Request, count
 
 KNOWN = known_counts()
 
@@ -21,14 +21,14 @@ KNOWN = known_counts()
 @pytest.mark.parametrize("encoding", encodings.names())
 def test_count_every_encoding_matches_a000170(encoding: str) -> None:
     for n in range(1, 11):
-        result = count(QueensFormula(n, encoding), engine="loop")
+        result = count(Request(QueensFormula(n, encoding), engine="loop"))
         assert result.total == KNOWN[n][0], (encoding, n)
         assert result.status == "UNSAT" and result.error is None
 
 
 def test_fundamental_matches_a002562_up_to_10() -> None:
     for n in range(1, 11):
-        result = count(QueensFormula(n), engine="loop", symmetric=True)
+        result = count(Request(QueensFormula(n), engine="loop", symmetric=True))
         assert (result.total, result.fundamental) == (KNOWN[n][0], KNOWN[n][1]), n
 
 

@@ -16,19 +16,20 @@ from cnfgen_queens.cli import main
 from cnfgen_queens.cnf.merge import merge_clauses
 from cnfgen_queens.cnf.scan import read_cnf
 from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.counting import cube_count
+from cnfgen_queens.enumeration.accept import Acceptor
+from cnfgen_queens.enumeration.embedded_loop import embedded_solver
+from cnfgen_queens.enumeration.external_loop import WorkFormula, enumerate_external
+from cnfgen_queens.enumeration.records import EnumerationError
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.execution import executors
 from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.board import images
 from cnfgen_queens.model.decode import DecodeError, blocking_clauses, model_placement, variant_placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions import cube_count, executors
-from cnfgen_queens.solutions.accept import Acceptor
-from cnfgen_queens.solutions.api import count, solutions
-from cnfgen_queens.solutions.embedded_loop import embedded_solver
-from cnfgen_queens.solutions.external_loop import WorkFormula, enumerate_external
-from cnfgen_queens.solutions.records import EnumerationError
+from cnfgen_queens.solutions.api import Report, Request, SolverChoice, Where, count, solutions
 from cnfgen_queens.solvers import Status
 
 KNOWN = known_counts()
@@ -116,15 +117,17 @@ def test_work_formula_writes_what_merge_writes(tmp_path: Path) -> None:
 def test_typed_options_run_the_external_loop(tmp_path: Path) -> None:
     need_solver("kissat")
     calls: list[int] = []
-    found = list(solutions(QueensFormula(6), "kissat", workdir=tmp_path, on_call=lambda: calls.append(1),
-                           solver_args=("--quiet",)))  # fmt: skip
+    request = Request(QueensFormula(6), SolverChoice("kissat", ("--quiet",)), where=Where(workdir=tmp_path),
+                      report=Report(on_call=lambda: calls.append(1)))  # fmt: skip
+    found = list(solutions(request))
     assert sorted(f.placement for f in found) == sorted(brute(6)) and len(found) == KNOWN[6][0]
     assert len(calls) == KNOWN[6][0] + 1  # one call per solution and the UNSAT one
     assert (tmp_path / "solutions.txt").read_text().count("\n") == KNOWN[6][0]
     with pytest.raises(UsageError, match="--resume"):
         next(enumerate_external(QueensFormula(6), "kissat", tmp_path))
     with pytest.raises(UsageError, match="resume with those options"):
-        next(solutions(QueensFormula(6), "kissat", workdir=tmp_path, resume=True, symmetric=True))
+        next(solutions(Request(QueensFormula(6), SolverChoice("kissat"), where=Where(workdir=tmp_path, resume=True),
+                               symmetric=True)))  # fmt: skip
 
 
 def test_usage_errors_and_statuses() -> None:
@@ -133,10 +136,10 @@ def test_usage_errors_and_statuses() -> None:
     with pytest.raises(UsageError, match="not incremental"):
         embedded_solver("pysat:kissat404")
     with pytest.raises(UsageError):
-        count(QueensFormula(6), "pysat:nosuch", engine="loop")
-    done = count(QueensFormula(6), engine="loop")
+        count(Request(QueensFormula(6), SolverChoice("pysat:nosuch"), engine="loop"))
+    done = count(Request(QueensFormula(6), engine="loop"))
     assert done.status is Status.UNSAT and done.complete and done.total == KNOWN[6][0]
-    stopped = count(QueensFormula(14), engine="loop", limits=Limits(time=0.3))
+    stopped = count(Request(QueensFormula(14), engine="loop", limits=Limits(time=0.3)))
     assert stopped.status is Status.TIMEOUT and not stopped.complete and stopped.total < KNOWN[14][0]
 
 
@@ -194,6 +197,6 @@ def test_cube_pool_loses_no_cube_that_finishes_between_two_looks(monkeypatch: py
             pass
 
     monkeypatch.setattr(executors, "ForkPool", Pool)
-    result = cube_count.count_symmetric(QueensFormula(8), jobs=2)
+    result = cube_count.count_symmetric(QueensFormula(8), where=Where(jobs=2))
     assert result.groups_total > 2 and result.groups_done == result.groups_total
     assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[8])

@@ -11,10 +11,11 @@ import pytest
 from helpers import need_solver
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.counting.external_cubes import DONE, RUN, count_external_cubes
+from cnfgen_queens.enumeration.records import EnumerationOptions
 from cnfgen_queens.limits import Deadline
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.api import count
-from cnfgen_queens.solutions.external_cubes import DONE, RUN, count_external_cubes
+from cnfgen_queens.solutions.api import Request, SolverChoice, Where, count
 
 A000170 = {6: 4, 7: 40, 8: 92, 10: 724}
 A002562 = {6: 1, 7: 6, 8: 12, 10: 92}
@@ -34,7 +35,15 @@ def test_kissat_by_cubes(n: int, capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("n", [6, 7])
 def test_minisat_by_cubes_in_one_process(n: int, tmp_path: Path) -> None:
     need_solver("minisat")
-    c = count(QueensFormula(n), "minisat", engine="cubes", symmetric=True, workdir=tmp_path / "w")
+    c = count(
+        Request(
+            QueensFormula(n),
+            SolverChoice("minisat"),
+            engine="cubes",
+            symmetric=True,
+            where=Where(workdir=tmp_path / "w"),
+        )
+    )
     assert (c.total, c.fundamental, c.engine, c.complete, c.mismatches) == (A000170[n], A002562[n], "cubes", True, ())
     assert json.loads((tmp_path / "w" / RUN).read_text())["n"] == n
     assert all((d / DONE).exists() for d in (tmp_path / "w" / "groups").glob("*/cube-*"))
@@ -43,8 +52,8 @@ def test_minisat_by_cubes_in_one_process(n: int, tmp_path: Path) -> None:
 def test_resume_after_a_time_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_solver("minisat")
     out = str(tmp_path / "w")
-    first = count_external_cubes(QueensFormula(8), "minisat", workdir=Path(out), jobs=2,
-                                 deadline=Deadline.after(0.6))  # fmt: skip
+    first = count_external_cubes(QueensFormula(8), "minisat", where=Where(jobs=2, workdir=Path(out)),
+                                 options=EnumerationOptions(deadline=Deadline.after(0.6)))  # fmt: skip
     assert not first.complete
     assert main(["count", "8", "--solver", "minisat", "--jobs", "2", "--out", out, "--quiet"]) == 2
     assert "use --resume" in capsys.readouterr().err

@@ -21,12 +21,12 @@ import pytest
 from helpers import CLI_ENTRY, default_signals
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.enumeration.forked_loop import GRACE, _Lines, enumerate_forked
+from cnfgen_queens.enumeration.records import EnumerationError, Found
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.api import count, solutions
-from cnfgen_queens.solutions.forked_loop import GRACE, _Lines, enumerate_forked
-from cnfgen_queens.solutions.records import EnumerationError, Found
+from cnfgen_queens.solutions.api import Request, SolverChoice, count, solutions
 from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.reaper import started
 
@@ -133,7 +133,7 @@ def test_a_real_solver_call_is_stopped_at_the_time_limit() -> None:
     formula = QueensFormula(400, "product")
     start = time.monotonic()
     with pytest.raises(EnumerationError) as stop:
-        list(solutions(formula, limits=Limits(time=4.0)))
+        list(solutions(Request(formula, limits=Limits(time=4.0))))
     assert stop.value.status == Status.TIMEOUT  # during the call here; while feeding on a much slower machine
     assert time.monotonic() - start < 4.0 + GRACE + SLACK
 
@@ -202,6 +202,6 @@ def test_a_slow_consumer_past_the_deadline_still_gets_a_complete_enumeration() -
 
 def test_an_unusable_embedded_solver_is_a_usage_error_not_a_child_error() -> None:
     with pytest.raises(UsageError, match="is not incremental"):
-        list(solutions(QueensFormula(5), "pysat:kissat404"))
+        list(solutions(Request(QueensFormula(5), SolverChoice("pysat:kissat404"))))
     with pytest.raises(UsageError, match=r"^pysat:kissat404 is not incremental"):
-        count(QueensFormula(5), "pysat:kissat404", engine="loop")
+        count(Request(QueensFormula(5), SolverChoice("pysat:kissat404"), engine="loop"))

@@ -18,14 +18,14 @@ from helpers import CLI_ENTRY, need_solver
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.cnf.owned import LOCK_FILE
+from cnfgen_queens.enumeration import external_loop, size_cap
+from cnfgen_queens.enumeration.embedded_loop import enumerate_embedded
+from cnfgen_queens.enumeration.external_loop import WorkFormula
+from cnfgen_queens.enumeration.records import EnumerationError
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions import external_loop, size_cap
-from cnfgen_queens.solutions.api import HELD_CLAUSES, check_held_size, count
-from cnfgen_queens.solutions.embedded_loop import enumerate_embedded
-from cnfgen_queens.solutions.external_loop import WorkFormula
-from cnfgen_queens.solutions.records import EnumerationError
+from cnfgen_queens.solutions.api import HELD_CLAUSES, Request, check_held_size, count
 from cnfgen_queens.solvers.outcome import Status
 
 GENEROUS = 60.0  # seconds a 1 s limit may take to end on a loaded machine (was minutes, or a crash)
@@ -167,7 +167,7 @@ def test_batch_count_cannot_build_a_formula_over_the_cap(tmp_path: Path) -> None
     """``task: count`` at N = 1000 pairwise: refused when the config is checked (exit 2, one line, no results
     file), and an ERROR row naming the size from the run itself (the task's own check), not an OOM kill."""
     with pytest.raises(UsageError, match="1,664,668,000 clauses"):
-        count(QueensFormula(1000), limits=Limits(time=5))
+        count(Request(QueensFormula(1000), limits=Limits(time=5)))
     cfg = tmp_path / "big.yaml"
     cfg.write_text(
         "experiment: big\ninstances:\n  n: [1000]\n  encodings: [pairwise]\n"

@@ -192,7 +192,7 @@ def test_a_signal_landing_in_a_finalizer_still_stops_the_command(tmp_path: Path)
 CUT_WAIT = """
 import os, signal, sys, time
 from concurrent.futures import _base
-from cnfgen_queens.solutions.executors import LocalExecutor
+from cnfgen_queens.execution.executors import LocalExecutor
 
 def land(frame, event, arg):  # Ctrl-C just after wait() has taken the first future's lock
     if event == "c_return" and frame.f_code is _base._AcquireFutures.__enter__.__code__:

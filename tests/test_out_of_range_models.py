@@ -11,8 +11,8 @@ from helpers import in_process
 
 import cnfgen_queens as cq
 from cnfgen_queens.cli import gen_main
+from cnfgen_queens.enumeration.records import EnumerationError
 from cnfgen_queens.experiments.store import Store
-from cnfgen_queens.solutions.records import EnumerationError
 from cnfgen_queens.solvers.outcome import Status
 
 LINES = {  # a v line of the liar, N = 8 (64 variables): numpy's path (> 64 literals) and Python's

@@ -182,7 +182,7 @@ def test_one_memory_bound(tmp_path: Path) -> None:
 
 
 def test_errors_the_user_fixes_are_usage_errors(tmp_path: Path) -> None:
-    from cnfgen_queens.solutions import executors
+    from cnfgen_queens.execution import executors
     from cnfgen_queens.solvers import ProfileError
 
     assert issubclass(ConfigError, UsageError) and issubclass(StoreError, UsageError)

@@ -159,7 +159,7 @@ def test_an_unreachable_scheduler_fails_at_our_timeout_not_dasks(
     set to 0.5 s here it fails in about 1 s on a quiet machine; the bound, 20 s, is ten times that with
     room for a loaded machine, and still below Dask's 30 s (issue 31: no wall-clock bound near the quiet figure)."""
     from cnfgen_queens.cli import main
-    from cnfgen_queens.solutions import executors
+    from cnfgen_queens.execution import executors
 
     need_module("dask.distributed")
     import distributed  # noqa: F401  (imported before the clock starts: seconds on a loaded machine)

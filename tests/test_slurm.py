@@ -27,7 +27,7 @@ from cnfgen_queens.cli import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.slurm]
 
-JOB_PREFIX = "cnfgen-queens-"  # solutions.slurm names each batch's jobs cnfgen-queens-<hex>
+JOB_PREFIX = "cnfgen-queens-"  # execution.slurm names each batch's jobs cnfgen-queens-<hex>
 REPEATS = 24
 TOTAL = 5 * 3 * 2 * REPEATS  # N 4..8, three encodings, two embedded solvers
 

@@ -10,8 +10,8 @@ from helpers import need_module
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.execution.slurm import MEMORY_MARGIN, MIN_JOB_TIME, SlurmSettings, job_limits, needed, slurm_time
 from cnfgen_queens.experiments.config import ConfigError, load
-from cnfgen_queens.solutions.slurm import MEMORY_MARGIN, MIN_JOB_TIME, SlurmSettings, job_limits, needed, slurm_time
 
 GRID = """\
 experiment: s

@@ -13,16 +13,17 @@ import pytest
 from helpers import need_module, need_solver
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.counting import cube_count
+from cnfgen_queens.counting.border_cubes import BorderCube, border_cubes, cube_groups, image, representative
+from cnfgen_queens.counting.cube_count import CubeTask, _weight, count_symmetric
+from cnfgen_queens.enumeration.accept import Acceptor
+from cnfgen_queens.enumeration.records import EnumerationError
+from cnfgen_queens.execution.where import Where
 from cnfgen_queens.limits import Deadline
 from cnfgen_queens.model.board import Board, images
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts
 from cnfgen_queens.model.symmetry import canonical, orbit, orbit_size
-from cnfgen_queens.solutions import cube_count
-from cnfgen_queens.solutions.accept import Acceptor
-from cnfgen_queens.solutions.border_cubes import BorderCube, border_cubes, cube_groups, image, representative
-from cnfgen_queens.solutions.cube_count import CubeTask, _weight, count_symmetric
-from cnfgen_queens.solutions.records import EnumerationError
 
 KNOWN = known_counts()
 
@@ -136,14 +137,14 @@ def test_symmetric_count_matches_oeis(n: int) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [13, 14])
 def test_symmetric_count_matches_oeis_13_14(n: int) -> None:
-    result = count_symmetric(QueensFormula(n), jobs=2)
+    result = count_symmetric(QueensFormula(n), where=Where(jobs=2))
     assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[n])
 
 
 @pytest.mark.parametrize("encoding", ["sequential", "commander", "pysat:totalizer"])
 def test_symmetric_count_other_encodings_and_processes(encoding: str) -> None:
     for n in (8, 10):
-        result = count_symmetric(QueensFormula(n, encoding), jobs=2)
+        result = count_symmetric(QueensFormula(n, encoding), where=Where(jobs=2))
         assert (result.total, result.fundamental) == KNOWN[n], (encoding, n)
 
 
@@ -152,7 +153,7 @@ def test_large_formula_path_counts_right(monkeypatch: pytest.MonkeyPatch, jobs: 
     """Formulas over FRESH_UP_TO clauses are built once per worker and run under assumptions."""
     monkeypatch.setattr(cube_count, "FRESH_UP_TO", 0)
     for n in (6, 8, 10):
-        result = count_symmetric(QueensFormula(n), jobs=jobs)
+        result = count_symmetric(QueensFormula(n), where=Where(jobs=jobs))
         assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[n])
     assert cube_count.worker_state() == {}  # the in-process solver and clauses are not kept after the count
 
@@ -161,7 +162,7 @@ def test_unlisted_groups_still_count_every_one(monkeypatch: pytest.MonkeyPatch) 
     """Beyond LISTED_UP_TO the groups come lazily (no total in advance); the count is the same."""
     monkeypatch.setattr(cube_count, "LISTED_UP_TO", 0)
     for jobs in (1, 2):
-        result = count_symmetric(QueensFormula(9), jobs=jobs)
+        result = count_symmetric(QueensFormula(9), where=Where(jobs=jobs))
         assert (result.total, result.fundamental, result.status) == (*KNOWN[9], "UNSAT")
         assert result.groups_total == result.groups_done == sum(1 for _ in cube_groups(9))
 
@@ -273,7 +274,7 @@ def test_dask_scheduler_runs_twice_on_the_same_workers() -> None:
 
     with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR) as c:
         for n in (9, 9, 10):
-            result = count_symmetric(QueensFormula(n), executor="dask", scheduler=c.scheduler_address)
+            result = count_symmetric(QueensFormula(n), where=Where(executor="dask", scheduler=c.scheduler_address))
             assert (result.total, result.fundamental) == KNOWN[n]
 
 
@@ -305,7 +306,7 @@ def test_progress_bar_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> Non
         err = Terminal() if tty else io.StringIO()
         monkeypatch.setattr(sys, "stderr", err)
         update, close = tqdm_progress(quiet)
-        result = count_symmetric(QueensFormula(8), jobs=2, progress=update)
+        result = count_symmetric(QueensFormula(8), where=Where(jobs=2), progress=update)
         close()
         assert result.total == 92
         text = err.getvalue()
@@ -315,7 +316,7 @@ def test_progress_bar_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> Non
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_stopped_count_of_unlisted_groups_claims_no_total(jobs: int, capsys: pytest.CaptureFixture[str]) -> None:
     """Beyond LISTED_UP_TO a count stopped by its time limit has no total (the pool said "0 of 1 cubes")."""
-    result = count_symmetric(QueensFormula(30), jobs=jobs, deadline=Deadline.after(1))
+    result = count_symmetric(QueensFormula(30), where=Where(jobs=jobs), deadline=Deadline.after(1))
     assert (result.status, result.groups_total) == ("TIMEOUT", None)
     assert main(["count", "30", "--jobs", str(jobs), "--time-limit", "1"]) == 1
     err = capsys.readouterr().err

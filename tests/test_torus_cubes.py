@@ -1,4 +1,4 @@
-"""The torus's cubes and weights (solutions/torus_cubes.py) against brute force, without a solver; then counted.
+"""The torus's cubes and weights (counting/torus_cubes.py) against brute force, without a solver; then counted.
 
 The brute force is a bitmask backtracker over rows, written here from the rules of the torus (no code
 of the package): it counts every solution, and it searches each cube of :func:`torus_groups` with its
@@ -13,10 +13,7 @@ import pytest
 from helpers import need_module
 
 from cnfgen_queens.cli import main
-from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.model.variants import TORUS_COUNTS, Variant
-from cnfgen_queens.solutions.api import count
-from cnfgen_queens.solutions.torus_cubes import (
+from cnfgen_queens.counting.torus_cubes import (
     OutsideCube,
     image,
     linear_group,
@@ -24,6 +21,9 @@ from cnfgen_queens.solutions.torus_cubes import (
     tie_pairs,
     torus_groups,
 )
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.variants import TORUS_COUNTS, Variant
+from cnfgen_queens.solutions.api import Request, count
 
 
 def torus_boards(n: int, fixed: dict[int, int] | None = None, banned: frozenset[tuple[int, int]] = frozenset(),
@@ -121,7 +121,7 @@ def test_a_board_outside_its_cube_is_refused() -> None:
 
 @pytest.mark.parametrize("n", range(1, 14))
 def test_count_by_cubes_is_a007705(n: int) -> None:
-    r = count(QueensFormula(n, variant=Variant(torus=True)))
+    r = count(Request(QueensFormula(n, variant=Variant(torus=True))))
     assert (r.engine, r.total, r.complete, r.mismatches) == ("cubes", TORUS_COUNTS[n], True, ())
 
 

@@ -346,7 +346,7 @@ def test_a_binary_manifest_is_named_and_called_not_text(tmp_path: Path) -> None:
 
 def test_a_solution_appended_on_a_full_disk_names_the_file(tmp_path: Path) -> None:
     """The loop's append to solutions.txt (a file object, whose ENOSPC names no file) says which file."""
-    from cnfgen_queens.solutions.external_loop import _append_durably
+    from cnfgen_queens.enumeration.external_loop import _append_durably
 
     with tiny_tmpfs(tmp_path / "tiny") as tiny:
         (tiny / "e").mkdir()

@@ -1,4 +1,4 @@
-"""Variants counted by cubes (solutions/variant_cubes.py, split_count.py) against a brute force; the policy."""
+"""Variants counted by cubes (counting/variant_cubes.py, split_count.py) against a brute force; the policy."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ import pytest
 from helpers import need_module
 
 from cnfgen_queens.cli import main
+from cnfgen_queens.counting.cube_count import FRESH_UP_TO
+from cnfgen_queens.counting.split_count import _checked_weight
+from cnfgen_queens.counting.variant_cubes import row_groups, split_groups
+from cnfgen_queens.enumeration.records import EnumerationError
 from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant, VariantError, make_variant
-from cnfgen_queens.solutions.api import choose_engine, count
-from cnfgen_queens.solutions.cube_count import FRESH_UP_TO
-from cnfgen_queens.solutions.records import EnumerationError
-from cnfgen_queens.solutions.split_count import _checked_weight
-from cnfgen_queens.solutions.variant_cubes import row_groups, split_groups
+from cnfgen_queens.solutions.api import Request, SolverChoice, Where, choose_engine, count
 
 Cell = tuple[int, int]
 
@@ -91,7 +91,7 @@ def test_random_variants_by_cubes_match_brute_force(wanted: int) -> None:
     nonzero = 0
     for n, v in cases:
         f = QueensFormula(n, variant=v)
-        r = count(f)
+        r = count(Request(f))
         assert (r.engine, r.status) == ("cubes", "UNSAT"), (n, v, r.error)
         assert r.total == brute_count(n, v), (n, v)
         nonzero += r.total > 0
@@ -118,8 +118,8 @@ def test_groups_cover_the_open_cells() -> None:
     assert all(divmod(c[0] - 1, 8)[0] == 3 for g in groups for c in g.cubes)
     full = make_variant(4, [(0, 1), (1, 3), (2, 0), (3, 2)])
     assert [(g.fixed, g.cubes) for g in row_groups(4, full)] == [((), ((),))]
-    assert count(QueensFormula(4, variant=full)).total == 1
-    assert count(QueensFormula(8, variant=make_variant(8, [(0, 0), (1, 2)]))).total == 0  # no open cell left
+    assert count(Request(QueensFormula(4, variant=full))).total == 1
+    assert count(Request(QueensFormula(8, variant=make_variant(8, [(0, 0), (1, 2)])))).total == 0  # no open cell left
     # the 13-torus's whole group (with (r, c) -> (r + c, r - c), issue 34) leaves 10 groups (15 without that map)
     assert len(split_groups(QueensFormula(13, variant=Variant(torus=True)))) == 10
 
@@ -132,12 +132,12 @@ def test_a_queen_on_a_blocked_cell_is_refused() -> None:
 
 def test_policy() -> None:
     torus, placed = Variant(torus=True), Variant(((0, 0),))
-    assert choose_engine(QueensFormula(8, variant=torus)) == "cubes"
-    assert choose_engine(QueensFormula(8, variant=placed)) == "cubes"
-    assert choose_engine(QueensFormula(40, variant=placed)) == "loop"  # beyond N = 32 auto runs the loop
-    assert choose_engine(QueensFormula(40, variant=placed), jobs=2) == "cubes"
-    assert choose_engine(QueensFormula(8, variant=placed), engine="loop") == "loop"
-    assert choose_engine(QueensFormula(8, variant=torus), "minisat") == "loop"
+    assert choose_engine(Request(QueensFormula(8, variant=torus))) == "cubes"
+    assert choose_engine(Request(QueensFormula(8, variant=placed))) == "cubes"
+    assert choose_engine(Request(QueensFormula(40, variant=placed))) == "loop"  # beyond N = 32 auto runs the loop
+    assert choose_engine(Request(QueensFormula(40, variant=placed), where=Where(jobs=2))) == "cubes"
+    assert choose_engine(Request(QueensFormula(8, variant=placed), engine="loop")) == "loop"
+    assert choose_engine(Request(QueensFormula(8, variant=torus), SolverChoice("minisat"))) == "loop"
 
 
 def _batch_config(tmp_path: Path, name: str, limits: str) -> Path:
@@ -169,7 +169,7 @@ def test_batch_engine_cubes_with_a_memory_limit_is_refused(tmp_path: Path, capsy
 
 
 def _count_in(queue: Any) -> None:
-    r = count(QueensFormula(11, variant=Variant(torus=True)), limits=Limits(time=60))
+    r = count(Request(QueensFormula(11, variant=Variant(torus=True)), limits=Limits(time=60)))
     queue.put((r.engine, r.total, r.complete))
 
 
@@ -198,6 +198,6 @@ def test_a_large_formula_runs_under_assumptions_in_one_solver() -> None:
     v = make_variant(n, board[3:])
     f = QueensFormula(n, variant=v)
     assert f.counts()[1] > FRESH_UP_TO
-    r = count(f, engine="cubes")
+    r = count(Request(f, engine="cubes"))
     assert (r.engine, r.status, r.total) == ("cubes", "UNSAT", brute_count(n, v)) and r.total >= 1
     assert r.groups_total == len(row_groups(n, v)) > 1

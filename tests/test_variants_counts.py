@@ -16,7 +16,7 @@ from cnfgen_queens.experiments.config import ConfigError, load
 from cnfgen_queens.experiments.grid import expand
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import TORUS_COUNTS, Variant, make_variant
-from cnfgen_queens.solutions.api import count, solutions
+from cnfgen_queens.solutions.api import Request, SolverChoice, count, solutions
 
 # OEIS A007705 as printed there (https://oeis.org/A007705), N = 1..13
 A007705 = [1, 0, 0, 0, 10, 0, 28, 0, 0, 0, 88, 0, 4524]
@@ -84,7 +84,7 @@ def test_completion_counts_match_brute_force(n: int) -> None:
     for _ in range(12):
         placed, holes, torus = random_case(rng, n)
         f = QueensFormula(n, "sequential", variant=Variant(tuple(placed), tuple(holes), torus))
-        r = count(f, "pysat:cadical195", engine="loop")
+        r = count(Request(f, SolverChoice("pysat:cadical195"), engine="loop"))
         assert r.status == "UNSAT" and r.total == brute_count(n, torus, placed, holes), (placed, holes, torus)
         checked += 1
         nonzero += r.total > 0
@@ -96,7 +96,7 @@ def test_enumerated_completions_keep_the_placed_queens(capsys) -> None:
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "count: 4 (unchecked)"  # the 4 solutions with a corner queen
     assert all(line.split()[0] == "1" for line in lines[:-1])
-    found = {f.placement for f in solutions(QueensFormula(8, variant=Variant(((0, 0),))))}
+    found = {f.placement for f in solutions(Request(QueensFormula(8, variant=Variant(((0, 0),)))))}
     assert len(found) == 4
 
 

@@ -162,7 +162,7 @@ def test_an_interrupted_pool_sweeps_the_directories_of_the_workers_it_killed(tmp
     inside) waited for the next command's sweep.  The interrupted pool sweeps it on its way out."""
     import time
 
-    from cnfgen_queens.solutions.executors import LocalExecutor
+    from cnfgen_queens.execution.executors import LocalExecutor
 
     pool = LocalExecutor(1)
     try:

@@ -1,4 +1,4 @@
-"""A Dask worker's task stopped by its command (solutions/worker_signals.py): :class:`Stopped`, raised in the
+"""A Dask worker's task stopped by its command (execution/worker_signals.py): :class:`Stopped`, raised in the
 task's thread, stops it wherever it lands, and nothing of it reaches the command's stderr."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from cnfgen_queens.solutions import worker_signals
+from cnfgen_queens.execution import worker_signals
 
 
 def test_a_stop_that_lands_in_a_gc_callback_still_stops_the_task(

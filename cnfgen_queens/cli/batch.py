@@ -7,14 +7,15 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError, printable
+from ..execution.slurm import job_limits, slurm_time
+from ..execution.where import Where
 from ..experiments import adaptive
-from ..experiments.batch import executor_of, run_batch
+from ..experiments.batch import BatchRequest, executor_of, run_batch
 from ..experiments.config import ConfigError, load
 from ..experiments.grid import expand
 from ..experiments.instance_config import grid_factors, shown
 from ..experiments.store import EmptyStore, Store, StoreError
 from ..experiments.store_env import ResultsUnwritable
-from ..solutions.slurm import job_limits, slurm_time
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
 from .common import fail
 
@@ -95,15 +96,15 @@ def _run(config: Config, args: argparse.Namespace) -> int:
     try:  # SIGTERM and SIGHUP stop the batch as Ctrl-C does (cli._guard)
         summary = run_batch(
             config,
-            jobs=jobs,
-            executor=executor,
-            scheduler=args.scheduler,
-            slurm=slurm,
-            fresh=args.fresh,
-            retry_errors=args.retry_errors,
-            progress=not args.no_progress,
-            log=lambda m: print(printable(m), file=sys.stderr),
-            note=lambda m: print(printable(m), flush=True),  # stdout, with the summary line: stderr is for errors
+            BatchRequest(
+                where=Where(jobs=jobs, executor=executor, scheduler=args.scheduler),
+                slurm=slurm,
+                fresh=args.fresh,
+                retry_errors=args.retry_errors,
+                progress=not args.no_progress,
+                log=lambda m: print(printable(m), file=sys.stderr),
+                note=lambda m: print(printable(m), flush=True),  # stdout, with the summary line: stderr is for errors
+            ),
         )
     except ImportError as e:
         fail(f"executor {executor} needs {e.name or e}: pip install 'cnfgen-queens[{executor}]'")

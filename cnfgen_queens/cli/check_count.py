@@ -1,6 +1,6 @@
 """``cnfgen-queens check-count DIR``: check a count certificate and print the certified count.
 
-Parses and prints; the checks are :mod:`cnfgen_queens.solutions.certificate_check`'s.  Exit 0 with
+Parses and prints; the checks are :mod:`cnfgen_queens.solutions.api`'s.  Exit 0 with
 ``certified count: K``; 1 when the certificate is rejected (the reason on stderr); 2 when DIR holds
 no certificate or no DRAT checker is available.
 """
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from cnfgen_queens.errors import UsageError, printable
-from cnfgen_queens.solutions.certificate_check import CHECKERS, CertificateRejected, check_certificate
+from cnfgen_queens.solutions.api import CHECKERS, CertificateRejected, Where, check_certificate
 
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
 from .common import fail
@@ -36,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
     cap_jobs(args)
     check_executor(args)
     try:
-        result = check_certificate(Path(args.directory), args.checker, jobs=args.jobs,
-                                   executor=args.executor or "local", scheduler=args.scheduler)  # fmt: skip
+        where = Where(jobs=args.jobs, executor=args.executor or "local", scheduler=args.scheduler)
+        result = check_certificate(Path(args.directory), args.checker, where=where)
     except UsageError as e:
         fail(str(e))
     except CertificateRejected as e:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cnfgen_queens.errors import printable
@@ -21,7 +20,7 @@ from .enumerate import loop
 from .run_options import cap_jobs
 
 if TYPE_CHECKING:
-    from cnfgen_queens.solutions.records import GroupCount
+    from cnfgen_queens.solutions.api import GroupCount
 
 ENGINES = ("auto", "cubes", "loop")  # solutions.api.ENGINES, repeated so that parsing imports nothing
 
@@ -53,9 +52,7 @@ def run(args: argparse.Namespace) -> int:
     check_executor(args)
     update, close = tqdm_progress(args.quiet)
     try:
-        certify = {"certify": Path(args.certify)} if args.certify else {}
-        code = loop(args, None, engine=args.engine, jobs=args.jobs, executor=args.executor or "local",
-                    scheduler=args.scheduler, progress=update, **certify)  # fmt: skip
+        code = loop(args, None, progress=update)
     finally:
         close()
     if args.certify and code == 0:

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.encodings import UnknownEncoding
@@ -16,8 +16,6 @@ from cnfgen_queens.model.decode import render
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.progress import Progress
 from cnfgen_queens.solutions import api
-from cnfgen_queens.solutions.certificate import OWN_FILES as CERTIFICATE_FILES
-from cnfgen_queens.solutions.external_loop import refuse_inputs_in
 
 from .arg_groups import (
     add_encoding_arguments,
@@ -32,7 +30,7 @@ from .variant_args import add_variant_arguments, variant_from
 
 if TYPE_CHECKING:
     from cnfgen_queens.model.formula import QueensFormula
-    from cnfgen_queens.solutions.records import Count, Found
+    from cnfgen_queens.solutions.api import Count, Found, GroupCount
 
 TEXT_FORMATS = ("line", "board", "positions", "json")
 
@@ -108,9 +106,10 @@ def formula_from(args: argparse.Namespace) -> QueensFormula:
         fail(str(e))
 
 
-def request(args: argparse.Namespace) -> dict[str, Any]:
-    """The options of ``enumerate``/``count`` as keyword arguments of :mod:`cnfgen_queens.solutions.api`;
-    ``--out DIR`` must not hold an input under a name the loop writes (exit 2, before any solver runs)."""
+def request(args: argparse.Namespace, formula: QueensFormula, report: api.Report) -> api.Request:
+    """The options of ``enumerate``/``count`` as one :class:`~cnfgen_queens.solutions.api.Request` (``count``'s
+    engine, jobs, executor, scheduler and certificate directory where its namespace has them); ``--out DIR``
+    must not hold an input under a name the loop writes (exit 2, before any solver runs)."""
     import shlex
 
     certify = getattr(args, "certify", None)
@@ -122,9 +121,9 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
     ]
     try:
         if args.out:
-            refuse_inputs_in(Path(args.out), inputs)
+            api.refuse_inputs_in(Path(args.out), inputs)
         if certify:  # the inputs against every file the certificate writes, by device and inode
-            refuse_alias(certify, inputs, "--certify", own=CERTIFICATE_FILES)
+            refuse_alias(certify, inputs, "--certify", own=api.CERTIFICATE_FILES)
     except UsageError as e:
         fail(str(e))
 
@@ -132,17 +131,15 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
         solver_args = tuple(shlex.split(args.solver_args or ""))
     except ValueError as e:
         fail(f"--solver-args: {e}")
-    return {
-        "limits": limits_from(args, args.time_limit, args.memory_limit),
-        "symmetric": args.symmetric,
-        "workdir": Path(args.out) if args.out else None,
-        "resume": args.resume,
-        "solvers_file": Path(args.solvers_file) if args.solvers_file else None,
-        "solver_args": solver_args,
-        "allow_large": args.allow_large,
-        "check_all": args.check_all,
-        "require_checked": args.require_checked,
-    }
+    where = api.Where(jobs=getattr(args, "jobs", 1), executor=getattr(args, "executor", None) or "local",
+                      scheduler=getattr(args, "scheduler", None), workdir=Path(args.out) if args.out else None,
+                      resume=args.resume)  # fmt: skip
+    solver = api.SolverChoice(args.solver, solver_args, Path(args.solvers_file) if args.solvers_file else None)
+    return api.Request(formula, solver, engine=getattr(args, "engine", "loop"),
+                       limits=limits_from(args, args.time_limit, args.memory_limit), where=where, report=report,
+                       symmetric=args.symmetric, limit=args.limit, allow_large=args.allow_large,
+                       certify=Path(certify) if certify else None, check_all=args.check_all,
+                       require_checked=args.require_checked)  # fmt: skip
 
 
 def print_count(args: argparse.Namespace, result: Count) -> int:
@@ -180,13 +177,12 @@ def print_count(args: argparse.Namespace, result: Count) -> int:
     return 0
 
 
-def loop(args: argparse.Namespace, emit: Callable[[Found], None] | None, **engine: Any) -> int:
-    """List (``emit``) or count every solution through :func:`cnfgen_queens.solutions.api.count`;
-    ``engine``: its engine, jobs, executor, scheduler and progress (the loop when not given)."""
+def loop(args: argparse.Namespace, emit: Callable[[Found], None] | None,
+         progress: Callable[[GroupCount, int | None], None] | None = None) -> int:  # fmt: skip
+    """List (``emit``) or count every solution through :func:`cnfgen_queens.solutions.api.count` (the
+    loop, unless the namespace is ``count``'s); ``progress`` per finished group of cubes."""
 
     formula = formula_from(args)
-    options = request(args)
-    bar = Progress("sol", "solutions", total=None if args.limit else api.known_total(formula), quiet=args.quiet)
     calls = 0
 
     def on_call() -> None:
@@ -199,9 +195,10 @@ def loop(args: argparse.Namespace, emit: Callable[[Found], None] | None, **engin
             emit(found)
         bar.update(found.weight)
 
+    counting = request(args, formula, api.Report(progress, on_solution, on_call))
+    bar = Progress("sol", "solutions", total=None if args.limit else api.known_total(formula), quiet=args.quiet)
     try:
-        result = api.count(formula, args.solver, limit=args.limit, on_solution=on_solution, on_call=on_call,
-                           **{"engine": "loop", **engine, **options})  # fmt: skip
+        result = api.count(counting)
     except UsageError as e:
         fail(str(e))
     finally:

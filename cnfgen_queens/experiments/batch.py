@@ -23,8 +23,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.solutions import executors
-from cnfgen_queens.solutions.slurm import SlurmSettings
+from cnfgen_queens.execution import executors
+from cnfgen_queens.execution.slurm import SlurmSettings
+from cnfgen_queens.execution.where import ONE_WORKER, Where
 
 from ..cnf.atomic import close_work_dir, open_work_dir
 from ..cnf.owned import open_dir, refuse_links, refuse_planted
@@ -44,6 +45,22 @@ from .verdict import Verdict, judge, verdict
 
 CACHE_DIR = "cnf-cache"
 CLAIM_BLOCK = 64  # runs claimed in one transaction (released at the end if not run)
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """How a batch runs, as one value: where (``jobs`` workers on ``executor``, the Dask ``scheduler``; the
+    SLURM ``slurm`` settings for executor slurm), ``fresh`` (delete the stored runs first), ``retry_errors``,
+    the ``progress`` bar, ``log`` and ``note`` (stdout) for what it says, the core sets of ``pin``."""
+
+    where: Where = ONE_WORKER
+    slurm: SlurmSettings | None = None
+    fresh: bool = False
+    retry_errors: bool = False
+    progress: bool = True
+    log: Callable[[str], None] = print
+    note: Callable[[str], None] | None = None
+    pin: noise.Pin | None = None
 
 
 @dataclass
@@ -143,28 +160,28 @@ def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tup
     return runs, [r for r in runs if r.key not in done]
 
 
-def run_batch(config: Config, **options: Any) -> Summary:
+def run_batch(config: Config, request: BatchRequest) -> Summary:
     """Run every unfinished run of ``config`` (see :func:`_round`); with adaptive repeats
     (:mod:`.adaptive`), then round after round the next repeats of every cell not yet clear.  An adaptive
     grid's ``total`` and ``skipped`` count every repeat its cells have (:func:`.adaptive.tally`).  With
     ``pin: true``, each run at once on cores of its own (:mod:`.noise`; PinRefused before anything runs)."""
     try:
         if not config.pin:
-            return _rounds(config, options)
-        sets = noise.pin_cores(config, options.get("executor", "local"), options["jobs"])
+            return _rounds(config, request)
+        sets = noise.pin_cores(config, request.where.executor, request.where.jobs)
         path, fd = open_work_dir("pin")  # the lock files of the core sets, one per set
         try:
-            return _rounds(config, {**options, "pin": noise.Pin(str(path), sets)})
+            return _rounds(config, replace(request, pin=noise.Pin(str(path), sets)))
         finally:
             close_work_dir(path, fd)
     finally:
         solver_child.close()  # runs made in this process (one job) kept a solver child: it ends with the batch
 
 
-def _rounds(config: Config, options: dict[str, Any]) -> Summary:
-    summary = _round(config, **options, announce=True)
+def _rounds(config: Config, request: BatchRequest) -> Summary:
+    summary = _round(config, request, announce=True)
     while config.adaptive and summary.done and not summary.interrupted and not summary.failed:
-        step = _round(config, **{**options, "fresh": False})
+        step = _round(config, replace(request, fresh=False))
         if not step.done and not step.interrupted:
             break
         summary.done, summary.solved, summary.seconds = summary.done + step.done, summary.solved + step.solved, \
@@ -175,45 +192,29 @@ def _rounds(config: Config, options: dict[str, Any]) -> Summary:
         summary.stopped_by, summary.exit_code = step.stopped_by, step.exit_code
     if config.adaptive:
         with Store(config.results, readonly=True) as store:
-            summary.total = tally(config, store.done_keys(retry_errors=options.get("retry_errors", False)))[0]
+            summary.total = tally(config, store.done_keys(retry_errors=request.retry_errors))[0]
     return summary
 
 
-def _round(
-    config: Config,
-    *,
-    jobs: int,
-    executor: str = "local",
-    scheduler: str | None = None,
-    slurm: SlurmSettings | None = None,
-    fresh: bool = False,
-    retry_errors: bool = False,
-    progress: bool = True,
-    log: Callable[[str], None] = print,
-    note: Callable[[str], None] | None = None,
-    pin: noise.Pin | None = None,
-    announce: bool = False,
-) -> Summary:
+def _round(config: Config, request: BatchRequest, announce: bool = False) -> Summary:
     """Run every unfinished run of ``config``; results go to ``config.results`` as they finish.
 
-    ``executor`` ``slurm`` submits ``slurm`` (default: ``jobs`` jobs) sized for one run of the config's limits.
+    Executor ``slurm`` submits ``request.slurm`` (default: ``jobs`` jobs) sized for one run of the config's limits.
     On a cluster (``dask``, ``slurm``) each worker checks the GBD hash of the cached CNF before solving it.
     ``announce`` (the first round): a local batch stores its start and, on a busy machine, says so to ``note``
     before its first run (:mod:`.noise`); ``pin``: the core sets its runs take."""
 
     start = time.monotonic()
     try:
-        return _run_batch(config, start, jobs=jobs, executor=executor, scheduler=scheduler, slurm=slurm, fresh=fresh,
-                          retry_errors=retry_errors, progress=progress, log=log, note=note, pin=pin,
-                          announce=announce)  # fmt: skip
+        return _run_batch(config, start, request, announce)
     except sqlite3.Error as e:  # SQLite's words for a full disk or a read-only folder: said as the cause
         raise unwritable(config.results, e) or StoreError(f"{config.results}: {e}") from None
 
 
-def _run_batch(config: Config, start: float, *, jobs: int, executor: str, scheduler: str | None,
-               slurm: SlurmSettings | None, fresh: bool, retry_errors: bool, progress: bool,
-               log: Callable[[str], None], note: Callable[[str], None] | None, pin: noise.Pin | None,
-               announce: bool) -> Summary:  # fmt: skip
+def _run_batch(config: Config, start: float, request: BatchRequest, announce: bool) -> Summary:
+    jobs, executor, scheduler = request.where.jobs, request.where.executor, request.where.scheduler
+    slurm, fresh, retry_errors, pin = request.slurm, request.fresh, request.retry_errors, request.pin
+    progress, log, note = request.progress, request.log, request.note
     with Store(config.results) as store:
         runs, todo = plan(config, None if fresh else store, retry_errors)
         extra = [] if fresh else next_round(config, store)  # adaptive repeats: the next of each unclear cell

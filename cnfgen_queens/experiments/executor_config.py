@@ -1,4 +1,4 @@
-"""The ``executor:`` and ``slurm:`` keys of a batch config, validated (see :mod:`cnfgen_queens.solutions.slurm`).
+"""The ``executor:`` and ``slurm:`` keys of a batch config, validated (see :mod:`cnfgen_queens.execution.slurm`).
 
 ```yaml
 executor: slurm                 # local (default) | dask | slurm; --executor on the command line wins
@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..solutions.slurm import DEFAULT_RUN_MEMORY, SlurmSettings, needed
+from ..execution.slurm import DEFAULT_RUN_MEMORY, SlurmSettings, needed
 from .config_check import Check as _Check
 
 EXECUTORS = ("local", "dask", "slurm")

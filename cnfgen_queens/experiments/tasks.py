@@ -230,7 +230,8 @@ def _count(run: Run) -> Measurement:
     limits = _limits(run)
     start = time.monotonic()
     try:
-        r = api.count(run.instance.formula(), run.solver.name, engine=run.engine, limits=limits)
+        r = api.count(api.Request(run.instance.formula(), api.SolverChoice(run.solver.name), engine=run.engine,
+                                  limits=limits))  # fmt: skip
     except UsageError as e:
         return Measurement(Status.ERROR, wall=time.monotonic() - start, error=str(e))
     measured_by = None if run.solver.name.startswith("pysat:") else _measured_by(limits.isolation)

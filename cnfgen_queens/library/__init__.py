@@ -27,7 +27,7 @@ Examples:
 
 from cnfgen_queens.encodings import EncodingSize
 from cnfgen_queens.errors import UsageError
-from cnfgen_queens.solutions.records import Count
+from cnfgen_queens.solutions.api import Count
 
 from .batch import load_results, run_batch
 from .boards import Board, blocking_clause, decode

@@ -9,8 +9,9 @@ from typing import Any
 
 from cnfgen_queens.cli.common import positive_int
 from cnfgen_queens.errors import python_words
+from cnfgen_queens.execution.where import Where
 from cnfgen_queens.experiments import config as configs
-from cnfgen_queens.experiments.batch import Summary, executor_of
+from cnfgen_queens.experiments.batch import BatchRequest, Summary, executor_of
 from cnfgen_queens.experiments.batch import run_batch as run
 from cnfgen_queens.experiments.report import load_rows
 from cnfgen_queens.experiments.store import COLUMNS
@@ -56,8 +57,10 @@ def run_batch(
         )
         jobs = checked(positive_int("jobs"), jobs, "jobs") if jobs is not None else None
         executor, jobs, slurm = executor_of(parsed, executor, jobs)
-        return run(parsed, jobs=jobs, executor=executor, scheduler=scheduler, slurm=slurm, fresh=fresh,
-                   retry_errors=retry_errors, progress=progress, log=lambda m: None)  # fmt: skip
+        where = Where(jobs=jobs, executor=executor, scheduler=scheduler)
+        request = BatchRequest(where=where, slurm=slurm, fresh=fresh, retry_errors=retry_errors, progress=progress,
+                               log=lambda m: None)  # fmt: skip
+        return run(parsed, request)
 
 
 def load_results(path: str | Path, *, as_frame: bool = False) -> Any:

@@ -18,8 +18,8 @@ from cnfgen_queens.limits import Limits
 from cnfgen_queens.model import decode as _decode
 from cnfgen_queens.model.variants import from_header
 from cnfgen_queens.solutions import api as _solutions
+from cnfgen_queens.solutions.api import Count, Found
 from cnfgen_queens.solutions.known_answer import judge_answer
-from cnfgen_queens.solutions.records import Count, Found
 from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound
 from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Checked, Outcome, Status
@@ -215,8 +215,10 @@ def enumerate_solutions(
         formula = formula_of(formula, "enumerate_solutions")
         if limit is not None:
             limit = checked(positive_int("limit"), limit, "limit")
-        found = _solutions.solutions(formula.formula, solver, limits=Limits(time_limit, memory_limit),
-                                     symmetric=symmetric, allow_large=allow_large)  # fmt: skip
+        request = _solutions.Request(formula.formula, _solutions.SolverChoice(solver),
+                                     limits=Limits(time_limit, memory_limit), symmetric=symmetric,
+                                     allow_large=allow_large)  # fmt: skip
+        found = _solutions.solutions(request)
         return _boards(found, limit)
 
 
@@ -272,9 +274,11 @@ def count(
         if limit is not None:
             limit = checked(positive_int("limit"), limit, "limit")
         jobs = checked(positive_int("jobs"), jobs, "jobs")
-        result = _solutions.count(formula.formula, solver, engine=engine, limits=Limits(time_limit, memory_limit),
-                                  jobs=jobs, executor=executor, scheduler=scheduler,
-                                  symmetric=symmetric, limit=limit, allow_large=allow_large,
-                                  certify=None if certify is None else Path(certify), check_all=check_all,
-                                  require_checked=require_checked)  # fmt: skip
+        request = _solutions.Request(formula.formula, _solutions.SolverChoice(solver), engine=engine,
+                                     limits=Limits(time_limit, memory_limit),
+                                     where=_solutions.Where(jobs=jobs, executor=executor, scheduler=scheduler),
+                                     symmetric=symmetric, limit=limit, allow_large=allow_large,
+                                     certify=None if certify is None else Path(certify), check_all=check_all,
+                                     require_checked=require_checked)  # fmt: skip
+        result = _solutions.count(request)
         return _solutions.judged(result)

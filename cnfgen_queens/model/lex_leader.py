@@ -79,7 +79,7 @@ def _times(x: Matrix, y: Matrix) -> Matrix:
 @cache
 def torus_linear(n: int) -> tuple[Matrix, ...]:
     """The linear maps ``u * d`` of the N-torus modulo N (``d`` in :func:`torus_shapes`, ``u`` a unit),
-    distinct, the identity first (:mod:`cnfgen_queens.solutions.torus_cubes` counts by them)."""
+    distinct, the identity first (:mod:`cnfgen_queens.counting.torus_cubes` counts by them)."""
     from math import gcd  # the torus group only (math is an extension module: a file to load)
 
     units = [u for u in range(n) if gcd(u, n) == 1]

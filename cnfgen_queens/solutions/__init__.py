@@ -1,3 +1,2 @@
-"""Finding every solution: the accept step shared by every loop, the embedded, forked and
-external loops, counting by border cubes, the worker pools, and :mod:`.api`, which owns the
-policy (engine, size cap, deadline, the known-count check).  Imports ``solvers/`` and below."""
+"""The policy of finding every solution, the one door the CLI, the library and the batch use: a request
+(:mod:`.request`), the engine, the size cap, the deadline and the published counts (:mod:`.api`)."""

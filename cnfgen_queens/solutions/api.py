@@ -25,15 +25,35 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from cnfgen_queens.certificates.certificate import OWN_FILES as CERTIFICATE_FILES
+from cnfgen_queens.certificates.certificate import certify, check_certify
+from cnfgen_queens.certificates.certificate_check import (
+    CHECKERS,
+    CertificateRejected,
+    CertifiedCount,
+    check_certificate,
+)
+from cnfgen_queens.certificates.manifest_bounds import largest_n
 from cnfgen_queens.cnf.atomic import work_dir
+from cnfgen_queens.counting import cube_count, split_count
+from cnfgen_queens.counting.external_cubes import count_external_cubes
+from cnfgen_queens.enumeration.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
+from cnfgen_queens.enumeration.external_loop import enumerate_external, refuse_inputs_in
+from cnfgen_queens.enumeration.forked_loop import enumerate_forked
+from cnfgen_queens.enumeration.records import (
+    Count,
+    EnumerationError,
+    EnumerationOptions,
+    Found,
+    GroupCount,
+    refused,
+)
+from cnfgen_queens.enumeration.size_cap import COMPACT, CUBES_ESCAPE, HELD_CLAUSES, check_held_size, check_size
 from cnfgen_queens.errors import UsageError, option
+from cnfgen_queens.execution.where import Where
 from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts, published_count
-from cnfgen_queens.solutions import cube_count, split_count
-from cnfgen_queens.solutions.certificate import certify, check_certify
-from cnfgen_queens.solutions.certificate_check import CertificateRejected, check_certificate
-from cnfgen_queens.solutions.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
 from cnfgen_queens.solutions.engine_choice import (
     AUTO_SPLIT_UP_TO,
     DEFAULT_SOLVER,
@@ -45,26 +65,16 @@ from cnfgen_queens.solutions.engine_choice import (
     loop_only_flags,
     variant_flag,
 )
-from cnfgen_queens.solutions.external_cubes import count_external_cubes
-from cnfgen_queens.solutions.external_loop import enumerate_external
-from cnfgen_queens.solutions.forked_loop import enumerate_forked
-from cnfgen_queens.solutions.manifest_bounds import largest_n
-from cnfgen_queens.solutions.records import (
-    Count,
-    EnumerationError,
-    EnumerationOptions,
-    Found,
-    GroupCount,
-    refused,
-)
-from cnfgen_queens.solutions.size_cap import COMPACT, CUBES_ESCAPE, HELD_CLAUSES, check_held_size, check_size
+from cnfgen_queens.solutions.request import Report, Request, SolverChoice
 from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound, resolve
 from cnfgen_queens.solvers.outcome import Checked, Status
 
-__all__ = [  # the policy's public names: the entries below, and the rules re-exported from beside it
-    "AUTO_SPLIT_UP_TO", "COMPACT", "CUBES_ESCAPE", "DEFAULT_SOLVER", "ENGINES", "HELD_CLAUSES", "auto_cubes",
-    "check_held_size", "check_size", "choose_engine", "count", "external_flags", "judged", "known_total",
-    "mismatches", "solutions", "variant_flag",
+__all__ = [  # the one door: the policy's names, the request's records, and what the layers below return
+    "AUTO_SPLIT_UP_TO", "CERTIFICATE_FILES", "CHECKERS", "COMPACT", "CUBES_ESCAPE", "DEFAULT_SOLVER", "ENGINES",
+    "HELD_CLAUSES", "CertificateRejected", "CertifiedCount", "Count", "EnumerationError", "Found", "GroupCount",
+    "Limits", "Report", "Request", "SolverChoice", "Where", "auto_cubes", "check_certificate", "check_held_size",
+    "check_size", "choose_engine", "count", "external_flags", "judged", "known_total", "mismatches",
+    "refuse_inputs_in", "solutions", "variant_flag",
 ]  # fmt: skip
 
 
@@ -100,55 +110,44 @@ def known_total(formula: QueensFormula) -> int | None:
     return None if published is None else published[0]
 
 
-def solutions(
-    formula: QueensFormula,
-    solver: str = DEFAULT_SOLVER,
-    *,
-    limits: Limits | None = None,
-    symmetric: bool = False,
-    workdir: Path | None = None,
-    resume: bool = False,
-    solvers_file: Path | None = None,
-    solver_args: tuple[str, ...] = (),
-    allow_large: bool = False,
-    on_call: Callable[[], None] | None = None,
-    deadline: Deadline | None = None,
-    check_all: bool = False,
-) -> Generator[Found, None, None]:
+def solutions(request: Request, deadline: Deadline | None = None) -> Generator[Found, None, None]:
     """Every solution, checked, by the blocking-clause loop: the embedded loop in a forked child for a
     ``pysat:`` solver (its time and memory limits hold during a solver call), the durable restart loop
-    in ``workdir`` (a temporary directory when None) for a binary.
+    in ``request.where.workdir`` (a temporary directory when None) for a binary.
 
-    ``limits.time`` bounds the whole request (building and writing the formula too) from this call on,
-    unless ``deadline`` is given; raises UsageError at once, before anything runs (the loop starts at the
+    ``request.limits.time`` bounds the whole request (building and writing the formula too) from this call
+    on, unless ``deadline`` is given; raises UsageError at once, before anything runs (the loop starts at the
     first ``next``), EnumerationError from the loop when it stops early.  Every model is checked: as a
     board in O(N) for a ``pysat:`` solver (with ``check_all``, against every clause too), against every
-    clause of the CNF for a binary."""
-    limits = limits or Limits()
-    choose_engine(formula, solver, "loop", symmetric=symmetric)  # the checks every engine makes
-    check_held_size(formula, allow_large)
-    _check_request(solver, solvers_file, resume, workdir)
-    deadline = deadline or Deadline.after(limits.time)
-    if pysat_name(solver) is not None:
-        external = external_flags(limits, workdir, resume, solver_args, solvers_file)
+    clause of the CNF for a binary.  Of ``request.report``, ``on_call`` is called per solver call."""
+    choose_engine(replace(request, engine="loop", where=replace(request.where, jobs=1, executor="local")))
+    check_held_size(request.formula, request.allow_large)
+    _check_request(request)
+    deadline = deadline or Deadline.after(request.limits.time)
+    if pysat_name(request.solver.name) is not None:
+        external = external_flags(request)
         if external:
             verb = "belongs" if len(external) == 1 else "belong"
             raise UsageError(f"{', '.join(external)} {verb} to the external loop; a pysat: solver runs in a child "
                              "of this process")  # fmt: skip
-        embedded_solver(solver)  # UsageError here, not an ERROR from the child
-        return _embedded_loop(formula, solver, symmetric, deadline, limits.memory, on_call, check_all)
-    options = EnumerationOptions(symmetric=symmetric, limits=limits, deadline=deadline, on_call=on_call,
-                                 resume=resume, solvers_file=solvers_file, solver_args=solver_args)  # fmt: skip
-    return _external_loop(formula, solver, workdir, options)
+        embedded_solver(request.solver.name)  # UsageError here, not an ERROR from the child
+        return _embedded_loop(request, deadline)
+    where, solver = request.where, request.solver
+    options = EnumerationOptions(symmetric=request.symmetric, limits=request.limits, deadline=deadline,
+                                 on_call=request.report.on_call, resume=where.resume, solvers_file=solver.profiles,
+                                 solver_args=solver.args)  # fmt: skip
+    return _external_loop(request.formula, solver.name, where.workdir, options)
 
 
-def _embedded_loop(formula: QueensFormula, solver: str, symmetric: bool, deadline: Deadline, memory: int | None,
-                   on_call: Callable[[], None] | None, check_all: bool) -> Generator[Found, None, None]:  # fmt: skip
+def _embedded_loop(request: Request, deadline: Deadline) -> Generator[Found, None, None]:
+    formula, solver, symmetric, check_all = request.formula, request.solver.name, request.symmetric, request.check_all
+
     def loop(call: Callable[[], None]) -> Iterator[Found]:  # runs in the child
         return enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=call,
                                   check_all=check_all)  # fmt: skip
 
-    yield from enumerate_forked(loop, deadline=deadline, memory_mb=memory, on_call=on_call)
+    yield from enumerate_forked(loop, deadline=deadline, memory_mb=request.limits.memory,
+                                on_call=request.report.on_call)  # fmt: skip
 
 
 def _external_loop(formula: QueensFormula, solver: str, workdir: Path | None,
@@ -160,90 +159,61 @@ def _external_loop(formula: QueensFormula, solver: str, workdir: Path | None,
     yield from enumerate_external(formula, solver, workdir, options)
 
 
-def count(
-    formula: QueensFormula,
-    solver: str = DEFAULT_SOLVER,
-    *,
-    engine: str = "auto",
-    limits: Limits | None = None,
-    jobs: int = 1,
-    executor: str = "local",
-    scheduler: str | None = None,
-    symmetric: bool = False,
-    limit: int | None = None,
-    workdir: Path | None = None,
-    resume: bool = False,
-    solvers_file: Path | None = None,
-    solver_args: tuple[str, ...] = (),
-    allow_large: bool = False,
-    progress: Callable[[GroupCount, int | None], None] | None = None,
-    on_solution: Callable[[Found], None] | None = None,
-    on_call: Callable[[], None] | None = None,
-    certify: Path | None = None,
-    check_all: bool = False,
-    require_checked: bool = False,
-) -> Count:
-    """Count every solution (and orbits with ``symmetric``) by the engine :func:`choose_engine` picks.
+def count(request: Request) -> Count:
+    """Count every solution (and orbits with ``request.symmetric``) by the engine :func:`choose_engine` picks.
 
     Raises UsageError for what the user must fix, before anything runs; solver trouble, a limit or a bad
     model ends the count with that status and what was counted before (never raised).  ``limit`` stops
-    the loop after that many solutions (status UNKNOWN: not the total).  ``progress(group, total)`` is
-    called per finished group of cubes, ``on_solution``/``on_call`` per solution and solver call of the loop.
-    ``certify``: count every cube and write a certificate there (:mod:`.certificate`; engine ``certify``).
-    ``check_all``: evaluate every clause on every model too (else a board check in O(N) where the formula
-    is ours; a binary's model is always checked against every clause).  A complete count says how it was
-    checked (:func:`checked_count`); ``require_checked`` makes an unchecked one an ERROR.
+    the loop after that many solutions (status UNKNOWN: not the total).  Of ``request.report``,
+    ``progress(group, total)`` is called per finished group of cubes, ``on_solution``/``on_call`` per
+    solution and solver call of the loop.  ``certify``: count every cube and write a certificate there
+    (:mod:`.certificate`; engine ``certify``).  ``check_all``: evaluate every clause on every model too (else
+    a board check in O(N) where the formula is ours; a binary's model is always checked against every
+    clause).  A complete count says how it was checked (:func:`checked_count`); ``require_checked`` makes an
+    unchecked one an ERROR.
 
-    >>> c = count(QueensFormula(8))
+    >>> c = count(Request(QueensFormula(8)))
     >>> (c.total, c.complete, c.engine, c.mismatches, str(c.checked))
     (92, True, 'cubes', (), 'published-count')
     """
-    limits = limits or Limits()
-    if certify is not None:
-        loop_only = loop_only_flags(limits, limit, workdir, resume, allow_large)
-        loop_only += given((("--solver-args", solver_args), ("--solvers-file", solvers_file)))
-        result = _certified(formula, solver, certify, engine=engine, limits=limits, jobs=jobs, executor=executor,
-                          scheduler=scheduler, symmetric=symmetric, progress=progress, loop_only=loop_only)  # fmt: skip
-        return checked_count(formula, result, require_checked, certificate=certify)
-    chosen = choose_engine(formula, solver, engine, jobs=jobs, executor=executor, symmetric=symmetric,
-                           limits=limits, limit=limit, workdir=workdir, resume=resume, allow_large=allow_large,
-                           solver_args=solver_args, solvers_file=solvers_file)  # fmt: skip
-    deadline = Deadline.after(limits.time)
-    if chosen == "cubes" and pysat_name(solver) is None:
-        result = _count_external_cubes(formula, solver, workdir=workdir, jobs=jobs, limits=limits, resume=resume,
-                                       solvers_file=solvers_file, solver_args=solver_args, deadline=deadline,
-                                       progress=progress)  # fmt: skip
-        result = replace(result, fundamental=result.fundamental if symmetric else None)
+    formula = request.formula
+    if request.certify is not None:
+        result = _certified(request, request.certify)
+        return checked_count(formula, result, request.require_checked, certificate=request.certify)
+    chosen = choose_engine(request)
+    deadline = Deadline.after(request.limits.time)
+    if chosen == "cubes" and pysat_name(request.solver.name) is None:
+        result = _count_external_cubes(request, deadline)
     elif chosen == "cubes":
-        check_size(formula, "cubes", jobs=jobs, executor=executor)
-        try:
-            if formula.variant.active:
-                if check_all:
-                    raise UsageError(f"{option('--check-all')} does not combine with counting "
-                                     f"{variant_flag(formula.variant)} by cubes; {option('--engine', 'loop')} checks "
-                                     "every clause")  # fmt: skip
-                result = split_count.count_split(formula, solver, jobs=jobs, executor=executor, scheduler=scheduler,
-                                                 deadline=deadline, progress=progress)  # fmt: skip
-            else:
-                result = cube_count.count_symmetric(formula, solver, jobs=jobs, executor=executor,
-                                                    scheduler=scheduler, deadline=deadline, progress=progress,
-                                                    check_all=check_all)  # fmt: skip
-        except UsageError:
-            raise
-        except ValueError as e:  # e.g. a malformed Dask scheduler address
-            raise UsageError(f"{executor} executor: {e}") from None
-        except OSError as e:  # e.g. no Dask scheduler answers at that address: the environment, exit 1
-            raise OSError(f"{executor} executor: {e}") from None
-        fundamental = result.fundamental if symmetric else None
-        result = replace(result, fundamental=fundamental)
+        result = _count_by_cubes(request, deadline)
     else:
-        result = _count_by_loop(formula, solver, limits=limits, deadline=deadline, symmetric=symmetric,
-                                limit=limit, workdir=workdir, resume=resume, solvers_file=solvers_file,
-                                solver_args=solver_args, allow_large=allow_large, on_solution=on_solution,
-                                on_call=on_call, check_all=check_all)  # fmt: skip
+        result = _count_by_loop(request, deadline)
     if result.complete:
         result = replace(result, mismatches=mismatches(formula, result.total, result.fundamental))
-    return checked_count(formula, result, require_checked)
+    return checked_count(formula, result, request.require_checked)
+
+
+def _count_by_cubes(request: Request, deadline: Deadline) -> Count:
+    """The embedded solver's cube engines: the plain board's border cubes, a variant's own cubes."""
+    formula, solver, where, progress = request.formula, request.solver.name, request.where, request.report.progress
+    check_size(formula, "cubes", jobs=where.jobs, executor=where.executor)
+    try:
+        if formula.variant.active:
+            if request.check_all:
+                raise UsageError(f"{option('--check-all')} does not combine with counting "
+                                 f"{variant_flag(formula.variant)} by cubes; {option('--engine', 'loop')} checks "
+                                 "every clause")  # fmt: skip
+            result = split_count.count_split(formula, solver, where=where, deadline=deadline, progress=progress)
+        else:
+            result = cube_count.count_symmetric(formula, solver, where=where, deadline=deadline, progress=progress,
+                                                check_all=request.check_all)  # fmt: skip
+    except UsageError:
+        raise
+    except ValueError as e:  # e.g. a malformed Dask scheduler address
+        raise UsageError(f"{where.executor} executor: {e}") from None
+    except OSError as e:  # e.g. no Dask scheduler answers at that address: the environment, exit 1
+        raise OSError(f"{where.executor} executor: {e}") from None
+    return replace(result, fundamental=result.fundamental if request.symmetric else None)
 
 
 def checked_count(formula: QueensFormula, result: Count, require_checked: bool = False,
@@ -283,11 +253,12 @@ def judged(result: Count) -> Count:
     return replace(result, status=Status.ERROR, error=result.wrong)
 
 
-def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: str, limits: Limits, jobs: int,
-               executor: str, scheduler: str | None, symmetric: bool, loop_only: list[str],
-               progress: Callable[[GroupCount, int | None], None] | None) -> Count:  # fmt: skip
+def _certified(request: Request, directory: Path) -> Count:
     """``count --certify DIR``: every cube (no symmetry: it is not DRAT-checkable), a proof per cube."""
-    if symmetric:
+    formula, solver, where, engine = request.formula, request.solver.name, request.where, request.engine
+    loop_only = loop_only_flags(request)
+    loop_only += given((("--solver-args", request.solver.args), ("--solvers-file", request.solver.profiles)))
+    if request.symmetric:
         raise UsageError(f"{option('--certify')} does not combine with {option('--symmetric')}: symmetry reduction "
                          "is not DRAT-checkable, so a certified count searches every cube")  # fmt: skip
     if engine not in ("auto", "cubes") or loop_only:
@@ -299,47 +270,50 @@ def _certified(formula: QueensFormula, solver: str, directory: Path, *, engine: 
     if formula.n > largest_n():
         raise UsageError(f"{option('--certify')}: N={formula.n} is above N={largest_n()}, the largest N a certificate "
                          "is checked for (the last published count bounds the boards it may list)")  # fmt: skip
-    check_size(formula, "cubes", jobs=jobs, executor=executor)
+    check_size(formula, "cubes", jobs=where.jobs, executor=where.executor)
     try:
-        result = certify(formula, directory, solver, jobs=jobs, executor=executor, scheduler=scheduler,
-                         deadline=Deadline.after(limits.time), progress=progress)  # fmt: skip
+        result = certify(formula, directory, solver, where=where, deadline=Deadline.after(request.limits.time),
+                         progress=request.report.progress)  # fmt: skip
     except (OSError, ValueError) as e:  # e.g. no Dask scheduler at that address (OSError: exit 1)
-        if isinstance(e, UsageError) or executor == "local":
+        if isinstance(e, UsageError) or where.executor == "local":
             raise
         kind = UsageError if isinstance(e, ValueError) else OSError
-        raise kind(f"{executor} executor: {e}") from None
+        raise kind(f"{where.executor} executor: {e}") from None
     if result.complete:
         result = replace(result, mismatches=mismatches(formula, result.total))
     return result
 
 
-def _check_request(solver: str, solvers_file: Path | None, resume: bool, workdir: Path | None) -> None:
+def _check_request(request: Request) -> None:
     """What the loop and the external cubes refuse before anything runs: ``--resume`` without a directory,
     a binary solver that cannot be found."""
-    if resume and workdir is None:
+    if request.where.resume and request.where.workdir is None:
         raise UsageError("--resume needs --out DIR")
-    if pysat_name(solver) is None:
+    if pysat_name(request.solver.name) is None:
         try:
-            resolve(solver, solvers_file)
+            resolve(request.solver.name, request.solver.profiles)
         except SolverMissing:
             raise  # the environment (an OSError): exit 1
         except (SolverNotFound, ProfileError) as e:
             raise UsageError(str(e)) from None
 
 
-def _count_external_cubes(formula: QueensFormula, solver: str, **options: object) -> Count:
+def _count_external_cubes(request: Request, deadline: Deadline) -> Count:
     """:func:`.external_cubes.count_external_cubes`, after the checks the loop makes (the solver is known,
     the formula fits, ``--resume`` has a directory)."""
-    _check_request(solver, options["solvers_file"], bool(options["resume"]), options["workdir"])  # type: ignore[arg-type]
-    check_held_size(formula)
-    return count_external_cubes(formula, solver, **options)  # type: ignore[arg-type]
+    _check_request(request)
+    check_held_size(request.formula)
+    options = EnumerationOptions(limits=request.limits, deadline=deadline, solvers_file=request.solver.profiles,
+                                 solver_args=request.solver.args)  # fmt: skip
+    result = count_external_cubes(request.formula, request.solver.name, where=request.where, options=options,
+                                  progress=request.report.progress)  # fmt: skip
+    return replace(result, fundamental=result.fundamental if request.symmetric else None)
 
 
-def _count_by_loop(formula: QueensFormula, solver: str, *, limits: Limits, deadline: Deadline, symmetric: bool,
-                   limit: int | None, on_solution: Callable[[Found], None] | None,
-                   on_call: Callable[[], None] | None, **loop: object) -> Count:  # fmt: skip
+def _count_by_loop(request: Request, deadline: Deadline) -> Count:
     start = time.monotonic()
     calls = total = fundamental = 0
+    on_call, on_solution, limit = request.report.on_call, request.report.on_solution, request.limit
 
     def called() -> None:
         nonlocal calls
@@ -347,8 +321,7 @@ def _count_by_loop(formula: QueensFormula, solver: str, *, limits: Limits, deadl
         if on_call is not None:
             on_call()
 
-    found = solutions(formula, solver, limits=limits, deadline=deadline, symmetric=symmetric, on_call=called,
-                      **loop)  # type: ignore[arg-type]  # fmt: skip
+    found = solutions(replace(request, report=replace(request.report, on_call=called)), deadline)
     status, error, limited = Status.UNSAT, None, False
     try:
         for f in found:
@@ -363,5 +336,5 @@ def _count_by_loop(formula: QueensFormula, solver: str, *, limits: Limits, deadl
         status, error = e.status, str(e)
     finally:
         found.close()
-    return Count(total=total, fundamental=fundamental if symmetric else None, status=status, engine="loop",
+    return Count(total=total, fundamental=fundamental if request.symmetric else None, status=status, engine="loop",
                  wall=time.monotonic() - start, solver_calls=calls, error=error, limited=limited)  # fmt: skip

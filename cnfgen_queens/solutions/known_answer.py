@@ -20,12 +20,11 @@ from pathlib import Path
 
 from cnfgen_queens.cnf.dimacs import Header
 from cnfgen_queens.cnf.scan import CnfFile, check_stream
+from cnfgen_queens.enumeration.records import refused
 from cnfgen_queens.model.formula import HEADER_BREAK, QueensFormula
 from cnfgen_queens.model.known_counts import published_count
 from cnfgen_queens.model.variants import VariantError, from_header
 from cnfgen_queens.solvers.outcome import Checked, Outcome, ProofState, Status
-
-from .records import refused
 
 DESCRIPTION = re.compile(r"n=(\d+) encoding=(\S+)(?: group_size=(\d+))? column_alo=(true|false)$")
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cnfgen_queens.certificates.certificate import COVER, certificate_cubes, cover_formula, cube_files, cube_formula
+from cnfgen_queens.certificates.manifest_bounds import size_text
 from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.dimacs import Header
 from cnfgen_queens.cnf.scan import Cnf, violated_clause
@@ -23,8 +25,6 @@ from cnfgen_queens.errors import UsageError
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, variant_placement
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.certificate import COVER, certificate_cubes, cover_formula, cube_files, cube_formula
-from cnfgen_queens.solutions.manifest_bounds import size_text
 from cnfgen_queens.solvers.outcome import ProofState
 from cnfgen_queens.solvers.proof import check_drat_stream, check_drat_trim, drat_trim
 

@@ -12,18 +12,20 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
+from cnfgen_queens.counting.cube_count import FRESH_UP_TO, CubeTask, run_groups, worker_clauses, worker_solver
+from cnfgen_queens.counting.torus_cubes import OutsideCube
+from cnfgen_queens.counting.variant_cubes import SplitGroup, split_groups, torus_only, weight
+from cnfgen_queens.enumeration.accept import Acceptor
+from cnfgen_queens.enumeration.embedded_loop import embedded_solver, solve_loop
+from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
+from cnfgen_queens.execution.where import ONE_WORKER, Where
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import as_line
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.accept import Acceptor
-from cnfgen_queens.solutions.cube_count import FRESH_UP_TO, CubeTask, run_groups, worker_clauses, worker_solver
-from cnfgen_queens.solutions.embedded_loop import embedded_solver, solve_loop
-from cnfgen_queens.solutions.records import Count, EnumerationError, GroupCount
-from cnfgen_queens.solutions.torus_cubes import OutsideCube
-from cnfgen_queens.solutions.variant_cubes import SplitGroup, split_groups, torus_only, weight
 
 
 def count_split_group(task: CubeTask, group: SplitGroup) -> GroupCount:
@@ -83,14 +85,12 @@ def count_split(
     formula: QueensFormula,
     solver: str = "pysat:cadical195",
     *,
-    jobs: int = 1,
-    executor: str = "local",
-    scheduler: str | None = None,
+    where: Where = ONE_WORKER,
     deadline: Deadline = NEVER,
     progress: Callable[[GroupCount, int | None], None] | None = None,
 ) -> Count:
     """Count every solution of a variant by its cubes, as :func:`.cube_count.count_symmetric` runs them
-    (in this process, ``jobs`` forked workers or Dask).  ``fundamental`` is the number of boards that
+    (in this process, ``where.jobs`` forked workers or Dask).  ``fundamental`` is the number of boards that
     counted (one per orbit of the torus's maps that fix a cell; every solution for other variants).
 
     >>> from cnfgen_queens.model.variants import Variant
@@ -101,5 +101,5 @@ def count_split(
     embedded_solver(solver)
     groups = split_groups(formula)
     task = CubeTask(formula, solver, uuid.uuid4().hex, deadline)
-    return run_groups(task, groups, len(groups), count_split_group, jobs=jobs, executor=executor,
-                      scheduler=scheduler, progress=progress, start=start)  # fmt: skip
+    result = run_groups(task, groups, len(groups), count_split_group, where=where, progress=progress)
+    return replace(result, wall=time.monotonic() - start)

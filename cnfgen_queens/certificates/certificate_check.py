@@ -20,12 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.errors import UsageError
-from cnfgen_queens.model.board import Placement
-from cnfgen_queens.model.decode import as_line
-from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.model.variants import from_header
-from cnfgen_queens.solutions.certificate import (
+from cnfgen_queens.certificates.certificate import (
     COVER,
     FORMAT,
     MANIFEST,
@@ -34,7 +29,7 @@ from cnfgen_queens.solutions.certificate import (
     cube_files,
     formula_hash,
 )
-from cnfgen_queens.solutions.certificate_parts import (
+from cnfgen_queens.certificates.certificate_parts import (
     CHECKERS,
     COVER_PART,
     CertificateRejected,
@@ -44,9 +39,15 @@ from cnfgen_queens.solutions.certificate_parts import (
     refuse_oversized,
     resolve_checker,
 )
-from cnfgen_queens.solutions.manifest_bounds import ManifestRejected, check_bounds, load_manifest, proof_cap
-from cnfgen_queens.solutions.size_cap import check_held_size
-from cnfgen_queens.solutions.task_pool import run_tasks
+from cnfgen_queens.certificates.manifest_bounds import ManifestRejected, check_bounds, load_manifest, proof_cap
+from cnfgen_queens.enumeration.size_cap import check_held_size
+from cnfgen_queens.errors import UsageError
+from cnfgen_queens.execution.task_pool import run_tasks
+from cnfgen_queens.execution.where import ONE_WORKER, Where
+from cnfgen_queens.model.board import Placement
+from cnfgen_queens.model.decode import as_line
+from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.model.variants import from_header
 
 __all__ = ["CHECKERS", "CertificateRejected", "CertifiedCount", "check_certificate", "read_manifest", "regenerate"]
 
@@ -91,12 +92,10 @@ def regenerate(manifest: dict[str, Any]) -> QueensFormula:
     return formula
 
 
-def check_certificate(
-    directory: Path, checker: str = "auto", *, jobs: int = 1, executor: str = "local", scheduler: str | None = None
-) -> CertifiedCount:
+def check_certificate(directory: Path, checker: str = "auto", *, where: Where = ONE_WORKER) -> CertifiedCount:
     """Check the certificate in ``directory``; the certified count, or CertificateRejected saying why.
-    UsageError when there is no certificate there or no checker.  ``jobs`` workers on ``executor`` (local
-    forked processes, dask, slurm) check the cubes and the cover at once."""
+    UsageError when there is no certificate there or no checker.  ``where.jobs`` workers on ``where.executor``
+    (local forked processes, dask, slurm) check the cubes and the cover at once."""
     directory = Path(directory)
     manifest = read_manifest(directory)
     try:
@@ -121,15 +120,14 @@ def check_certificate(
         raise CertificateRejected(f"expected the cover proof {COVER}")
     for part in [*(cube_files(i)[1] for i in range(len(cubes))), COVER]:  # each refused at once, before any work
         refuse_oversized(plan, part)
-    seen = _check_parts(plan, cubes, [e["count"] for e in entries], jobs, executor, scheduler)
+    seen = _check_parts(plan, cubes, [e["count"] for e in entries], where)
     if manifest.get("total") != len(seen):
         raise CertificateRejected(f"the manifest says {manifest.get('total')} boards, the cubes hold {len(seen)}")
     return CertifiedCount(formula, len(seen), len(cubes), len(cubes) + 1, name)
 
 
-def _check_parts(plan: Plan, cubes: list[tuple[int, ...]], counts: list[int], jobs: int, executor: str,
-                 scheduler: str | None) -> set[Placement]:  # fmt: skip
-    """Every cube's part, then the cover's, on ``jobs`` workers; the boards, or the rejection of the first part
+def _check_parts(plan: Plan, cubes: list[tuple[int, ...]], counts: list[int], where: Where) -> set[Placement]:
+    """Every cube's part, then the cover's, on ``where.jobs`` workers; the boards, or the rejection of the first part
     (in the certificate's order) found wrong."""
     seen: set[Placement] = set()
     errors: dict[int, str] = {}
@@ -148,10 +146,10 @@ def _check_parts(plan: Plan, cubes: list[tuple[int, ...]], counts: list[int], jo
             seen.add(board)
         return True
 
-    if jobs <= 1 and executor == "local":
+    if not where.parallel:
         all(finished(check_part(*item)) for item in items)
     else:
-        run_tasks(check_part, items, finished, jobs=jobs, executor=executor, scheduler=scheduler)
+        run_tasks(check_part, items, finished, where=where)
     if errors:
         raise CertificateRejected(errors[min(errors)])
     return seen

@@ -27,16 +27,17 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
 
+from cnfgen_queens.counting.border_cubes import BorderCube, CubeGroup, cube_groups, representative
+from cnfgen_queens.counting.group_formula import GroupFormula
+from cnfgen_queens.enumeration.accept import Acceptor
+from cnfgen_queens.enumeration.embedded_loop import add_clauses, count_loop, embedded_solver
+from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
+from cnfgen_queens.execution import executors
+from cnfgen_queens.execution.where import ONE_WORKER, Where
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.symmetry import orbit
-from cnfgen_queens.solutions import executors
-from cnfgen_queens.solutions.accept import Acceptor
-from cnfgen_queens.solutions.border_cubes import BorderCube, CubeGroup, cube_groups, representative
-from cnfgen_queens.solutions.embedded_loop import add_clauses, count_loop, embedded_solver
-from cnfgen_queens.solutions.group_formula import GroupFormula
-from cnfgen_queens.solutions.records import Count, EnumerationError, GroupCount
 from cnfgen_queens.solvers.outcome import Status
 
 Cube = tuple[int, ...]
@@ -173,19 +174,16 @@ def count_symmetric(
     formula: QueensFormula,
     solver: str = "pysat:cadical195",
     *,
-    jobs: int = 1,
-    executor: str = "local",
-    scheduler: str | None = None,
+    where: Where = ONE_WORKER,
     deadline: Deadline = NEVER,
     progress: Callable[[GroupCount, int | None], None] | None = None,
     check_all: bool = False,
 ) -> Count:
     """Count all solutions and orbits by canonical border cubes.
 
-    ``jobs == 1`` with the local executor and no deadline runs in this process (a solver call
-    cannot be interrupted here); otherwise the groups go to ``jobs`` worker processes, or to
-    Dask (a LocalCluster of ``jobs`` workers, or the cluster at ``scheduler``), a few per
-    worker ahead, so memory does not grow with N.
+    One local worker and no deadline runs in this process (a solver call cannot be interrupted here);
+    otherwise the groups go to ``where.jobs`` worker processes, or to Dask (a LocalCluster of that many
+    workers, or the cluster at ``where.scheduler``), a few per worker ahead, so memory does not grow with N.
     ``progress(group_count, total)`` is called as each group finishes (total None beyond N =
     ``LISTED_UP_TO``).  The deadline covers the whole count, workers included.  Raises
     UsageError for a solver that cannot count, and ValueError for a bad executor.  Every model is checked
@@ -199,8 +197,8 @@ def count_symmetric(
         groups = list(groups)
         total = len(groups)
     task = CubeTask(formula, solver, uuid.uuid4().hex, deadline, check_all)
-    return run_groups(task, groups, total, count_group, jobs=jobs, executor=executor, scheduler=scheduler,
-                      progress=progress, start=start)  # fmt: skip
+    result = run_groups(task, groups, total, count_group, where=where, progress=progress)
+    return replace(result, wall=time.monotonic() - start)
 
 
 def run_groups(
@@ -209,20 +207,17 @@ def run_groups(
     total: int | None,
     work: Callable[[CubeTask, G], GroupCount],
     *,
-    jobs: int = 1,
-    executor: str = "local",
-    scheduler: str | None = None,
+    where: Where = ONE_WORKER,
     progress: Callable[[GroupCount, int | None], None] | None = None,
-    start: float | None = None,
 ) -> Count:
     """``work(task, group)`` for every group (``total`` of them, None if not listed), in this process or
     on a pool (as :func:`count_symmetric` says), summed into one Count of the cube engine."""
-    start = time.monotonic() if start is None else start
+    start = time.monotonic()
     done: list[GroupCount] = []
     # with a deadline, one worker that can be stopped; not from a daemonic process (a Dask worker of another
     # cluster than ours) that may have no children: there the deadline is looked at between solver calls
     alone = task.deadline.never or multiprocessing.current_process().daemon
-    if jobs <= 1 and executor == "local" and alone:
+    if not where.parallel and alone:
         try:
             for group in groups:
                 done.append(work(task, group))
@@ -237,7 +232,7 @@ def run_groups(
             _drop_worker_solver()  # this process's solver and clauses are not kept after the count
     else:
         report = partial(_report, progress, total)
-        counted = _run_pool(task, groups, work, jobs, executor, scheduler, done, report)
+        counted = _run_pool(task, groups, work, where, done, report)
         if counted and total is None:
             total = len(done)
     return _total(done, total, time.monotonic() - start)
@@ -252,17 +247,15 @@ def _run_pool(
     task: CubeTask,
     groups: Iterable[G],
     work: Callable[[CubeTask, G], GroupCount],
-    jobs: int,
-    executor: str,
-    scheduler: str | None,
+    where: Where,
     done: list[GroupCount],
     report: Callable[[GroupCount], None],
 ) -> bool:
     """Run the groups on a pool, at most ``IN_FLIGHT`` per worker submitted ahead; True when every group
     was counted (UNSAT).  Every group that finished is in ``done``, also when the count stops early."""
-    pool: Any = executors.cube_pool(executor, jobs, scheduler)
+    pool: Any = executors.cube_pool(where)
     interrupted = True
-    ahead = IN_FLIGHT * max(1, jobs)
+    ahead = IN_FLIGHT * max(1, where.jobs)
     todo = iter(enumerate(groups))
     try:
         pending: list[Any] = []

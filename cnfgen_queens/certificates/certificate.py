@@ -35,14 +35,15 @@ from typing import Any
 
 from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.cnf.owned import lock_dir, open_dir, refuse_links
+from cnfgen_queens.enumeration.accept import Acceptor
+from cnfgen_queens.enumeration.embedded_loop import embedded_solver
+from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.execution.task_pool import run_tasks
+from cnfgen_queens.execution.where import ONE_WORKER, Where
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.decode import Clause
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.accept import Acceptor
-from cnfgen_queens.solutions.embedded_loop import embedded_solver
-from cnfgen_queens.solutions.records import Count, EnumerationError, GroupCount
-from cnfgen_queens.solutions.task_pool import run_tasks
 from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.version import __version__
 
@@ -202,31 +203,27 @@ def certify(
     directory: Path,
     solver: str = "pysat:cadical195",
     *,
-    jobs: int = 1,
-    executor: str = "local",
-    scheduler: str | None = None,
+    where: Where = ONE_WORKER,
     deadline: Deadline = NEVER,
     progress: Callable[[GroupCount, int | None], None] | None = None,
 ) -> Count:
     """Count every board of ``formula`` cube by cube and write the certificate in ``directory``.
 
-    The cubes run on ``jobs`` forked workers (or Dask); each cube's files are written as it finishes,
+    The cubes run on ``where.jobs`` forked workers (or Dask, SLURM); each cube's files are written as it finishes,
     the cover proof and the manifest at the end.  Solver trouble or the deadline ends the count with
     that status and no manifest.  Raises UsageError for a solver without proofs or a used directory, or one
     another process holds (:func:`~cnfgen_queens.cnf.owned.lock_dir`)."""
     check_certify(solver)
     with lock_dir(directory, "--certify"):
-        return _certify(formula, directory, solver, jobs=jobs, executor=executor, scheduler=scheduler,
-                        deadline=deadline, progress=progress)  # fmt: skip
+        return _certify(CertifyTask(formula, solver, deadline), directory, where, progress)
 
 
-def _certify(formula: QueensFormula, directory: Path, solver: str, *, jobs: int, executor: str,
-             scheduler: str | None, deadline: Deadline,
+def _certify(task: CertifyTask, directory: Path, where: Where,
              progress: Callable[[GroupCount, int | None], None] | None) -> Count:  # fmt: skip
     start = time.monotonic()
+    formula, solver, deadline = task.formula, task.solver, task.deadline
     _prepare(directory)
     cubes = certificate_cubes(formula.n)
-    task = CertifyTask(formula, solver, deadline)
     done: dict[int, CubeCertificate] = {}
 
     def finished(c: CubeCertificate) -> bool:
@@ -240,11 +237,11 @@ def _certify(formula: QueensFormula, directory: Path, solver: str, *, jobs: int,
                                 solver_calls=c.solver_calls, status=c.status, error=c.error), len(cubes))  # fmt: skip
         return c.status == Status.UNSAT
 
-    if jobs <= 1 and executor == "local" and deadline.never:
+    if not where.parallel and deadline.never:
         all(finished(certify_cube(task, i, cube)) for i, cube in enumerate(cubes))
     else:
         items = ((task, i, cube) for i, cube in enumerate(cubes))
-        run_tasks(certify_cube, items, finished, jobs=jobs, executor=executor, scheduler=scheduler, deadline=deadline)
+        run_tasks(certify_cube, items, finished, where=where, deadline=deadline)
     bad = next((done[i] for i in sorted(done) if done[i].status != Status.UNSAT), None)
     calls = sum(c.solver_calls for c in done.values())
     total = sum(len(c.models) for c in done.values())

@@ -25,8 +25,8 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import IO
 
+from cnfgen_queens.enumeration.records import EnumerationError, Found
 from cnfgen_queens.limits import NEVER, Deadline
-from cnfgen_queens.solutions.records import EnumerationError, Found
 from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.parse import describe_exit, says_out_of_memory
 from cnfgen_queens.solvers.process import clean_group, fork_child, kill_run, wait_run

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from cnfgen_queens.cnf.scan import Cnf
+from cnfgen_queens.enumeration.accept import clause_check
 from cnfgen_queens.model.board import Cell
 from cnfgen_queens.model.decode import Clause
-from cnfgen_queens.solutions.accept import clause_check
 
 
 class GroupFormula:

@@ -31,13 +31,13 @@ from cnfgen_queens.cnf.owned import lock_dir, open_owned, refuse_links
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.cnf.scan import Cnf, read_cnf
 from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.enumeration.accept import Acceptor
+from cnfgen_queens.enumeration.records import EnumerationError, EnumerationOptions, Found
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, parse_line
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.accept import Acceptor
-from cnfgen_queens.solutions.records import EnumerationError, EnumerationOptions, Found
 from cnfgen_queens.solvers import solve
 from cnfgen_queens.solvers.outcome import Status
 

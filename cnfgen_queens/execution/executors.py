@@ -29,9 +29,10 @@ from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_d
 from cnfgen_queens.errors import UsageError, signals_deferred
 
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
+from .where import Where
 from .worker_signals import detached_spawns, init_worker, run_local, run_task, running, stop_tasks
 
-WORKER_SETUP = "cnfgen_queens.solutions.worker_signals"  # Dask's preload of our LocalCluster's workers
+WORKER_SETUP = "cnfgen_queens.execution.worker_signals"  # Dask's preload of our LocalCluster's workers
 
 STOP_GRACE = 10.0  # seconds the tasks of an interrupted command have on a Dask cluster to unwind
 WAIT_STEP = 0.2  # seconds of one wait for a finished run, signals held (Ctrl-C is handled between two)
@@ -376,9 +377,10 @@ def _init_fork_worker() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (Linux)
 
 
-def cube_pool(executor: str, jobs: int, scheduler: str | None = None) -> ForkPool | DaskExecutor:
+def cube_pool(where: Where) -> ForkPool | DaskExecutor:
     """The pool of the cube counter: forked local workers, Dask, or Dask workers as SLURM jobs (``jobs``
     of them, SLURM's defaults otherwise: ``SBATCH_PARTITION``, ``SBATCH_ACCOUNT``... apply)."""
+    executor, jobs, scheduler = where.executor, where.jobs, where.scheduler
     if executor == "dask":
         return DaskExecutor(jobs, scheduler)
     if executor == "slurm":

@@ -60,6 +60,9 @@ class EnumerationOptions:
     solver_args: tuple[str, ...] = ()
 
 
+DEFAULT_OPTIONS = EnumerationOptions()  # a loop with no limit, no deadline, nothing to report
+
+
 @dataclass(frozen=True, kw_only=True)
 class GroupCount:
     """One group of cubes (``cube``: its fixed queens as literals): ``count`` weighs each canonical board

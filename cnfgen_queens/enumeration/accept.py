@@ -9,15 +9,16 @@ whichever solver produced it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from operator import neg
 from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.dimacs import Header
 from cnfgen_queens.cnf.scan import Cnf, violated_clause
+from cnfgen_queens.enumeration.records import EnumerationError, Found
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import BoardReader, Clause, DecodeError, as_line, blocking_clause, blocking_clauses
 from cnfgen_queens.model.symmetry import orbit
-from cnfgen_queens.solutions.records import EnumerationError, Found
 
 if TYPE_CHECKING:
     from cnfgen_queens.model.variants import Variant
@@ -32,6 +33,7 @@ def clause_check(num_vars: int, clauses: Iterable[Clause]) -> Cnf:
     return Cnf(Header(num_vars, len(held)), lits)
 
 
+@dataclass(eq=False)
 class Acceptor:
     """Accept a model: decode, check, record; :meth:`blocks` gives the clauses that exclude it.
 
@@ -47,24 +49,19 @@ class Acceptor:
     (``--check-all``) also evaluates every clause of the formula on the model.
     """
 
-    def __init__(
-        self,
-        n: int,
-        solver: str,
-        *,
-        variant: Variant | None = None,
-        symmetric: bool = False,
-        weigh: Callable[[Placement], int] | None = None,
-        assumptions: tuple[int, ...] = (),
-        seen: set[Placement] | None = None,
-        every_clause: Cnf | None = None,
-    ) -> None:
-        self.n, self.solver, self.variant = n, solver, variant
-        self.symmetric, self.weigh, self.assumptions = symmetric, weigh, assumptions
-        self.cube = [divmod(a - 1, n) for a in assumptions]
-        self.seen: set[Placement] = set() if seen is None else seen
-        self.reader = BoardReader(n, variant)
-        self.every_clause = every_clause
+    n: int
+    solver: str
+    _: KW_ONLY
+    variant: Variant | None = None
+    symmetric: bool = False
+    weigh: Callable[[Placement], int] | None = None
+    assumptions: tuple[int, ...] = ()
+    seen: set[Placement] = field(default_factory=set)
+    every_clause: Cnf | None = None
+
+    def __post_init__(self) -> None:
+        self.cube = [divmod(a - 1, self.n) for a in self.assumptions]
+        self.reader = BoardReader(self.n, self.variant)
         self._last: tuple[Found | None, Clause] = (None, ())  # the last found board and its blocking clause
 
     def check(self, model: Sequence[int]) -> Found:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cnfgen_queens.counting.torus_cubes import orbit_weight, torus_groups
 from cnfgen_queens.model.board import Cell, Placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions.torus_cubes import orbit_weight, torus_groups
 
 Literals = tuple[int, ...]
 SECOND_ROW_UP_TO = 64  # N up to which the groups are split by a second row (up to N^2 cubes listed)

@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from cnfgen_queens.cnf.atomic import sweep_work_dirs_settled
+from cnfgen_queens.execution import executors
+from cnfgen_queens.execution.where import Where
 from cnfgen_queens.limits import NEVER, Deadline
-from cnfgen_queens.solutions import executors
 
 IN_FLIGHT = 4  # tasks per worker submitted ahead
 POLL = 0.05  # longest wait between two looks at the running tasks
@@ -25,13 +26,11 @@ def run_tasks(
     items: Iterable[tuple[Any, ...]],
     finished: Callable[[Any], bool],
     *,
-    jobs: int,
-    executor: str = "local",
-    scheduler: str | None = None,
+    where: Where,
     deadline: Deadline = NEVER,
 ) -> bool:
-    """``fn(*item)`` for every item on ``jobs`` workers; True when every result was accepted by ``finished``."""
-    pool: Any = executors.cube_pool(executor, jobs, scheduler)
+    """``fn(*item)`` for every item on ``where.jobs`` workers; True when every result was accepted by ``finished``."""
+    pool: Any = executors.cube_pool(where)
     interrupted = True
     todo = enumerate(items)
     run = uuid.uuid4().hex  # Dask keys: unique per task and run
@@ -39,7 +38,7 @@ def run_tasks(
     nap = 0.001
     try:
         while True:
-            while len(pending) < IN_FLIGHT * max(1, jobs) and (step := next(todo, None)) is not None:
+            while len(pending) < IN_FLIGHT * max(1, where.jobs) and (step := next(todo, None)) is not None:
                 pending.append(pool.submit(f"task-{run}-{step[0]}", fn, *step[1]))
             if not pending:
                 break

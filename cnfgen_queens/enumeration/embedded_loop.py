@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from cnfgen_queens.enumeration.accept import Acceptor, clause_check
+from cnfgen_queens.enumeration.records import EnumerationError, Found
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solutions.accept import Acceptor, clause_check
-from cnfgen_queens.solutions.records import EnumerationError, Found
 from cnfgen_queens.solvers.discovery import SolverNotFound, embedded_name
 from cnfgen_queens.solvers.outcome import Status
 
@@ -119,7 +119,6 @@ def enumerate_embedded(
     solver: str = "pysat:cadical195",
     *,
     symmetric: bool = False,
-    assumptions: tuple[int, ...] = (),
     deadline: Deadline = NEVER,
     on_call: Callable[[], None] | None = None,
     check_all: bool = False,
@@ -131,8 +130,7 @@ def enumerate_embedded(
 
     name = embedded_solver(solver)
     every = clause_check(formula.counts()[0], formula.clauses()) if check_all else None
-    accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric, assumptions=assumptions,
-                      every_clause=every)  # fmt: skip
+    accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric, every_clause=every)
     with Solver(name=name) as s:
         add_clauses(s, formula.clauses(), deadline, formula.counts()[1])
         yield from solve_loop(s, accept, deadline=deadline, on_call=on_call)

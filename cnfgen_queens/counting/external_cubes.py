@@ -22,15 +22,16 @@ from pathlib import Path
 from cnfgen_queens.bounds import json_value
 from cnfgen_queens.cnf.atomic import atomic_output, work_dir
 from cnfgen_queens.cnf.owned import lock_dir, open_dir, refuse_links
+from cnfgen_queens.counting.border_cubes import BorderCube, CubeGroup, cube_groups
+from cnfgen_queens.counting.cube_count import LISTED_UP_TO, _weight
+from cnfgen_queens.enumeration.external_loop import SOLUTIONS, enumerate_external, read_solutions
+from cnfgen_queens.enumeration.records import DEFAULT_OPTIONS, Count, EnumerationError, EnumerationOptions, GroupCount
 from cnfgen_queens.errors import UsageError
-from cnfgen_queens.limits import NEVER, Deadline, Limits
+from cnfgen_queens.execution.task_pool import run_tasks
+from cnfgen_queens.execution.where import ONE_WORKER, Where
+from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions.border_cubes import BorderCube, CubeGroup, cube_groups
-from cnfgen_queens.solutions.cube_count import LISTED_UP_TO, _weight
-from cnfgen_queens.solutions.external_loop import SOLUTIONS, enumerate_external, read_solutions
-from cnfgen_queens.solutions.records import Count, EnumerationError, EnumerationOptions, GroupCount
-from cnfgen_queens.solutions.task_pool import run_tasks
 from cnfgen_queens.solvers.outcome import Status
 
 DONE = "done"
@@ -135,27 +136,23 @@ def count_external_cubes(
     formula: QueensFormula,
     solver: str,
     *,
-    workdir: Path | None = None,
-    jobs: int = 1,
-    limits: Limits | None = None,
-    resume: bool = False,
-    solvers_file: Path | None = None,
-    solver_args: tuple[str, ...] = (),
-    deadline: Deadline = NEVER,
+    where: Where = ONE_WORKER,
+    options: EnumerationOptions = DEFAULT_OPTIONS,
     progress: Callable[[GroupCount, int | None], None] | None = None,
 ) -> Count:
     """Count all solutions and orbits by canonical border cubes with the binary ``solver``, the groups on
-    ``jobs`` forked workers, in ``workdir`` (a temporary directory when None; resumable otherwise)."""
+    ``where.jobs`` forked workers, in ``where.workdir`` (a temporary directory when None; resumable
+    otherwise, ``where.resume``); ``options``: the limits of each call, the deadline, the solver's arguments
+    and profiles file."""
+    workdir, jobs, deadline = where.workdir, where.jobs, options.deadline
     if workdir is None:
         with work_dir("cubes") as tmp:
-            return count_external_cubes(formula, solver, workdir=tmp, jobs=jobs, limits=limits, resume=False,
-                                        solvers_file=solvers_file, solver_args=solver_args, deadline=deadline,
-                                        progress=progress)  # fmt: skip
+            return count_external_cubes(formula, solver, where=replace(where, workdir=tmp, resume=False),
+                                        options=options, progress=progress)  # fmt: skip
     with lock_dir(workdir):  # one process at a time in a work directory
         start = time.monotonic()
-        _check_run(workdir, formula, solver, resume)
-        options = EnumerationOptions(limits=limits or Limits(), deadline=deadline, resume=resume,
-                                     solvers_file=solvers_file, solver_args=solver_args)  # fmt: skip
+        _check_run(workdir, formula, solver, where.resume)
+        options = replace(options, limits=options.limits or Limits(), resume=where.resume)
         task = ExternalCubeTask(formula, solver, workdir, options)
         groups: Iterable[CubeGroup] = cube_groups(formula.n)
         total = None
@@ -174,7 +171,7 @@ def count_external_cubes(
         if jobs <= 1:  # the solver runs in a child process of its own: this process can wait for it
             complete = all(finished(count_external_group(*item)) for item in items)
         else:
-            complete = run_tasks(count_external_group, items, finished, jobs=jobs, deadline=deadline)
+            complete = run_tasks(count_external_group, items, finished, where=where, deadline=deadline)
         if complete and total is None:
             total = len(done)
         bad = next((c for c in done if c.status != Status.UNSAT), None)
