@@ -24,19 +24,18 @@
 11. ``--time-limit 1`` (``scripts/bench_time_limit.py``): the whole command's wall time on hostile solvers
     (goal: T + 0.5 s) and how late SIGTERM comes after the deadline, fresh fork and kept child.
 
-``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.
+``--quick`` shrinks every case (for a smoke run); the targets are checked on the full run.  Timed by
+scripts/benchlib.py (``measure``, ``side_by_side``): each part prints benchlib tables, with the load average at
+their start and end, and the run ends with a table of the parts' own times (its footer: the whole run's load).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -52,6 +51,7 @@ import bench_time_limit
 import benchlib
 
 BIN = bench_enum.BIN
+KNOWN = {6: 4, 8: 92}  # scripts/enumerate.sh N (OEIS A000170)
 
 BASELINE_LOOP = """
 import sys
@@ -68,36 +68,37 @@ print(count)
 """
 
 
-def wall_of(argv: list[str], expect: str | None = None) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, env=bench_enum.env())
-    wall = time.perf_counter() - start
-    if proc.returncode not in (0, 10) or (expect is not None and proc.stdout.split()[-1:] != [expect]):
-        raise SystemExit(f"{argv[:4]} failed: {proc.returncode} {proc.stdout[-200:]} {proc.stderr[-300:]}")
-    return wall
+def checked(argv: list[str], expect: int | None = None) -> Callable[[], benchlib.Sample]:
+    """A case of benchlib.side_by_side: ``argv`` once (PATH with this interpreter's scripts first); the benchmark
+    ends unless it exits 0 or 10 and, with ``expect``, printed that count (``bench_count.says``)."""
+
+    def case() -> benchlib.Sample:
+        run = benchlib.measure(argv, env=bench_enum.env(), capture=True, check=False)
+        if run.code not in (0, 10) or (expect is not None and not bench_count.says(run.stdout, expect)):
+            raise SystemExit(f"{argv[:4]} failed: {run.code} {run.stdout[-200:]}")
+        return run
+
+    return case
 
 
 def generator(quick: bool, work: Path) -> list[str]:
-    out = []
-    cases = bench_gen.QUICK_CASES if quick else bench_gen.FULL_CASES
-    for encoding, n in cases:
-        ours = bench_gen.measure("gen-queens", encoding, n, work)
-        theirs = bench_gen.measure("pysat", encoding, n, work)
-        out.append(
-            f"{encoding} N={n}: gen-queens {ours.wall:.2f} s {ours.peak_mb:.0f} MB; PySAT {theirs.wall:.2f} s "
-            f"{theirs.peak_mb:.0f} MB; speed-up x{theirs.wall / ours.wall:.1f}"
-        )
+    table = benchlib.Table("issue 6: gen-queens against PySAT (CardEnc + CNF.to_file), one run each")
+    for encoding, n in bench_gen.QUICK_CASES if quick else bench_gen.FULL_CASES:
+        bench_gen.compare(table, encoding, n, 1, False, work)
+    out = table.render().splitlines()
     big = {"pairwise": 200, "sequential": 1000, "commander": 1000, "binary": 1000, "product": 1000,
            "bimander": 1000, "ladder": 1000, "nested": 60, "pysat:seqcounter": 300, "pysat:totalizer": 200}  # fmt: skip
     if quick:
         big = {k: max(8, v // 5) for k, v in big.items()}
+    table = benchlib.Table("issue 6: peak RSS of every encoding at a large N")
     for encoding, n in big.items():
         run = bench_gen.measure("gen-queens", encoding, n, work)
-        out.append(f"peak RSS {encoding} N={n}: {run.peak_mb:.0f} MB ({run.wall:.2f} s, {run.num_clauses:,} clauses)")
-    return out
+        table.add(f"peak RSS {encoding} N={n}", run.peak_mb, "MB", goal="<= 200 MB",
+                  note=f"{run.wall:.2f} s, {run.num_clauses:,} clauses")  # fmt: skip
+    return out + table.render().splitlines()
 
 
-def startup(work: Path) -> list[str]:
+def startup(work: Path, repeats: int = 10) -> list[str]:
     cnf, answer, blocks = work / "q8.cnf", work / "q8.out", work / "b.cnf"
     subprocess.run([str(BIN / "gen-queens"), "8", "-o", str(cnf)], check=True)
     proc = subprocess.run([str(BIN / "cnfgen-queens"), "solve", str(cnf)], capture_output=True, text=True)
@@ -105,6 +106,7 @@ def startup(work: Path) -> list[str]:
     blocks.write_text(subprocess.run([str(BIN / "cnfgen-queens"), "block", str(answer), "-n", "8"],
                                      capture_output=True, text=True, check=True).stdout)  # fmt: skip
     cq = str(BIN / "cnfgen-queens")
+    floor = "python -c pass (floor)"
     cmds = {
         "gen-queens 8": [str(BIN / "gen-queens"), "8"],
         "decode": [cq, "decode", str(answer), "-n", "8"],
@@ -116,41 +118,64 @@ def startup(work: Path) -> list[str]:
             "-c",
             "import cnfgen_queens; cnfgen_queens.queens",
         ],
-        "python -c pass (floor)": [sys.executable, "-c", "pass"],
+        floor: [sys.executable, "-c", "pass"],
     }
-    return [f"start-up {name}: {statistics.median(wall_of(c) for _ in range(10)) * 1000:.0f} ms (median of 10)"
-            for name, c in cmds.items()]  # fmt: skip
+    table = benchlib.Table(f"issue 6: start-up, median of {repeats}, side by side")
+    runs = benchlib.side_by_side(cmds, repeats, env=bench_enum.env())
+    for name, run in runs.items():
+        command = name in ("gen-queens 8", "decode", "block", "merge")
+        table.add(f"start-up {name}", run.wall, "s", reference=None if name == floor else runs[floor].wall,
+                  against="" if name == floor else "python -c pass", goal="<= 100 ms" if command else "",
+                  note=f"CPU {run.cpu * 1000:.0f} ms")  # fmt: skip
+    return table.render().splitlines()
 
 
 def counting(quick: bool, work: Path) -> list[str]:
     """Issue 6's figure (one blocking loop) and issue 15's (bench_count.py: the code before it, the C backtracker)."""
     n = 11 if quick else 14
-    known = {11: "2680", 14: "365596"}[n]
-    base = wall_of([sys.executable, "-c", BASELINE_LOOP, str(n)], known)
-    cubes = wall_of([str(BIN / "cnfgen-queens"), "count", str(n), "--jobs", "2", "--quiet"], known)
-    out = [f"count {n}: one PySAT CaDiCaL 1.9.5 blocking loop {base:.2f} s; count --jobs 2 {cubes:.2f} s; "
-           f"speed-up x{base / cubes:.1f}"]  # fmt: skip
+    known = bench_count.KNOWN[n]
+    table = benchlib.Table(f"issue 6: count {n}, one run each")
+    runs = benchlib.side_by_side({
+        "loop": checked([sys.executable, "-c", BASELINE_LOOP, str(n)], known),
+        "cubes": checked([str(BIN / "cnfgen-queens"), "count", str(n), "--jobs", "2", "--quiet"], known),
+    }, 1)  # fmt: skip
+    base, cubes = runs["loop"].wall, runs["cubes"].wall
+    table.add(f"count {n}: one PySAT CaDiCaL 1.9.5 blocking loop", base, "s", note=f"CPU {runs['loop'].cpu:.2f} s")
+    table.add(f"count {n} --jobs 2", cubes, "s", reference=base, against="the blocking loop",
+              goal="<= x0.25 (>= 4x faster)", note=f"speed-up x{base / cubes:.1f}; "
+              f"CPU {runs['cubes'].cpu:.2f} s")  # fmt: skip
+    out = table.render().splitlines()
     out += bench_count.speedup(n, 1, bench_count.baseline_tree(work))
     out += bench_count.backtracker(n, work, cubes)
     return out
 
 
 def external(quick: bool) -> list[str]:
-    n, known = (6, "4") if quick else (8, "92")
-    wall = wall_of(["bash", str(bench_enum.ROOT / "scripts" / "enumerate.sh"), str(n)], known)
-    return [f"scripts/enumerate.sh {n} (kissat): {wall:.2f} s wall"]
+    n = 6 if quick else 8
+    table = benchlib.Table("issue 6: the external loop, one run")
+    runs = benchlib.side_by_side(
+        {"enumerate": checked(["bash", str(bench_enum.ROOT / "scripts" / "enumerate.sh"), str(n)], KNOWN[n])}, 1
+    )
+    table.add(f"scripts/enumerate.sh {n} (kissat)", runs["enumerate"].wall, "s", goal="<= 10 s" if n == 8 else "",
+              note=f"CPU {runs['enumerate'].cpu:.2f} s, the loop and every process it waited for")  # fmt: skip
+    return table.render().splitlines()
 
 
 def stats(quick: bool, work: Path) -> list[str]:
     n = 30 if quick else 100
     cnf = work / f"stats-pairwise-{n}.cnf"
     subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(cnf)], check=True)
-    out = []
-    for extra in ([], ["--no-graph"]):
-        wall, peak = bench_gen.run_child([str(BIN / "cnfgen-queens"), "stats", str(cnf), *extra], work)
-        label = " ".join(["stats", *extra])
-        out.append(f"{label} pairwise N={n} ({cnf.stat().st_size / 1e6:.0f} MB): {wall:.1f} s wall, {peak:.0f} MB peak")
-    return out
+    cq = str(BIN / "cnfgen-queens")
+    size = cnf.stat().st_size / 1e6
+    table = benchlib.Table(f"issue 6: stats pairwise N={n} ({size:.0f} MB), one run each")
+    cases = {"stats": [cq, "stats", str(cnf)], "stats --no-graph": [cq, "stats", str(cnf), "--no-graph"]}
+    runs = benchlib.side_by_side(cases, 1)
+    full, bare = runs["stats"], runs["stats --no-graph"]
+    table.add(f"stats pairwise N={n}", full.wall, "s", goal="< 60 s" if n == 100 else "",
+              note=f"CPU {full.cpu:.1f} s, {max(map(bench_gen.peak, full.samples)):.0f} MB peak")  # fmt: skip
+    table.add(f"stats --no-graph pairwise N={n}", bare.wall, "s", reference=full.wall, against="stats",
+              note=f"CPU {bare.cpu:.1f} s, {max(map(bench_gen.peak, bare.samples)):.0f} MB peak")  # fmt: skip
+    return table.render().splitlines()
 
 
 def issue33(part: Callable[[benchlib.Table, bool, Path], None], quick: bool, work: Path) -> list[str]:
@@ -168,10 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", choices=parts_all, action="append")
     args = ap.parse_args(argv)
     parts = args.only or parts_all
+    summary = benchlib.Table("scripts/bench.py")
     with tempfile.TemporaryDirectory(prefix="bench.") as tmp:
         work = Path(tmp)
         for part in parts:
-            lines = {
+            lines: Callable[[], Iterable[str]] = {
                 "generator": lambda: generator(args.quick, work),
                 "startup": lambda: startup(work),
                 "counting": lambda: counting(args.quick, work),
@@ -184,10 +210,14 @@ def main(argv: list[str] | None = None) -> int:
                 "certify": lambda: issue33(bench_throughput.certify, args.quick, work),
                 "speed": lambda: bench_speed.figures(args.quick, work),  # issue 33: against C, the solver, Python
                 "timelimit": lambda: bench_time_limit.figures(args.quick),
-            }[part]()
-            for line in lines:
-                print(line, flush=True)
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+            }[part]
+
+            def show(lines: Callable[[], Iterable[str]] = lines) -> None:
+                for line in lines():  # (some parts hand their tables over as they are done)
+                    print(line, flush=True)
+
+            summary.add(f"--only {part}", benchlib.call(show).wall, "s")
+    summary.print()  # the whole run's load average at its start and end
     return 0
 
 

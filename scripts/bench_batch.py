@@ -9,20 +9,24 @@
    embedded solver, ``--jobs 2``): runs/s of each thousand (from the stored ``finished`` times) and the
    coordinator's peak memory; the first runs of the same grid as a plain shell loop over
    ``cnfgen-queens solve``; a 1,000,000-run ``--dry-run``; ``report`` and ``report --html`` on a
-   100,000-row store (the 10,000 rows ten times over, other keys).  The machine's load is printed too.
+   100,000-row store (the 10,000 rows ten times over, other keys).
+
+Timed by scripts/benchlib.py: each command's wall, CPU and peak RSS are its own (``wait4``; VmHWM), the
+functions of this process by ``benchlib.call``; the dry runs and the hashes are medians of ``--repeat`` runs
+taken side by side (the cases alternating within each round).  Each part prints a benchlib table, with the
+load average at its start and end (``--markdown``: for docs).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import shutil
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -62,50 +66,69 @@ def configs(work: Path) -> dict[str, str]:
     }
 
 
-def dry_runs(work: Path) -> list[str]:
-    out = []
-    for name, text in configs(work).items():
-        path = work / "c.yaml"
+def to_files(argv: list[str], out: Path, err: Path) -> list[str]:
+    """``argv`` with its stdout to ``out`` and its stderr to ``err``, through a shell that execs it: the same
+    process, so ``wait4`` and the peak are the command's own, and no output held in this process."""
+    return ["sh", "-c", 'o=$1; e=$2; shift 2; exec "$@" > "$o" 2> "$e"', "sh", str(out), str(err), *argv]
+
+
+def dry_runs(table: benchlib.Table, work: Path, repeats: int) -> None:
+    texts = configs(work)
+    cases: dict[str, benchlib.Case] = {}
+    said: dict[str, tuple[Path, Path]] = {}
+    for i, (name, text) in enumerate(texts.items()):
+        path, out, err = work / f"c{i}.yaml", work / f"c{i}.out", work / f"c{i}.err"
         path.write_text(text)
-        t0, cpu0 = time.perf_counter(), os.times()
-        proc = subprocess.run(
-            [str(BIN / "cnfgen-queens"), "batch", str(path), "--dry-run"], capture_output=True, check=False
-        )
-        wall, cpu1 = time.perf_counter() - t0, os.times()
-        cpu = cpu1.children_user + cpu1.children_system - cpu0.children_user - cpu0.children_system
-        said = (proc.stderr.decode().strip() or proc.stdout.decode().splitlines()[0])[:100]
-        size, code = len(text), proc.returncode
-        out.append(f"dry-run {name}: {wall:.2f} s wall, {cpu:.2f} s CPU, {size:,} bytes, exit {code}: {said}")
-    return out
+        cases[name] = to_files([str(BIN / "cnfgen-queens"), "batch", str(path), "--dry-run"], out, err)
+        said[name] = (out, err)
+    runs = benchlib.side_by_side(cases, repeats, check=False)  # the refused ones exit 2
+    for name, run in runs.items():
+        out, err = said[name]
+        with open(out, errors="replace") as f:
+            first = f.readline()
+        message = (err.read_text(errors="replace").strip() or first.strip()).replace(f"{work}/", "")[:100]
+        codes = sorted({s.code for s in run.samples})
+        table.add(f"dry-run {name}", run.wall, "s", goal="< 10 s" if name.startswith("1,000,000") else "",
+                  note=f"{run.cpu:.2f} s CPU, {run.peak_mb or run.tree_peak_mb:.0f} MB, {len(texts[name]):,} bytes, "
+                  f"exit {'/'.join(map(str, codes))}: {message}")  # fmt: skip
+        out.unlink()
 
 
-def hashing(quick: bool, work: Path) -> list[str]:
+def hashing(table: benchlib.Table, quick: bool, work: Path, repeats: int) -> None:
     from cnfgen_queens.cnf.gbd_hash import gbd_hash
 
     n = 40 if quick else 150
     cnf = work / f"q{n}.cnf"
-    t0 = time.perf_counter()
-    subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(cnf)], check=True)
-    figures = {"gen-queens -o (write again)": time.perf_counter() - t0}
-    t0 = time.perf_counter()
-    ours = gbd_hash(cnf)
-    figures["our GBD hash"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    with open(cnf, "rb") as f:
-        hashlib.file_digest(f, "sha256")
-    figures["sha256 of the bytes"] = time.perf_counter() - t0
+    write = [str(BIN / "gen-queens"), str(n), "-o", str(cnf)]
+    subprocess.run(write, check=True)  # the file to hash (and in the page cache for every case)
+    hashes: dict[str, str] = {}
+
+    def sha256() -> None:
+        with open(cnf, "rb") as f:
+            hashlib.file_digest(f, "sha256")
+
+    cases: dict[str, benchlib.Case] = {
+        "our GBD hash": benchlib.in_process(lambda: hashes.__setitem__("ours", gbd_hash(cnf))),
+        "sha256 of the bytes": benchlib.in_process(sha256),
+        "gen-queens -o (write again)": write,
+    }
     try:
         import gbdc
 
-        t0 = time.perf_counter()
-        theirs = gbdc.gbdhash(str(cnf))
-        figures["gbdc.gbdhash (GBD's C++)"] = time.perf_counter() - t0
-        assert theirs == ours, (theirs, ours)
+        cases["gbdc.gbdhash (GBD's C++)"] = benchlib.in_process(
+            lambda: hashes.__setitem__("gbdc", gbdc.gbdhash(str(cnf)))
+        )
     except ImportError:
-        pass
+        table.title += " (no gbdc)"
+    runs = benchlib.side_by_side(cases, repeats)
+    if "gbdc" in hashes and hashes["gbdc"] != hashes["ours"]:
+        raise SystemExit(f"GBD hash differs from gbdc's: {hashes['ours']} against {hashes['gbdc']}")
     size = cnf.stat().st_size / 1e6
-    ref = figures["our GBD hash"]
-    return [f"pairwise N={n} ({size:.0f} MB): {k} {v:.2f} s (x{v / ref:.2f} of ours)" for k, v in figures.items()]
+    ours = runs["our GBD hash"].wall
+    for name, run in runs.items():
+        table.add(f"pairwise N={n} ({size:.0f} MB): {name}", run.wall, "s",
+                  reference=None if name == "our GBD hash" else ours, against="" if name == "our GBD hash" else "ours",
+                  note=f"{size / run.wall:.0f} MB/s, {run.cpu:.2f} s CPU, median of {repeats}")  # fmt: skip
 
 
 SCALE = """experiment: scale
@@ -137,8 +160,9 @@ def per_thousand(db: Path) -> list[tuple[float, str, float]]:
     return out
 
 
-def shell_loop(db: Path, work: Path, count: int) -> tuple[float, int]:
-    """(wall s, runs) of the first ``count`` runs of the batch made again by a plain shell loop over ``solve``."""
+def shell_loop(db: Path, work: Path, count: int) -> tuple[benchlib.Sample, int]:
+    """The first ``count`` runs of the batch made again by a plain shell loop over ``solve``: its sample and
+    how many runs it made."""
     with sqlite3.connect(db) as con:
         files = [r[0] for r in con.execute(
             "SELECT i.file FROM runs r JOIN instances i ON r.gbd_hash = i.gbd_hash ORDER BY r.finished LIMIT ?",
@@ -149,9 +173,7 @@ def shell_loop(db: Path, work: Path, count: int) -> tuple[float, int]:
         f'while read -r f; do "{BIN / "cnfgen-queens"}" solve --solver pysat:cadical195 -t 10 --no-model "$f"'
         f" > /dev/null; done < {listing}"
     )
-    t0 = time.perf_counter()
-    subprocess.run(["bash", "-c", script], check=False)
-    return time.perf_counter() - t0, len(files)
+    return benchlib.measure(["bash", "-c", script], check=False), len(files)
 
 
 def hundred_thousand(db: Path, work: Path) -> Path:
@@ -171,7 +193,7 @@ def hundred_thousand(db: Path, work: Path) -> Path:
     return big
 
 
-def store_growth(db: Path, work: Path, rows: int) -> str:
+def store_growth(table: benchlib.Table, db: Path, work: Path, rows: int) -> None:
     """The coordinator's write of one row (``Store.add``, what each finished run costs it) as the store grows
     to ``rows`` rows: microseconds per row of the first and of the last thousand, and the worst thousand."""
     from dataclasses import replace
@@ -182,38 +204,43 @@ def store_growth(db: Path, work: Path, rows: int) -> str:
         model = src.rows()[0]
     per: list[float] = []
     with Store(work / "growth.sqlite") as store:
+
+        def thousand(start: int) -> Callable[[], None]:
+            def add() -> None:
+                for i in range(start, start + 1000):
+                    store.add(replace(model, run_key=f"{i:016x}", repeat=i))
+
+            return add
+
         for start in range(0, rows, 1000):
-            t0 = time.perf_counter()
-            for i in range(start, start + 1000):
-                store.add(replace(model, run_key=f"{i:016x}", repeat=i))
-            per.append((time.perf_counter() - t0) / 1000 * 1e6)
-    return (
-        f"Store.add as the store grows to {rows:,} rows: {per[0]:.0f} us/row for the first thousand, "
-        f"{per[-1]:.0f} for the last, {max(per):.0f} at worst (a finished run's cost to the coordinator)"
-    )
+            per.append(benchlib.call(thousand(start)).wall / 1000 * 1e6)
+    what = f"Store.add as the store grows to {max(rows, 1000):,} rows"
+    table.add(f"{what}: the first thousand", per[0], "us/row", note="a finished run's cost to the coordinator")
+    table.add("  the last thousand", per[-1], "us/row", reference=per[0], against="the first", goal="no slow-down")
+    table.add("  the worst thousand", max(per), "us/row", reference=per[0], against="the first")
 
 
-def scale(work: Path, repeats: int, loop_runs: int) -> list[str]:
+def scale(table: benchlib.Table, work: Path, repeats: int, loop_runs: int) -> None:
     db = work / "r.sqlite"
     config = work / "scale.yaml"
     config.write_text(SCALE.replace("REPEATS", str(repeats)).replace("RESULTS", str(db)))
     cli = str(BIN / "cnfgen-queens")
-    out = [f"load before: {Path('/proc/loadavg').read_text().split()[:3]} on {os.cpu_count()} cores"]
     run = benchlib.measure([cli, "batch", str(config), "--jobs", "2", "--no-progress"], check=False)
-    wall, peak, code = run.wall, run.peak_mb, run.code
     with sqlite3.connect(db) as con:
         runs = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    loop, looped = shell_loop(db, work, loop_runs)
+    batch_rate, loop_rate = runs / run.wall, looped / loop.wall
+    table.add(f"batch, {runs:,} runs, --jobs 2", batch_rate, "runs/s", reference=loop_rate,
+              against="the shell loop", note=f"{run.wall:.1f} s wall, exit {run.code}")  # fmt: skip
+    table.add("  coordinator peak memory", run.peak_mb, "MB")
     thousands = per_thousand(db)
-    rates = [r for r, _, _ in thousands]
-    shown = ", ".join(f"{r:.0f} (N={n}, {w * 1000:.0f} ms)" for r, n, w in thousands)
-    out.append(f"batch {runs:,} runs (--jobs 2): {wall:.1f} s wall, {runs / wall:.0f} runs/s, coordinator peak "
-               f"{peak:.0f} MB, exit {code}; per thousand, runs/s (N, worker's time per run): {shown}; "
-               f"last/first {rates[-1] / rates[0]:.2f}")  # fmt: skip
-    out.append(store_growth(db, work, 10 * runs))
-    loop_wall, looped = shell_loop(db, work, loop_runs)
-    out.append(f"shell loop over `cnfgen-queens solve`, the first {looped} of those runs: {loop_wall:.1f} s, "
-               f"{looped / loop_wall:.1f} runs/s (batch x{runs / wall / (looped / loop_wall):.0f}); "
-               f"10,000 runs would take {10_000 * loop_wall / looped / 60:.0f} min")  # fmt: skip
+    for i, (rate, n, per_run) in enumerate(thousands, 1):
+        table.add(f"  thousand {i} (N={n}, {per_run * 1000:.0f} ms a run in the worker)", rate, "runs/s",
+                  reference=None if i == 1 else thousands[0][0], against="" if i == 1 else "the first")  # fmt: skip
+    minutes = 10_000 / loop_rate / 60
+    table.add(f"shell loop over `cnfgen-queens solve`, the first {looped} of those runs", loop_rate, "runs/s",
+              note=f"{loop.wall:.1f} s; 10,000 runs would take {minutes:.0f} min")  # fmt: skip
+    store_growth(table, db, work, 10 * runs)
     million = work / "million.yaml"
     million.write_text(
         SCALE.replace("{from: 4, to: 8}", "[8, 9, 10, 11, 12]")
@@ -221,41 +248,56 @@ def scale(work: Path, repeats: int, loop_runs: int) -> list[str]:
         .replace("REPEATS", "12500").replace("RESULTS", str(work / "m.sqlite"))
     )  # fmt: skip
     run = benchlib.measure([cli, "batch", str(million), "--dry-run"], check=False)
-    out.append(f"--dry-run of 1,000,000 runs: {run.wall:.1f} s wall, {run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, "
-               f"exit {run.code}")  # fmt: skip
+    table.add("--dry-run of 1,000,000 runs", run.wall, "s", goal="< 10 s, < 500 MB",
+              note=f"{run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, exit {run.code}")  # fmt: skip
     big = hundred_thousand(db, work)
     with sqlite3.connect(big) as con:
         rows = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
     run = benchlib.measure([cli, "report", str(big)], check=False)
-    out.append(f"report on {rows:,} rows: {run.wall:.1f} s wall, {run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, "
-               f"exit {run.code}")  # fmt: skip
+    table.add(f"report on {rows:,} rows", run.wall, "s",
+              note=f"{run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, exit {run.code}")  # fmt: skip
     run = benchlib.measure([cli, "report", str(big), "--html", str(work / "html")], check=False)
     size = sum(f.stat().st_size for f in (work / "html").iterdir()) / 1e6
-    out.append(f"report --html on {rows:,} rows: {run.wall:.1f} s wall, {run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} "
-               f"MB, exit {run.code}, {size:.0f} MB written")  # fmt: skip
-    out.append(f"load after: {Path('/proc/loadavg').read_text().split()[:3]}")
-    return out
+    table.add(f"report --html on {rows:,} rows", run.wall, "s", note=f"{run.cpu:.1f} s CPU, peak "
+              f"{run.peak_mb:.0f} MB, exit {run.code}, {size:.0f} MB written")  # fmt: skip
+
+
+def tables(quick: bool, work: Path, repeats: int) -> Iterator[benchlib.Table]:
+    """The dry runs' and the hashes' tables (figures 1 and 2), each handed over when done."""
+    for title, part in (
+        (f"batch --dry-run, median of {repeats}", lambda t: dry_runs(t, work, repeats)),
+        (f"the instance hash, median of {repeats}", lambda t: hashing(t, quick, work, repeats)),
+    ):
+        table = benchlib.Table(f"issue 11: {title}")
+        part(table)
+        yield table
+
+
+def figures(quick: bool, repeats: int | None = None) -> list[str]:
+    """The tables' lines (scripts/bench.py ``--only batch``)."""
+    with tempfile.TemporaryDirectory(prefix="bench-batch.") as tmp:
+        return [line for table in tables(quick, Path(tmp), repeats or (1 if quick else 3))
+                for line in table.render().splitlines()]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
-    ap.add_argument("--quick", action="store_true", help="a smaller file to hash; with --scale, 1,000 runs")
+    ap.add_argument("--quick", action="store_true", help="a smaller file to hash, one repeat; with --scale, 1,000 runs")
     ap.add_argument("--scale", action="store_true", help="only the figures of the coordinator at scale (3.)")
     ap.add_argument("--loop-runs", type=int, default=300, help="runs of the shell loop (--scale; default 300)")
+    ap.add_argument("--repeat", type=int, default=None, help="runs of each dry run and hash, side by side (the "
+                    "median; default 3, --quick 1)")  # fmt: skip
+    ap.add_argument("--markdown", action="store_true", help="print the tables as Markdown (docs/performance.md)")
     args = ap.parse_args(argv)
-    if args.scale:
-        with tempfile.TemporaryDirectory(prefix="bench-batch.") as tmp:
-            for line in scale(Path(tmp), 50 if args.quick else 500, args.loop_runs):
-                print(line, flush=True)
-        return 0
-    for line in figures(args.quick):
-        print(line, flush=True)
-    return 0
-
-
-def figures(quick: bool) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="bench-batch.") as tmp:
-        return dry_runs(Path(tmp)) + hashing(quick, Path(tmp))
+        if args.scale:
+            table = benchlib.Table("issue 25: the coordinator at scale")
+            scale(table, Path(tmp), 50 if args.quick else 500, args.loop_runs)
+            table.print(markdown=args.markdown)
+            return 0
+        for table in tables(args.quick, Path(tmp), args.repeat or (1 if args.quick else 3)):
+            table.print(markdown=args.markdown)
+    return 0
 
 
 if __name__ == "__main__":

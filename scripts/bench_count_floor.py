@@ -17,24 +17,26 @@ way of making the call cheaper that we tried:
    CaDiCaL 1.9.5 continuing one search through an IPASIR-UP lazy propagator that rejects each model
    with its blocking clause (no new solve call per board), and against cubes of depth 1..5.
 
-Every count printed is checked against OEIS A000170.  Quote ratios of one run only.
+Every count printed is checked against OEIS A000170.  Quote ratios of one run only.  Prints a table of
+scripts/benchlib.py per part (``--markdown``: for docs/performance.md); the solver rows set the budget
+beside them when it was measured in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
 
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts
 
-BIN = os.path.dirname(sys.executable)
 TARGET = 1.25  # seconds for count 14 --jobs 2 (issue 26)
 CORES = 2
 A000170 = {n: total for n, (total, _) in known_counts().items()}
@@ -42,14 +44,9 @@ SOLVERS = ("cadical195", "cadical153", "minisat22", "minicard", "glucose4", "map
 
 
 def budget(n: int, fundamental: int) -> tuple[float, float]:
-    """(median wall of ``count 4 --jobs 2``, CPU µs per board left for ``count n --jobs 2`` in TARGET)."""
-    command = [os.path.join(BIN, "cnfgen-queens"), "count", "4", "--jobs", "2", "--quiet"]
-    walls = []
-    for _ in range(7):
-        start = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-        walls.append(time.perf_counter() - start)
-    fixed = statistics.median(walls)
+    """(median wall of 7 ``count 4 --jobs 2``, CPU µs per board left for ``count n --jobs 2`` in TARGET)."""
+    command = [str(benchlib.BIN / "cnfgen-queens"), "count", "4", "--jobs", "2", "--quiet"]
+    fixed = benchlib.side_by_side({"count 4": command}, 7)["count 4"].wall
     return fixed, max(0.0, (TARGET - fixed) * CORES) / fundamental * 1e6
 
 
@@ -78,12 +75,12 @@ def engine(n: int, solver: str) -> tuple[float, float, int, dict[str, float]]:
         return delete(self)
 
     ps.Solver.solve, ps.Solver.delete = timed, counted
+    got: list[Any] = []
     try:
-        start = time.process_time()
-        c = count_symmetric(QueensFormula(n), solver=f"pysat:{solver}")
-        cpu = time.process_time() - start
+        cpu = benchlib.call(lambda: got.append(count_symmetric(QueensFormula(n), solver=f"pysat:{solver}"))).cpu
     finally:
         ps.Solver.solve, ps.Solver.delete = solve, delete
+    c = got[0]
     assert c.total == A000170[n], (solver, c.total)
     return cpu, spent[0], c.fundamental, {k: v / c.solver_calls for k, v in stats.items()}
 
@@ -123,33 +120,36 @@ def split_count(n: int, depth: int, name: str, native: bool = False, lazy: bool 
     for cols in partials(n, depth):
         cubes.setdefault(cols[0], []).append([r * n + c + 1 for r, c in enumerate(cols)][1:])
     boards, in_solver = 0, 0.0
-    start = time.process_time()
-    for first, assumptions in sorted(cubes.items()):
-        solver = Solver(name=name, bootstrap_with=alo + ([] if native else pairs) + [[first + 1]])
-        if native:
-            for vs in line_vars:
-                solver.add_atmost(vs, 1)
-        if lazy:
-            rejector = _rejector(n)
-            solver.connect_propagator(rejector)
-            for v in range(1, n * n + 1):
-                solver.observe(v)
-            t = time.process_time()
-            assert not solver.solve()
-            in_solver += time.process_time() - t
-            boards += rejector.found
-        else:
-            for cube in assumptions:
-                while True:
-                    t = time.process_time()
-                    sat = solver.solve(assumptions=cube)
-                    in_solver += time.process_time() - t
-                    if not sat:
-                        break
-                    boards += 1
-                    solver.add_clause([-v for v in solver.get_model()[: n * n] if v > 0])
-        solver.delete()
-    cpu = time.process_time() - start
+
+    def run() -> None:
+        nonlocal boards, in_solver
+        for first, assumptions in sorted(cubes.items()):
+            solver = Solver(name=name, bootstrap_with=alo + ([] if native else pairs) + [[first + 1]])
+            if native:
+                for vs in line_vars:
+                    solver.add_atmost(vs, 1)
+            if lazy:
+                rejector = _rejector(n)
+                solver.connect_propagator(rejector)
+                for v in range(1, n * n + 1):
+                    solver.observe(v)
+                t = time.process_time()
+                assert not solver.solve()
+                in_solver += time.process_time() - t
+                boards += rejector.found
+            else:
+                for cube in assumptions:
+                    while True:
+                        t = time.process_time()
+                        sat = solver.solve(assumptions=cube)
+                        in_solver += time.process_time() - t
+                        if not sat:
+                            break
+                        boards += 1
+                        solver.add_clause([-v for v in solver.get_model()[: n * n] if v > 0])
+            solver.delete()
+
+    cpu = benchlib.call(run).cpu
     assert boards == A000170[n], (name, depth, boards)
     return cpu, in_solver, boards
 
@@ -198,9 +198,11 @@ def _rejector(n: int) -> Any:
     return Rejector()
 
 
-def row(label: str, cpu: float, solver: float, boards: int) -> str:
-    return (f"  {label:44s} {cpu / boards * 1e6:7.1f} µs/board  (solver call {solver / boards * 1e6:6.1f}, "
-            f"the rest {(cpu - solver) / boards * 1e6:5.1f})")  # fmt: skip
+def add(table: benchlib.Table, label: str, cpu: float, solver: float, boards: int, **more: Any) -> None:
+    """One figure: CPU µs per board, the solver call's share and the rest in the note."""
+    note = f"solver call {solver / boards * 1e6:.1f}, the rest {(cpu - solver) / boards * 1e6:.1f}"
+    extra = more.pop("note", "")
+    table.add(label, cpu / boards * 1e6, "µs/board", note=f"{note}{'; ' + extra if extra else ''}", **more)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,30 +210,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=14, help="board size of the engine figures (default 14)")
     ap.add_argument("--split-n", type=int, default=12, help="board size of the variant figures (default 12)")
     ap.add_argument("--only", choices=("budget", "solvers", "variants"), action="append")
+    ap.add_argument("--markdown", action="store_true", help="print the tables as Markdown (docs/performance.md)")
     args = ap.parse_args(argv)
     parts = args.only or ["budget", "solvers", "variants"]
-    out: Callable[[str], None] = lambda s: print(s, flush=True)
-    fundamental = engine(args.n, "cadical195")[2] if "budget" in parts else 0
+    left: float | None = None
     if "budget" in parts:
+        table = benchlib.Table(f"count floor: the budget of count {args.n} --jobs 2")
+        fundamental = engine(args.n, "cadical195")[2]
         fixed, left = budget(args.n, fundamental)
-        out(f"budget: count 4 --jobs 2 takes {fixed:.3f} s (start-up, workers); count {args.n} --jobs 2 in "
-            f"{TARGET} s on {CORES} cores leaves {left:.1f} µs of CPU per board ({fundamental:,} boards)")  # fmt: skip
+        table.add("count 4 --jobs 2 (start-up, workers)", fixed, "s", note="median of 7")
+        table.add(f"CPU per board left for count {args.n} --jobs 2 in {TARGET} s on {CORES} cores", left, "µs",
+                  note=f"{fundamental:,} boards")  # fmt: skip
+        table.print(markdown=args.markdown)
     if "solvers" in parts:
-        out(f"solvers: the default count engine, N = {args.n}, one process")
+        table = benchlib.Table(f"count floor: the default count engine, N = {args.n}, one process")
         for name in SOLVERS:
             cpu, solver, boards, stats = engine(args.n, name)
             search = ", ".join(f"{k} {v:.1f}" for k, v in sorted(stats.items()) if k != "restarts")
-            out(row(name, cpu, solver, boards) + (f"  per call: {search}" if search else ""))
+            add(table, name, cpu, solver, boards, reference=left, against="the budget" if left is not None else "",
+                note=f"per call: {search}" if search else "")  # fmt: skip
+        table.print(markdown=args.markdown)
     if "variants" in parts:
         n = args.split_n
-        out(f"variants: all {A000170[n]:,} boards of N = {n}, a fresh solver per row-0 queen")
+        table = benchlib.Table(f"count floor: all {A000170[n]:,} boards of N = {n}, a fresh solver per row-0 queen")
         for depth in range(1, 6):
             for name in ("cadical195", "minisat22"):
-                out(row(f"{name}, cubes over rows 0..{depth - 1}", *split_count(n, depth, name)))
-        out(row("minicard, pairwise clauses, rows 0..1", *split_count(n, 2, "minicard")))
-        out(row("minicard, native AtMost-1 per line, rows 0..1", *split_count(n, 2, "minicard", native=True)))
-        out(row("cadical195, lazy propagator, one solve, row 0", *split_count(n, 1, "cadical195", lazy=True)))
-    out(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+                add(table, f"{name}, cubes over rows 0..{depth - 1}", *split_count(n, depth, name))
+        add(table, "minicard, pairwise clauses, rows 0..1", *split_count(n, 2, "minicard"))
+        add(table, "minicard, native AtMost-1 per line, rows 0..1", *split_count(n, 2, "minicard", native=True))
+        add(table, "cadical195, lazy propagator, one solve, row 0", *split_count(n, 1, "cadical195", lazy=True))
+        table.print(markdown=args.markdown)
     return 0
 
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Benchmark ``gen-queens`` against the same formula built with PySAT's CardEnc + ``CNF.to_file``.
 
-Each generator runs in its own fresh subprocess and writes a file; the parent reads
-the child's wall time (``time.perf_counter`` around the child) and its peak resident
-memory (GNU ``/usr/bin/time -f %M``, else ``ru_maxrss`` of ``os.wait4``).  Cases (issue 2): pairwise
-N = 200 and sequential N = 1000; ``--quick`` uses N = 60 and N = 200.  Each
-measurement is repeated ``--repeat`` times and the median wall time is reported.
+Each generator runs in its own fresh subprocess and writes a file, timed by scripts/benchlib.py
+(``measure``: wall time, CPU and the child's own peak resident memory, VmHWM); the two tools run side by
+side, alternating, ``--repeat`` times, and a benchlib table prints the median wall time, clauses/s and
+the largest peak of the runs of each, gen-queens beside PySAT.  Cases (issue 2): pairwise N = 200 and
+sequential N = 1000; ``--quick`` uses N = 60 and N = 200.  The exit status is 1 when gen-queens was
+slower than PySAT on a case.
 
 PySAT: A. Ignatiev, A. Morgado, J. Marques-Silva, "PySAT: A Python Toolkit for
 Prototyping with SAT Oracles", SAT 2018.  Its ``seqcounter`` is Sinz 2005 (CP 2005)
@@ -16,14 +17,13 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
 
 # The PySAT side, run as ``python -c PYSAT_SCRIPT N ENCTYPE PATH``: row at-least-one clauses, then
 # CardEnc.atmost(bound=1) over every row, column, diagonal and anti-diagonal of length >= 2,
@@ -53,7 +53,6 @@ cnf.to_file(path)
 """
 
 PYSAT_NAME = {"pairwise": "pairwise", "sequential": "seqcounter"}
-GNU_TIME = "/usr/bin/time" if Path("/usr/bin/time").is_file() else None
 FULL_CASES = [("pairwise", 200), ("sequential", 1000)]
 QUICK_CASES = [("pairwise", 60), ("sequential", 200)]
 
@@ -78,38 +77,24 @@ class Run:
 
 def gen_queens_command() -> list[str]:
     # the console script next to this interpreter: a PATH lookup may find a wrapper (pyenv's shims)
-    exe = Path(sys.executable).parent / "gen-queens"
+    exe = benchlib.BIN / "gen-queens"
     if exe.is_file():
         return [str(exe)]
     return [sys.executable, "-c", "from cnfgen_queens.cli import gen_entry; gen_entry()"]
 
 
-def run_child(argv: list[str], workdir: Path) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one child process; raises on a non-zero exit.
+def peak(sample: benchlib.Sample) -> float:
+    """The command's own peak RSS in MB (VmHWM); ``ru_maxrss`` when it ended before the first poll (an upper
+    bound: Linux counts in it this script's RSS when the command was exec'd)."""
+    return sample.peak_mb or sample.tree_peak_mb
 
-    Peak RSS comes from GNU ``/usr/bin/time`` when present: Linux folds the parent's
-    high-water mark into a child's ``ru_maxrss`` at exec, so reading ``os.wait4``
-    directly would report at least this script's own peak.  ``time`` is a small C
-    program, so the measured child starts from a tiny floor.
-    """
-    report = workdir / "time.out"
-    timed = [GNU_TIME, "-f", "%M", "-o", str(report), *argv] if GNU_TIME else argv
-    start = time.perf_counter()
-    proc = subprocess.Popen(timed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    if proc.stderr:
-        proc.stderr.close()
-    if proc.returncode != 0:
-        raise RuntimeError(f"{argv[0]} exited {proc.returncode}: {err.strip()[-300:]}")
-    if GNU_TIME:
-        peak_kib = int(report.read_text().split()[-1])
-        report.unlink()
-    else:
-        peak_kib = usage.ru_maxrss  # Linux: KiB; an upper bound (see above)
-    return wall, peak_kib / 1024
+
+def run_child(argv: list[str], workdir: Path | None = None) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB) of one child process (:func:`benchlib.measure`), which must succeed.
+
+    ``workdir`` is no longer used (scripts/bench.py still passes it)."""
+    sample = benchlib.measure(argv)
+    return sample.wall, peak(sample)
 
 
 def p_line(path: Path) -> tuple[int, int]:
@@ -139,45 +124,71 @@ def clause_digest(path: Path) -> tuple[int, int]:
     return count, total
 
 
-def measure(tool: str, encoding: str, n: int, workdir: Path, keep: bool = False) -> Run:
-    path = workdir / f"{tool}-{encoding}-{n}.cnf"
+def output(tool: str, encoding: str, n: int, workdir: Path) -> Path:
+    return workdir / f"{tool}-{encoding}-{n}.cnf"
+
+
+def measured(tool: str, encoding: str, n: int, workdir: Path, keep: bool = False) -> tuple[benchlib.Sample, Run]:
+    """One run of ``tool`` writing the formula to a file: the sample and what it wrote (the file is removed
+    unless ``keep``)."""
+    path = output(tool, encoding, n, workdir)
     if tool == "gen-queens":
         argv = [*gen_queens_command(), str(n), "-e", encoding, "-o", str(path), "--no-comments"]
     else:
         argv = [sys.executable, "-c", PYSAT_SCRIPT, str(n), PYSAT_NAME[encoding], str(path)]
-    wall, peak = run_child(argv, workdir)
+    sample = benchlib.measure(argv)
     v, c = p_line(path)
     size = path.stat().st_size / 1e6
     if not keep:
         path.unlink()
-    return Run(tool, encoding, n, wall, peak, v, c, size)
+    return sample, Run(tool, encoding, n, sample.wall, peak(sample), v, c, size)
 
 
-def median_run(runs: list[Run]) -> Run:
-    walls = sorted(runs, key=lambda r: r.wall)
-    mid = walls[len(walls) // 2]
-    return Run(mid.tool, mid.encoding, mid.n, statistics.median(r.wall for r in runs),
-               max(r.peak_mb for r in runs), mid.num_vars, mid.num_clauses, mid.size_mb)  # fmt: skip
+def measure(tool: str, encoding: str, n: int, workdir: Path, keep: bool = False) -> Run:
+    """One run of ``tool`` (``gen-queens`` or ``pysat``) for ``encoding`` and ``n`` (scripts/bench.py)."""
+    return measured(tool, encoding, n, workdir, keep)[1]
 
 
-def table(rows: list[tuple[Run, Run]]) -> str:
-    head = (
-        f"{'encoding':<11}{'N':>6}  {'tool':<11}{'vars':>10}{'clauses':>12}{'MB out':>9}"
-        f"{'wall s':>9}{'clauses/s':>13}{'peak RSS MB':>13}"
-    )
-    out = [head, "-" * len(head)]
-    for ours, theirs in rows:
-        for r in (ours, theirs):
-            out.append(
-                f"{r.encoding:<11}{r.n:>6}  {r.tool:<11}{r.num_vars:>10}{r.num_clauses:>12}{r.size_mb:>9.1f}"
-                f"{r.wall:>9.2f}{r.clauses_per_s:>13,.0f}{r.peak_mb:>13.1f}"
-            )
-        speed = theirs.wall / ours.wall
-        mem = theirs.peak_mb / ours.peak_mb
-        verdict = "not slower than PySAT" if ours.wall <= theirs.wall else "SLOWER than PySAT"
-        out.append(f"{'':<19}ratio PySAT/ours: wall {speed:.2f}x, peak RSS {mem:.2f}x  -> {verdict}")
-        out.append("")
-    return "\n".join(out)
+def case(tool: str, encoding: str, n: int, workdir: Path, into: list[Run], keep_first: bool) -> benchlib.Case:
+    """A case of :func:`benchlib.side_by_side`; each run's ``Run`` goes to ``into``, the first one's file is kept
+    when ``keep_first``."""
+
+    def run() -> benchlib.Sample:
+        sample, got = measured(tool, encoding, n, workdir, keep_first and not into)
+        into.append(got)
+        return sample
+
+    return run
+
+
+def compare(table: benchlib.Table, encoding: str, n: int, repeats: int, verify: bool, work: Path) -> bool | None:
+    """gen-queens beside PySAT on one case, into ``table``: whether gen-queens was not slower, None when
+    ``verify`` found different clauses."""
+    got: dict[str, list[Run]] = {"gen-queens": [], "pysat": []}
+    keep = verify and encoding == "pairwise"
+    cases: dict[str, benchlib.Case] = {tool: case(tool, encoding, n, work, got[tool], keep) for tool in got}
+    runs = benchlib.side_by_side(cases, repeats)
+    note = ""
+    if keep:
+        files = [output(tool, encoding, n, work) for tool in got]
+        same = clause_digest(files[0]) == clause_digest(files[1])
+        for f in files:
+            f.unlink()
+        if not same:
+            print(f"verify {encoding} N={n}: DIFFERENT clauses", flush=True)
+            return None
+        note = ", the same clauses (--verify)"
+    ours, theirs = got["gen-queens"][0], got["pysat"][0]
+    wall = {tool: runs[tool].wall for tool in got}
+    top = {tool: max(peak(s) for s in runs[tool].samples) for tool in got}
+    table.add(f"{encoding} N={n}: gen-queens wall", wall["gen-queens"], "s", reference=wall["pysat"],
+              against="PySAT", goal="<= x1", note=f"{ours.num_vars:,} vars, {ours.num_clauses:,} clauses, "
+              f"{ours.size_mb:.1f} MB{note}")  # fmt: skip
+    differ = "" if theirs.num_clauses == ours.num_clauses else f"PySAT writes {theirs.num_clauses:,}"
+    table.add("  clauses/s", ours.num_clauses / wall["gen-queens"], "clauses/s",
+              reference=theirs.num_clauses / wall["pysat"], against="PySAT", note=differ)  # fmt: skip
+    table.add("  peak RSS (largest of the runs)", top["gen-queens"], "MB", reference=top["pysat"], against="PySAT")
+    return wall["gen-queens"] <= wall["pysat"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -186,35 +197,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median wall is reported")
     ap.add_argument("--verify", action="store_true", help="check that both pairwise files hold the same clauses")
     ap.add_argument("--workdir", type=Path, default=None, help="where the CNF files go (default: a temp dir)")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/performance.md)")
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
     cases = QUICK_CASES if args.quick else FULL_CASES
-    rows: list[tuple[Run, Run]] = []
+    table = benchlib.Table(f"gen-queens against PySAT, median of {args.repeat} side by side, each generator a "
+                           "fresh process writing a file (--no-comments)")  # fmt: skip
+    verdicts = []
     with tempfile.TemporaryDirectory(prefix="bench_gen.", dir=args.workdir) as tmp:
-        work = Path(tmp)
         for encoding, n in cases:
-            got: dict[str, list[Run]] = {"gen-queens": [], "pysat": []}
-            for i in range(args.repeat):  # interleaved, so drift in machine load hits both alike
-                keep = args.verify and i == 0 and encoding == "pairwise"
-                for tool in got:
-                    got[tool].append(measure(tool, encoding, n, work, keep))
-                if keep:
-                    files = [work / f"{tool}-{encoding}-{n}.cnf" for tool in got]
-                    same = clause_digest(files[0]) == clause_digest(files[1])
-                    print(f"verify pairwise N={n}: {'same clauses' if same else 'DIFFERENT clauses'}", flush=True)
-                    for f in files:
-                        f.unlink()
-                    if not same:
-                        return 1
-            rows.append((median_run(got["gen-queens"]), median_run(got["pysat"])))
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, median of {args.repeat} run(s) each, "
-          "each generator a fresh process writing a file (--no-comments); "
-          f"peak RSS = max over runs ({'GNU time %M' if GNU_TIME else 'wait4 ru_maxrss, an upper bound'}); "
-          f"load average at the end {os.getloadavg()[0]:.2f}")  # fmt: skip
-    print()
-    print(table(rows))
-    return 0 if all(ours.wall <= theirs.wall for ours, theirs in rows) else 1
+            verdict = compare(table, encoding, n, args.repeat, args.verify, Path(tmp))
+            if verdict is None:
+                return 1
+            verdicts.append(verdict)
+    table.print(markdown=args.markdown)
+    return 0 if all(verdicts) else 1
 
 
 if __name__ == "__main__":

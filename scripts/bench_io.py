@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Issue 10's figures (the I/O section of scripts/bench.py), measured side by side in one run.
+"""Issue 10's figures (the I/O section of scripts/bench.py), measured in one run and printed as a benchlib table.
 
-1. The streaming model check on the N = 300 pairwise CNF (708 MB): MB/s, the ratio to ``wc -l``
-   on the same file, and peak RSS (targets: >= 100 MB/s, <= ~200 MB).
+1. The streaming model check on the N = 300 pairwise CNF (708 MB): its time beside ``wc -l`` on the same
+   file, MB/s, and peak RSS (targets: >= 100 MB/s, <= ~200 MB).
 2. ``cnfgen-queens solve q300.cnf --time-limit 2`` with kissat and with the embedded default: the
    whole command's wall time and peak RSS (was 65-100 s and 3.5-3.8 GB; bare kissat 2.05 s, 159 MB).
 3. ``decode`` of a 1 GB answer of v lines (was over 300 s and 6.1 GB).
 4. ``gen-queens 10000 -e sequential`` and ``-e commander`` to /dev/null: peak RSS (target <= 200 MB;
    sequential was 7.6 GB).
 
+Each command runs once under scripts/benchlib.py's ``measure``: wall time, and peak RSS of the largest
+process of its tree (``ru_maxrss`` of ``wait4``: the tool or the solver it started).
 ``--quick`` uses N = 120, a 50 MB answer and N = 1500 (a smoke run, not the targets).
 """
 
@@ -19,10 +21,13 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
+
+BIN = benchlib.BIN
 
 CHECK = """
 import json, sys, time
@@ -38,66 +43,54 @@ full, error = check_model(CnfFile(path, path.name), model)
 print(json.dumps({"seconds": time.perf_counter() - start, "error": error}))
 """
 
-PEAK = """
-import resource, subprocess, sys, time
-start = time.perf_counter()
-proc = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-wall = time.perf_counter() - start
-sys.stdout.buffer.write(proc.stdout)
-print(f"@@ {proc.returncode} {wall} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}")
-"""
+
+def measured(argv: list[str]) -> benchlib.Sample:
+    """One run of ``argv``, its output captured, whatever its exit status (the figures quote it)."""
+    return benchlib.measure(argv, capture=True, check=False)
 
 
-def measured(argv: list[str]) -> tuple[str, int, float, float]:
-    """(stdout, exit status, wall seconds, peak RSS in MB of the command and its children)."""
-    out = subprocess.run([sys.executable, "-c", PEAK, *argv], capture_output=True, text=True).stdout
-    body, _, tail = out.rpartition("@@ ")
-    rc, wall, mb = tail.split()
-    return body, int(rc), float(wall), float(mb)
-
-
-def check_figures(cnf: Path, n: int) -> list[str]:
+def check_figures(table: benchlib.Table, cnf: Path, n: int) -> None:
     size_mb = cnf.stat().st_size / 1e6
     subprocess.run(["cat", str(cnf)], stdout=subprocess.DEVNULL, check=True)  # both start from the page cache
-    start = time.perf_counter()
-    subprocess.run(["wc", "-l", str(cnf)], stdout=subprocess.DEVNULL, check=True)
-    wc = time.perf_counter() - start
-    body, rc, _, peak = measured([sys.executable, "-c", CHECK, str(cnf), str(n)])
-    record = json.loads(body)
-    if rc != 0 or record["error"] is not None:
-        raise SystemExit(f"check failed: {rc} {record}")
-    rate = size_mb / record["seconds"]
-    return [
-        f"model check of {cnf.name} ({size_mb:.0f} MB): {record['seconds']:.2f} s = {rate:.0f} MB/s, "
-        f"peak RSS {peak:.0f} MB; wc -l {wc:.2f} s = {size_mb / wc:.0f} MB/s; "
-        f"check/wc-l time x{record['seconds'] / wc:.1f}"
-    ]
+    wc = benchlib.measure(["wc", "-l", str(cnf)]).wall
+    run = measured([sys.executable, "-c", CHECK, str(cnf), str(n)])
+    record = json.loads(run.stdout)
+    if run.code != 0 or record["error"] is not None:
+        raise SystemExit(f"check failed: {run.code} {record}")
+    seconds = record["seconds"]
+    table.add(f"model check of {cnf.name} ({size_mb:.0f} MB)", seconds, "s", reference=wc, against="wc -l",
+              note=f"{size_mb / seconds:.0f} MB/s, wc -l {size_mb / wc:.0f} MB/s")  # fmt: skip
+    table.add("  MB/s", size_mb / seconds, "MB/s", goal=">= 100 MB/s")
+    table.add("  peak RSS", run.tree_peak_mb, "MB", goal="<= ~200 MB")
 
 
-def solve_figures(cnf: Path) -> list[str]:
+def solve_figures(table: benchlib.Table, cnf: Path) -> None:
     cq = str(BIN / "cnfgen-queens")
-    body, rc, wall, peak = measured([cq, "solve", str(cnf), "--solver", "kissat", "--time-limit", "2", "--json"])
-    record = json.loads(body)
     path = subprocess.run([cq, "solvers", "--path", "kissat"], capture_output=True, text=True).stdout.strip()
-    out = [
-        f"solve {cnf.name} --solver kissat --time-limit 2: {record['status']} solver wall {record['wall']:.2f} s, "
-        f"command wall {wall:.2f} s (reported {record['command_wall']:.2f} s), peak RSS {peak:.0f} MB (exit {rc})"
-    ]
-    body, rc, wall, peak = measured([cq, "solve", str(cnf), "--time-limit", "2", "--json"])  # the default solver
-    record = json.loads(body)
-    out.append(f"solve {cnf.name} --time-limit 2 (embedded pysat:cadical195): {record['status']} solver wall "
-               f"{record['wall']:.2f} s, command wall {wall:.2f} s, peak RSS {peak:.0f} MB (exit {rc})")  # fmt: skip
-    if path:
-        _, _, bare_wall, bare_peak = measured(["timeout", "2", path, str(cnf)])
-        out.append(f"bare kissat under timeout 2: {bare_wall:.2f} s, peak RSS {bare_peak:.0f} MB")
+    bare = measured(["timeout", "2", path, str(cnf)]) if path else None
+    run = measured([cq, "solve", str(cnf), "--solver", "kissat", "--time-limit", "2", "--json"])
+    record = json.loads(run.stdout)
+    name = f"solve {cnf.name} --solver kissat --time-limit 2"
+    table.add(name, run.wall, "s", reference=bare.wall if bare else None,
+              against="bare kissat under timeout 2" if bare else "", note=f"{record['status']}, solver wall "
+              f"{record['wall']:.2f} s, reported {record['command_wall']:.2f} s, exit {run.code}")  # fmt: skip
+    table.add("  peak RSS", run.tree_peak_mb, "MB", reference=bare.tree_peak_mb if bare else None,
+              against="bare kissat" if bare else "")  # fmt: skip
+    run = measured([cq, "solve", str(cnf), "--time-limit", "2", "--json"])  # the default solver
+    record = json.loads(run.stdout)
+    table.add(f"solve {cnf.name} --time-limit 2 (embedded pysat:cadical195)", run.wall, "s",
+              note=f"{record['status']}, solver wall {record['wall']:.2f} s, exit {run.code}")  # fmt: skip
+    table.add("  peak RSS", run.tree_peak_mb, "MB")
     # a solver that fails at once: the command then validates the whole file, so the peak is its own
-    body, rc, wall, peak = measured([cq, "solve", str(cnf), "--solver", "kissat", "--solver-args=--no-such", "--json"])
-    out.append(f"solve {cnf.name} with a solver failing at once, then validating the file: {wall:.2f} s, "
-               f"check {json.loads(body)['check_time']:.2f} s, peak RSS {peak:.0f} MB (exit {rc})")  # fmt: skip
-    return out
+    run = measured([cq, "solve", str(cnf), "--solver", "kissat", "--solver-args=--no-such", "--json"])
+    checked = json.loads(run.stdout)["check_time"]  # null when the command did not validate the file
+    said = "no check" if checked is None else f"check {checked:.2f} s"
+    table.add(f"solve {cnf.name} with a solver failing at once, then validating the file", run.wall, "s",
+              note=f"{said}, exit {run.code}")  # fmt: skip
+    table.add("  peak RSS", run.tree_peak_mb, "MB")
 
 
-def decode_figures(size: int, work: Path) -> list[str]:
+def decode_figures(table: benchlib.Table, size: int, work: Path) -> None:
     """decode of an answer of ``size`` bytes of v lines (N = 8 queens among auxiliary literals)."""
     answer = work / "answer.txt"
     line = b"v " + b" ".join(b"-%d" % v for v in range(100_000, 100_012)) + b"\n"
@@ -108,33 +101,51 @@ def decode_figures(size: int, work: Path) -> list[str]:
             f.write(block)
         f.write(b"v 0\n")
     mb = answer.stat().st_size / 1e6
-    _, rc, wall, peak = measured([str(BIN / "cnfgen-queens"), "decode", str(answer), "-n", "8"])
-    return [f"decode of a {mb:.0f} MB answer: {wall:.1f} s = {mb / wall:.0f} MB/s, peak RSS {peak:.0f} MB (exit {rc})"]
+    run = measured([str(BIN / "cnfgen-queens"), "decode", str(answer), "-n", "8"])
+    table.add(f"decode of a {mb:.0f} MB answer", run.wall, "s", against="was > 300 s for 1 GB",
+              note=f"{mb / run.wall:.0f} MB/s, exit {run.code}")  # fmt: skip
+    table.add("  peak RSS", run.tree_peak_mb, "MB", against="was 6.1 GB for 1 GB")
+    answer.unlink()
 
 
-def generator_figures(n: int) -> list[str]:
-    out = []
+def generator_figures(table: benchlib.Table, n: int) -> None:
     for encoding in ("sequential", "commander"):
-        _, rc, wall, peak = measured([str(BIN / "gen-queens"), str(n), "-e", encoding, "-o", "/dev/null"])
-        out.append(f"gen-queens {n} -e {encoding} > /dev/null: peak RSS {peak:.0f} MB, {wall:.0f} s (exit {rc})")
-    return out
+        run = measured([str(BIN / "gen-queens"), str(n), "-e", encoding, "-o", "/dev/null"])
+        table.add(f"gen-queens {n} -e {encoding} > /dev/null: peak RSS", run.tree_peak_mb, "MB", goal="<= 200 MB",
+                  note=f"{run.wall:.1f} s, exit {run.code}")  # fmt: skip
 
 
-def io_figures(quick: bool, work: Path) -> list[str]:
+def tables(quick: bool, work: Path) -> Iterator[benchlib.Table]:
+    """The figures, one table a part, each handed over when done."""
     n, big = (120, 1500) if quick else (300, 10000)
     cnf = work / f"q{n}.cnf"
     subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(cnf)], check=True)
     decode_size = 50 * 10**6 if quick else 10**9
-    return [*check_figures(cnf, n), *solve_figures(cnf), *decode_figures(decode_size, work), *generator_figures(big)]
+    for title, part in (
+        ("model check", lambda t: check_figures(t, cnf, n)),
+        ("solve", lambda t: solve_figures(t, cnf)),
+        ("decode", lambda t: decode_figures(t, decode_size, work)),
+        ("generator", lambda t: generator_figures(t, big)),
+    ):
+        table = benchlib.Table(f"issue 10 I/O: {title}")
+        part(table)
+        yield table
+
+
+def io_figures(quick: bool, work: Path) -> Iterator[str]:
+    """The tables' lines (scripts/bench.py ``--only io``)."""
+    for table in tables(quick, work):
+        yield from table.render().splitlines()
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="N = 120, a 50 MB answer, N = 1500: a smoke run")
+    ap.add_argument("--markdown", action="store_true", help="print the tables as Markdown (docs/performance.md)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-io.") as tmp:
-        for line in io_figures(args.quick, Path(tmp)):
-            print(line, flush=True)
+        for table in tables(args.quick, Path(tmp)):
+            table.print(markdown=args.markdown)
     return 0
 
 

@@ -1,20 +1,27 @@
+#!/usr/bin/env python3
 """Large N in enumerate and count: wall time and peak RSS of the refusals, the bounded runs and the legit use.
 
-    python scripts/bench_large_n.py [--only refuse|bounded|legit] [--ulimit-kb KB]
+    python scripts/bench_large_n.py [--only refuse|bounded|legit] [--ulimit-kb KB] [--markdown]
 
-Each command runs under ``/usr/bin/time -f "%e %M"`` (wall seconds, peak RSS in KB of the
-command's process; an external solver's own memory is its child's and not counted there) and
-under ``ulimit -v`` (default 4,000,000 KB, as the issue's reproducers were measured; twice that
-for the legit runs, whose embedded CaDiCaL holds 3 GB), so a regression shows as a crash here
-instead of an OOM kill of the machine.
+Each command runs once under ``ulimit -v`` (default 4,000,000 KB, as the issue's reproducers were
+measured; twice that for the legit runs, whose embedded CaDiCaL holds 3 GB), so a regression shows as
+a crash here instead of an OOM kill of the machine, and is measured by scripts/benchlib.py: wall
+seconds, the peak RSS of the command's own process (VmHWM; an external solver's own memory is its
+child's and not counted there) and of the largest process of its tree (``ru_maxrss``).  Prints a
+benchlib table, its last line of stderr beside each figure; exits 1 when a command's exit status is not
+its group's.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
-import subprocess
+import sys
 import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
 
 REFUSE = [  # the issue's four reproducers: refused before anything is built (exit 2)
     "count 1000 --jobs 2 --time-limit 5",
@@ -34,35 +41,39 @@ LEGIT = [  # large N that must keep working (exit 0): the first two solutions, e
 ]
 
 
-def measure(command: str, ulimit_kb: int) -> tuple[int, str, str]:
-    """(exit status, wall seconds, peak RSS in MB) of ``cnfgen-queens command``."""
+def measure(command: str, ulimit_kb: int) -> tuple[benchlib.Sample, str]:
+    """``cnfgen-queens command`` under ``ulimit -v ulimit_kb`` (exec'd by bash: the shell is the command's
+    process), measured; and the last line it wrote to stderr."""
+    cli = shlex.quote(str(benchlib.BIN / "cnfgen-queens"))
+    line = f"ulimit -v {ulimit_kb}; exec {cli} {command} 2>&1 >/dev/null"  # stderr is what is captured
     with tempfile.TemporaryDirectory(prefix="bench-large-n-") as tmp:
-        line = f'ulimit -v {ulimit_kb}; /usr/bin/time -o {tmp}/t -f "%e %M" cnfgen-queens {command} > /dev/null'
-        done = subprocess.run(["bash", "-c", line], cwd=tmp, capture_output=True, text=True)
-        with open(f"{tmp}/t") as f:
-            fields = f.read().split()
-    wall, kb = fields[-2], fields[-1]
-    last = done.stderr.strip().splitlines()[-1:] or [""]
-    print(f"{command:60s} exit {done.returncode}  {float(wall):7.1f} s  {int(kb) / 1024:7.0f} MB  {last[0][:90]}")
-    return done.returncode, wall, kb
+        run = benchlib.measure(["bash", "-c", line], cwd=Path(tmp), capture=True, check=False)
+    return run, (run.stdout.strip().splitlines()[-1:] or [""])[0]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("--only", choices=("refuse", "bounded", "legit"))
     p.add_argument("--ulimit-kb", type=int, default=4_000_000)
-    args = p.parse_args()
+    p.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/counting.md)")
+    args = p.parse_args(argv)
     kb = args.ulimit_kb
     groups = {"refuse": (REFUSE, 2, kb), "bounded": (BOUNDED, 1, kb), "legit": (LEGIT, 0, 2 * kb)}
+    table = benchlib.Table(f"large N: cnfgen-queens under ulimit -v {kb} KB (legit: {2 * kb} KB)")
+    unexpected = 0
     for name, (commands, want, limit) in groups.items():
         if args.only and name != args.only:
             continue
-        print(f"-- {name} (expected exit {want}), ulimit -v {limit} KB")
         for command in commands:
-            status, *_ = measure(command, limit)
-            if status != want:
-                print(f"   UNEXPECTED exit {status} for: cnfgen-queens {shlex.quote(command)}")
+            run, said = measure(command, limit)
+            wrong = "" if run.code == want else "UNEXPECTED "
+            unexpected += bool(wrong)
+            memory = f"{run.peak_mb:.0f} MB (tree {run.tree_peak_mb:.0f} MB)"
+            table.add(f"{name}: {command}", run.wall, "s", goal=f"exit {want}",
+                      note=f"{wrong}exit {run.code}, {memory}; {said[:90]}")  # fmt: skip
+    table.print(markdown=args.markdown)
+    return 1 if unexpected else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

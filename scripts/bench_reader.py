@@ -2,8 +2,8 @@
 """Issue 33 item 1: the runner's own pass beside the solver's, measured side by side in one run.
 
 On the N = 300 pairwise CNF (708 MB; ``--quick``: N = 120), each row runs a solver bare and under
-``cnfgen-queens solve`` (``--repeat`` times, alternating; medians), and prints the tool's wall time
-beyond the solver's as a ratio:
+``cnfgen-queens solve`` (``--repeat`` times, alternating: scripts/benchlib.py's ``side_by_side``), and a
+benchlib table prints the median wall time of the tool beside the bare solver's, their ratio:
 
 - ``reader``: a script that reads the file (``cat``) and answers ``s UNKNOWN``, the fastest solver
   there can be: here the tool's time is its own check wherever it is slower than ``cat``;
@@ -12,23 +12,24 @@ beyond the solver's as a ratio:
   limit, wall clock, where a bare minisat counts CPU seconds after its parse).
 
 ``check alone`` is the streaming input check in one process: the time the tool added before the
-solver started when the check ran first (the solver's time plus this is what such a run took).
-The machine is shared: quote ratios, not seconds.
+solver started when the check ran first (the solver's time plus this is what such a run took; the note
+of each row gives that ratio, ``(check + bare) / bare``).  The machine is shared: quote ratios, not seconds.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
+
+BIN = benchlib.BIN
 READER = '#!/bin/sh\nfor a in "$@"; do f="$a"; done\ncat "$f" > /dev/null\necho "s UNKNOWN"\n'
 CHECK = (
     "import sys, time\nfrom pathlib import Path\nfrom cnfgen_queens.cnf.scan import CnfFile, check_stream\n"
@@ -37,10 +38,14 @@ CHECK = (
 )
 
 
-def wall(argv: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start
+def kissat_path() -> str | None:
+    """kissat on PATH, else the one ``cnfgen-queens solvers --path`` finds (a wheel's)."""
+    found = shutil.which("kissat")
+    if found:
+        return found
+    said = subprocess.run([str(BIN / "cnfgen-queens"), "solvers", "--path", "kissat"], capture_output=True,
+                          text=True).stdout.strip()  # fmt: skip
+    return said or None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,8 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="N = 120 (a smoke run, not the target)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--limit", type=float, default=10.0, help="time limit of the parsing solvers (s)")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/performance.md)")
     args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
     n = 120 if args.quick else 300
+    table = benchlib.Table(f"the runner's pass beside the solver's, q{n}.cnf, median of {args.repeat} side by side")
     with tempfile.TemporaryDirectory() as tmp:
         cnf = Path(tmp) / f"q{n}.cnf"
         subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(cnf)], check=True)
@@ -61,8 +70,9 @@ def main(argv: list[str] | None = None) -> int:
             ("reader", [str(reader), str(cnf)], [*tool, "--solver", str(reader)])
         ]
         limit = f"{args.limit:g}"
-        if shutil.which("kissat"):
-            rows.append(("kissat", ["kissat", "-q", f"--time={limit}", str(cnf)],
+        kissat = kissat_path()
+        if kissat:
+            rows.append(("kissat", [kissat, "-q", f"--time={limit}", str(cnf)],
                          [*tool, "--solver", "kissat", "--time-limit", limit]))  # fmt: skip
         if shutil.which("cadical"):
             rows.append(("cadical", ["cadical", "-q", "-t", limit, str(cnf)],
@@ -71,20 +81,18 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(("minisat", ["minisat", "-verb=0", f"-cpu-lim={limit}", str(cnf)],
                          [*tool, "--solver", "minisat", "--time-limit", limit]))  # fmt: skip
         size = cnf.stat().st_size / 1e6
-        checks = [float(subprocess.run([sys.executable, "-c", CHECK, str(cnf)], capture_output=True, text=True,
-                                       check=True).stdout) for _ in range(args.repeat)]  # fmt: skip
-        check = statistics.median(checks)
-        print(f"load average {os.getloadavg()[0]:.1f} at the start")
-        print(f"q{n}.cnf  {size:.0f} MB  check alone {check:.2f} s ({size / check:.0f} MB/s)  median of {args.repeat}")
-        print(f"{'solver':<9} {'bare s':>8} {'tool s':>8} {'tool/bare':>10} {'(check+bare)/bare':>18}")
+        check = statistics.median(
+            float(benchlib.measure([sys.executable, "-c", CHECK, str(cnf)], capture=True).stdout)
+            for _ in range(args.repeat)
+        )  # the check's own time, which it prints: the interpreter's start-up left out
+        table.add(f"check alone, q{n}.cnf ({size:.0f} MB)", check, "s", note=f"{size / check:.0f} MB/s")
         for name, bare_argv, tool_argv in rows:
-            bare, ours = [], []
-            for _ in range(args.repeat):
-                bare.append(wall(bare_argv))
-                ours.append(wall(tool_argv))
-            b, t = statistics.median(bare), statistics.median(ours)
-            print(f"{name:<9} {b:8.2f} {t:8.2f} {t / b:10.2f} {(check + b) / b:18.2f}")
-        print(f"load average {os.getloadavg()[0]:.1f} at the end")
+            # exit codes as the original: a solver stopped at its limit may say anything, the figure is its time
+            runs = benchlib.side_by_side({"bare": bare_argv, "tool": tool_argv}, args.repeat, check=False)
+            bare, ours = runs["bare"].wall, runs["tool"].wall
+            table.add(f"{name} under cnfgen-queens solve", ours, "s", reference=bare, against=f"{name} alone",
+                      note=f"(check + bare) / bare x{(check + bare) / bare:.2f}")  # fmt: skip
+    table.print(markdown=args.markdown)
     return 0
 
 

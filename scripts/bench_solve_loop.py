@@ -4,22 +4,30 @@ minisat and kissat, and ``scripts/enumerate.sh 8`` (kissat), for this tree and f
 ``main``, unpacked with ``git archive``) side by side in one run, alternating, each a fresh process.
 
 ``--threshold`` also prints where numpy starts to pay in the model check: ``check_stream`` of pairwise CNFs
-of growing size in a fresh process, through the pure-Python path and through numpy (its import included).
+of growing size in a fresh process, through the pure-Python path and through numpy (its import included,
+the interpreter's start-up not: the child's own clock).
+
+Medians of runs side by side (scripts/benchlib.py); prints a benchlib table (``--markdown``: for
+docs/performance.md), each figure of this tree beside the same of ``--before``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
+
 ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
+BIN = benchlib.BIN
 
 THRESHOLD = """
 import sys, time
@@ -37,13 +45,22 @@ def env(tree: Path, cache: Path) -> dict[str, str]:
                 CNFGEN_QUEENS_CACHE_DIR=str(cache))  # fmt: skip
 
 
-def timed(argv: list[str], environ: dict[str, str], codes: tuple[int, ...] = (0,)) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, env=environ, cwd=ROOT)
-    wall = time.perf_counter() - start
-    if proc.returncode not in codes:
-        raise SystemExit(f"{' '.join(argv[:4])} failed ({proc.returncode}): {proc.stderr.strip()[-300:]}")
-    return wall
+def timed(argv: list[str], environ: dict[str, str], codes: tuple[int, ...] = (0,)) -> Callable[[], benchlib.Sample]:
+    """A case of benchlib.side_by_side: ``argv`` once; the benchmark ends on an exit status not in ``codes``."""
+
+    def case() -> benchlib.Sample:
+        run = benchlib.measure(argv, env=environ, cwd=ROOT)
+        if run.code not in codes:
+            raise SystemExit(f"{' '.join(argv[:4])} failed ({run.code})")
+        return run
+
+    return case
+
+
+def own_clock(argv: list[str], environ: dict[str, str]) -> benchlib.Sample:
+    """``argv`` once, its wall the seconds the child printed (THRESHOLD's clock: the check, not the start-up)."""
+    run = benchlib.measure(argv, env=environ, capture=True)
+    return dataclasses.replace(run, wall=float(run.stdout))
 
 
 def unpack(ref: str, into: Path) -> Path:
@@ -53,14 +70,16 @@ def unpack(ref: str, into: Path) -> Path:
     return into
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     formatter = argparse.RawDescriptionHelpFormatter
     ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=formatter)
     ap.add_argument("--before", default="main", help="the git ref to compare with (default: main)")
     ap.add_argument("--repeat", type=int, default=9, help="runs of each solve figure (median; default 9)")
-    ap.add_argument("--loops", type=int, default=1, help="runs of enumerate.sh 8 each (median; default 1)")
+    ap.add_argument("--loops", type=int, default=1, help="runs of enumerate.sh 8 each (median; default 1; 0: none)")
     ap.add_argument("--threshold", action="store_true", help="also time the pure-Python and numpy checks by size")
-    args = ap.parse_args()
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/performance.md)")
+    args = ap.parse_args(argv)
+    table = benchlib.Table(f"solve in a shell loop: this tree against {args.before}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         before = work / "before"
@@ -70,36 +89,34 @@ def main() -> None:
         cnf.write_text("p cnf 1 1\n1 0\n")
         envs = {k: env(tree, work / f"cache-{k}") for k, tree in trees.items()}
         cq = str(BIN / "cnfgen-queens")
-        print(f"load average {os.getloadavg()[0]:.2f}; before = {args.before}, after = this tree; "
-              f"median of {args.repeat} (enumerate.sh: {args.loops})")  # fmt: skip
         for solver in ("minisat", "kissat"):
             argv = [cq, "solve", str(cnf), "--solver", solver, "--isolation", "none"]
-            walls: dict[str, list[float]] = {k: [] for k in trees}
-            first = {k: timed(argv, envs[k], (10,)) for k in trees}  # the after tree's cache is empty here
-            for _ in range(args.repeat):
-                for k in trees:
-                    walls[k].append(timed(argv, envs[k], (10,)))
-            b, a = statistics.median(walls["before"]), statistics.median(walls["after"])
-            print(f"solve q1.cnf --solver {solver}: before {b:.3f} s, after {a:.3f} s (first run, cache empty: "
-                  f"{first['after']:.3f} s): x{b / a:.2f}")  # fmt: skip
-        loop: dict[str, list[float]] = {k: [] for k in trees}
-        for _ in range(args.loops):
-            for k in trees:
-                loop[k].append(timed(["bash", str(ROOT / "scripts" / "enumerate.sh"), "8"], envs[k]))
-        b, a = statistics.median(loop["before"]), statistics.median(loop["after"])
-        print(f"scripts/enumerate.sh 8 (kissat; no solve inside): before {b:.2f} s, after {a:.2f} s")
+            cases = {k: timed(argv, envs[k], (10,)) for k in trees}
+            first = {k: case() for k, case in cases.items()}  # the after tree's cache is empty here
+            runs = benchlib.side_by_side(cases, args.repeat)
+            table.add(f"solve q1.cnf --solver {solver}", runs["after"].wall, "s", reference=runs["before"].wall,
+                      against=args.before, note=f"median of {args.repeat}; first run, cache empty: "
+                      f"{first['after'].wall:.3f} s")  # fmt: skip
+        if args.loops:
+            loop = [str(ROOT / "scripts" / "enumerate.sh"), "8"]
+            runs = benchlib.side_by_side({k: timed(["bash", *loop], envs[k]) for k in trees}, args.loops)
+            table.add("scripts/enumerate.sh 8 (kissat; no solve inside)", runs["after"].wall, "s",
+                      reference=runs["before"].wall, against=args.before, note=f"median of {args.loops}")  # fmt: skip
         if args.threshold:
             for n in (8, 20, 40, 80):
                 path = work / f"q{n}.cnf"
                 subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(path)], check=True, env=envs["after"])
-                pure, chunks = ([float(subprocess.run([sys.executable, "-c", THRESHOLD, str(path), str(small)],
-                                 capture_output=True, text=True, check=True, env=envs["after"]).stdout)
-                                 for _ in range(3)] for small in (path.stat().st_size, 0))  # fmt: skip
-                print(
-                    f"check_stream pairwise N={n} ({path.stat().st_size / 1e6:.2f} MB): pure Python "
-                    f"{statistics.median(pure):.3f} s, numpy (import included) {statistics.median(chunks):.3f} s"
+                check = [sys.executable, "-c", THRESHOLD, str(path)]
+                small = {"pure": str(path.stat().st_size), "numpy": "0"}  # the size up to which the check is pure
+                runs = benchlib.side_by_side(
+                    {k: partial(own_clock, [*check, v], envs["after"]) for k, v in small.items()}, 3
                 )
+                table.add(f"check_stream pairwise N={n} ({path.stat().st_size / 1e6:.2f} MB), numpy (import included)",
+                          runs["numpy"].wall, "s", reference=runs["pure"].wall, against="pure Python",
+                          note="median of 3")  # fmt: skip
+    table.print(markdown=args.markdown)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -10,10 +10,11 @@
 3. Start-up: ``gen-queens 8``, ``decode``, ``block`` and ``solve --help`` against ``python -c pass``
    (median of 15, side by side, bytecode cached; target 2x).
 
-The C programs are compiled here when a compiler is present (else those rows say so).  Wall and CPU are the
-child's own (``wait4``), the ratios are of medians of runs taken in turns; the load average is printed
-before and after.  ``--quick`` shrinks every case (a smoke run, not the targets).  Run alone or as
-``scripts/bench.py --only speed``.
+The C programs are compiled here when a compiler is present (else the table's title says so).  Timed by
+scripts/benchlib.py: wall and CPU are the child's own (``wait4``), peak RSS its own (VmHWM; for ``solve``
+the largest process of its tree), the ratios are of medians of runs taken in turns (``side_by_side``); each
+part prints a benchlib table with the load average at its start and end.  ``--quick`` shrinks every case (a
+smoke run, not the targets).  Run alone or as ``scripts/bench.py --only speed``.
 """
 
 from __future__ import annotations
@@ -22,54 +23,41 @@ import argparse
 import filecmp
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
+from bench_gen import peak
+
+BIN = benchlib.BIN
 SCRIPTS = Path(__file__).resolve().parent
 
 
-@dataclass(frozen=True)
-class Run:
-    wall: float
-    cpu: float
-    peak_mb: float
-    code: int
+def to_file(argv: list[str], path: Path) -> list[str]:
+    """``argv`` with its stdout to ``path``, through a shell that execs it: the same process, so ``wait4`` and
+    the peak are the command's own."""
+    return ["sh", "-c", 'f=$1; shift; exec "$@" > "$f"', "sh", str(path), *argv]
 
 
-def measure(argv: list[str], stdout: Path | None = None, env: dict[str, str] | None = None) -> Run:
-    """One run of ``argv`` (stdout to ``stdout``, else discarded): its own wall, CPU and peak RSS."""
-    with open(stdout or os.devnull, "wb") as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode)
+def removing(argv: list[str], path: Path) -> benchlib.Case:
+    """A case of :func:`benchlib.side_by_side`: ``argv``, then its output ``path`` removed (each run writes anew)."""
+
+    def run() -> benchlib.Sample:
+        sample = benchlib.measure(argv)
+        path.unlink(missing_ok=True)
+        return sample
+
+    return run
 
 
-def side_by_side(
-    pairs: dict[str, tuple[list[str], Path | None]], times: int, env: dict[str, str] | None = None
-) -> dict[str, list[Run]]:
-    """Each command ``times`` times, in turns (the order reversed every other round, so load hits all alike)."""
-    runs: dict[str, list[Run]] = {name: [] for name in pairs}
-    names = list(pairs)
-    for i in range(times):
-        for name in names if i % 2 == 0 else names[::-1]:
-            argv, out = pairs[name]
-            runs[name].append(measure(argv, out, env))
-            if out is not None and out.exists():
-                out.unlink()
-    return runs
-
-
-def med(runs: list[Run], what: str) -> float:
-    return statistics.median(getattr(r, what) for r in runs)
+def top(run: benchlib.Repeated, tree: bool = False) -> float:
+    """The largest peak RSS of the runs, MB: the command's own (VmHWM; see ``bench_gen.peak``), or with ``tree``
+    the largest process of its tree (``ru_maxrss``: the tool or the solver it started)."""
+    return max(s.tree_peak_mb if tree else peak(s) for s in run.samples)
 
 
 def compiled(source: str, work: Path) -> Path | None:
@@ -82,16 +70,12 @@ def compiled(source: str, work: Path) -> Path | None:
     return exe
 
 
-def load() -> str:
-    return f"{os.getloadavg()[0]:.1f}"
-
-
-def generator(quick: bool, work: Path, times: int) -> list[str]:
+def generator(table: benchlib.Table, quick: bool, work: Path, times: int) -> None:
     writer = compiled("cwriter.c", work)
     if writer is None:
-        return ["generator: no C compiler, no reference"]
+        table.title += " (no C compiler, no reference)"
+        return
     out = work / "gen.cnf"
-    lines = []
     for encoding, n in (("pairwise", 60), ("sequential", 300)) if quick else (("pairwise", 200), ("sequential", 1000)):
         ours = [str(BIN / "gen-queens"), str(n), "-e", encoding, "--no-comments"]
         theirs = [str(writer), encoding, str(n)]
@@ -102,18 +86,16 @@ def generator(quick: bool, work: Path, times: int) -> list[str]:
         out.unlink()  # children's peak RSS, which counts what they were forked with, is their own)
         reference.unlink()
         for mode in ("stdout", "-o"):
-            before = load()
-            to = ["-o", str(out)] if mode == "-o" else []
-            sink = out if mode == "stdout" else None
-            runs = side_by_side({"gen": ([*ours, *to], sink), "c": ([*theirs, *to], sink)}, times)
+            if mode == "-o":
+                cases = {"gen": removing([*ours, "-o", str(out)], out), "c": removing([*theirs, "-o", str(out)], out)}
+            else:
+                cases = {"gen": removing(to_file(ours, out), out), "c": removing(to_file(theirs, out), out)}
+            runs = benchlib.side_by_side(cases, times)
             g, c = runs["gen"], runs["c"]
-            lines.append(
-                f"generator {encoding} N={n} {mode:6}: gen-queens {med(g, 'wall'):.2f} s wall {med(g, 'cpu'):.2f} s "
-                f"CPU {max(r.peak_mb for r in g):.0f} MB | C writer {med(c, 'wall'):.2f} s {med(c, 'cpu'):.2f} s | "
-                f"x{med(g, 'wall') / med(c, 'wall'):.2f} wall x{med(g, 'cpu') / med(c, 'cpu'):.2f} CPU (target 3) "
-                f"| same bytes: {same} | median of {times}, load {before}-{load()}"
-            )
-    return lines
+            table.add(f"gen-queens {encoding} N={n}, {mode}", g.wall, "s", reference=c.wall, against="C writer",
+                      goal="<= x3", note=f"CPU {g.cpu:.2f} s, x{g.cpu / c.cpu:.2f} of C's; "
+                      f"{'same bytes' if same else 'DIFFERENT bytes'}")  # fmt: skip
+            table.add("  gen-queens peak RSS", top(g), "MB", goal="<= 200 MB")  # (the C writer's is too brief to poll)
 
 
 CHECK_ONLY = (
@@ -123,7 +105,7 @@ CHECK_ONLY = (
 )
 
 
-def runner_pass(quick: bool, work: Path, times: int) -> list[str]:
+def runner_pass(table: benchlib.Table, quick: bool, work: Path, times: int) -> None:
     n = 120 if quick else 300
     cnf, blocks, merged = work / f"q{n}.cnf", work / "blocks.cnf", work / "merged.cnf"
     subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(cnf)], check=True)
@@ -131,50 +113,43 @@ def runner_pass(quick: bool, work: Path, times: int) -> list[str]:
     size = cnf.stat().st_size / 1e6
     subprocess.run(["cat", str(cnf)], stdout=subprocess.DEVNULL, check=True)  # in the page cache for all
     cq = str(BIN / "cnfgen-queens")
-    lines = []
-    seconds = [float(subprocess.run([sys.executable, "-c", CHECK_ONLY, str(cnf)], capture_output=True, text=True,
-                                    check=True).stdout) for _ in range(3)]  # fmt: skip
-    lines.append(f"input check alone (check_stream) on {size:.0f} MB: {size / min(seconds):.0f} MB/s of CPU "
-                 f"(best of 3; 173 MB/s before issue 33)")  # fmt: skip
+    seconds = [float(benchlib.measure([sys.executable, "-c", CHECK_ONLY, str(cnf)], capture=True).stdout)
+               for _ in range(3)]  # fmt: skip
+    table.add(f"input check alone (check_stream), {size:.0f} MB", size / min(seconds), "MB/s", reference=173,
+              against="before issue 33", note="of CPU, best of 3")  # fmt: skip
     readonly = compiled("readonly.c", work)
     if readonly is None:
-        lines.append("runner's pass: no C compiler, no read-only solver")
+        table.title += " (no C compiler, no read-only solver)"
     else:
-        before = load()
-        runs = side_by_side({"solve": ([cq, "solve", str(cnf), "--solver", str(readonly)], None),
-                             "alone": ([str(readonly), str(cnf)], None)}, times)  # fmt: skip
+        runs = benchlib.side_by_side({"solve": [cq, "solve", str(cnf), "--solver", str(readonly)],
+                                      "alone": [str(readonly), str(cnf)]}, times)  # fmt: skip
         s, a = runs["solve"], runs["alone"]
-        lines.append(
-            f"solve N={n} ({size:.0f} MB) --solver readonly: {med(s, 'wall'):.2f} s wall {med(s, 'cpu'):.2f} s CPU "
-            f"{max(r.peak_mb for r in s):.0f} MB | the solver alone {med(a, 'wall'):.2f} s {med(a, 'cpu'):.2f} s | "
-            f"beyond the solver +{med(s, 'wall') - med(a, 'wall'):.2f} s wall | median of {times}, "
-            f"load {before}-{load()}"
-        )
+        table.add(f"solve N={n} ({size:.0f} MB) --solver readonly", s.wall, "s", reference=a.wall,
+                  against="the solver alone", note=f"+{s.wall - a.wall:.2f} s beyond the solver; CPU {s.cpu:.2f} s "
+                  f"against {a.cpu:.2f} s; {top(s, tree=True):.0f} MB; median of {times}")  # fmt: skip
     kissat = subprocess.run([cq, "solvers", "--path", "kissat"], capture_output=True, text=True).stdout.strip()
     if kissat:
-        before = load()
-        runs = side_by_side({"solve": ([cq, "solve", str(cnf), "--solver", "kissat", "--time-limit", "1"], None),
-                             "alone": ([kissat, "--time=1", "-q", str(cnf)], None)}, max(1, times // 2))  # fmt: skip
+        repeats = max(1, times // 2)
+        runs = benchlib.side_by_side({"solve": [cq, "solve", str(cnf), "--solver", "kissat", "--time-limit", "1"],
+                                      "alone": [kissat, "--time=1", "-q", str(cnf)]}, repeats)  # fmt: skip
         s, a = runs["solve"], runs["alone"]
-        lines.append(f"solve N={n} --solver kissat --time-limit 1: {med(s, 'wall'):.2f} s wall {med(s, 'cpu'):.2f} s "
-                     f"CPU | kissat --time=1 alone {med(a, 'wall'):.2f} s {med(a, 'cpu'):.2f} s | "
-                     f"load {before}-{load()}")  # fmt: skip
-    before = load()
-    runs = side_by_side({"merge": ([cq, "merge", str(cnf), str(blocks), "-o", str(merged)], None),
-                         "cat": (["cat", str(cnf), str(blocks)], merged)}, max(1, times // 2))  # fmt: skip
+        table.add(f"solve N={n} --solver kissat --time-limit 1", s.wall, "s", reference=a.wall,
+                  against="kissat --time=1 alone", note=f"CPU {s.cpu:.2f} s against {a.cpu:.2f} s; "
+                  f"median of {repeats}")  # fmt: skip
+    repeats = max(1, times // 2)
+    runs = benchlib.side_by_side({"merge": removing([cq, "merge", str(cnf), str(blocks), "-o", str(merged)], merged),
+                                  "cat": removing(to_file(["cat", str(cnf), str(blocks)], merged), merged)},
+                                 repeats)  # fmt: skip
     m, c = runs["merge"], runs["cat"]
-    lines.append(f"merge N={n} + 1 clause -o: {med(m, 'wall'):.2f} s wall {med(m, 'cpu'):.2f} s CPU | cat > file "
-                 f"{med(c, 'wall'):.2f} s {med(c, 'cpu'):.2f} s | load {before}-{load()}")  # fmt: skip
-    if merged.exists():
-        merged.unlink()
-    st = measure([cq, "stats", str(cnf), "--no-graph"])
-    lines.append(f"stats N={n} --no-graph: {st.wall:.2f} s wall {st.cpu:.2f} s CPU {st.peak_mb:.0f} MB (the reader is "
-                 f"one part: the GBD hash and the tallies are the rest) | load {load()}")  # fmt: skip
+    table.add(f"merge N={n} + 1 clause -o", m.wall, "s", reference=c.wall, against="cat > file",
+              note=f"CPU {m.cpu:.2f} s against {c.cpu:.2f} s; median of {repeats}")  # fmt: skip
+    st = benchlib.measure([cq, "stats", str(cnf), "--no-graph"])
+    table.add(f"stats N={n} --no-graph", st.wall, "s", note=f"CPU {st.cpu:.2f} s, {st.tree_peak_mb:.0f} MB "
+              "(the reader is one part: the GBD hash and the tallies are the rest)")  # fmt: skip
     cnf.unlink()
-    return lines
 
 
-def startup(work: Path, times: int) -> list[str]:
+def startup(table: benchlib.Table, work: Path, times: int) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env |= {"PYTHONPYCACHEPREFIX": str(work / "pyc"), "CNFGEN_QUEENS_CACHE_DIR": str(work / "cache")}
     cnf, answer = work / "q8.cnf", work / "q8.out"
@@ -191,31 +166,41 @@ def startup(work: Path, times: int) -> list[str]:
     }
     for argv in commands.values():  # bytecode written, the help kept: what every later start finds
         subprocess.run(argv, env=env, capture_output=True, check=True)
-    before = load()
-    runs = side_by_side({name: (argv, None) for name, argv in commands.items()}, times, env)
-    base_wall, base_cpu = med(runs["python -c pass"], "wall"), med(runs["python -c pass"], "cpu")
-    return [f"start-up {name}: {med(r, 'wall') * 1000:.1f} ms wall {med(r, 'cpu') * 1000:.1f} ms CPU | "
-            f"x{med(r, 'wall') / base_wall:.2f} wall x{med(r, 'cpu') / base_cpu:.2f} CPU of python -c pass "
-            f"(target 2) | median of {times}, load {before}-{load()}"
-            for name, r in runs.items() if name != "python -c pass"]  # fmt: skip
+    runs = benchlib.side_by_side(commands, times, env=env)
+    base = runs["python -c pass"]
+    for name, r in runs.items():
+        if name != "python -c pass":
+            table.add(f"start-up {name}", r.wall, "s", reference=base.wall, against="python -c pass", goal="<= x2",
+                      note=f"CPU {r.cpu * 1000:.1f} ms, x{r.cpu / base.cpu:.2f} of python -c pass's")  # fmt: skip
 
 
-def figures(quick: bool, work: Path) -> list[str]:
-    lines = [f"issue 33 figures, load average {load()} at the start"]
-    lines += startup(work, 15)
-    lines += generator(quick, work, 3 if quick else 5)
-    lines += runner_pass(quick, work, 3 if quick else 5)
-    return lines
+def tables(quick: bool, work: Path) -> Iterator[benchlib.Table]:
+    """The three parts' tables, each handed over when done."""
+    times = 3 if quick else 5
+    for title, part in (
+        ("start-up, median of 15", lambda t: startup(t, work, 15)),
+        (f"the generator against C, median of {times}", lambda t: generator(t, quick, work, times)),
+        (f"the runner's own pass, median of {times}", lambda t: runner_pass(t, quick, work, times)),
+    ):
+        table = benchlib.Table(f"issue 33 speed: {title}")
+        part(table)
+        yield table
+
+
+def figures(quick: bool, work: Path) -> Iterator[str]:
+    """The tables' lines (scripts/bench.py ``--only speed``)."""
+    for table in tables(quick, work):
+        yield from table.render().splitlines()
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--quick", action="store_true", help="small cases: a smoke run, not the targets")
+    ap.add_argument("--markdown", action="store_true", help="print the tables as Markdown (docs/performance.md)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-speed.") as tmp:
-        for line in figures(args.quick, Path(tmp)):
-            print(line, flush=True)
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load()} at the end")
+        for table in tables(args.quick, Path(tmp)):
+            table.print(markdown=args.markdown)
     return 0
 
 

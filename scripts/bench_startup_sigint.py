@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Ctrl-C during start-up (issue 11 leftover, issue 13): where a SIGINT lands, and start-up time.
 
-For ``gen-queens 4`` and ``cnfgen-queens --version``: the median wall of 20 start-ups, then
-SIGINT sent after 0..59 ms (``--runs`` processes), each classified by what the user sees:
+For ``gen-queens 4`` and ``cnfgen-queens --version``: the median wall of ``--repeat`` (20) start-ups
+(scripts/benchlib.py), then SIGINT sent after 0..59 ms (``--runs`` processes), each classified by what the
+user sees:
 
 - quiet: one line or nothing, exit 130 (our handler, from the package's first statement on);
 - killed: exit by the signal without a word (it landed before Python installed its handler);
@@ -12,8 +13,12 @@ SIGINT sent after 0..59 ms (``--runs`` processes), each classified by what the u
 - ours: a traceback with any other frame of cnfgen_queens (the bug; expected 0);
 - finished: the command ended first.
 
+A benchlib table prints, for each command and tree, the start-up time and the rate of SIGINTs that gave a
+traceback (python + first + ours, the counts of every kind in its note) and the rate of ``ours`` (goal 0).
+
 ``--compare DIR``: the same for the package found in DIR (e.g. ``git archive REF cnfgen_queens |
-tar -x -C DIR``), run alternately with this one, so the ratio is measured side by side.
+tar -x -C DIR``), run alternately with this one (``benchlib.side_by_side``), so the ratio is measured side
+by side: this tree's figures are printed against DIR's.
 """
 
 from __future__ import annotations
@@ -25,13 +30,15 @@ import importlib.util
 import os
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
+
+BIN = benchlib.BIN
 COMMANDS = (("gen-queens", "4"), ("cnfgen-queens", "--version"))
 KINDS = ("quiet", "killed", "python", "first", "ours", "finished")
 
@@ -43,10 +50,9 @@ def _env(tree: str | None) -> dict[str, str]:
     return env
 
 
-def start_up(argv: list[str], env: dict[str, str]) -> float:
-    t0 = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
-    return time.perf_counter() - t0
+def start_up(argv: list[str], env: dict[str, str]) -> benchlib.Case:
+    """A case of :func:`benchlib.side_by_side`: one start-up of ``argv`` with ``env`` (it must succeed)."""
+    return lambda: benchlib.measure(argv, env=env)
 
 
 OUR_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*/cnfgen_queens/[^"]*)", line (?P<line>\d+), in (?P<name>\S+)', re.M)
@@ -88,34 +94,40 @@ def classify(argv: list[str], env: dict[str, str], delay: float, limit: int) -> 
     return "finished"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--runs", type=int, default=300, help="interrupted processes per command and tree")
+    ap.add_argument("--repeat", type=int, default=20, help="start-ups per command and tree (the median is shown)")
     ap.add_argument("--compare", metavar="DIR", help="another cnfgen_queens tree to measure beside this one")
-    args = ap.parse_args()
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    args = ap.parse_args(argv)
+    if args.runs < 1 or args.repeat < 1:
+        ap.error("--runs and --repeat must be at least 1")
     trees = {"this": None, **({"compare": args.compare} if args.compare else {})}
+    table = benchlib.Table(f"Ctrl-C during start-up: start-up median of {args.repeat}, then {args.runs} SIGINTs "
+                           "after 0-59 ms, per command and tree")  # fmt: skip
     for script, *rest in COMMANDS:
         argv = [str(BIN / script), *rest]
-        times: dict[str, list[float]] = {name: [] for name in trees}
-        for _ in range(20):
-            for name, tree in trees.items():
-                times[name].append(start_up(argv, _env(tree)))
+        times = benchlib.side_by_side({name: start_up(argv, _env(tree)) for name, tree in trees.items()}, args.repeat)
         seen: dict[str, collections.Counter[str]] = {name: collections.Counter() for name in trees}
         limits = {name: handler_line(tree) for name, tree in trees.items()}
         for i in range(args.runs):
             for name, tree in trees.items():
                 seen[name][classify(argv, _env(tree), (i % 60) / 1000, limits[name])] += 1
-        print(f"{' '.join([script, *rest])}")
+        rate = {name: 100 * sum(seen[name][k] for k in ("python", "first", "ours")) / args.runs for name in trees}
         for name in trees:
-            median = statistics.median(times[name]) * 1000
-            kinds = "  ".join(
-                f"{k} {seen[name][k]}" for k in ("quiet", "killed", "python", "first", "ours", "finished")
-            )
-            print(f"  {name:<8} start-up median {median:6.1f} ms   SIGINT after 0-59 ms: {kinds}")
-        if args.compare:
-            ratio = statistics.median(times["this"]) / statistics.median(times["compare"])
-            print(f"  start-up ratio this/compare: {ratio:.3f}")
+            beside = bool(args.compare) and name == "this"  # this tree's figures against the other's
+            against = "the --compare tree" if beside else ""
+            table.add(f"{' '.join([script, *rest])} ({name}): start-up", times[name].wall, "s",
+                      reference=times["compare"].wall if beside else None, against=against)  # fmt: skip
+            table.add("  SIGINT gave a traceback (python, first, ours)", rate[name], "%",
+                      reference=rate["compare"] if beside else None, against=against,
+                      note="  ".join(f"{k} {seen[name][k]}" for k in KINDS) + f" of {args.runs}")  # fmt: skip
+            table.add("  SIGINT gave a traceback of ours (the bug)", 100 * seen[name]["ours"] / args.runs, "%",
+                      goal="0 %")  # fmt: skip
+    table.print(markdown=args.markdown)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

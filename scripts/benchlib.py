@@ -169,7 +169,7 @@ def side_by_side(cases: Mapping[str, Case], repeats: int, **options: object) -> 
 
 def human(value: float, unit: str) -> str:
     """``value`` in ``unit`` with a precision that suits its size: 0.0123 s -> '12.3 ms'."""
-    if unit == "s" and abs(value) < 1:
+    if unit == "s" and abs(value) < 0.9995:  # not "1e+03 ms"
         return f"{value * 1000:.3g} ms"
     if abs(value) >= 100:
         return f"{value:,.0f} {unit}".strip()

@@ -149,18 +149,17 @@ def instance(
     config: Config,
     n: int,
     encoding: str,
-    seed: int | None,
-    k: int | None = None,
-    random_seed: int | None = None,
     column_alo: bool | None = None,
-    break_symmetry: bool = False,
+    cell: tuple[int | None, int | None, bool] = (None, None, False),
 ) -> Instance:
-
+    """The unshuffled instance of ``config`` at ``n`` and ``encoding``; ``cell``: the variant's random queens
+    ``k``, their seed, and whether symmetry is broken; its sizes counted."""
+    k, random_seed, break_symmetry = cell
     takes_group = get_encoding(encoding).takes_group_size  # group_size goes where it applies
     group = config.group_size if takes_group else None
     v = config.variant
     alo = config.column_alo[0] if column_alo is None else column_alo
-    inst = Instance(n, encoding, alo, group, seed, 0, 0)
+    inst = Instance(n, encoding, alo, group, None, 0, 0)
     if v is not None:
         inst = replace(inst, torus=v.torus, place=v.place, holes=v.holes, random_place=k, random_seed=random_seed,
                        break_symmetry=break_symmetry)  # fmt: skip
@@ -185,8 +184,8 @@ def iter_runs(config: Config, skipped: list[Instance] | None = None) -> Iterator
         breaks = variant.break_symmetry if variant is not None else (False,)
         combos = [(k, s, b) for k in ks for s in (variant.seeds(k) if variant is not None else (None,)) for b in breaks]
         cells = ((e, a, c) for e in config.encodings for a in config.column_alo for c in combos)
-        for enc, alo, (k, random_seed, broken) in cells:
-            counted = instance(config, n, enc, None, k, random_seed, alo, broken)
+        for enc, alo, cell in cells:
+            counted = instance(config, n, enc, alo, cell)
             for seed in seeds:
                 inst = replace(counted, shuffle_seed=seed)
                 if config.max_clauses is not None and inst.clauses > config.max_clauses:

@@ -149,6 +149,19 @@ def _check(by: tuple[str, ...], time: str) -> None:
         raise UsageError(f"cannot group or time by {', '.join(unknown)}: choose from {', '.join(BY_KEYS + TIMES)}")
 
 
+@dataclass(frozen=True)
+class _Table:
+    """One table of the summary, what its lines are scored against: its task, its instances' time limits,
+    the time scored, its ``by`` keys, the configuration keys that vary, whether seeds are instances."""
+
+    task: str
+    limits: dict[tuple[Any, ...], float | None]
+    time: str
+    keys: list[tuple[str, Any]]
+    varying: list[str]
+    seeds: bool
+
+
 def summarize(rows: Iterable[Row], by: Iterable[str] = (), time: str = "wall", vbs: bool = True) -> list[GroupStats]:
     """The table's lines: per task and ``by`` values (a table each), its configurations ranked by PAR-2
     over the table's instances (then by more solved), and a virtual best line where there are two or more."""
@@ -169,13 +182,13 @@ def summarize(rows: Iterable[Row], by: Iterable[str] = (), time: str = "wall", v
             for r in group:
                 i = _instance(r, seeds)
                 limits[i] = max((t for t in (limits.get(i), r.time_limit) if t is not None), default=None)
-        keys = list(zip(by, table[1:], strict=True))
-        stats = [_line(table[0], line, group, limits, time, keys, varying, seeds) for line, group in lines.items()]
+        scored = _Table(table[0], limits, time, list(zip(by, table[1:], strict=True)), varying, seeds)
+        stats = [_line(scored, line, group) for line, group in lines.items()]
         inf = float("inf")
         stats.sort(key=lambda s: (inf if s.par2 is None else s.par2, -s.solved, s.solver, s.encoding, _order(s.keys)))
         out += stats
         if vbs and len(lines) > 1:
-            out.append(_virtual_best(table[0], lines, limits, time, keys, varying, seeds))
+            out.append(_virtual_best(scored, lines))
     return out
 
 
@@ -184,10 +197,11 @@ def _order(values: Iterable[Any]) -> tuple[Any, ...]:
     return tuple((v is not None, isinstance(v, str), v if not isinstance(v, str | tuple) else str(v)) for v in values)
 
 
-def _line(task: str, line: tuple[Any, ...], group: list[Row], limits: dict[tuple[Any, ...], float | None], time: str,
-          keys: list[tuple[str, Any]], varying: list[str], seeds: bool) -> GroupStats:  # fmt: skip
+def _line(scored: _Table, line: tuple[Any, ...], group: list[Row]) -> GroupStats:
     """A configuration's line: PAR-2 is the mean over the table's instances of its runs' mean score on
     each (the runs' mean when every instance has as many runs), 2 x the limit where it has none."""
+    task, limits, time, keys, varying, seeds = (scored.task, scored.limits, scored.time, scored.keys, scored.varying,
+                                                scored.seeds)  # fmt: skip
     solved = [r for r in group if verdict(r) is Verdict.SOLVED]
     on = _cells(group, seeds)
     missing = [limits[i] for i in limits.keys() - on.keys()]
@@ -211,12 +225,13 @@ def _line(task: str, line: tuple[Any, ...], group: list[Row], limits: dict[tuple
     )
 
 
-def _virtual_best(task: str, lines: dict[tuple[Any, ...], list[Row]], limits: dict[tuple[Any, ...], float | None],
-                  time: str, keys: list[tuple[str, Any]], varying: list[str], seeds: bool) -> GroupStats:  # fmt: skip
+def _virtual_best(scored: _Table, lines: dict[tuple[Any, ...], list[Row]]) -> GroupStats:
     """Per instance, the best line there: the one that solved the largest share of its repeats there, of those
     the best score (the mean over its repeats).  Its score, answers and median there are the virtual best's;
     the instance is solved when each of that line's runs there was (an instance no line ran with a known
     limit: scored twice the table's limit there)."""
+    task, limits, time, keys, varying, seeds = (scored.task, scored.limits, scored.time, scored.keys, scored.varying,
+                                                scored.seeds)  # fmt: skip
     best: dict[tuple[Any, ...], tuple[tuple[float, float], list[Row]]] = {}
     for group in lines.values():
         for i, runs in _cells(group, seeds).items():
