@@ -121,6 +121,11 @@ def solutions(request: Request, deadline: Deadline | None = None) -> Generator[F
     board in O(N) for a ``pysat:`` solver (with ``check_all``, against every clause too), against every
     clause of the CNF for a binary.  Of ``request.report``, ``on_call`` is called per solver call."""
     choose_engine(replace(request, engine="loop", where=replace(request.where, jobs=1, executor="local")))
+    return _loop(request, deadline)
+
+
+def _loop(request: Request, deadline: Deadline | None) -> Generator[Found, None, None]:
+    """:func:`solutions` once the engine is chosen (the loop): the loop's own checks, then the loop."""
     check_held_size(request.formula, request.allow_large)
     _check_request(request)
     deadline = deadline or Deadline.after(request.limits.time)
@@ -321,7 +326,7 @@ def _count_by_loop(request: Request, deadline: Deadline) -> Count:
         if on_call is not None:
             on_call()
 
-    found = solutions(replace(request, report=replace(request.report, on_call=called)), deadline)
+    found = _loop(replace(request, report=replace(request.report, on_call=called)), deadline)
     status, error, limited = Status.UNSAT, None, False
     try:
         for f in found:
