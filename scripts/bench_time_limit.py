@@ -48,15 +48,10 @@ def silent_stdin(argv: list[str]) -> Callable[[], benchlib.Sample]:
     def case() -> benchlib.Sample:
         read, write = os.pipe()
         try:
-            start = time.perf_counter()
-            proc = subprocess.Popen(argv, stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            _, status, usage = os.wait4(proc.pid, 0)
-            wall = time.perf_counter() - start
+            return benchlib.measure(argv, stdin=read, check=False)
         finally:
             os.close(read)
             os.close(write)
-        proc.returncode = code = os.waitstatus_to_exitcode(status)
-        return benchlib.Sample(wall, usage.ru_utime + usage.ru_stime, 0.0, usage.ru_maxrss / 1024, code)
 
     return case
 

@@ -93,8 +93,10 @@ def measure(
     check: bool = True,
     timeout: float | None = None,
     poll: float = 0.02,
+    stdin: int | None = None,
 ) -> Sample:
-    """Run ``argv`` once (stdin closed, stderr kept for the error message); see ``Sample``.
+    """Run ``argv`` once (stdin ``/dev/null`` unless a descriptor is given, stderr kept for the error
+    message); see ``Sample``.
 
     With ``check`` a non-zero exit other than a SAT solver's 10 and 20 ends the benchmark with the
     command's stderr: a figure of a failed run is no figure."""
@@ -102,7 +104,7 @@ def measure(
         start = time.perf_counter()
         proc = subprocess.Popen(
             list(argv),
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stdin is None else stdin,
             stdout=out if capture else subprocess.DEVNULL,
             stderr=err,
             env=None if env is None else dict(env),

@@ -79,3 +79,31 @@ def test_table_prints_value_reference_ratio_and_load() -> None:
     md = table.render(markdown=True)
     assert md.splitlines()[0] == "| figure | value | reference | ratio | goal |"  # an empty column is left out
     assert "| runs/s | 180 runs/s | 90 runs/s (before) | x2.00 | >= 200 |" in md
+
+
+def test_call_times_a_function_in_this_process() -> None:
+    sample = benchlib.call(lambda: exec(BURN))
+    assert sample.cpu >= 0.2 and sample.wall >= 0.2 * 0.5 and sample.code == 0
+    assert benchlib.human(0.9996, "s") == "1 s" and benchlib.human(0.0123, "s") == "12.3 ms"
+
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def own_harness(text: str) -> list[str]:
+    """What a benchmark script does that belongs to benchlib: reading the load, timing its own runs."""
+    return [what for what in ("os.getloadavg", "/proc/loadavg", "os.wait4") if what in text]
+
+
+def test_every_benchmark_times_and_prints_through_benchlib() -> None:
+    """Issue 35: one way to time, repeat, record the load and print (a script's inner programs may time
+    themselves, inside a child, and hand the figure to the table)."""
+    scripts = sorted(SCRIPTS.glob("bench*.py"))
+    assert len(scripts) >= 18
+    for path in scripts:
+        if path.name == "benchlib.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "import benchlib" in text, path.name
+        assert own_harness(text) == [], path.name
+    assert own_harness("print(os.getloadavg()[0])") == ["os.getloadavg"]  # the check can fail
