@@ -121,21 +121,17 @@ def tables(quick: bool, work: Path) -> Iterator[benchlib.Table]:
     cnf = work / f"q{n}.cnf"
     subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(cnf)], check=True)
     decode_size = 50 * 10**6 if quick else 10**9
-    for title, part in (
+    yield from benchlib.parts("issue 10 I/O", (
         ("model check", lambda t: check_figures(t, cnf, n)),
         ("solve", lambda t: solve_figures(t, cnf)),
         ("decode", lambda t: decode_figures(t, decode_size, work)),
         ("generator", lambda t: generator_figures(t, big)),
-    ):
-        table = benchlib.Table(f"issue 10 I/O: {title}")
-        part(table)
-        yield table
+    ))  # fmt: skip
 
 
 def io_figures(quick: bool, work: Path) -> Iterator[str]:
     """The tables' lines (scripts/bench.py ``--only io``)."""
-    for table in tables(quick, work):
-        yield from table.render().splitlines()
+    return benchlib.lines(tables(quick, work))
 
 
 def main(argv: list[str] | None = None) -> int:

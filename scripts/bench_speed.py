@@ -177,20 +177,16 @@ def startup(table: benchlib.Table, work: Path, times: int) -> None:
 def tables(quick: bool, work: Path) -> Iterator[benchlib.Table]:
     """The three parts' tables, each handed over when done."""
     times = 3 if quick else 5
-    for title, part in (
+    yield from benchlib.parts("issue 33 speed", (
         ("start-up, median of 15", lambda t: startup(t, work, 15)),
         (f"the generator against C, median of {times}", lambda t: generator(t, quick, work, times)),
         (f"the runner's own pass, median of {times}", lambda t: runner_pass(t, quick, work, times)),
-    ):
-        table = benchlib.Table(f"issue 33 speed: {title}")
-        part(table)
-        yield table
+    ))  # fmt: skip
 
 
 def figures(quick: bool, work: Path) -> Iterator[str]:
     """The tables' lines (scripts/bench.py ``--only speed``)."""
-    for table in tables(quick, work):
-        yield from table.render().splitlines()
+    return benchlib.lines(tables(quick, work))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -239,3 +239,20 @@ class Table:
 
     def print(self, *, markdown: bool = False) -> None:
         print(self.render(markdown=markdown), flush=True)
+
+
+Part = tuple[str, Callable[[Table], None]]
+
+
+def parts(title: str, each: Sequence[Part]) -> Iterator[Table]:
+    """A table per ``(name, fill)`` part, titled ``title: name``, each handed over as soon as it is filled."""
+    for name, fill in each:
+        table = Table(f"{title}: {name}")
+        fill(table)
+        yield table
+
+
+def lines(tables: Iterable[Table]) -> Iterator[str]:
+    """The tables' rendered lines, one table after the other (for scripts/bench.py's one run)."""
+    for table in tables:
+        yield from table.render().splitlines()
