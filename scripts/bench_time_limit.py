@@ -107,7 +107,12 @@ def in_process(table: benchlib.Table, repeats: int, work: Path) -> None:
         try:
             for _ in range(repeats):
                 deadline = Deadline.after(T)
-                runner.solve(php, "pysat:cadical195", limits=Limits(time=T), deadline=deadline, reuse_child=reuse)
+                runner.solve(
+                    php,
+                    "pysat:cadical195",
+                    limits=Limits(time=T),
+                    context=runner.RunContext(deadline=deadline, reuse_child=reuse),
+                )
                 at = deadline.at or 0.0
                 ended.append(time.monotonic() - at)
                 signals = records[-1].signals  # type: ignore[attr-defined]

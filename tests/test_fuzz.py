@@ -404,6 +404,7 @@ def test_the_readers_judge_any_solver_output(q5_path: Path, output: tuple[bytes,
     from cnfgen_queens.cnf.model_sink import ModelSink
     from cnfgen_queens.limits import Limits
     from cnfgen_queens.solvers import parse
+    from cnfgen_queens.solvers.finished import Finished
     from cnfgen_queens.solvers.outcome import Status
     from cnfgen_queens.solvers.profiles import Profile
     from cnfgen_queens.solvers.runner import check_model
@@ -411,8 +412,9 @@ def test_the_readers_judge_any_solver_output(q5_path: Path, output: tuple[bytes,
     text, code = output
     for style, read in (("competition", parse.read_competition), ("minisat", parse.read_minisat)):
         claim = read(io.BytesIO(text), ModelSink(N_OUT**2))
-        status, reason = parse.classify(claim, Profile("fake", "fake", output=style), code, timed_out=False,
-                                        limits=Limits(), wall=0.1, cpu=0.1, output="")  # fmt: skip
+        run = Finished(exit_code=code, wall=0.1, cpu=0.1, peak_memory_mb=None, stdout=b"", stderr=b"",
+                       timed_out=False, leftovers=0)  # fmt: skip
+        status, reason = parse.classify(claim, Profile("fake", "fake", output=style), run, Limits(), "")
         assert reason or status in (Status.SAT, Status.UNSAT, Status.UNKNOWN), (style, status, claim)
         if status is Status.SAT:
             full, error = check_model(q5_path, claim.model if claim.model is not None else ())

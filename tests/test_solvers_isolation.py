@@ -422,8 +422,8 @@ def test_a_second_signal_while_benchexec_stops_waits_for_it(tmp_path: Path, sigi
     first.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            cgroup.run_in_cgroup(["sleep", "60"], out, err, until=None, memory_mb=None, grace=0.2,
-                                 cap=OutputCap([out, err], None))  # fmt: skip
+            run = cgroup.CgroupRun(["sleep", "60"], out, err, None, None, 0.2, OutputCap([out, err], None))
+            cgroup.run_in_cgroup(run)
     finally:
         first.cancel()
     assert sent, "the second signal was never sent"

@@ -9,15 +9,21 @@ import pytest
 from cnfgen_queens.cnf.scan import read_cnf
 from cnfgen_queens.limits import Limits
 from cnfgen_queens.solvers import Outcome, ProfileError, Status, check_model
+from cnfgen_queens.solvers.finished import Finished
 from cnfgen_queens.solvers.parse import classify, parse_competition, parse_minisat
 from cnfgen_queens.solvers.profiles import BUILTIN, generic, load_user_profiles
 
 GENERIC = generic("/opt/x/solver")
 
 
-def status_of(text: str, code: int, profile=GENERIC, **kw) -> tuple[Status, str | None]:  # type: ignore[no-untyped-def]
-    kw.setdefault("limits", Limits())
-    return classify(parse_competition(text), profile, code, timed_out=False, wall=0.1, cpu=0.1, output="", **kw)
+def ended(code: int, *, timed_out: bool = False, wall: float = 0.1, cpu: float | None = 0.1) -> Finished:
+    """The record of a run that ended with ``code``."""
+    return Finished(exit_code=code, wall=wall, cpu=cpu, peak_memory_mb=None, stdout=b"", stderr=b"",
+                    timed_out=timed_out, leftovers=0)  # fmt: skip
+
+
+def status_of(text: str, code: int, profile=GENERIC, limits: Limits = Limits(), **kw) -> tuple[Status, str | None]:  # type: ignore[no-untyped-def]  # noqa: B008
+    return classify(parse_competition(text), profile, ended(code, **kw), limits, "")
 
 
 def test_wrapped_v_lines_and_v_before_s() -> None:
@@ -51,8 +57,9 @@ def test_solver_quirks() -> None:
 
 def test_memout_classification() -> None:
     claim = parse_competition("c solving\n")
-    status, _ = classify(claim, GENERIC, -6, timed_out=False, limits=Limits(memory=64), wall=0.1, cpu=0.1,
-                         output="terminate called after throwing an instance of 'std::bad_alloc'")  # fmt: skip
+    status, _ = classify(
+        claim, GENERIC, ended(-6), Limits(memory=64), "terminate called after throwing an instance of 'std::bad_alloc'"
+    )
     assert status is Status.MEMOUT
 
 

@@ -89,7 +89,7 @@ def test_sigterm_at_the_deadline_and_sigkill_soon_after(
     args = [] if own else [str(q8.parent / "pids")]
     deadline = Deadline.after(1.0)
     out = runner.solve(q8, solver, limits=Limits(time=1.0, isolation=isolation), args=args, solvers_file=profiles,
-                       deadline=deadline)  # fmt: skip
+                       context=runner.RunContext(deadline=deadline))  # fmt: skip
     assert out.status is Status.TIMEOUT, out
     (run,) = runs
     assert [name for name, _ in run.signals] == ["SIGTERM", "SIGKILL"], run.signals
@@ -119,7 +119,8 @@ def test_the_embedded_solver_is_stopped_at_the_deadline(
     monkeypatch.setattr(embedded, name, run)
     deadline = Deadline.after(1.0)
     try:
-        out = runner.solve(php, "pysat:cadical195", limits=Limits(time=1.0), deadline=deadline, reuse_child=reuse)
+        context = runner.RunContext(deadline=deadline, reuse_child=reuse)
+        out = runner.solve(php, "pysat:cadical195", limits=Limits(time=1.0), context=context)
     finally:
         solver_child.close()
     assert out.status is Status.TIMEOUT, out

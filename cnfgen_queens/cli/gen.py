@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cnfgen_queens.cnf.dimacs_write import Clause
 from cnfgen_queens.cnf.write_limits import check_output
-from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.cnf.writer import tune_malloc, write_cnf
 from cnfgen_queens.errors import UsageError, warn
 from cnfgen_queens.model.formula import QueensFormula
 
@@ -157,7 +157,8 @@ def run_cnf(args: argparse.Namespace) -> int:
     if args.shuffle is not None and args.no_comments:
         warn("--no-comments drops the shuffle seed: decode/block cannot undo it")
     with output(args.output, [*args.block, *args.holes, *args.place_file]) as out:
-        write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle, tune_malloc=True)
+        tune_malloc(formula, args.shuffle)  # the process is ours alone
+        write_cnf(out, formula, comments, blocks, show=not args.no_comments, shuffle=args.shuffle)
     return 0
 
 

@@ -27,7 +27,7 @@ from cnfgen_queens.errors import printable, signals_unwind, warn
 from cnfgen_queens.limits import Deadline
 
 from ..solutions.known_answer import UNCHECKED_WHY, Judgement, judge_answer
-from ..solvers import ProfileError, SolverMissing, SolverNotFound, Status, resolve, solve
+from ..solvers import ProfileError, RunContext, SolverMissing, SolverNotFound, Status, resolve, solve
 from ..solvers.outcome import EXIT_CODES, S_LINES, Checked, Outcome
 from .common import EXIT_ENVIRONMENT, fail
 from .model_input import echo_lines, header_echo
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
                 outcome, judged = _cut_short(spec.name, path.stat().st_size), Judgement(None)
             else:
                 outcome = solve(path, solver, limits=limits, args=extra, proof=proof, solvers_file=solvers_file,
-                                name=name, deadline=deadline)  # fmt: skip
+                                context=RunContext(name=name, deadline=deadline))  # fmt: skip
                 judged = judge_answer(outcome, header, path, require_checked=args.require_checked)
         except OSError as e:  # the input's, or a file written on the way (the proof, a work file): named
             if e.filename is not None and os.path.abspath(e.filename) != os.path.abspath(path):

@@ -156,7 +156,7 @@ def pieces(
         if parsed is None:
             piece = piece or bytes(buf[:cut])
             newlines = piece.count(b"\n")
-            parsed, at_end = _slow(piece, name, line, num_vars, warn, line_start, in_comment, count)
+            parsed, at_end = _slow(_lines_of(piece, line_start, in_comment), name, line, num_vars, warn, count)
             if line_start:  # matters only when the piece is one unfinished line
                 in_comment = piece.lstrip()[:1] == b"c"
         elif line_start:
@@ -197,16 +197,21 @@ def _tally(arr: np.ndarray) -> Tally:
     return int(arr.size), int((arr == 0).sum()), int(abs(arr).max()), bool(arr[-1] == 0)
 
 
+def _lines_of(piece: bytes, line_start: bool, in_comment: bool) -> tuple[bytes, bool]:
+    """(what of ``piece`` the parser reads, whether it goes on with a clause line begun before it): the rest of a
+    long comment line is left out."""
+    if not line_start and in_comment:
+        nl = piece.find(b"\n")
+        return (b"" if nl < 0 else piece[nl + 1 :]), False
+    return piece, not line_start
+
+
 def _slow(
-    piece: bytes, name: str, line: int, num_vars: int, warn: Warn, line_start: bool, in_comment: bool, count: bool
+    lines: tuple[bytes, bool], name: str, line: int, num_vars: int, warn: Warn, count: bool
 ) -> tuple[np.ndarray | Tally, bool]:
     """(the piece read line by line by the parser of :mod:`.dimacs`, which names the line of an error; whether
-    a '%' line ended the body)."""
-    text = piece
-    if not line_start and in_comment:  # the rest of a long comment line
-        nl = text.find(b"\n")
-        text = b"" if nl < 0 else text[nl + 1 :]
-    continued = not line_start and not in_comment
+    a '%' line ended the body).  ``lines``: the piece and whether it goes on with a clause line (:func:`_lines_of`)."""
+    text, continued = lines
     lits: list[int] = []
     ended = False
     try:

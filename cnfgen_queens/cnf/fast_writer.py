@@ -148,8 +148,8 @@ def reuse_freed_memory() -> None:
     returns each to the kernel and the next chunk page-faults it back in, which cost
     0.9 s of kernel time out of 2.4 s for pairwise N = 200.  Peak memory is unchanged
     (the same buffers are reused).  glibc cannot report the previous settings, so they
-    cannot be restored: only :func:`write_cnf` with ``tune_malloc=True`` (the
-    ``gen-queens`` process) calls this.  Does nothing where the C library is not glibc.
+    cannot be restored: only :func:`.writer.tune_malloc` (called by the ``gen-queens``
+    process) calls this.  Does nothing where the C library is not glibc.
     """
     try:
         if not os.confstr("CS_GNU_LIBC_VERSION"):

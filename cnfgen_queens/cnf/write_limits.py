@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from cnfgen_queens.cnf.dimacs_write import MAX_VAR, Clause, clause_line
 from cnfgen_queens.errors import UsageError, option
+from cnfgen_queens.frozen import record
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 
@@ -33,6 +34,20 @@ def human(size: int) -> str:
     return f"{size} bytes"
 
 
+@record(frozen=True)
+class Asker:
+    """Who asks for an output, as :func:`check_output` words and sizes a refusal: ``shuffled_by`` names what
+    asked for the shuffle and ``advice`` ends a refusal (default: the flag ``--allow-large``); the byte size is
+    computed from ``size_from`` clauses on (default :data:`SIZE_FROM`)."""
+
+    shuffled_by: str = "--shuffle"
+    advice: str | None = None
+    size_from: int | None = None
+
+
+GEN_QUEENS = Asker()
+
+
 def check_output(
     formula: QueensFormula,
     comments: Sequence[str],
@@ -40,17 +55,15 @@ def check_output(
     *,
     allow_large: bool = False,
     shuffle: int | None = None,
-    shuffled_by: str = "--shuffle",
-    advice: str | None = None,
-    size_from: int | None = None,
+    asker: Asker = GEN_QUEENS,
 ) -> None:
     """Raise UsageError, before anything is written, for a formula beyond DIMACS's 2^31-1 variables, and
     without ``allow_large`` for one of over :data:`LARGE_BYTES` or :data:`LARGE_CLAUSES`, or a shuffled one
     of over :data:`SHUFFLE_MAX_CLAUSES` (a shuffle holds every clause in memory).
 
     ``comments`` are the header's lines (their bytes count); ``blocks`` the extra clauses written after.
-    ``shuffled_by`` names what asked for the shuffle and ``advice`` ends a refusal (default: the flag
-    ``--allow-large``); the byte size is computed from ``size_from`` clauses on (default :data:`SIZE_FROM`)."""
+    ``asker`` words the refusal (:class:`Asker`)."""
+    shuffled_by, advice, size_from = asker.shuffled_by, asker.advice, asker.size_from
     num_vars, num_clauses = formula.counts()
     clauses = num_clauses + len(blocks)
     allow = option("--allow-large")  # allow_large=True from the Python API

@@ -32,7 +32,6 @@ def write_cnf(
     show: bool = False,
     shuffle: int | None = None,
     fast: bool | None = None,
-    tune_malloc: bool = False,
 ) -> int:
     """Header and every clause of ``formula``, then the ``extra`` clauses (e.g. blocking clauses, in the
     formula's own variable names); returns the clause count, checked against the header's.
@@ -42,9 +41,6 @@ def write_cnf(
     when there is a header to hold it, the seed is recorded so that decode/block can undo it.
     ``fast``: force the vectorised (True) or the reference (False) path; by default the size decides
     (an encoding that is not ``positional`` always takes the reference path).
-    ``tune_malloc``: the process is ours alone (the ``gen-queens`` command), so the fast path may change
-    glibc's malloc settings for the rest of it (:func:`.fast_writer.reuse_freed_memory`); a library
-    caller's process is left alone.
     """
     num_vars, num_clauses = formula.counts()
     total = num_clauses + len(extra)
@@ -63,7 +59,7 @@ def write_cnf(
             written = write_clauses(out, shuffle_clauses(chain(formula.clauses(), extra), num_vars, shuffle))
     else:
         write_header(out, num_vars, total, comments, formula.n**2 if show else None)
-        written = _write_body(out, formula, fast, tune_malloc)
+        written = _write_body(out, formula, fast)
         written += write_clauses(out, extra)
     if written != total:  # an internal invariant, never expected
         raise RuntimeError(f"internal error: wrote {written} clauses, the header says {total}")
@@ -77,12 +73,20 @@ def _fast(formula: QueensFormula, fast: bool | None) -> bool:
     return formula.enc.positional and (formula.counts()[1] >= FAST_MIN_CLAUSES if fast is None else fast)
 
 
-def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None, tune_malloc: bool) -> int:
+def tune_malloc(formula: QueensFormula, shuffle: int | None = None) -> None:
+    """For a process that is ours alone (the ``gen-queens`` command): when the vectorised path will write
+    ``formula`` unshuffled, let it change glibc's malloc settings for the rest of the process
+    (:func:`.fast_writer.reuse_freed_memory`); a library caller's process is left alone."""
+    if shuffle is None and _fast(formula, None):
+        from cnfgen_queens.cnf.fast_writer import reuse_freed_memory
+
+        reuse_freed_memory()
+
+
+def _write_body(out: BinaryIO, formula: QueensFormula, fast: bool | None) -> int:
 
     if not _fast(formula, fast):
         return write_clauses(out, formula.clauses())
-    from cnfgen_queens.cnf.fast_writer import reuse_freed_memory, write_body_fast
+    from cnfgen_queens.cnf.fast_writer import write_body_fast
 
-    if tune_malloc:
-        reuse_freed_memory()
     return write_body_fast(out, formula) + write_clauses(out, formula.tail())

@@ -38,7 +38,7 @@ from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, parse_line
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solvers import solve
+from cnfgen_queens.solvers import RunContext, solve
 from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
@@ -259,7 +259,7 @@ def _loop(formula: QueensFormula, solver: str, workdir: Path, opts: EnumerationO
             opts.on_call()
         call = limits if left is None else replace(limits, time=left)
         out = solve(current, solver, limits=call, args=opts.solver_args, solvers_file=opts.solvers_file,
-                    cnf=work.cnf())  # fmt: skip
+                    context=RunContext(cnf=work.cnf()))  # fmt: skip
         if out.status == Status.UNSAT:
             return
         if out.status == Status.TIMEOUT and left is not None:  # the loop's own limit, what is left of it given

@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from cnfgen_queens.cnf.write_limits import SIZE_FROM_UNBUILT, check_output
+from cnfgen_queens.cnf.write_limits import SIZE_FROM_UNBUILT, Asker, check_output
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.api import check_held_size
 
@@ -48,14 +48,15 @@ def count_fits(c: Check, kept: list[tuple[int, QueensFormula]]) -> None:
             c.fail(f"instances.encodings[{i}]", f"task count: {e}")
 
 
+BATCH = Asker("instances.shuffle_seeds", "use a smaller N, or instances.max_clauses to leave it out", SIZE_FROM_UNBUILT)
+
+
 def sizes_fit(c: Check, kept: list[tuple[int, QueensFormula]], *, shuffled: bool) -> None:
     """What gen-queens refuses, the batch refuses before any run (cnf.write_limits): the largest kept
     instances within the DIMACS variable limit, the size guard, and the shuffle's memory bound."""
     for i, formula in kept:
         try:
-            check_output(formula, (), shuffle=0 if shuffled else None, shuffled_by="instances.shuffle_seeds",
-                         advice="use a smaller N, or instances.max_clauses to leave it out",
-                         size_from=SIZE_FROM_UNBUILT)  # fmt: skip
+            check_output(formula, (), shuffle=0 if shuffled else None, asker=BATCH)
         except UsageError as e:
             c.fail(f"instances.encodings[{i}]", str(e))
 

@@ -28,7 +28,7 @@ from ..errors import UsageError
 from ..limits import Deadline, Limits
 from ..solutions import api
 from ..solutions.known_answer import judge_answer
-from ..solvers import resolve, solve
+from ..solvers import RunContext, resolve, solve
 from ..solvers.cgroup import choose, pinned
 from ..solvers.outcome import Checked, Status
 from .grid import Instance, Run
@@ -185,8 +185,8 @@ def parsed(path: Path) -> Cnf | None:
 def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measurement:
 
     cnf = parsed(cnf_path)
-    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args, keep_output=keep_output,
-              cnf=cnf, reuse_child=True)  # fmt: skip
+    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args,
+              context=RunContext(cnf=cnf, keep_output=keep_output, reuse_child=True))  # fmt: skip
     error, refuted = o.error, o.model_rejected  # a model violating a clause: the solver said SAT, wrongly
     if o.status is Status.SAT and o.verified:
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())

@@ -14,7 +14,7 @@ from cnfgen_queens.cli.common import board_size, line_length, non_negative_int
 from cnfgen_queens.cnf.atomic import atomic_output, check_output_target
 from cnfgen_queens.cnf.compressed import compressing
 from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
-from cnfgen_queens.cnf.write_limits import check_output
+from cnfgen_queens.cnf.write_limits import Asker, check_output
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.encodings import get
 from cnfgen_queens.errors import UsageError, option, python_words
@@ -125,7 +125,8 @@ class Formula:
                     *(["--allow-large"] if allow_large else []),
                     *(["--shuffle", str(shuffle)] if shuffle is not None else [])]  # fmt: skip
             lines = self.formula.header_comments(shlex.join(["gen-queens", *argv]), show=False) if comments else []
-            check_output(self.formula, lines, allow_large=allow_large, shuffle=shuffle, shuffled_by=option("--shuffle"))
+            asker = Asker(option("--shuffle"))  # shuffle= from the Python API
+            check_output(self.formula, lines, allow_large=allow_large, shuffle=shuffle, asker=asker)
             if shuffle is not None and not comments:
                 warnings.warn("comments=False drops the shuffle seed: decode cannot undo it", stacklevel=2)
             if isinstance(target, str | Path):

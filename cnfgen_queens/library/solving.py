@@ -20,7 +20,7 @@ from cnfgen_queens.model.variants import from_header
 from cnfgen_queens.solutions import api as _solutions
 from cnfgen_queens.solutions.api import Count, Found
 from cnfgen_queens.solutions.known_answer import judge_answer
-from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound
+from cnfgen_queens.solvers import ProfileError, RunContext, SolverMissing, SolverNotFound
 from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Checked, Outcome, Status
 
@@ -133,7 +133,7 @@ def solve(
                 else:
                     name = formula.command if formula is not None else None
                     outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra,
-                                         name=name)  # fmt: skip
+                                         context=RunContext(name=name))  # fmt: skip
                 judged = judge_answer(outcome, read_header_file(path, None), path, require_checked=require_checked)
                 outcome = judged.accepted(outcome)
                 if formula is not None:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .discovery import SolverMissing, SolverNotFound, SolverSpec, list_solvers, resolve
     from .outcome import Outcome, Status
     from .profiles import Profile, ProfileError
-    from .runner import check_model, solve
+    from .runner import RunContext, check_model, solve
 
 DEFAULT_SOLVER = "pysat:cadical195"
 
@@ -32,6 +32,7 @@ _LAZY = {
     "Status": "outcome",
     "Profile": "profiles",
     "ProfileError": "profiles",
+    "RunContext": "runner",
     "check_model": "runner",
     "solve": "runner",
 }
@@ -52,6 +53,7 @@ __all__ = [
     "Outcome",
     "Profile",
     "ProfileError",
+    "RunContext",
     "SolverMissing",
     "SolverNotFound",
     "SolverSpec",

@@ -43,8 +43,7 @@ def read_answer(
     noise = stderr + "\n" + (claim.garbage or "")
     if profile.output == "minisat" and run.stdout_file is not None:
         noise += "\n" + tail(run.stdout_file).decode("utf-8", "replace")
-    status, error = classify(claim, profile, run.exit_code, timed_out=run.timed_out, limits=limits,
-                             wall=run.wall, cpu=run.cpu, output=noise)  # fmt: skip
+    status, error = classify(claim, profile, run, limits, noise)
     if run.memory_exceeded and status in (Status.ERROR, Status.UNKNOWN):
         status, error = Status.MEMOUT, f"out of memory: the cgroup's {limits.memory} MB limit was reached"
     return status, error, claim

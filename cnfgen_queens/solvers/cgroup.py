@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import signals_deferred, warn
+from ..frozen import field, record
 from .finished import MB, Finished, OutputCap, tail
 from .reaper import boot_ticks, die_with_parent, kill_leader_last, started, subreaper, sweep_orphans
 
@@ -207,18 +208,25 @@ def choose(mode: str) -> str:
     return "none"
 
 
-def run_in_cgroup(
-    argv: Sequence[str],
-    out_path: Path,
-    err_path: Path,
-    *,
-    until: float | None,
-    memory_mb: int | None,
-    grace: float,
-    cap: OutputCap,
-) -> Finished:
-    """Run ``argv`` in its own cgroup until it ends, ``until`` comes (on :func:`time.monotonic`'s clock: SIGTERM,
-    SIGKILL ``grace`` seconds later) or ``cap`` is hit.
+@record(frozen=True)
+class CgroupRun:
+    """One solver run under BenchExec: ``argv``, where its stdout and stderr go, until when it may run (on
+    :func:`time.monotonic`'s clock: SIGTERM then, SIGKILL ``grace`` seconds later), its memory and its
+    output ``cap``.  While it runs, ``tool`` gets the solver's pid and ``sent`` each signal that stops it."""
+
+    argv: Sequence[str]
+    out_path: Path
+    err_path: Path
+    until: float | None
+    memory_mb: int | None
+    grace: float
+    cap: OutputCap
+    tool: list[int] = field(default_factory=list)
+    sent: list[tuple[str, float]] = field(default_factory=list)
+
+
+def run_in_cgroup(run: CgroupRun) -> Finished:
+    """Run ``run.argv`` in its own cgroup until it ends, ``run.until`` comes or ``run.cap`` is hit.
 
     RunExecutor works in a thread of its own while this one watches the clock and the
     output size; KeyboardInterrupt stops the run (every process of the cgroup) and is re-raised.
@@ -226,13 +234,11 @@ def run_in_cgroup(
 
     with subreaper():  # orphans come to us, so that we reap them once the cgroup has killed them
         since = boot_ticks()
-        tool: list[int] = []
-        sent: list[tuple[str, float]] = []
         try:
-            result, wall, timed_out = _execute(argv, out_path, err_path, until, memory_mb, grace, cap, tool, sent)
+            result, wall, timed_out = _execute(run)
         finally:
-            leftovers = len(sweep_orphans(since, tool[0] if tool else -1))
-            started.difference_update(tool)
+            leftovers = len(sweep_orphans(since, run.tool[0] if run.tool else -1))
+            started.difference_update(run.tool)
     code = result["exitcode"]
     return Finished(
         exit_code=-code.signal if code.signal else code.value,
@@ -240,40 +246,30 @@ def run_in_cgroup(
         cpu=result.get("cputime"),
         peak_memory_mb=result["memory"] / MB if "memory" in result else None,
         stdout=b"",
-        stderr=tail(err_path),
+        stderr=tail(run.err_path),
         timed_out=timed_out,
         leftovers=leftovers,
-        stdout_file=out_path,
-        output_exceeded=cap.hit,
+        stdout_file=run.out_path,
+        output_exceeded=run.cap.hit,
         memory_exceeded=result.get("terminationreason") == "memory",
         measured_by="cgroup",
-        signals=tuple(sent),
+        signals=tuple(run.sent),
     )
 
 
-def _execute(
-    argv: Sequence[str],
-    out_path: Path,
-    err_path: Path,
-    until: float | None,
-    memory_mb: int | None,
-    grace: float,
-    cap: OutputCap,
-    tool: list[int],
-    sent: list[tuple[str, float]],
-) -> tuple[dict[str, Any], float, bool]:
-    """(BenchExec's result, wall time, timed out); the solver's pid goes into ``tool``, each signal that stops
-    it into ``sent``."""
+def _execute(run: CgroupRun) -> tuple[dict[str, Any], float, bool]:
+    """(BenchExec's result, wall time, timed out)."""
     executor = _executor()
-    executor.tool_pids = tool
+    executor.tool_pids = run.tool
     box: dict[str, Any] = {}
     done = threading.Event()  # not Thread.is_alive(): after a join interrupted by Ctrl-C it says False
     cores = _PINNED.get()  # read here: the context does not follow into the thread
+    memory_mb = run.memory_mb
 
     def work() -> None:
         try:
             box["result"] = executor.execute_run(
-                list(argv), str(out_path), error_filename=str(err_path), write_header=False,
+                list(run.argv), str(run.out_path), error_filename=str(run.err_path), write_header=False,
                 memlimit=memory_mb * MB if memory_mb is not None else None,
                 cores=None if cores is None else list(cores),
             )  # fmt: skip
@@ -286,17 +282,17 @@ def _execute(
     thread = threading.Thread(target=work, name="cnfgen-queens-runexec", daemon=True)
     import tempfile
 
-    tempdir, tempfile.tempdir = tempfile.tempdir, str(out_path.parent)  # BenchExec_run_* inside our work directory,
-    try:  # so that our cleanup (and the next run's sweep, after a kill -9) covers it
-        return _wait(executor, thread, done, box, argv, start, until, grace, cap, sent)
+    tempdir, tempfile.tempdir = tempfile.tempdir, str(run.out_path.parent)  # BenchExec_run_* inside our work
+    try:  # directory, so that our cleanup (and the next run's sweep, after a kill -9) covers it
+        return _wait(executor, thread, done, box, run, start)
     finally:
         tempfile.tempdir = tempdir
 
 
-def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: dict[str, Any], argv: Sequence[str],
-          start: float, deadline: float | None, grace: float,
-          cap: OutputCap, sent: list[tuple[str, float]]) -> tuple[dict[str, Any], float, bool]:  # fmt: skip
+def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: dict[str, Any], run: CgroupRun,
+          start: float) -> tuple[dict[str, Any], float, bool]:  # fmt: skip
     """Start BenchExec's ``thread`` and wait for it; stop the solver at the deadline, the output cap or a signal."""
+    deadline, grace, cap, sent = run.until, run.grace, run.cap, run.sent
     timed_out, kill_at, stopping, stop_at = False, 0.0, False, None
     try:
         thread.start()
@@ -330,7 +326,7 @@ def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: d
         raise OSError(f"BenchExec failed: {box['error']}")
     result = box.get("result", {})
     if result.get("terminationreason") == "failed" or "exitcode" not in result:
-        raise OSError(f"cannot start {argv[0]}")
+        raise OSError(f"cannot start {run.argv[0]}")
     return result, wall, timed_out
 
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..cnf.atomic import work_dir
-from ..limits import NEVER, Deadline
+from ..limits import NEVER, Deadline, Limits
 from .process import run_process
 from .profiles import Profile, all_profiles, generic
 from .version_cache import cache_key, cached_version, remember_version
@@ -27,6 +27,7 @@ from .version_cache import cache_key, cached_version, remember_version
 EMBEDDED_PREFIX = "pysat:"
 VERSION_TIMEOUT = 5.0
 PROBE_OUTPUT_MB = 1  # a version probe that prints more is cut off
+PROBE_LIMITS = Limits(output=PROBE_OUTPUT_MB, isolation="none")
 SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib", "/opt/")  # where Debian packages put binaries
 _VERSION = re.compile(r"\d+(?:\.\d+)+[\w.+~-]*")
 
@@ -232,7 +233,7 @@ def probe(argv: list[str], deadline: Deadline = NEVER) -> tuple[int | None, str]
         return None, ""
     with work_dir("probe") as tmp:  # locked while in use: the next run removes one a kill -9 left
         try:
-            run = run_process(argv, output_dir=Path(tmp), timeout=timeout, output_mb=PROBE_OUTPUT_MB)
+            run = run_process(argv, output_dir=Path(tmp), timeout=timeout, limits=PROBE_LIMITS)
         except OSError:
             return None, ""
         if run.timed_out or run.output_exceeded:

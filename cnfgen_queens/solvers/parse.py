@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..limits import Limits
+    from .finished import Finished
     from .profiles import Profile
     from .status import Status
 
@@ -299,24 +300,17 @@ def describe_exit(code: int | None) -> str:
     return f"exit code {code}"
 
 
-def classify(
-    claim: Claim,
-    profile: Profile,
-    exit_code: int,
-    *,
-    timed_out: bool,
-    limits: Limits,
-    wall: float,
-    cpu: float | None,
-    output: str,
-) -> tuple[Status, str | None]:
-    """The status a run supports before the model check, with the reason when it is not an answer."""
+def classify(claim: Claim, profile: Profile, run: Finished, limits: Limits, output: str) -> tuple[Status, str | None]:
+    """The status ``run`` supports before the model check (its exit code, whether it was stopped at the time
+    limit, its wall and CPU time; ``output``: what it printed beside the answer), with the reason when it is
+    not an answer."""
     import signal  # a run's end: not at start-up
 
     from cnfgen_queens.solvers.status import Status
 
+    exit_code, wall, cpu = run.exit_code, run.wall, run.cpu
     sat, unsat = exit_code in profile.sat_exit, exit_code in profile.unsat_exit
-    if timed_out:
+    if run.timed_out:
         return Status.TIMEOUT, f"stopped at the {limits.time:g} s wall-clock limit"
     if claim.problem is not None:
         return Status.ERROR, f"malformed output: {claim.problem}"

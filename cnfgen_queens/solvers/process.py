@@ -27,7 +27,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .cgroup import run_in_cgroup
+from ..limits import Limits
+from .cgroup import CgroupRun, run_in_cgroup
 from .finished import Finished, OutputCap, tail
 from .heap import hold_free_blocks, trim
 from .reaper import boot_ticks, clean_group, die_with_parent, killpg, spawn_lock, started, subreaper, sweep_orphans
@@ -198,31 +199,33 @@ def kill_run(pid: int, sig: int) -> None:
         os.kill(pid, sig)
 
 
+PLAIN = Limits(isolation="none")  # no memory limit, the default output cap, no cgroup
+
+
 def run_process(
     argv: Sequence[str],
     *,
     output_dir: Path,
     timeout: float | None = None,
-    memory_mb: int | None = None,
-    output_mb: int | None = None,
+    limits: Limits = PLAIN,
     grace: float = GRACE,
-    isolation: str = "none",
     abort: threading.Event | None = None,
 ) -> Finished:
     """Run ``argv`` to completion or for ``timeout`` seconds of wall time from this call (starting it counts:
     SIGTERM at that instant, SIGKILL ``grace`` seconds later); nothing of it survives.
 
     stdout goes to ``output_dir/solver.out`` (``Finished.stdout_file``), stderr to
-    ``solver.err`` (its tail in ``Finished.stderr``).  ``isolation``: ``cgroup`` or ``none``
-    (resolve ``auto`` with :func:`.cgroup.choose` first).  Once ``abort`` is set the run is
-    killed as at the output cap.  Raises OSError when the binary cannot be started.
-    KeyboardInterrupt stops the run and is re-raised.
+    ``solver.err`` (its tail in ``Finished.stderr``).  Of ``limits`` the memory, the output and the
+    isolation hold (``cgroup`` or ``none``: resolve ``auto`` with :func:`.cgroup.choose` first); the time is
+    ``timeout``.  Once ``abort`` is set the run is killed as at the output cap.  Raises OSError when the
+    binary cannot be started.  KeyboardInterrupt stops the run and is re-raised.
     """
+    memory_mb, output_mb = limits.memory, limits.output
     until = None if timeout is None else time.monotonic() + timeout
     out_path, err_path = Path(output_dir) / "solver.out", Path(output_dir) / "solver.err"
     cap = OutputCap((out_path, err_path), output_mb, abort)
-    if isolation == "cgroup":
-        return run_in_cgroup(argv, out_path, err_path, until=until, memory_mb=memory_mb, grace=grace, cap=cap)
+    if limits.isolation == "cgroup":
+        return run_in_cgroup(CgroupRun(argv, out_path, err_path, until, memory_mb, grace, cap))
     sent: list[tuple[str, float]] = []
     with subreaper(), open(out_path, "wb") as out, open(err_path, "wb") as err:
         own_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bounds what the fork inherits

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -104,6 +104,37 @@ def _header(source: CnfFile) -> Header:
     return read_header_file(source.path, None)
 
 
+@dataclass(frozen=True)
+class RunContext:
+    """What the caller of :func:`solve` already holds, all optional.
+
+    ``cnf``: the same clauses, in memory (as the external enumeration loop holds them): the model is checked
+    against those and the body is not read again.  ``name`` names the file in messages.  ``keep_output``: a
+    binary solver's output (stdout, then stderr, as bounded by ``limits.output``) is copied there
+    (atomically); an embedded one prints none.  ``deadline``: when ``limits.time`` ends, when its clock
+    started before the call (the command's start).  ``reuse_child``: the embedded solver's forked child
+    stays for the next call (the batch's)."""
+
+    cnf: Cnf | None = None
+    name: str | None = None
+    keep_output: Path | None = None
+    deadline: Deadline | None = None
+    reuse_child: bool = False
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One run as the two paths below take it: the solver, the clauses it is checked against, its limits
+    (the time: what is left of ``deadline``), its arguments and where its proof goes."""
+
+    spec: SolverSpec
+    source: Cnf | CnfFile
+    limits: Limits
+    args: Sequence[str]
+    proof: Path | None
+    deadline: Deadline
+
+
 def solve(
     cnf_path: Path,
     solver: str = "pysat:cadical195",
@@ -112,11 +143,7 @@ def solve(
     args: Sequence[str] = (),
     proof: Path | None = None,
     solvers_file: Path | None = None,
-    cnf: Cnf | None = None,
-    name: str | None = None,
-    keep_output: Path | None = None,
-    deadline: Deadline | None = None,
-    reuse_child: bool = False,
+    context: RunContext = RunContext(),
 ) -> Outcome:
     """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
 
@@ -124,25 +151,22 @@ def solve(
     bounded memory (:class:`.InputCheck`): a literal beyond the header's variables (or anything else
     that is not DIMACS) stops the solver and is a DimacsError, whatever the solver answered; a SAT
     model is then checked by streaming over the file again.  Both passes end at the time limit (a
-    run whose input or model was not checked by then is a TIMEOUT).  With ``cnf`` (the same
-    clauses, already in memory, as the external enumeration loop holds them) the model is checked
-    against those instead, and the body is not read again.  The embedded solver loads the clauses itself.
-    ``deadline``: when ``limits.time`` ends, when its clock started before this call (the command's start).
-    ``name`` names the file in messages.  ``keep_output``: a binary solver's output (stdout, then
-    stderr, as bounded by ``limits.output``) is copied there (atomically); an embedded one prints none.
+    run whose input or model was not checked by then is a TIMEOUT).  With ``context.cnf`` the model is
+    checked against those clauses instead (:class:`RunContext`).  The embedded solver loads the clauses itself.
     Raises SolverNotFound (one-line message) for an unknown or missing solver, ProfileError for a
     bad solvers file, DimacsError/OSError for an unreadable CNF, UsageError when ``proof`` is asked
     of a solver that writes none.
     """
-    if deadline is None:  # the clock starts here: reading the input and the version probe count
-        deadline = Deadline.after(limits.time)
+    # no deadline given: the clock starts here (reading the input and the version probe count)
+    deadline = context.deadline if context.deadline is not None else Deadline.after(limits.time)
     spec = resolve(solver, solvers_file)
     path = Path(cnf_path)
+    name, cnf = context.name or str(path), context.cnf
 
     read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
     if spec.embedded is not None:  # its forked child reads the file
-        source = cnf if cnf is not None else CnfFile(path, name or str(path))
-        outcome = _solve_embedded(spec, source, limits, proof, args, deadline, reuse_child)
+        source = cnf if cnf is not None else CnfFile(path, name)
+        outcome = _solve_embedded(_Job(spec, source, limits, args, proof, deadline), context.reuse_child)
         return _validated(outcome, source, deadline)
     assert spec.profile is not None
     _sweep_once()
@@ -151,11 +175,12 @@ def solve(
         if given is None:
             return _not_started(spec, None, Status.TIMEOUT, "time limit reached before the solver started "
                                 "(decompressing the input for it took it)", "rusage")  # fmt: skip
-        source = cnf if cnf is not None else CnfFile(given, name or str(path))  # the plain copy checks faster
+        source = cnf if cnf is not None else CnfFile(given, name)  # the plain copy checks faster
+        job = _Job(spec, source, limits, args, proof, deadline)
         if not isinstance(source, CnfFile):
-            return _solve_binary(spec, given, source, limits, args, proof, keep_output, deadline)
+            return _solve_binary(job, given, context.keep_output)
         with InputCheck(source, deadline) as check:  # every literal within the header, read beside the solver
-            return _solve_binary(spec, given, source, limits, args, proof, keep_output, deadline, check)
+            return _solve_binary(job, given, context.keep_output, check)
 
 
 _swept = False
@@ -197,11 +222,9 @@ def _timed_check(
     return full, error, time.perf_counter() - start, clauses
 
 
-def _solve_embedded(
-    spec: SolverSpec, cnf: Cnf | CnfFile, limits: Limits, proof: Path | None, args: Sequence[str],
-    deadline: Deadline = NEVER, reuse: bool = False,
-) -> Outcome:  # fmt: skip
-
+def _solve_embedded(job: _Job, reuse: bool = False) -> Outcome:
+    """Run the embedded solver in a forked child (the one kept, with ``reuse``) and check what it says."""
+    spec, cnf, limits, proof, args, deadline = job.spec, job.source, job.limits, job.proof, job.args, job.deadline
     if args:
         raise UsageError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
     assert spec.embedded is not None
@@ -255,19 +278,11 @@ def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, b
     return Status.UNSAT, f"proof {check.detail}", False, ProofState.UNVERIFIED
 
 
-def _solve_binary(
-    spec: SolverSpec,
-    cnf_path: Path,
-    cnf: Cnf | CnfFile,
-    limits: Limits,
-    args: Sequence[str],
-    proof: Path | None,
-    keep_output: Path | None = None,
-    deadline: Deadline = NEVER,
-    check: InputCheck | None = None,
-) -> Outcome:
+def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, check: InputCheck | None = None
+                  ) -> Outcome:  # fmt: skip
     """Run the binary for what is left of ``deadline`` after its version probe (which gets at most that),
     beside ``check`` (the input check, already reading): its error stops the run and is raised."""
+    spec, cnf, limits, args, proof, deadline = job.spec, job.source, job.limits, job.args, job.proof, job.deadline
     profile = spec.profile
     assert profile is not None and spec.path is not None
     if proof is not None and not profile.proof:
@@ -297,9 +312,8 @@ def _solve_binary(
         if check is not None:
             check.start()
         try:
-            run = run_process(argv, output_dir=Path(tmp), timeout=timeout, memory_mb=limits.memory,
-                              output_mb=limits.output, isolation=isolation, grace=KILL_GRACE,
-                              abort=None if check is None else check.failed)  # fmt: skip
+            run = run_process(argv, output_dir=Path(tmp), timeout=timeout, limits=replace(limits, isolation=isolation),
+                              grace=KILL_GRACE, abort=None if check is None else check.failed)  # fmt: skip
         except OSError as e:
             if check is not None:
                 check.finish()  # a bad input is the error to report, as when the solver ran
