@@ -195,3 +195,60 @@ def test_kill_9_leftovers_are_removed_by_the_next_run_never_one_in_use(tmp_path:
     finally:
         busy.kill()
         busy.wait()
+
+
+# A signal whose handler raises right after a future's lock was taken (threading.Condition.__enter__ is Python
+# code: the lock is held before the with block is set up) leaves the lock held; the pool's manager thread then
+# waits for it for ever and the command never exits (found in a CI run: "terminated (SIGTERM)", then 120 s).
+# The trace function raises the signal exactly there, so the run shows the hang every time, not 1 in 80.
+SIGNAL_IN_A_FUTURES_LOCK = """
+import signal, sys, threading
+from concurrent.futures import _base
+
+def on_call(frame, event, arg):
+    return on_enter if frame.f_code is threading.Condition.__enter__.__code__ else None
+
+def on_enter(frame, event, arg):
+    polled = frame.f_back
+    if (event == "return" and polled is not None and polled.f_code is _base.Future.done.__code__
+            and polled.f_locals["self"]._state in ("PENDING", "RUNNING")):
+        sys.settrace(None)
+        signal.raise_signal(signal.SIGTERM)  # its handler runs here: Terminated from inside __enter__
+    return on_enter
+
+sys.settrace(on_call)
+"""
+
+
+@pytest.mark.parametrize("argv", [("count", "15", "--jobs", "2"), ("count", "12", "--jobs", "2", "--certify", "c")])
+def test_a_signal_inside_a_futures_lock_still_ends_the_command(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    """``count --jobs 2`` (the fork pool: cubes, and the certificate's tasks) ends with 143 after SIGTERM lands
+    while the main thread holds a pending future's lock: the pools hold signals while they touch a future."""
+    entry = CLI_ENTRY.replace(
+        "from cnfgen_queens.cli import main", SIGNAL_IN_A_FUTURES_LOCK + "\nfrom cnfgen_queens.cli import main"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", entry, *argv, "--quiet"], cwd=tmp_path, text=True,
+                            env={**os.environ, "TMPDIR": str(tmp_path)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=default_signals, start_new_session=True)  # fmt: skip
+    try:
+        _, err = proc.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail(f"{' '.join(argv)} still running 90 s after SIGTERM: a future's lock was left held")
+    assert proc.returncode == 143 and err == "cnfgen-queens count: terminated (SIGTERM)\n", (proc.returncode, err)
+
+
+def test_a_forked_worker_dies_of_sigterm(tmp_path: Path) -> None:
+    """The fork pool's workers are forked at a submit, where signals are held (a handler that only notes the
+    signal is in place): they take the handlers the pool was made under, so SIGTERM to a worker ends it."""
+    proc, _ = start(tmp_path, "count", "15", "--jobs", "2", "--quiet")
+    try:
+        wait_for(proc, lambda: len(descendants(proc.pid)) >= 2)
+        worker = descendants(proc.pid)[0]
+        os.kill(worker, signal.SIGTERM)
+        assert all_gone([worker]) == [], "a forked worker lived on after SIGTERM"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=120)
+    assert proc.returncode != 0

@@ -270,7 +270,7 @@ def _run_pool(
                     pending.append(pool.submit(f"cube-{task.run}-{step[0]}", work, task, step[1]))
             if not pending:
                 break
-            finished = [f for f in pending if f.done()]
+            finished = executors.ready(pending)  # signals held: never inside a future's lock
             taken = {id(f) for f in finished}  # not f.done() again: a group finishing in between would be lost
             pending = [f for f in pending if id(f) not in taken]
             for future in finished:  # all of them, before any decision to stop: none is lost

@@ -42,7 +42,7 @@ def run_tasks(
                 pending.append(pool.submit(f"task-{run}-{step[0]}", fn, *step[1]))
             if not pending:
                 break
-            ready = [f for f in pending if f.done()]
+            ready = executors.ready(pending)  # signals held: never inside a future's lock
             taken = {id(f) for f in ready}  # not f.done() again: a task finishing in between would be lost
             pending = [f for f in pending if id(f) not in taken]
             accepted = [finished(pool.result(f)) for f in ready]
