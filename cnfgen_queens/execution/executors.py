@@ -3,7 +3,7 @@ interface.
 
 A batch's runs go to :class:`LocalExecutor` (spawned workers), :class:`DaskExecutor` or
 :class:`SlurmExecutor` (why Dask workers in jobs: :mod:`.slurm`); the cube counter's groups to
-:class:`ForkPool` (forked workers) or the same Dask executors (:func:`cube_pool`).
+:class:`.fork_pool.ForkPool` (forked workers) or the same Dask executors (:func:`cube_pool`).
 All give ``submit(key, fn, *args)``, ``wait_any()`` (the futures that finished),
 ``result(future)`` and ``close(interrupted)``.  Local workers lead their own
 process group, so stopping a batch (Ctrl-C) ends them together with any solver
@@ -28,6 +28,7 @@ from typing import Any
 from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_dirs_settled
 from cnfgen_queens.errors import UsageError, signals_deferred
 
+from .fork_pool import ForkPool
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
 from .where import Where
 from .worker_signals import detached_spawns, init_worker, run_local, run_task, running, stop_tasks
@@ -338,65 +339,6 @@ def make(
     if kind == "slurm":
         return SlurmExecutor(slurm or SlurmSettings(jobs=jobs), *run_limits)
     return LocalExecutor(jobs)
-
-
-class ForkPool:
-    """Forked worker processes for the cube counter (cheap to start: the cubes of count 14 take seconds,
-    not minutes; a batch's :class:`LocalExecutor` spawns instead: its workers inherit no threads or locks).
-
-    Workers ignore Ctrl-C (the parent stops them) and get SIGTERM when the parent dies."""
-
-    def __init__(self, jobs: int) -> None:
-        # the workers are forked at the first submit, where signals are held (a handler that only notes them):
-        # they take the handlers in place now instead
-        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
-        self.pool = ProcessPoolExecutor(
-            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init_fork_worker, initargs=(handlers,)
-        )
-
-    def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
-        with signals_deferred():  # as in ready (below)
-            return self.pool.submit(fn, *args)
-
-    def result(self, future: Any) -> Any:
-        with signals_deferred():  # as in ready
-            return future.result()
-
-    def close(self, interrupted: bool = False) -> None:
-        processes = list((getattr(self.pool, "_processes", None) or {}).values())
-        if not interrupted:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            return
-        with signals_deferred():  # a second signal, as in ready (below)
-            self.pool.shutdown(wait=False, cancel_futures=True)
-        for p in processes:
-            p.terminate()
-        for p in processes:
-            p.join(5)
-            if p.is_alive():  # SIGTERM handled by Python while CaDiCaL holds the GIL
-                p.kill()
-                p.join()
-
-
-def ready(futures: list[Any]) -> list[Any]:
-    """The futures of ``futures`` (a pool's of :func:`cube_pool`) that are done.  Signals are held while they are
-    looked at: a handler that raises (Ctrl-C, :class:`~cnfgen_queens.errors.Terminated`) right after
-    ``Future.done`` took the future's lock (``threading.Condition.__enter__`` is Python code: the lock is held
-    before the ``with`` block is set up) leaves it held, and the pool's manager thread, cancelling or failing
-    that future, waits for it for ever (the command said "terminated (SIGTERM)" and never exited)."""
-    with signals_deferred():
-        return [f for f in futures if f.done()]
-
-
-def _init_fork_worker(handlers: dict[signal.Signals, Any]) -> None:
-    import ctypes
-
-    for sig, handler in handlers.items():
-        if handler is not None:  # None: not set from Python
-            signal.signal(sig, handler)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (Linux)
 
 
 def cube_pool(where: Where) -> ForkPool | DaskExecutor:

@@ -14,6 +14,7 @@ from typing import Any
 
 from cnfgen_queens.cnf.atomic import sweep_work_dirs_settled
 from cnfgen_queens.execution import executors
+from cnfgen_queens.execution.fork_pool import ready
 from cnfgen_queens.execution.where import Where
 from cnfgen_queens.limits import NEVER, Deadline
 
@@ -42,13 +43,13 @@ def run_tasks(
                 pending.append(pool.submit(f"task-{run}-{step[0]}", fn, *step[1]))
             if not pending:
                 break
-            ready = executors.ready(pending)  # signals held: never inside a future's lock
-            taken = {id(f) for f in ready}  # not f.done() again: a task finishing in between would be lost
+            done = ready(pending)  # signals held: never inside a future's lock
+            taken = {id(f) for f in done}  # not f.done() again: a task finishing in between would be lost
             pending = [f for f in pending if id(f) not in taken]
-            accepted = [finished(pool.result(f)) for f in ready]
+            accepted = [finished(pool.result(f)) for f in done]
             if not all(accepted) or deadline.expired(POLL):
                 return False
-            if ready:
+            if done:
                 nap = 0.001
             else:
                 time.sleep(nap)
