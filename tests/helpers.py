@@ -42,6 +42,21 @@ def default_signals() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
+def marked_processes(marker: str) -> list[int]:
+    """Pids of the living processes whose command line holds ``marker``.  A process may end between the
+    listing of /proc and the reading of its file (ENOENT or ESRCH): that one is skipped, not an error."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
 def pigeonhole(path: Path, holes: int) -> Path:
     """Write the pigeonhole formula PHP(holes + 1, holes) to ``path``: unsatisfiable, exponential for
     resolution (Haken 1985), so minutes of work for a CDCL solver from about 11 holes."""

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, default_signals
+from helpers import CLI_ENTRY, default_signals, marked_processes
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.enumeration.forked_loop import GRACE, _Lines, enumerate_forked
@@ -168,23 +168,23 @@ def test_ctrl_c_during_a_long_embedded_call_ends_at_once_and_leaves_no_process()
     argv = ["enumerate", "400", "-e", "product", "--quiet", "--time-limit", marker]
     proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, preexec_fn=default_signals)  # fmt: skip
-    for _ in range(600):  # until the loop's child is forked (it has our command line too)
-        if sum(marker.encode() in f.read_bytes() for f in Path("/proc").glob("[0-9]*/cmdline") if f.exists()) >= 2:
-            break
-        time.sleep(0.05)
-    time.sleep(2.0)  # fed (0.9 s), inside the first call (an earlier Ctrl-C must end the same way)
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=2 * SLACK)
+    try:
+        for _ in range(600):  # until the loop's child is forked (it has our command line too)
+            if len(marked_processes(marker)) >= 2:
+                break
+            time.sleep(0.05)
+        time.sleep(2.0)  # fed (0.9 s), inside the first call (an earlier Ctrl-C must end the same way)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=2 * SLACK)
+    finally:  # a failure above must not leave the command (and its child, N = 400) running
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert time.monotonic() - sent < SLACK
     assert proc.returncode == 130 and out == "" and "Traceback" not in err and err.count("\n") == 1, err
     assert "interrupted" in err and "error" not in err
-    leftovers = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        with contextlib.suppress(OSError):
-            if marker.encode() in cmdline.read_bytes():
-                leftovers.append(cmdline.parent.name)
-    assert leftovers == []
+    assert marked_processes(marker) == []
 
 
 def test_a_slow_consumer_past_the_deadline_still_gets_a_complete_enumeration() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import need_module, need_solver, need_tool
+from helpers import marked_processes, need_module, need_solver, need_tool
 from test_experiments_report import HAND, row
 
 from cnfgen_queens.cli import main
@@ -97,19 +97,6 @@ def test_html_report_is_refused_before_any_work_when_a_markdown_output_is_inside
 # ---- in a real browser ----
 
 
-def _marked_processes(marker: str) -> list[int]:
-    """Pids of the processes whose command line carries ``marker`` (the browser this test started)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
-
-
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     """A headless Chromium (Debian's) driven by Playwright, one for this file's tests (a launch costs 1 s of
@@ -128,7 +115,7 @@ def chromium() -> Iterator[Any]:
             finally:
                 b.close()
     finally:
-        left = _marked_processes(marker)
+        left = marked_processes(marker)
         for pid in left:
             os.kill(pid, 9)
         assert not left, f"the browser left processes running: {left}"

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from bounded_cli import run_cli
-from helpers import CLI_ENTRY, need_solver
+from helpers import CLI_ENTRY, marked_processes, need_solver
 
 from cnfgen_queens.cli import gen_main
 
@@ -17,20 +19,6 @@ GENEROUS = 60.0  # seconds: ten times and more what each run below takes on a qu
 # the CLI with the version probe's own timeout at ten minutes: a run that waited for the probe instead of
 # its time limit would run into run_cli's timeout, whatever the machine's load (issue 31)
 LONG_PROBE_ENTRY = "import cnfgen_queens.solvers.discovery as d; d.VERSION_TIMEOUT = 600.0\n" + CLI_ENTRY
-
-
-def _with_marker(marker: str) -> list[int]:
-    """Processes whose command line holds ``marker``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if marker.encode() in cmdline:
-                found.append(int(entry))
-    return found
 
 
 def test_a_version_probe_leaves_no_process(tmp_path: Path) -> None:
@@ -54,9 +42,9 @@ def test_a_version_probe_leaves_no_process(tmp_path: Path) -> None:
         assert ran.code == 10, ran
         assert "c solver w 1.2.3" in ran.out and "model verified" in ran.out
         assert wall < GENEROUS
-        assert _with_marker(f"sleep\0{marker}") == []
+        assert marked_processes(f"sleep\0{marker}") == []
     finally:
-        for pid in _with_marker(f"sleep\0{marker}"):
+        for pid in marked_processes(f"sleep\0{marker}"):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -88,9 +76,9 @@ def test_the_time_limit_covers_the_version_probe(tmp_path: Path) -> None:
         assert ran.code == 0, ran
         assert "c status TIMEOUT" in ran.out and "s UNKNOWN" in ran.out, ran.out
         assert wall < GENEROUS, wall  # 1 s, its grace and the start-up; before: over the probe's 600 s
-        assert _with_marker(f"sleep\0{marker}") == []
+        assert marked_processes(f"sleep\0{marker}") == []
     finally:
-        for pid in _with_marker(f"sleep\0{marker}"):
+        for pid in marked_processes(f"sleep\0{marker}"):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -99,3 +87,29 @@ def test_a_quick_probe_leaves_the_solver_the_rest(tmp_path: Path) -> None:
     ran = run_cli(["solve", "a.cnf", "--solver", "cadical", "--time-limit", "5"], tmp_path, timeout=60, env=env)
     assert ran.code == 10, ran
     assert "c solver cadical 9.9.9" in ran.out and "model verified" in ran.out
+
+
+def test_a_process_that_ends_while_proc_is_listed_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The look for leftovers itself must not fail on a busy machine: a process listed in /proc may end
+    before its command line is read (CI, stop 39: ProcessLookupError from a test's own look)."""
+    marker = f"{10_000 + os.getpid() % 50_000}.5"
+    proc = subprocess.Popen(["sleep", marker])
+    try:
+        for _ in range(1200):  # until exec has given it its command line
+            if marked_processes(marker) == [proc.pid]:
+                break
+            time.sleep(0.05)
+        assert marked_processes(marker) == [proc.pid]
+        real = os.listdir
+
+        def listdir_then_end(path: str) -> list[str]:
+            entries = real(path)
+            proc.kill()  # ends, and is reaped, between the listing and the read
+            proc.wait()
+            return entries
+
+        monkeypatch.setattr(os, "listdir", listdir_then_end)
+        assert marked_processes(marker) == []
+    finally:
+        proc.kill()
+        proc.wait()
