@@ -21,6 +21,7 @@ those of a known target.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import fcntl
@@ -236,6 +237,17 @@ def sweep_temporaries(path: Path) -> list[Path]:
 WORK_PREFIX = "cnfgen-queens-"
 WORK_LOCK = ".in-use"  # held (flock) by the process using the directory, for as long as it does
 STALE_UNLOCKED = 24 * 3600  # seconds after which a work directory with no lock file (older code) is stale
+_live: dict[Path, int] = {}  # the work directories made and not yet removed, with the pid of their maker
+
+
+@atexit.register
+def _remove_live_work_dirs() -> None:
+    """At exit, the work directories of this process still standing: a signal that landed just as a block
+    began to remove one (before :func:`remove_tree` held signals) cut that removal short."""
+    me = os.getpid()
+    for path, maker in list(_live.items()):
+        if maker == me:
+            remove_tree(path)
 
 
 @contextmanager
@@ -279,6 +291,7 @@ def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]
     The lock file takes its name only once it is locked: a sweep by another process never sees it unlocked."""
     with signals_deferred():
         path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-{os.getpid()}-"))  # the maker, for a sweep
+        _live[path] = os.getpid()
         if made is not None:
             made.append(path)
     fd = os.open(path / f"{WORK_LOCK}{TEMP_SUFFIX}", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
@@ -301,6 +314,7 @@ def remove_tree(path: Path, tries: int = 5) -> None:
         for i in range(tries):
             shutil.rmtree(path, ignore_errors=True)
             if not os.path.lexists(path):
+                _live.pop(path, None)
                 return
             time.sleep(0.05 * (i + 1))
 
