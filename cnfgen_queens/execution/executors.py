@@ -184,7 +184,7 @@ class DaskExecutor:
             time.sleep(DASK_POLL)
 
     def result(self, future: Any) -> Any:
-        with signals_deferred():  # as in ready
+        with signals_deferred():  # as in fork_pool.ready: a signal never lands inside a future's lock
             return future.result()
 
     def close(self, interrupted: bool = False) -> None:
