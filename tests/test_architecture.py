@@ -21,7 +21,14 @@ ROOT = Path(cnfgen_queens.__file__).parent
 
 # the layers, lowest first: a module may import its own layer and those below it
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("cnfgen_queens", "cnfgen_queens.bounds", "cnfgen_queens.errors", "cnfgen_queens.limits", "cnfgen_queens.progress"),
+    (
+        "cnfgen_queens",
+        "cnfgen_queens.bounds",
+        "cnfgen_queens.contexts",
+        "cnfgen_queens.errors",
+        "cnfgen_queens.limits",
+        "cnfgen_queens.progress",
+    ),
     ("cnfgen_queens.encodings",),
     ("cnfgen_queens.model",),
     ("cnfgen_queens.cnf",),

@@ -275,3 +275,48 @@ def test_a_signal_as_a_work_directory_is_being_removed_leaves_nothing(
     else:
         assert done.returncode == 128 + sig and len(done.stderr.splitlines()) == 1, done.stderr
     assert _ours(spool) == []
+
+
+# The same for a temporary file of an atomic write: a signal landing in a context manager's __enter__ after its
+# generator made the file (or in __exit__ before it resumes the generator) left the generator suspended; it was
+# closed later, after the outer block had closed the directory's descriptor, and the file stayed ("Exception
+# ignored in: <generator object _replacing>", EBADF; ``gen-queens 500 -o`` beside another checkout's tests).
+SIGNAL_IN_A_CONTEXT_MANAGER = """
+import contextlib, signal, sys
+
+def on_call(frame, event, arg):
+    if frame.f_code is contextlib._GeneratorContextManager.{method}.__code__:
+        if "{method}" == "__exit__" and _ours(frame) and frame.f_locals["typ"] is None:
+            sys.settrace(None)
+            signal.raise_signal({sig})  # before __exit__ resumes the generator
+        return on_return
+    return None
+
+def on_return(frame, event, arg):
+    if event == "return" and _ours(frame):
+        sys.settrace(None)
+        signal.raise_signal({sig})  # after the generator yielded, before the caller's with is set up
+    return on_return
+
+def _ours(frame):
+    return getattr(getattr(frame.f_locals.get("self"), "gen", None), "__name__", "") == "{generator}"
+
+sys.settrace(on_call)
+"""
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+@pytest.mark.parametrize("method", ["__enter__", "__exit__"])
+@pytest.mark.parametrize("generator", ["_replacing", "atomic_output"])
+def test_a_signal_inside_a_context_manager_leaves_no_temporary_file(
+    tmp_path: Path, generator: str, method: str, sig: int
+) -> None:
+    inject = SIGNAL_IN_A_CONTEXT_MANAGER.format(method=method, generator=generator, sig=int(sig))
+    code = CLI_ENTRY.replace("from cnfgen_queens.cli import main", f"{inject}\nfrom cnfgen_queens.cli import gen_main")
+    code = code.replace("sys.exit(main(", "sys.exit(gen_main(")
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run([sys.executable, "-c", code, "8", "-o", str(out / "p.cnf")], capture_output=True, text=True,
+                          preexec_fn=default_signals, timeout=120)  # fmt: skip
+    assert done.returncode == 128 + sig and len(done.stderr.splitlines()) == 1, done.stderr
+    assert _ours(out) == []  # neither the temporary file nor a half-done output

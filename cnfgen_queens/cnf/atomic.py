@@ -31,9 +31,10 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
+
+from cnfgen_queens.contexts import contextmanager
 
 from ..errors import UsageError, signals_deferred, signals_unwind
 from .owned import is_link, open_dir, refused_link, split

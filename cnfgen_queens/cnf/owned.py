@@ -22,8 +22,10 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path, PurePath
+
+from cnfgen_queens.contexts import contextmanager
 
 from ..errors import UsageError, printable
 

@@ -29,11 +29,13 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from cnfgen_queens.contexts import contextmanager
+
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 EXIT_GRACE = 3.0  # seconds a worker whose batch died has to stop its solver before it exits
 
 
-@contextlib.contextmanager
+@contextmanager
 def detached_spawns() -> Iterator[None]:
     """Processes started inside by this thread (and by threads it starts, which inherit its mask: a Dask
     cluster's) begin with SIGINT, SIGTERM and SIGHUP blocked; multiprocessing's resource tracker is started

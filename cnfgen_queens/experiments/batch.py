@@ -9,7 +9,6 @@ runs are claimed :data:`CLAIM_BLOCK` at a time.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -23,6 +22,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from cnfgen_queens.contexts import contextmanager
 from cnfgen_queens.execution import executors
 from cnfgen_queens.execution.slurm import SlurmSettings
 from cnfgen_queens.execution.where import ONE_WORKER, Where
@@ -81,7 +81,7 @@ class Summary:
     note: str | None = None  # the noise guard's line at the start (the load left too few idle cores)
 
 
-@contextlib.contextmanager
+@contextmanager
 def _signals_held() -> Iterator[None]:
     """Ignore SIGINT, SIGTERM and SIGHUP inside (from the main thread; elsewhere no handler can be set)."""
     if threading.current_thread() is not threading.main_thread():

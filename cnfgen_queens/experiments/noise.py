@@ -19,7 +19,6 @@ the worker (``pysat:NAME``), ``task: count`` (its engines run solver calls in pa
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import socket
@@ -29,6 +28,8 @@ from dataclasses import astuple, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from cnfgen_queens.contexts import contextmanager
 
 from ..errors import UsageError
 from ..solvers.cgroup import IsolationUnavailable, core_assignment, usable_cores
@@ -138,7 +139,7 @@ class Pin:
     cores: tuple[tuple[int, ...], ...]
 
 
-@contextlib.contextmanager
+@contextmanager
 def claimed(pin: Pin | None) -> Iterator[tuple[int, ...] | None]:
     """A free core set of ``pin``, held (a lock file) until the block ends; None without ``pin``.  The pool has as
     many workers as sets, so one is free whenever a run starts (a killed worker's lock goes with it)."""

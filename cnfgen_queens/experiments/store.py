@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from cnfgen_queens.contexts import contextmanager
+
 from ..errors import UsageError
 from ..solvers.outcome import Status
 from ..version import __version__
@@ -266,7 +268,7 @@ class Store:
                 taken.add(run_key)
         return taken
 
-    @contextlib.contextmanager
+    @contextmanager
     def _transaction(self) -> Iterator[None]:
         """One write transaction (taken at once: two batch processes serialize here), rolled back on any error."""
         self.db.execute("BEGIN IMMEDIATE")

@@ -29,6 +29,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from cnfgen_queens.contexts import contextmanager
+
 from ..errors import signals_deferred, warn
 from ..frozen import field, record
 from .finished import MB, Finished, OutputCap, tail
@@ -152,7 +154,7 @@ def unavailable_reason() -> str | None:
     return None
 
 
-@contextlib.contextmanager
+@contextmanager
 def pinned(cores: Sequence[int] | None) -> Iterator[None]:
     """Runs in cgroups started inside are confined to ``cores`` (None: not pinned)."""
     token = _PINNED.set(None if cores is None else tuple(cores))

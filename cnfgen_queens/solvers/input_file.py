@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from cnfgen_queens.cnf.compressed import by_name, sniff
 from cnfgen_queens.cnf.dimacs import open_cnf
+from cnfgen_queens.contexts import contextmanager
 
 NATIVE: dict[str, dict[str, str | None]] = {  # profile -> suffix -> tool it needs on PATH (None: built in)
     "kissat": {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"},

@@ -11,6 +11,8 @@ import threading
 import time
 from collections.abc import Iterator
 
+from cnfgen_queens.contexts import contextmanager
+
 REAP_TIMEOUT = 5.0  # seconds to wait for a killed group to disappear
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -42,7 +44,7 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
 
 
-@contextlib.contextmanager
+@contextmanager
 def subreaper() -> Iterator[None]:
     """While any run is under way, be a child subreaper (Linux): orphans of the run come to us to be reaped.
 
