@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
+import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -40,6 +41,7 @@ class ForkPool:
         if not interrupted:
             self.pool.shutdown(wait=True, cancel_futures=True)
             return
+        manager = manager_thread(self.pool)
         with signals_deferred():  # a second signal, as in ready (below)
             self.pool.shutdown(wait=False, cancel_futures=True)
         for p in processes:
@@ -49,6 +51,24 @@ class ForkPool:
             if p.is_alive():  # SIGTERM handled by Python while CaDiCaL holds the GIL
                 p.kill()
                 p.join()
+        join_manager(manager)
+
+
+MANAGER_JOIN = 30.0  # seconds for a pool's manager thread to end once its workers are gone (it takes milliseconds)
+
+
+def manager_thread(pool: ProcessPoolExecutor) -> threading.Thread | None:
+    """The pool's manager thread, taken before ``shutdown(wait=False)``, which forgets it."""
+    return getattr(pool, "_executor_manager_thread", None)
+
+
+def join_manager(manager: threading.Thread | None) -> None:
+    """Wait for a pool's manager thread after an interrupted shutdown, before this process goes on to exit: at
+    exit ``concurrent.futures`` wakes every manager still running, and one that closes its wake-up pipe in that
+    moment makes the write fail (Python 3.11: "Exception ignored in: <module 'threading'> ... OSError: [Errno 9]
+    Bad file descriptor" after the command's one line, seen beside another checkout's tests)."""
+    if manager is not None:
+        manager.join(MANAGER_JOIN)
 
 
 def ready(futures: list[Any]) -> list[Any]:
