@@ -34,8 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from cnfgen_queens.contexts import contextmanager
-
+from ..contexts import contextmanager
 from ..errors import UsageError, signals_deferred, signals_unwind
 from .owned import is_link, open_dir, refused_link, split
 

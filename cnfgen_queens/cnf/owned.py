@@ -25,8 +25,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from pathlib import Path, PurePath
 
-from cnfgen_queens.contexts import contextmanager
-
+from ..contexts import contextmanager
 from ..errors import UsageError, printable
 
 LOCK_FILE = ".cnfgen-queens.lock"

@@ -28,7 +28,7 @@ from typing import Any
 from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_dirs_settled
 from cnfgen_queens.errors import UsageError, signals_deferred
 
-from .fork_pool import ForkPool, join_manager, manager_thread
+from .fork_pool import ForkPool, shutdown_interrupted
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
 from .where import Where
 from .worker_signals import detached_spawns, init_worker, run_local, run_task, running, stop_tasks
@@ -80,11 +80,7 @@ class LocalExecutor:
 
     def close(self, interrupted: bool = False) -> None:
         if interrupted:
-            processes = list((getattr(self.pool, "_processes", None) or {}).values())
-            manager = manager_thread(self.pool)
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self._stop_workers(processes)
-            join_manager(manager)
+            shutdown_interrupted(self.pool, self._stop_workers)
         self.pool.shutdown(wait=True, cancel_futures=True)
         if interrupted:
             sweep_work_dirs_settled()

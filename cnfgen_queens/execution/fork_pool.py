@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
-import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -37,36 +36,36 @@ class ForkPool:
             return future.result()
 
     def close(self, interrupted: bool = False) -> None:
-        processes = list((getattr(self.pool, "_processes", None) or {}).values())
-        if not interrupted:
+        if interrupted:
+            shutdown_interrupted(self.pool, _terminate)
+        else:
             self.pool.shutdown(wait=True, cancel_futures=True)
-            return
-        manager = manager_thread(self.pool)
-        with signals_deferred():  # a second signal, as in ready (below)
-            self.pool.shutdown(wait=False, cancel_futures=True)
-        for p in processes:
-            p.terminate()
-        for p in processes:
-            p.join(5)
-            if p.is_alive():  # SIGTERM handled by Python while CaDiCaL holds the GIL
-                p.kill()
-                p.join()
-        join_manager(manager)
+
+
+def _terminate(processes: list[Any]) -> None:
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        p.join(5)
+        if p.is_alive():  # SIGTERM handled by Python while CaDiCaL holds the GIL
+            p.kill()
+            p.join()
 
 
 MANAGER_JOIN = 30.0  # seconds for a pool's manager thread to end once its workers are gone (it takes milliseconds)
 
 
-def manager_thread(pool: ProcessPoolExecutor) -> threading.Thread | None:
-    """The pool's manager thread, taken before ``shutdown(wait=False)``, which forgets it."""
-    return getattr(pool, "_executor_manager_thread", None)
-
-
-def join_manager(manager: threading.Thread | None) -> None:
-    """Wait for a pool's manager thread after an interrupted shutdown, before this process goes on to exit: at
-    exit ``concurrent.futures`` wakes every manager still running, and one that closes its wake-up pipe in that
-    moment makes the write fail (Python 3.11: "Exception ignored in: <module 'threading'> ... OSError: [Errno 9]
-    Bad file descriptor" after the command's one line, seen beside another checkout's tests)."""
+def shutdown_interrupted(pool: ProcessPoolExecutor, stop_workers: Callable[[list[Any]], None]) -> None:
+    """Shut ``pool`` down without waiting for its work, stop its worker processes with ``stop_workers``, then
+    wait for its manager thread before this process goes on to exit: at exit ``concurrent.futures`` wakes every
+    manager still running, and one that closes its wake-up pipe in that moment makes the write fail (Python
+    3.11: "Exception ignored in: <module 'threading'> ... OSError: [Errno 9] Bad file descriptor" after the
+    command's one line, seen beside another checkout's tests)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)  # taken now: shutdown(wait=False) forgets it
+    with signals_deferred():  # a second signal, as in ready (below)
+        pool.shutdown(wait=False, cancel_futures=True)
+    stop_workers(processes)
     if manager is not None:
         manager.join(MANAGER_JOIN)
 
