@@ -229,7 +229,7 @@ def test_ctrl_c_inside_the_wait_for_a_run_leaves_no_lock_held(tmp_path: Path) ->
 
 # A signal that lands just as a block begins to remove its work directory, before remove_tree holds signals:
 # the removal was cut short and the directory stayed (CI at a load of 8: ``enumerate 10 --solver minisat`` left
-# a ``cnfgen-queens-solve-*`` after SIGHUP, about 1 run in 300).  The trace function lands it exactly there.
+# a ``cnfgen-queens-solve-*`` after SIGHUP, once in a whole suite's run).  The trace function lands it exactly there.
 SIGNAL_AT_REMOVAL = """
 import signal, sys
 from cnfgen_queens.cnf import atomic
