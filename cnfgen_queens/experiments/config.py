@@ -19,9 +19,11 @@ from typing import Any
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
 from ..solutions.api import ENGINES
 from ..solvers import SolverNotFound, resolve
+from ..solvers.profiles import Profile, ProfileError, load_user_profiles, user_profile
 from .config_check import MAX_INT, MAX_RUNS, Check, ConfigError
 from .config_source import SourceError, path_problem, read
 from .executor_config import SlurmSettings, executor_spec
+from .file_instances import FILE_KEYS, InstanceFile, instance_files
 from .instance_config import (
     INSTANCE_KEYS,
     MAX_COUNTING,
@@ -35,6 +37,7 @@ from .instance_config import (
     grid_size,
     largest_kept,
     sizes_fit,
+    with_files,
 )
 from .spread import MIN_REPEATS
 from .variant_config import VARIANT_KEYS, VariantSpec, variant_spec
@@ -46,18 +49,47 @@ __all__ = [  # what callers import from here, ConfigError and the limits include
 ]  # fmt: skip
 
 TASKS = ("solve", "count")
-TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output",
-            "executor", "slurm", "pin")  # fmt: skip
+TOP_KEYS = ("experiment", "instances", "solvers", "solvers_file", "task", "engine", "limits", "repeats", "results",
+            "keep_output", "executor", "slurm", "pin")  # fmt: skip
 LIMIT_KEYS = ("time", "memory", "output")
-SOLVER_KEYS = ("name", "args")
+PROFILE_KEYS = (
+    "command",
+    "time_flags",
+    "memory_flags",
+    "proof_flags",
+    "output",
+    "sat_exit",
+    "unsat_exit",
+    "unknown_exit",
+    "version_args",
+    "install",
+    "quirks",
+    "native",
+)  # a solvers file's (solvers.profiles)
+SOLVER_KEYS = ("name", "args", *PROFILE_KEYS)  # with command: an inline profile
 
 
 @dataclass(frozen=True)
 class SolverEntry:
-    """A solver as the config names it (profile, path or ``pysat:NAME``) and extra arguments."""
+    """A solver as the config names it (profile, path or ``pysat:NAME``) and extra arguments; ``profile``: the
+    config's own profile of that name (inline, or from its ``solvers_file``), which workers run it by."""
 
     name: str
     args: tuple[str, ...] = ()
+    profile: Profile | None = None
+
+    @property
+    def profiles(self) -> dict[str, Profile] | None:
+        """The user profile to resolve the name with (None: the built-in profiles)."""
+        return None if self.profile is None else {self.name: self.profile}
+
+    def normalized(self) -> dict[str, Any]:
+        """Name and arguments, and a user profile's command and flags (only then, so older configs keep their
+        hash; a changed command is another solver)."""
+        out: dict[str, Any] = {"name": self.name, "args": list(self.args)}
+        if self.profile is not None:
+            out["profile"] = {k: v for k, v in self.profile.described().items() if k != "source"}
+        return out
 
     @cached_property
     def label(self) -> str:
@@ -91,6 +123,7 @@ class Config:
     repeats_max: int | None = None  # repeats: {min, max, until}: more repeats of a cell while its
     repeats_until: float | None = None  # 95% CI reaches farther than ``until`` x its median from it (repeats: the min)
     pin: bool = False  # each run at once on cores of its own (experiments.noise; not in the hash: no result changes)
+    files: tuple[InstanceFile, ...] = ()  # instances.files: DIMACS files solved beside the queens
 
     @property
     def adaptive(self) -> bool:
@@ -105,6 +138,8 @@ class Config:
             out["limits"]["output"] = self.output_limit
         if self.engine != "auto":  # likewise
             out["engine"] = self.engine
+        if self.files:  # likewise
+            out["instances"]["files"] = [f.normalized() for f in self.files]
         return out
 
     def _normalized(self) -> dict[str, Any]:
@@ -118,7 +153,7 @@ class Config:
                 "shuffle_seeds": None if self.shuffle_seeds is None else list(self.shuffle_seeds),
                 "max_clauses": self.max_clauses,
             },
-            "solvers": [{"name": s.name, "args": list(s.args)} for s in self.solvers],
+            "solvers": [s.normalized() for s in self.solvers],
             "task": self.task,
             "limits": {"time": self.time_limit, "memory": self.memory_limit},
             "repeats": self.repeats
@@ -165,15 +200,19 @@ def parse(
         if key not in top:
             c.fail(key, "missing (required)")
     experiment = c.string(top.get("experiment", default_name), "experiment")
-    inst = c.mapping(top["instances"], "instances", INSTANCE_KEYS + VARIANT_KEYS)
-    if "n" not in inst or "encodings" not in inst:
-        c.fail("instances", "needs both n and encodings")
-    ns = board_sizes(c, inst["n"])
+    inst = c.mapping(top["instances"], "instances", INSTANCE_KEYS + VARIANT_KEYS + FILE_KEYS)
+    queens = "n" in inst or "encodings" in inst or "files" not in inst
+    if queens and ("n" not in inst or "encodings" not in inst):
+        c.fail("instances", "needs both n and encodings (and may name files beside them), or files alone")
+    if not queens and (extra := [k for k in inst if k != "files"]):
+        c.fail(f"instances.{extra[0]}", "applies to generated queens: give n and encodings too")
+    files = instance_files(c, inst["files"], source) if "files" in inst else ()
+    ns = board_sizes(c, inst["n"]) if queens else ()
     column_alo = column_alo_values(c, inst.get("column_alo", False))
     group_size = inst.get("group_size")
     if group_size is not None:
         group_size = c.integer(group_size, "instances.group_size", maximum=MAX_N)
-    encodings = encoding_names(c, inst["encodings"], ns, column_alo[0], group_size)
+    encodings = encoding_names(c, inst["encodings"], ns, column_alo[0], group_size) if queens else ()
     seeds = None
     if "shuffle_seeds" in inst:
         seeds = c.unique_list(
@@ -183,7 +222,8 @@ def parse(
     if max_clauses is not None:
         max_clauses = c.integer(max_clauses, "instances.max_clauses")
     variant = variant_spec(c, inst, ns)
-    solvers = c.unique_list(top["solvers"], "solvers", lambda v, p: _solver(c, v, p), "solvers")
+    from_file = _solvers_file(c, top.get("solvers_file"), source)
+    solvers = c.unique_list(top["solvers"], "solvers", lambda v, p: _solver(c, v, p, from_file), "solvers")
     if check_solvers:
         _resolve_all(c, solvers)
     task = top.get("task", "solve")
@@ -192,6 +232,11 @@ def parse(
     for i, entry in enumerate(solvers):
         if task == "count" and entry.args:
             c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
+        if task == "count" and files:
+            c.fail("instances.files", "task count counts N-queens boards: DIMACS files are for task solve")
+        if task == "count" and entry.profile is not None:
+            c.fail(f"solvers[{i}]", f"{entry.name} is a profile of this config: task count runs the built-in "
+                   "profiles, paths and pysat: solvers (count --solvers-file runs a user profile)")  # fmt: skip
     kept = list(largest_kept(ns, encodings, column_alo, group_size, max_clauses))
     sizes_fit(c, kept, shuffled=bool(seeds))
     if task == "count":
@@ -215,7 +260,8 @@ def parse(
                    "limits.memory, or use engine loop or auto (the loop under a memory limit)")  # fmt: skip
     output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats, repeats_max, until = _repeats(c, top.get("repeats", 1))
-    grid_size(c, grid_factors(ns, encodings, column_alo, seeds, solvers, repeats_max or repeats, variant))
+    factors = grid_factors(ns, encodings, column_alo, seeds, solvers, repeats_max or repeats, variant)
+    grid_size(c, with_files(factors, len(files)))
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
     keep_output = top.get("keep_output", False)
     if not isinstance(keep_output, bool):
@@ -248,6 +294,7 @@ def parse(
         executor=executor,
         slurm=slurm,
         pin=pin,
+        files=files,
     )
 
 
@@ -260,24 +307,51 @@ def _results_path(c: Check, value: Any) -> Path:
     return path
 
 
-def _solver(c: Check, value: Any, path: str) -> SolverEntry:
+def _solvers_file(c: Check, value: Any, source: str) -> dict[str, Profile]:
+    """The profiles of ``solvers_file: FILE`` (the schema of ``--solvers-file``; a relative path is relative
+    to the config's folder), by name; none without the key."""
+    if value is None:
+        return {}
+    path = Path(c.string(value, "solvers_file")).expanduser()
+    if not path.is_absolute() and not source.startswith("<"):  # "<config>": a mapping given from Python
+        path = Path(source).parent / path
+    try:
+        return load_user_profiles(path)
+    except ProfileError as e:
+        c.fail("solvers_file", str(e))
+
+
+def _solver(c: Check, value: Any, path: str, from_file: dict[str, Profile]) -> SolverEntry:
     if isinstance(value, str):
-        return SolverEntry(c.string(value, path))
+        name = c.string(value, path)
+        return SolverEntry(name, profile=from_file.get(name))
     spec = c.mapping(value, path, SOLVER_KEYS)
     if "name" not in spec:
         c.fail(f"{path}.name", "missing (a solver entry needs a name)")
+    name = c.string(spec["name"], f"{path}.name")
     args = spec.get("args", [])
     plain = (str, int, float)
     if not isinstance(args, list) or not all(isinstance(a, plain) and not isinstance(a, bool) for a in args):
         c.expected(f"{path}.args", "a list of strings", args)
-    return SolverEntry(c.string(spec["name"], f"{path}.name"), tuple(str(a) for a in args))
+    profile = from_file.get(name)
+    inline = {k: v for k, v in spec.items() if k in PROFILE_KEYS}
+    if inline:  # an inline profile: the schema of a solvers file's entry
+        if "command" not in inline:
+            c.fail(f"{path}.command", f"missing (an inline profile needs a command; it has {', '.join(inline)})")
+        if profile is not None:
+            c.fail(path, f"{name} is also a profile of solvers_file {profile.source}: name one or the other")
+        try:
+            profile = user_profile(f"{c.source}: {path}", name, inline)
+        except ProfileError as e:
+            c.fail(path, str(e).split(f"solver {name!r}: ", 1)[-1])
+    return SolverEntry(name, tuple(str(a) for a in args), profile)
 
 
 def _resolve_all(c: Check, solvers: tuple[SolverEntry, ...]) -> None:
 
     for i, entry in enumerate(solvers):
         try:
-            spec = resolve(entry.name)
+            spec = resolve(entry.name, entry.profiles)
         except SolverNotFound as e:
             c.fail(f"solvers[{i}]", f"unknown or missing solver: {e}")
         if entry.args and getattr(spec, "embedded", None) is not None:

@@ -43,7 +43,7 @@ def is_solved(row: Row) -> bool:
 
 
 SHOWN_TEXT = ("experiment", "task", "encoding", "solver", "solver_version", "host", "variant", "engine",
-              "measured_by", "machine")  # fmt: skip  # the text columns a table, a note or a plot shows
+              "measured_by", "machine", "family")  # fmt: skip  # the text columns a table, a note or a plot shows
 
 
 def shown_rows(rows: list[Row]) -> list[Row]:

@@ -63,7 +63,7 @@ DOMAINS = {
     "status": Domain(words=(*(s.value for s in Status), *LEGACY_STATUSES)),
     "verdict": Domain(words=tuple(v.value for v in Verdict)),
     "checked": Domain(words=tuple(c.value for c in Checked)),
-    "n": Domain(integer=True, low=1, high=MAX_N),
+    "n": Domain(integer=True, low=0, high=MAX_N),  # 0: a DIMACS file of instances.files (no board)
     "group_size": Domain(integer=True, low=1, high=MAX_N),
     "column_alo": Domain(integer=True, high=1),
     "verified": Domain(integer=True, high=1),

@@ -39,7 +39,7 @@ NOISY_CV = 0.10  # coefficient of variation above which a cell is marked noisy (
 CONFIDENCE = 0.95
 MIN_REPEATS = 6  # the fewest times whose order statistics hold the median with 95%: 1 - 2 x 0.5**6 = 0.969
 CELL_KEYS = ("task", "solver", "encoding", "group_size", "column_alo", "break_symmetry", "n", "variant",
-             "shuffle_seed")  # fmt: skip
+             "shuffle_seed", "family")  # fmt: skip
 NO_INTERVAL = f"n/a (needs {MIN_REPEATS})"  # the interval's cell where the repeats allow none
 
 
