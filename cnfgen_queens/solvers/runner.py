@@ -298,7 +298,7 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
                                 measured_by)  # fmt: skip
         limits = replace(limits, time=left)
     with work_dir("solve") as tmp:
-        model_file = Path(tmp) / "model.txt" if profile.output == "minisat" else None
+        model_file = Path(tmp) / "model.txt" if profile.result_file else None
         proof_file = Path(tmp) / "proof.drat" if proof is not None else None
         argv = profile.command(spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time,
                                memory=limits.memory, args=args)  # fmt: skip
