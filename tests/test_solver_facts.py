@@ -77,7 +77,7 @@ def test_one_default_solver_read_everywhere(capsys: pytest.CaptureFixture[str]) 
             in_process([command, "--help"], capsys)
         assert f"(default: {DEFAULT_SOLVER})" in " ".join(capsys.readouterr().out.split())
     documented = (ROOT / "docs" / "solvers.md").read_text(encoding="utf-8")
-    assert f"`{DEFAULT_SOLVER}`" in documented
+    assert f"is `{DEFAULT_SOLVER}` (`cnfgen_queens.DEFAULT_SOLVER`)" in " ".join(documented.split())
 
 
 def test_the_compressed_formats_a_solver_reads_are_its_profiles(tmp_path: Path) -> None:
