@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .file_instances import generated
 from .report import seconds
 from .store import Row
 from .summary import censored, value_of
@@ -150,7 +151,8 @@ def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall")
             stats = [_time(s.median), f"{_time(s.q1)}-{_time(s.q3)}", ci, cv]
         k = dict(c.keys)
         board = " ".join(v for v in (k["variant"], "break_symmetry" * bool(k["break_symmetry"])) if v)
-        cells_ = [k["task"], k["solver"], k["encoding"], str(k["n"]), board,
+        what = k["encoding"] if generated(k["family"]) else f"{k['family']}/{k['encoding']}"  # a file: where it is
+        cells_ = [k["task"], k["solver"], what, str(k["n"]), board,
                   "" if k["shuffle_seed"] is None else str(k["shuffle_seed"]), str(c.runs), str(c.solved), *stats,
                   "noisy" if c.noisy(threshold) else ""]  # fmt: skip
         lines.append("| " + " | ".join(cells_) + " |")
