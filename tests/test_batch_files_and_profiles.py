@@ -135,6 +135,16 @@ def test_the_report_and_compare_count_files_as_instances(
     runs = (tmp_path / "html" / "runs.js").read_text()
     assert '"bench/php-4"' in runs and '"bench/small"' in runs
     assert "2 DIMACS file(s)" in (tmp_path / "html" / "index.html").read_text()
+    csv = tmp_path / "runs.csv"  # a file's N of 0 is read back from a runs CSV (and refused for the queens)
+    code, table, _ = in_process(["report", db], capsys)
+    assert in_process(["report", db, "--runs-csv", str(csv)], capsys)[0] == 0
+    assert in_process(["report", str(csv)], capsys)[:2] == (0, table)
+    text = csv.read_text()
+    queens_zero = text.replace(",6,pairwise,", ",0,pairwise,", 1)
+    assert queens_zero != text
+    csv.write_text(queens_zero)
+    code, _, err = in_process(["report", str(csv)], capsys)
+    assert code == 2 and "column n holds 0, not an integer in 1..46340" in err
 
 
 def test_a_second_batch_finds_every_run_stored(ran: tuple[Path, list[Row]]) -> None:
