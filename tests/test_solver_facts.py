@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import gzip
 import inspect
+import re
 import shutil
 from pathlib import Path
 
@@ -52,6 +53,25 @@ def test_no_module_outside_the_profile_table_names_a_solver() -> None:
         for node in ast.walk(tree):
             text = node.value if isinstance(node, ast.Constant) and id(node) not in docs else None
             if isinstance(text, str) and (text in names or any(text.startswith(f"{n}, ") for n in names)):
+                found.append(f"{where}:{node.lineno}: {text!r}")
+    assert found == []
+
+
+def test_no_text_outside_the_profile_table_lists_solvers() -> None:
+    """A help text or message naming two solvers or more is a list that goes stale (as --proof's did)."""
+    names = sorted({*BUILTIN, *EMBEDDED}, key=len, reverse=True)
+    word = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    package = ROOT / "cnfgen_queens"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        where = str(path.relative_to(package))
+        if where in TABLES:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) and id(node) not in docs else None
+            if isinstance(text, str) and len(set(word.findall(text))) >= 2:
                 found.append(f"{where}:{node.lineno}: {text!r}")
     assert found == []
 
