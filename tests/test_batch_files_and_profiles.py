@@ -147,6 +147,19 @@ def test_the_report_and_compare_count_files_as_instances(
     assert code == 2 and "column n holds 0, not an integer in 1..46340" in err
 
 
+def test_unsat_on_a_file_with_a_verified_proof_is_proof_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = grid(tmp_path, "[pysat:cadical195]", files="[bench/*.cnf]", extra="proof: true\n")
+    (tmp_path / "plain").mkdir()  # the same file without proof: other runs
+    plain = load(grid(tmp_path / "plain", "[pysat:cadical195]", files="[bench/*.cnf]"), check_solvers=False)
+    assert in_process(["batch", str(cfg), "--no-progress"], capsys)[0] == 0
+    with Store(tmp_path / "results.sqlite", readonly=True) as store:
+        (row,) = [r for r in store.rows() if r.family == "bench"]
+    assert (row.status, row.checked, row.verdict) == (Status.UNSAT, Checked.PROOF, Verdict.SOLVED)
+    assert {r.key for r in build(load(cfg))}.isdisjoint(r.key for r in build(plain))  # a proof run is another run
+
+
 def test_a_second_batch_finds_every_run_stored(ran: tuple[Path, list[Row]]) -> None:
     tmp_path, rows = ran
     config = load(tmp_path / "grid.yaml")
@@ -179,6 +192,7 @@ def test_a_changed_profile_command_is_another_solver(tmp_path: Path) -> None:
         ('[{name: "pysat:x", command: "x {cnf}"}]', "", None, "cannot be empty or start with pysat:"),
         ("[kissat]", "", "[nothing/*.cnf]", "instances.files[0]: no file matches 'nothing/*.cnf'"),
         ("[kissat]", "task: count\n", None, "instances.files: task count counts N-queens boards"),
+        ("[pysat:cadical195, pysat:minisat22]", "proof: true\n", None, "solvers[1]: pysat:minisat22 writes no DRAT"),
     ],
 )
 def test_a_bad_profile_or_file_is_one_line(

@@ -12,14 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
 from ..solutions.api import ENGINES
-from ..solvers import SolverNotFound, resolve
-from ..solvers.profiles import Profile, ProfileError, load_user_profiles, user_profile
 from .config_check import MAX_INT, MAX_RUNS, Check, ConfigError
 from .config_source import SourceError, path_problem, read
 from .executor_config import SlurmSettings, executor_spec
@@ -39,6 +36,7 @@ from .instance_config import (
     sizes_fit,
     with_files,
 )
+from .solver_config import SOLVER_KEYS, SolverEntry, proof_setting, solver_entries
 from .spread import MIN_REPEATS
 from .variant_config import VARIANT_KEYS, VariantSpec, variant_spec
 
@@ -50,50 +48,8 @@ __all__ = [  # what callers import from here, ConfigError and the limits include
 
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "solvers_file", "task", "engine", "limits", "repeats", "results",
-            "keep_output", "executor", "slurm", "pin")  # fmt: skip
+            "keep_output", "executor", "slurm", "pin", "proof")  # fmt: skip
 LIMIT_KEYS = ("time", "memory", "output")
-PROFILE_KEYS = (
-    "command",
-    "time_flags",
-    "memory_flags",
-    "proof_flags",
-    "output",
-    "sat_exit",
-    "unsat_exit",
-    "unknown_exit",
-    "version_args",
-    "install",
-    "quirks",
-    "native",
-)  # a solvers file's (solvers.profiles)
-SOLVER_KEYS = ("name", "args", *PROFILE_KEYS)  # with command: an inline profile
-
-
-@dataclass(frozen=True)
-class SolverEntry:
-    """A solver as the config names it (profile, path or ``pysat:NAME``) and extra arguments; ``profile``: the
-    config's own profile of that name (inline, or from its ``solvers_file``), which workers run it by."""
-
-    name: str
-    args: tuple[str, ...] = ()
-    profile: Profile | None = None
-
-    @property
-    def profiles(self) -> dict[str, Profile] | None:
-        """The user profile to resolve the name with (None: the built-in profiles)."""
-        return None if self.profile is None else {self.name: self.profile}
-
-    def normalized(self) -> dict[str, Any]:
-        """Name and arguments, and a user profile's command and flags (only then, so older configs keep their
-        hash; a changed command is another solver)."""
-        out: dict[str, Any] = {"name": self.name, "args": list(self.args)}
-        if self.profile is not None:
-            out["profile"] = {k: v for k, v in self.profile.described().items() if k != "source"}
-        return out
-
-    @cached_property
-    def label(self) -> str:
-        return " ".join((self.name, *self.args))
 
 
 @dataclass(frozen=True)
@@ -124,6 +80,7 @@ class Config:
     repeats_until: float | None = None  # 95% CI reaches farther than ``until`` x its median from it (repeats: the min)
     pin: bool = False  # each run at once on cores of its own (experiments.noise; not in the hash: no result changes)
     files: tuple[InstanceFile, ...] = ()  # instances.files: DIMACS files solved beside the queens
+    proof: bool = False  # every solver writes a DRAT proof, checked: an UNSAT is proof-verified (or not)
 
     @property
     def adaptive(self) -> bool:
@@ -140,6 +97,8 @@ class Config:
             out["engine"] = self.engine
         if self.files:  # likewise
             out["instances"]["files"] = [f.normalized() for f in self.files]
+        if self.proof:  # likewise
+            out["proof"] = True
         return out
 
     def _normalized(self) -> dict[str, Any]:
@@ -222,10 +181,7 @@ def parse(
     if max_clauses is not None:
         max_clauses = c.integer(max_clauses, "instances.max_clauses")
     variant = variant_spec(c, inst, ns)
-    from_file = _solvers_file(c, top.get("solvers_file"), source)
-    solvers = c.unique_list(top["solvers"], "solvers", lambda v, p: _solver(c, v, p, from_file), "solvers")
-    if check_solvers:
-        _resolve_all(c, solvers)
+    solvers = solver_entries(c, top, source, check_solvers=check_solvers)
     task = top.get("task", "solve")
     if task not in TASKS:
         c.expected("task", " or ".join(TASKS), task)
@@ -235,8 +191,11 @@ def parse(
         if task == "count" and files:
             c.fail("instances.files", "task count counts N-queens boards: DIMACS files are for task solve")
         if task == "count" and entry.profile is not None:
-            c.fail(f"solvers[{i}]", f"{entry.name} is a profile of this config: task count runs the built-in "
-                   "profiles, paths and pysat: solvers (count --solvers-file runs a user profile)")  # fmt: skip
+            c.fail(
+                f"solvers[{i}]",
+                f"{entry.name} is a profile of this config: task count runs the built-in "
+                "profiles, paths and pysat: solvers (count --solvers-file runs a user profile)",
+            )
     kept = list(largest_kept(ns, encodings, column_alo, group_size, max_clauses))
     sizes_fit(c, kept, shuffled=bool(seeds))
     if task == "count":
@@ -270,6 +229,7 @@ def parse(
     pin = top.get("pin", False)
     if not isinstance(pin, bool):
         c.expected("pin", "true or false", pin)
+    proof = proof_setting(c, top.get("proof", False), task, solvers)
     return Config(
         source=source,
         experiment=experiment,
@@ -295,6 +255,7 @@ def parse(
         slurm=slurm,
         pin=pin,
         files=files,
+        proof=proof,
     )
 
 
@@ -305,57 +266,6 @@ def _results_path(c: Check, value: Any) -> Path:
     if problem:
         c.fail("results", problem)
     return path
-
-
-def _solvers_file(c: Check, value: Any, source: str) -> dict[str, Profile]:
-    """The profiles of ``solvers_file: FILE`` (the schema of ``--solvers-file``; a relative path is relative
-    to the config's folder), by name; none without the key."""
-    if value is None:
-        return {}
-    path = Path(c.string(value, "solvers_file")).expanduser()
-    if not path.is_absolute() and not source.startswith("<"):  # "<config>": a mapping given from Python
-        path = Path(source).parent / path
-    try:
-        return load_user_profiles(path)
-    except ProfileError as e:
-        c.fail("solvers_file", str(e))
-
-
-def _solver(c: Check, value: Any, path: str, from_file: dict[str, Profile]) -> SolverEntry:
-    if isinstance(value, str):
-        name = c.string(value, path)
-        return SolverEntry(name, profile=from_file.get(name))
-    spec = c.mapping(value, path, SOLVER_KEYS)
-    if "name" not in spec:
-        c.fail(f"{path}.name", "missing (a solver entry needs a name)")
-    name = c.string(spec["name"], f"{path}.name")
-    args = spec.get("args", [])
-    plain = (str, int, float)
-    if not isinstance(args, list) or not all(isinstance(a, plain) and not isinstance(a, bool) for a in args):
-        c.expected(f"{path}.args", "a list of strings", args)
-    profile = from_file.get(name)
-    inline = {k: v for k, v in spec.items() if k in PROFILE_KEYS}
-    if inline:  # an inline profile: the schema of a solvers file's entry
-        if "command" not in inline:
-            c.fail(f"{path}.command", f"missing (an inline profile needs a command; it has {', '.join(inline)})")
-        if profile is not None:
-            c.fail(path, f"{name} is also a profile of solvers_file {profile.source}: name one or the other")
-        try:
-            profile = user_profile(f"{c.source}: {path}", name, inline)
-        except ProfileError as e:
-            c.fail(path, str(e).split(f"solver {name!r}: ", 1)[-1])
-    return SolverEntry(name, tuple(str(a) for a in args), profile)
-
-
-def _resolve_all(c: Check, solvers: tuple[SolverEntry, ...]) -> None:
-
-    for i, entry in enumerate(solvers):
-        try:
-            spec = resolve(entry.name, entry.profiles)
-        except SolverNotFound as e:
-            c.fail(f"solvers[{i}]", f"unknown or missing solver: {e}")
-        if entry.args and getattr(spec, "embedded", None) is not None:
-            c.fail(f"solvers[{i}].args", f"the embedded solver {entry.name} takes no arguments")
 
 
 def _repeats(c: Check, value: Any) -> tuple[int, int | None, float | None]:

@@ -84,6 +84,10 @@ def instance_files(c: Check, value: Any, source: str) -> tuple[InstanceFile, ...
         except (UsageError, OSError) as e:  # DimacsError, InputError (a corrupt archive), unreadable
             cause = getattr(e, "strerror", None) or str(e)
             c.fail(f"instances.files[{i}]", cause if str(shown) in cause else f"{shown}: {cause}")
-        files.setdefault(digest, InstanceFile(path_text, path.parent.name or "files", label_of(path), digest,
-                                              header.num_vars, header.num_clauses))  # fmt: skip
+        files.setdefault(
+            digest,
+            InstanceFile(
+                path_text, path.parent.name or "files", label_of(path), digest, header.num_vars, header.num_clauses
+            ),
+        )
     return tuple(files.values())

@@ -60,8 +60,9 @@ class Instance:
 
     @classmethod
     def of_file(cls, f: InstanceFile) -> Instance:
-        return cls(0, f.label, False, None, None, f.variables, f.clauses, family=f.family, file=f.path,
-                   file_hash=f.gbd_hash)  # fmt: skip
+        return cls(
+            0, f.label, False, None, None, f.variables, f.clauses, family=f.family, file=f.path, file_hash=f.gbd_hash
+        )
 
     @property
     def is_variant(self) -> bool:
@@ -139,6 +140,7 @@ class Run:
     repeat: int = 0
     output_limit: int = DEFAULT_OUTPUT_MB
     engine: str = "auto"  # task count
+    proof: bool = False  # the solver writes a DRAT proof, checked (config key proof)
 
     def params(self) -> dict[str, Any]:
         """What the key hashes; the output limit only when not the default, so older runs keep their keys."""
@@ -156,6 +158,8 @@ class Run:
             out["output_limit"] = self.output_limit
         if self.engine != "auto":
             out["engine"] = self.engine
+        if self.proof:  # likewise
+            out["proof"] = True
         return out
 
     @cached_property
@@ -228,11 +232,11 @@ def _runs_of(config: Config, inst: Instance) -> Iterator[Run]:
     """Every run of ``inst``: each solver, each repeat."""
     for solver in config.solvers:
         first = Run(inst, solver, config.task, config.time_limit, config.memory_limit,
-                    output_limit=config.output_limit, engine=config.engine)  # fmt: skip
+                    output_limit=config.output_limit, engine=config.engine, proof=config.proof)  # fmt: skip
         for rep, key in enumerate(_repeat_keys(first, config.repeats)):
             # not replace(first, repeat=rep): 5x slower, most of a million-run --dry-run
             run = Run(inst, solver, config.task, config.time_limit, config.memory_limit, rep,
-                      config.output_limit, config.engine)  # fmt: skip
+                      config.output_limit, config.engine, config.proof)  # fmt: skip
             object.__setattr__(run, "key", key)  # what the cached property would compute
             yield run
 

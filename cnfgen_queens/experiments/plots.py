@@ -250,8 +250,9 @@ def draw(
     if clock == "cpu":
         rows = [replace(r, wall=r.cpu) for r in rows]
     if kind == "cactus":  # a family of DIMACS files is one line, as in the report's table
-        fig = cactus([r if generated(r.family) else replace(r, encoding=f"{r.family} {FILES}") for r in rows],
-                     title, clock)  # fmt: skip
+        fig = cactus(
+            [r if generated(r.family) else replace(r, encoding=f"{r.family} {FILES}") for r in rows], title, clock
+        )
     elif kind == "time-vs-n":
         queens = [r for r in rows if generated(r.family)]
         if not queens:

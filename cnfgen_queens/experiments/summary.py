@@ -37,8 +37,18 @@ from .file_instances import QUEENS, generated
 from .store import Row
 from .verdict import Verdict, verdict
 
-BY_KEYS = ("n", "column_alo", "encoding", "solver", "group_size", "shuffle_seed", "variant", "repeat", "experiment",
-           "family")  # fmt: skip
+BY_KEYS = (
+    "n",
+    "column_alo",
+    "encoding",
+    "solver",
+    "group_size",
+    "shuffle_seed",
+    "variant",
+    "repeat",
+    "experiment",
+    "family",
+)
 FILES = "(files)"  # the encoding of a line of DIMACS files (each file an instance)
 CONFIG_KEYS = ("group_size", "column_alo", "break_symmetry", "shuffled")  # told apart when a table holds several
 TIMES = ("wall", "cpu")

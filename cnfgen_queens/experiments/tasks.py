@@ -11,12 +11,13 @@ import socket
 import stat
 import time
 from collections import OrderedDict
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output, work_dir
 from cnfgen_queens.cnf.compressed import sniff
 from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.gbd_hash import gbd_hash
@@ -190,8 +191,10 @@ def parsed(path: Path) -> Cnf | None:
 def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measurement:
 
     cnf = parsed(cnf_path)
-    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args, solvers_file=run.solver.profiles,
-              context=RunContext(cnf=cnf, keep_output=keep_output, reuse_child=True))  # fmt: skip
+    with work_dir("proof") if run.proof else nullcontext(None) as tmp:  # the proof is checked, then removed
+        o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args,
+                  solvers_file=run.solver.profiles, proof=None if tmp is None else Path(tmp) / "proof.drat",
+                  context=RunContext(cnf=cnf, keep_output=keep_output, reuse_child=True))  # fmt: skip
     error, refuted = o.error, o.model_rejected  # a model violating a clause: the solver said SAT, wrongly
     if o.status is Status.SAT and o.verified and run.instance.file is None:  # a file: its clauses alone
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())

@@ -123,11 +123,19 @@ class Profile:
 
     def described(self) -> dict[str, object]:
         """What the results store keeps of a profile: its command template and flags, as plain JSON values."""
-        return {"binary": self.binary, "command": list(self.template), "time_flags": list(self.time_flags),
-                "memory_flags": list(self.memory_flags), "proof_flags": list(self.proof_flags),
-                "output": self.output, "sat_exit": sorted(self.sat_exit), "unsat_exit": sorted(self.unsat_exit),
-                "unknown_exit": sorted(self.unknown_exit), "native": [s for s, _ in self.native],
-                "source": self.source}  # fmt: skip
+        return {
+            "binary": self.binary,
+            "command": list(self.template),
+            "time_flags": list(self.time_flags),
+            "memory_flags": list(self.memory_flags),
+            "proof_flags": list(self.proof_flags),
+            "output": self.output,
+            "sat_exit": sorted(self.sat_exit),
+            "unsat_exit": sorted(self.unsat_exit),
+            "unknown_exit": sorted(self.unknown_exit),
+            "native": [s for s, _ in self.native],
+            "source": self.source,
+        }
 
 
 def _fill(token: str, values: Mapping[str, str | None]) -> str | None:
@@ -198,11 +206,14 @@ class EmbeddedFacts:
 
 
 EMBEDDED: dict[str, EmbeddedFacts] = {  # by prefix of pysat's canonical name; any other: the defaults
-    "cadical195": EmbeddedFacts(proof=True), "cadical153": EmbeddedFacts(proof=True),
-    "cadical103": EmbeddedFacts(proof=True), "glucose4": EmbeddedFacts(proof=True),
-    "glucose3": EmbeddedFacts(proof=True), "lingeling": EmbeddedFacts(proof=True),
+    "cadical195": EmbeddedFacts(proof=True),
+    "cadical153": EmbeddedFacts(proof=True),
+    "cadical103": EmbeddedFacts(proof=True),
+    "glucose4": EmbeddedFacts(proof=True),
+    "glucose3": EmbeddedFacts(proof=True),
+    "lingeling": EmbeddedFacts(proof=True),
     "kissat": EmbeddedFacts(incremental=False),
-}  # fmt: skip
+}
 
 
 def embedded_facts(name: str) -> EmbeddedFacts:
@@ -250,8 +261,10 @@ def load_user_profiles(path: Path) -> dict[str, Profile]:
 def user_profile(source: str, name: str, spec: object) -> Profile:
     """The profile ``name`` of ``spec`` (a mapping of a solvers file's schema) read from ``source``."""
     if name.startswith(EMBEDDED_PREFIX) or not name.strip():
-        raise ProfileError(f"{source}: solver {name!r}: a profile's name cannot be empty or start with "
-                           f"{EMBEDDED_PREFIX} (the embedded solvers' names)")  # fmt: skip
+        raise ProfileError(
+            f"{source}: solver {name!r}: a profile's name cannot be empty or start with "
+            f"{EMBEDDED_PREFIX} (the embedded solvers' names)"
+        )
     where = f"{source}: solver {name!r}"
     if not isinstance(spec, dict):
         raise ProfileError(f"{where}: expected a mapping with at least 'command'")
@@ -294,8 +307,9 @@ def user_profile(source: str, name: str, spec: object) -> Profile:
     if "native" in spec:
         value = spec["native"]
         if not isinstance(value, list) or not all(v in COMPRESSED for v in value):
-            raise ProfileError(f"{where}: 'native' must be a list of {', '.join(COMPRESSED)} (the compressed "
-                               "formats it reads itself)")  # fmt: skip
+            raise ProfileError(
+                f"{where}: 'native' must be a list of {', '.join(COMPRESSED)} (the compressed formats it reads itself)"
+            )
         kw["native"] = tuple((v, None) for v in dict.fromkeys(value))
     kw["proof"] = bool(kw.get("proof_flags")) or any("{proof}" in t for t in template)
     return replace(profile, **kw)  # type: ignore[arg-type]
@@ -320,6 +334,19 @@ def all_profiles(solvers_file: Path | Mapping[str, Profile] | None = None) -> di
     return profiles
 
 
-__all__ = ["BUILTIN", "DEFAULT_SOLVER", "EMBEDDED", "EMBEDDED_PREFIX", "OUTPUT_STYLES", "EmbeddedFacts", "Profile",
-           "ProfileError", "all_profiles", "embedded_facts", "generic", "load_user_profiles", "proof_writers",
-           "user_profile"]  # fmt: skip
+__all__ = [
+    "BUILTIN",
+    "DEFAULT_SOLVER",
+    "EMBEDDED",
+    "EMBEDDED_PREFIX",
+    "OUTPUT_STYLES",
+    "EmbeddedFacts",
+    "Profile",
+    "ProfileError",
+    "all_profiles",
+    "embedded_facts",
+    "generic",
+    "load_user_profiles",
+    "proof_writers",
+    "user_profile",
+]
