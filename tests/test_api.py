@@ -294,7 +294,7 @@ def test_solve_errors_are_the_clis(tmp_path: Path, capsys) -> None:
     with pytest.raises(cq.UsageError) as raised:
         cq.solve(f, "nonesuch")
     assert code == 2 and str(raised.value) in err
-    with pytest.raises(cq.UsageError, match="time limit must be a positive number"):
+    with pytest.raises(cq.UsageError, match="time_limit must be a positive"):
         cq.solve(f, time_limit=0)
     (tmp_path / "bad.cnf").write_text("p cnf 1 1\n1 2 0\n")
     code, _, err = cli(["solve", str(tmp_path / "bad.cnf")], capsys)

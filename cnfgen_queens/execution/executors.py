@@ -26,7 +26,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any
 
 from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_dirs_settled
-from cnfgen_queens.errors import UsageError, signals_deferred
+from cnfgen_queens.errors import UsageError, option, signals_deferred
 
 from .fork_pool import ForkPool, shutdown_interrupted
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
@@ -333,7 +333,7 @@ def make(
     if kind == "dask":
         return DaskExecutor(jobs, scheduler)
     if scheduler:
-        raise UsageError("--scheduler needs --executor dask")
+        raise UsageError(f"{option('--scheduler')} needs {option('--executor', 'dask')}")
     if kind == "slurm":
         return SlurmExecutor(slurm or SlurmSettings(jobs=jobs), *run_limits)
     return LocalExecutor(jobs)
@@ -347,10 +347,10 @@ def cube_pool(where: Where) -> ForkPool | DaskExecutor:
         return DaskExecutor(jobs, scheduler)
     if executor == "slurm":
         if scheduler:
-            raise UsageError("--scheduler needs --executor dask")
+            raise UsageError(f"{option('--scheduler')} needs {option('--executor', 'dask')}")
         return SlurmExecutor(SlurmSettings(jobs=jobs))
     if executor == "local":
         if scheduler:
-            raise UsageError("--scheduler needs --executor dask")
+            raise UsageError(f"{option('--scheduler')} needs {option('--executor', 'dask')}")
         return ForkPool(jobs)
     raise ValueError(f"unknown executor {executor!r}; valid: local, dask, slurm")
