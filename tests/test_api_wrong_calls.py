@@ -40,8 +40,12 @@ WRONG: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("random_place=-1", lambda: cq.queens(8, random_place=-1, seed=1), ValueError, "random_place"),
     ("seed='1'", lambda: cq.queens(8, random_place=2, seed="1"), TypeError, "seed"),
     ("seed without random_place", lambda: cq.queens(8, seed=1), ValueError, "seed"),
-    ("break_symmetry on a large torus", lambda: cq.queens(40, torus=True, break_symmetry=True), ValueError,
-     "break_symmetry"),
+    (
+        "break_symmetry on a large torus",
+        lambda: cq.queens(40, torus=True, break_symmetry=True),
+        ValueError,
+        "break_symmetry",
+    ),
     ("write(3)", lambda: F.write(3), TypeError, "target"),
     ("write(None)", lambda: F.write(None), TypeError, "target"),
     ("write(text stream)", lambda: F.write(io.StringIO()), TypeError, "target"),
@@ -79,12 +83,24 @@ WRONG: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("enumerate limit='3'", lambda: cq.enumerate_solutions(F, limit="3"), TypeError, "limit"),
     ("enumerate time_limit=-1", lambda: cq.enumerate_solutions(F, time_limit=-1), ValueError, "time_limit"),
     ("enumerate allow_large=None", lambda: cq.enumerate_solutions(F, allow_large=None), TypeError, "allow_large"),
-    ("enumerate symmetric torus", lambda: cq.enumerate_solutions(cq.queens(5, torus=True), symmetric=True),
-     ValueError, "symmetric"),
-    ("enumerate symmetric break_symmetry", lambda: cq.enumerate_solutions(BROKEN, symmetric=True), ValueError,
-     "break_symmetry"),
-    ("enumerate with a solver that is not incremental", lambda: cq.enumerate_solutions(F, "pysat:kissat404"),
-     ValueError, "solver"),
+    (
+        "enumerate symmetric torus",
+        lambda: cq.enumerate_solutions(cq.queens(5, torus=True), symmetric=True),
+        ValueError,
+        "symmetric",
+    ),
+    (
+        "enumerate symmetric break_symmetry",
+        lambda: cq.enumerate_solutions(BROKEN, symmetric=True),
+        ValueError,
+        "break_symmetry",
+    ),
+    (
+        "enumerate with a solver that is not incremental",
+        lambda: cq.enumerate_solutions(F, "pysat:kissat404"),
+        ValueError,
+        "solver",
+    ),
     ("count(8)", lambda: cq.count(8), TypeError, "formula"),
     ("count engine=3", lambda: cq.count(F, engine=3), TypeError, "engine"),
     ("count engine='fast'", lambda: cq.count(F, engine="fast"), ValueError, "engine"),
@@ -135,23 +151,37 @@ WRONG: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("load_results(3)", lambda: cq.load_results(3), TypeError, "path"),
     ("load_results a missing file", lambda: cq.load_results("missing.sqlite"), FileNotFoundError, "path"),
     ("load_results as_frame='yes'", lambda: cq.load_results(__file__, as_frame="yes"), TypeError, "as_frame"),
-]  # fmt: skip
+]
 
 
 def test_the_table_covers_the_public_api() -> None:
     assert len(WRONG) >= 60
     called = " ".join(what for what, *_ in WRONG)
-    public = {"queens", "solve", "decode", "count", "enumerate", "run_batch", "load_results", "list_encodings",
-              "at_most_one", "blocking_clause", "Board", "write", "to_pysat", "cell"}  # fmt: skip
+    public = {
+        "queens",
+        "solve",
+        "decode",
+        "count",
+        "enumerate",
+        "run_batch",
+        "load_results",
+        "list_encodings",
+        "at_most_one",
+        "blocking_clause",
+        "Board",
+        "write",
+        "to_pysat",
+        "cell",
+    }
     assert {name for name in public if name not in called} == set()
 
 
 @pytest.mark.parametrize(("call", "kind", "parameter"), [w[1:] for w in WRONG], ids=[w[0] for w in WRONG])
-def test_a_wrong_call_raises_pythons_type_naming_the_parameter(call: Callable[[], Any], kind: type[Exception],
-                                                                parameter: str, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_wrong_call_raises_pythons_type_naming_the_parameter(
+    call: Callable[[], Any], kind: type[Exception], parameter: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(Exception) as raised:  # noqa: PT011 (the type is checked below, exactly)
+    with pytest.raises(Exception) as raised:  # the type is checked below, exactly
         result = call()
         if hasattr(result, "__next__"):  # a generator's refusal comes at once, before its first item
             next(result)

@@ -47,7 +47,11 @@ def add_solver_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_solvers_file_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--solvers-file YAML`` (also in ``solvers``, which lists them)."""
-    p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
+    p.add_argument(
+        "--solvers-file",
+        metavar="YAML",
+        help="user solver profiles, YAML (its format: the documentation's page Solvers and limits)",
+    )
 
 
 def time_limit_type() -> Callable[[str], float]:
@@ -127,7 +131,7 @@ def add_executor_arguments(p: argparse.ArgumentParser) -> None:
         choices=("local", "dask", "slurm"),
         help="where the work runs: local processes (the default, or batch's config's executor), Dask (a "
         "LocalCluster of --jobs workers, or the cluster of --scheduler), or Dask workers started as SLURM "
-        "jobs (--jobs of them; see docs/batch.md: On a cluster (SLURM))",
+        "jobs (--jobs of them; see the documentation's page Batch experiments and reports: On a cluster (SLURM))",
     )
     g.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
 

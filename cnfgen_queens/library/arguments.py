@@ -136,7 +136,9 @@ def target(value: object, name: str) -> object:
     """Where ``Formula.write`` writes: a path, or a file open for writing bytes (or text with bytes underneath)."""
     if isinstance(value, str | os.PathLike):
         return Path(value)
-    if not callable(getattr(value, "write", None)) or (isinstance(value, io.TextIOBase) and not hasattr(value, "buffer")):
+    if not callable(getattr(value, "write", None)) or (
+        isinstance(value, io.TextIOBase) and not hasattr(value, "buffer")
+    ):
         raise TypeError(f"{name} must be a path or a binary file (open(..., 'wb'), io.BytesIO()), got {value!r}")
     return value
 
@@ -165,8 +167,23 @@ CHECKS: dict[str, Check] = {
     **dict.fromkeys(("encoding", "solver", "scheduler"), text),
     "engine": choice(ENGINES),
     "executor": choice(EXECUTORS),
-    **dict.fromkeys(("torus", "column_alo", "break_symmetry", "symmetric", "allow_large", "comments",
-                     "require_checked", "check_all", "fresh", "retry_errors", "progress", "as_frame"), switch),
+    **dict.fromkeys(
+        (
+            "torus",
+            "column_alo",
+            "break_symmetry",
+            "symmetric",
+            "allow_large",
+            "comments",
+            "require_checked",
+            "check_all",
+            "fresh",
+            "retry_errors",
+            "progress",
+            "as_frame",
+        ),
+        switch,
+    ),
     "solver_args": words,
     "solvers_file": existing,
     "path": existing,
@@ -177,7 +194,7 @@ CHECKS: dict[str, Check] = {
     "lits": literals,
     "target": target,
     "pool": pool,
-}  # fmt: skip
+}
 
 
 def edge(function: Callable[P, R]) -> Callable[P, R]:

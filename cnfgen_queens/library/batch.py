@@ -51,9 +51,7 @@ def run_batch(
         if not isinstance(config, dict | str | PathLike):
             raise TypeError(f"config must be a dict or a YAML file's path, got {type(config).__name__}")
         parsed = (
-            configs.parse(config, "<config>")
-            if isinstance(config, dict)
-            else configs.load(existing(config, "config"))
+            configs.parse(config, "<config>") if isinstance(config, dict) else configs.load(existing(config, "config"))
         )
         executor, jobs, slurm = executor_of(parsed, executor, jobs)
         where = Where(jobs=jobs, executor=executor, scheduler=scheduler)
