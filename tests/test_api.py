@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import in_process as cli
 from helpers import default_signals, need_module, need_solver
+from helpers import in_process as cli
 from test_api_errors import cli_words, without_placeholders
 
 import cnfgen_queens as cq
