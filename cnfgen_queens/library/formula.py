@@ -128,8 +128,8 @@ class Formula:
             check_output(self.formula, lines, allow_large=allow_large, shuffle=shuffle, asker=asker)
             if shuffle is not None and not comments:
                 warnings.warn("comments=False drops the shuffle seed: decode cannot undo it", stacklevel=2)
-            if isinstance(target, Path):  # a str too (the edge made it a Path)
-                path = target
+            if isinstance(target, str | Path):
+                path = Path(target)
                 check_output_target(path, stream=True)  # NotAFile (a UsageError) for a directory or socket
                 with atomic_output(path, stream=True) as raw:  # a FIFO or device is written into
                     try:
@@ -140,9 +140,9 @@ class Formula:
                     if out is not raw:
                         out.close()
                 return written
-            if isinstance(target, io.TextIOBase):  # e.g. sys.stdout: its bytes, after what was printed (the edge
-                target.flush()  # refused a text stream without them)
-                target = target.buffer
+            if isinstance(target, io.TextIOBase):  # e.g. sys.stdout: its bytes, after what was printed
+                target.flush()
+                target = target.buffer  # type: ignore[attr-defined]  # the edge refused a text stream without one
             return write_cnf(target, self.formula, lines, show=comments, shuffle=shuffle)  # type: ignore[arg-type]
 
     @edge

@@ -99,7 +99,8 @@ def solve(
     ``cnfgen-queens solve -m MB`` in a process of its own, since a child forked from this one could reuse
     the memory it holds.  UsageError for what the CLI refuses (exit 2: an unknown solver, a file that is no
     CNF); FileNotFoundError (an OSError, as any file that cannot be opened) for a missing file; TypeError for
-    anything else than the three inputs; SolverMissing, an OSError, for a known solver that is not
+    anything else than the three inputs; ``solver_args``: words, or one string split as a shell splits it
+    (``"-verb=0 --seed=1"``); SolverMissing, an OSError, for a known solver that is not
     installed (the CLI's exit 1).
     The answer is judged as the CLI judges it (:func:`.known_answer.judge_answer`): a wrong UNSAT, or
     with ``require_checked`` an unchecked one, is status ERROR.
