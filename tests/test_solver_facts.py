@@ -118,7 +118,7 @@ def test_embedded_facts() -> None:
     assert not embedded_facts("kissat404").incremental and embedded_facts("cadical195").incremental
     assert embedded_facts("cadical195").proof and embedded_facts("glucose42").proof
     assert not embedded_facts("minisat22").proof
-    with pytest.raises(UsageError, match=r"^--certify needs an embedded solver that writes DRAT proofs \(pysat:"):
+    with pytest.raises(UsageError, match=r"^certify= needs an embedded solver that writes DRAT proofs \(pysat:"):
         cq.count(cq.queens(6), solver="pysat:minisat22", certify=str(Path("never-written")))
 
 

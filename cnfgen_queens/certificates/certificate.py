@@ -38,7 +38,7 @@ from cnfgen_queens.cnf.owned import lock_dir, open_dir, refuse_links
 from cnfgen_queens.enumeration.accept import Acceptor
 from cnfgen_queens.enumeration.embedded_loop import embedded_solver
 from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.execution.task_pool import run_tasks
 from cnfgen_queens.execution.where import ONE_WORKER, Where
 from cnfgen_queens.limits import NEVER, Deadline
@@ -171,7 +171,9 @@ def check_certify(solver: str) -> str:
     name = embedded_solver(solver)
     if not embedded_facts(name).proof:
         writers = ", ".join(f"{EMBEDDED_PREFIX}{n}" for n, facts in EMBEDDED.items() if facts.proof)
-        raise UsageError(f"--certify needs an embedded solver that writes DRAT proofs ({writers}), not {solver}")
+        raise UsageError(
+            f"{option('--certify')} needs an embedded solver that writes DRAT proofs ({writers}), not {solver}"
+        )
     return name
 
 

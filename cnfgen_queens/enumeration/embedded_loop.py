@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from cnfgen_queens.enumeration.accept import Acceptor, clause_check
 from cnfgen_queens.enumeration.records import EnumerationError, Found
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solvers.discovery import SolverNotFound, embedded_name
@@ -57,8 +57,10 @@ def embedded_solver(solver: str) -> str:
         name = embedded_name(pysat_name(solver) or solver)
     except SolverNotFound as e:
         raise UsageError(str(e)) from None
-    if not embedded_facts(name).incremental:
-        raise UsageError(f"{solver} is not incremental: enumerate with a binary solver or another pysat: one")
+    facts = embedded_facts(name)
+    if not facts.incremental:
+        instead = f"its binary ({option('--solver', facts.binary)})" if facts.binary else "a binary solver"
+        raise UsageError(f"{solver} is not incremental: enumerate with {instead}")
     return name
 
 

@@ -203,6 +203,7 @@ class EmbeddedFacts:
 
     proof: bool = False  # writes a DRAT proof (pysat's with_proof): solve --proof, count --certify
     incremental: bool = True  # takes clauses after a solve (the enumeration loop blocks each model)
+    binary: str | None = None  # the built-in profile of the same solver as a binary
 
 
 EMBEDDED: dict[str, EmbeddedFacts] = {  # by prefix of pysat's canonical name; any other: the defaults
@@ -212,7 +213,7 @@ EMBEDDED: dict[str, EmbeddedFacts] = {  # by prefix of pysat's canonical name; a
     "glucose4": EmbeddedFacts(proof=True),
     "glucose3": EmbeddedFacts(proof=True),
     "lingeling": EmbeddedFacts(proof=True),
-    "kissat": EmbeddedFacts(incremental=False),
+    "kissat": EmbeddedFacts(incremental=False, binary="kissat"),
 }
 
 
