@@ -8,6 +8,7 @@ and :func:`given_flags`, the one check behind "FLAG does not apply here" errors.
 
 from __future__ import annotations
 
+from ..solvers.default import DEFAULT_SOLVER  # the package's __init__ only: parsing imports no solver module
 from .common import fail, line_length, positive_float, positive_int
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Iterable
 
-DEFAULT_SOLVER = "pysat:cadical195"  # solvers.DEFAULT_SOLVER, repeated so that parsing imports nothing
 DEFAULT_ENCODING = "pairwise"
 
 ISOLATION_HELP = (
@@ -33,8 +33,8 @@ def add_solver_arguments(p: argparse.ArgumentParser) -> None:
         "--solver",
         default=DEFAULT_SOLVER,
         metavar="NAME|PATH",
-        help="pysat:NAME (embedded: no binary), a profile name (kissat, "
-        f"minisat, cadical, ...) or the path to a binary (default: {DEFAULT_SOLVER})",
+        help="pysat:NAME (embedded: no binary), a profile name (cnfgen-queens solvers lists them) or the path "
+        f"to a binary (default: {DEFAULT_SOLVER})",
     )
     g.add_argument(
         "--solver-args",

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .file_instances import generated
 from .report import seconds
 from .store import Row
 from .summary import censored, value_of
@@ -39,7 +40,7 @@ NOISY_CV = 0.10  # coefficient of variation above which a cell is marked noisy (
 CONFIDENCE = 0.95
 MIN_REPEATS = 6  # the fewest times whose order statistics hold the median with 95%: 1 - 2 x 0.5**6 = 0.969
 CELL_KEYS = ("task", "solver", "encoding", "group_size", "column_alo", "break_symmetry", "n", "variant",
-             "shuffle_seed")  # fmt: skip
+             "shuffle_seed", "family")  # fmt: skip
 NO_INTERVAL = f"n/a (needs {MIN_REPEATS})"  # the interval's cell where the repeats allow none
 
 
@@ -150,7 +151,8 @@ def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall")
             stats = [_time(s.median), f"{_time(s.q1)}-{_time(s.q3)}", ci, cv]
         k = dict(c.keys)
         board = " ".join(v for v in (k["variant"], "break_symmetry" * bool(k["break_symmetry"])) if v)
-        cells_ = [k["task"], k["solver"], k["encoding"], str(k["n"]), board,
+        what = k["encoding"] if generated(k["family"]) else f"{k['family']}/{k['encoding']}"  # a file: where it is
+        cells_ = [k["task"], k["solver"], what, str(k["n"]), board,
                   "" if k["shuffle_seed"] is None else str(k["shuffle_seed"]), str(c.runs), str(c.solved), *stats,
                   "noisy" if c.noisy(threshold) else ""]  # fmt: skip
         lines.append("| " + " | ".join(cells_) + " |")

@@ -15,8 +15,11 @@ the median over the instances of its runs' median time on each (an unsolved run 
 one; an instance whose median is unsolved has none).  A line is a configuration:
 task, solver with its arguments, encoding, and where the table holds more than one value, the group
 size, the column clauses (``column_alo``), the symmetry breaking (``break_symmetry``) and whether the
-CNF was shuffled.  The *virtual best solver* line takes, per instance, the best line there (the one that
-solved the largest share of its repeats there, then the better score): its score, answers and median time.
+CNF was shuffled.  DIMACS files of ``instances.files`` are tables of their own, one per ``family`` (the
+file's folder; generated instances are ``queens``): a line there is a solver on the family's files
+(encoding ``(files)``), each file an instance.  The *virtual best solver* line takes, per instance, the best
+line there (the one that solved the largest share of its repeats there, then the better score): its score,
+answers and median time.
 """
 
 from __future__ import annotations
@@ -30,10 +33,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
+from .file_instances import QUEENS, generated
 from .store import Row
 from .verdict import Verdict, verdict
 
-BY_KEYS = ("n", "column_alo", "encoding", "solver", "group_size", "shuffle_seed", "variant", "repeat", "experiment")
+BY_KEYS = (
+    "n",
+    "column_alo",
+    "encoding",
+    "solver",
+    "group_size",
+    "shuffle_seed",
+    "variant",
+    "repeat",
+    "experiment",
+    "family",
+)
+FILES = "(files)"  # the encoding of a line of DIMACS files (each file an instance)
 CONFIG_KEYS = ("group_size", "column_alo", "break_symmetry", "shuffled")  # told apart when a table holds several
 TIMES = ("wall", "cpu")
 VBS = "virtual best"
@@ -71,6 +87,8 @@ def value_of(row: Row, key: str) -> Any:
         return board(row.variant)
     if key == "break_symmetry":
         return bool(row.break_symmetry)
+    if key == "family":
+        return row.family or QUEENS
     return getattr(row, key)
 
 
@@ -108,6 +126,8 @@ def par2(rows: Iterable[Row], time: str = "wall") -> float | None:
 def _instance(row: Row, seeds: bool) -> tuple[Any, ...]:
     """The instance a run is scored on: its board, and its shuffle seed unless the table compares shuffled
     against unshuffled CNFs (then the seeds are runs of one instance); its repeats are runs of one instance."""
+    if not generated(row.family):  # a DIMACS file: itself (its content, whatever its name)
+        return (row.n, None, None, row.gbd_hash or row.encoding)
     return (row.n, board(row.variant), row.shuffle_seed if seeds else None)
 
 
@@ -168,11 +188,13 @@ def summarize(rows: Iterable[Row], by: Iterable[str] = (), time: str = "wall", v
     by = tuple(dict.fromkeys(by))
     _check(by, time)
     rows = list(rows)
+    if "family" not in by and len({value_of(r, "family") for r in rows}) > 1:  # files: tables of their own
+        by = ("family", *by)
     varying = [k for k in CONFIG_KEYS if k not in by and len({value_of(r, k) for r in rows}) > 1]
     tables: dict[tuple[Any, ...], dict[tuple[Any, ...], list[Row]]] = {}
     for r in rows:
         table = (r.task, *(value_of(r, k) for k in by))
-        line = (r.solver_label, r.encoding, *(value_of(r, k) for k in varying))
+        line = (r.solver_label, r.encoding if generated(r.family) else FILES, *(value_of(r, k) for k in varying))
         tables.setdefault(table, {}).setdefault(line, []).append(r)
     out: list[GroupStats] = []
     seeds = "shuffled" not in varying
@@ -220,7 +242,7 @@ def _line(scored: _Table, line: tuple[Any, ...], group: list[Row]) -> GroupStats
         wrong=sum(verdict(r) is Verdict.WRONG for r in group),
         par2=None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores),
         median=statistics.median(medians) if medians else None,
-        largest_n=max((r.n for r in solved), default=None),
+        largest_n=max((r.n for r in solved if generated(r.family)), default=None),
         keys=(*keys, *zip(varying, line[2:], strict=True)),
     )
 
@@ -256,7 +278,7 @@ def _virtual_best(scored: _Table, lines: dict[tuple[Any, ...], list[Row]]) -> Gr
         wrong=0,
         par2=None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores),
         median=statistics.median(medians) if medians else None,
-        largest_n=max((runs[0].n for runs in won.values()), default=None),
+        largest_n=max((runs[0].n for runs in won.values() if generated(runs[0].family)), default=None),
         keys=(*keys, *((k, None) for k in varying)),
     )
 

@@ -11,12 +11,14 @@ import socket
 import stat
 import time
 from collections import OrderedDict
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output, work_dir
+from cnfgen_queens.cnf.compressed import sniff
 from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.gbd_hash import gbd_hash
 from cnfgen_queens.cnf.scan import Cnf, read_cnf
@@ -104,8 +106,12 @@ def generate(
 ) -> tuple[str, str]:
     """(path, GBD hash) of ``instance``'s CNF in ``cache_dir``: reused when its hash is ``expected_hash``,
     else written again (atomically) and hashed: a file of unknown origin or changed since is never trusted.
+    A file of ``instances.files`` is its own path, hashed again (changed since the config was read: an error).
     Writing past ``time_limit`` seconds raises :class:`GenerationTimeout` (the partial file removed)."""
 
+    if instance.file is not None:  # a file of instances.files: solved where it is, if it is still the same
+        _check_hash(Path(instance.file), instance.file_hash or "")
+        return instance.file, instance.file_hash or ""
     path = Path(cache_dir) / instance.filename
     if expected_hash is not None and path.is_file():
         try:
@@ -154,7 +160,7 @@ def _check_hash(path: Path, expected: str) -> None:
     found = gbd_hash(path)
     if found != expected:
         raise RuntimeError(f"{path.name} on {socket.gethostname()} has GBD hash {found}, not {expected} as "
-                           "generated (changed, or a stale copy on this node): not solved")  # fmt: skip
+                           "generated or read (changed, or a stale copy on this node): not solved")  # fmt: skip
 
 
 def _limits(run: Run) -> Limits:
@@ -170,8 +176,8 @@ def parsed(path: Path) -> Cnf | None:
     """``path`` parsed (every literal checked against the header), once per worker while the file is the same
     one (device, inode, size, change times); None for a file above :data:`PARSE_ONCE_BYTES`, read by each run."""
     st = path.stat()
-    if st.st_size > PARSE_ONCE_BYTES or not stat.S_ISREG(st.st_mode):
-        return None
+    if st.st_size > PARSE_ONCE_BYTES or not stat.S_ISREG(st.st_mode) or sniff(path) is not None:
+        return None  # a compressed file may hold far more than its size: streamed by each run, bounded
     key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     cnf = _parsed.get(key)
     if cnf is None:
@@ -185,10 +191,12 @@ def parsed(path: Path) -> Cnf | None:
 def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measurement:
 
     cnf = parsed(cnf_path)
-    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args,
-              context=RunContext(cnf=cnf, keep_output=keep_output, reuse_child=True))  # fmt: skip
+    with work_dir("proof") if run.proof else nullcontext(None) as tmp:  # the proof is checked, then removed
+        o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args,
+                  solvers_file=run.solver.profiles, proof=None if tmp is None else Path(tmp) / "proof.drat",
+                  context=RunContext(cnf=cnf, keep_output=keep_output, reuse_child=True))  # fmt: skip
     error, refuted = o.error, o.model_rejected  # a model violating a clause: the solver said SAT, wrongly
-    if o.status is Status.SAT and o.verified:
+    if o.status is Status.SAT and o.verified and run.instance.file is None:  # a file: its clauses alone
         error = _not_a_solution(run.instance, cnf_path, o.true_vars())
         refuted = error is not None
     header = cnf.header if cnf is not None else read_header_file(cnf_path)

@@ -10,7 +10,9 @@ A000170; a model must satisfy every clause of the CNF it answers (an invalid mod
 wrong answer, as in the SAT competition; the row keeps status SAT, ``verified`` false and
 the violated clause in ``error``); the queens of a model must not attack each other; for
 variants, the model keeps the placed queens and avoids the blocked squares, and torus
-counts are OEIS A007705.  A count of a ``break_symmetry`` formula (one model per orbit) is
+counts are OEIS A007705.  A DIMACS file of ``instances.files`` has no known answer: its SAT is solved
+when its model satisfies every clause, wrong when not; its UNSAT is solved, and the ``checked`` column
+says ``unchecked`` unless a DRAT proof was verified.  A count of a ``break_symmetry`` formula (one model per orbit) is
 judged against A002562 on the plain board, and against nothing on the torus
 (:func:`.published_count` says which).
 """
@@ -24,6 +26,7 @@ from typing import Protocol
 from cnfgen_queens.model.known_counts import published_count
 
 from ..solvers.outcome import Status
+from .file_instances import generated
 
 UNSAT_N = (2, 3)  # the only board sizes without a solution
 NOT_A_SOLUTION = "model is not an N-queens solution"  # how the worker words a refuted model
@@ -53,6 +56,8 @@ class Judged(Protocol):
     def wall(self) -> float | None: ...
     @property
     def variant(self) -> str | None: ...
+    @property
+    def family(self) -> str | None: ...
 
 
 class Verdict(StrEnum):
@@ -93,6 +98,8 @@ def _wrong(row: Judged, refuted: bool) -> bool:
     if row.status is Status.SAT and refuted:
         return True
     if row.variant is not None:  # completion and blocked instances may be UNSAT
+        return False
+    if not generated(row.family):  # a file: no known answer (its model is checked against its clauses)
         return False
     if row.status is Status.SAT:
         return row.n in UNSAT_N
