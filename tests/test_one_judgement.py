@@ -100,3 +100,45 @@ def test_report_counts_a_lying_unsat_on_the_torus_as_wrong(tmp_path: Path, capsy
     head, _, *lines = (line.strip("|").split("|") for line in capsys.readouterr().out.splitlines())
     table = [dict(zip((h.strip() for h in head), (c.strip() for c in line), strict=True)) for line in lines]
     assert (table[0]["solved"], table[0]["wrong"]) == ("0", "1"), table
+
+
+def test_cli_and_api_judge_a_file_without_comments_alike(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without its comments a file names no board: the liar's UNSAT is unchecked, the same through both doors."""
+    from cnfgen_queens.cli import main
+
+    full, bare = tmp_path / "q7.cnf", tmp_path / "bare.cnf"
+    assert main(["gen", "7", "--torus", "-o", str(full)]) == 0
+    bare.write_text("".join(line for line in full.read_text().splitlines(True) if not line.startswith("c")))
+    for name, exe in solvers(tmp_path).items():
+        code, out, _ = in_process(["solve", str(bare), "--solver", exe, "--json"], capsys)
+        record = json.loads(out)
+        solved = cq.solve(bare, solver=exe)
+        assert (record["answer"], record["verdict"], record["checked"]) == (
+            word(solved.answer), word(solved.verdict), word(solved.checked)), name  # fmt: skip
+        assert CLI_STATUS[code] is solved.status, name
+        if name == "liar":
+            assert (solved.answer, solved.verdict, solved.checked) == (Status.UNSAT, "solved", "unchecked")
+
+
+@pytest.mark.parametrize(("n", "variant", "flags"), [(7, "torus: true", ["--torus"]),
+                                                      (6, "break_symmetry: true", ["--break-symmetry"])])  # fmt: skip
+def test_a_lying_count_is_wrong_through_every_door(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, variant: str, flags: list[str]
+) -> None:
+    """task count: the liar's count of 0 disagrees with OEIS (A007705: 28; A002562: 1): ``count`` says wrong (exit 1),
+    ``cq.count`` status ERROR, the batch verdict wrong."""
+    from cnfgen_queens.cli import main
+
+    liar = str(FAKES / "liar.sh")
+    results = tmp_path / "r.sqlite"
+    cfg = tmp_path / "exp.yaml"
+    cfg.write_text(f"task: count\ninstances:\n  n: [{n}]\n  encodings: [pairwise]\n  {variant}\nsolvers: [{liar}]\n"
+                   f"limits: {{time: 60}}\nresults: {results}\n")  # fmt: skip
+    assert main(["batch", str(cfg), "--jobs", "1", "--no-progress"]) == 0
+    with Store(results, readonly=True) as store:
+        (row,) = store.rows()
+    code, out, _ = in_process(["count", str(n), *flags, "--solver", liar, "--quiet"], capsys)
+    api = cq.count(cq.queens(n, torus="--torus" in flags, break_symmetry="--break-symmetry" in flags), solver=liar)
+    assert (code, out) == (1, "count: 0 (wrong)\n")
+    assert (api.status, api.total) == (Status.ERROR, 0)
+    assert (row.count, word(row.verdict)) == (0, "wrong")

@@ -4,8 +4,8 @@ A file that ``gen`` wrote names its formula in a comment (``n=8 encoding=pairwis
 plus a variant's lines). When the ``p cnf`` line still has that formula's exact size (no blocking
 clauses merged in, no variables added) and OEIS publishes a count for it (A000170 for the plain board,
 A007705 for the torus) that is positive, an UNSAT answer is wrong: ``batch`` stores such a run with
-verdict ``wrong`` (:mod:`cnfgen_queens.experiments.verdict`), and ``solve`` says so
-(:func:`contradicted_unsat`). Comments can lie; the size check keeps the claim to unchanged files.
+verdict ``wrong`` (:mod:`cnfgen_queens.experiments.verdict`), and ``solve`` says so. Comments can lie; the
+size check keeps the claim to unchanged files.
 
 :func:`judge_answer` is the one judgement of a solver's answer that ``solve`` (the CLI and the Python
 API) and the batch share: how it was checked (:class:`.Checked`), whether it is wrong, and, with
@@ -44,14 +44,6 @@ class Verdict(StrEnum):
 
 
 DESCRIPTION = re.compile(r"n=(\d+) encoding=(\S+)(?: group_size=(\d+))? column_alo=(true|false)$")
-
-
-def contradicted_unsat(header: Header, path: Path | None = None) -> str | None:
-    """Why UNSAT is a wrong answer for the CNF of ``header`` (the sentence to print), or None when
-    nothing known contradicts it (no description, a changed size, a variant without a published count).
-    ``path``: the file, whose clauses are then counted too (blocking clauses appended under an unchanged
-    header: ``block >> q8.cnf``); only boards with a published count get there, so the file is small."""
-    return _contradiction(described_count(header, path))
 
 
 def _contradiction(described: tuple[int, int, str, str, bool] | None) -> str | None:
