@@ -22,7 +22,7 @@ from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.execution.where import Where
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.model.variants import Variant, make_variant
 from cnfgen_queens.solvers.proof import drat_trim
 
 A000170 = {1: 1, 2: 0, 3: 0, 4: 2, 5: 10, 6: 4, 7: 40, 8: 92, 9: 352, 10: 724, 11: 2680, 12: 14200}
@@ -315,8 +315,9 @@ def test_a_certificate_says_whether_its_formula_breaks_the_symmetries(tmp_path: 
             check_certificate(forged, "dratify")
     certify(QueensFormula(6), tmp_path / "p")
     assert "break_symmetry" not in json.loads((tmp_path / "p" / MANIFEST).read_text())  # the bytes of before
-    torus = QueensFormula(7, variant=Variant(torus=True), break_symmetry=True)
-    count = certify(torus, tmp_path / "t")
-    checked = check_certificate(tmp_path / "t", "dratify")
-    uncertified = cq.count(cq.queens(7, torus=True, break_symmetry=True)).total
-    assert count.complete and checked.total == count.total == uncertified
+    holes = [(0, 0), (5, 5)]  # a variant's formula too (the torus's lex-leader clauses: too slow for dratify here)
+    count = certify(QueensFormula(6, variant=make_variant(6, set(), set(holes), False), break_symmetry=True),
+                    tmp_path / "h")  # fmt: skip
+    checked = check_certificate(tmp_path / "h", "dratify")
+    uncertified = cq.count(cq.queens(6, holes=holes, break_symmetry=True)).total
+    assert count.complete and checked.total == count.total == uncertified == 2
