@@ -102,7 +102,7 @@ def test_an_old_file_gets_the_new_columns_and_reads(tmp_path: Path) -> None:
 
 def test_wrong_comes_from_the_verdict_not_the_error_text() -> None:
     refuted = a_row(verified=False, error="the model's queens attack each other")  # any wording
-    assert judge(refuted, refuted=True) is Verdict.WRONG
+    assert judge(refuted, answer=Verdict.WRONG) is Verdict.WRONG
     stored = dataclasses.replace(refuted, verdict=Verdict.WRONG)
     assert report.is_wrong(stored) and not report.is_solved(stored)
     # a stored verdict is taken as it is, whatever the other columns say

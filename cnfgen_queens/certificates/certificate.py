@@ -263,10 +263,12 @@ def _certify(task: CertifyTask, directory: Path, where: Where,
 
 
 def manifest_formula(formula: QueensFormula) -> dict[str, Any]:
-    """The manifest's description of the formula (what the checker regenerates it from)."""
+    """The manifest's description of the formula (what the checker regenerates it from): N, the encoding, the
+    variant's lines and, for a formula with the lex-leader clauses (``--break-symmetry``), ``break_symmetry``."""
     variables, clauses = formula.counts()
+    broken = {"break_symmetry": True} if formula.break_symmetry else {}  # only then: the plain formula's bytes kept
     return {"n": formula.n, "encoding": formula.encoding, "group_size": formula.group_size,
-            "column_alo": formula.column_alo, "variant": formula.variant.header_lines(),
+            "column_alo": formula.column_alo, "variant": formula.variant.header_lines(), **broken,
             "variables": variables, "clauses": clauses}  # fmt: skip
 
 

@@ -121,7 +121,7 @@ def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = No
         gbd_hash=gbd_hash,
         variant=json.dumps({k: params[k] for k in VARIANT_FIELDS if k in params}) if inst.is_variant else None,
     )
-    return replace(row, verdict=judge(row, refuted=m.refuted))
+    return replace(row, verdict=judge(row, answer=m.verdict))
 
 
 def profile_of(entry: SolverEntry) -> dict[str, Any]:

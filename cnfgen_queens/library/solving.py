@@ -18,7 +18,7 @@ from cnfgen_queens.model import decode as _decode
 from cnfgen_queens.model.variants import from_header
 from cnfgen_queens.solutions import api as _solutions
 from cnfgen_queens.solutions.api import Count, Found
-from cnfgen_queens.solutions.known_answer import judge_answer
+from cnfgen_queens.solutions.known_answer import Verdict, judge_answer
 from cnfgen_queens.solvers import ProfileError, RunContext, SolverMissing, SolverNotFound
 from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Checked, Outcome, Status
@@ -38,20 +38,23 @@ class Solved:
     SAT, or when a file's header names no N); ``checked`` says how the answer was checked, as the CLI's
     ``c checked:`` line does (None: no answer).  An answer the CLI rejects (an UNSAT contradicting a
     published count; an unchecked UNSAT with ``require_checked``) has status ERROR and the reason as
-    ``outcome.error``.
+    ``outcome.error``; ``answer`` is still what the solver said and ``verdict`` is the judgement a batch
+    stores (solved, wrong, unsolved).
 
     Examples:
         >>> import cnfgen_queens as cq
         >>> out = cq.solve(cq.queens(5, "ladder"))
         >>> str(out.status), out.outcome.verified, out.board.n, out.wall > 0, out.measured_by in ("rusage", "cgroup")
         ('SAT', True, 5, True, True)
-        >>> str(out.checked), str(cq.solve(cq.queens(3)).checked)
-        ('model-verified', 'published-count')
+        >>> str(out.checked), str(cq.solve(cq.queens(3)).checked), str(out.verdict)
+        ('model-verified', 'published-count', 'solved')
     """
 
     outcome: Outcome
     board: Board | None
     checked: Checked | None = None
+    answer: Status | None = None
+    verdict: Verdict | None = None
 
     @property
     def status(self) -> Status:
@@ -137,10 +140,12 @@ def solve(
                                          context=RunContext(name=name))  # fmt: skip
                 judged = judge_answer(outcome, read_header_file(path, None), path, require_checked=require_checked)
                 outcome = judged.accepted(outcome)
+                said = (judged.checked, judged.answer, judged.verdict)
+                if outcome.model is None or judged.problem is not None:  # no model, or one that is no board
+                    return Solved(outcome, None, *said)
                 if formula is not None:
-                    board = board_of(formula, outcome.true_vars()) if outcome.model is not None else None
-                    return Solved(outcome, board, judged.checked)
-                return Solved(outcome, _file_board(path, outcome), judged.checked)
+                    return Solved(outcome, board_of(formula, outcome.true_vars()), *said)
+                return Solved(outcome, _file_board(path, outcome), *said)
         except SolverMissing:
             raise  # the environment: an OSError
         except (SolverNotFound, ProfileError, InputError) as e:
