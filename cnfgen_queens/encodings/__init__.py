@@ -1,9 +1,12 @@
-"""At-most-one encodings, registered by name; see :mod:`.base` for the contract.
+"""At-most-one encodings, registered by name in one registry; see :mod:`.base` for the record.
 
-Each module in ``_MODULES`` registers its encodings on import; the list's order
-is the order of ``--list-encodings`` and of ``names()``.  Only pairwise (the default) is
-loaded with the package: :func:`get` loads the module of the name asked for, :func:`names`
-all of them (``gen-queens N`` loads one encoding, not nine modules).
+Built-ins and plugins (:mod:`.plugins`: ``register_encoding``, ``--plugin``, the entry-point group
+``cnfgen_queens.encodings``) go through the same :func:`register`.  Each built-in module in ``_MODULES``
+registers its encodings on import; the list's order is the order of ``--list-encodings`` and of
+``names()``, plugins' encodings after them, in the order registered.  Only pairwise (the default) is
+loaded with the package: :func:`get` loads the built-in module that registers the name asked for (a
+start-up shortcut, never needed for correctness: a name not found there loads every built-in and every
+entry point), :func:`names` all of them (``gen-queens N`` loads one encoding, not nine modules).
 """
 
 from __future__ import annotations
@@ -29,10 +32,15 @@ def _load_all() -> None:
     for module in _MODULES:
         _load(module)
     rank = {f"{__name__}.{m}": i for i, m in enumerate(_MODULES)}
-    ordered = sorted(REGISTRY.items(), key=lambda item: rank.get(item[1].build.__module__, len(rank)))
+    ordered = sorted(REGISTRY.items(), key=lambda item: _rank(item[1], rank))
     REGISTRY.clear()
     REGISTRY.update(ordered)
     _all_loaded = True
+
+
+def _rank(enc: Encoding, rank: dict[str, int]) -> int:
+    """A built-in's place: its module's in ``_MODULES``; a plugin's encodings after every built-in."""
+    return rank.get(enc.build.__module__, len(rank)) if enc.builtin else len(rank)
 
 
 _load("pairwise")  # the default, always there
@@ -43,22 +51,34 @@ class UnknownEncoding(UsageError):
 
 
 def get(name: str) -> Encoding:
-    """The encoding called ``name`` (its module loaded now); the error lists the valid names."""
+    """The encoding called ``name`` (its module loaded now, or every built-in and entry point); the error
+    lists the valid names."""
     if name not in REGISTRY:
         module = "pysat_card" if name.startswith("pysat:") else name
         if module in _MODULES:
             _load(module)
         if name not in REGISTRY:
             _load_all()
+            _load_entry_points()
     try:
         return REGISTRY[name]
     except KeyError:
-        raise UnknownEncoding(f"unknown encoding {name!r}; valid: {', '.join(names())}") from None
+        raise UnknownEncoding(
+            f"unknown encoding {name!r}; valid: {', '.join(names())} (an encoding of your own: --plugin FILE.py)"
+        ) from None
 
 
 def names() -> list[str]:
     _load_all()
+    _load_entry_points()
     return list(REGISTRY)
+
+
+def _load_entry_points() -> None:
+    """The installed packages' encodings (:mod:`.plugins`, loaded now: not at start-up)."""
+    from cnfgen_queens.encodings.plugin_loading import load_entry_points
+
+    load_entry_points()
 
 
 @record(frozen=True)
@@ -78,6 +98,8 @@ class EncodingSize:
     propagation_complete: bool
     description: str
     reference: str
+    parsimonious: bool | None = None
+    plugin: str | None = None  # the plugin (file or module) that registered it; None for a built-in
 
 
 def sizes(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
@@ -86,11 +108,26 @@ def sizes(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
     params = {"group_size": group_size} if group_size else {}
     for name in names():
         get(name).count(2, **params)
+    from cnfgen_queens.encodings.plugins import origin
+
     out = []
     for name in names():
         enc = get(name)
         clauses, aux = enc.count(length, **params)
-        out.append(EncodingSize(name, length, clauses, aux, enc.propagation_complete, enc.description, enc.reference))
+        source = None if enc.builtin else origin(name)
+        out.append(
+            EncodingSize(
+                name,
+                length,
+                clauses,
+                aux,
+                enc.propagation_complete,
+                enc.description,
+                enc.reference,
+                parsimonious=enc.parsimonious,
+                plugin=None if source is None else source.spec,
+            )
+        )
     return out
 
 

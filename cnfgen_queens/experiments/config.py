@@ -16,6 +16,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..encodings.plugin_loading import load_plugin
+from ..encodings.plugins import PluginError, PluginSource
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
 from ..solutions.api import ENGINES
 from ..solvers import SolverNotFound, resolve
@@ -47,7 +49,7 @@ __all__ = [  # what callers import from here, ConfigError and the limits include
 
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output",
-            "executor", "slurm", "pin")  # fmt: skip
+            "executor", "slurm", "pin", "plugins")  # fmt: skip
 LIMIT_KEYS = ("time", "memory", "output")
 SOLVER_KEYS = ("name", "args")
 
@@ -91,6 +93,7 @@ class Config:
     repeats_max: int | None = None  # repeats: {min, max, until}: more repeats of a cell while its
     repeats_until: float | None = None  # 95% CI reaches farther than ``until`` x its median from it (repeats: the min)
     pin: bool = False  # each run at once on cores of its own (experiments.noise; not in the hash: no result changes)
+    plugins: tuple[PluginSource, ...] = ()  # loaded before the encodings are read; their sources' hashes in the hash
 
     @property
     def adaptive(self) -> bool:
@@ -105,6 +108,8 @@ class Config:
             out["limits"]["output"] = self.output_limit
         if self.engine != "auto":  # likewise
             out["engine"] = self.engine
+        if self.plugins:  # likewise; by content: the same source under another path is the same experiment
+            out["plugins"] = [p.sha256 for p in self.plugins]
         return out
 
     def _normalized(self) -> dict[str, Any]:
@@ -168,6 +173,7 @@ def parse(
     inst = c.mapping(top["instances"], "instances", INSTANCE_KEYS + VARIANT_KEYS)
     if "n" not in inst or "encodings" not in inst:
         c.fail("instances", "needs both n and encodings")
+    plugins = _plugins(c, top.get("plugins", []), source)  # before any encoding name is read
     ns = board_sizes(c, inst["n"])
     column_alo = column_alo_values(c, inst.get("column_alo", False))
     group_size = inst.get("group_size")
@@ -248,7 +254,23 @@ def parse(
         executor=executor,
         slurm=slurm,
         pin=pin,
+        plugins=plugins,
     )
+
+
+def _plugins(c: Check, value: Any, source: str) -> tuple[PluginSource, ...]:
+    """``plugins: [FILE.py | MODULE, ...]``, each loaded now (a file relative to the config's directory)."""
+    if value == []:
+        return ()
+    base = str(Path(source).resolve().parent) if Path(source).is_file() else None
+
+    def one(spec: Any, path: str) -> PluginSource:
+        try:
+            return load_plugin(c.string(spec, path), base)
+        except PluginError as e:
+            c.fail(path, str(e))
+
+    return c.unique_list(value, "plugins", one, "plugin files or modules")
 
 
 def _results_path(c: Check, value: Any) -> Path:

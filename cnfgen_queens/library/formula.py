@@ -17,6 +17,7 @@ from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, writ
 from cnfgen_queens.cnf.write_limits import Asker, check_output
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.encodings import get
+from cnfgen_queens.encodings.plugins import command_spec
 from cnfgen_queens.errors import UsageError, option, python_words
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import make_variant
@@ -287,6 +288,8 @@ def queens(
         n = checked(board_size, n, "n")
         placed, blocked = cells(place, "place"), cells(holes, "holes")
         argv = [str(n)]
+        plugin = None if get(encoding).builtin else command_spec(encoding)  # UnknownEncoding (a UsageError)
+        argv += ["--plugin", plugin] if plugin else []
         argv += ["--encoding", encoding] if encoding != "pairwise" else []
         if group_size is not None:
             group_size = checked(line_length("group size"), group_size, "group_size")
