@@ -11,7 +11,7 @@ import argparse
 
 from cnfgen_queens.encodings import get
 from cnfgen_queens.encodings.conformance import DEFAULT_MAX_N, MAX_CHECK_N, check
-from cnfgen_queens.encodings.plugins import origin
+from cnfgen_queens.encodings.plugins import declared_size, origin
 
 from .arg_groups import add_plugin_argument
 from .common import positive_int
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     source = None if enc.builtin else origin(enc.name)
     where = "built-in" if enc.builtin else (f"plugin {source.spec} sha256:{source.short_hash}" if source else "plugin")
     print(f"check-encoding {enc.name} ({where}), n = 1..{args.max_n}")
-    report = check(enc, args.max_n)
+    report = check(enc, args.max_n, size=declared_size(enc.name))
     for line in report.lines():
         print(line)
     failed = [f.prop for f in report.failed]

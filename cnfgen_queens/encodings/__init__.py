@@ -1,7 +1,7 @@
 """At-most-one encodings, registered by name in one registry; see :mod:`.base` for the record.
 
 Built-ins and plugins (:mod:`.plugins`: ``register_encoding``, ``--plugin``, the entry-point group
-``cnfgen_queens.encodings``) go through the same :func:`register`.  Each built-in module in ``_MODULES``
+``cnfgen_queens.encodings``) go through the same :func:`register`.  Each built-in module in ``MODULES``
 registers its encodings on import; the list's order is the order of ``--list-encodings`` and of
 ``names()``, plugins' encodings after them, in the order registered.  Only pairwise (the default) is
 loaded with the package: :func:`get` loads the built-in module that registers the name asked for (a
@@ -14,36 +14,9 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..frozen import record
 from .base import REGISTRY, Clause, Encoding, VarPool, measured_counts, register
+from .builtins import MODULES, load_builtins, load_module
 
-_MODULES = ("pairwise", "sequential", "commander", "nested", "binary", "product", "bimander", "ladder", "pysat_card")
-_all_loaded = False
-
-
-def _load(module: str) -> None:
-    __import__(f"{__name__}.{module}")  # not importlib: start-up has not loaded it
-
-
-def _load_all() -> None:
-    """Every module of ``_MODULES``, the registry then in their order (each module's names as it registers
-    them), whichever were loaded first."""
-    global _all_loaded
-    if _all_loaded:
-        return
-    for module in _MODULES:
-        _load(module)
-    rank = {f"{__name__}.{m}": i for i, m in enumerate(_MODULES)}
-    ordered = sorted(REGISTRY.items(), key=lambda item: _rank(item[1], rank))
-    REGISTRY.clear()
-    REGISTRY.update(ordered)
-    _all_loaded = True
-
-
-def _rank(enc: Encoding, rank: dict[str, int]) -> int:
-    """A built-in's place: its module's in ``_MODULES``; a plugin's encodings after every built-in."""
-    return rank.get(enc.build.__module__, len(rank)) if enc.builtin else len(rank)
-
-
-_load("pairwise")  # the default, always there
+load_module("pairwise")  # the default, always there
 
 
 class UnknownEncoding(UsageError):
@@ -55,10 +28,10 @@ def get(name: str) -> Encoding:
     lists the valid names."""
     if name not in REGISTRY:
         module = "pysat_card" if name.startswith("pysat:") else name
-        if module in _MODULES:
-            _load(module)
+        if module in MODULES:
+            load_module(module)
         if name not in REGISTRY:
-            _load_all()
+            load_builtins()
             _load_entry_points()
     try:
         return REGISTRY[name]
@@ -69,7 +42,7 @@ def get(name: str) -> Encoding:
 
 
 def names() -> list[str]:
-    _load_all()
+    load_builtins()
     _load_entry_points()
     return list(REGISTRY)
 
@@ -139,6 +112,7 @@ __all__ = [
     "UnknownEncoding",
     "VarPool",
     "get",
+    "load_builtins",
     "measured_counts",
     "names",
     "register",

@@ -171,7 +171,7 @@ def quick_check(name: str, build: Build, sha256: str | None, size: Size | None =
         check_semantics(build, QUICK_MAX_N)
         check_hygiene(build, QUICK_MAX_N)
         if size is not None:
-            check_size(build, size, QUICK_MAX_N)
+            check_size(build, size, QUICK_MAX_N, growth=False)
     except Bad as e:
         raise Refused(f"refused by the conformance gate: {e} (check-encoding {name} tells more)") from None
     complete = propagation_witness(build, DEFAULT_MAX_N) is None

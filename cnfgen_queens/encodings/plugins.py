@@ -23,8 +23,9 @@ file that cannot be read or imported, a name taken by a built-in or by another p
 that fails the quick part of the conformance gate (semantics and hygiene up to n = 6,
 :func:`.conformance.quick_check`), run once per (name, source hash) in this process (milliseconds: no
 cache on disk); a claim left as None (propagation complete, parsimonious) is measured there up to n = 10.
-A plugin's encoding is written clause by clause (``positional=False``); without ``size`` its counts are
-measured by building a line (cached).
+A plugin's encoding is written clause by clause (``positional=False``); its counts are measured by building
+a line of each length once (cached), and a declared ``size`` is compared with them, so that a wrong closed
+form never reaches a header.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from typing import Any
 from ..errors import UsageError
 from . import conformance
 from .base import REGISTRY, Clause, Encoding, VarPool, measured_counts, register
-from .measures import Malformed, as_clauses
+from .builtins import load_builtins
+from .measures import Malformed, Size, as_clauses
 
 ENTRY_POINT_GROUP = "cnfgen_queens.encodings"
 
@@ -68,6 +70,7 @@ class PluginSource:
 
 
 _origin: dict[str, PluginSource] = {}  # encoding name -> the plugin that registered it
+_declared: dict[str, Size] = {}  # encoding name -> the closed-form size its plugin declared
 _importing: list[str] = []  # the names registered while a plugin is being imported (plugin_loading)
 _current: list[PluginSource] = []  # the plugin being imported now (innermost last; plugin_loading sets it)
 
@@ -90,8 +93,8 @@ def register_encoding(
             ``lits`` is true; each auxiliary variable from ``pool.new()``.
         description: one line for ``--list-encodings``.
         reference: the paper (or other source) it follows.
-        size: ``size(n)`` -> ``(clauses, auxiliary variables)`` for ``n`` inputs in closed form; None: counted
-            by building a line (``check-encoding`` compares a declared one with what is built).
+        size: ``size(n)`` -> ``(clauses, auxiliary variables)`` for ``n`` inputs in closed form, compared with
+            what is built (up to n = 6 here, 128 by ``check-encoding``, and on every line a formula has).
         propagation_complete: whether unit propagation alone, one input true, sets every other input false
             (None: measured up to n = 10; ``check-encoding`` checks a claim up to ``--max-n``).
         parsimonious: whether every allowed input assignment has exactly one auxiliary extension (model
@@ -115,6 +118,7 @@ def register_encoding(
     where = f"plugin {source.spec}" if source else f"encoding {name!r}"
     if not isinstance(name, str) or not name or any(c.isspace() for c in name) or not name.isprintable():
         raise PluginError(f"{where}: an encoding's name is one printable word, got {name!r}")
+    load_builtins()  # a built-in's name is taken even before its module is loaded
     taken = REGISTRY.get(name)
     if taken is not None:
         other = _origin.get(name)
@@ -123,15 +127,15 @@ def register_encoding(
         if source is None or other.sha256 != source.sha256:
             raise PluginError(f"{where}: encoding {name!r} is already registered by plugin {other.spec}")
         return taken  # the same source imported again (a worker, a second --plugin naming it)
-    guarded = _guarded(name, build)
+    guarded, declared = _guarded(name, build), _sized(name, size)
     try:
-        measured = conformance.quick_check(name, guarded, source.sha256 if source else None, _sized(name, size))
+        measured = conformance.quick_check(name, guarded, source.sha256 if source else None, declared)
     except conformance.Refused as e:
         raise PluginError(f"{where}: encoding {name!r} {e}" if source else f"encoding {name!r} {e}") from None
     enc = Encoding(
         name=name,
         build=guarded,
-        size=_sized(name, size) or _measured_size(name, build),
+        size=_built_size(name, guarded, declared),
         description=str(description),
         reference=str(reference),
         propagation_complete=measured.propagation_complete if propagation_complete is None else propagation_complete,
@@ -141,6 +145,8 @@ def register_encoding(
         builtin=False,
     )
     register(enc)
+    if declared is not None:
+        _declared[name] = declared
     if source is not None:
         _origin[name] = source
     _importing.append(name)
@@ -153,6 +159,7 @@ def unregister(name: str) -> None:
         raise ValueError(f"{name!r} is a built-in encoding")
     REGISTRY.pop(name, None)
     _origin.pop(name, None)
+    _declared.pop(name, None)
 
 
 def _guarded(name: str, build: Callable[..., Any]) -> Callable[..., list[Clause]]:
@@ -165,17 +172,15 @@ def _guarded(name: str, build: Callable[..., Any]) -> Callable[..., list[Clause]
         except PluginError:
             raise
         except Exception as e:
-            origin = _origin.get(name)
-            who = f"plugin {origin.spec}, encoding {name!r}" if origin else f"encoding {name!r}"
             cause = str(e) if isinstance(e, Malformed) else f"{type(e).__name__}: {e}"
-            raise PluginError(f"{who} failed while encoding {len(lits)} inputs: {cause}") from None
+            raise PluginError(f"{_who(name)} failed while encoding {len(lits)} inputs: {cause}") from None
 
     encode.__module__ = getattr(build, "__module__", __name__)
     encode.__doc__ = getattr(build, "__doc__", None)
     return encode
 
 
-def _sized(name: str, size: Callable[[int], tuple[int, int]] | None) -> Callable[[int], tuple[int, int]] | None:
+def _sized(name: str, size: Size | None) -> Size | None:
     """A declared ``size`` whose exceptions and wrong types become one line naming the encoding."""
     if size is None:
         return None
@@ -187,19 +192,38 @@ def _sized(name: str, size: Callable[[int], tuple[int, int]] | None) -> Callable
                 raise TypeError(f"size({n}) returned {(clauses, aux)!r}, not two counts")
             return clauses, aux
         except Exception as e:
-            raise PluginError(f"encoding {name!r}: its size failed: {type(e).__name__}: {e}") from None
+            raise PluginError(f"{_who(name)}: its size failed: {type(e).__name__}: {e}") from None
 
     return counts
 
 
-def _measured_size(name: str, build: Callable[..., Any]) -> Callable[[int], tuple[int, int]]:
-    guarded = _guarded(name, build)
+def _built_size(name: str, guarded: Callable[..., list[Clause]], declared: Size | None) -> Size:
+    """The counts a formula's header takes: measured by building a line of each length once (cached), and
+    compared with a ``declared`` closed form, so that a wrong one stops the command before its header is
+    written (one line naming the encoding and the length)."""
 
     @cache
     def counts(n: int) -> tuple[int, int]:
-        return measured_counts(guarded, n)
+        built = measured_counts(guarded, n)
+        if declared is not None and declared(n) != built:
+            said = declared(n)
+            raise PluginError(
+                f"{_who(name)}: its size({n}) declares {said[0]} clauses and {said[1]} auxiliaries, its build makes "
+                f"{built[0]} and {built[1]} (check-encoding {name} tells more)"
+            )
+        return built
 
     return counts
+
+
+def declared_size(name: str) -> Size | None:
+    """The closed form a plugin declared for encoding ``name`` (None: none declared, or a built-in)."""
+    return _declared.get(name)
+
+
+def _who(name: str) -> str:
+    origin = _origin.get(name)
+    return f"plugin {origin.spec}, encoding {name!r}" if origin else f"encoding {name!r}"
 
 
 def _source_of(build: Callable[..., Any]) -> PluginSource | None:

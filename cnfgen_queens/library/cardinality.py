@@ -8,6 +8,7 @@ from typing import Any
 from cnfgen_queens.cli.common import line_length, positive_int
 from cnfgen_queens.encodings import EncodingSize, VarPool, get, sizes
 from cnfgen_queens.encodings.conformance import DEFAULT_MAX_N, MAX_CHECK_N, Report, check
+from cnfgen_queens.encodings.plugins import declared_size
 from cnfgen_queens.encodings.plugins import register_encoding as register_encoding
 from cnfgen_queens.errors import UsageError, python_words
 
@@ -123,4 +124,4 @@ def check_encoding(name: str, max_n: int = DEFAULT_MAX_N) -> Report:
     with python_words():
         enc = get(name)
         max_n = checked(positive_int("max n", MAX_CHECK_N), max_n, "max_n")
-        return check(enc, max_n)
+        return check(enc, max_n, size=declared_size(enc.name))
