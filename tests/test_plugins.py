@@ -75,7 +75,7 @@ def test_a_plugin_with_a_builtins_clauses_has_its_gbd_hash(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("args", "last"),
     [
-        (["count", "8"], "count: 92 (published-count)"),  # OEIS A000170
+        (["count", "8", "-j", "2"], "count: 92 (published-count)"),  # OEIS A000170; cubes on forked workers
         (["count", "8", "--engine", "loop"], "count: 92 (published-count)"),
         (["count", "8", "--symmetric"], "count: 92 (published-count)"),
         (["count", "6", "--place", "1,2"], "count: 1 (unchecked)"),
@@ -86,6 +86,29 @@ def test_count_and_enumerate_take_a_plugins_encoding(plugin: Path, tmp_path: Pat
     out = cli([*args, "--plugin", str(plugin), "-e", "twolevel", "--quiet"], tmp_path)
     assert out.returncode == 0, out.stderr
     assert last in out.stdout.splitlines()
+
+
+def test_a_certificate_of_a_plugins_encoding_is_checked_with_it(plugin: Path, tmp_path: Path) -> None:
+    out = cli(["count", "6", "--plugin", "twolevel.py", "-e", "twolevel", "--certify", "cert", "--quiet"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert (
+        out.stderr.splitlines()[-1]
+        == "certificate: cert (cnfgen-queens check-count cert --plugin=twolevel.py checks it)"
+    )
+    checked = cli(["check-count", "cert", "--plugin=twolevel.py"], tmp_path)
+    assert (checked.returncode, checked.stdout) == (0, "certified count: 4\n"), checked.stderr
+
+
+def test_the_python_api_command_names_the_plugin(plugin: Path, tmp_path: Path) -> None:
+    code = (
+        "import cnfgen_queens as cq\n"
+        "from cnfgen_queens.encodings.plugin_loading import load_plugin\n"
+        "load_plugin('twolevel.py')\n"
+        "f = cq.queens(8, 'twolevel')\n"
+        "print(f.command, f.nclauses)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.stdout == "gen-queens 8 --plugin twolevel.py --encoding twolevel 536\n", out.stderr
 
 
 def test_count_on_dask_workers_loads_the_plugin(plugin: Path, tmp_path: Path) -> None:
