@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
 import cnfgen_queens as cq
 from cnfgen_queens.encodings import REGISTRY, Encoding, VarPool, get, measured_counts, names
 from cnfgen_queens.encodings.conformance import Report, check
+from cnfgen_queens.encodings.plugin_loading import load_plugin
 from cnfgen_queens.encodings.plugins import PluginError, unregister
 
 Clauses = list[tuple[int, ...]]
@@ -116,6 +118,19 @@ def test_an_auxiliary_not_from_the_pool_is_caught() -> None:
     assert not ok and "variable 2 in clause (-1, 2) is above the pool's top 1: not taken from pool.new()" in text
 
 
+def test_an_auxiliary_kept_from_an_earlier_call_is_caught() -> None:
+    """One head taken from the pool once and kept: the second line on the same pool shares it."""
+    kept: list[int] = []
+
+    def build(lits: list[int], pool: VarPool) -> Clauses:
+        if not kept:
+            kept.append(pool.new())
+        return [*pairs(lits), *((-x, kept[0]) for x in lits)]
+
+    ok, text = verdict(check(record(build), max_n=3), "hygiene")
+    assert not ok and ("neither an input nor taken from the pool" in text or "not taken from pool.new()" in text)
+
+
 def test_a_non_deterministic_encoding_is_caught() -> None:
     def build(lits: list[int], pool: VarPool) -> Clauses:
         out = pairs(lits)
@@ -194,6 +209,21 @@ def test_register_encoding_refuses_a_builtin_name_and_a_bad_name(registered: lis
         cq.register_encoding(name="commander", build=lambda lits, pool: pairs(lits), description="d", reference="r")
     with pytest.raises(PluginError, match="one printable word"):
         cq.register_encoding(name="two words", build=lambda lits, pool: pairs(lits), description="d", reference="r")
+
+
+def test_a_name_taken_by_another_registration_is_refused(registered: list[str], tmp_path: Path) -> None:
+    cq.register_encoding(name="taken", build=lambda lits, pool: pairs(lits), description="d", reference="r")
+    registered.append("taken")
+    other = tmp_path / "other.py"
+    other.write_text(
+        "from cnfgen_queens import register_encoding\n"
+        "register_encoding(name='taken', build=lambda lits, pool: [], description='d', reference='r')\n"
+    )
+    with pytest.raises(
+        PluginError,
+        match=r"^plugin .*other.py: encoding 'taken' is already registered \(by plugin .*test_conformance.py\)$",
+    ):
+        load_plugin(str(other))
 
 
 def test_register_encoding_measures_unstated_claims_and_the_formula_is_counted(registered: list[str]) -> None:

@@ -122,10 +122,11 @@ def register_encoding(
     taken = REGISTRY.get(name)
     if taken is not None:
         other = _origin.get(name)
-        if other is None:
+        if taken.builtin:
             raise PluginError(f"{where}: encoding {name!r} clashes with a built-in encoding of that name")
-        if source is None or other.sha256 != source.sha256:
-            raise PluginError(f"{where}: encoding {name!r} is already registered by plugin {other.spec}")
+        if source is None or other is None or other.sha256 != source.sha256:
+            by = f"plugin {other.spec}" if other else "Python"
+            raise PluginError(f"{where}: encoding {name!r} is already registered (by {by})")
         return taken  # the same source imported again (a worker, a second --plugin naming it)
     guarded, declared = _guarded(name, build), _sized(name, size)
     try:
@@ -149,7 +150,8 @@ def register_encoding(
         _declared[name] = declared
     if source is not None:
         _origin[name] = source
-    _importing.append(name)
+    if _current:
+        _importing.append(name)  # credited to the plugin being imported (plugin_loading)
     return enc
 
 
