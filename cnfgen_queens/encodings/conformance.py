@@ -47,7 +47,6 @@ from .measures import (
 DEFAULT_MAX_N = 10
 MAX_CHECK_N = 16  # the largest max_n: semantics tries all 2^n assignments of each form at each n
 QUICK_MAX_N = 6
-PROPERTIES = ("semantics", "hygiene", "propagation", "parsimony", "size")
 
 
 class Refused(UsageError):
