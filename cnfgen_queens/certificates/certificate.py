@@ -38,7 +38,7 @@ from cnfgen_queens.cnf.owned import lock_dir, open_dir, refuse_links
 from cnfgen_queens.enumeration.accept import Acceptor
 from cnfgen_queens.enumeration.embedded_loop import embedded_solver
 from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.execution.task_pool import run_tasks
 from cnfgen_queens.execution.where import ONE_WORKER, Where
 from cnfgen_queens.limits import NEVER, Deadline
@@ -170,7 +170,7 @@ def check_certify(solver: str) -> str:
     """The pysat name of ``solver`` if it can write DRAT proofs, else UsageError."""
     name = embedded_solver(solver)
     if not name.startswith(PROOF_SOLVERS):
-        raise UsageError(f"--certify needs a solver that writes DRAT proofs ({', '.join(PROOF_SOLVERS)} of "
+        raise UsageError(f"{option('--certify')} needs a solver that writes DRAT proofs ({', '.join(PROOF_SOLVERS)} of "
                          f"pysat:), not {solver}")  # fmt: skip
     return name
 

@@ -24,7 +24,11 @@ if TYPE_CHECKING:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", metavar="CONFIG.yaml", help="the experiment config (see docs/batch.md)")
+    p.add_argument(
+        "config",
+        metavar="CONFIG.yaml",
+        help="the experiment config, YAML (its keys: the documentation's page Batch experiments and reports)",
+    )
     add_jobs_argument(
         p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
     )

@@ -56,7 +56,7 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
     size.add_argument(
         "--cnf",
         metavar="CNF",
-        help="the CNF that was solved (gives N, undoes --shuffle; checked against solve's c lines)",
+        help="the CNF that was solved (gives N, undoes gen-queens --shuffle; checked against solve's c lines)",
     )
 
 

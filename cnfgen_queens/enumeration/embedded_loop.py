@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from cnfgen_queens.enumeration.accept import Acceptor, clause_check
 from cnfgen_queens.enumeration.records import EnumerationError, Found
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solvers.discovery import SolverNotFound, embedded_name
@@ -58,7 +58,7 @@ def embedded_solver(solver: str) -> str:
     except SolverNotFound as e:
         raise UsageError(str(e)) from None
     if name.startswith(NOT_INCREMENTAL):
-        raise UsageError(f"{solver} is not incremental: enumerate with its binary (--solver kissat)")
+        raise UsageError(f"{solver} is not incremental: enumerate with its binary ({option('--solver', 'kissat')})")
     return name
 
 

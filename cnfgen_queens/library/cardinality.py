@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cnfgen_queens.cli.common import line_length, positive_int
 from cnfgen_queens.encodings import EncodingSize, VarPool, get, sizes
-from cnfgen_queens.encodings.conformance import DEFAULT_MAX_N, MAX_CHECK_N, Report, check
+from cnfgen_queens.encodings.conformance import DEFAULT_MAX_N, Report, check
 from cnfgen_queens.encodings.plugins import declared_size
 from cnfgen_queens.encodings.plugins import register_encoding as register_encoding
 from cnfgen_queens.errors import UsageError, python_words
 
-from .arguments import checked
+from .arguments import edge
 
 
+@edge
 def list_encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
     """Every at-most-one encoding with its clause and auxiliary counts on a line of ``length`` literals:
     the table of ``gen-queens --list-encodings -n LENGTH``.
@@ -25,9 +25,6 @@ def list_encodings(length: int = 8, group_size: int | None = None) -> list[Encod
         [('pairwise', 28, 0), ('sequential', 20, 7), ('commander', 21, 3)]
     """
     with python_words():
-        length = checked(line_length("line length"), length, "length")
-        if group_size is not None:
-            group_size = checked(line_length("group size"), group_size, "group_size")
         try:
             return sizes(length, group_size)
         except UsageError:
@@ -55,6 +52,7 @@ class _IDPoolVars(VarPool):
         return int(self.pool.id(("cnfgen_queens.at_most_one", self.pool.top + 1)))
 
 
+@edge
 def at_most_one(
     lits: Sequence[int], encoding: str = "pairwise", *, pool: Any = None, group_size: int | None = None
 ) -> list[list[int]]:
@@ -77,17 +75,11 @@ def at_most_one(
     """
     with python_words():
         enc = get(encoding)
-        if group_size is not None:
-            group_size = checked(line_length("group size"), group_size, "group_size")
-        lits = list(lits)
-        if not all(type(lit) is int for lit in lits):
-            raise TypeError(
-                f"at_most_one() takes integer literals, got {next(x for x in lits if type(x) is not int)!r}"
-            )
+        lits = list(lits)  # integers, checked at the edge
         if 0 in lits:
-            raise UsageError("at_most_one takes non-zero integer literals")
+            raise UsageError("lits must hold non-zero integer literals")
         if len({abs(lit) for lit in lits}) != len(lits):
-            raise UsageError("at_most_one takes literals of distinct variables")
+            raise UsageError("lits must hold literals of distinct variables")
         top = max((abs(lit) for lit in lits), default=0)
         vars: VarPool
         if pool is None:
@@ -106,8 +98,9 @@ def at_most_one(
         return [list(c) for c in clauses]
 
 
-def check_encoding(name: str, max_n: int = DEFAULT_MAX_N) -> Report:
-    """The conformance gate of encoding ``name`` (a built-in or a plugin's): ``cnfgen-queens check-encoding``.
+@edge
+def check_encoding(encoding: str, max_n: int = DEFAULT_MAX_N) -> Report:
+    """The conformance gate of ``encoding`` (a built-in or a plugin's): ``cnfgen-queens check-encoding``.
 
     ``report.ok`` says whether every property holds; ``report.lines()`` are the verdicts (semantics,
     hygiene, propagation, parsimony, size), a failure naming its counterexample; ``report.parsimonious``
@@ -121,7 +114,5 @@ def check_encoding(name: str, max_n: int = DEFAULT_MAX_N) -> Report:
         >>> print(report.lines()[0])
         semantics:    ok    extendable iff at most one input true, n = 1..6 (plain, negated, scattered, mixed, repeated)
     """
-    with python_words():
-        enc = get(name)
-        max_n = checked(positive_int("max n", MAX_CHECK_N), max_n, "max_n")
-        return check(enc, max_n, size=declared_size(enc.name))
+    enc = get(encoding)
+    return check(enc, max_n, size=declared_size(enc.name))

@@ -8,7 +8,6 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.cli.common import positive_int
 from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import read_header_file
@@ -24,7 +23,7 @@ from cnfgen_queens.solvers import ProfileError, RunContext, SolverMissing, Solve
 from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Checked, Outcome, Status
 
-from .arguments import checked
+from .arguments import edge
 from .boards import Board, board_of
 from .formula import Formula, formula_of
 from .fresh import solve_as_the_cli
@@ -80,13 +79,14 @@ class Solved:
         return self.outcome.measured_by
 
 
+@edge
 def solve(
     formula_or_path: Formula | str | PathLike[str] | Any,
     solver: str = DEFAULT_SOLVER,
     *,
     time_limit: float | None = None,
     memory_limit: int | None = None,
-    solver_args: Sequence[str] = (),
+    solver_args: Sequence[str] | str = (),
     solvers_file: str | Path | None = None,
     require_checked: bool = False,
 ) -> Solved:
@@ -99,7 +99,8 @@ def solve(
     ``cnfgen-queens solve -m MB`` in a process of its own, since a child forked from this one could reuse
     the memory it holds.  UsageError for what the CLI refuses (exit 2: an unknown solver, a file that is no
     CNF); FileNotFoundError (an OSError, as any file that cannot be opened) for a missing file; TypeError for
-    anything else than the three inputs; SolverMissing, an OSError, for a known solver that is not
+    anything else than the three inputs; ``solver_args``: words, or one string split as a shell splits it
+    (``"-verb=0 --seed=1"``); SolverMissing, an OSError, for a known solver that is not
     installed (the CLI's exit 1).
     The answer is judged as the CLI judges it (:func:`.known_answer.judge_answer`): a wrong UNSAT, or
     with ``require_checked`` an unchecked one, is status ERROR.
@@ -148,9 +149,12 @@ def solve(
 
 def _readable(path: Path) -> None:
     """Python's own OSError (FileNotFoundError, IsADirectoryError, PermissionError) for an input that cannot
-    be opened; the command line says the same in one line, exit 2."""
-    with open(path, "rb"):
-        pass
+    be opened, naming the parameter and the path; the command line says the same in one line, exit 2."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        raise type(e)(e.errno, f"formula_or_path: {str(e.strerror).lower()}", e.filename) from None
 
 
 def _is_pysat_cnf(value: object) -> bool:
@@ -190,6 +194,7 @@ def _file_board(path: Path, outcome: Outcome) -> Board | None:
     return Board(_decode.variant_placement(n, true, variant if variant.active else None))
 
 
+@edge
 def enumerate_solutions(
     formula: Formula,
     solver: str = DEFAULT_SOLVER,
@@ -213,8 +218,6 @@ def enumerate_solutions(
     """
     with python_words():
         formula = formula_of(formula, "enumerate_solutions")
-        if limit is not None:
-            limit = checked(positive_int("limit"), limit, "limit")
         request = _solutions.Request(formula.formula, _solutions.SolverChoice(solver),
                                      limits=Limits(time_limit, memory_limit), symmetric=symmetric,
                                      allow_large=allow_large)  # fmt: skip
@@ -232,6 +235,7 @@ def _boards(found: Generator[Found, None, None], limit: int | None) -> Iterator[
         found.close()
 
 
+@edge
 def count(
     formula: Formula,
     solver: str = DEFAULT_SOLVER,
@@ -271,9 +275,6 @@ def count(
     """
     with python_words():
         formula = formula_of(formula, "count")
-        if limit is not None:
-            limit = checked(positive_int("limit"), limit, "limit")
-        jobs = checked(positive_int("jobs"), jobs, "jobs")
         request = _solutions.Request(formula.formula, _solutions.SolverChoice(solver), engine=engine,
                                      limits=Limits(time_limit, memory_limit),
                                      where=_solutions.Where(jobs=jobs, executor=executor, scheduler=scheduler),
