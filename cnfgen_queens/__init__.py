@@ -12,9 +12,10 @@ commands are ``gen-queens`` and ``cnfgen-queens``; from Python, the same in five
     print(cq.count(f).total)
 
 The Python API's names (:mod:`cnfgen_queens.library`, re-exported here): ``queens``, ``Formula``,
-``list_encodings``, ``at_most_one``, ``solve``, ``Solved``, ``decode``, ``Board``, ``blocking_clause``,
-``enumerate_solutions``, ``count``, ``Count``, ``run_batch``, ``load_results``; ``help(cq.NAME)`` tells
-more.  They are imported on first use (PEP 562 ``__getattr__``), so the commands never load them.
+``list_encodings``, ``at_most_one``, ``register_encoding``, ``check_encoding``, ``solve``, ``Solved``,
+``decode``, ``Board``, ``blocking_clause``, ``enumerate_solutions``, ``count``, ``Count``, ``run_batch``,
+``load_results``; ``help(cq.NAME)`` tells more.  They are imported on first use (PEP 562 ``__getattr__``),
+so the commands never load them.
 
 The clock.  The first statement takes the time (:data:`STARTED`): a console command's ``--time-limit``
 counts from there, the earliest instant of ours in every command (this package is imported first).  Not
@@ -80,12 +81,14 @@ if TYPE_CHECKING:  # the API's names, typed for checkers; at run time __getattr_
         UsageError,
         at_most_one,
         blocking_clause,
+        check_encoding,
         count,
         decode,
         enumerate_solutions,
         list_encodings,
         load_results,
         queens,
+        register_encoding,
         run_batch,
         solve,
     )
@@ -103,12 +106,14 @@ __all__ = [
     "__version__",
     "at_most_one",
     "blocking_clause",
+    "check_encoding",
     "count",
     "decode",
     "enumerate_solutions",
     "list_encodings",
     "load_results",
     "queens",
+    "register_encoding",
     "run_batch",
     "solve",
 ]

@@ -4,6 +4,9 @@
   of ``cnfgen_queens.cli`` at build time, so the reference cannot drift from the code.
 - The API page's ``::: cnfgen_queens.library`` becomes a note while that module is not in the tree
   (it lands with issue 23's API work); from then on mkdocstrings renders it, and a failure is an error.
+- A page line ``<!-- encoding-properties -->`` becomes the table of the built-in encodings: size on a
+  line of 8 inputs, propagation complete and parsimonious (the records' claims, which the conformance gate,
+  ``check-encoding``, checks in the tests), rendered from ``cnfgen_queens.encodings`` at build time.
 - The figures under ``data/results/`` are added to the site at the same paths (``data/results/...``),
   so the results pages show the committed figures without a second copy of them in ``docs/``.
 """
@@ -18,11 +21,14 @@ from typing import Any
 
 from mkdocs.structure.files import File, Files
 
+from cnfgen_queens import encodings
 from cnfgen_queens.cli import SUBCOMMANDS, build_parser, usage
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "data" / "results"
 MARKER = "<!-- cli-reference -->"
+ENCODINGS = "<!-- encoding-properties -->"
+TABLE_LENGTH = 8  # the line length of the encodings' table
 API = "::: cnfgen_queens.library"
 NOTE = "!!! note\n    The reference of `cnfgen_queens.library` appears here once that module is in the tree."
 LOG = logging.getLogger("mkdocs.hooks.cnfgen_queens")
@@ -56,7 +62,26 @@ def cli_reference() -> str:
     return "\n".join(parts)
 
 
+def encoding_properties() -> str:
+    """Markdown: every built-in encoding's size on a line of :data:`TABLE_LENGTH` inputs, and its claims."""
+
+    def yes(flag: bool | None) -> str:
+        return "?" if flag is None else ("yes" if flag else "no")
+
+    rows = [
+        f"| encoding | clauses (n = {TABLE_LENGTH}) | auxiliaries | propagation complete | parsimonious |",
+        "|---|---:|---:|---|---|",
+    ]
+    for row in encodings.sizes(TABLE_LENGTH):
+        if row.plugin is None:
+            cells = [f"`{row.name}`", str(row.clauses), str(row.aux), yes(row.propagation_complete)]
+            rows.append("| " + " | ".join([*cells, yes(row.parsimonious)]) + " |")
+    return "\n".join(rows) + "\n"
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    if ENCODINGS in markdown:
+        markdown = markdown.replace(ENCODINGS, encoding_properties())
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, cli_reference())
     if API in markdown and importlib.util.find_spec("cnfgen_queens.library") is None:

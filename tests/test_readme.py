@@ -12,7 +12,7 @@ Conventions (docs/development.md lists them for writers):
 - A block right after ``<!-- not run: REASON -->`` is not run; ``yaml`` blocks are data, and one
   whose first line is ``# configs/NAME.yaml`` must be that file.
 
-Each page runs in a fresh directory holding copies of configs/, scripts/ and data/ (as a clone
+Each page runs in a fresh directory holding copies of configs/, scripts/, data/ and examples/ (as a clone
 would), its blocks in order.
 """
 
@@ -220,7 +220,7 @@ def check_install(step: Step) -> None:
 
 
 def fresh_clone_dir(tmp_path: Path) -> Path:
-    for name in ("configs", "scripts", "data"):
+    for name in ("configs", "scripts", "data", "examples"):
         shutil.copytree(ROOT / name, tmp_path / name)
     return tmp_path
 
@@ -307,7 +307,7 @@ RUN_PAGES = [p for p in PAGES if page_steps(p)]
 @pytest.mark.parametrize("page", RUN_PAGES, ids=[p.relative_to(ROOT).as_posix() for p in RUN_PAGES])
 @pytest.mark.timeout(3600)  # a page is many commands, each given TIMEOUT: a loaded machine, not a hang
 def test_every_command_works_as_printed(page: Path, tmp_path: Path) -> None:
-    """A page's command blocks in order, in a fresh directory holding configs/, scripts/ and data/."""
+    """A page's command blocks in order, in a fresh directory holding configs/, scripts/, data/ and examples/."""
     cwd = fresh_clone_dir(tmp_path)
     ran = 0
     for step in page_steps(page):

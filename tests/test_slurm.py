@@ -239,6 +239,22 @@ def test_count_on_slurm_workers_is_oeis(
     wait_until(lambda: not our_jobs(slurm), 60, "every job ended with the count")
 
 
+def test_a_plugins_encoding_on_slurm_workers(
+    slurm: dict[str, str], cleanup: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    """A batch's ``plugins:`` reach the jobs' workers (the file's source travels with each task): the counts
+    of the plugin's encoding are OEIS's, as the built-in's beside it."""
+    from test_plugins import EXPECTED, counts, write_grid
+
+    cfg = write_grid(tmp_path, "slurm")
+    cfg.write_text(cfg.read_text() + "slurm: {jobs: 2}\n")
+    argv = [sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--no-progress"]
+    run = subprocess.run(argv, env=slurm, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert counts(tmp_path / "slurm" / "r.sqlite") == EXPECTED
+    wait_until(lambda: not our_jobs(slurm), 60, "every job ended with the batch")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

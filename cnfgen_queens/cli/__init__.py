@@ -48,6 +48,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "enumerate": ("enumerate", "list every solution (blocking-clause loop)"),
     "count": ("count", "count every solution (by cubes, or the blocking-clause loop)"),
     "check-count": ("check_count", "check a count certificate (count N --certify DIR) and print the certified count"),
+    "check-encoding": ("check_encoding", "the conformance gate of an at-most-one encoding (built-in or plugin)"),
     "batch": ("batch", "run a YAML-configured grid of experiments"),
     "report": ("report", "tables and plots from a results database"),
     "stats": ("stats", "instance features of a CNF: sizes, clause lengths, polarity, VIG degrees, modularity"),
@@ -106,6 +107,10 @@ def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
         args: argparse.Namespace | SimpleNamespace | None = fast_argv.parse(name, argv)  # the common forms
         if args is None:  # argparse reads the line
             args = _build(name, prog)[0].parse_args(list(argv))
+        if getattr(args, "plugin", None):  # before anything reads an encoding name (one line if one fails)
+            from cnfgen_queens.encodings.plugin_loading import load_plugins
+
+            load_plugins(args.plugin)
         module = _module(name)
         if name in SWEEPING:  # what a kill -9 of an earlier run left in $TMPDIR (only dead processes' ones)
             from cnfgen_queens.cnf.atomic import sweep_work_dirs

@@ -101,7 +101,7 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_encoding_arguments(p: argparse.ArgumentParser) -> None:
-    """``-e/--encoding``, ``--group-size``, ``--column-alo``.  The first two default to None (meaning
+    """``-e/--encoding``, ``--group-size``, ``--column-alo``, ``--plugin``.  The first two default to None (meaning
     pairwise and the encoding's own group size), so that a command can tell whether they were given."""
     g = p.add_argument_group("encoding")
     g.add_argument(
@@ -119,6 +119,19 @@ def add_encoding_arguments(p: argparse.ArgumentParser) -> None:
         help="group size of the commander (default 3) and bimander (default 2) encodings",
     )
     g.add_argument("--column-alo", action="store_true", help="add the redundant at-least-one per column")
+    add_plugin_argument(g)
+
+
+PLUGIN_HELP = (
+    "load the encodings of a plugin (repeatable): a .py file or an importable module that calls "
+    "cnfgen_queens.register_encoding when imported (the documentation's page Your own encoding, solver and "
+    "instances); installed packages' are found without it"
+)
+
+
+def add_plugin_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--plugin FILE.py|MODULE`` (repeatable): every command that takes an encoding name."""
+    p.add_argument("--plugin", action="append", default=[], metavar="FILE.py|MODULE", help=PLUGIN_HELP)
 
 
 def add_executor_arguments(p: argparse.ArgumentParser) -> None:

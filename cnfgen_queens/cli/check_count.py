@@ -14,7 +14,7 @@ from pathlib import Path
 from cnfgen_queens.errors import UsageError, printable
 from cnfgen_queens.solutions.api import CHECKERS, CertificateRejected, Where, check_certificate
 
-from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
+from .arg_groups import add_executor_arguments, add_jobs_argument, add_plugin_argument, check_executor
 from .common import fail
 from .run_options import cap_jobs
 
@@ -30,6 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_jobs_argument(p, default=1, help="check the cubes' parts (boards and proof) and the cover in J processes "
                       "(--executor: local, Dask or SLURM, as count; default 1)")  # fmt: skip
     add_executor_arguments(p)
+    add_plugin_argument(p)  # the certificate of a plugin's encoding rebuilds its formula
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ Parses and prints; which engine counts (``--engine``), the size cap and the OEIS
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -56,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         close()
     if args.certify and code == 0:
-        shown = printable(args.certify)
-        print(f"certificate: {shown} (cnfgen-queens check-count {shown} checks it)", file=sys.stderr)
+        shown = printable(" ".join(map(shlex.quote, [args.certify, *(f"--plugin={p}" for p in args.plugin)])))
+        print(f"certificate: {printable(args.certify)} (cnfgen-queens check-count {shown} checks it)", file=sys.stderr)
     return code
 
 

@@ -24,7 +24,7 @@ _GEN_DEFAULTS: dict[str, object] = {
     "n": None, "encoding": None, "group_size": None, "column_alo": False, "block": [], "no_comments": False,
     "output": None, "allow_large": False, "format": "cnf", "shuffle": None, "list_encodings": False,
     "line_length": None, "break_symmetry": False, "place": [], "place_file": [], "block_square": [], "holes": [],
-    "torus": False, "random_place": None, "seed": None,
+    "torus": False, "random_place": None, "seed": None, "plugin": [],
 }  # fmt: skip
 _INPUT_DEFAULTS: dict[str, object] = {"input": None, "n": None, "cnf": None}
 

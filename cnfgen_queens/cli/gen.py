@@ -66,7 +66,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--list-encodings",
         action="store_true",
         help="list the encodings with their clause and auxiliary counts for a line of LEN literals (-n LEN, or "
-        "N: a row of the N-board; default 8)",
+        "N: a row of the N-board; default 8), UP: unit propagation complete, PAR: parsimonious (one auxiliary "
+        "extension per allowed input assignment: model counts need no projection), as check-encoding measures",
     )
     p.add_argument(
         "-n",
@@ -84,15 +85,22 @@ def list_encodings(length: int, group_size: int | None, board: QueensFormula | N
     """The table of ``--list-encodings``; with ``board`` (``N --break-symmetry``), a last row for the
     lex-leader clauses of that board."""
     rows = encodings.sizes(length, group_size)  # validates every parameter before a line is printed
-    print(f"{'encoding':<18} {'clauses':>8} {'aux':>6}  {'UP':<3} description   (n = {length} literals)")
+    print(f"{'encoding':<18} {'clauses':>8} {'aux':>6}  {'UP':<3} {'PAR':<3} description   (n = {length} literals)")
     for row in rows:
-        up = "yes" if row.propagation_complete else "no"
-        print(f"{row.name:<18} {row.clauses:>8} {row.aux:>6}  {up:<3} {row.description}")
+        up, par = _yes_no(row.propagation_complete), _yes_no(row.parsimonious)
+        plugin = f" [plugin {row.plugin}]" if row.plugin else ""
+        print(f"{row.name:<18} {row.clauses:>8} {row.aux:>6}  {up:<3} {par:<3} {row.description}{plugin}")
     if board is not None:
         clauses, aux = board.group.size()
         where = f"{board.n}-torus" if board.variant.torus else f"{board.n}x{board.n} board"
-        print(f"{'--break-symmetry':<18} {clauses:>8} {aux:>6}  {'-':<3} lex-leader chains of the {where}: "
+        print(f"{'--break-symmetry':<18} {clauses:>8} {aux:>6}  {'-':<3} {'-':<3} lex-leader chains of the {where}: "
               f"{board.group.order} maps (N = {board.n}, whatever the encoding)")  # fmt: skip
+
+
+def _yes_no(flag: bool | None) -> str:
+    """A column of ``--list-encodings``: UP (propagation complete), PAR (parsimonious: one auxiliary extension
+    per allowed input assignment, model counts kept without projection); ``?`` not stated."""
+    return "?" if flag is None else ("yes" if flag else "no")
 
 
 def run(args: argparse.Namespace) -> int:

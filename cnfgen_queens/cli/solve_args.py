@@ -3,7 +3,7 @@ command line argparse reads load none of the runner's modules."""
 
 from __future__ import annotations
 
-from .arg_groups import add_limit_arguments, add_solver_arguments
+from .arg_groups import add_limit_arguments, add_plugin_argument, add_solver_arguments
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-model", action="store_true", help="omit the v lines (the model is still checked)")
     add_require_checked(p, "an UNSAT that neither a verified --proof nor OEIS (a board without solutions) backs")
+    add_plugin_argument(p)  # a plugin's encoding named in the CNF's header: its size is then known
 
 
 def add_require_checked(p: argparse.ArgumentParser, what: str) -> None:

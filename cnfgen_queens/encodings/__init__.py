@@ -1,9 +1,12 @@
-"""At-most-one encodings, registered by name; see :mod:`.base` for the contract.
+"""At-most-one encodings, registered by name in one registry; see :mod:`.base` for the record.
 
-Each module in ``_MODULES`` registers its encodings on import; the list's order
-is the order of ``--list-encodings`` and of ``names()``.  Only pairwise (the default) is
-loaded with the package: :func:`get` loads the module of the name asked for, :func:`names`
-all of them (``gen-queens N`` loads one encoding, not nine modules).
+Built-ins and plugins (:mod:`.plugins`: ``register_encoding``, ``--plugin``, the entry-point group
+``cnfgen_queens.encodings``) go through the same :func:`register`.  Each built-in module in ``MODULES``
+registers its encodings on import; the list's order is the order of ``--list-encodings`` and of
+``names()``, plugins' encodings after them, in the order registered.  Only pairwise (the default) is
+loaded with the package: :func:`get` loads the built-in module that registers the name asked for (a
+start-up shortcut, never needed for correctness: a name not found there loads every built-in and every
+entry point), :func:`names` all of them (``gen-queens N`` loads one encoding, not nine modules).
 """
 
 from __future__ import annotations
@@ -11,31 +14,9 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..frozen import record
 from .base import REGISTRY, Clause, Encoding, VarPool, measured_counts, register
+from .builtins import MODULES, load_builtins, load_module
 
-_MODULES = ("pairwise", "sequential", "commander", "nested", "binary", "product", "bimander", "ladder", "pysat_card")
-_all_loaded = False
-
-
-def _load(module: str) -> None:
-    __import__(f"{__name__}.{module}")  # not importlib: start-up has not loaded it
-
-
-def _load_all() -> None:
-    """Every module of ``_MODULES``, the registry then in their order (each module's names as it registers
-    them), whichever were loaded first."""
-    global _all_loaded
-    if _all_loaded:
-        return
-    for module in _MODULES:
-        _load(module)
-    rank = {f"{__name__}.{m}": i for i, m in enumerate(_MODULES)}
-    ordered = sorted(REGISTRY.items(), key=lambda item: rank.get(item[1].build.__module__, len(rank)))
-    REGISTRY.clear()
-    REGISTRY.update(ordered)
-    _all_loaded = True
-
-
-_load("pairwise")  # the default, always there
+load_module("pairwise")  # the default, always there
 
 
 class UnknownEncoding(UsageError):
@@ -43,22 +24,34 @@ class UnknownEncoding(UsageError):
 
 
 def get(name: str) -> Encoding:
-    """The encoding called ``name`` (its module loaded now); the error lists the valid names."""
+    """The encoding called ``name`` (its module loaded now, or every built-in and entry point); the error
+    lists the valid names."""
     if name not in REGISTRY:
         module = "pysat_card" if name.startswith("pysat:") else name
-        if module in _MODULES:
-            _load(module)
+        if module in MODULES:
+            load_module(module)
         if name not in REGISTRY:
-            _load_all()
+            load_builtins()
+            _load_entry_points()
     try:
         return REGISTRY[name]
     except KeyError:
-        raise UnknownEncoding(f"unknown encoding {name!r}; valid: {', '.join(names())}") from None
+        raise UnknownEncoding(
+            f"unknown encoding {name!r}; valid: {', '.join(names())} (an encoding of your own: --plugin FILE.py)"
+        ) from None
 
 
 def names() -> list[str]:
-    _load_all()
+    load_builtins()
+    _load_entry_points()
     return list(REGISTRY)
+
+
+def _load_entry_points() -> None:
+    """The installed packages' encodings (:mod:`.plugins`, loaded now: not at start-up)."""
+    from cnfgen_queens.encodings.plugin_loading import load_entry_points
+
+    load_entry_points()
 
 
 @record(frozen=True)
@@ -78,6 +71,8 @@ class EncodingSize:
     propagation_complete: bool
     description: str
     reference: str
+    parsimonious: bool | None = None
+    plugin: str | None = None  # the plugin (file or module) that registered it; None for a built-in
 
 
 def sizes(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
@@ -86,11 +81,26 @@ def sizes(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
     params = {"group_size": group_size} if group_size else {}
     for name in names():
         get(name).count(2, **params)
+    from cnfgen_queens.encodings.plugins import origin
+
     out = []
     for name in names():
         enc = get(name)
         clauses, aux = enc.count(length, **params)
-        out.append(EncodingSize(name, length, clauses, aux, enc.propagation_complete, enc.description, enc.reference))
+        source = None if enc.builtin else origin(name)
+        out.append(
+            EncodingSize(
+                name,
+                length,
+                clauses,
+                aux,
+                enc.propagation_complete,
+                enc.description,
+                enc.reference,
+                parsimonious=enc.parsimonious,
+                plugin=None if source is None else source.spec,
+            )
+        )
     return out
 
 
@@ -102,6 +112,7 @@ __all__ = [
     "UnknownEncoding",
     "VarPool",
     "get",
+    "load_builtins",
     "measured_counts",
     "names",
     "register",

@@ -57,6 +57,10 @@ class Encoding:
     encoding that chose clauses by variable value would say ``positional=False`` and
     be written clause by clause.
 
+    ``parsimonious`` says whether every allowed input assignment extends to exactly one assignment of the
+    auxiliaries (then a model count needs no projection); ``propagation_complete`` and ``parsimonious`` are
+    claims that the conformance gate (:mod:`.conformance`, ``check-encoding``) measures.
+
     Two optional statements speed up large files (the same tests check them against ``template``):
     ``width``, the most literals a clause has at any ``n`` (the output's size is then bounded without
     building a template), and ``array``, the template of a line of ``n`` parameterless inputs built by numpy,
@@ -73,6 +77,9 @@ class Encoding:
     positional: bool = True
     width: int | None = None
     array: ArrayFn | None = field(default=None, repr=False)
+    parsimonious: bool | None = None  # one auxiliary extension per allowed input assignment (None: not stated)
+    size_declared: bool = True  # ``size`` is a closed form (False: counts measured by building)
+    builtin: bool = True  # shipped with the package (False: a plugin's, encodings.plugins)
 
     def __call__(self, lits: Sequence[int], pool: VarPool, **params: int | None) -> list[Clause]:
         return self.build(lits, pool, **self.accepted(params))

@@ -64,6 +64,7 @@ BIMANDER = register(
         description="Nguyen-Mai 2015 bimander, groups of g (default 2) + binary group index",
         reference="V.-H. Nguyen and S. T. Mai, SoICT 2015, 46-53",
         propagation_complete=True,
+        parsimonious=False,
         params=("group_size",),
     )
 )

@@ -58,5 +58,6 @@ BINARY = register(
         description="Frisch et al. 2005 bitwise, n*ceil(log2 n) clauses, ceil(log2 n) auxiliaries",
         reference="A. M. Frisch et al., J. Autom. Reasoning 35 (2005) 143-179; S. Prestwich, Handbook of SAT ch. 2",
         propagation_complete=True,
+        parsimonious=False,
     )
 )

@@ -72,6 +72,7 @@ COMMANDER = register(
         description="Klieber-Kwon 2007 commander, recursive groups of g (default 3)",
         reference="W. Klieber and G. Kwon, CFV 2007",
         propagation_complete=True,
+        parsimonious=True,
         params=("group_size",),
     )
 )

@@ -45,5 +45,6 @@ LADDER = register(
         description="Gent-Nightingale 2004 ladder, 4n-2 clauses, n auxiliaries (defined by the inputs)",
         reference="I. P. Gent and P. Nightingale, ModRef 2004; I. P. Gent and P. Prosser, SAT 2002",
         propagation_complete=True,
+        parsimonious=True,
     )
 )

@@ -37,5 +37,6 @@ NESTED = register(
         description="seed 003's nested implications, n(n-1)/2 clauses of growing width",
         reference="M. Nesi, course notes on N-queens (seed 003)",
         propagation_complete=True,
+        parsimonious=True,
     )
 )

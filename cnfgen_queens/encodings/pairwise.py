@@ -39,6 +39,7 @@ PAIRWISE = register(
         description="all binary clauses -a|-b (the seeds' formulation)",
         reference="binomial encoding; seeds 000, 002, 004",
         propagation_complete=True,
+        parsimonious=True,
         width=2,
         array=array,
     )

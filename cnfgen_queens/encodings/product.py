@@ -66,5 +66,6 @@ PRODUCT = register(
         description="Chen 2010 2-D product, recursive, ~2n+4sqrt(n) clauses (pairwise up to 6)",
         reference="J. Chen, ModRef 2010",
         propagation_complete=True,
+        parsimonious=False,
     )
 )

@@ -29,16 +29,17 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-# name -> (original paper, propagation complete: measured by tests/test_encodings_more.py)
-PYSAT_ENCODINGS: dict[str, tuple[str, bool]] = {
-    "seqcounter": ("C. Sinz, CP 2005", True),
-    "sortnetwrk": ("sorting networks, N. Een and N. Sorensson, JSAT 2 (2006)", True),
-    "cardnetwrk": ("R. Asin et al., Constraints 16 (2011)", True),
-    "bitwise": ("A. M. Frisch et al., J. Autom. Reasoning 35 (2005)", True),
-    "ladder": ("I. P. Gent and P. Nightingale, ModRef 2004", True),
-    "totalizer": ("O. Bailleux and Y. Boufkhad, CP 2003", True),
-    "mtotalizer": ("T. Ogawa et al., ICTAI 2013", True),
-    "kmtotalizer": ("A. Morgado, C. Dodaro and J. Marques-Silva, CP 2014", True),
+# name -> (original paper, propagation complete, parsimonious: measured by the conformance gate,
+# tests/test_conformance.py)
+PYSAT_ENCODINGS: dict[str, tuple[str, bool, bool]] = {
+    "seqcounter": ("C. Sinz, CP 2005", True, False),
+    "sortnetwrk": ("sorting networks, N. Een and N. Sorensson, JSAT 2 (2006)", True, False),
+    "cardnetwrk": ("R. Asin et al., Constraints 16 (2011)", True, False),
+    "bitwise": ("A. M. Frisch et al., J. Autom. Reasoning 35 (2005)", True, False),
+    "ladder": ("I. P. Gent and P. Nightingale, ModRef 2004", True, True),
+    "totalizer": ("O. Bailleux and Y. Boufkhad, CP 2003", True, False),
+    "mtotalizer": ("T. Ogawa et al., ICTAI 2013", True, False),
+    "kmtotalizer": ("A. Morgado, C. Dodaro and J. Marques-Silva, CP 2014", True, False),
 }
 PREFIX = "pysat:"
 Count = tuple[int, int]
@@ -118,7 +119,7 @@ def pysat_atmost_one(kind: str, lits: Sequence[int], pool: VarPool) -> list[Clau
     return [tuple(x if abs(x) in inputs else (rename[x] if x > 0 else -rename[-x]) for x in c) for c in cnf.clauses]
 
 
-def _make(kind: str, reference: str, complete: bool) -> Encoding:
+def _make(kind: str, reference: str, complete: bool, parsimonious: bool) -> Encoding:
     def encode(lits: Sequence[int], pool: VarPool) -> list[Clause]:
         return pysat_atmost_one(kind, lits, pool)
 
@@ -138,8 +139,10 @@ def _make(kind: str, reference: str, complete: bool) -> Encoding:
         description=f"PySAT CardEnc {kind} ({reference}); counts measured",
         reference=f"{reference}; A. Ignatiev et al., PySAT, SAT 2018",
         propagation_complete=complete,
+        parsimonious=parsimonious,
+        size_declared=False,
     )
 
 
-for _kind, (_ref, _complete) in PYSAT_ENCODINGS.items():
-    register(_make(_kind, _ref, _complete))
+for _kind, (_ref, _complete, _parsimonious) in PYSAT_ENCODINGS.items():
+    register(_make(_kind, _ref, _complete, _parsimonious))

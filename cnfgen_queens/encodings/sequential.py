@@ -59,6 +59,7 @@ SEQUENTIAL = register(
         description="Sinz 2005 sequential counter, 3n-4 clauses, n-1 auxiliaries",
         reference="C. Sinz, CP 2005, LNCS 3709, 827-831",
         propagation_complete=True,
+        parsimonious=False,
         width=2,
         array=array,
     )

@@ -7,7 +7,9 @@ A batch's runs go to :class:`LocalExecutor` (spawned workers), :class:`DaskExecu
 All give ``submit(key, fn, *args)``, ``wait_any()`` (the futures that finished),
 ``result(future)`` and ``close(interrupted)``.  Local workers lead their own
 process group, so stopping a batch (Ctrl-C) ends them together with any solver
-they started; Dask tasks are cancelled and the cluster closed.
+they started; Dask tasks are cancelled and the cluster closed.  A spawned or Dask worker loads the plugins
+(encodings of one's own) the submitting process loaded before it runs a task
+(:func:`~cnfgen_queens.encodings.plugin_loading.with_plugins`); a forked one has them already.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 
 from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_dirs_settled
 from cnfgen_queens.contexts import contextmanager
+from cnfgen_queens.encodings.plugin_loading import with_plugins
 from cnfgen_queens.errors import UsageError, option, signals_deferred
 
 from .fork_pool import ForkPool, shutdown_interrupted
@@ -61,7 +64,7 @@ class LocalExecutor:
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         with detached_spawns(), main_script_unnamed():  # a worker is spawned here when one is missing
-            future = self.pool.submit(run_local, fn, *args)
+            future = self.pool.submit(run_local, with_plugins(fn), *args)
         self.pending.add(future)
         return future
 
@@ -186,7 +189,7 @@ class DaskExecutor:
         return self._slots
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
-        future = self.client.submit(run_task, self.token, fn, *args, key=key, pure=False, retries=0)
+        future = self.client.submit(run_task, self.token, with_plugins(fn), *args, key=key, pure=False, retries=0)
         self.done.add(future)
         self.futures.add(future)
         return future
@@ -275,7 +278,7 @@ class SlurmExecutor(DaskExecutor):
         return self.settings.jobs
 
     def submit(self, key: str, fn: Any, *args: Any) -> Any:
-        future = self.client.submit(run_task, self.token, fn, *args, key=key, pure=False, retries=0)
+        future = self.client.submit(run_task, self.token, with_plugins(fn), *args, key=key, pure=False, retries=0)
         self.futures.add(future)
         return future
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..encodings.plugin_loading import load_plugin
+from ..encodings.plugins import PluginError, PluginSource
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
 from ..solutions.api import ENGINES
 from .config_check import MAX_INT, MAX_RUNS, Check, ConfigError
@@ -48,7 +50,7 @@ __all__ = [  # what callers import from here, ConfigError and the limits include
 
 TASKS = ("solve", "count")
 TOP_KEYS = ("experiment", "instances", "solvers", "solvers_file", "task", "engine", "limits", "repeats", "results",
-            "keep_output", "executor", "slurm", "pin", "proof")  # fmt: skip
+            "keep_output", "executor", "slurm", "pin", "proof", "plugins")  # fmt: skip
 LIMIT_KEYS = ("time", "memory", "output")
 
 
@@ -81,6 +83,7 @@ class Config:
     pin: bool = False  # each run at once on cores of its own (experiments.noise; not in the hash: no result changes)
     files: tuple[InstanceFile, ...] = ()  # instances.files: DIMACS files solved beside the queens
     proof: bool = False  # every solver writes a DRAT proof, checked: an UNSAT is proof-verified (or not)
+    plugins: tuple[PluginSource, ...] = ()  # loaded before the encodings are read; their sources' hashes in the hash
 
     @property
     def adaptive(self) -> bool:
@@ -99,6 +102,8 @@ class Config:
             out["instances"]["files"] = [f.normalized() for f in self.files]
         if self.proof:  # likewise
             out["proof"] = True
+        if self.plugins:  # likewise; by content: the same source under another path is the same experiment
+            out["plugins"] = [p.sha256 for p in self.plugins]
         return out
 
     def _normalized(self) -> dict[str, Any]:
@@ -165,6 +170,7 @@ def parse(
         c.fail("instances", "needs both n and encodings (and may name files beside them), or files alone")
     if not queens and (extra := [k for k in inst if k != "files"]):
         c.fail(f"instances.{extra[0]}", "applies to generated queens: give n and encodings too")
+    plugins = _plugins(c, top.get("plugins", []), source)  # before any encoding name is read
     files = instance_files(c, inst["files"], source) if "files" in inst else ()
     ns = board_sizes(c, inst["n"]) if queens else ()
     column_alo = column_alo_values(c, inst.get("column_alo", False))
@@ -256,7 +262,23 @@ def parse(
         pin=pin,
         files=files,
         proof=proof,
+        plugins=plugins,
     )
+
+
+def _plugins(c: Check, value: Any, source: str) -> tuple[PluginSource, ...]:
+    """``plugins: [FILE.py | MODULE, ...]``, each loaded now (a file relative to the config's directory)."""
+    if value == []:
+        return ()
+    base = str(Path(source).resolve().parent) if Path(source).is_file() else None
+
+    def one(spec: Any, path: str) -> PluginSource:
+        try:
+            return load_plugin(c.string(spec, path), base)
+        except PluginError as e:
+            c.fail(path, str(e))
+
+    return c.unique_list(value, "plugins", one, "plugin files or modules")
 
 
 def _results_path(c: Check, value: Any) -> Path:

@@ -147,12 +147,15 @@ def encoding_names(c: Check, value: Any, ns: tuple[int, ...], column_alo: bool,
 
     def one(name: Any, path: str) -> str:
         name = c.string(name, path)
-        if name.startswith("pysat:") and max(ns) > MAX_MEASURED_N:  # before counting anything
+        try:
+            enc = registry.get(name)
+        except ValueError as e:  # UnknownEncoding lists the valid names
+            c.fail(path, str(e).replace("--plugin FILE.py", "plugins: [FILE.py]"))
+        if not enc.size_declared and max(ns) > MAX_MEASURED_N:  # before counting anything
             c.fail(path, f"{name} counts are measured by building it: N up to {MAX_MEASURED_N}, not {max(ns)}")
         try:
-            takes_group = registry.get(name).takes_group_size
-            QueensFormula(min(ns), name, column_alo, group_size if takes_group else None).counts()
-        except ValueError as e:  # UnknownEncoding lists the valid names; a bad group size
+            QueensFormula(min(ns), name, column_alo, group_size if enc.takes_group_size else None).counts()
+        except ValueError as e:  # a bad group size
             c.fail(path, str(e).replace("--group-size", "group_size"))
         return name
 

@@ -2,7 +2,8 @@
 
 A thin face over the same layers the commands use, with the same defaults and bytes:
 ``queens`` builds a ``Formula`` (``gen-queens``); ``list_encodings`` lists the at-most-one encodings
-(``gen-queens --list-encodings``) and ``at_most_one`` applies one to your own literals; ``solve`` runs a
+(``gen-queens --list-encodings``) and ``at_most_one`` applies one to your own literals; ``register_encoding`` adds
+one of your own and ``check_encoding`` runs its conformance gate (``check-encoding``); ``solve`` runs a
 solver and checks its answer (``solve``); ``decode`` and ``blocking_clause`` read a model (``decode``,
 ``block``); ``enumerate_solutions`` and ``count`` enumerate and count (``enumerate``, ``count``);
 ``run_batch`` and ``load_results`` run and read a batch (``batch``, ``report``).  Every name is also an
@@ -33,7 +34,7 @@ from cnfgen_queens.solutions.api import Count
 
 from .batch import load_results, run_batch
 from .boards import Board, blocking_clause, decode
-from .cardinality import at_most_one, list_encodings
+from .cardinality import at_most_one, check_encoding, list_encodings, register_encoding
 from .formula import Formula, queens
 from .solving import DEFAULT_SOLVER, Solved, count, enumerate_solutions, solve
 
@@ -47,12 +48,14 @@ __all__ = [
     "UsageError",
     "at_most_one",
     "blocking_clause",
+    "check_encoding",
     "count",
     "decode",
     "enumerate_solutions",
     "list_encodings",
     "load_results",
     "queens",
+    "register_encoding",
     "run_batch",
     "solve",
 ]

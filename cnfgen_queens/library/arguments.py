@@ -23,6 +23,7 @@ from typing import ParamSpec, TypeVar
 
 from cnfgen_queens.cli.arg_groups import memory_limit_type, time_limit_type
 from cnfgen_queens.cli.common import board_size, line_length, non_negative_int, positive_int
+from cnfgen_queens.encodings.conformance import MAX_CHECK_N
 from cnfgen_queens.errors import UsageError, python_words
 from cnfgen_queens.execution.where import EXECUTORS
 from cnfgen_queens.solutions.api import ENGINES
@@ -154,6 +155,7 @@ def pool(value: object, name: str) -> object:
 CHECKS: dict[str, Check] = {
     "n": integer(board_size),
     "length": integer(line_length("line length")),
+    "max_n": integer(positive_int("max n", MAX_CHECK_N)),
     "group_size": integer(line_length("group size")),
     "random_place": integer(non_negative_int()),
     "seed": integer(non_negative_int()),

@@ -6,6 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from cnfgen_queens.encodings import EncodingSize, VarPool, get, sizes
+from cnfgen_queens.encodings.conformance import DEFAULT_MAX_N, Report, check
+from cnfgen_queens.encodings.plugins import declared_size
+from cnfgen_queens.encodings.plugins import register_encoding as register_encoding
 from cnfgen_queens.errors import UsageError, python_words
 
 from .arguments import edge
@@ -93,3 +96,23 @@ def at_most_one(
         except ValueError as e:
             raise UsageError(str(e)) from None
         return [list(c) for c in clauses]
+
+
+@edge
+def check_encoding(encoding: str, max_n: int = DEFAULT_MAX_N) -> Report:
+    """The conformance gate of ``encoding`` (a built-in or a plugin's): ``cnfgen-queens check-encoding``.
+
+    ``report.ok`` says whether every property holds; ``report.lines()`` are the verdicts (semantics,
+    hygiene, propagation, parsimony, size), a failure naming its counterexample; ``report.parsimonious``
+    and ``report.propagation_complete`` are what was measured for n up to ``max_n`` (1..16).
+
+    Examples:
+        >>> import cnfgen_queens as cq
+        >>> report = cq.check_encoding("commander", max_n=6)
+        >>> report.ok, report.parsimonious, report.propagation_complete
+        (True, True, True)
+        >>> print(report.lines()[0])
+        semantics:    ok    extendable iff at most one input true, n = 1..6 (plain, negated, scattered, mixed, repeated)
+    """
+    enc = get(encoding)
+    return check(enc, max_n, size=declared_size(enc.name))

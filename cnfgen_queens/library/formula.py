@@ -16,6 +16,7 @@ from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, writ
 from cnfgen_queens.cnf.write_limits import Asker, check_output
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.encodings import get
+from cnfgen_queens.encodings.plugins import command_spec
 from cnfgen_queens.errors import UsageError, option, python_words
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import make_variant
@@ -285,6 +286,8 @@ def queens(
     with python_words():
         placed, blocked = list(place), list(holes)  # (row, column) pairs, checked at the edge
         argv = [str(n)]
+        plugin = None if get(encoding).builtin else command_spec(encoding)  # UnknownEncoding (a UsageError)
+        argv += ["--plugin", plugin] if plugin else []
         argv += ["--encoding", encoding] if encoding != "pairwise" else []
         if group_size is not None:
             argv += ["--group-size", str(group_size)]

@@ -140,6 +140,10 @@ class QueensFormula:
             f"x(r,c) = r*{n} + c + 1 for r,c in 0..{n - 1} (row-major, 1-based){aux}",
             *self.variant.header_lines(),
         ]
+        if not self.enc.builtin:  # the plugin that makes the file again, and its source's hash
+            from cnfgen_queens.encodings.plugins import header_line
+
+            lines.append(printable(header_line(self.encoding)))
         if self.break_symmetry:
             lex_clauses, lex_aux = self.group.size()
             first = num_vars - lex_aux + 1
