@@ -324,7 +324,8 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
             _keep(run, keep_output)
         input_read = check is None or check.finish()  # the input's error outranks any answer: raised here
         sink = ModelSink(cnf.num_vars if isinstance(cnf, Cnf) else _header(cnf).num_vars)  # O(V), not O(output)
-        status, error, claim = read_answer(profile, run, model_file, limits, stderr, sink)
+        stop = None if deadline.never else lambda: deadline.expired(MODEL_CHECK_GRACE)  # the reading ends then too
+        status, error, claim = read_answer(profile, run, model_file, limits, stderr, sink, stop)
         model, verified, check_time, checked = None, False, None, None
         if not input_read and status is not Status.TIMEOUT:
             status, error = Status.TIMEOUT, UNCHECKED_INPUT
