@@ -11,6 +11,7 @@ line says how the answer was checked (``model-verified``, ``proof-verified``, ``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import select
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 from cnfgen_queens.cnf.atomic import NotAFile, check_output_target, work_dir
 from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
 from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
+from cnfgen_queens.cnf.read_once import readable
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.errors import printable, signals_unwind, warn
 from cnfgen_queens.limits import Deadline
@@ -93,11 +95,13 @@ def _header(path: Path, whole: bool) -> Header | None:
         return None
 
 
-def _cut_short(solver: str, size: int) -> Outcome:
-    """The outcome of a run whose stdin the time limit cut short before its header was read: no solver ran."""
+def _cut_short(solver: str, size: int, name: str) -> Outcome:
+    """The outcome of a run whose stdin (or FIFO, pipe) the time limit cut short before its header was read:
+    no solver ran."""
+    shown = "stdin" if name == "<stdin>" else name
     return Outcome(status=Status.TIMEOUT, solver=solver, version=None, model=None, exit_code=None, wall=0.0,
                    cpu=None, peak_memory_mb=None, verified=False, stderr_tail="", proof=None,
-                   error=f"time limit reached before the header was read (stdin gave {size} bytes)")  # fmt: skip
+                   error=f"time limit reached before the header was read ({shown} gave {size} bytes)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,16 +132,23 @@ def run(args: argparse.Namespace) -> int:
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
 
-    with signals_unwind(), work_dir("spool") as tmp:  # no spool left behind
+    with signals_unwind(), work_dir("spool") as tmp, contextlib.ExitStack() as given:  # no spool left behind
         deadline = Deadline.after(limits.time, since=since)
-        path, whole = _stdin_to_file(str(tmp), deadline) if args.file == "-" else (Path(args.file), True)
         name = "<stdin>" if args.file == "-" else args.file
+        if args.file == "-":
+            path, whole = _stdin_to_file(str(tmp), deadline)
+        else:  # a FIFO or pipe (<(gen-queens 8)) is read once, into a file of ours
+            try:
+                once = given.enter_context(readable(args.file, deadline))
+            except InputError as e:
+                fail(str(e))
+            path, whole = once.path, once.whole
         if args.file != "-" and (Path(args.file).is_char_device() or Path(args.file).is_block_device()):
             fail(f"{name}: a device, not a CNF file (an endless one could fill the memory)")
         try:
             header = _header(path, whole)
             if header is None:  # the deadline cut stdin short within its header: a TIMEOUT like any other
-                outcome, judged = _cut_short(spec.name, path.stat().st_size), Judgement(None)
+                outcome, judged = _cut_short(spec.name, path.stat().st_size, name), Judgement(None)
             else:
                 outcome = solve(path, solver, limits=limits, args=extra, proof=proof, solvers_file=solvers_file,
                                 context=RunContext(name=name, deadline=deadline))  # fmt: skip
@@ -149,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
         except InputError as e:
             fail(str(e).replace(str(path), name))
         except (SolverNotFound, ProfileError, ValueError) as e:
-            fail(str(e))
+            fail(str(e).replace(str(path), name))  # a spooled FIFO's copy: named as the user named it
     command_wall = time.perf_counter() - start
     checked = outcome.clauses_checked
     if checked is not None and header is not None and checked != header.num_clauses:  # the file's count was checked
