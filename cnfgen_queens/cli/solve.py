@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import os
-import select
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.atomic import NotAFile, check_output_target, work_dir
-from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
+from cnfgen_queens.cnf.atomic import NotAFile, check_output_target
+from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
 from cnfgen_queens.cnf.read_once import readable
 from cnfgen_queens.cnf.same_file import refuse_alias
@@ -51,37 +49,6 @@ def _v_lines(model: tuple[int, ...]) -> str:
         line += " " + tok
     lines.append(line)
     return "\n".join(lines) + "\n"
-
-
-def _stdin_to_file(tmpdir: str, deadline: Deadline) -> tuple[Path, bool]:
-    """Spool stdin to a file as it is (no parsing), named by its compression so solvers can read it; (the
-    file, whether it is whole: False when the deadline came first, as a slow pipe is never waited on past it)."""
-
-    def ready() -> bool:  # stdin has bytes (or its end) before the deadline
-        left = deadline.left()
-        return fd is None or left is None or bool(select.select([fd], [], [], left)[0])
-
-    stdin = sys.stdin.buffer
-    try:
-        fd: int | None = stdin.fileno()
-    except (OSError, ValueError):  # a stream in memory (io.UnsupportedOperation): never waits
-        fd = None
-    buffered = stdin if isinstance(stdin, io.BufferedReader) else None
-    head = buffered.peek(MAGIC_BYTES)[:MAGIC_BYTES] if buffered is not None and ready() else b""
-    codec = by_magic(head)
-    path = Path(tmpdir) / ("stdin.cnf" + (codec.suffix if codec else ""))
-    with open(path, "wb") as f:
-        f.write(buffered.read1() if buffered is not None and head else b"")  # what peek buffered; then the fd
-        whole = False
-        while not (expired := deadline.expired()) and ready():
-            if not (data := stdin.read(1 << 20) if fd is None else os.read(fd, 1 << 20)):
-                whole = True
-                break
-            f.write(data)
-        empty = f.tell() == 0
-    if empty and not expired:
-        fail("no input on stdin")
-    return path, whole
 
 
 def _header(path: Path, whole: bool) -> Header | None:
@@ -132,17 +99,14 @@ def run(args: argparse.Namespace) -> int:
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
 
-    with signals_unwind(), work_dir("spool") as tmp, contextlib.ExitStack() as given:  # no spool left behind
+    with signals_unwind(), contextlib.ExitStack() as given:  # no spool left behind
         deadline = Deadline.after(limits.time, since=since)
         name = "<stdin>" if args.file == "-" else args.file
-        if args.file == "-":
-            path, whole = _stdin_to_file(str(tmp), deadline)
-        else:  # a FIFO or pipe (<(gen-queens 8)) is read once, into a file of ours
-            try:
-                once = given.enter_context(readable(args.file, deadline))
-            except InputError as e:
-                fail(str(e))
-            path, whole = once.path, once.whole
+        try:  # stdin, a FIFO or a pipe (<(gen-queens 8)) is read once, into a file of ours
+            once = given.enter_context(readable(args.file, deadline))
+        except InputError as e:
+            fail(str(e))
+        path, whole = once.path, once.whole
         if args.file != "-" and (Path(args.file).is_char_device() or Path(args.file).is_block_device()):
             fail(f"{name}: a device, not a CNF file (an endless one could fill the memory)")
         try:

@@ -16,9 +16,11 @@ other file, and the run ended in the solver's parse error).
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import stat
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +33,7 @@ from ..limits import NEVER, Deadline
 from .atomic import work_dir
 from .compressed import MAGIC_BYTES, InputError, by_magic, by_name
 
+STDIN = "-"  # the input's name for stdin, spooled as a pipe is
 WRITER_WAIT = 10.0  # seconds a FIFO may give nothing (no writer yet) before the command gives up: one line
 SPOOL_CHUNK = 1 << 20
 
@@ -51,14 +54,17 @@ class Readable:
 
 @contextmanager
 def readable(path: str | Path, deadline: Deadline = NEVER, *, wait: float = WRITER_WAIT) -> Iterator[Readable]:
-    """``path`` itself, or for a FIFO or pipe a copy of what it gave, in a work directory removed when the
-    block ends (named as ``path`` is, so its extension still says how it is compressed; one its bytes name
+    """``path`` itself, or for a FIFO or pipe (or ``-``, stdin) a copy of what it gave, in a work directory removed
+    when the block ends (named as ``path`` is, so its extension still says how it is compressed; one its bytes name
     when it has none).  NoWriter (one
     line) when nothing came within ``wait`` seconds."""
-    if not once_only(path):
+    if path != STDIN and not once_only(path):
         yield Readable(Path(path))
         return
     with work_dir("spool") as tmp:
+        if path == STDIN:
+            yield Readable(*_stdin_to_file(tmp, deadline), spooled=True)
+            return
         copy = tmp / (Path(path).name or "input")
         whole = _spool(str(path), copy, deadline, wait)
         with open(copy, "rb") as f:
@@ -66,6 +72,39 @@ def readable(path: str | Path, deadline: Deadline = NEVER, *, wait: float = WRIT
         if codec is not None and by_name(copy) is None:  # a pipe's name (63) says nothing: its bytes do
             copy = copy.rename(copy.with_name(copy.name + codec.suffix))
         yield Readable(copy, whole, spooled=True)
+
+
+def _stdin_to_file(tmpdir: Path, deadline: Deadline) -> tuple[Path, bool]:
+    """Spool stdin to a file as it is (no parsing), named by its compression so solvers can read it; (the
+    file, whether it is whole: False when the deadline came first, as a slow pipe is never waited on past it).
+    Stdin that ends before any byte is an InputError; one that says nothing is waited on as long as the
+    deadline allows (a producer may take its time: stdin is what the user chose to give)."""
+
+    def ready() -> bool:  # stdin has bytes (or its end) before the deadline
+        left = deadline.left()
+        return fd is None or left is None or bool(select.select([fd], [], [], left)[0])
+
+    stdin = sys.stdin.buffer
+    try:
+        fd: int | None = stdin.fileno()
+    except (OSError, ValueError):  # a stream in memory (io.UnsupportedOperation): never waits
+        fd = None
+    buffered = stdin if isinstance(stdin, io.BufferedReader) else None
+    head = buffered.peek(MAGIC_BYTES)[:MAGIC_BYTES] if buffered is not None and ready() else b""
+    codec = by_magic(head)
+    path = tmpdir / ("stdin.cnf" + (codec.suffix if codec else ""))
+    with open(path, "wb") as f:
+        f.write(buffered.read1() if buffered is not None and head else b"")  # what peek buffered; then the fd
+        whole = False
+        while not (expired := deadline.expired()) and ready():
+            if not (data := stdin.read(SPOOL_CHUNK) if fd is None else os.read(fd, SPOOL_CHUNK)):
+                whole = True
+                break
+            f.write(data)
+        empty = f.tell() == 0
+    if empty and not expired:
+        raise InputError("no input on stdin")
+    return path, whole
 
 
 def _spool(path: str, copy: Path, deadline: Deadline, wait: float) -> bool:
