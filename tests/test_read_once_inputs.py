@@ -142,3 +142,15 @@ def test_the_solver_reads_the_file_it_was_given_whatever_its_name_becomes(tmp_pa
     ran = run_cli(["solve", "d/q.cnf", "--solver", "swapper", "--solvers-file", str(profiles)], tmp_path)
     assert ran.code == 10 and "c checked: model-verified" in ran.out, ran
     assert (victim / "q.cnf").read_text() == "this is not a CNF\n"
+
+
+@pytest.mark.parametrize("solver", ["minisat", "pysat:cadical195"])
+def test_the_library_solves_a_fifo(fifo_with_writer: Path, solver: str) -> None:
+    """The API's door as the CLI's: before, ``cq.solve`` opened the FIFO to see that it is readable, and the
+    solver found it empty."""
+    import cnfgen_queens as cq
+
+    if solver == "minisat":
+        need_solver("minisat")
+    solved = cq.solve(fifo_with_writer, solver=solver)
+    assert str(solved.status) == "SAT" and str(solved.checked) == "model-verified" and solved.board is not None
