@@ -49,21 +49,19 @@ class Readable:
 
     path: Path
     whole: bool = True
-    spooled: bool = False
 
 
 @contextmanager
 def readable(path: str | Path, deadline: Deadline = NEVER, *, wait: float = WRITER_WAIT) -> Iterator[Readable]:
-    """``path`` itself, or for a FIFO or pipe (or ``-``, stdin) a copy of what it gave, in a work directory removed
-    when the block ends (named as ``path`` is, so its extension still says how it is compressed; one its bytes name
-    when it has none).  NoWriter (one
-    line) when nothing came within ``wait`` seconds."""
+    """``path`` itself, or for a FIFO or pipe (or ``-``, stdin) a copy of what it gave, in a work directory
+    removed when the block ends, named as ``path`` is (its extension still says how it is compressed; when
+    it has none, one its bytes name).  NoWriter (one line) when a FIFO gave nothing within ``wait`` seconds."""
     if path != STDIN and not once_only(path):
         yield Readable(Path(path))
         return
     with work_dir("spool") as tmp:
         if path == STDIN:
-            yield Readable(*_stdin_to_file(tmp, deadline), spooled=True)
+            yield Readable(*_stdin_to_file(tmp, deadline))
             return
         copy = tmp / (Path(path).name or "input")
         whole = _spool(str(path), copy, deadline, wait)
@@ -71,7 +69,7 @@ def readable(path: str | Path, deadline: Deadline = NEVER, *, wait: float = WRIT
             codec = by_magic(f.read(MAGIC_BYTES))
         if codec is not None and by_name(copy) is None:  # a pipe's name (63) says nothing: its bytes do
             copy = copy.rename(copy.with_name(copy.name + codec.suffix))
-        yield Readable(copy, whole, spooled=True)
+        yield Readable(copy, whole)
 
 
 def _stdin_to_file(tmpdir: Path, deadline: Deadline) -> tuple[Path, bool]:
