@@ -154,3 +154,24 @@ def test_the_library_solves_a_fifo(fifo_with_writer: Path, solver: str) -> None:
         need_solver("minisat")
     solved = cq.solve(fifo_with_writer, solver=solver)
     assert str(solved.status) == "SAT" and str(solved.checked) == "model-verified" and solved.board is not None
+
+
+def test_a_work_directory_replaced_during_the_run_gets_nothing_more(tmp_path: Path) -> None:
+    """``enumerate --out d``, ``d`` renamed away and replaced by a link to another directory during the first
+    solver call: before, the loop went on writing ``current.cnf`` and ``solutions.txt`` into that other
+    directory (through the link); now it stops with one line, and the other directory is as it was."""
+    minisat = need_solver("minisat")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "current.cnf").write_text("not ours\n")
+    swap = tmp_path / "swap.sh"
+    swap.write_text(f"#!/bin/sh\n[ -e {tmp_path}/d.old ] || {{ mv {tmp_path}/d {tmp_path}/d.old && ln -s {victim} "
+                    f"{tmp_path}/d; }}\nexec {minisat} \"$@\"\n")  # fmt: skip
+    swap.chmod(0o755)
+    profiles = tmp_path / "solvers.yaml"
+    profiles.write_text(f"solvers:\n  swapper:\n    command: '{swap} {{cnf}} {{model}}'\n    output: minisat\n"
+                        "    version_args: null\n")  # fmt: skip
+    ran = run_cli(["enumerate", "6", "--solver", "swapper", "--solvers-file", str(profiles), "--out", "d"], tmp_path)
+    one_line(ran, 2, "--out d was replaced during the run", "nothing more was written there")
+    assert sorted(p.name for p in victim.iterdir()) == ["current.cnf"]
+    assert (victim / "current.cnf").read_text() == "not ours\n"
