@@ -36,6 +36,15 @@ def refuse_device(path: str | Path, error: type[Exception] = TooLarge) -> None:
         raise error(f"{path}: a device, not a file (an endless one would fill the memory)")
 
 
+def once_only(path: str | Path) -> bool:
+    """Whether ``path`` is a FIFO or a pipe (``<(cmd)`` is ``/dev/fd/63``): its bytes can be read only once
+    (:mod:`.cnf.read_once` spools them); False for anything else, or what cannot be looked at."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def read_text(path: str | Path, limit: int = MAX_TEXT, what: str = "file", error: type[Exception] = TooLarge) -> str:
     """The UTF-8 text of a file read whole: devices refused, at most ``limit`` bytes read (more: ``error``).
 

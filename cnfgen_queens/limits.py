@@ -82,13 +82,19 @@ class Deadline:
     def never(self) -> bool:
         return self.at is None
 
-    def __reduce__(self) -> tuple[object, tuple[float | None]]:
-        """Pickled as the seconds left: the monotonic clock of another process or machine has another zero."""
-        return _deadline_after, (self.left(),)
+    def __reduce__(self) -> tuple[object, tuple[float | None, float]]:
+        """Pickled as the seconds left and the wall-clock time then: the monotonic clock of another process or
+        machine has another zero, and a pickled deadline may wait (a pool's queue holds its next tasks
+        pickled): it is unpickled with what is left of it then, not with the seconds it had when pickled
+        (``count --jobs 2 -t 3``: a worker stopped at the deadline took a queued task with 3 s more)."""
+        return _deadline_after, (self.left(), time.time())
 
 
-def _deadline_after(seconds: float | None) -> Deadline:
-    """:meth:`Deadline.after` for unpickling (an expired deadline stays expired)."""
+def _deadline_after(seconds: float | None, pickled: float | None = None) -> Deadline:
+    """:meth:`Deadline.after` for unpickling, less the time since it was pickled (``pickled``: that instant on
+    the wall clock; a clock behind the pickler's takes none off); an expired deadline stays expired."""
+    if seconds is not None and pickled is not None:
+        seconds = max(0.0, seconds - max(0.0, time.time() - pickled))
     return Deadline.after(seconds)
 
 

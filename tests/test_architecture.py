@@ -71,6 +71,7 @@ LAZY_IMPORTS = frozenset(
 DEFERRED = frozenset(
     {
         "cnfgen_queens.cnf.atomic",  # work directories and atomic files: only for -o and the solving commands
+        "cnfgen_queens.cnf.read_once",  # a FIFO's or pipe's spool (decode, block): only when an input is one
         "cnfgen_queens.cnf.compressed",  # compressed output: only for -o FILE.gz (.bz2, .xz)
         "cnfgen_queens.cnf.same_file",  # the output is not an input: only for -o
         "cnfgen_queens.cnf.exports",  # gen-queens --format opb|mzn only

@@ -67,6 +67,14 @@ class Comments(io.RawIOBase):
             return b"s UNSATISFIABLE\n"
         return b""
 
+    def read(self, size: int = -1) -> bytes:  # type: ignore[override]
+        """Lines as :meth:`readline` makes them, up to ``size`` bytes (the reader reads a megabyte at a time)."""
+        parts, got = [], 0
+        while got < size and (part := self.readline(size - got)):
+            parts.append(part)
+            got += len(part)
+        return b"".join(parts)
+
 
 @pytest.mark.parametrize(
     "line", [pytest.param(100, marks=pytest.mark.slow), 10**9]

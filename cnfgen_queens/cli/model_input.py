@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from cnfgen_queens.bounds import MAX_LINE, json_value
+from cnfgen_queens.bounds import MAX_LINE, json_value, once_only
 from cnfgen_queens.cnf.chunks import Prefixed
 from cnfgen_queens.cnf.compressed import InputError, open_input
 from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, Header, open_body, read_header_file
@@ -23,6 +23,7 @@ from .common import Exit, board_size, fail
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
+    import contextlib
     from collections.abc import Callable, Iterator
     from typing import IO
 
@@ -179,14 +180,15 @@ def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header |
 
     echoed = echoed_header(text)
     if args.cnf:
+        path = getattr(args, "cnf_file", None) or args.cnf  # a FIFO's copy (load), named as given
         try:
-            header = read_header_file(args.cnf)
-            if header_shuffle(header) is not None and not _holds(args.cnf, header, header.num_vars):
+            header = read_header_file(path)
+            if header_shuffle(header) is not None and not _holds(path, header, header.num_vars):
                 fail(f"{args.cnf}: its shuffle header names {header.num_vars} variables, more than the file holds")
         except OSError as e:
             fail(f"cannot read {args.cnf}: {e.strerror or e}")
         except DimacsError as e:
-            fail(str(e))
+            fail(str(e).replace(path, args.cnf))
         differ = _mismatch(header, echoed, name) if echoed is not None else None
         if differ:
             fail(f"--cnf {args.cnf}: {differ}; it is not the CNF that was solved (drop --cnf: solve's c lines "
@@ -238,12 +240,34 @@ def _streamed(head: bytes, f: IO[bytes], cells: Callable[[np.ndarray], np.ndarra
 
 def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
     """The checked placement in the solver output; exits 1 with 'no solution' on UNSAT, printed on stdout
-    unless ``clauses_only`` (block: stdout carries clauses only, to be appended with ``>> blocks.cnf``)."""
+    unless ``clauses_only`` (block: stdout carries clauses only, to be appended with ``>> blocks.cnf``).
+    A FIFO or pipe (the answer, or --cnf) is read once, into a file of ours (:func:`.read_once.readable`)."""
+    import contextlib
 
+    with contextlib.ExitStack() as spooled:
+        args = type(args)(**vars(args))  # a copy: the caller's stays as given
+        args.input_file, args.cnf_file = _once(spooled, args.input), _once(spooled, args.cnf)
+        return _load(args, clauses_only)
+
+
+def _once(spooled: contextlib.ExitStack, given: str | None) -> str | None:
+    """The file to read for the input ``given`` (a FIFO's or pipe's copy, kept until ``spooled`` closes)."""
+    if given in (None, "-") or not once_only(given):
+        return given
+    from cnfgen_queens.cnf.read_once import NoWriter, readable  # a FIFO's work directory: only for one
+
+    try:
+        return str(spooled.enter_context(readable(given)).path)
+    except NoWriter as e:
+        fail(str(e))
+
+
+def _load(args: argparse.Namespace, clauses_only: bool) -> Decoded:
+    """:func:`load`, its inputs read from ``args.input_file`` and ``args.cnf_file`` (named as given)."""
     name = "<stdin>" if args.input in (None, "-") else args.input
     raw = sys.stdin.buffer if args.input in (None, "-") else None
     try:
-        f = open_input(name if raw is not None else args.input, warn, raw=raw)
+        f = open_input(name if raw is not None else args.input_file, warn, raw=raw)
         head = f.read(SMALL_ANSWER)
         if head.lstrip()[:1] == b"{":  # the record of `solve --json`, as the text `solve` prints
             head = _read_json(head, f, name).encode()
@@ -265,7 +289,7 @@ def load(args: argparse.Namespace, *, clauses_only: bool) -> Decoded:
     except OSError as e:
         fail(f"cannot read {name}: {e.strerror or e}")
     except InputError as e:
-        fail(str(e))
+        fail(str(e) if raw is not None else str(e).replace(args.input_file, name))
     if claim.problem:
         fail(f"{name}: {claim.problem}", EXIT_NO_SOLUTION)
     if claim.answer == "UNSAT":

@@ -12,17 +12,17 @@ them).  A ``c checked:`` line says how the answer was checked (``model-verified`
 from __future__ import annotations
 
 import argparse
-import io
+import contextlib
 import os
-import select
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.atomic import NotAFile, check_output_target, work_dir
-from cnfgen_queens.cnf.compressed import MAGIC_BYTES, InputError, by_magic
+from cnfgen_queens.cnf.atomic import NotAFile, check_output_target
+from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
+from cnfgen_queens.cnf.read_once import readable
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.errors import printable, signals_unwind, warn
 from cnfgen_queens.limits import Deadline
@@ -52,37 +52,6 @@ def _v_lines(model: tuple[int, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _stdin_to_file(tmpdir: str, deadline: Deadline) -> tuple[Path, bool]:
-    """Spool stdin to a file as it is (no parsing), named by its compression so solvers can read it; (the
-    file, whether it is whole: False when the deadline came first, as a slow pipe is never waited on past it)."""
-
-    def ready() -> bool:  # stdin has bytes (or its end) before the deadline
-        left = deadline.left()
-        return fd is None or left is None or bool(select.select([fd], [], [], left)[0])
-
-    stdin = sys.stdin.buffer
-    try:
-        fd: int | None = stdin.fileno()
-    except (OSError, ValueError):  # a stream in memory (io.UnsupportedOperation): never waits
-        fd = None
-    buffered = stdin if isinstance(stdin, io.BufferedReader) else None
-    head = buffered.peek(MAGIC_BYTES)[:MAGIC_BYTES] if buffered is not None and ready() else b""
-    codec = by_magic(head)
-    path = Path(tmpdir) / ("stdin.cnf" + (codec.suffix if codec else ""))
-    with open(path, "wb") as f:
-        f.write(buffered.read1() if buffered is not None and head else b"")  # what peek buffered; then the fd
-        whole = False
-        while not (expired := deadline.expired()) and ready():
-            if not (data := stdin.read(1 << 20) if fd is None else os.read(fd, 1 << 20)):
-                whole = True
-                break
-            f.write(data)
-        empty = f.tell() == 0
-    if empty and not expired:
-        fail("no input on stdin")
-    return path, whole
-
-
 def _header(path: Path, whole: bool) -> Header | None:
     """The CNF header of ``path``; None when the file is not ``whole`` (stdin cut short by the deadline) and
     its header is not all there: a TIMEOUT, not a malformed file."""
@@ -94,11 +63,13 @@ def _header(path: Path, whole: bool) -> Header | None:
         return None
 
 
-def _cut_short(solver: str, size: int) -> Outcome:
-    """The outcome of a run whose stdin the time limit cut short before its header was read: no solver ran."""
+def _cut_short(solver: str, size: int, name: str) -> Outcome:
+    """The outcome of a run whose stdin (or FIFO, pipe) the time limit cut short before its header was read:
+    no solver ran."""
+    shown = "stdin" if name == "<stdin>" else name
     return Outcome(status=Status.TIMEOUT, solver=solver, version=None, model=None, exit_code=None, wall=0.0,
                    cpu=None, peak_memory_mb=None, verified=False, stderr_tail="", proof=None,
-                   error=f"time limit reached before the header was read (stdin gave {size} bytes)")  # fmt: skip
+                   error=f"time limit reached before the header was read ({shown} gave {size} bytes)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,16 +100,20 @@ def run(args: argparse.Namespace) -> int:
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
 
-    with signals_unwind(), work_dir("spool") as tmp:  # no spool left behind
+    with signals_unwind(), contextlib.ExitStack() as given:  # no spool left behind
         deadline = Deadline.after(limits.time, since=since)
-        path, whole = _stdin_to_file(str(tmp), deadline) if args.file == "-" else (Path(args.file), True)
         name = "<stdin>" if args.file == "-" else args.file
+        try:  # stdin, a FIFO or a pipe (<(gen-queens 8)) is read once, into a file of ours
+            once = given.enter_context(readable(args.file, deadline))
+        except InputError as e:
+            fail(str(e))
+        path, whole = once.path, once.whole
         if args.file != "-" and (Path(args.file).is_char_device() or Path(args.file).is_block_device()):
             fail(f"{name}: a device, not a CNF file (an endless one could fill the memory)")
         try:
             header = _header(path, whole)
             if header is None:  # the deadline cut stdin short within its header: a TIMEOUT like any other
-                outcome, judged = _cut_short(spec.name, path.stat().st_size), Judgement(Status.TIMEOUT, None)
+                outcome, judged = _cut_short(spec.name, path.stat().st_size, name), Judgement(Status.TIMEOUT, None)
             else:
                 outcome = solve(path, solver, limits=limits, args=extra, proof=proof, solvers_file=solvers_file,
                                 context=RunContext(name=name, deadline=deadline))  # fmt: skip
@@ -150,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         except InputError as e:
             fail(str(e).replace(str(path), name))
         except (SolverNotFound, ProfileError, ValueError) as e:
-            fail(str(e))
+            fail(str(e).replace(str(path), name))  # a spooled FIFO's copy: named as the user named it
     command_wall = time.perf_counter() - start
     checked = outcome.clauses_checked
     if checked is not None and header is not None and checked != header.num_clauses:  # the file's count was checked

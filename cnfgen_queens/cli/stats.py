@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf import stats
 from cnfgen_queens.cnf.dimacs import DimacsError
+from cnfgen_queens.cnf.read_once import NoWriter, readable
 from cnfgen_queens.cnf.stats import file_stats
 from cnfgen_queens.errors import printable
 
@@ -35,7 +37,11 @@ def _stats(name: str, graph: bool, limit: int) -> CnfStats:
     chunks, stdin as a stream."""
     shown = "<stdin>" if name == "-" else name
     try:
-        return file_stats(shown, shown, graph, limit, raw=sys.stdin.buffer if name == "-" else None)
+        with readable(name) if name != "-" else contextlib.nullcontext(None) as once:  # a FIFO: a bounded wait
+            path = shown if once is None else str(once.path)
+            return file_stats(path, shown, graph, limit, raw=sys.stdin.buffer if name == "-" else None)
+    except NoWriter as e:
+        fail(str(e))
     except OSError as e:
         fail(f"cannot read {shown}: {e.strerror or e}")
     except DimacsError as e:  # not DIMACS, corrupt or exploding compressed data, a device: one line, named

@@ -21,7 +21,7 @@ import itertools
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from pathlib import Path, PurePath
 
@@ -198,9 +198,13 @@ def _command() -> str:
 
 
 @contextmanager
-def lock_dir(directory: Path, flag: str = "--out") -> Iterator[None]:
+def lock_dir(directory: Path, flag: str = "--out") -> Iterator[Callable[[], None]]:
     """Hold ``directory`` (made if missing) for this process while the block runs; :class:`DirInUse`, naming
-    the holder's pid and command, when another process holds it.  ``flag`` names the option in messages."""
+    the holder's pid and command, when another process holds it.  ``flag`` names the option in messages.
+
+    Yields a check to call before each write into the directory by name: :class:`PlantedLink` once its name
+    no longer leads to the directory locked (renamed away, a link to another one put in its place: the
+    writes went into that other directory)."""
     try:
         Path(directory).mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -219,8 +223,19 @@ def lock_dir(directory: Path, flag: str = "--out") -> Iterator[None]:
             os.pwrite(fd, f"process {os.getpid()} ({_command()})\n".encode(), 0)
         except OSError as e:  # a full disk: the file is named, not "output"
             raise OSError(e.errno, e.strerror, str(lock)) from None
+
+        def still_ours() -> None:
+            try:
+                now = os.stat(lock)
+            except OSError:
+                now = None
+            mine = os.fstat(fd)
+            if now is None or (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
+                raise PlantedLink(f"{flag} {directory} was replaced during the run (renamed, or a link put in its "
+                                  "place); nothing more was written there")  # fmt: skip
+
         try:
-            yield
+            yield still_ours
         finally:
             os.ftruncate(fd, 0)  # no holder any more
     finally:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
@@ -226,11 +226,15 @@ def enumerate_external(
     except OSError as e:
         raise UsageError(f"cannot use {workdir} as the work directory: {e.strerror or e}") from None
     refuse_links(workdir, OWN_FILES)  # before anything is read or written
-    with lock_dir(workdir):  # one process at a time: two loops in one directory would mix their solutions
-        yield from _loop(formula, solver, workdir, opts)
+    with lock_dir(workdir) as still_ours:  # one process at a time: two loops in one directory would mix their solutions
+        yield from _loop(formula, solver, workdir, opts, still_ours)
 
 
-def _loop(formula: QueensFormula, solver: str, workdir: Path, opts: EnumerationOptions) -> Iterator[Found]:
+def _loop(
+    formula: QueensFormula, solver: str, workdir: Path, opts: EnumerationOptions, still_ours: Callable[[], None]
+) -> Iterator[Found]:
+    """The loop of :func:`enumerate_external`; ``still_ours()`` before each write into ``workdir`` by name
+    (PlantedLink once it is another directory)."""
     symmetric = opts.symmetric
     sol_path = workdir / SOLUTIONS
     for own in ("run.json", "base.cnf", "current.cnf"):  # left by a kill -9 of an earlier run here
@@ -251,6 +255,7 @@ def _loop(formula: QueensFormula, solver: str, workdir: Path, opts: EnumerationO
         work.add(accept.blocks(f))
     current = workdir / "current.cnf"
     while True:
+        still_ours()
         work.write(current)
         left = deadline.left()
         if left is not None and left <= 0:
@@ -268,6 +273,7 @@ def _loop(formula: QueensFormula, solver: str, workdir: Path, opts: EnumerationO
             detail = out.error or out.stderr_tail.strip().splitlines()[-1:] or ""
             raise EnumerationError(f"{solver}: {out.status.value} {detail}".strip(), out.status)
         new = accept(out.model or ())
+        still_ours()
         _append_durably(sol_path, as_line(new.placement))
         work.add(accept.blocks(new))
         yield new

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -11,6 +12,7 @@ from typing import Any
 from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import read_header_file
+from cnfgen_queens.cnf.read_once import readable
 from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.errors import UsageError, python_words
 from cnfgen_queens.limits import Limits
@@ -120,15 +122,15 @@ def solve(
         fresh = memory_limit is not None and solver.startswith("pysat:")
         formula = formula_or_path if isinstance(formula_or_path, Formula) else None
         try:
-            with work_dir("formula") as tmp:
+            with work_dir("formula") as tmp, contextlib.ExitStack() as once:
                 if formula is not None:
                     path = tmp / f"queens-{formula.n}.cnf"
                     formula.write(path)
                 elif _is_pysat_cnf(formula_or_path):
                     path = tmp / "pysat.cnf"
                     _write_pysat_cnf(formula_or_path, path)
-                elif isinstance(formula_or_path, str | PathLike):
-                    path = Path(formula_or_path)
+                elif isinstance(formula_or_path, str | PathLike):  # a FIFO or pipe: read once, into a file of ours
+                    path = once.enter_context(readable(Path(formula_or_path))).path
                     _readable(path)
                 else:
                     raise TypeError(_what_solve_takes(formula_or_path))

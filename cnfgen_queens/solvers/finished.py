@@ -73,3 +73,20 @@ def tail(path: Path, size: int = STDERR_KEEP) -> bytes:
             return f.read()
     except OSError:
         return b""
+
+
+def keep(run: Finished, path: Path) -> None:
+    """Write what the solver printed to ``path`` (atomically): its stdout, then its stderr (the last 64 KB) after
+    a marker line."""
+    import shutil
+
+    from cnfgen_queens.cnf.atomic import atomic_output
+
+    with atomic_output(path, owned=path.parent) as out:  # a link planted there is refused, not followed
+        if run.stdout_file is not None and run.stdout_file.exists():
+            with open(run.stdout_file, "rb") as f:
+                shutil.copyfileobj(f, out)
+        else:
+            out.write(run.stdout)
+        if run.stderr:
+            out.write(b"\nc --- stderr ---\n" + run.stderr)

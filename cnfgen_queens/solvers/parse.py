@@ -13,14 +13,16 @@ from __future__ import annotations
 import io
 
 from cnfgen_queens.bounds import MAX_TOKEN
-from cnfgen_queens.cnf.chunks import fast_literals
+from cnfgen_queens.cnf.chunks import CheckStopped, Prefixed, fast_literals
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 from cnfgen_queens.frozen import record
+
+from .output_lines import output_lines
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import re
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import BinaryIO
 
     import numpy as np
@@ -90,18 +92,24 @@ def parse_competition(text: str) -> Claim:
     return read_competition(io.BytesIO(text.encode("utf-8", "replace")))
 
 
-def read_competition(stream: BinaryIO, sink: ModelSink | None = None) -> Claim:
+def read_competition(stream: BinaryIO, sink: ModelSink | None = None, stop: Callable[[], bool] | None = None) -> Claim:
     """Parse s/v/c output from a binary stream in bounded memory: lines are read in pieces,
     comment lines skipped, never held; only the model's literals are kept, or with ``sink`` only the
     values they set (memory follows the CNF's variables, not the output: a variable set twice or
-    beyond the CNF is the claim's problem, found as it is read)."""
+    beyond the CNF is the claim's problem, found as it is read).
+
+    Blank and comment lines are skipped many at a time (a solver that prints 300 MB of them is read at
+    the disk's speed), the reading ends at the first contradiction it can decide (a second ``s`` line
+    that disagrees, a literal beyond the CNF, a variable set twice: what follows is not read), and
+    ``stop`` is asked before each megabyte: when it says True the reading ends with
+    :class:`.chunks.CheckStopped` (the run's deadline)."""
     p = _Competition(sink)
-    readline, comment = stream.readline, (b"c ", b"c\t", b"c\n")
-    while piece := readline(PIECE):
-        if piece[:2] in comment and piece[-1:] == b"\n" and p.kind is None and not p.start:
-            continue  # a whole comment line: the common case, skipped without a look
+    for piece in output_lines(stream, PIECE, p.at_line_start, stop):
         p.feed(piece)
-    p.feed(b"\n")  # output that ends without a newline ends its last line
+        if p.kind is None and p.decided():  # at a line's end: the claim is the same whatever the pieces
+            break
+    else:
+        p.feed(b"\n")  # output that ends without a newline ends its last line
     rejected = p.sink is not None and p.sink.problem is not None  # a model read no further, already wrong
     return Claim(p.answer, p.model(), p.terminated or rejected, p.problem, p.garbage)
 
@@ -119,6 +127,14 @@ class _Competition:
         self.kind: str | None = None  # of the line under way: "c", "s", "v", "?"; None at a line start
         self.held = b""  # the s line so far, or a v line's last token cut at a piece boundary
         self.start = b""  # the start of a line whose first word is not known yet
+
+    def at_line_start(self) -> bool:
+        """Whether no line is under way (the next byte starts one)."""
+        return self.kind is None and not self.start
+
+    def decided(self) -> bool:
+        """Whether the output is already known to be malformed (nothing after it can change that)."""
+        return self.problem is not None or (self.sink is not None and self.sink.problem is not None)
 
     def model(self) -> tuple[int, ...] | ModelValues | None:
         if self.lits is None:
@@ -237,13 +253,23 @@ def parse_minisat(result: str | None) -> Claim:
     return read_minisat(None if result is None else io.BytesIO(result.encode("utf-8", "replace")))
 
 
-def read_minisat(stream: BinaryIO | None, sink: ModelSink | None = None) -> Claim:
+def read_minisat(
+    stream: BinaryIO | None, sink: ModelSink | None = None, stop: Callable[[], bool] | None = None
+) -> Claim:
     """:func:`parse_minisat` from a binary stream (None: no result file), read in pieces; with ``sink``,
-    only the values the model sets are kept (as :func:`read_competition`)."""
+    only the values the model sets are kept (as :func:`read_competition`).  ``stop`` is asked before each
+    piece (as by :func:`read_competition`)."""
     first = b""
-    while stream is not None and (line := stream.readline(PIECE)):
-        first = (first + line).lstrip() if len(first) <= S_LINE_MAX else first
-        if first and line.endswith(b"\n"):
+    while stream is not None:
+        if stop is not None and stop():
+            raise CheckStopped
+        piece = stream.read(PIECE)
+        if not piece:
+            break
+        first = (first + piece).lstrip()  # blanks before the first line: skipped a piece at a time
+        if b"\n" in first or len(first) > S_LINE_MAX:  # a longer first line is no answer: not read further
+            first, _, rest = first.partition(b"\n")
+            stream = Prefixed(rest, stream)  # type: ignore[assignment]
             break
     if not first.strip():
         return Claim(None, None, False, None, None)
@@ -259,6 +285,8 @@ def read_minisat(stream: BinaryIO | None, sink: ModelSink | None = None) -> Clai
     seen = bool(rest.strip())
     held = b""
     while rest:
+        if stop is not None and stop():
+            raise CheckStopped
         data, rest = held + rest, stream.read(PIECE)
         cut = max(data.rfind(b" "), data.rfind(b"\n"), data.rfind(b"\t")) if rest else len(data)
         data, held = data[: cut + 1], data[cut + 1 :]

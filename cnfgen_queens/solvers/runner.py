@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
+from cnfgen_queens.cnf.read_once import held, readable
 from cnfgen_queens.cnf.scan import (
     CheckStopped,
     Cnf,
@@ -32,15 +32,16 @@ from cnfgen_queens.cnf.scan import (
 from cnfgen_queens.solvers.input_file import solver_input
 
 from ..cnf.atomic import move_into, sweep_work_dirs, work_dir
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from ..limits import NEVER, Deadline, Limits
 from .answer import read_answer
 from .cgroup import choose
 from .discovery import SolverSpec, resolve
 from .embedded import solve_embedded
+from .finished import keep
 from .input_check import InputCheck
 from .outcome import Outcome, ProofState, Status
-from .process import Finished, run_process
+from .process import run_process
 from .profiles import DEFAULT_SOLVER, Profile, proof_writers
 from .proof import check_drat, write_text_proof
 
@@ -125,11 +126,11 @@ class RunContext:
 
 @dataclass(frozen=True)
 class _Job:
-    """One run as the two paths below take it: the solver, the clauses it is checked against, its limits
-    (the time: what is left of ``deadline``), its arguments and where its proof goes."""
+    """One run as the two paths below take it: the solver, the clauses it is checked against (None until known),
+    its limits (the time: what is left of ``deadline``), its arguments and where its proof goes."""
 
     spec: SolverSpec
-    source: Cnf | CnfFile
+    source: Cnf | CnfFile | None
     limits: Limits
     args: Sequence[str]
     proof: Path | None
@@ -161,22 +162,38 @@ def solve(
     # no deadline given: the clock starts here (reading the input and the version probe count)
     deadline = context.deadline if context.deadline is not None else Deadline.after(limits.time)
     spec = resolve(solver, solvers_file)
-    path = Path(cnf_path)
-    name, cnf = context.name or str(path), context.cnf
+    # a FIFO or pipe is read once, into a file of ours; the file is held open and read (by the solver too)
+    # through its descriptor: the same bytes whatever happens to its name during the run
+    with readable(cnf_path, deadline) as named, held(named.path) as path:
+        if not named.whole:
+            return _not_started(spec, None, Status.TIMEOUT, UNREAD_PIPE, "rusage")
+        try:
+            return _solve_held(named.path, path, _Job(spec, context.cnf, limits, args, proof, deadline), context)
+        except InputError as e:  # a reader that named the descriptor (a codec's error): the name instead
+            e.args = (str(e).replace(str(path), context.name or str(named.path)),)
+            raise
 
-    read_header_file(path)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
+
+UNREAD_PIPE = "time limit reached before the input (a FIFO or pipe) ended"
+
+
+def _solve_held(named: Path, path: Path, job: _Job, context: RunContext) -> Outcome:
+    """:func:`solve` of the file held at ``path`` (``named``: its name, whose extension says how it is compressed);
+    ``job.source`` is the caller's parsed clauses (``context.cnf``) or None."""
+    spec, name, cnf, deadline = job.spec, context.name or str(named), context.cnf, job.deadline
+    read_header_file(named)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
     if spec.embedded is not None:  # its forked child reads the file
         source = cnf if cnf is not None else CnfFile(path, name)
-        outcome = _solve_embedded(_Job(spec, source, limits, args, proof, deadline), context.reuse_child)
+        outcome = _solve_embedded(replace(job, source=source), context.reuse_child)
         return _validated(outcome, source, deadline)
     assert spec.profile is not None
     _sweep_once()
-    with work_dir("input") as tmp, solver_input(spec.profile, path, str(tmp), deadline.expired) as given:
+    with work_dir("input") as tmp, solver_input(spec.profile, path, str(tmp), deadline.expired, named) as given:
         if given is None:
             return _not_started(spec, None, Status.TIMEOUT, "time limit reached before the solver started "
                                 "(decompressing the input for it took it)", "rusage")  # fmt: skip
         source = cnf if cnf is not None else CnfFile(given, name)  # the plain copy checks faster
-        job = _Job(spec, source, limits, args, proof, deadline)
+        job = replace(job, source=source)
         if not isinstance(source, CnfFile):
             return _solve_binary(job, given, context.keep_output)
         with InputCheck(source, deadline) as check:  # every literal within the header, read beside the solver
@@ -225,6 +242,7 @@ def _timed_check(
 def _solve_embedded(job: _Job, reuse: bool = False) -> Outcome:
     """Run the embedded solver in a forked child (the one kept, with ``reuse``) and check what it says."""
     spec, cnf, limits, proof, args, deadline = job.spec, job.source, job.limits, job.proof, job.args, job.deadline
+    assert cnf is not None
     if args:
         raise UsageError(f"embedded solver {spec.name} takes no solver arguments (got {shlex.join(args)})")
     assert spec.embedded is not None
@@ -283,6 +301,7 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
     """Run the binary for what is left of ``deadline`` after its version probe (which gets at most that),
     beside ``check`` (the input check, already reading): its error stops the run and is raised."""
     spec, cnf, limits, args, proof, deadline = job.spec, job.source, job.limits, job.args, job.proof, job.deadline
+    assert cnf is not None
     profile = spec.profile
     assert profile is not None and spec.path is not None
     if proof is not None and not profile.proof:
@@ -319,10 +338,11 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
                                 measured_by)  # fmt: skip
         stderr = run.stderr.decode("utf-8", "replace")
         if keep_output is not None:
-            _keep(run, keep_output)
+            keep(run, keep_output)
         input_read = check is None or check.finish()  # the input's error outranks any answer: raised here
         sink = ModelSink(cnf.num_vars if isinstance(cnf, Cnf) else _header(cnf).num_vars)  # O(V), not O(output)
-        status, error, claim = read_answer(profile, run, model_file, limits, stderr, sink)
+        stop = None if deadline.never else lambda: deadline.expired(MODEL_CHECK_GRACE)  # the reading ends then too
+        status, error, claim = read_answer(profile, run, model_file, limits, stderr, sink, stop)
         model, verified, check_time, checked = None, False, None, None
         if not input_read and status is not Status.TIMEOUT:
             status, error = Status.TIMEOUT, UNCHECKED_INPUT
@@ -372,18 +392,3 @@ def _not_started(spec: SolverSpec, version: str | None, status: Status, error: s
     return Outcome(status=status, solver=spec.name, version=version, model=None, exit_code=None, wall=0.0,
                    cpu=None, peak_memory_mb=None, verified=False, error=error, stderr_tail="", proof=None,
                    measured_by=measured_by)  # fmt: skip
-
-
-def _keep(run: Finished, path: Path) -> None:
-    """Write what the solver printed to ``path`` (atomically): its stdout, then its stderr (the last 64 KB) after
-    a marker line."""
-    import shutil
-
-    with atomic_output(path, owned=path.parent) as out:  # a link planted there is refused, not followed
-        if run.stdout_file is not None and run.stdout_file.exists():
-            with open(run.stdout_file, "rb") as f:
-                shutil.copyfileobj(f, out)
-        else:
-            out.write(run.stdout)
-        if run.stderr:
-            out.write(b"\nc --- stderr ---\n" + run.stderr)

@@ -1,0 +1,110 @@
+"""Every limit covers the reading of a solver's output (issue 42, item 3).
+
+A solver that answers at once and then prints tens of MB kept the parse busy long past ``--time-limit``
+(300 MB of blank lines: 176 s after ``-t 10``, and SAT, not TIMEOUT), and the parse read on past the first
+contradiction it could decide (``v -1`` then ``v 1``).  The fake solvers ``cat`` a file written by the test,
+so they end in milliseconds: what is measured is the reading.  The bounds are generous (a loaded machine
+on 2 cores); before the fix each case took 10 to 40 times the limit.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from pathlib import Path
+
+import pytest
+from bounded_cli import run_cli
+from test_reader_streams import model_line, repeated, solver
+
+from cnfgen_queens.cli import gen_main
+from cnfgen_queens.limits import Deadline, Limits
+from cnfgen_queens.solvers import runner
+from cnfgen_queens.solvers.outcome import Status
+
+MB_OUT = 64  # MB printed after the answer (the issue's 300 MB took 176 s of blank lines, 42 s of c lines)
+LATE = 5.0  # seconds past the deadline a run may end at load 10 on 2 cores (quiet: under 0.3 s)
+ANSWER = b"s SATISFIABLE\nv " + model_line() + b" 0\n"
+
+
+@pytest.fixture
+def q8(tmp_path: Path) -> Path:
+    path = tmp_path / "q8.cnf"
+    gen_main(["8", "-o", str(path)])
+    return path
+
+
+def chatty(tmp_path: Path, head: bytes, line: bytes, mb: int = MB_OUT, code: int = 10) -> str:
+    """A solver that prints ``head``, then ``line`` repeated to ``mb`` MB, and exits ``code``."""
+    out = repeated(tmp_path / "out.txt", head, line, mb, b"")
+    return str(solver(tmp_path / "chatty.sh", f"cat {out}\nexit {code}"))
+
+
+def timed(q8: Path, fake: str, seconds: float | None) -> tuple[runner.Outcome, float]:
+    """The run's outcome and how long after the deadline (the start, with no time limit) it ended."""
+    deadline = Deadline.after(seconds)
+    start = time.monotonic()
+    out = runner.solve(q8, fake, limits=Limits(time=seconds, isolation="none"),
+                       context=runner.RunContext(deadline=deadline))  # fmt: skip
+    return out, time.monotonic() - (deadline.at if deadline.at is not None else start)
+
+
+@pytest.mark.parametrize(
+    ("head", "line"),
+    [(ANSWER, b"\n"), (ANSWER, b"c x\n"), (b"s SATISFIABLE\n", b"v -1\n")],
+    ids=["blank lines", "c lines", "v -1 again and again"],
+)
+def test_reading_the_output_ends_at_the_deadline(tmp_path: Path, q8: Path, head: bytes, line: bytes) -> None:
+    """Before: 64 MB of blank lines read for 37 s past a 1 s limit (c lines: 9 s, ``v -1``: 19 s)."""
+    out, late = timed(q8, chatty(tmp_path, head, line), 1.0)
+    assert late < LATE, (late, out)
+    assert out.status in (Status.SAT, Status.TIMEOUT, Status.ERROR), out
+    if out.status is Status.TIMEOUT:
+        assert "output" in (out.error or ""), out
+
+
+@pytest.mark.parametrize(
+    ("head", "why"),
+    [
+        (b"s SATISFIABLE\nv -1\nv 1\n", "variable 1"),
+        (b"s SATISFIABLE\nv 65\n", "65"),
+        (b"s SATISFIABLE\ns UNSATISFIABLE\n", "conflicting answer lines"),
+        (b"s UNSATISFIABLE\ns SATISFIABLE\n", "conflicting answer lines"),
+    ],
+    ids=["v -1 then v 1", "a literal out of range", "SAT then UNSAT", "UNSAT then SAT"],
+)
+def test_the_parse_stops_at_the_first_contradiction(tmp_path: Path, q8: Path, head: bytes, why: str) -> None:
+    """What follows the contradiction (64 MB of lines that are not c, s nor v) is never read: before, it
+    was, for 20 s and more, with no time limit to stop it."""
+    out, took = timed(q8, chatty(tmp_path, head, b"x unread\n"), None)
+    assert out.status is Status.ERROR and why in (out.error or ""), out
+    assert took < LATE, took
+
+
+def test_a_pickled_deadline_that_waited_keeps_its_instant() -> None:
+    """A pool's queue holds its next tasks pickled: a deadline unpickled a second later has a second less (it
+    had all its seconds again: ``count 8 --jobs 2 -t 3`` with a solver that ignores SIGTERM ended after 8 s,
+    a worker stopped at the deadline taking a queued task and running its solver 3 s more)."""
+    data = pickle.dumps(Deadline.after(2.0))
+    time.sleep(1.0)
+    left = pickle.loads(data).left()
+    assert left is not None and left <= 1.05, left
+    gone = pickle.dumps(Deadline.after(0.5))
+    time.sleep(0.6)
+    assert pickle.loads(gone).expired()
+
+
+def count_wall(tmp_path: Path, jobs: int) -> float:
+    """Seconds ``count 8 --jobs JOBS -t 3`` takes with a solver that ignores SIGTERM (and so do its children)."""
+    stubborn = solver(tmp_path / "stubborn.sh", "trap '' TERM\nwhile :; do sleep 1; done")
+    start = time.monotonic()
+    ran = run_cli(["count", "8", "--jobs", str(jobs), "-t", "3", "--solver", str(stubborn)], tmp_path, timeout=120)
+    took = time.monotonic() - start
+    assert ran.code == 1 and "time limit reached" in ran.err, ran
+    return took
+
+
+def test_a_solver_ignoring_sigterm_is_stopped_as_soon_with_two_jobs(tmp_path: Path) -> None:
+    """Before: 8 s with ``--jobs 2 -t 3``, 3.8 s with ``--jobs 1`` (quiet machine); now the same schedule."""
+    one, two = count_wall(tmp_path, 1), count_wall(tmp_path, 2)
+    assert two < one + 1.5, (one, two)
