@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database, refuse_repeated
 
 from ..errors import UsageError, printable
-from ..experiments import compare, machine, noise, report, spread
+from ..experiments import against, compare, machine, noise, report, spread
+from ..experiments.bundle_read import store_of
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows
@@ -90,6 +91,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "test and a verdict",
     )
     p.add_argument(
+        "--against",
+        metavar="OLD",
+        help="did these runs reproduce OLD (a results database or a bundle): per cell the runs whose answer "
+        "changed (wrong answers first), the time ratio with its 95%% interval and Wilcoxon test, what differs "
+        "in provenance; its first line says reproduced, or where not",
+    )
+    p.add_argument(
         "--across-machines",
         action="store_true",
         help="let --compare and the HTML comparison view pair runs of different machines (refused by default; "
@@ -151,6 +159,19 @@ def _sections(args: argparse.Namespace, rows: list[Row]) -> str:
     return "".join("\n" + p for p in parts)
 
 
+def _against(args: argparse.Namespace, rows: list[Row]) -> str:
+    """``--against OLD``: the comparison (its headline the first line of the output), then a blank line."""
+    if not args.against:
+        return ""
+    try:
+        with store_of(Path(args.against)) as old_db:
+            old = report.shown_rows(load_rows(old_db))
+            machines = (machine.stored(args.db), machine.stored(old_db))
+        return against.markdown(against.against(rows, old, machines, args.time), args.time) + "\n"
+    except UsageError as e:
+        fail(str(e))
+
+
 def _write(path: str, text: str) -> None:
     """``text`` into ``path`` (atomically; a device or FIFO written into); a failed write exits 1, one line."""
     with output(path) as out:
@@ -210,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
         note = f"{printable(args.db)} holds runs of {len(hashes)} config versions; the table includes all"
         print(f"{args.prog}: note: {note}", file=sys.stderr)
     stats = report.summarize(rows, by=args.by, time=args.time)
-    table = report.markdown(stats, args.time) + _sections(args, rows)
+    table = _against(args, rows) + report.markdown(stats, args.time) + _sections(args, rows)
     sys.stdout.write(table)
     sys.stdout.flush()
     outputs = {  # each text made only when asked for (every run as CSV is most of a large report's time)
