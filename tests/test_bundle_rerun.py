@@ -1,0 +1,187 @@
+"""bundle, rerun and report --against with real solvers: a round trip that reproduces, the same bytes from the
+same store, a tampered member refused, an instance whose GBD hash differs refused, a changed solver binary and
+a changed tool version stated, a lying solver shown as a changed answer."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import sqlite3
+import tarfile
+from pathlib import Path
+
+import pytest
+from helpers import in_process, need_solver
+
+from cnfgen_queens.experiments.config import load
+from cnfgen_queens.experiments.grid import build
+from cnfgen_queens.experiments.rerun import cell_of, sample
+
+
+def write_config(folder: Path, name: str, body: str) -> Path:
+    path = folder / f"{name}.yaml"
+    path.write_text(f"experiment: {name}\n{body}limits: {{time: 30}}\nresults: {folder / name / 'results.sqlite'}\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(results, bundle) of N 4..6, two encodings, the embedded CaDiCaL and MiniSat."""
+    need_solver("minisat")
+    folder = tmp_path_factory.mktemp("tiny")
+    cfg = write_config(
+        folder,
+        "tiny",
+        "instances: {n: {from: 4, to: 6}, encodings: [pairwise, sequential]}\nsolvers: [pysat:cadical195, minisat]\n",
+    )
+    from cnfgen_queens.cli import main
+
+    bundle = folder / "tiny.tar.gz"
+    assert main(["batch", str(cfg), "-j", "2", "--no-progress", "--bundle", str(bundle)]) == 0
+    return folder / "tiny" / "results.sqlite", bundle
+
+
+def members(path: Path) -> dict[str, bytes]:
+    with tarfile.open(path, "r:gz") as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar}  # type: ignore[union-attr]
+
+
+def rewrite(path: Path, target: Path, changed: dict[str, bytes], *, fix_manifest: bool) -> Path:
+    """A copy of the bundle ``path`` at ``target`` with members replaced; its MANIFEST made to agree or left."""
+    files = members(path) | changed
+    if fix_manifest:
+        names = sorted(n for n in files if n != "MANIFEST")
+        files["MANIFEST"] = "".join(f"{hashlib.sha256(files[n]).hexdigest()}  {n}\n" for n in names).encode()
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for name, data in sorted(files.items()):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    target.write_bytes(gzip.compress(raw.getvalue()))
+    return target
+
+
+def test_round_trip_reproduced(tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, bundle = tiny
+    new = tmp_path / "new.sqlite"
+    code, out, err = in_process(["rerun", str(bundle), "--results", str(new), "-j", "2", "--no-progress"], capsys)
+    assert code == 0, err
+    assert "6 instances regenerated, each with the bundle's GBD hash" in err
+    assert "every solver as in the bundle" in err
+    assert "12 runs done (12 solved)" in out
+    code, out, err = in_process(["report", str(new), "--against", str(bundle)], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0] == "reproduced: all 12 paired runs gave the same answers"
+    assert "| minisat pairwise | 3 |" in out
+    code, out, _ = in_process(["rerun", str(bundle), "--results", str(new), "--no-progress"], capsys)
+    assert code == 0 and "0 runs done (0 solved), 12 already stored" in out  # resumable: nothing left
+
+
+def test_same_store_same_bytes_without_host(tiny: tuple[Path, Path], tmp_path: Path) -> None:
+    from cnfgen_queens.cli import main
+
+    results, bundle = tiny
+    again = tmp_path / "other-name.tar.gz"
+    assert main(["bundle", str(results), "-o", str(again)]) == 0
+    assert again.read_bytes() == bundle.read_bytes()
+    found = members(bundle)
+    assert sorted(found)[:5] == ["MANIFEST", "README.md", "bundle.json", "config.yaml", "report/html/cactus.svg"]
+    copy = tmp_path / "store.sqlite"
+    copy.write_bytes(found["store.sqlite"])
+    with sqlite3.connect(copy) as db:
+        assert db.execute("SELECT COUNT(*) FROM runs WHERE host IS NOT NULL").fetchone() == (0,)
+        assert db.execute("SELECT DISTINCT host, pid FROM batches").fetchall() == [("", 0)]
+    for name, data in found.items():
+        assert str(Path.home()).encode() not in data and str(tmp_path.parent).encode() not in data, name
+    info = json.loads(found["bundle.json"])
+    assert {i["command"] for i in info["instances"]} >= {"gen-queens 4 --encoding pairwise"}
+    assert all(len(s["binary_sha256"] or "") in (0, 64) for s in info["solvers"])
+
+
+def test_tampered_member_refused(tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results, bundle = tiny
+    report = members(bundle)["report/report.md"].replace(b"pairwise", b"PAIRWISE")
+    bad = rewrite(bundle, tmp_path / "bad.tar.gz", {"report/report.md": report}, fix_manifest=False)
+    for argv in (
+        ["rerun", str(bad), "--results", str(tmp_path / "n.sqlite")],
+        ["report", str(results), "--against", str(bad)],
+    ):
+        code, out, err = in_process(argv, capsys)
+        assert code == 2 and out == ""
+        assert err.strip().endswith("member report/report.md does not match its SHA-256 in the MANIFEST: refused")
+        assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "n.sqlite").exists()
+
+
+def test_instance_of_another_hash_refused(
+    tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bundle made to agree with its MANIFEST but naming another GBD hash: the regenerated instance is refused."""
+    _, bundle = tiny
+    info = json.loads(members(bundle)["bundle.json"])
+    info["instances"][0]["gbd_hash"] = "0" * 32
+    forged = rewrite(bundle, tmp_path / "f.tar.gz", {"bundle.json": json.dumps(info).encode()}, fix_manifest=True)
+    code, out, err = in_process(["rerun", str(forged), "--results", str(tmp_path / "n.sqlite")], capsys)
+    assert code == 2 and out == ""
+    assert f"{'0' * 32} in the bundle: refused" in err and "regenerated here" in err
+
+
+def test_changed_tool_version_reported(
+    tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results, _ = tiny
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(results) as src, sqlite3.connect(old) as dst:
+        src.backup(dst)
+        dst.execute("UPDATE machines SET info = json_set(info, '$.tool_version', '0.1.9')")
+    code, out, err = in_process(["report", str(results), "--against", str(old)], capsys)
+    assert code == 0, err
+    assert out.startswith("reproduced: all 12 paired runs")
+    assert "provenance: cnfgen-queens version: 0.1.9 in OLD, 0.2.0 in NEW" in out
+
+
+HONEST = '#!/bin/sh\nexec cadical -q "$@"\n'
+LIAR = '#!/bin/sh\n# a solver that says UNSAT to everything\necho "s UNSATISFIABLE"\nexit 20\n'
+
+
+def test_changed_binary_stated_and_lying_solver_a_changed_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    need_solver("cadical")
+    script = tmp_path / "mysat"
+    script.write_text(HONEST)
+    script.chmod(0o755)
+    solver = f'solvers:\n  - {{name: mysat, command: "{script} {{cnf}}", output: competition}}\n'
+    cfg = write_config(tmp_path, "mine", "instances: {n: [4, 5], encodings: [pairwise]}\n" + solver)
+    bundle = tmp_path / "mine.tar.gz"
+    code, out, err = in_process(["batch", str(cfg), "-j", "2", "--no-progress", "--bundle", str(bundle)], capsys)
+    assert code == 0, err
+    script.write_text(LIAR)  # the same path, other bytes: the config's hash is the same, the binary is not
+    new = tmp_path / "new.sqlite"
+    code, out, err = in_process(["rerun", str(bundle), "--results", str(new), "--strict", "--no-progress"], capsys)
+    assert code == 2 and out == ""
+    assert "difference: solver mysat: binary SHA-256" in err and "(--strict): nothing run" in err
+    code, out, err = in_process(["rerun", str(bundle), "--results", str(new), "--no-progress"], capsys)
+    assert code == 0, err
+    assert "difference: solver mysat: binary SHA-256" in err
+    code, out, err = in_process(["report", str(new), "--against", str(bundle)], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "not reproduced: 2 of 2 runs changed answer (2 with a wrong answer), in mysat pairwise"
+    assert "| mysat pairwise | n=4 | 0 | SAT | wrong (UNSAT) |" in out
+
+
+def test_sample_is_seeded_per_cell(tmp_path: Path) -> None:
+    cfg = tmp_path / "s.yaml"
+    cfg.write_text(
+        "instances: {n: [4, 5], encodings: [pairwise], shuffle_seeds: [1, 2, 3]}\nsolvers: [pysat:cadical195]\n"
+        "limits: {time: 10}\nrepeats: 2\n"
+    )
+    runs = build(load(cfg))
+    chosen = sample(runs, 2, seed=7)
+    assert chosen == sample(runs, 2, seed=7) and len(chosen) == 4  # 2 cells (N 4, 5) of 6 runs each
+    assert sorted(cell_of(r)[3] for r in runs if r.key in chosen) == [4, 4, 5, 5]
+    assert sample(runs, 10, seed=7) == frozenset(r.key for r in runs)
