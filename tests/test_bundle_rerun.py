@@ -185,3 +185,27 @@ def test_sample_is_seeded_per_cell(tmp_path: Path) -> None:
     assert chosen == sample(runs, 2, seed=7) and len(chosen) == 4  # 2 cells (N 4, 5) of 6 runs each
     assert sorted(cell_of(r)[3] for r in runs if r.key in chosen) == [4, 4, 5, 5]
     assert sample(runs, 10, seed=7) == frozenset(r.key for r in runs)
+
+
+def test_rejudge_lists_the_runs_whose_verdict_would_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A liar's UNSAT stored as solved (as a judge that knew no published count would store it): --rejudge
+    reads its kept output again and finds it wrong; the honest solver's kept models read again change nothing."""
+    need_solver("cadical")
+    for name, text in (("honest", HONEST), ("liar", LIAR)):
+        (tmp_path / name).write_text(text)
+        (tmp_path / name).chmod(0o755)
+    solvers = "".join(
+        f'  - {{name: {n}, command: "{tmp_path / n} {{cnf}}", output: competition}}\n' for n in ("honest", "liar")
+    )
+    cfg = write_config(
+        tmp_path, "kept", "instances: {n: [4, 5], encodings: [pairwise]}\nkeep_output: true\nsolvers:\n" + solvers
+    )
+    code, _, err = in_process(["batch", str(cfg), "-j", "2", "--no-progress"], capsys)
+    assert code == 0, err
+    results = tmp_path / "kept" / "results.sqlite"
+    with sqlite3.connect(results) as db:
+        assert db.execute("UPDATE runs SET verdict = 'solved' WHERE solver = 'liar'").rowcount == 2
+    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
+    assert code == 0, err
+    assert "rejudge: 4 runs' kept output read again; 2 verdict(s) would change" in out
+    assert out.count("| liar | n=") == 2 and "| UNSAT | wrong (UNSAT) |" in out

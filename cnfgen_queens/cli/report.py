@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database, refuse_repeated
 
 from ..errors import UsageError, printable
-from ..experiments import against, compare, machine, noise, report, spread
+from ..experiments import against, compare, machine, noise, rejudge, report, spread
 from ..experiments.bundle_read import store_of
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
@@ -98,6 +98,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "in provenance; its first line says reproduced, or where not",
     )
     p.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="read the solver output the batch kept (keep_output) again with today's parser and judge, and list "
+        "every run whose verdict would change",
+    )
+    p.add_argument(
         "--across-machines",
         action="store_true",
         help="let --compare and the HTML comparison view pair runs of different machines (refused by default; "
@@ -150,6 +156,8 @@ def _sections(args: argparse.Namespace, rows: list[Row]) -> str:
         if args.spread:
             cells = spread.cells(rows, args.time)
             parts.append(spread.markdown(cells, args.noisy, args.time) if cells else "spread: no run has repeats\n")
+        if args.rejudge:
+            parts.append(rejudge.markdown(rejudge.rejudge(Path(args.db), rows)))
         if args.compare:
             same = machine.one_per_platform(rows, machine.stored(args.db))  # a new commit is no new machine
             pair = compare.compare(same, *args.compare, time=args.time, across_machines=args.across_machines)
