@@ -23,8 +23,8 @@ from typing import Any
 
 from ..bounds import read_text
 from ..errors import UsageError, printable
-from .runs_check import DOMAINS, check_runs
-from .store import Row, Store
+from .runs_check import DOMAINS, check_runs, checked_rows
+from .store import Row, Store, StoreError
 from .summary import BY_KEYS, TIMES, VBS, GroupStats, missing_note, par2, penalized, summarize
 from .verdict import Verdict, verdict
 
@@ -235,7 +235,10 @@ def rows_from_runs_csv(text: str) -> list[Row]:
             if domain is not None and not domain.holds(values[f.name]):  # as a store's values are checked
                 raise UsageError(f"line {line}: column {f.name} holds {text_value}, not {domain.what}")
         out.append(Row(**values))
-    return out
+    try:
+        return list(checked_rows(out, "runs CSV", line=2))
+    except StoreError as e:
+        raise UsageError(str(e).removeprefix("runs CSV: ")) from None
 
 
 def load_rows(path: Path | str) -> list[Row]:
@@ -251,4 +254,4 @@ def load_rows(path: Path | str) -> list[Row]:
             raise UsageError(str(e) if str(e).startswith(name) else f"{name}: {e}") from None
     with Store(path, readonly=True) as store:
         check_runs(store)  # every column read is there, of its type
-        return store.rows()
+        return list(checked_rows(store.rows(), path))  # each row as the facts allow

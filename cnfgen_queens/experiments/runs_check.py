@@ -11,14 +11,16 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..bounds import json_value
 from ..errors import printable
 from ..model.formula import MAX_N
 from ..solvers.outcome import Checked, Status
 from .store import Row, Store, StoreError, column_types
-from .verdict import Verdict
+from .verdict import UNSAT_N, Verdict, judge, known_count, verdict
 
 _SQLITE_TYPES = {str: "'text'", int: "'integer'", float: "'integer', 'real'", bool: "'integer'", Status: "'text'",
                  Verdict: "'text'", Checked: "'text'"}  # fmt: skip
@@ -66,6 +68,7 @@ DOMAINS = {
     "n": Domain(integer=True, low=1, high=MAX_N),
     "group_size": Domain(integer=True, low=1, high=MAX_N),
     "column_alo": Domain(integer=True, high=1),
+    "break_symmetry": Domain(integer=True, high=1),
     "verified": Domain(integer=True, high=1),
     **dict.fromkeys(("shuffle_seed", "repeat", "variables", "clauses", "count", "fundamental"), _COUNT),
     **dict.fromkeys(("memory_limit", "output_limit"), _COUNT),
@@ -147,3 +150,41 @@ def _check_json(store: Store) -> None:
                 shown = text if len(text) <= 40 else text[:37] + "..."
                 raise StoreError(f"{store.path}: column {name} holds {shown!r}, not {what}: not a results file as "
                                  "cnfgen-queens writes it")  # fmt: skip
+
+
+def contradiction(row: Row) -> tuple[str, str] | None:
+    """(column, what it holds and what that contradicts) when ``row`` counts as solved against what the tool
+    knows: a solved run has its time, within its limit; N = 2, 3 have no solution, every other N has; a count
+    is the published one; the stored verdict is the one :func:`.judge` gives its fields.  None: nothing
+    contradicts it (a run judged wrong or unsolved is left as it is: a refuted model is the worker's to know)."""
+    if verdict(row) is not Verdict.SOLVED:
+        return None
+    if row.wall is None:
+        return "wall", "NULL, but the run is solved (a solved run has its time)"
+    if row.time_limit is not None and row.wall > row.time_limit:
+        return "wall", f"{row.wall:g}, above the run's time limit {row.time_limit:g} s, but the run is solved"
+    if row.task == "count":
+        known = known_count(row)
+        if row.count is not None and known is not None and row.count != known:
+            return "count", f"{row.count}, but N = {row.n} has {known}"
+    elif row.variant is None and row.status in (Status.SAT, Status.UNSAT):
+        if row.status is Status.SAT and row.n in UNSAT_N:
+            return "status", f"SAT, but N = {row.n} has none (solved as SAT)"
+        if row.status is Status.UNSAT and row.n not in UNSAT_N:
+            return "status", f"UNSAT, but N = {row.n} has solutions (solved as UNSAT)"
+    if (judged := judge(row)) is not Verdict.SOLVED:
+        return "verdict", f"solved, but the run is {judged} (status {row.status}, verified {row.verified})"
+    return None
+
+
+def checked_rows(rows: Iterable[Row], source: Path | str, line: int | None = None) -> Iterator[Row]:
+    """``rows`` as they come, StoreError naming the run (or, with ``line``, the runs CSV's line, the first at
+    ``line``) and the column at the first one that contradicts what the tool knows (:func:`contradiction`)."""
+    for i, row in enumerate(rows):
+        found = contradiction(row)
+        if found is not None:
+            where = f"line {line + i}" if line is not None else f"run {_shown(repr(row.run_key), 20)}"
+            raise StoreError(
+                f"{source}: column {found[0]} holds {found[1]} ({where}): not a results file as cnfgen-queens writes it"
+            )
+        yield row

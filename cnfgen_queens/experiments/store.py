@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import sqlite3
 import time
@@ -32,7 +33,7 @@ from urllib.parse import quote
 
 from cnfgen_queens.contexts import contextmanager
 
-from ..errors import UsageError
+from ..errors import UsageError, printable
 from ..solvers.outcome import Status
 from ..version import __version__
 from .row import COLUMNS, SQL_TYPES, Row, column_types, row_of, runs_table
@@ -71,6 +72,9 @@ CREATE TABLE IF NOT EXISTS claims (  -- a run being run by a batch process (owne
 """
 
 
+TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))  # the tables the tool creates
+
+
 def _stale(host: str, pid: int, since: float, now: float, stale_after: float) -> bool:
     """Whether a claim's owner is gone: a process of this host that no longer exists, or any claim older
     than ``stale_after`` seconds (another host's process cannot be asked)."""
@@ -85,6 +89,17 @@ def _stale(host: str, pid: int, since: float, now: float, stale_after: float) ->
     except PermissionError:
         return False
     return False
+
+
+def _foreign_object(objects: list[tuple[str, str]]) -> str | None:
+    """The first schema object (type, name) of a store that the tool does not create, named (``a trigger wipe``):
+    a trigger, a view, an index of the user's, a table not of :data:`TABLES`; None when there is none.  SQLite's
+    own (``sqlite_autoindex_runs_1``, ``sqlite_stat1``: no statement can create such a name) are its own."""
+    for kind, name in objects:
+        if not (name.startswith("sqlite_") or (kind == "table" and name in TABLES)):
+            article = "an" if kind[0] in "aeiou" else "a"
+            return f"{article} {kind} {printable(name)}"
+    return None
 
 
 class StoreError(UsageError):
@@ -176,7 +191,8 @@ class Store:
         """Refuse an SQLite file with tables but not this schema (or not SQLite), opened read-only."""
         db = _connect_readonly(self.path, locking=not readonly)
         try:
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            objects = list(db.execute("SELECT type, name FROM sqlite_master ORDER BY rowid"))
+            tables = {name for kind, name in objects if kind == "table"}
             if not tables and readonly:
                 raise EmptyStore(f"{self.path}: not a cnfgen-queens results database (no runs table)")
             found = writer = None
@@ -191,6 +207,11 @@ class Store:
             raise StoreError(
                 f"{self.path}: not a cnfgen-queens results database (its tables: {names}); "
                 "left untouched: choose another results file"
+            )
+        if found is not None and (extra := _foreign_object(objects)):
+            raise StoreError(
+                f"{self.path}: holds {extra}, which cnfgen-queens never creates (it can change or hide the runs "
+                "as they are written or read); left untouched: remove it, or choose another results file"
             )
         if found is not None and found[0] != SCHEMA_VERSION:
             by = repr(str(writer[0])[:100]) if writer else "cnfgen-queens 0.1.0 or earlier (its meta names no writer)"

@@ -88,7 +88,7 @@ def judge(row: Judged, *, refuted: bool = False) -> Verdict:
 
 def _wrong(row: Judged, refuted: bool) -> bool:
     if row.task == "count":
-        known = _known_count(row)
+        known = known_count(row)
         return row.count is not None and known is not None and row.count != known
     if row.status is Status.SAT and refuted:
         return True
@@ -99,7 +99,7 @@ def _wrong(row: Judged, refuted: bool) -> bool:
     return row.status is Status.UNSAT and row.n not in UNSAT_N
 
 
-def _known_count(row: Judged) -> int | None:
+def known_count(row: Judged) -> int | None:
     """The published count for ``row``'s instance (:func:`.published_count`); else None."""
 
     v = json.loads(row.variant) if row.variant is not None else {}
