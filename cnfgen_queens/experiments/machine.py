@@ -295,13 +295,18 @@ def mixed_note(mixed: list[str]) -> str:
     )
 
 
-def one_per_platform(rows: list[Row], machines: dict[str, Machine]) -> list[Row]:
-    """``rows`` with each machine named by the first fingerprint of its :attr:`Machine.platform`: what the
-    comparison guard and the mixed-line note compare (a new commit of this tool is no new machine)."""
+def platform_names(machines: dict[str, Machine]) -> dict[str, str]:
+    """Each machine's fingerprint -> the first fingerprint of its :attr:`Machine.platform`: what the comparison
+    guard and the mixed-line note compare (a new commit of this tool is no new machine)."""
     first: dict[tuple[Any, ...], str] = {}
     for fingerprint, m in sorted(machines.items()):
         first.setdefault(m.platform, fingerprint)
-    same = {fingerprint: first[m.platform] for fingerprint, m in machines.items()}
+    return {fingerprint: first[m.platform] for fingerprint, m in machines.items()}
+
+
+def one_per_platform(rows: list[Row], machines: dict[str, Machine]) -> list[Row]:
+    """``rows`` with each machine named by the first fingerprint of its platform (:func:`platform_names`)."""
+    same = platform_names(machines)
     if all(k == v for k, v in same.items()):
         return rows
     return [replace(r, machine=same[r.machine]) if r.machine in same else r for r in rows]

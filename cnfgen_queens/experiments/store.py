@@ -334,10 +334,15 @@ class Store:
 
     def rows(self) -> list[Row]:
         """Every run, in a fixed order (task, solver, encoding, N, seed, repeat)."""
+        return list(self.each_row())
+
+    def each_row(self, *, ordered: bool = True) -> Iterator[Row]:
+        """Every run as :meth:`rows` orders them (or, not ``ordered``, as stored: no sort of the whole table),
+        one at a time as SQLite reads them (none kept here)."""
         order = "task, solver, solver_args, encoding, n, group_size, column_alo, shuffle_seed, repeat, run_key"
         try:
             columns = ", ".join(c if c in self.columns else f"NULL AS {c}" for c in COLUMNS)  # an older file
-            cursor = self.db.execute(f"SELECT {columns} FROM runs ORDER BY {order}")
-            return [row_of(r) for r in cursor]
+            cursor = self.db.execute(f"SELECT {columns} FROM runs" + f" ORDER BY {order}" * ordered)
+            yield from map(row_of, cursor)
         except sqlite3.Error as e:
             raise StoreError(f"{self.path}: cannot read runs ({e})") from None
