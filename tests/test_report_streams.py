@@ -18,7 +18,7 @@ from cnfgen_queens.experiments.report import Runs, Summary
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import bench_report
 
-PER_RUN = 400  # bytes a pass may keep per run (a Row held: about 2,300)
+PER_RUN = 600  # bytes a pass may keep per run (measured: about 250; a Row held: about 2,300)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,8 @@ def held(path: Path) -> int:
 
 def test_a_pass_holds_a_few_numbers_per_run_not_the_runs(stores: tuple[Path, Path]) -> None:
     small, large = stores
-    grown = held(large) - held(small)
+    held(small)  # the caches of the first pass (labels, boards) filled
+    grown = held(large) - held(small)  # the old report's list of rows: 2,300 bytes a run
     assert grown < PER_RUN * 4_000, f"{grown / 4_000:.0f} bytes per run"
 
 
