@@ -153,28 +153,25 @@ def _check_json(store: Store) -> None:
 
 
 def contradiction(row: Row) -> tuple[str, str] | None:
-    """(column, what it holds and what that contradicts) when ``row`` counts as solved against what the tool
-    knows: a solved run has its time, within its limit; N = 2, 3 have no solution, every other N has; a count
-    is the published one; the stored verdict is the one :func:`.judge` gives its fields.  None: nothing
-    contradicts it (a run judged wrong or unsolved is left as it is: a refuted model is the worker's to know)."""
+    """(column, what it holds and what that contradicts) when ``row`` counts as solved but :func:`.judge` does not
+    judge its own fields so (a count not the published one, an UNSAT answer on a board that has solutions, a
+    time above its limit, ...), or it has no time; None: nothing contradicts it (a run judged wrong or unsolved
+    is left as it is: a refuted model is the worker's to know)."""
     if verdict(row) is not Verdict.SOLVED:
         return None
     if row.wall is None:
         return "wall", "NULL, but the run is solved (a solved run has its time)"
+    judged = judge(row)
+    if judged is Verdict.SOLVED:
+        return None
     if row.time_limit is not None and row.wall > row.time_limit:
         return "wall", f"{row.wall:g}, above the run's time limit {row.time_limit:g} s, but the run is solved"
-    if row.task == "count":
-        known = known_count(row)
-        if row.count is not None and known is not None and row.count != known:
-            return "count", f"{row.count}, but N = {row.n} has {known}"
-    elif row.variant is None and row.status in (Status.SAT, Status.UNSAT):
-        if row.status is Status.SAT and row.n in UNSAT_N:
-            return "status", f"SAT, but N = {row.n} has none (solved as SAT)"
-        if row.status is Status.UNSAT and row.n not in UNSAT_N:
-            return "status", f"UNSAT, but N = {row.n} has solutions (solved as UNSAT)"
-    if (judged := judge(row)) is not Verdict.SOLVED:
-        return "verdict", f"solved, but the run is {judged} (status {row.status}, verified {row.verified})"
-    return None
+    if judged is Verdict.WRONG and row.task == "count":
+        return "count", f"{row.count}, but N = {row.n} has {known_count(row)}"
+    if judged is Verdict.WRONG:
+        has = "none" if row.n in UNSAT_N else "solutions"
+        return "status", f"{row.status}, but N = {row.n} has {has} (solved as {row.status})"
+    return "verdict", f"solved, but the run is {judged} (status {row.status}, verified {row.verified})"
 
 
 def checked_rows(rows: Iterable[Row], source: Path | str, line: int | None = None) -> Iterator[Row]:
