@@ -77,7 +77,7 @@ class UsageError(ValueError):
         >>> cq.queens(0)
         Traceback (most recent call last):
         ...
-        cnfgen_queens.errors.UsageError: N must be a positive integer, got 0
+        cnfgen_queens.errors.UsageError: n must be a positive integer, got 0
     """
 
 
@@ -88,13 +88,15 @@ _python_words: ContextVar[bool] = ContextVar("python_words", default=False)
 
 # option -> (the API's parameter, whether the option is a switch: True is its only value)
 PARAMETERS = {
-    "--allow-large": ("allow_large", True), "--block-square": ("holes", False), "--certify": ("certify", False),
+    "--allow-large": ("allow_large", True), "--block-square": ("holes", False),
+    "--break-symmetry": ("break_symmetry", True), "--certify": ("certify", False),
     "--check-all": ("check_all", True), "--column-alo": ("column_alo", True), "--encoding": ("encoding", False),
     "--engine": ("engine", False),
     "--executor": ("executor", False), "--group-size": ("group_size", False), "--jobs": ("jobs", False),
     "--limit": ("limit", False), "--memory-limit": ("memory_limit", False), "--place": ("place", False),
     "--random-place": ("random_place", False), "--require-checked": ("require_checked", True),
-    "--seed": ("seed", False), "--shuffle": ("shuffle", False),
+    "--scheduler": ("scheduler", False), "--seed": ("seed", False), "--shuffle": ("shuffle", False),
+    "--solver": ("solver", False),
     "--symmetric": ("symmetric", True), "--time-limit": ("time_limit", False), "--torus": ("torus", True),
 }  # fmt: skip
 

@@ -72,7 +72,7 @@ def _rows(count: int) -> Iterator[tuple[Any, ...]]:
                             "checked": "model-verified" if solved else None, "break_symmetry": 0, "cores": None,
                         }  # fmt: skip
                         made += 1
-                        yield tuple(values[c] for c in COLUMNS)
+                        yield tuple(values.get(c) for c in COLUMNS)  # a column added since: NULL
 
 
 def make_store(path: Path, count: int) -> None:

@@ -3,7 +3,8 @@
 # their metadata renders (twine check) and that they carry LICENSE, CHANGELOG.md and CITATION.cff,
 # install the wheel into a fresh virtual environment OUTSIDE the checkout (its dependencies from
 # pip's cache or the index), and run a smoke set there, in an empty directory:
-#   gen-queens 8, count 8, a small batch and report --html, the README's five lines of Python
+#   gen-queens 8, count 8, count 8 --certify and check-count (no extra), a small batch and report --html,
+#   the README's five lines of Python
 #   (read from README.md now, compared with the text block under them), and --version equal to
 #   the package's version.
 # Usage: bash scripts/wheel-smoke.sh [WORKDIR]   (default: a new temporary directory, removed at exit)
@@ -113,6 +114,11 @@ grep -qx 'p cnf 64 736' q8.cnf || fail "gen-queens 8 has no line 'p cnf 64 736'"
 step "count 8"
 cnfgen-queens count 8 > count.txt
 grep -qx 'count: 92 (published-count)' count.txt || fail "count 8 printed: $(cat count.txt)"
+
+step "count 8 --certify, check-count (dratify: a dependency, no extra)"
+cnfgen-queens count 8 --certify cert --quiet > certify.txt 2>&1 || fail "count 8 --certify: $(tail -1 certify.txt)"
+cnfgen-queens check-count cert --checker dratify > check.txt 2>&1 || fail "check-count: $(tail -1 check.txt)"
+grep -qx 'certified count: 92' check.txt || fail "check-count printed: $(cat check.txt)"
 
 step "batch and report --html"
 cat > smoke.yaml <<'EOF'

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import default_signals, need_module, need_solver
 from helpers import in_process as cli
-from helpers import need_module, need_solver
 from test_api_errors import cli_words, without_placeholders
 
 import cnfgen_queens as cq
@@ -294,7 +294,7 @@ def test_solve_errors_are_the_clis(tmp_path: Path, capsys) -> None:
     with pytest.raises(cq.UsageError) as raised:
         cq.solve(f, "nonesuch")
     assert code == 2 and str(raised.value) in err
-    with pytest.raises(cq.UsageError, match="time limit must be a positive number"):
+    with pytest.raises(cq.UsageError, match="time_limit must be a positive"):
         cq.solve(f, time_limit=0)
     (tmp_path / "bad.cnf").write_text("p cnf 1 1\n1 2 0\n")
     code, _, err = cli(["solve", str(tmp_path / "bad.cnf")], capsys)
@@ -376,3 +376,23 @@ def test_count_errors_are_the_clis(capsys) -> None:
     assert code == 2 and cli_words(str(raised.value)) in err
     with pytest.raises(cq.UsageError, match="unknown engine 'fast'"):
         cq.count(cq.queens(8), engine="fast")
+
+
+def test_run_batch_runs_from_a_script_on_stdin_or_without_the_main_guard(tmp_path: Path) -> None:
+    """``python - <<EOF`` with ``cq.run_batch``: the spawned workers tried to run ``<stdin>`` as the main
+    script again (FileNotFoundError in each), and the batch lost every run (done=0, exit code 130); a script
+    file without ``if __name__ == "__main__":`` started the batch again in each worker (RuntimeError)."""
+    script = (
+        "import cnfgen_queens as cq\n"
+        "s = cq.run_batch({'instances': {'n': [6, 7], 'encodings': ['pairwise']}, 'solvers': ['pysat:cadical195'],"
+        " 'limits': {'time': 60}, 'results': 'r.sqlite'}, jobs=2)\n"
+        "print(s.done, s.solved, s.failed, s.interrupted)\n"
+    )
+    (tmp_path / "unguarded.py").write_text(script)
+    for argv, stdin in (([sys.executable, "-"], script), ([sys.executable, "unguarded.py"], "")):
+        ran = subprocess.run(
+            argv, input=stdin, capture_output=True, text=True, cwd=tmp_path, timeout=300, preexec_fn=default_signals
+        )
+        assert ran.returncode == 0 and ran.stderr == "", ran.stderr[-2000:]
+        assert ran.stdout.split() == ["2", "2", "[]", "False"]
+        (tmp_path / "r.sqlite").unlink()

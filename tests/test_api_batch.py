@@ -44,7 +44,7 @@ def test_run_batch_and_load_results_are_batch_and_report(tmp_path: Path, capsys)
     assert cli(["report", str(from_dict), "--runs-csv", str(csv)], capsys)[0] == 0
     assert csv.read_text() == runs_csv([Row(**r) for r in rows])
     assert same(cq.load_results(csv)) == same(rows)  # the CSV reads back the same
-    with pytest.raises(FileNotFoundError, match="no such results file"):  # Python's own (issue 31)
+    with pytest.raises(FileNotFoundError, match="path: no such file"):  # Python's own, naming the parameter
         cq.load_results(tmp_path / "none.sqlite")
     with pytest.raises(cq.UsageError, match=r"instances\.n"):
         cq.run_batch({**CONFIG, "instances": {"n": ["ten"], "encodings": ["pairwise"]}})

@@ -38,6 +38,7 @@ def cli_words(message: str) -> str:
     message = re.sub(r"\b([a-z_]+)=True\b", lambda m: flag(m[1]), message)
     message = re.sub(r"\b([a-z_]+)='([^']*)'", lambda m: f"{flag(m[1])} {m[2]}", message)
     message = re.sub(r"\b([a-z_]+)=(?=[\s,;:)]|$)", lambda m: flag(m[1]), message)
+    message = re.sub(r"^n must ", "N must ", message)  # the board size: N on the command line
     return re.sub(r"^([a-z]+_[a-z_]+) must ", lambda m: f"argument {flag(m[1])}: must ", message)
 
 
@@ -115,9 +116,9 @@ TYPES: list[tuple[str, Callable[[], Any], str]] = [
     ("queens(holes=floats)", lambda: cq.queens(8, holes=[(1.0, 2)]), r"holes takes \(row, column\) pairs"),
     ("write(shuffle=1.5)", lambda: cq.queens(4).write(Path("never.cnf"), shuffle=1.5), "shuffle must be an integer"),
     ("list_encodings(1.5)", lambda: cq.list_encodings(1.5), "length must be an integer, got 1.5"),
-    ("at_most_one(str)", lambda: cq.at_most_one([1, "2"]), r"at_most_one\(\) takes integer literals, got '2'"),
-    ("blocking_clause(tuple)", lambda: cq.blocking_clause((1, 3, 0, 2)), r"blocking_clause\(\) takes a Board"),
-    ("run_batch(list)", lambda: cq.run_batch(["a"]), r"run_batch\(\) takes a config: a dict or a YAML file's path"),
+    ("at_most_one(str)", lambda: cq.at_most_one([1, "2"]), "lits must hold integer literals, got '2'"),
+    ("blocking_clause(tuple)", lambda: cq.blocking_clause((1, 3, 0, 2)), "board must be a Board"),
+    ("run_batch(list)", lambda: cq.run_batch(["a"]), "config must be a dict or a YAML file's path"),
     ("count(jobs='2')", lambda: cq.count(cq.queens(6), jobs="2"), "jobs must be an integer, got '2'"),
 ]  # fmt: skip
 

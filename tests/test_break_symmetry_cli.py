@@ -218,11 +218,14 @@ def test_unsat_study_configs_are_the_scripts_and_unsat() -> None:
 
 
 def test_an_unsat_answer_on_a_broken_board_is_wrong(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
-    from cnfgen_queens.solutions.known_answer import contradicted_unsat
+    from cnfgen_queens.solutions.known_answer import Verdict, judge_answer
+    from cnfgen_queens.solvers.outcome import Outcome, Status
 
     path = tmp_path / "q8.cnf"
     assert gen(capfdbinary, "8", "-e", "ladder", "--break-symmetry", "-o", str(path))[0] == 0
     with open(path, "rb") as f:
         header = read_header(f)
-    why = contradicted_unsat(header, path)  # one board per orbit: SAT exactly when the board has a solution
-    assert why is not None and "92 solutions" in why
+    unsat = Outcome(status=Status.UNSAT, solver="liar", version=None, model=None, exit_code=20, wall=0.0, cpu=None,
+                    peak_memory_mb=None, verified=False, stderr_tail="", proof=None, error=None)  # fmt: skip
+    judged = judge_answer(unsat, header, path)  # one board per orbit: SAT exactly when the board has a solution
+    assert judged.verdict is Verdict.WRONG and "92 solutions" in (judged.wrong or "")

@@ -22,7 +22,7 @@ from cnfgen_queens.cli import main
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.execution.where import Where
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.model.variants import Variant, make_variant
 from cnfgen_queens.solvers.proof import drat_trim
 
 A000170 = {1: 1, 2: 0, 3: 0, 4: 2, 5: 10, 6: 4, 7: 40, 8: 92, 9: 352, 10: 724, 11: 2680, 12: 14200}
@@ -280,3 +280,44 @@ def test_the_library_certifies_as_the_cli(tmp_path: Path, capsys: pytest.Capture
     assert (c.total, c.engine, c.complete) == (A000170[8], "certify", True)
     assert main(["check-count", str(tmp_path / "c"), "--checker", "dratify"]) == 0
     assert capsys.readouterr().out == f"certified count: {A000170[8]}\n"
+
+
+A002562 = {1: 1, 4: 1, 5: 2, 6: 1, 7: 6, 8: 12}  # fundamental solutions: a --break-symmetry formula's models
+
+
+@pytest.mark.parametrize("n", [5, 8])
+def test_a_break_symmetry_count_is_certified(tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int) -> None:
+    """Issue 42: ``count 8 --break-symmetry --certify d`` printed ``certificate: d``, exit 0, and ``check-count d``
+    rejected it on the formula hash (the manifest did not say the formula breaks the symmetries).  The CLI and the
+    API alike now write a certificate of the lex-leader formula that check-count accepts (OEIS A002562)."""
+    d = tmp_path / "d"
+    assert main(["count", str(n), "--break-symmetry", "--certify", str(d), "--quiet"]) == 0
+    assert capsys.readouterr().out == f"count: {A002562[n]} (published-count)\n"
+    assert main(["check-count", str(d), "--checker", "dratify"]) == 0
+    assert capsys.readouterr().out == f"certified count: {A002562[n]}\n"
+    c = cq.count(cq.queens(n, break_symmetry=True), certify=tmp_path / "api")
+    checked = check_certificate(tmp_path / "api", "dratify")
+    assert c.total == checked.total == A002562[n] and checked.formula.break_symmetry
+    assert (tmp_path / "api" / MANIFEST).read_bytes() == (d / MANIFEST).read_bytes()
+
+
+def test_a_certificate_says_whether_its_formula_breaks_the_symmetries(tmp_path: Path) -> None:
+    """The plain board's certificate does not pass for the lex-leader formula's, nor the other way round, and the
+    manifest's word is a strict boolean."""
+    certify(QueensFormula(6, break_symmetry=True), tmp_path / "b")
+    manifest = json.loads((tmp_path / "b" / MANIFEST).read_text())
+    assert manifest["break_symmetry"] is True and regenerate(manifest).break_symmetry
+    for value, said in ((False, "formula hash"), (7, "break_symmetry is not true or false")):
+        forged = tmp_path / f"forged-{value}"
+        shutil.copytree(tmp_path / "b", forged)
+        (forged / MANIFEST).write_text(json.dumps({**manifest, "break_symmetry": value}))
+        with pytest.raises(CertificateRejected, match=said):
+            check_certificate(forged, "dratify")
+    certify(QueensFormula(6), tmp_path / "p")
+    assert "break_symmetry" not in json.loads((tmp_path / "p" / MANIFEST).read_text())  # the bytes of before
+    holes = [(0, 0), (5, 5)]  # a variant's formula too (the torus's lex-leader clauses: too slow for dratify here)
+    count = certify(QueensFormula(6, variant=make_variant(6, set(), set(holes), False), break_symmetry=True),
+                    tmp_path / "h")  # fmt: skip
+    checked = check_certificate(tmp_path / "h", "dratify")
+    uncertified = cq.count(cq.queens(6, holes=holes, break_symmetry=True)).total
+    assert count.complete and checked.total == count.total == uncertified == 2

@@ -267,7 +267,6 @@ def test_count_task_runs_the_cli_engine(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_shuffled_instances_and_the_placement_check(tmp_path: Path) -> None:
-    from cnfgen_queens.experiments import tasks
     from cnfgen_queens.experiments.config import load
     from cnfgen_queens.experiments.grid import build
 
@@ -284,11 +283,13 @@ def test_shuffled_instances_and_the_placement_check(tmp_path: Path) -> None:
     path = tmp_path / "shuffled" / "cnf-cache" / run.instance.filename
     from cnfgen_queens.cnf.dimacs import read_header_file
     from cnfgen_queens.cnf.shuffle import header_shuffle_map
+    from cnfgen_queens.solutions import known_answer
 
-    forward = header_shuffle_map(read_header_file(path))
+    header = read_header_file(path)
+    forward = header_shuffle_map(header)
     assert forward is not None
     good = {r * 6 + c + 1 for r, c in enumerate((1, 3, 5, 0, 2, 4))}  # a 6-queens solution
     bad = {r * 6 + c + 1 for r, c in enumerate((0, 1, 2, 3, 4, 5))}  # all on one diagonal
-    assert tasks._not_a_solution(run.instance, path, {forward[v] for v in good}) is None
-    msg = tasks._not_a_solution(run.instance, path, {forward[v] for v in bad})
-    assert msg is not None and msg.startswith(tasks.NOT_A_SOLUTION) and "attack" in msg
+    assert known_answer._not_a_board(header, {forward[v] for v in good}) is None
+    msg = known_answer._not_a_board(header, {forward[v] for v in bad})
+    assert msg is not None and msg.startswith(known_answer.NOT_A_SOLUTION) and "attack" in msg

@@ -113,7 +113,7 @@ def test_par2_without_time_limit_is_undefined() -> None:
 def test_a_model_that_is_no_placement_is_wrong() -> None:
     from dataclasses import replace
 
-    from cnfgen_queens.experiments.tasks import NOT_A_SOLUTION
+    from cnfgen_queens.experiments.verdict import NOT_A_SOLUTION
 
     r = replace(row("w", "s", "e", 8, "SAT", 1.0, verified=False), error=f"{NOT_A_SOLUTION}: queens attack")
     assert report.is_wrong(r) and not report.is_solved(r)

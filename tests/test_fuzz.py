@@ -17,6 +17,7 @@ import bz2
 import contextlib
 import gzip
 import hashlib
+import itertools
 import lzma
 import os
 import signal
@@ -27,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, default_signals
+from helpers import CLI_ENTRY, default_signals, need_solver
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 EXIT_CODES = {0, 1, 2, 10, 20}  # README: exit codes
@@ -654,6 +655,77 @@ def test_check_count_on_a_forged_manifest(tmp_path_factory: pytest.TempPathFacto
         assert outcome.out == "certified count: 10\n", (damage, outcome.out)
     else:
         assert outcome.out == "" and ("rejected:" in outcome.err or "error:" in outcome.err), outcome.err
+
+
+# -- counting flags, two or three at once (issue 42) ---------------------------------------------
+
+COUNT_FLAGS = {  # count's options, one value each ({cert}: the certificate's directory)
+    "torus": ["--torus"], "break-symmetry": ["--break-symmetry"], "certify": ["--certify", "cert"],
+    "symmetric": ["--symmetric"], "jobs": ["--jobs", "2"], "solver": ["--solver", "minisat"],
+    "place": ["--place", "1,2"], "hole": ["--block-square", "3,3"], "loop": ["--engine", "loop"],
+    "cubes": ["--engine", "cubes"], "check-all": ["--check-all"], "encoding": ["--encoding", "sequential"],
+    "column-alo": ["--column-alo"],
+}  # fmt: skip
+PUBLISHED = {  # (N, torus, break_symmetry): OEIS A000170, A007705, A002562
+    (5, False, False): 10, (6, False, False): 4, (5, True, False): 10, (6, True, False): 0,
+    (5, False, True): 2, (6, False, True): 1,
+}  # fmt: skip
+
+
+def true_count(n: int, flags: set[str]) -> int:
+    """By brute force over the permutations, independent of the package: the boards of the variant, or with
+    --break-symmetry its orbits under the maps of the board (the square's 8, the torus's group) that keep the
+    placed queen and the blocked square."""
+    from test_break_symmetry import orbits, solutions, square_maps, torus_maps
+
+    torus = "torus" in flags
+    placed = {(0, 1)} if "place" in flags else set()
+    holes = {(2, 2)} if "hole" in flags else set()
+    boards = [b for b in solutions(n, torus) if set(enumerate(b)) >= placed and not set(enumerate(b)) & holes]
+    if "break-symmetry" not in flags:
+        return len(boards)
+    maps = torus_maps(n) if torus else square_maps(n)
+    kept = [f for f in maps if {f(q) for q in placed} == placed and {f(h) for h in holes} == holes]
+    return len(orbits(boards, kept))
+
+
+def count_with_flags(tmp: Path, n: int, flags: set[str]) -> None:
+    """``count N`` with ``flags``: a one-line error, exit 2, with nothing written; or the true count (OEIS where
+    published) and, with --certify, a certificate that check-count accepts, of that count."""
+    argv = ["count", str(n), "--quiet", *(a for f in sorted(flags) for a in COUNT_FLAGS[f])]
+    outcome = run_cli(argv, tmp)
+    check(outcome, argv, {}, tmp, {"cert"})
+    what = f"{argv}: exit {outcome.code}, stdout {outcome.out!r}, stderr {outcome.err!r}"
+    assert outcome.code in (0, 2), what
+    if outcome.code == 2:
+        assert outcome.out == "" and not (tmp / "cert").exists(), what  # refused before any work
+        return
+    truth = true_count(n, flags)
+    published = PUBLISHED.get((n, "torus" in flags, "break-symmetry" in flags))
+    if not flags & {"place", "hole"} and published is not None:
+        assert truth == published, (n, flags)  # the oracle agrees with OEIS
+    counted = [line for line in outcome.out.splitlines() if line.startswith("count: ")]
+    assert [line.split()[1] for line in counted] == [str(truth)], what
+    if "certify" in flags:
+        checked = run_cli(["check-count", "cert"], tmp)
+        assert (checked.code, checked.out) == (0, f"certified count: {truth}\n"), (argv, checked.err)
+
+
+@FAST
+@example(n=6, flags={"break-symmetry", "certify"})
+@given(n=st.sampled_from([5, 6]), flags=st.sets(st.sampled_from(sorted(COUNT_FLAGS)), min_size=2, max_size=3))
+def test_count_with_any_flags(tmp_path_factory: pytest.TempPathFactory, n: int, flags: set[str]) -> None:
+    """Issue 42: ``count 8 --break-symmetry --certify d`` wrote a certificate that check-count rejected."""
+    need_solver("minisat")
+    count_with_flags(tmp_path_factory.mktemp("count"), n, flags)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)  # 78 pairs, each a few seconds of CPU
+@pytest.mark.parametrize("pair", list(itertools.combinations(sorted(COUNT_FLAGS), 2)), ids="+".join)
+def test_count_with_every_pair_of_flags(tmp_path: Path, pair: tuple[str, str]) -> None:
+    need_solver("minisat")
+    count_with_flags(tmp_path, 6, set(pair))
 
 
 # -- fixed hostile cases: devices, aliasing, bombs -----------------------------------------------

@@ -4,6 +4,7 @@ start with the program's name as errors do, in plain English."""
 from __future__ import annotations
 
 import gzip
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import CLI_ENTRY
 
-from cnfgen_queens.cli import build_parser, gen_main, main, usage
+from cnfgen_queens.cli import SUBCOMMANDS, build_parser, gen_main, main, usage
 
 
 def help_of(name: str, prog: str | None = None) -> str:
@@ -56,7 +57,7 @@ def test_help_texts_say_what_the_commands_do() -> None:
     count = help_of("count")
     assert "embedded solvers" not in count and "each by an embedded solver" not in count
     assert "any solver: pysat: or a binary" in count and "default 1)" in count
-    assert "docs/batch.md: On a cluster (SLURM)" in count and "README: On a cluster" not in count
+    assert "Batch experiments and reports: On a cluster (SLURM)" in count and "README: On a cluster" not in count
     assert "same as gen-queens" not in help_of("gen", "gen-queens")
     assert "same as gen-queens" in help_of("gen")  # cnfgen-queens gen is the same as gen-queens
     for name in ("gen", "merge"):
@@ -99,3 +100,41 @@ def test_board_errors_read_as_english(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["decode", str(answer), "-n", "8"]) == 1
     err = capsys.readouterr().err
     assert "1 queen on the 8x8 board" in err and "a 8x8" not in err
+
+
+def options_of(name: str) -> set[str]:
+    return {s for a in build_parser(name)._actions for s in a.option_strings}
+
+
+# an option the text gives to another command ("gen-queens --list-encodings", "count N --certify DIR",
+# "cnfgen-queens solve --json"): the command's name, then its positional placeholders, then the option
+OTHER_COMMAND = re.compile(
+    r"(gen-queens|cnfgen-queens|\b(?:" + "|".join(SUBCOMMANDS) + r"))((?: [A-Z]+)*) (--[a-z][a-z0-9-]*)"
+)
+QUOTED = re.compile(
+    r"(?<!\w)(\"[^\"]*\"|'[^']*')(?!\w)"
+)  # an example of what a solver is given (--solver-args="--seed=1 --sat")
+
+
+def test_every_option_a_help_text_names_exists_where_it_says() -> None:
+    """``enumerate --help`` said "see --engine", an option only ``count`` has: every ``--option`` a help text
+    names is the command's own, or belongs to the command named before it ("gen-queens --list-encodings")."""
+    wrong = []
+    for name in SUBCOMMANDS:
+        text = QUOTED.sub("", help_of(name))
+        for command, _, flag in OTHER_COMMAND.findall(text):
+            other = {"gen-queens": "gen", "cnfgen-queens": name}.get(command, command)
+            if flag not in options_of(other):
+                wrong.append(f"{name}: {command} {flag}")
+        for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", OTHER_COMMAND.sub("", text)):
+            if flag not in options_of(name):
+                wrong.append(f"{name}: {flag}")
+    assert wrong == []
+
+
+def test_help_texts_name_only_files_an_installed_wheel_has() -> None:
+    """The help pointed to configs/solvers.yaml and docs/batch.md, which a wheel does not install."""
+    texts = {name: help_of(name) for name in SUBCOMMANDS} | {"gen-queens": help_of("gen", "gen-queens")}
+    files = re.compile(r"\b(?:configs|scripts|docs|examples|tests|results)/[\w./-]*")
+    named = {(name, path) for name, text in texts.items() for path in files.findall(text)}
+    assert named == set()

@@ -363,3 +363,12 @@ def test_the_docs_build_strict_with_the_cli_reference_and_figures(tmp_path: Path
         assert 'id="cnfgen_queens.library"' in api
     for png in (ROOT / "data" / "results").rglob("*.png"):
         assert (site / png.relative_to(ROOT)).read_bytes() == png.read_bytes()
+
+
+def test_check_count_needs_no_extra_after_the_readmes_install() -> None:
+    """``check-count`` needed the ``[proof]`` extra, which nothing before its error named: its pure-Python DRAT
+    checker is a dependency (scripts/wheel-smoke.sh runs it in a wheel installed with no extra)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = {re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0].lower() for d in project["dependencies"]}
+    assert "dratify" in core
+    assert "check-count" in (ROOT / "scripts" / "wheel-smoke.sh").read_text()

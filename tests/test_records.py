@@ -102,7 +102,7 @@ def test_an_old_file_gets_the_new_columns_and_reads(tmp_path: Path) -> None:
 
 def test_wrong_comes_from_the_verdict_not_the_error_text() -> None:
     refuted = a_row(verified=False, error="the model's queens attack each other")  # any wording
-    assert judge(refuted, refuted=True) is Verdict.WRONG
+    assert judge(refuted, answer=Verdict.WRONG) is Verdict.WRONG
     stored = dataclasses.replace(refuted, verdict=Verdict.WRONG)
     assert report.is_wrong(stored) and not report.is_solved(stored)
     # a stored verdict is taken as it is, whatever the other columns say
@@ -119,8 +119,9 @@ def test_runs_csv_round_trip_keeps_status_and_verdict() -> None:
     assert back == rows and type(back[0].status) is Status and back[0].verdict is Verdict.SOLVED
     committed = Path(__file__).parent.parent / "data" / "results" / "encodings-runs.csv"
     text = committed.read_text(encoding="utf-8")  # its verdict column is empty: judged on reading
-    # as written before the columns verdict, output_limit, engine, machine, load_avg, checked, break_symmetry, cores
-    before = "".join(line.rsplit(",", 8)[0] + "\n" for line in text.splitlines())
+    # as written before the columns verdict, output_limit, engine, machine, load_avg, checked, break_symmetry, cores,
+    # family
+    before = "".join(line.rsplit(",", 9)[0] + "\n" for line in text.splitlines())
     assert before.startswith("run_key,") and before.splitlines()[0].endswith(",total_wall")
     old = report.rows_from_runs_csv(before)
     assert old == report.rows_from_runs_csv(text) and all(r.verdict is None and type(r.status) is Status for r in old)
@@ -216,4 +217,6 @@ def test_every_measured_and_instance_field_is_stored() -> None:
     assert set(MEASUREMENT_COLUMNS) == measured
     # the variant is one JSON column; break_symmetry is a column of its own too (report --compare pairs on it)
     variant = set(VARIANT_FIELDS) - {"break_symmetry"}
-    assert set(INSTANCE_COLUMNS) == {f.name for f in dataclasses.fields(Instance)} - variant
+    # a DIMACS file's path is the instances table's, its hash the gbd_hash column (what generate returns)
+    file = {"file", "file_hash"}
+    assert set(INSTANCE_COLUMNS) == {f.name for f in dataclasses.fields(Instance)} - variant - file

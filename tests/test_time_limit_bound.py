@@ -192,10 +192,11 @@ def test_stdin_that_never_comes_is_not_waited_on(q8: Path) -> None:
 def test_a_decompressed_copy_stops_at_the_deadline(tmp_path: Path, q8: Path) -> None:
     """A compressed input the solver cannot read is copied plain first: the copy ends at the deadline."""
     from cnfgen_queens.solvers.input_file import solver_input
+    from cnfgen_queens.solvers.profiles import BUILTIN
 
     packed = tmp_path / "q8.cnf.gz"
     packed.write_bytes(gzip.compress(q8.read_bytes() * 1000))  # clasp reads no compressed file
-    with solver_input("clasp", packed, str(tmp_path), lambda: True) as given:
+    with solver_input(BUILTIN["clasp"], packed, str(tmp_path), lambda: True) as given:
         assert given is None
-    with solver_input("clasp", packed, str(tmp_path), lambda: False) as given:
+    with solver_input(BUILTIN["clasp"], packed, str(tmp_path), lambda: False) as given:
         assert given is not None and given.stat().st_size == 1000 * q8.stat().st_size

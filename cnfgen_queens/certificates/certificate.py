@@ -38,13 +38,14 @@ from cnfgen_queens.cnf.owned import lock_dir, open_dir, refuse_links
 from cnfgen_queens.enumeration.accept import Acceptor
 from cnfgen_queens.enumeration.embedded_loop import embedded_solver
 from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.execution.task_pool import run_tasks
 from cnfgen_queens.execution.where import ONE_WORKER, Where
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.decode import Clause
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solvers.outcome import Status
+from cnfgen_queens.solvers.profiles import DEFAULT_SOLVER, EMBEDDED, EMBEDDED_PREFIX, embedded_facts
 from cnfgen_queens.version import __version__
 
 FORMAT = "cnfgen-queens count certificate 1"
@@ -52,7 +53,6 @@ WRITER = f"cnfgen-queens {__version__}"  # the manifest's written_by
 MANIFEST = "manifest.json"
 COVER = "cover.drat"
 CUBES = "cubes"
-PROOF_SOLVERS = ("cadical195", "cadical153", "cadical103", "glucose4", "glucose3", "lingeling")  # emit DRAT
 
 
 def certificate_cubes(n: int) -> list[Clause]:
@@ -169,9 +169,11 @@ def certify_cube(task: CertifyTask, index: int, cube: Clause) -> CubeCertificate
 def check_certify(solver: str) -> str:
     """The pysat name of ``solver`` if it can write DRAT proofs, else UsageError."""
     name = embedded_solver(solver)
-    if not name.startswith(PROOF_SOLVERS):
-        raise UsageError(f"--certify needs a solver that writes DRAT proofs ({', '.join(PROOF_SOLVERS)} of "
-                         f"pysat:), not {solver}")  # fmt: skip
+    if not embedded_facts(name).proof:
+        writers = ", ".join(f"{EMBEDDED_PREFIX}{n}" for n, facts in EMBEDDED.items() if facts.proof)
+        raise UsageError(
+            f"{option('--certify')} needs an embedded solver that writes DRAT proofs ({writers}), not {solver}"
+        )
     return name
 
 
@@ -201,7 +203,7 @@ def cube_files(index: int) -> tuple[str, str]:
 def certify(
     formula: QueensFormula,
     directory: Path,
-    solver: str = "pysat:cadical195",
+    solver: str = DEFAULT_SOLVER,
     *,
     where: Where = ONE_WORKER,
     deadline: Deadline = NEVER,
@@ -261,10 +263,12 @@ def _certify(task: CertifyTask, directory: Path, where: Where,
 
 
 def manifest_formula(formula: QueensFormula) -> dict[str, Any]:
-    """The manifest's description of the formula (what the checker regenerates it from)."""
+    """The manifest's description of the formula (what the checker regenerates it from): N, the encoding, the
+    variant's lines and, for a formula with the lex-leader clauses (``--break-symmetry``), ``break_symmetry``."""
     variables, clauses = formula.counts()
+    broken = {"break_symmetry": True} if formula.break_symmetry else {}  # only then: the plain formula's bytes kept
     return {"n": formula.n, "encoding": formula.encoding, "group_size": formula.group_size,
-            "column_alo": formula.column_alo, "variant": formula.variant.header_lines(),
+            "column_alo": formula.column_alo, "variant": formula.variant.header_lines(), **broken,
             "variables": variables, "clauses": clauses}  # fmt: skip
 
 

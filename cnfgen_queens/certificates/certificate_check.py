@@ -1,7 +1,8 @@
 """Check a count certificate (:mod:`.certificate`) without trusting the program that wrote it.
 
 What is taken from the certificate is only what it claims; everything it is checked against is
-regenerated here: the formula from N, the encoding and the variant (its hash must match the
+regenerated here: the formula from N, the encoding, the variant and whether it breaks the symmetries
+(``break_symmetry``: the lex-leader clauses of ``count --break-symmetry``; its hash must match the
 manifest's, so the proofs are about this formula), and the cubes from N.  Then every board is a model
 of the formula (every clause evaluated on the listed true variables, all others false), a valid board
 on its own (queens not attacking, the variant's cells), inside its cube and new; every cube's DRAT proof
@@ -90,8 +91,9 @@ def regenerate(manifest: dict[str, Any]) -> QueensFormula:
     """The formula the manifest names, built by the generator (never read from the certificate)."""
     try:
         variant = from_header(str(line) for line in manifest.get("variant", []))
+        broken = manifest.get("break_symmetry") is True  # absent in a certificate of a formula without them
         formula = QueensFormula(int(manifest["n"]), str(manifest["encoding"]), bool(manifest["column_alo"]),
-                                manifest.get("group_size"), variant)  # fmt: skip
+                                manifest.get("group_size"), variant, broken)  # fmt: skip
     except (KeyError, TypeError, ValueError) as e:
         raise CertificateRejected(f"the manifest names no formula this program generates: {e}") from None
     check_held_size(formula, escape="check a certificate of a smaller formula")  # the checker holds it

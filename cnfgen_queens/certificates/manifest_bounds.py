@@ -135,8 +135,9 @@ def check_bounds(manifest: dict[str, Any]) -> None:
     n = _integer(manifest, "n", 1, largest_n())
     cells = n * n
     _name(manifest.get("encoding"), "encoding")
-    if type(manifest.get("column_alo")) is not bool:
-        raise ManifestRejected(f"the manifest's column_alo is not true or false: {_short(manifest.get('column_alo'))}")
+    for key, default in (("column_alo", None), ("break_symmetry", False)):  # break_symmetry: only when true
+        if type(manifest.get(key, default)) is not bool:
+            raise ManifestRejected(f"the manifest's {key} is not true or false: {_short(manifest.get(key))}")
     if manifest.get("group_size") is not None:
         _integer(manifest, "group_size", 1, cells)
     variant = manifest.get("variant", [])

@@ -8,14 +8,14 @@ and :func:`given_flags`, the one check behind "FLAG does not apply here" errors.
 
 from __future__ import annotations
 
+from ..solvers.default import DEFAULT_SOLVER  # the package's __init__ only: parsing imports no solver module
 from .common import fail, line_length, positive_float, positive_int
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
-DEFAULT_SOLVER = "pysat:cadical195"  # solvers.DEFAULT_SOLVER, repeated so that parsing imports nothing
 DEFAULT_ENCODING = "pairwise"
 
 ISOLATION_HELP = (
@@ -33,8 +33,8 @@ def add_solver_arguments(p: argparse.ArgumentParser) -> None:
         "--solver",
         default=DEFAULT_SOLVER,
         metavar="NAME|PATH",
-        help="pysat:NAME (embedded: no binary), a profile name (kissat, "
-        f"minisat, cadical, ...) or the path to a binary (default: {DEFAULT_SOLVER})",
+        help="pysat:NAME (embedded: no binary), a profile name (cnfgen-queens solvers lists them) or the path "
+        f"to a binary (default: {DEFAULT_SOLVER})",
     )
     g.add_argument(
         "--solver-args",
@@ -47,19 +47,35 @@ def add_solver_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_solvers_file_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--solvers-file YAML`` (also in ``solvers``, which lists them)."""
-    p.add_argument("--solvers-file", metavar="YAML", help="user solver profiles (see configs/solvers.yaml)")
+    p.add_argument(
+        "--solvers-file",
+        metavar="YAML",
+        help="user solver profiles, YAML (its format: the documentation's page Solvers and limits)",
+    )
+
+
+def time_limit_type() -> Callable[[str], float]:
+    """The check of a time limit (``--time-limit``, the API's ``time_limit``): positive seconds up to MAX_TIME."""
+    from cnfgen_queens.limits import MAX_TIME
+
+    return positive_float("time limit", MAX_TIME)
+
+
+def memory_limit_type() -> Callable[[str], int]:
+    """The check of a memory limit (``--memory-limit``, the API's ``memory_limit``): MB that solvers accept."""
+    from cnfgen_queens.limits import MAX_MEMORY
+
+    return positive_int("memory limit", MAX_MEMORY, " MB (what solvers accept)")
 
 
 def add_limit_arguments(p: argparse.ArgumentParser) -> None:
     """``-t/--time-limit S``, ``-m/--memory-limit MB``, ``--output-limit MB``, ``--isolation`` (one help text in
     every command, so none names another command's loop)."""
-    from cnfgen_queens.limits import MAX_MEMORY, MAX_TIME
-
     g = p.add_argument_group("limits")
     g.add_argument(
         "-t",
         "--time-limit",
-        type=positive_float("time limit", MAX_TIME),
+        type=time_limit_type(),
         default=None,
         metavar="S",
         help="wall-clock seconds for the whole command, a solver's --version probe too (a command that calls a "
@@ -68,7 +84,7 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "-m",
         "--memory-limit",
-        type=positive_int("memory limit", MAX_MEMORY, " MB (what solvers accept)"),
+        type=memory_limit_type(),
         default=None,
         metavar="MB",
         help="address-space limit in MB (RLIMIT_AS) of the solver: a binary's process, or the forked child a "
@@ -115,7 +131,7 @@ def add_executor_arguments(p: argparse.ArgumentParser) -> None:
         choices=("local", "dask", "slurm"),
         help="where the work runs: local processes (the default, or batch's config's executor), Dask (a "
         "LocalCluster of --jobs workers, or the cluster of --scheduler), or Dask workers started as SLURM "
-        "jobs (--jobs of them; see docs/batch.md: On a cluster (SLURM))",
+        "jobs (--jobs of them; see the documentation's page Batch experiments and reports: On a cluster (SLURM))",
     )
     g.add_argument("--scheduler", metavar="ADDR", help="a running Dask scheduler (tcp://host:8786) for --executor dask")
 

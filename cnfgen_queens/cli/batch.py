@@ -13,7 +13,7 @@ from ..experiments import adaptive
 from ..experiments.batch import BatchRequest, executor_of, run_batch
 from ..experiments.config import ConfigError, load
 from ..experiments.grid import expand
-from ..experiments.instance_config import grid_factors, shown
+from ..experiments.instance_config import grid_factors, shown, with_files
 from ..experiments.store import EmptyStore, Store, StoreError
 from ..experiments.store_env import ResultsUnwritable
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
@@ -24,7 +24,11 @@ if TYPE_CHECKING:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", metavar="CONFIG.yaml", help="the experiment config (see docs/batch.md)")
+    p.add_argument(
+        "config",
+        metavar="CONFIG.yaml",
+        help="the experiment config, YAML (its keys: the documentation's page Batch experiments and reports)",
+    )
     add_jobs_argument(
         p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
     )
@@ -64,6 +68,7 @@ def _dry_run(config: Config, args: argparse.Namespace) -> int:
             pass  # an empty file (or database) is taken: nothing done yet
     c = config
     factors = grid_factors(c.ns, c.encodings, c.column_alo, c.shuffle_seeds, c.solvers, c.repeats, c.variant)
+    factors = with_files(factors, len(c.files))
     left_out = f", less {len(oversized)} instances over max_clauses: {len(runs)} runs" if oversized else ""
     todo = sum(r.key not in done for r in runs)
     where = printable(str(c.results))

@@ -43,9 +43,13 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         "--symmetric",
         action="store_true",
         help="one solution per orbit of the 8 symmetries, weighted by the orbit's size; also report the "
-        "fundamental count (OEIS A002562). count by cubes (see --engine): only the canonical border cubes are "
-        "searched (one queen per edge line, least under the 8 symmetries); otherwise all 8 images of each "
-        "solution are blocked",
+        "fundamental count (OEIS A002562). "
+        + (
+            "count by cubes (see --engine): only the canonical border cubes are searched (one queen per edge "
+            "line, least under the 8 symmetries); otherwise all 8 images of each solution are blocked"
+            if counting
+            else "All 8 images of each solution are blocked"
+        ),
     )
     p.add_argument(
         "--break-symmetry",

@@ -24,7 +24,8 @@ LIST_IGNORES = ("--encoding", "--column-alo", "--block", "--no-comments", "--out
 BREAK_HELP = (
     "add lex-leader clauses that keep one board per orbit of the symmetries the board keeps: the 8 maps of the "
     "square (those that keep the placed queens and blocked squares), the torus group with --torus (N <= 16); "
-    "auxiliary variables after the encoding's, the header names the group (docs/generator.md)"
+    "auxiliary variables after the encoding's, the header names the group (the documentation's page Generator "
+    "and encodings)"
 )
 
 

@@ -41,7 +41,7 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
         "input",
         nargs="?",
         metavar="FILE",
-        help="solver output: s/v lines (kissat, cadical, ..., `cnfgen-queens solve`), a minisat "
+        help="solver output: s/v lines (SAT-competition solvers, `cnfgen-queens solve`), a minisat "
         "result file or the record of `cnfgen-queens solve --json`; '-' or nothing for stdin",
     )
     size = p.add_mutually_exclusive_group()
@@ -56,7 +56,7 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
     size.add_argument(
         "--cnf",
         metavar="CNF",
-        help="the CNF that was solved (gives N, undoes --shuffle; checked against solve's c lines)",
+        help="the CNF that was solved (gives N, undoes gen-queens --shuffle; checked against solve's c lines)",
     )
 
 

@@ -2,10 +2,11 @@
 
 Exit codes follow the SAT competition: 10 SAT, 20 UNSAT, 0 unknown or a limit
 reached, 1 solver error, 2 usage error.  A wrong answer is a solver error (1, ``s UNKNOWN``), as
-``batch`` judges it: a model that violates a clause, or UNSAT for an unchanged file whose header
-describes a board with a published positive count (:mod:`..solutions.known_answer`).  A ``c checked:``
-line says how the answer was checked (``model-verified``, ``proof-verified``, ``published-count`` or
-``unchecked``); ``--require-checked`` makes an unchecked UNSAT an error too.
+``batch`` judges it: a model that violates a clause or whose queens are no board of the header's N and
+variant, or UNSAT for an unchanged file whose header describes a board with a published positive count
+(:mod:`..solutions.known_answer`; ``--json`` gives its ``answer``, ``verdict`` and ``checked`` as a batch stores
+them).  A ``c checked:`` line says how the answer was checked (``model-verified``, ``proof-verified``,
+``published-count`` or ``unchecked``); ``--require-checked`` makes an unchecked UNSAT an error too.
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             header = _header(path, whole)
             if header is None:  # the deadline cut stdin short within its header: a TIMEOUT like any other
-                outcome, judged = _cut_short(spec.name, path.stat().st_size), Judgement(None)
+                outcome, judged = _cut_short(spec.name, path.stat().st_size), Judgement(Status.TIMEOUT, None)
             else:
                 outcome = solve(path, solver, limits=limits, args=extra, proof=proof, solvers_file=solvers_file,
                                 context=RunContext(name=name, deadline=deadline))  # fmt: skip
@@ -162,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         if args.no_model:
             record["model"] = None
         record["checked"] = None if judged.checked is None else judged.checked.value
+        record["answer"], record["verdict"] = judged.answer.value, judged.verdict.value
         if judged.wrong:
             record["wrong_answer"] = judged.wrong
         if judged.refused:
@@ -195,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
         out.append(f"c proof {proof} not checked: the answer is SAT and the verified model is its certificate")
     if outcome.error:
         out.append(f"c {'error' if outcome.status is Status.ERROR else 'note'}: {outcome.error}")
-    if wrong:
+    if wrong and wrong != outcome.error:  # a model that fails the clause check: its error, said once
         out.append(f"c error: {wrong}")
     if outcome.status is Status.ERROR and outcome.stderr_tail:
         out += [f"c stderr: {line}" for line in outcome.stderr_tail.splitlines()[-5:]]

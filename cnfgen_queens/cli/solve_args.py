@@ -15,7 +15,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_solver_arguments(p)
     add_limit_arguments(p)
     p.add_argument(
-        "--proof", metavar="FILE", help="write a DRAT proof (kissat, cadical, pysat:cadical195) and check it"
+        "--proof",
+        metavar="FILE",
+        help="write a DRAT proof and check it (a solver whose profile writes none is refused, naming those that do)",
     )
     p.add_argument(
         "--json",

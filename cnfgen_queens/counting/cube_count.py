@@ -39,6 +39,7 @@ from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.symmetry import orbit
+from cnfgen_queens.solvers.default import DEFAULT_SOLVER
 from cnfgen_queens.solvers.outcome import Status
 
 Cube = tuple[int, ...]
@@ -173,7 +174,7 @@ def _weight(cube: BorderCube, placement: Placement) -> int:
 
 def count_symmetric(
     formula: QueensFormula,
-    solver: str = "pysat:cadical195",
+    solver: str = DEFAULT_SOLVER,
     *,
     where: Where = ONE_WORKER,
     deadline: Deadline = NEVER,

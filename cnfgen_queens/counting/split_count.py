@@ -26,6 +26,7 @@ from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import as_line
 from cnfgen_queens.model.formula import QueensFormula
+from cnfgen_queens.solvers.default import DEFAULT_SOLVER
 
 
 def count_split_group(task: CubeTask, group: SplitGroup) -> GroupCount:
@@ -83,7 +84,7 @@ def _checked_weight(solver: str, torus: bool, blocked: frozenset[int], placement
 
 def count_split(
     formula: QueensFormula,
-    solver: str = "pysat:cadical195",
+    solver: str = DEFAULT_SOLVER,
     *,
     where: Where = ONE_WORKER,
     deadline: Deadline = NEVER,

@@ -19,17 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from cnfgen_queens.enumeration.accept import Acceptor, clause_check
 from cnfgen_queens.enumeration.records import EnumerationError, Found
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solvers.discovery import SolverNotFound, embedded_name
 from cnfgen_queens.solvers.outcome import Status
+from cnfgen_queens.solvers.profiles import DEFAULT_SOLVER, EMBEDDED_PREFIX, embedded_facts
 
 if TYPE_CHECKING:
     from cnfgen_queens.encodings import Clause
 
 CHUNK = 100_000  # clauses given to the embedded solver between looks at the clock
-NOT_INCREMENTAL = ("kissat",)  # pysat backends that cannot take clauses after a solve
 
 
 def add_clauses(solver: Any, clauses: Iterator[Clause], deadline: Deadline, total: int) -> None:
@@ -47,7 +47,7 @@ def add_clauses(solver: Any, clauses: Iterator[Clause], deadline: Deadline, tota
 
 def pysat_name(solver: str) -> str | None:
     """``NAME`` of ``pysat:NAME``, None for any other solver (a binary)."""
-    return solver.split(":", 1)[1] if solver.startswith("pysat:") else None
+    return solver[len(EMBEDDED_PREFIX) :] if solver.startswith(EMBEDDED_PREFIX) else None
 
 
 def embedded_solver(solver: str) -> str:
@@ -57,8 +57,10 @@ def embedded_solver(solver: str) -> str:
         name = embedded_name(pysat_name(solver) or solver)
     except SolverNotFound as e:
         raise UsageError(str(e)) from None
-    if name.startswith(NOT_INCREMENTAL):
-        raise UsageError(f"{solver} is not incremental: enumerate with its binary (--solver kissat)")
+    facts = embedded_facts(name)
+    if not facts.incremental:
+        instead = f"its binary ({option('--solver', facts.binary)})" if facts.binary else "a binary solver"
+        raise UsageError(f"{solver} is not incremental: enumerate with {instead}")
     return name
 
 
@@ -116,7 +118,7 @@ def count_loop(
 
 def enumerate_embedded(
     formula: QueensFormula,
-    solver: str = "pysat:cadical195",
+    solver: str = DEFAULT_SOLVER,
     *,
     symmetric: bool = False,
     deadline: Deadline = NEVER,

@@ -18,15 +18,17 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_dirs_settled
-from cnfgen_queens.errors import UsageError, signals_deferred
+from cnfgen_queens.contexts import contextmanager
+from cnfgen_queens.errors import UsageError, option, signals_deferred
 
 from .fork_pool import ForkPool, shutdown_interrupted
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
@@ -58,7 +60,7 @@ class LocalExecutor:
         return self.jobs
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        with detached_spawns():  # a worker is spawned here when one is missing
+        with detached_spawns(), main_script_unnamed():  # a worker is spawned here when one is missing
             future = self.pool.submit(run_local, fn, *args)
         self.pending.add(future)
         return future
@@ -101,6 +103,24 @@ class LocalExecutor:
                 p.join(max(0.0, deadline - time.monotonic()))
             if not any(p.is_alive() for p in processes):
                 return
+
+
+@contextmanager
+def main_script_unnamed() -> Iterator[None]:
+    """While local workers are spawned: the main script unnamed (its ``__file__`` and ``__spec__`` set aside),
+    so that multiprocessing does not have each worker run it again.  From ``python - <<EOF`` (``__file__``
+    is ``<stdin>``) every worker died of a FileNotFoundError, and a script without the
+    ``if __name__ == "__main__"`` guard started the batch again in each (RuntimeError): every run lost.  The
+    workers need nothing of the script: each task is a function of this package."""
+    main = sys.modules.get("__main__")
+    kept = {name: getattr(main, name) for name in ("__file__", "__spec__") if hasattr(main, name)}
+    for name in kept:
+        setattr(main, name, None) if name == "__spec__" else delattr(main, name)
+    try:
+        yield
+    finally:
+        for name, value in kept.items():
+            setattr(main, name, value)
 
 
 SCHEDULER_TIMEOUT = 5  # seconds to reach a --scheduler before giving up (Dask's default is 30)
@@ -333,7 +353,7 @@ def make(
     if kind == "dask":
         return DaskExecutor(jobs, scheduler)
     if scheduler:
-        raise UsageError("--scheduler needs --executor dask")
+        raise UsageError(f"{option('--scheduler')} needs {option('--executor', 'dask')}")
     if kind == "slurm":
         return SlurmExecutor(slurm or SlurmSettings(jobs=jobs), *run_limits)
     return LocalExecutor(jobs)
@@ -347,10 +367,10 @@ def cube_pool(where: Where) -> ForkPool | DaskExecutor:
         return DaskExecutor(jobs, scheduler)
     if executor == "slurm":
         if scheduler:
-            raise UsageError("--scheduler needs --executor dask")
+            raise UsageError(f"{option('--scheduler')} needs {option('--executor', 'dask')}")
         return SlurmExecutor(SlurmSettings(jobs=jobs))
     if executor == "local":
         if scheduler:
-            raise UsageError("--scheduler needs --executor dask")
+            raise UsageError(f"{option('--scheduler')} needs {option('--executor', 'dask')}")
         return ForkPool(jobs)
     raise ValueError(f"unknown executor {executor!r}; valid: local, dask, slurm")

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from cnfgen_queens.errors import UsageError, option
+
 EXECUTORS = ("local", "dask", "slurm")
 
 
@@ -19,6 +21,10 @@ class Where:
     scheduler: str | None = None
     workdir: Path | None = None
     resume: bool = False
+
+    def __post_init__(self) -> None:
+        if self.scheduler is not None and self.executor != "dask":  # used by nothing else: refused, not ignored
+            raise UsageError(f"{option('--scheduler')} needs {option('--executor', 'dask')}")
 
     @property
     def parallel(self) -> bool:

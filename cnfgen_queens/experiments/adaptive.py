@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 from .config import Config
 from .grid import Run, _repeat_keys, iter_runs
@@ -67,8 +68,7 @@ def more(config: Config, stored: Iterable[Row]) -> list[Run]:
             have.append(by_key[key])
         if config.repeats <= len(have) < config.repeats_max and not clear(have, config.repeats_until):
             for k in range(len(have), min(max(len(have) + 1, MIN_REPEATS), config.repeats_max)):
-                run = Run(first.instance, first.solver, first.task, first.time_limit, first.memory_limit, k,
-                          first.output_limit, first.engine)  # fmt: skip
+                run = replace(first, repeat=k)  # its key set below
                 object.__setattr__(run, "key", keys[k])
                 out.append(run)
     return out

@@ -31,12 +31,12 @@ from ..cnf.atomic import close_work_dir, open_work_dir
 from ..cnf.owned import open_dir, refuse_links, refuse_planted
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
-from ..solvers import solver_child
+from ..solvers import SolverNotFound, resolve, solver_child
 from ..solvers.cgroup import usable_cores
 from ..solvers.outcome import Status
 from . import noise
 from .adaptive import next_round, tally
-from .config import Config
+from .config import Config, SolverEntry
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import OUTPUT_DIR, Row, Store, StoreError
 from .store_env import unwritable
@@ -121,7 +121,19 @@ def make_row(config: Config, run: Run, m: Measurement, gbd_hash: str | None = No
         gbd_hash=gbd_hash,
         variant=json.dumps({k: params[k] for k in VARIANT_FIELDS if k in params}) if inst.is_variant else None,
     )
-    return replace(row, verdict=judge(row, refuted=m.refuted))
+    return replace(row, verdict=judge(row, answer=m.verdict))
+
+
+def profile_of(entry: SolverEntry) -> dict[str, Any]:
+    """What the store keeps of a solver beside its version: its profile's command template and flags (the
+    config's own, a built-in or the generic one of a path) and its arguments; an embedded solver's name."""
+    try:
+        spec = resolve(entry.name, entry.profiles)
+    except SolverNotFound:  # gone since the config was read: its rows say so
+        return {"unresolved": entry.name}
+    if spec.profile is None:
+        return {"embedded": spec.embedded}
+    return {**spec.profile.described(), "args": list(entry.args)}
 
 
 _ROW_FIELDS = {f.name for f in fields(Row)}
@@ -148,7 +160,7 @@ def _refuse_planted(config: Config, todo: list[Run], by_instance: dict[Instance,
     refuse_links(base, own)  # both checked before either is made
     if config.task == "count":  # nothing cached, no solver output kept
         return
-    refuse_planted(base, CACHE_DIR, (inst.filename for inst in by_instance), hard_links=True)
+    refuse_planted(base, CACHE_DIR, (inst.filename for inst in by_instance if inst.file is None), hard_links=True)
     if config.keep_output:
         refuse_planted(base, OUTPUT_DIR, (f"{r.key}.log" for r in todo), hard_links=True)
 
@@ -251,6 +263,7 @@ def _run_batch(config: Config, start: float, request: BatchRequest, announce: bo
         claimed: set[str] = set()  # runs this process holds (claimed a block at a time)
         refused: set[str] = set()  # runs another batch process holds or has stored
         machines: set[str] = set()  # fingerprints recorded by this batch
+        solvers: set[tuple[SolverEntry, str | None]] = set()  # solvers and versions recorded by this batch
         try:
             if fresh:
                 deleted = store.clear()
@@ -291,18 +304,23 @@ def _run_batch(config: Config, start: float, request: BatchRequest, announce: bo
                             rows += [make_row(config, run, timed_out) for run in by_instance[item]]
                             continue
                         except Exception as e:
-                            what = f"generating {item.filename}" if kind == "generate" else item[0].describe()
+                            what = (
+                                f"generating {item.file or item.filename}" if kind == "generate" else item[0].describe()
+                            )
                             summary.failed.append(f"{what}: {error_text(e)}")
                             if kind == "run":
                                 store.release([item[0].key])
                             continue
                         if kind == "generate":
                             path, hashes[item] = value
-                            store.record_instance(item.key, Path(path).name, hashes[item])
+                            store.record_instance(item.key, item.file or Path(path).name, hashes[item])
                             check = hashes[item] if executor != "local" else None  # a shared file system may lag
                             queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
                             continue
                         rows.append(make_row(config, item[0], value, hashes.get(item[0].instance)))
+                        if (item[0].solver, value.solver_version) not in solvers:
+                            store.record_solver(item[0].solver.label, profile_of(item[0].solver), value.solver_version)
+                            solvers.add((item[0].solver, value.solver_version))
                         if value.machine_info is not None and value.machine_info.fingerprint not in machines:
                             store.record_machine(value.machine_info.fingerprint, value.machine_info.as_dict())
                             machines.add(value.machine_info.fingerprint)

@@ -41,11 +41,9 @@ from .verdict import Verdict, verdict
 FLOOR = 1e-3  # seconds: a ratio of two timer ticks is noise
 MIN_PAIRS = 6  # the exact two-sided Wilcoxon test's smallest p-value is 2 / 2**n: 0.03125 at n = 6
 PAIR_KEYS = ("task", "n", "variant", "shuffle_seed", "solver", "encoding", "group_size", "column_alo",
-             "break_symmetry")  # fmt: skip
-GUESS = ("solver", "encoding")
-MAX_MATCHED = (
-    10_000  # distinct values whose match is remembered  # a plain value is looked for in these columns, in order
-)
+             "break_symmetry", "family")  # fmt: skip
+GUESS = ("solver", "encoding")  # a plain value is looked for in these columns, in order
+MAX_MATCHED = 10_000  # distinct values whose match is remembered
 
 
 @dataclass(frozen=True)

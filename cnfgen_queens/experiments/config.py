@@ -12,16 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..limits import DEFAULT_OUTPUT_MB, MAX_MEMORY, MAX_TIME
 from ..solutions.api import ENGINES
-from ..solvers import SolverNotFound, resolve
 from .config_check import MAX_INT, MAX_RUNS, Check, ConfigError
 from .config_source import SourceError, path_problem, read
 from .executor_config import SlurmSettings, executor_spec
+from .file_instances import FILE_KEYS, InstanceFile, instance_files
 from .instance_config import (
     INSTANCE_KEYS,
     MAX_COUNTING,
@@ -35,7 +34,9 @@ from .instance_config import (
     grid_size,
     largest_kept,
     sizes_fit,
+    with_files,
 )
+from .solver_config import SOLVER_KEYS, SolverEntry, proof_setting, solver_entries
 from .spread import MIN_REPEATS
 from .variant_config import VARIANT_KEYS, VariantSpec, variant_spec
 
@@ -46,22 +47,9 @@ __all__ = [  # what callers import from here, ConfigError and the limits include
 ]  # fmt: skip
 
 TASKS = ("solve", "count")
-TOP_KEYS = ("experiment", "instances", "solvers", "task", "engine", "limits", "repeats", "results", "keep_output",
-            "executor", "slurm", "pin")  # fmt: skip
+TOP_KEYS = ("experiment", "instances", "solvers", "solvers_file", "task", "engine", "limits", "repeats", "results",
+            "keep_output", "executor", "slurm", "pin", "proof")  # fmt: skip
 LIMIT_KEYS = ("time", "memory", "output")
-SOLVER_KEYS = ("name", "args")
-
-
-@dataclass(frozen=True)
-class SolverEntry:
-    """A solver as the config names it (profile, path or ``pysat:NAME``) and extra arguments."""
-
-    name: str
-    args: tuple[str, ...] = ()
-
-    @cached_property
-    def label(self) -> str:
-        return " ".join((self.name, *self.args))
 
 
 @dataclass(frozen=True)
@@ -91,6 +79,8 @@ class Config:
     repeats_max: int | None = None  # repeats: {min, max, until}: more repeats of a cell while its
     repeats_until: float | None = None  # 95% CI reaches farther than ``until`` x its median from it (repeats: the min)
     pin: bool = False  # each run at once on cores of its own (experiments.noise; not in the hash: no result changes)
+    files: tuple[InstanceFile, ...] = ()  # instances.files: DIMACS files solved beside the queens
+    proof: bool = False  # every solver writes a DRAT proof, checked: an UNSAT is proof-verified (or not)
 
     @property
     def adaptive(self) -> bool:
@@ -105,6 +95,10 @@ class Config:
             out["limits"]["output"] = self.output_limit
         if self.engine != "auto":  # likewise
             out["engine"] = self.engine
+        if self.files:  # likewise
+            out["instances"]["files"] = [f.normalized() for f in self.files]
+        if self.proof:  # likewise
+            out["proof"] = True
         return out
 
     def _normalized(self) -> dict[str, Any]:
@@ -118,7 +112,7 @@ class Config:
                 "shuffle_seeds": None if self.shuffle_seeds is None else list(self.shuffle_seeds),
                 "max_clauses": self.max_clauses,
             },
-            "solvers": [{"name": s.name, "args": list(s.args)} for s in self.solvers],
+            "solvers": [s.normalized() for s in self.solvers],
             "task": self.task,
             "limits": {"time": self.time_limit, "memory": self.memory_limit},
             "repeats": self.repeats
@@ -165,15 +159,19 @@ def parse(
         if key not in top:
             c.fail(key, "missing (required)")
     experiment = c.string(top.get("experiment", default_name), "experiment")
-    inst = c.mapping(top["instances"], "instances", INSTANCE_KEYS + VARIANT_KEYS)
-    if "n" not in inst or "encodings" not in inst:
-        c.fail("instances", "needs both n and encodings")
-    ns = board_sizes(c, inst["n"])
+    inst = c.mapping(top["instances"], "instances", INSTANCE_KEYS + VARIANT_KEYS + FILE_KEYS)
+    queens = "n" in inst or "encodings" in inst or "files" not in inst
+    if queens and ("n" not in inst or "encodings" not in inst):
+        c.fail("instances", "needs both n and encodings (and may name files beside them), or files alone")
+    if not queens and (extra := [k for k in inst if k != "files"]):
+        c.fail(f"instances.{extra[0]}", "applies to generated queens: give n and encodings too")
+    files = instance_files(c, inst["files"], source) if "files" in inst else ()
+    ns = board_sizes(c, inst["n"]) if queens else ()
     column_alo = column_alo_values(c, inst.get("column_alo", False))
     group_size = inst.get("group_size")
     if group_size is not None:
         group_size = c.integer(group_size, "instances.group_size", maximum=MAX_N)
-    encodings = encoding_names(c, inst["encodings"], ns, column_alo[0], group_size)
+    encodings = encoding_names(c, inst["encodings"], ns, column_alo[0], group_size) if queens else ()
     seeds = None
     if "shuffle_seeds" in inst:
         seeds = c.unique_list(
@@ -183,15 +181,21 @@ def parse(
     if max_clauses is not None:
         max_clauses = c.integer(max_clauses, "instances.max_clauses")
     variant = variant_spec(c, inst, ns)
-    solvers = c.unique_list(top["solvers"], "solvers", lambda v, p: _solver(c, v, p), "solvers")
-    if check_solvers:
-        _resolve_all(c, solvers)
+    solvers = solver_entries(c, top, source, check_solvers=check_solvers)
     task = top.get("task", "solve")
     if task not in TASKS:
         c.expected("task", " or ".join(TASKS), task)
     for i, entry in enumerate(solvers):
         if task == "count" and entry.args:
             c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
+        if task == "count" and files:
+            c.fail("instances.files", "task count counts N-queens boards: DIMACS files are for task solve")
+        if task == "count" and entry.profile is not None:
+            c.fail(
+                f"solvers[{i}]",
+                f"{entry.name} is a profile of this config: task count runs the built-in "
+                "profiles, paths and pysat: solvers (count --solvers-file runs a user profile)",
+            )
     kept = list(largest_kept(ns, encodings, column_alo, group_size, max_clauses))
     sizes_fit(c, kept, shuffled=bool(seeds))
     if task == "count":
@@ -215,7 +219,8 @@ def parse(
                    "limits.memory, or use engine loop or auto (the loop under a memory limit)")  # fmt: skip
     output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats, repeats_max, until = _repeats(c, top.get("repeats", 1))
-    grid_size(c, grid_factors(ns, encodings, column_alo, seeds, solvers, repeats_max or repeats, variant))
+    factors = grid_factors(ns, encodings, column_alo, seeds, solvers, repeats_max or repeats, variant)
+    grid_size(c, with_files(factors, len(files)))
     results = _results_path(c, top.get("results", f"results/{default_name}.sqlite"))
     keep_output = top.get("keep_output", False)
     if not isinstance(keep_output, bool):
@@ -224,6 +229,7 @@ def parse(
     pin = top.get("pin", False)
     if not isinstance(pin, bool):
         c.expected("pin", "true or false", pin)
+    proof = proof_setting(c, top.get("proof", False), task, solvers)
     return Config(
         source=source,
         experiment=experiment,
@@ -248,6 +254,8 @@ def parse(
         executor=executor,
         slurm=slurm,
         pin=pin,
+        files=files,
+        proof=proof,
     )
 
 
@@ -258,30 +266,6 @@ def _results_path(c: Check, value: Any) -> Path:
     if problem:
         c.fail("results", problem)
     return path
-
-
-def _solver(c: Check, value: Any, path: str) -> SolverEntry:
-    if isinstance(value, str):
-        return SolverEntry(c.string(value, path))
-    spec = c.mapping(value, path, SOLVER_KEYS)
-    if "name" not in spec:
-        c.fail(f"{path}.name", "missing (a solver entry needs a name)")
-    args = spec.get("args", [])
-    plain = (str, int, float)
-    if not isinstance(args, list) or not all(isinstance(a, plain) and not isinstance(a, bool) for a in args):
-        c.expected(f"{path}.args", "a list of strings", args)
-    return SolverEntry(c.string(spec["name"], f"{path}.name"), tuple(str(a) for a in args))
-
-
-def _resolve_all(c: Check, solvers: tuple[SolverEntry, ...]) -> None:
-
-    for i, entry in enumerate(solvers):
-        try:
-            spec = resolve(entry.name)
-        except SolverNotFound as e:
-            c.fail(f"solvers[{i}]", f"unknown or missing solver: {e}")
-        if entry.args and getattr(spec, "embedded", None) is not None:
-            c.fail(f"solvers[{i}].args", f"the embedded solver {entry.name} takes no arguments")
 
 
 def _repeats(c: Check, value: Any) -> tuple[int, int | None, float | None]:

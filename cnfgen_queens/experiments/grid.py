@@ -1,4 +1,5 @@
-"""The run grid: every (N x encoding x shuffle seed x solver x repeat) of a config, with stable keys.
+"""The run grid: every (N x encoding x shuffle seed x solver x repeat) of a config, and every (file x solver
+x repeat) of its ``instances.files``, with stable keys.
 
 A run's key hashes exactly what determines its result (instance, solver and its
 arguments, task, limits, repeat index), so adding an N or a solver to a config
@@ -21,17 +22,21 @@ from cnfgen_queens.model.variants import make_variant
 from ..encodings import get as get_encoding
 from ..limits import DEFAULT_OUTPUT_MB
 from .config import Config, SolverEntry, digest
+from .file_instances import QUEENS, InstanceFile
 
 if TYPE_CHECKING:
     from cnfgen_queens.model.formula import QueensFormula
 
 
 VARIANT_FIELDS = ("torus", "place", "holes", "random_place", "random_seed", "break_symmetry")  # of a variant
+FILE_FIELDS = ("family", "file", "file_hash")  # of a file instance (a generated one's key has none)
 
 
 @dataclass(frozen=True)
 class Instance:
-    """One CNF: board size, encoding (``group_size`` only when the encoding takes it), shuffle seed.
+    """One CNF: board size, encoding (``group_size`` only when the encoding takes it), shuffle seed; or a
+    DIMACS file of ``instances.files`` (``file``: its path, n 0, ``encoding`` its label, ``family`` its
+    folder's name), keyed by its GBD hash (``file_hash``) alone.
 
     ``variables`` and ``clauses`` are part of the key, so a changed encoding gives new keys.
     """
@@ -49,6 +54,15 @@ class Instance:
     random_place: int | None = None
     random_seed: int | None = None
     break_symmetry: bool = False
+    family: str = QUEENS  # where the instance comes from: queens (generated), or a file's folder
+    file: str | None = None  # the DIMACS file of instances.files (absolute); None: generated
+    file_hash: str | None = None  # its GBD hash (what identifies it)
+
+    @classmethod
+    def of_file(cls, f: InstanceFile) -> Instance:
+        return cls(
+            0, f.label, False, None, None, f.variables, f.clauses, family=f.family, file=f.path, file_hash=f.gbd_hash
+        )
 
     @property
     def is_variant(self) -> bool:
@@ -60,9 +74,14 @@ class Instance:
         return QueensFormula(self.n, self.encoding, self.column_alo, self.group_size, v, self.break_symmetry)
 
     def params(self) -> dict[str, Any]:
-        """Every field (cells as lists), the variant's only for a variant, so plain instances keep their keys."""
+        """Every field (cells as lists), the variant's only for a variant, so plain instances keep their keys;
+        a file's: its GBD hash and its sizes (not its name or folder: the same file is the same instance)."""
+        if self.file_hash is not None:
+            return {"file_hash": self.file_hash, "variables": self.variables, "clauses": self.clauses}
         out: dict[str, Any] = {}
         for f in fields(self):
+            if f.name in FILE_FIELDS:
+                continue
             if f.name in VARIANT_FIELDS and not self.is_variant:
                 continue
             if f.name == "break_symmetry" and not self.break_symmetry:
@@ -78,6 +97,8 @@ class Instance:
     @cached_property
     def label(self) -> str:
         """The encoding and what else sets this instance apart from others of its N (as ``describe`` shows)."""
+        if self.file is not None:
+            return f"{self.family}/{self.encoding}"
         extra = "" if self.group_size is None else f" group_size={self.group_size}"
         extra += " column_alo" if self.column_alo else ""
         extra += "" if self.shuffle_seed is None else f" seed={self.shuffle_seed}"
@@ -119,6 +140,7 @@ class Run:
     repeat: int = 0
     output_limit: int = DEFAULT_OUTPUT_MB
     engine: str = "auto"  # task count
+    proof: bool = False  # the solver writes a DRAT proof, checked (config key proof)
 
     def params(self) -> dict[str, Any]:
         """What the key hashes; the output limit only when not the default, so older runs keep their keys."""
@@ -126,6 +148,7 @@ class Run:
             **self.instance.params(),
             "solver": self.solver.name,
             "args": list(self.solver.args),
+            **({"profile": self.solver.normalized()["profile"]} if self.solver.profile is not None else {}),
             "task": self.task,
             "time_limit": self.time_limit,
             "memory_limit": self.memory_limit,
@@ -135,6 +158,8 @@ class Run:
             out["output_limit"] = self.output_limit
         if self.engine != "auto":
             out["engine"] = self.engine
+        if self.proof:  # likewise
+            out["proof"] = True
         return out
 
     @cached_property
@@ -142,7 +167,8 @@ class Run:
         return digest(self.params())
 
     def describe(self) -> str:
-        return f"{self.task} n={self.instance.n} {self.instance.label} solver={self.solver.label} repeat={self.repeat}"
+        what = f"file {self.instance.file}" if self.instance.file is not None else f"n={self.instance.n}"
+        return f"{self.task} {what} {self.instance.label} solver={self.solver.label} repeat={self.repeat}"
 
 
 def instance(
@@ -192,15 +218,27 @@ def iter_runs(config: Config, skipped: list[Instance] | None = None) -> Iterator
                     if skipped is not None:
                         skipped.append(inst)
                     continue
-                for solver in config.solvers:
-                    first = Run(inst, solver, config.task, config.time_limit, config.memory_limit,
-                                output_limit=config.output_limit, engine=config.engine)  # fmt: skip
-                    for rep, key in enumerate(_repeat_keys(first, config.repeats)):
-                        # not replace(first, repeat=rep): 5x slower, most of a million-run --dry-run
-                        run = Run(inst, solver, config.task, config.time_limit, config.memory_limit, rep,
-                                  config.output_limit, config.engine)  # fmt: skip
-                        object.__setattr__(run, "key", key)  # what the cached property would compute
-                        yield run
+                yield from _runs_of(config, inst)
+    for f in config.files:  # after the queens, in the order of their paths
+        inst = Instance.of_file(f)
+        if config.max_clauses is not None and inst.clauses > config.max_clauses:
+            if skipped is not None:
+                skipped.append(inst)
+            continue
+        yield from _runs_of(config, inst)
+
+
+def _runs_of(config: Config, inst: Instance) -> Iterator[Run]:
+    """Every run of ``inst``: each solver, each repeat."""
+    for solver in config.solvers:
+        first = Run(inst, solver, config.task, config.time_limit, config.memory_limit,
+                    output_limit=config.output_limit, engine=config.engine, proof=config.proof)  # fmt: skip
+        for rep, key in enumerate(_repeat_keys(first, config.repeats)):
+            # not replace(first, repeat=rep): 5x slower, most of a million-run --dry-run
+            run = Run(inst, solver, config.task, config.time_limit, config.memory_limit, rep,
+                      config.output_limit, config.engine, config.proof)  # fmt: skip
+            object.__setattr__(run, "key", key)  # what the cached property would compute
+            yield run
 
 
 def _repeat_keys(run: Run, repeats: int) -> list[str]:

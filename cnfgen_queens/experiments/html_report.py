@@ -38,6 +38,7 @@ from ..cnf.owned import open_dir, open_owned, refuse_links, refuse_planted
 from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, signals_unwind
 from . import noise, report
+from .file_instances import QUEENS, generated
 from .html_stats import comparisons_script, machines_html
 from .machine import one_per_platform, stored
 from .plots import draw, scatter_pairs
@@ -50,7 +51,7 @@ SVG_MAX_RUNS = 20_000
 RUN_COLUMNS = (  # the columns of runs.js, in order (the page shows some, the comparison keys use the rest)
     "instance", "task", "n", "encoding", "group_size", "column_alo", "shuffle_seed", "variant", "repeat",
     "solver", "status", "verdict", "wall", "cpu", "peak_memory_mb", "measured_by", "gbd_hash", "count",
-    "time_limit", "run_key", "output", "break_symmetry", "cores",
+    "time_limit", "run_key", "output", "break_symmetry", "cores", "family",
 )  # fmt: skip
 
 
@@ -226,8 +227,8 @@ def variant_text(variant: str | None) -> str:
 
 def instance_text(r: Row) -> str:
     """The instance of a run, readable: ``queens-8 pairwise g3 alo s1 torus break_symmetry #2`` (repeat only
-    when > 0)."""
-    parts = [f"queens-{r.n}", r.encoding]
+    when > 0); a DIMACS file's: ``FAMILY/NAME`` (its folder and name)."""
+    parts = [f"queens-{r.n}", r.encoding] if generated(r.family) else [f"{r.family}/{r.encoding}"]
     parts += [f"g{r.group_size}"] if r.group_size is not None else []
     parts += ["alo"] if r.column_alo else []
     parts += [f"s{r.shuffle_seed}"] if r.shuffle_seed is not None else []
@@ -253,7 +254,7 @@ def _write_runs(rows: list[Row], path: Path, kept: set[str], link_base: str) -> 
                 instance_text(r), r.task, r.n, r.encoding, r.group_size, r.column_alo, r.shuffle_seed,
                 variant_text(r.variant), r.repeat, r.solver_label, r.status.value, verdict(r).value, _num(r.wall),
                 _num(r.cpu), _num(r.peak_memory_mb), r.measured_by, r.gbd_hash, r.count, r.time_limit, r.run_key,
-                output, bool(r.break_symmetry), r.cores,
+                output, bool(r.break_symmetry), r.cores, r.family or QUEENS,
             )  # fmt: skip
             out.write(("," if i else "") + json.dumps(values, separators=(",", ":")) + "\n")
         out.write("]});\n")
@@ -267,7 +268,8 @@ def _plots(rows: list[Row], build: Path, title: str, time: str) -> list[tuple[st
         (f"cactus{ext}", "Cactus: runs solved against time, a panel per solver, a line per encoding."),
         (f"time-vs-n{ext}", "Median time against N, a panel per encoding, a line per solver; x: unsolved."),
     ]
-    for (name, _), kind in zip(out, ("cactus", "time-vs-n"), strict=True):
+    out = out[: 1 + any(generated(r.family) for r in rows)]  # DIMACS files alone: no N to plot against
+    for (name, _), kind in zip(out, ("cactus", "time-vs-n"), strict=False):
         draw(rows, kind, build / name, title, None, time)
     solvers = sorted({r.solver_label for r in rows})
     for i, a in enumerate(solvers):
@@ -310,12 +312,14 @@ def _page(
     files: list[str],
 ) -> str:
     limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
-    solvers, encodings = len({r.solver_label for r in rows}), len({r.encoding for r in rows})
+    ns = [r.n for r in rows if generated(r.family)]
+    solvers, encodings = len({r.solver_label for r in rows}), len({r.encoding for r in rows if generated(r.family)})
+    dimacs = len({r.gbd_hash for r in rows if not generated(r.family)})
     facts = [
         f"{len(rows):,} runs",
         f"{solvers} solver{'s' * (solvers != 1)}",
         f"{encodings} encoding{'s' * (encodings != 1)}",
-        f"N = {min(r.n for r in rows)}..{max(r.n for r in rows)}",
+        f"N = {min(ns, default=0)}..{max(ns, default=0)}" + (f", {dimacs} DIMACS file(s)" if dimacs else ""),
         "time limit " + (", ".join(f"{t:g} s" for t in limits) or "none"),
         f"{len({r.config_hash for r in rows})} config version(s)",
         f"{outputs:,} runs with kept output",

@@ -71,12 +71,23 @@ def grid_factors(
     variant: VariantSpec | None = None,
 ) -> list[tuple[int, str]]:
     """The factors whose product is the grid's run count, as (count, what): the one list that both the
-    size check below and ``batch --dry-run`` print (before ``max_clauses`` leaves instances out)."""
+    size check below and ``batch --dry-run`` print (before ``max_clauses`` leaves instances out); with
+    DIMACS files, :func:`with_files` of it."""
     boards = (len(ns), "N") if variant is None else (variant.placements(ns), "(N, K, seed) boards")
     factors = [boards, (len(encodings), "encodings")]
     factors += [(len(column_alo), "column_alo values")] if len(column_alo) > 1 else []
     factors += [(len(seeds), "seeds")] if seeds else []
     return [*factors, (len(solvers), "solvers"), (repeats, "repeats")]
+
+
+def with_files(factors: list[tuple[int, str]], files: int) -> list[tuple[int, str]]:
+    """:func:`grid_factors` of a grid that also solves ``files`` DIMACS files (instances.files): the generated
+    instances (the product of the factors before solvers and repeats) and the files are one sum."""
+    if not files:
+        return factors
+    queens = math.prod(k for k, _ in factors[:-2])
+    what = f"instances ({queens} generated + {files} files)" if queens else "files"
+    return [(queens + files, what), *factors[-2:]]
 
 
 def shown(factors: list[tuple[int, str]]) -> str:

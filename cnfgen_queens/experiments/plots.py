@@ -24,8 +24,10 @@ from typing import Any
 from cnfgen_queens.cnf.atomic import atomic_output
 
 from ..errors import UsageError
+from .file_instances import generated
 from .report import is_solved, medians_by_n
 from .store import Row
+from .summary import FILES
 
 FORMATS = (".png", ".svg", ".pdf")
 KINDS = ("cactus", "time-vs-n", "scatter")
@@ -169,7 +171,7 @@ def time_vs_n(rows: list[Row], title: str, clock: str = "wall") -> Any:
 
 
 def _instance(r: Row) -> tuple[Any, ...]:
-    return (r.task, r.n, r.encoding, r.group_size, r.column_alo, r.shuffle_seed, r.repeat)
+    return (r.task, r.n, r.encoding, r.group_size, r.column_alo, r.shuffle_seed, r.repeat, r.family)
 
 
 def scatter_pairs(rows: list[Row], a: str, b: str) -> list[tuple[str, float | None, float | None]]:
@@ -247,10 +249,15 @@ def draw(
     plots CPU time: each run's ``cpu`` stands in for its ``wall``."""
     if clock == "cpu":
         rows = [replace(r, wall=r.cpu) for r in rows]
-    if kind == "cactus":
-        fig = cactus(rows, title, clock)
+    if kind == "cactus":  # a family of DIMACS files is one line, as in the report's table
+        fig = cactus(
+            [r if generated(r.family) else replace(r, encoding=f"{r.family} {FILES}") for r in rows], title, clock
+        )
     elif kind == "time-vs-n":
-        fig = time_vs_n(rows, title, clock)
+        queens = [r for r in rows if generated(r.family)]
+        if not queens:
+            raise UsageError("--time-vs-n: no run on a generated N-queens instance (DIMACS files have no N)")
+        fig = time_vs_n(queens, title, clock)
     elif kind == "scatter" and solvers is not None:
         fig = scatter(rows, *solvers, title, clock)
     else:

@@ -43,7 +43,7 @@ def is_solved(row: Row) -> bool:
 
 
 SHOWN_TEXT = ("experiment", "task", "encoding", "solver", "solver_version", "host", "variant", "engine",
-              "measured_by", "machine")  # fmt: skip  # the text columns a table, a note or a plot shows
+              "measured_by", "machine", "family")  # fmt: skip  # the text columns a table, a note or a plot shows
 
 
 _SHOWN = attrgetter(*SHOWN_TEXT)
@@ -261,9 +261,9 @@ def rows_from_runs_csv(text: str) -> list[Row]:
                     values[f.name] = base(text_value)
                 except ValueError:
                     raise UsageError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
-            domain = DOMAINS.get(f.name)
-            if domain is not None and not domain.holds(values[f.name]):  # as a store's values are checked
-                raise UsageError(f"line {line}: column {f.name} holds {text_value}, not {domain.what}")
+        for name, domain in DOMAINS.items():  # as a store's values are checked (n: by the run's family)
+            if name in values and not domain.holds(values[name], values.get("family")):
+                raise UsageError(f"line {line}: column {name} holds {raw[name]}, not {domain.what}")
         out.append(Row(**values))
     try:
         return list(checked_rows(out, "runs CSV", line=2))

@@ -63,6 +63,8 @@ class Row:
     checked: Checked | None = None  # how the answer was checked (model-verified, ...); None: no answer, or older
     break_symmetry: bool | None = None  # the CNF has the lex-leader clauses (None, stored before: the variant says)
     cores: str | None = None  # the CPU cores the run was pinned to ("0" or "2,3"; batch pin: true); None: not pinned
+    family: str | None = None  # where the instance came from: queens (generated; None: stored before the column),
+    # or the folder of a DIMACS file of instances.files (n 0, encoding: the file's name, gbd_hash: what it is)
 
     def __post_init__(self) -> None:
         if type(self.status) is not Status:  # a word (a CSV, a hand-made row) becomes the enum

@@ -19,6 +19,7 @@ from ..bounds import json_value
 from ..errors import printable
 from ..model.formula import MAX_N
 from ..solvers.outcome import Checked, Status
+from .file_instances import QUEENS, generated
 from .store import Row, Store, StoreError, column_types
 from .verdict import UNSAT_N, Verdict, judge, known_count, verdict
 
@@ -35,6 +36,7 @@ class Domain:
     low: float = 0
     high: float = sys.float_info.max  # a finite number (SQLite's REAL holds Inf)
     integer: bool = False
+    file_zero: bool = False  # 0 too, in a run on a DIMACS file of instances.files (its family not queens)
 
     @property
     def what(self) -> str:
@@ -43,14 +45,18 @@ class Domain:
         kind = "an integer" if self.integer else "a finite number"
         return f"{kind} in {self.low:g}..{self.high:g}" if self.high < 2**62 else f"{kind} >= {self.low:g}"
 
-    def outside(self, column: str) -> str:
-        """The SQL test true for a value of ``column`` outside the domain (NULL: false)."""
+    def outside(self, column: str, columns: set[str]) -> str:
+        """The SQL test true for a value of ``column`` outside the domain (NULL: false), in a table of ``columns``."""
         if self.words:
             return f"{column} NOT IN ({', '.join(repr(w) for w in self.words)})"
-        return f"NOT ({column} BETWEEN {self.low!r} AND {self.high!r})"
+        test = f"NOT ({column} BETWEEN {self.low!r} AND {self.high!r})"
+        if self.file_zero and "family" in columns:
+            test += f" AND NOT ({column} = 0 AND family IS NOT NULL AND family != '{QUEENS}')"
+        return test
 
-    def holds(self, value: object) -> bool:
-        if value is None:
+    def holds(self, value: object, family: str | None = None) -> bool:
+        """Whether ``value`` is in the domain, in a run of ``family``."""
+        if value is None or (self.file_zero and value == 0 and not generated(family)):
             return True
         if self.words:
             return value in self.words
@@ -65,7 +71,7 @@ DOMAINS = {
     "status": Domain(words=(*(s.value for s in Status), *LEGACY_STATUSES)),
     "verdict": Domain(words=tuple(v.value for v in Verdict)),
     "checked": Domain(words=tuple(c.value for c in Checked)),
-    "n": Domain(integer=True, low=1, high=MAX_N),
+    "n": Domain(integer=True, low=1, high=MAX_N, file_zero=True),
     "group_size": Domain(integer=True, low=1, high=MAX_N),
     "column_alo": Domain(integer=True, high=1),
     "break_symmetry": Domain(integer=True, high=1),
@@ -116,7 +122,7 @@ def _check_domains(store: Store) -> None:
     """Every value of the right type is one its column can hold (:data:`DOMAINS`): a status word the tool
     writes, a time finite and >= 0, N within gen-queens' cap, ..., else StoreError naming the column and run."""
     present = {name: domain for name, domain in DOMAINS.items() if name in store.columns}
-    tests = {name: domain.outside(name) for name, domain in present.items()}
+    tests = {name: domain.outside(name, store.columns) for name, domain in present.items()}
     try:
         found = store.db.execute(f"SELECT quote(run_key), {', '.join(tests.values())} FROM runs WHERE "
                                  f"{' OR '.join(tests.values())} LIMIT 1").fetchone()  # fmt: skip

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .file_instances import generated
 from .report import seconds
 from .store import Row
 from .summary import _order, censored, value_of
@@ -40,8 +41,9 @@ NOISY_CV = 0.10  # coefficient of variation above which a cell is marked noisy (
 CONFIDENCE = 0.95
 MIN_REPEATS = 6  # the fewest times whose order statistics hold the median with 95%: 1 - 2 x 0.5**6 = 0.969
 CELL_KEYS = ("task", "solver", "encoding", "group_size", "column_alo", "break_symmetry", "n", "variant",
-             "shuffle_seed")  # fmt: skip
-ORDER = ("task", "solver", "encoding", "n", "group_size", "column_alo", "shuffle_seed", "break_symmetry", "variant")
+             "shuffle_seed", "family")  # fmt: skip
+ORDER = ("task", "solver", "encoding", "n", "group_size", "column_alo", "shuffle_seed", "break_symmetry", "variant",
+         "family")  # fmt: skip
 _ORDER = operator.itemgetter(*(CELL_KEYS.index(k) for k in ORDER))  # a cell's key in the order cells are listed
 NO_INTERVAL = f"n/a (needs {MIN_REPEATS})"  # the interval's cell where the repeats allow none
 
@@ -174,7 +176,8 @@ def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall")
             stats = [_time(s.median), f"{_time(s.q1)}-{_time(s.q3)}", ci, cv]
         k = dict(c.keys)
         board = " ".join(v for v in (k["variant"], "break_symmetry" * bool(k["break_symmetry"])) if v)
-        cells_ = [k["task"], k["solver"], k["encoding"], str(k["n"]), board,
+        what = k["encoding"] if generated(k["family"]) else f"{k['family']}/{k['encoding']}"  # a file: where it is
+        cells_ = [k["task"], k["solver"], what, str(k["n"]), board,
                   "" if k["shuffle_seed"] is None else str(k["shuffle_seed"]), str(c.runs), str(c.solved), *stats,
                   "noisy" if c.noisy(threshold) else ""]  # fmt: skip
         lines.append("| " + " | ".join(cells_) + " |")

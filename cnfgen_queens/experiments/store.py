@@ -10,7 +10,8 @@ of the last flush (their runs are run again by ``--resume``), and never the file
 
 The schema is :data:`SCHEMA`, its ``runs`` table derived from :class:`Row`;
 ``meta`` holds its version, ``configs`` the normalized config of every config hash
-that wrote rows, ``instances`` the GBD hash of every cached CNF as written, ``machines`` each
+that wrote rows, ``instances`` the GBD hash of every cached CNF as written, ``solvers`` each solver's
+profile (its command template) and version, ``machines`` each
 machine the runs ran on (rows name it by fingerprint), ``batches`` each batch's start with the load
 it met (:mod:`.noise`).  A
 non-empty file without this schema (another program's database) is looked at
@@ -58,6 +59,11 @@ CREATE TABLE IF NOT EXISTS configs (
 {runs_table()}
 CREATE TABLE IF NOT EXISTS instances (
     instance_key TEXT PRIMARY KEY, file TEXT NOT NULL, gbd_hash TEXT NOT NULL  -- the cnf-cache, as written
+    -- (a DIMACS file of instances.files: its path, as read)
+);
+CREATE TABLE IF NOT EXISTS solvers (  -- each solver runs ran, once per profile and version ('': none said)
+    solver TEXT NOT NULL, profile TEXT NOT NULL, version TEXT NOT NULL,  -- profile: JSON, its command template
+    PRIMARY KEY (solver, profile, version)
 );
 CREATE TABLE IF NOT EXISTS machines (  -- each machine runs ran on, once (experiments/machine.py)
     fingerprint TEXT PRIMARY KEY, info TEXT NOT NULL  -- info: JSON of machine.Machine
@@ -317,6 +323,20 @@ class Store:
     def record_machine(self, fingerprint: str, info: dict[str, Any]) -> None:
         """Store a machine once (rows name it by ``fingerprint``; :func:`.machine.stored` reads them back)."""
         self.db.execute("INSERT OR IGNORE INTO machines VALUES (?, ?)", (fingerprint, json.dumps(info, sort_keys=True)))
+
+    def record_solver(self, solver: str, profile: dict[str, Any], version: str | None) -> None:
+        """Store a solver of the runs once per profile (its command template and flags, as JSON) and version
+        (:meth:`solvers` reads them back)."""
+        text = json.dumps(profile, sort_keys=True)
+        self.db.execute("INSERT OR IGNORE INTO solvers VALUES (?, ?, ?)", (solver, text, version or ""))
+
+    def solvers(self) -> list[tuple[str, dict[str, Any], str | None]]:
+        """(solver, profile, version) of every solver recorded, in a fixed order."""
+        try:
+            found = self.db.execute("SELECT solver, profile, version FROM solvers ORDER BY solver, profile, version")
+        except sqlite3.OperationalError:  # a file read-only from before the table
+            return []
+        return [(name, json.loads(profile), version or None) for name, profile, version in found]
 
     def instance_hashes(self) -> dict[str, str]:
         """GBD hash of every cached instance file as this batch wrote it, by instance key."""

@@ -15,8 +15,11 @@ the median over the instances of its runs' median time on each (an unsolved run 
 one; an instance whose median is unsolved has none).  A line is a configuration:
 task, solver with its arguments, encoding, and where the table holds more than one value, the group
 size, the column clauses (``column_alo``), the symmetry breaking (``break_symmetry``) and whether the
-CNF was shuffled.  The *virtual best solver* line takes, per instance, the best line there (the one that
-solved the largest share of its repeats there, then the better score): its score, answers and median time.
+CNF was shuffled.  DIMACS files of ``instances.files`` are tables of their own, one per ``family`` (the
+file's folder; generated instances are ``queens``): a line there is a solver on the family's files
+(encoding ``(files)``), each file an instance.  The *virtual best solver* line takes, per instance, the best
+line there (the one that solved the largest share of its repeats there, then the better score): its score,
+answers and median time.
 """
 
 from __future__ import annotations
@@ -30,10 +33,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UsageError
+from .file_instances import QUEENS, generated
 from .store import Row
 from .verdict import Verdict, verdict
 
-BY_KEYS = ("n", "column_alo", "encoding", "solver", "group_size", "shuffle_seed", "variant", "repeat", "experiment")
+BY_KEYS = (
+    "n",
+    "column_alo",
+    "encoding",
+    "solver",
+    "group_size",
+    "shuffle_seed",
+    "variant",
+    "repeat",
+    "experiment",
+    "family",
+)
+FILES = "(files)"  # the encoding of a line of DIMACS files (each file an instance)
 CONFIG_KEYS = ("group_size", "column_alo", "break_symmetry", "shuffled")  # told apart when a table holds several
 TIMES = ("wall", "cpu")
 VBS = "virtual best"
@@ -71,6 +87,8 @@ def value_of(row: Row, key: str) -> Any:
         return board(row.variant)
     if key == "break_symmetry":
         return bool(row.break_symmetry)
+    if key == "family":
+        return row.family or QUEENS
     return getattr(row, key)
 
 
@@ -124,6 +142,7 @@ class _Cell:
 
     n: int
     first_sat: bool  # the first run's answer was SAT (the virtual best line's answer there)
+    board: bool  # an N-queens instance (its N counts for the largest N solved), not a DIMACS file
     scores: list[float | None] = field(default_factory=list)
     times: list[float] = field(default_factory=list)  # censored (a solved run without a time left out)
     solved: int = 0
@@ -199,13 +218,19 @@ class Summary:
 
     def add(self, row: Row) -> None:
         config = tuple(value_of(row, k) for k in CONFIG_KEYS)
-        table = (row.task, *(value_of(row, k) for k in self.by))
+        table = (row.task, value_of(row, "family"), *(value_of(row, k) for k in self.by))  # family: see stats
         lines = self.tables.setdefault(table, {})
-        cells = lines.setdefault((row.solver_label, row.encoding, *config), {})
-        instance = (row.n, board(row.variant), row.shuffle_seed)
+        queens = generated(row.family)
+        cells = lines.setdefault((row.solver_label, row.encoding if queens else FILES, *config), {})
+        # a DIMACS file is itself (its content, whatever its name); a board with its seed, merged if not instances
+        instance = (
+            (row.n, board(row.variant), row.shuffle_seed)
+            if queens
+            else (row.n, None, None, row.gbd_hash or row.encoding)
+        )
         judged = verdict(row)
         if (cell := cells.get(instance)) is None:
-            cell = cells[instance] = _Cell(row.n, row.status == "SAT")
+            cell = cells[instance] = _Cell(row.n, row.status == "SAT", queens)
         cell.add(row, judged, self.time)
 
     def stats(self) -> list[GroupStats]:
@@ -215,13 +240,18 @@ class Summary:
         varying = [k for i, k in enumerate(CONFIG_KEYS) if k not in self.by and len({c[i] for c in configs}) > 1]
         shown = [CONFIG_KEYS.index(k) for k in varying]
         seeds = "shuffled" not in varying
+        families = {table[1] for table in self.tables}
+        by = self.by if "family" in self.by or len(families) < 2 else ("family", *self.by)  # files: tables of their own
+        tables: dict[tuple[Any, ...], dict[tuple[Any, ...], dict[tuple[Any, ...], _Cell]]] = {}
+        for table, full in self.tables.items():  # one family, or it is a by key already: as if it were not there
+            tables[table if by[:1] == ("family",) and "family" not in self.by else (table[0], *table[2:])] = full
         out: list[GroupStats] = []
-        for table, full in sorted(self.tables.items(), key=lambda t: _order(t[0])):
+        for table, full in sorted(tables.items(), key=lambda t: _order(t[0])):
             lines: dict[tuple[Any, ...], dict[tuple[Any, ...], _Cell]] = {}
             for key, cells in full.items():  # a key that does not vary has one value: each line is one key
                 on = lines.setdefault((key[0], key[1], *(key[2 + i] for i in shown)), {})
-                for (n, variant, seed), cell in cells.items():
-                    instance = (n, variant, seed if seeds else None)
+                for key_, cell in cells.items():
+                    instance = key_ if seeds or len(key_) == 4 else (key_[0], key_[1], None)
                     if instance in on:
                         on[instance].merge(cell)
                     else:
@@ -230,7 +260,7 @@ class Summary:
             for on in lines.values():
                 for i, cell in on.items():
                     limits[i] = max((t for t in (limits.get(i), cell.limit) if t is not None), default=None)
-            scored = _Table(table[0], limits, list(zip(self.by, table[1:], strict=True)), varying)
+            scored = _Table(table[0], limits, list(zip(by, table[1:], strict=True)), varying)
             stats = [_line(scored, line, on) for line, on in lines.items()]
             inf = float("inf")
             stats.sort(key=lambda s: (inf if s.par2 is None else s.par2, -s.solved, s.solver, s.encoding,
@@ -277,7 +307,7 @@ def _line(scored: _Table, line: tuple[Any, ...], on: dict[tuple[Any, ...], _Cell
         wrong=sum(cell.wrong for cell in on.values()),
         par2=None if any(s is None for s in scores) else math.fsum(s for s in scores if s is not None) / len(scores),
         median=statistics.median(medians) if medians else None,
-        largest_n=max((cell.n for cell in on.values() if cell.solved), default=None),
+        largest_n=max((cell.n for cell in on.values() if cell.solved and cell.board), default=None),
         keys=(*scored.keys, *zip(scored.varying, line[2:], strict=True)),
     )
 
@@ -311,7 +341,7 @@ def _virtual_best(scored: _Table, lines: dict[tuple[Any, ...], dict[tuple[Any, .
         wrong=0,
         par2=None if any(s is None for s in scores) else math.fsum(s for s in scores if s is not None) / len(scores),
         median=statistics.median(medians) if medians else None,
-        largest_n=max((cell.n for cell in won.values()), default=None),
+        largest_n=max((cell.n for cell in won.values() if cell.board), default=None),
         keys=(*scored.keys, *((k, None) for k in scored.varying)),
     )
 

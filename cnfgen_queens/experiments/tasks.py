@@ -11,30 +11,29 @@ import socket
 import stat
 import time
 from collections import OrderedDict
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from cnfgen_queens.cnf.atomic import atomic_output
+from cnfgen_queens.cnf.atomic import atomic_output, work_dir
+from cnfgen_queens.cnf.compressed import sniff
 from cnfgen_queens.cnf.dimacs import read_header_file
 from cnfgen_queens.cnf.gbd_hash import gbd_hash
 from cnfgen_queens.cnf.scan import Cnf, read_cnf
-from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.cnf.writer import write_cnf
-from cnfgen_queens.model.decode import DecodeError, variant_placement
 
 from ..errors import UsageError
 from ..limits import Deadline, Limits
 from ..solutions import api
-from ..solutions.known_answer import judge_answer
+from ..solutions.known_answer import Verdict, count_verdict, judge_answer
 from ..solvers import RunContext, resolve, solve
 from ..solvers.cgroup import choose, pinned
 from ..solvers.outcome import Checked, Status
 from .grid import Instance, Run
 from .machine import Machine, load_average, this_machine
 from .noise import Pin, claimed
-from .verdict import NOT_A_SOLUTION
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ class Measurement:
     measured_by: str | None = None  # cgroup | rusage (None: nothing measured, e.g. an embedded count)
     check_time: float | None = None  # seconds checking the model against the CNF (or validating the file)
     total_wall: float | None = None  # seconds of the whole run: solver, check and decoding
-    refuted: bool = False  # the solver's model is no solution of the instance (its verdict: wrong)
+    verdict: Verdict | None = None  # the judgement of the answer (:mod:`.known_answer`); None: no answer judged
     engine: str | None = None  # task count: the engine that counted (cubes | loop)
     machine: str | None = None  # the fingerprint of machine_info
     load_avg: float | None = None  # the machine's 1-minute load average when the run started
@@ -104,8 +103,12 @@ def generate(
 ) -> tuple[str, str]:
     """(path, GBD hash) of ``instance``'s CNF in ``cache_dir``: reused when its hash is ``expected_hash``,
     else written again (atomically) and hashed: a file of unknown origin or changed since is never trusted.
+    A file of ``instances.files`` is its own path, hashed again (changed since the config was read: an error).
     Writing past ``time_limit`` seconds raises :class:`GenerationTimeout` (the partial file removed)."""
 
+    if instance.file is not None:  # a file of instances.files: solved where it is, if it is still the same
+        _check_hash(Path(instance.file), instance.file_hash or "")
+        return instance.file, instance.file_hash or ""
     path = Path(cache_dir) / instance.filename
     if expected_hash is not None and path.is_file():
         try:
@@ -154,7 +157,7 @@ def _check_hash(path: Path, expected: str) -> None:
     found = gbd_hash(path)
     if found != expected:
         raise RuntimeError(f"{path.name} on {socket.gethostname()} has GBD hash {found}, not {expected} as "
-                           "generated (changed, or a stale copy on this node): not solved")  # fmt: skip
+                           "generated or read (changed, or a stale copy on this node): not solved")  # fmt: skip
 
 
 def _limits(run: Run) -> Limits:
@@ -170,8 +173,8 @@ def parsed(path: Path) -> Cnf | None:
     """``path`` parsed (every literal checked against the header), once per worker while the file is the same
     one (device, inode, size, change times); None for a file above :data:`PARSE_ONCE_BYTES`, read by each run."""
     st = path.stat()
-    if st.st_size > PARSE_ONCE_BYTES or not stat.S_ISREG(st.st_mode):
-        return None
+    if st.st_size > PARSE_ONCE_BYTES or not stat.S_ISREG(st.st_mode) or sniff(path) is not None:
+        return None  # a compressed file may hold far more than its size: streamed by each run, bounded
     key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     cnf = _parsed.get(key)
     if cnf is None:
@@ -185,42 +188,25 @@ def parsed(path: Path) -> Cnf | None:
 def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measurement:
 
     cnf = parsed(cnf_path)
-    o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args,
-              context=RunContext(cnf=cnf, keep_output=keep_output, reuse_child=True))  # fmt: skip
-    error, refuted = o.error, o.model_rejected  # a model violating a clause: the solver said SAT, wrongly
-    if o.status is Status.SAT and o.verified:
-        error = _not_a_solution(run.instance, cnf_path, o.true_vars())
-        refuted = error is not None
+    with work_dir("proof") if run.proof else nullcontext(None) as tmp:  # the proof is checked, then removed
+        o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args,
+                  solvers_file=run.solver.profiles, proof=None if tmp is None else Path(tmp) / "proof.drat",
+                  context=RunContext(cnf=cnf, keep_output=keep_output, reuse_child=True))  # fmt: skip
     header = cnf.header if cnf is not None else read_header_file(cnf_path)
-    checked = Checked.UNCHECKED if refuted else judge_answer(o, header, cnf_path).checked
+    judged = judge_answer(o, header, cnf_path)  # as solve and cq.solve judge it
     return Measurement(
-        Status.SAT if o.model_rejected else o.status,  # what the solver said; the check's word is `verified`
+        judged.answer,  # what the solver said; the judgement's word is `verdict` (and `verified`, `checked`)
         solver_version=o.version,
         wall=o.wall,
         cpu=o.cpu,
         peak_memory_mb=o.peak_memory_mb,
-        verified=o.verified and not refuted,
-        error=error,
+        verified=o.verified and judged.wrong is None,
+        error=judged.wrong or o.error,
         measured_by=o.measured_by,
         check_time=o.check_time,
-        refuted=refuted,
-        checked=checked,
+        verdict=judged.verdict,
+        checked=judged.checked,
     )
-
-
-def _not_a_solution(instance: Instance, cnf_path: Path, true_vars: set[int]) -> str | None:
-    """Beyond the clause check: the model's queens (names unshuffled) must be an N-queens solution."""
-
-    if instance.shuffle_seed is not None:
-        table = unshuffle_map(read_header_file(cnf_path))
-        if table is None:
-            return f"{NOT_A_SOLUTION}: the shuffled file has no shuffle comment"
-        true_vars = {table[v] for v in true_vars if 0 < v < len(table)}
-    try:
-        variant_placement(instance.n, true_vars, instance.formula().variant if instance.is_variant else None)
-    except DecodeError as e:
-        return f"{NOT_A_SOLUTION}: {e}"
-    return None
 
 
 def _count(run: Run) -> Measurement:
@@ -244,6 +230,7 @@ def _count(run: Run) -> Measurement:
         error=r.error,
         measured_by=measured_by,
         engine=r.engine,
+        verdict=count_verdict(r),
         checked=r.checked if r.complete else None,
     )
 

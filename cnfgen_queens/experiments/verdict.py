@@ -1,32 +1,39 @@
 """The verdict on a run, kept apart from the solver's answer (its :class:`~..solvers.outcome.Status`).
 
 As BenchExec separates a tool's result from its category (correct, wrong, unknown),
-a run here is *solved*, *wrong* or *unsolved*, judged in one place (:func:`judge`).
-A run is solved when it ends SAT with a verified model or UNSAT (``task: solve``), or
-with a complete count (``task: count``), within its time limit (an answer after the
-limit does not count, as in the SAT competition).  An answer contradicting the known
-facts is *wrong*: N-queens is unsatisfiable exactly for N = 2, 3; counts are OEIS
-A000170; a model must satisfy every clause of the CNF it answers (an invalid model is a
-wrong answer, as in the SAT competition; the row keeps status SAT, ``verified`` false and
-the violated clause in ``error``); the queens of a model must not attack each other; for
-variants, the model keeps the placed queens and avoids the blocked squares, and torus
-counts are OEIS A007705.  A count of a ``break_symmetry`` formula (one model per orbit) is
-judged against A002562 on the plain board, and against nothing on the torus
-(:func:`.published_count` says which).
+a run here is *solved*, *wrong* or *unsolved*.  The worker judges a run's answer as
+``solve`` and ``cq.solve`` do, with the one judgement of
+:mod:`cnfgen_queens.solutions.known_answer` (:class:`Verdict`, ``judge_answer``; a
+count by :attr:`.Count.wrong`, as ``count`` judges it), and :func:`judge` adds the
+batch's own rule: an answer after the time limit does not count, as in the SAT
+competition.  A wrong answer: a model that violates a clause or whose queens are no
+board of the instance (the row keeps status SAT, ``verified`` false and the reason in
+``error``), an UNSAT on a board with a positive published count (OEIS A000170, A007705
+on the torus; with ``break_symmetry`` too), a count other than the published one
+(A002562 for a ``break_symmetry`` formula of the plain board; :func:`.published_count`).
+A DIMACS file of ``instances.files`` has no known answer: its SAT is solved when its model satisfies
+every clause, wrong when not; its UNSAT is solved, and the ``checked`` column says ``unchecked`` unless
+a DRAT proof was verified.
+
+Rows stored before the ``verdict`` column are judged by their columns alone
+(:func:`verdict`): N-queens is unsatisfiable exactly for N = 2, 3, and such a row
+recorded a refuted model only in its error text.
 """
 
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from typing import Protocol
 
 from cnfgen_queens.model.known_counts import published_count
 
+from ..solutions.known_answer import NOT_A_SOLUTION, Verdict
 from ..solvers.outcome import Status
+from .file_instances import generated
+
+__all__ = ["NOT_A_SOLUTION", "UNSAT_N", "Judged", "Verdict", "judge", "verdict"]
 
 UNSAT_N = (2, 3)  # the only board sizes without a solution
-NOT_A_SOLUTION = "model is not an N-queens solution"  # how the worker words a refuted model
 
 
 class Judged(Protocol):
@@ -53,14 +60,8 @@ class Judged(Protocol):
     def wall(self) -> float | None: ...
     @property
     def variant(self) -> str | None: ...
-
-
-class Verdict(StrEnum):
-    """The judgement of one run (stored as these words in the ``verdict`` column)."""
-
-    SOLVED = "solved"
-    WRONG = "wrong"
-    UNSOLVED = "unsolved"
+    @property
+    def family(self) -> str | None: ...
 
 
 def verdict(row: Judged) -> Verdict:
@@ -69,34 +70,35 @@ def verdict(row: Judged) -> Verdict:
         return row.verdict
     # such rows recorded a refuted model only in the error text the worker wrote
     refuted = row.status is Status.SAT and (row.error or "").startswith(NOT_A_SOLUTION)
-    return judge(row, refuted=refuted)
+    return judge(row, answer=Verdict.WRONG if refuted else None)
 
 
-def judge(row: Judged, *, refuted: bool = False) -> Verdict:
-    """The verdict on ``row`` (its ``verdict`` field ignored); ``refuted``: the worker found the model
-    is no solution of the instance (a fact only the worker, holding the model, can establish)."""
-    if _wrong(row, refuted):
-        return Verdict.WRONG
+def judge(row: Judged, *, answer: Verdict | None = None) -> Verdict:
+    """The verdict on ``row`` (its ``verdict`` field ignored): ``answer``, the worker's judgement of the run's
+    answer (:func:`.known_answer.judge_answer`, a count's by :attr:`.Count.wrong`), unsolved when it came after
+    the time limit; without it (a row stored before the worker judged), by the row's columns."""
+    if answer is None:
+        answer = _by_columns(row)
+    if answer is Verdict.WRONG:
+        return answer
     if row.time_limit is not None and row.wall is not None and row.wall > row.time_limit:
         return Verdict.UNSOLVED
-    if row.task == "count":
-        solved = row.count is not None
-    else:
-        solved = (row.status is Status.SAT and bool(row.verified)) or row.status is Status.UNSAT
-    return Verdict.SOLVED if solved else Verdict.UNSOLVED
+    return answer
 
 
-def _wrong(row: Judged, refuted: bool) -> bool:
+def _by_columns(row: Judged) -> Verdict:
+    """The verdict of a row stored before its worker judged it: its count against the published one, its
+    answer against N (UNSAT for N = 2, 3 only; nothing known of a variant)."""
     if row.task == "count":
         known = known_count(row)
-        return row.count is not None and known is not None and row.count != known
-    if row.status is Status.SAT and refuted:
-        return True
-    if row.variant is not None:  # completion and blocked instances may be UNSAT
-        return False
-    if row.status is Status.SAT:
-        return row.n in UNSAT_N
-    return row.status is Status.UNSAT and row.n not in UNSAT_N
+        if row.count is not None and known is not None and row.count != known:
+            return Verdict.WRONG
+        return Verdict.SOLVED if row.count is not None else Verdict.UNSOLVED
+    answered = row.status in (Status.SAT, Status.UNSAT)
+    if answered and row.variant is None and generated(row.family) and (row.status is Status.SAT) == (row.n in UNSAT_N):
+        return Verdict.WRONG  # SAT for N = 2, 3; UNSAT for any other N
+    solved = (row.status is Status.SAT and bool(row.verified)) or row.status is Status.UNSAT
+    return Verdict.SOLVED if solved else Verdict.UNSOLVED
 
 
 def known_count(row: Judged) -> int | None:

@@ -11,7 +11,9 @@ attribute of the package (``cnfgen_queens.queens``), loaded on first use; none i
 Squares are 0-based ``(row, column)`` here, 1-based on the command line.  Errors are Python's own: what the
 CLI refuses with exit 2 raises a ``UsageError`` (a ValueError) whose message names this API's parameters
 (``torus=True``, ``place=``) and squares as they were given (``(9, 9)``), never a CLI flag; a wrong type
-raises TypeError saying what to pass (``count(8)``: ``cq.queens(8)``); a missing file FileNotFoundError; a
+raises TypeError naming the parameter, saying what to pass (``count(8)``: ``cq.queens(8)``; a switch takes
+True or False only); a missing file FileNotFoundError; ``solver_args`` as one string is split as a shell
+splits it.  Every argument is checked once, before any work (:func:`.arguments.edge`).  A
 known solver that is not installed ``SolverMissing`` (an OSError, the CLI's exit 1).  Outcomes are the
 CLI's for the same input and limits, the memory limit included (``solve``).
 

@@ -7,7 +7,6 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.cli.common import positive_int
 from cnfgen_queens.errors import python_words
 from cnfgen_queens.execution.where import Where
 from cnfgen_queens.experiments import config as configs
@@ -16,9 +15,10 @@ from cnfgen_queens.experiments.batch import run_batch as run
 from cnfgen_queens.experiments.report import load_rows
 from cnfgen_queens.experiments.store import COLUMNS
 
-from .arguments import checked, existing
+from .arguments import edge, existing
 
 
+@edge
 def run_batch(
     config: dict[str, Any] | str | Path,
     *,
@@ -49,13 +49,10 @@ def run_batch(
     """
     with python_words():
         if not isinstance(config, dict | str | PathLike):
-            raise TypeError(f"run_batch() takes a config: a dict or a YAML file's path, got {type(config).__name__}")
+            raise TypeError(f"config must be a dict or a YAML file's path, got {type(config).__name__}")
         parsed = (
-            configs.parse(config, "<config>")
-            if isinstance(config, dict)
-            else configs.load(existing(config, "config file"))
+            configs.parse(config, "<config>") if isinstance(config, dict) else configs.load(existing(config, "config"))
         )
-        jobs = checked(positive_int("jobs"), jobs, "jobs") if jobs is not None else None
         executor, jobs, slurm = executor_of(parsed, executor, jobs)
         where = Where(jobs=jobs, executor=executor, scheduler=scheduler)
         request = BatchRequest(where=where, slurm=slurm, fresh=fresh, retry_errors=retry_errors, progress=progress,
@@ -63,6 +60,7 @@ def run_batch(
         return run(parsed, request)
 
 
+@edge
 def load_results(path: str | Path, *, as_frame: bool = False) -> Any:
     """The runs of a results database (or a ``report --runs-csv`` file), one dict per run in the report's
     order, with the columns of ``report --runs-csv``; a pandas DataFrame with ``as_frame`` (pandas is not
@@ -81,7 +79,7 @@ def load_results(path: str | Path, *, as_frame: bool = False) -> Any:
     with python_words():
         rows = [
             {k: v.value if isinstance(v, Enum) else v for k, v in row.as_dict().items()}
-            for row in load_rows(existing(path, "results file"))
+            for row in load_rows(path)  # an existing file, checked at the edge
         ]
         if not as_frame:
             return rows

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from cnfgen_queens.errors import python_words
 from cnfgen_queens.model import decode as _decode
 
-from .arguments import Cell
+from .arguments import Cell, edge
 from .formula import Formula, formula_of
 
 
@@ -34,10 +34,15 @@ class Board:
 
     def __post_init__(self) -> None:
         """Checked on its own (DecodeError, a ValueError, says what is wrong): a column per row, no attack."""
+        if isinstance(self.columns, str | bytes) or not isinstance(self.columns, Iterable):
+            raise TypeError(f"columns must be a sequence of 0-based column integers, got {self.columns!r}")
         cols = tuple(self.columns)
         object.__setattr__(self, "columns", cols)
         n = len(cols)
-        if not all(type(c) is int and 0 <= c < n for c in cols):
+        wrong = [c for c in cols if type(c) is not int]
+        if wrong:
+            raise TypeError(f"columns must hold 0-based column integers, got {wrong[0]!r}")
+        if not all(0 <= c < n for c in cols):
             raise _decode.DecodeError(f"not a placement of {n} queens (0-based columns): {cols}")
         _decode.placement_from_true_vars(n, (r * n + c + 1 for r, c in enumerate(cols)))
 
@@ -69,6 +74,7 @@ def board_of(formula: Formula | int, true_vars: Iterable[int]) -> Board:
     return Board(_decode.variant_placement(n, true_vars, variant))
 
 
+@edge
 def decode(model: Iterable[int], formula: Formula | int) -> Board:
     """The board of a model (signed literals, e.g. ``solve(f).model`` or a PySAT solver's
     ``get_model()``), checked on its own: one queen per row, none attacking, the variant's squares kept.
@@ -85,6 +91,7 @@ def decode(model: Iterable[int], formula: Formula | int) -> Board:
         return board_of(formula, (lit for lit in model if lit > 0))
 
 
+@edge
 def blocking_clause(board: Board) -> tuple[int, ...]:
     """The clause that rules out ``board``, over the cell variables only (``cnfgen-queens block``).
 
@@ -96,6 +103,6 @@ def blocking_clause(board: Board) -> tuple[int, ...]:
     with python_words():
         if not isinstance(board, Board):
             raise TypeError(
-                f"blocking_clause() takes a Board (cq.decode(model, f), cq.Board(columns)), got {type(board).__name__}"
+                f"board must be a Board (cq.decode(model, f), cq.Board(columns)), got {type(board).__name__}"
             )
         return _decode.blocking_clause(board.columns)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cnfgen_queens.cli.common import line_length
 from cnfgen_queens.encodings import EncodingSize, VarPool, get, sizes
 from cnfgen_queens.errors import UsageError, python_words
 
-from .arguments import checked
+from .arguments import edge
 
 
+@edge
 def list_encodings(length: int = 8, group_size: int | None = None) -> list[EncodingSize]:
     """Every at-most-one encoding with its clause and auxiliary counts on a line of ``length`` literals:
     the table of ``gen-queens --list-encodings -n LENGTH``.
@@ -22,9 +22,6 @@ def list_encodings(length: int = 8, group_size: int | None = None) -> list[Encod
         [('pairwise', 28, 0), ('sequential', 20, 7), ('commander', 21, 3)]
     """
     with python_words():
-        length = checked(line_length("line length"), length, "length")
-        if group_size is not None:
-            group_size = checked(line_length("group size"), group_size, "group_size")
         try:
             return sizes(length, group_size)
         except UsageError:
@@ -52,6 +49,7 @@ class _IDPoolVars(VarPool):
         return int(self.pool.id(("cnfgen_queens.at_most_one", self.pool.top + 1)))
 
 
+@edge
 def at_most_one(
     lits: Sequence[int], encoding: str = "pairwise", *, pool: Any = None, group_size: int | None = None
 ) -> list[list[int]]:
@@ -74,17 +72,11 @@ def at_most_one(
     """
     with python_words():
         enc = get(encoding)
-        if group_size is not None:
-            group_size = checked(line_length("group size"), group_size, "group_size")
-        lits = list(lits)
-        if not all(type(lit) is int for lit in lits):
-            raise TypeError(
-                f"at_most_one() takes integer literals, got {next(x for x in lits if type(x) is not int)!r}"
-            )
+        lits = list(lits)  # integers, checked at the edge
         if 0 in lits:
-            raise UsageError("at_most_one takes non-zero integer literals")
+            raise UsageError("lits must hold non-zero integer literals")
         if len({abs(lit) for lit in lits}) != len(lits):
-            raise UsageError("at_most_one takes literals of distinct variables")
+            raise UsageError("lits must hold literals of distinct variables")
         top = max((abs(lit) for lit in lits), default=0)
         vars: VarPool
         if pool is None:

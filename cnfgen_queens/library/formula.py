@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from cnfgen_queens.cli.common import board_size, line_length, non_negative_int
 from cnfgen_queens.cnf.atomic import atomic_output, check_output_target
 from cnfgen_queens.cnf.compressed import compressing
 from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
@@ -22,7 +21,7 @@ from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import make_variant
 from cnfgen_queens.solutions.api import check_held_size
 
-from .arguments import Cell, cells, checked
+from .arguments import Cell, edge
 
 
 @dataclass(frozen=True)
@@ -69,6 +68,7 @@ class Formula:
         """The ``gen-queens`` command line that writes this formula (recorded in the header)."""
         return shlex.join(["gen-queens", *self.argv])
 
+    @edge
     def cell(self, row: int, column: int) -> int:
         """The variable of square ``(row, column)``, 0-based: ``row*N + column + 1``.
 
@@ -99,6 +99,7 @@ class Formula:
         """Every clause in file order, streamed (the formula is never held whole)."""
         return self.formula.clauses()
 
+    @edge
     def write(
         self, target: str | Path | IO[bytes] | IO[str], shuffle: int | None = None, *, comments: bool = True,
         allow_large: bool = False,
@@ -119,8 +120,6 @@ class Formula:
             ['p cnf 4 8', '1 2 0', '3 4 0']
         """
         with python_words():
-            if shuffle is not None:
-                shuffle = checked(non_negative_int("seed"), shuffle, "shuffle")
             argv = [*self.argv, *(["--no-comments"] if not comments else []),
                     *(["--allow-large"] if allow_large else []),
                     *(["--shuffle", str(shuffle)] if shuffle is not None else [])]  # fmt: skip
@@ -142,12 +141,11 @@ class Formula:
                         out.close()
                 return written
             if isinstance(target, io.TextIOBase):  # e.g. sys.stdout: its bytes, after what was printed
-                if not hasattr(target, "buffer"):
-                    raise TypeError("write() needs a path or a binary file (open(..., 'wb'), io.BytesIO())")
                 target.flush()
-                target = target.buffer
+                target = target.buffer  # type: ignore[attr-defined]  # the edge refused a text stream without one
             return write_cnf(target, self.formula, lines, show=comments, shuffle=shuffle)  # type: ignore[arg-type]
 
+    @edge
     def to_pysat(self, *, allow_large: bool = False) -> Any:
         """The clauses as a ``pysat.formula.CNF`` (held in memory: refused above the loops' size cap of
         20,000,000 clauses unless ``allow_large``).
@@ -239,6 +237,7 @@ def formula_of(value: object, function: str) -> Formula:
     raise TypeError(f"{function}() takes a formula made by cq.queens(n), got {type(value).__name__}")
 
 
+@edge
 def queens(
     n: int,
     encoding: str = "pairwise",
@@ -284,12 +283,10 @@ def queens(
         cnfgen_queens.encodings.UnknownEncoding: unknown encoding 'nonesuch'; valid: pairwise, ...
     """
     with python_words():
-        n = checked(board_size, n, "n")
-        placed, blocked = cells(place, "place"), cells(holes, "holes")
+        placed, blocked = list(place), list(holes)  # (row, column) pairs, checked at the edge
         argv = [str(n)]
         argv += ["--encoding", encoding] if encoding != "pairwise" else []
         if group_size is not None:
-            group_size = checked(line_length("group size"), group_size, "group_size")
             argv += ["--group-size", str(group_size)]
         argv += ["--column-alo"] if column_alo else []
         argv += ["--break-symmetry"] if break_symmetry else []
@@ -298,15 +295,13 @@ def queens(
                 argv += [flag, f"{r + 1},{c + 1}"]
         argv += ["--torus"] if torus else []
         if random_place is not None:
-            random_place = checked(non_negative_int(), random_place, "random_place")
             argv += ["--random-place", str(random_place)]
         if seed is not None:
-            seed = checked(non_negative_int(), seed, "seed")
             argv += ["--seed", str(seed)]
         get(encoding)  # UnknownEncoding (a UsageError) before the variant is drawn
-        variant = make_variant(n, placed, blocked, bool(torus), random_place, seed)
+        variant = make_variant(n, placed, blocked, torus, random_place, seed)
         try:
-            formula = QueensFormula(n, encoding, bool(column_alo), group_size, variant, bool(break_symmetry))
+            formula = QueensFormula(n, encoding, column_alo, group_size, variant, break_symmetry)
         except UsageError:
             raise
         except ValueError as e:  # a group size the encoding does not take

@@ -8,7 +8,6 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.cli.common import positive_int
 from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import read_header_file
@@ -19,12 +18,12 @@ from cnfgen_queens.model import decode as _decode
 from cnfgen_queens.model.variants import from_header
 from cnfgen_queens.solutions import api as _solutions
 from cnfgen_queens.solutions.api import Count, Found
-from cnfgen_queens.solutions.known_answer import judge_answer
+from cnfgen_queens.solutions.known_answer import Verdict, judge_answer
 from cnfgen_queens.solvers import ProfileError, RunContext, SolverMissing, SolverNotFound
 from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Checked, Outcome, Status
 
-from .arguments import checked
+from .arguments import edge
 from .boards import Board, board_of
 from .formula import Formula, formula_of
 from .fresh import solve_as_the_cli
@@ -39,20 +38,23 @@ class Solved:
     SAT, or when a file's header names no N); ``checked`` says how the answer was checked, as the CLI's
     ``c checked:`` line does (None: no answer).  An answer the CLI rejects (an UNSAT contradicting a
     published count; an unchecked UNSAT with ``require_checked``) has status ERROR and the reason as
-    ``outcome.error``.
+    ``outcome.error``; ``answer`` is still what the solver said and ``verdict`` is the judgement a batch
+    stores (solved, wrong, unsolved).
 
     Examples:
         >>> import cnfgen_queens as cq
         >>> out = cq.solve(cq.queens(5, "ladder"))
         >>> str(out.status), out.outcome.verified, out.board.n, out.wall > 0, out.measured_by in ("rusage", "cgroup")
         ('SAT', True, 5, True, True)
-        >>> str(out.checked), str(cq.solve(cq.queens(3)).checked)
-        ('model-verified', 'published-count')
+        >>> str(out.checked), str(cq.solve(cq.queens(3)).checked), str(out.verdict)
+        ('model-verified', 'published-count', 'solved')
     """
 
     outcome: Outcome
     board: Board | None
     checked: Checked | None = None
+    answer: Status | None = None
+    verdict: Verdict | None = None
 
     @property
     def status(self) -> Status:
@@ -80,13 +82,14 @@ class Solved:
         return self.outcome.measured_by
 
 
+@edge
 def solve(
     formula_or_path: Formula | str | PathLike[str] | Any,
     solver: str = DEFAULT_SOLVER,
     *,
     time_limit: float | None = None,
     memory_limit: int | None = None,
-    solver_args: Sequence[str] = (),
+    solver_args: Sequence[str] | str = (),
     solvers_file: str | Path | None = None,
     require_checked: bool = False,
 ) -> Solved:
@@ -99,7 +102,8 @@ def solve(
     ``cnfgen-queens solve -m MB`` in a process of its own, since a child forked from this one could reuse
     the memory it holds.  UsageError for what the CLI refuses (exit 2: an unknown solver, a file that is no
     CNF); FileNotFoundError (an OSError, as any file that cannot be opened) for a missing file; TypeError for
-    anything else than the three inputs; SolverMissing, an OSError, for a known solver that is not
+    anything else than the three inputs; ``solver_args``: words, or one string split as a shell splits it
+    (``"-verb=0 --seed=1"``); SolverMissing, an OSError, for a known solver that is not
     installed (the CLI's exit 1).
     The answer is judged as the CLI judges it (:func:`.known_answer.judge_answer`): a wrong UNSAT, or
     with ``require_checked`` an unchecked one, is status ERROR.
@@ -136,10 +140,12 @@ def solve(
                                          context=RunContext(name=name))  # fmt: skip
                 judged = judge_answer(outcome, read_header_file(path, None), path, require_checked=require_checked)
                 outcome = judged.accepted(outcome)
+                said = (judged.checked, judged.answer, judged.verdict)
+                if outcome.model is None or judged.problem is not None:  # no model, or one that is no board
+                    return Solved(outcome, None, *said)
                 if formula is not None:
-                    board = board_of(formula, outcome.true_vars()) if outcome.model is not None else None
-                    return Solved(outcome, board, judged.checked)
-                return Solved(outcome, _file_board(path, outcome), judged.checked)
+                    return Solved(outcome, board_of(formula, outcome.true_vars()), *said)
+                return Solved(outcome, _file_board(path, outcome), *said)
         except SolverMissing:
             raise  # the environment: an OSError
         except (SolverNotFound, ProfileError, InputError) as e:
@@ -148,9 +154,12 @@ def solve(
 
 def _readable(path: Path) -> None:
     """Python's own OSError (FileNotFoundError, IsADirectoryError, PermissionError) for an input that cannot
-    be opened; the command line says the same in one line, exit 2."""
-    with open(path, "rb"):
-        pass
+    be opened, naming the parameter and the path; the command line says the same in one line, exit 2."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        raise type(e)(e.errno, f"formula_or_path: {str(e.strerror).lower()}", e.filename) from None
 
 
 def _is_pysat_cnf(value: object) -> bool:
@@ -190,6 +199,7 @@ def _file_board(path: Path, outcome: Outcome) -> Board | None:
     return Board(_decode.variant_placement(n, true, variant if variant.active else None))
 
 
+@edge
 def enumerate_solutions(
     formula: Formula,
     solver: str = DEFAULT_SOLVER,
@@ -213,8 +223,6 @@ def enumerate_solutions(
     """
     with python_words():
         formula = formula_of(formula, "enumerate_solutions")
-        if limit is not None:
-            limit = checked(positive_int("limit"), limit, "limit")
         request = _solutions.Request(formula.formula, _solutions.SolverChoice(solver),
                                      limits=Limits(time_limit, memory_limit), symmetric=symmetric,
                                      allow_large=allow_large)  # fmt: skip
@@ -232,6 +240,7 @@ def _boards(found: Generator[Found, None, None], limit: int | None) -> Iterator[
         found.close()
 
 
+@edge
 def count(
     formula: Formula,
     solver: str = DEFAULT_SOLVER,
@@ -271,9 +280,6 @@ def count(
     """
     with python_words():
         formula = formula_of(formula, "count")
-        if limit is not None:
-            limit = checked(positive_int("limit"), limit, "limit")
-        jobs = checked(positive_int("jobs"), jobs, "jobs")
         request = _solutions.Request(formula.formula, _solutions.SolverChoice(solver), engine=engine,
                                      limits=Limits(time_limit, memory_limit),
                                      where=_solutions.Where(jobs=jobs, executor=executor, scheduler=scheduler),

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from cnfgen_queens.errors import UsageError
+from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Board, Cell
 from cnfgen_queens.model.variants import Variant
@@ -221,8 +221,8 @@ def board_group(n: int, variant: Variant) -> BoardGroup:
         lin = torus_linear(n)
         if (len(lin) * n * n - 1) * n * n > MAX_TORUS_CELLS:
             raise GroupTooLarge(
-                f"--break-symmetry on the {n}-torus: its group has {len(lin) * n * n:,} maps, each a chain of up to "
-                f"{n * n} cells; over the limit of {MAX_TORUS_CELLS:,} (every N <= 16 fits)"
+                f"{option('--break-symmetry')} on the {n}-torus: its group has {len(lin) * n * n:,} maps, each a "
+                f"chain of up to {n * n} cells; over the limit of {MAX_TORUS_CELLS:,} (every N <= 16 fits)"
             )
         candidates: list[int | tuple[int, int, int]] = [(i, s, t) for i in range(len(lin)) for s in range(n)
                                                          for t in range(n) if (i, s, t) != (0, 0, 0)]  # fmt: skip

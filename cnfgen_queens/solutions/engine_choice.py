@@ -97,8 +97,9 @@ def _broken(request: Request) -> str:
                      ("--jobs", where.jobs > 1),
                      (f"--executor {where.executor}", where.executor != "local")))  # fmt: skip
     if refused:
-        raise UsageError(f"--break-symmetry does not combine with {refused[0]}: its formula has one model per "
-                         "orbit, listed by the blocking-clause loop (--engine loop)")  # fmt: skip
+        loop = option("--engine", "loop")
+        raise UsageError(f"{option('--break-symmetry')} does not combine with {refused[0]}: its formula has one "
+                         f"model per orbit, listed by the blocking-clause loop ({loop})")  # fmt: skip
     return "loop"
 
 

@@ -12,8 +12,7 @@ from cnfgen_queens.enumeration.records import Found, GroupCount
 from cnfgen_queens.execution.where import Where
 from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.formula import QueensFormula
-
-DEFAULT_SOLVER = "pysat:cadical195"
+from cnfgen_queens.solvers.default import DEFAULT_SOLVER
 
 
 @dataclass(frozen=True)

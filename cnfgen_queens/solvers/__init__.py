@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 
+from .default import DEFAULT_SOLVER
+
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from typing import Any
@@ -17,8 +19,6 @@ if TYPE_CHECKING:
     from .outcome import Outcome, Status
     from .profiles import Profile, ProfileError
     from .runner import RunContext, check_model, solve
-
-DEFAULT_SOLVER = "pysat:cadical195"
 
 # name -> submodule; imported on first use (PEP 562), so that `decode` reading output with
 # `solvers.parse` does not pay for discovery and the runner at start-up

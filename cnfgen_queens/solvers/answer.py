@@ -30,7 +30,7 @@ def read_answer(
         return Status.ERROR, note, Claim(None, None, False, None, None)
     if run.timed_out:
         claim = Claim(None, None, False, None, None)
-    elif profile.output == "minisat":
+    elif profile.result_file:
         if model_file is not None and model_file.exists():
             with open(model_file, "rb") as f:
                 claim = read_minisat(f, sink)
@@ -41,7 +41,7 @@ def read_answer(
         with open(run.stdout_file, "rb") as f:
             claim = read_competition(f, sink)
     noise = stderr + "\n" + (claim.garbage or "")
-    if profile.output == "minisat" and run.stdout_file is not None:
+    if profile.result_file and run.stdout_file is not None:
         noise += "\n" + tail(run.stdout_file).decode("utf-8", "replace")
     status, error = classify(claim, profile, run, limits, noise)
     if run.memory_exceeded and status in (Status.ERROR, Status.UNKNOWN):

@@ -14,6 +14,7 @@ import re
 import shutil
 import sys
 import sysconfig
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -21,10 +22,9 @@ from pathlib import Path
 from ..cnf.atomic import work_dir
 from ..limits import NEVER, Deadline, Limits
 from .process import run_process
-from .profiles import Profile, all_profiles, generic
+from .profiles import BUILTIN, DEFAULT_SOLVER, EMBEDDED_PREFIX, Profile, all_profiles, generic
 from .version_cache import cache_key, cached_version, remember_version
 
-EMBEDDED_PREFIX = "pysat:"
 VERSION_TIMEOUT = 5.0
 PROBE_OUTPUT_MB = 1  # a version probe that prints more is cut off
 PROBE_LIMITS = Limits(output=PROBE_OUTPUT_MB, isolation="none")
@@ -42,8 +42,9 @@ class SolverMissing(SolverNotFound, OSError):
     OSError, as every environment failure)."""
 
 
-INSTALL_SCRIPT_SOLVERS = frozenset({"kissat", "cadical", "minisat", "picosat", "cryptominisat5", "clasp"})
-"""The profiles ``scripts/install-solvers.sh`` installs (tests/test_exit_rules.py reads the script)."""
+INSTALL_SCRIPT_SOLVERS = frozenset(name for name, p in BUILTIN.items() if p.install_script)
+"""The profiles ``scripts/install-solvers.sh`` installs (their ``install_script``; tests/test_exit_rules.py
+reads the script)."""
 
 
 @dataclass(frozen=True)
@@ -68,28 +69,26 @@ class SolverSpec:
         return binary_version(self.path, self.profile.version_args, within=seconds)
 
 
-def wheel_kissat() -> Path:
-    """Where passagemath-kissat puts its kissat binary."""
-    return Path(sysconfig.get_paths()["purelib"]) / "sage_wheels" / "bin" / "kissat"
-
-
 def find_binary(binary: str) -> str | None:
-    """An executable on PATH (or a path to one); kissat also inside the passagemath-kissat wheel."""
+    """An executable on PATH (or a path to one); else where a wheel bundles it (a built-in profile of this
+    binary whose ``bundled`` names the place, such as kissat in passagemath-kissat)."""
     if os.sep in binary:
         path = Path(binary).expanduser()
         return str(path.resolve()) if path.is_file() and os.access(path, os.X_OK) else None
     found = shutil.which(binary)
     if found:
         return found
-    if binary == "kissat":
-        wheel = wheel_kissat()
-        if wheel.is_file() and os.access(wheel, os.X_OK):
-            return str(wheel)
+    for profile in BUILTIN.values():
+        if profile.binary == binary and profile.bundled is not None:
+            wheel = Path(sysconfig.get_paths()["purelib"]) / profile.bundled
+            if wheel.is_file() and os.access(wheel, os.X_OK):
+                return str(wheel)
     return None
 
 
-def resolve(solver: str, solvers_file: Path | None = None) -> SolverSpec:
-    """A profile name, a path to any binary (generic profile unless its name is a profile), or pysat:NAME."""
+def resolve(solver: str, solvers_file: Path | Mapping[str, Profile] | None = None) -> SolverSpec:
+    """A profile name, a path to any binary (generic profile unless its name is a profile), or pysat:NAME;
+    ``solvers_file``: the user's profiles (a YAML file, or profiles already read)."""
     if solver.startswith(EMBEDDED_PREFIX):
         name = embedded_name(solver[len(EMBEDDED_PREFIX) :])
         if not embedded_available(name):
@@ -103,7 +102,7 @@ def resolve(solver: str, solvers_file: Path | None = None) -> SolverSpec:
             script = ", or run scripts/install-solvers.sh" if solver in INSTALL_SCRIPT_SOLVERS else ""
             raise SolverMissing(
                 f"solver {solver!r} not found ({profile.binary} is not on PATH); install: {profile.install}"
-                f"{script}; or use the embedded default pysat:cadical195"
+                f"{script}; or use the embedded default {DEFAULT_SOLVER}"
             )
         return SolverSpec(solver, profile, path)
     if os.sep in solver:

@@ -1,10 +1,8 @@
 """What a solver binary is given: a compressed CNF as it is when the solver reads that format, else a
 decompressed temporary file (streamed, so memory stays bounded).
 
-Which formats each solver reads was measured on this machine (kissat 4.0.4, CaDiCaL 1.5.3,
-MiniSat 2.2.1, PicoSAT 965, CryptoMiniSat 5, clasp 3): kissat and CaDiCaL pipe .gz, .bz2 and
-.xz through gzip, bzip2 and xz; MiniSat and CryptoMiniSat read .gz through zlib; PicoSAT
-reads .gz and .bz2; clasp none.  A tool a solver pipes through must be on PATH.
+Which formats each solver reads is its profile's ``native`` field (:mod:`.profiles`, measured there).
+A tool a solver pipes through must be on PATH.
 """
 
 from __future__ import annotations
@@ -17,31 +15,23 @@ from cnfgen_queens.cnf.compressed import by_name, sniff
 from cnfgen_queens.cnf.dimacs import open_cnf
 from cnfgen_queens.contexts import contextmanager
 
-NATIVE: dict[str, dict[str, str | None]] = {  # profile -> suffix -> tool it needs on PATH (None: built in)
-    "kissat": {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"},
-    "cadical": {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"},
-    "minisat": {".gz": None},
-    "cryptominisat5": {".gz": None},
-    "picosat": {".gz": "gzip", ".bz2": "bzip2"},
-}
+from .profiles import Profile
 
 
-def reads_natively(profile: str, path: Path) -> bool:
-    """Whether solver profile ``profile`` reads ``path`` as it is (its name and bytes agree)."""
+def reads_natively(profile: Profile, path: Path) -> bool:
+    """Whether the solver of ``profile`` reads ``path`` as it is (its name and bytes agree)."""
     magic = sniff(path)
     if magic is None:
         return True  # plain text: every solver reads it
-    named = by_name(path)
-    tools = NATIVE.get(profile, {})
-    if named is not magic or magic.suffix not in tools:
+    reads, tool = profile.native_tool(magic.suffix)
+    if by_name(path) is not magic or not reads:
         return False
-    tool = tools[magic.suffix]
     return tool is None or shutil.which(tool) is not None
 
 
 @contextmanager
 def solver_input(
-    profile: str, path: Path, tmpdir: str, stop: Callable[[], bool] | None = None
+    profile: Profile, path: Path, tmpdir: str, stop: Callable[[], bool] | None = None
 ) -> Iterator[Path | None]:
     """``path`` itself, or a decompressed copy in ``tmpdir`` when the solver cannot read it; None when
     ``stop()`` said so before the copy was whole (a time limit)."""

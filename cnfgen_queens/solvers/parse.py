@@ -336,7 +336,7 @@ def classify(claim: Claim, profile: Profile, run: Finished, limits: Limits, outp
         and (
             exit_code in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGKILL)
             # MiniSat catches its out-of-memory exception: INDETERMINATE on stdout, no result file
-            or (profile.output == "minisat" and claim.answer is None and "INDETERMINATE" in output)
+            or (profile.result_file and claim.answer is None and "INDETERMINATE" in output)
         )
     )
     if claim.answer is None and (claim.garbage or exit_code not in profile.unknown_exit):

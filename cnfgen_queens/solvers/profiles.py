@@ -8,6 +8,12 @@ placeholder has no value (no proof asked, no limit) is dropped, so write
 ``--time={time}`` as one token.  Output styles: ``competition`` (``s``/``v`` lines,
 SAT-competition rules) and ``minisat`` (``SAT``/``UNSAT``/``INDET`` plus the model in
 the result file).
+
+Every fact the code needs about a solver is a field of its record here: :class:`Profile` for a binary
+(its command, limit and proof flags, exit codes, the compressed formats it reads itself, where a wheel
+bundles it, whether ``scripts/install-solvers.sh`` installs it), :class:`EmbeddedFacts` for a ``pysat:``
+backend (DRAT proofs, incremental use); no other module names a solver.  :data:`DEFAULT_SOLVER` (in
+:mod:`.default`, read by every command, the API and the docs) is the one default.
 """
 
 from __future__ import annotations
@@ -21,10 +27,12 @@ from pathlib import Path
 
 from ..bounds import MAX_TEXT, read_text
 from ..errors import UsageError
+from .default import DEFAULT_SOLVER
 
-OUTPUT_STYLES = ("competition", "minisat")
+OUTPUT_STYLES = ("competition", "minisat")  # s/v lines on stdout; SAT/UNSAT/INDET and the model in a result file
 PLACEHOLDER = re.compile(r"\{(solver|cnf|model|proof|time|memory|flags|args)\}")
 DEFAULT_TEMPLATE = ("{solver}", "{flags}", "{args}", "{cnf}")
+EMBEDDED_PREFIX = "pysat:"  # pysat:NAME, an embedded solver; no profile's name
 
 
 class ProfileError(UsageError):
@@ -50,6 +58,10 @@ class Profile:
     install: str = "put it on PATH"
     quirks: str = ""
     source: str = "built-in"
+    native: tuple[tuple[str, str | None], ...] = ()  # compressed suffixes it reads itself, and the tool it
+    # pipes through (which must be on PATH; None: built in); any other compressed input is decompressed for it
+    bundled: str | None = None  # where a Python wheel puts the binary, relative to site-packages
+    install_script: bool = False  # scripts/install-solvers.sh installs it (tests/test_exit_rules.py reads both)
 
     def command(
         self,
@@ -97,6 +109,34 @@ class Profile:
     def uses_own_time_limit(self) -> bool:
         return bool(self.time_flags) or any("{time}" in t for t in self.template)
 
+    @property
+    def result_file(self) -> bool:
+        """Whether it writes its answer and model to a result file ({model}, output style minisat)."""
+        return self.output == OUTPUT_STYLES[1]
+
+    def native_tool(self, suffix: str) -> tuple[bool, str | None]:
+        """(whether it reads ``suffix`` files itself, the tool it needs on PATH for them or None)."""
+        for known, tool in self.native:
+            if known == suffix:
+                return True, tool
+        return False, None
+
+    def described(self) -> dict[str, object]:
+        """What the results store keeps of a profile: its command template and flags, as plain JSON values."""
+        return {
+            "binary": self.binary,
+            "command": list(self.template),
+            "time_flags": list(self.time_flags),
+            "memory_flags": list(self.memory_flags),
+            "proof_flags": list(self.proof_flags),
+            "output": self.output,
+            "sat_exit": sorted(self.sat_exit),
+            "unsat_exit": sorted(self.unsat_exit),
+            "unknown_exit": sorted(self.unknown_exit),
+            "native": [s for s, _ in self.native],
+            "source": self.source,
+        }
+
 
 def _fill(token: str, values: Mapping[str, str | None]) -> str | None:
     """``token`` with its placeholders filled, or None when one has no value."""
@@ -119,25 +159,31 @@ def _p(name: str, **kw: object) -> Profile:
 
 
 APT = "apt-get install {}"
+PIPED = ((".gz", "gzip"), (".bz2", "bzip2"), (".xz", "xz"))  # measured here: kissat 4.0.4, CaDiCaL 1.5.3, MiniSat
+ZLIB = ((".gz", None),)  # 2.2.1, PicoSAT 965, CryptoMiniSat 5 (zlib), clasp 3 (none)
 BUILTIN: dict[str, Profile] = {
     p.name: p
     for p in [
         _p("kissat", template=("{solver}", "{flags}", "{args}", "{cnf}", "{proof}"),
            time_flags=("--time={time}",), proof_flags=("--no-binary",), proof=True,
+           native=PIPED, bundled="sage_wheels/bin/kissat", install_script=True,
            install="pip install passagemath-kissat (bundles the binary), or build github.com/arminbiere/kissat",
            quirks="own time limit prints 's UNKNOWN', exit 0"),
         _p("cadical", template=("{solver}", "{flags}", "{args}", "{cnf}", "{proof}"),
            time_flags=("-t", "{time}"), proof_flags=("--no-binary",), proof=True, install=APT.format("cadical"),
+           native=PIPED, install_script=True,
            quirks="own time limit prints only 'c UNKNOWN', exit 0; Debian's --version says 'sc2021'"),
         _p("minisat", template=("{solver}", "{flags}", "{args}", "{cnf}", "{model}"), output="minisat",
            time_flags=("-cpu-lim={time}",), memory_flags=("-mem-lim={memory}",), version_args=None,
-           install=APT.format("minisat"), quirks="model only in the result file (SAT/UNSAT/INDET); no --version"),
-        _p("picosat", time_flags=("-L", "{time}"), install=APT.format("picosat"),
-           quirks="exits 0 on errors and prints them on stdout; -R writes RUP, not DRAT"),
+           native=ZLIB, install_script=True, install=APT.format("minisat"),
+           quirks="model only in the result file (SAT/UNSAT/INDET); no --version"),
+        _p("picosat", time_flags=("-L", "{time}"), install=APT.format("picosat"), native=PIPED[:2],
+           install_script=True, quirks="exits 0 on errors and prints them on stdout; -R writes RUP, not DRAT"),
         _p("cryptominisat5", time_flags=("--maxtime", "{time}"), unknown_exit=frozenset({0, 15}),
-           install=APT.format("cryptominisat"), quirks="'s INDETERMINATE' with exit 15; proofs are FRAT"),
+           native=ZLIB, install_script=True, install=APT.format("cryptominisat"),
+           quirks="'s INDETERMINATE' with exit 15; proofs are FRAT"),
         _p("clasp", time_flags=("--time-limit={time}",), sat_exit=frozenset({10, 30}),
-           unknown_exit=frozenset({0, 1}), install=APT.format("clasp"),
+           unknown_exit=frozenset({0, 1}), install=APT.format("clasp"), install_script=True,
            quirks="prints v lines before the s line; exit 30 when the model is proved unique; "
            "own time limit exits 1"),
         _p("glucose", template=("{solver}", "-model", "{flags}", "{args}", "{cnf}"),
@@ -151,6 +197,38 @@ BUILTIN: dict[str, Profile] = {
 }  # fmt: skip
 
 
+@dataclass(frozen=True)
+class EmbeddedFacts:
+    """What the code needs to know of an embedded ``pysat:`` backend (its name is pysat's)."""
+
+    proof: bool = False  # writes a DRAT proof (pysat's with_proof): solve --proof, count --certify
+    incremental: bool = True  # takes clauses after a solve (the enumeration loop blocks each model)
+    binary: str | None = None  # the built-in profile of the same solver as a binary
+
+
+EMBEDDED: dict[str, EmbeddedFacts] = {  # by prefix of pysat's canonical name; any other: the defaults
+    "cadical195": EmbeddedFacts(proof=True),
+    "cadical153": EmbeddedFacts(proof=True),
+    "cadical103": EmbeddedFacts(proof=True),
+    "glucose4": EmbeddedFacts(proof=True),
+    "glucose3": EmbeddedFacts(proof=True),
+    "lingeling": EmbeddedFacts(proof=True),
+    "kissat": EmbeddedFacts(incremental=False, binary="kissat"),
+}
+
+
+def embedded_facts(name: str) -> EmbeddedFacts:
+    """The facts of pysat backend ``name`` (canonical: cadical195, glucose42, ...)."""
+    return next((facts for prefix, facts in EMBEDDED.items() if name.startswith(prefix)), EmbeddedFacts())
+
+
+def proof_writers() -> str:
+    """The solvers that write DRAT proofs, in words for an error message (from the records above)."""
+    binaries = [name for name, p in BUILTIN.items() if p.proof]
+    embedded = [f"pysat:{name}" for name, facts in EMBEDDED.items() if facts.proof]
+    return ", ".join([*binaries, *embedded])
+
+
 def generic(binary: str) -> Profile:
     """The SAT-competition profile for any other binary: ``BINARY [args] CNF``, s/v lines, exit 10/20."""
     return Profile(name=Path(binary).name, binary=binary, version_args=None, source="generic",
@@ -160,7 +238,8 @@ def generic(binary: str) -> Profile:
 # -- user profiles (YAML) ---------------------------------------------------------
 
 _KEYS = {"command", "time_flags", "memory_flags", "proof_flags", "output", "sat_exit", "unsat_exit",
-         "unknown_exit", "version_args", "install", "quirks"}  # fmt: skip
+         "unknown_exit", "version_args", "install", "quirks", "native"}  # fmt: skip
+COMPRESSED = (".gz", ".bz2", ".xz")  # what ``native`` may name (the suffixes cnf.compressed reads)
 
 
 def load_user_profiles(path: Path) -> dict[str, Profile]:
@@ -177,11 +256,17 @@ def load_user_profiles(path: Path) -> dict[str, Profile]:
         raise ProfileError(f"{path}: nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("solvers"), dict):
         raise ProfileError(f"{path}: expected a mapping 'solvers: {{NAME: {{command: ...}}}}'")
-    return {str(name): _user_profile(path, str(name), spec) for name, spec in data["solvers"].items()}
+    return {str(name): user_profile(str(path), str(name), spec) for name, spec in data["solvers"].items()}
 
 
-def _user_profile(path: Path, name: str, spec: object) -> Profile:
-    where = f"{path}: solver {name!r}"
+def user_profile(source: str, name: str, spec: object) -> Profile:
+    """The profile ``name`` of ``spec`` (a mapping of a solvers file's schema) read from ``source``."""
+    if name.startswith(EMBEDDED_PREFIX) or not name.strip():
+        raise ProfileError(
+            f"{source}: solver {name!r}: a profile's name cannot be empty or start with "
+            f"{EMBEDDED_PREFIX} (the embedded solvers' names)"
+        )
+    where = f"{source}: solver {name!r}"
     if not isinstance(spec, dict):
         raise ProfileError(f"{where}: expected a mapping with at least 'command'")
     unknown = set(map(str, spec)) - _KEYS
@@ -203,7 +288,7 @@ def _user_profile(path: Path, name: str, spec: object) -> Profile:
         raise ProfileError(f"{where}: output must be one of {', '.join(OUTPUT_STYLES)}, got {output!r}")
     if output == "minisat" and not any("{model}" in t for t in template):
         raise ProfileError(f"{where}: output 'minisat' needs a {{model}} placeholder in 'command'")
-    profile = Profile(name=name, binary=binary, template=template, output=output, source=str(path))
+    profile = Profile(name=name, binary=binary, template=template, output=output, source=source)
     kw: dict[str, object] = {}
     for key in ("time_flags", "memory_flags", "proof_flags", "version_args"):
         if key in spec:
@@ -220,6 +305,13 @@ def _user_profile(path: Path, name: str, spec: object) -> Profile:
     for key in ("install", "quirks"):
         if key in spec:
             kw[key] = str(spec[key])
+    if "native" in spec:
+        value = spec["native"]
+        if not isinstance(value, list) or not all(v in COMPRESSED for v in value):
+            raise ProfileError(
+                f"{where}: 'native' must be a list of {', '.join(COMPRESSED)} (the compressed formats it reads itself)"
+            )
+        kw["native"] = tuple((v, None) for v in dict.fromkeys(value))
     kw["proof"] = bool(kw.get("proof_flags")) or any("{proof}" in t for t in template)
     return replace(profile, **kw)  # type: ignore[arg-type]
 
@@ -232,12 +324,30 @@ def _split(where: str, key: str, text: str) -> list[str]:
         raise ProfileError(f"{where}: {key!r} cannot be split into words: {str(e).lower()} in {text!r}") from None
 
 
-def all_profiles(solvers_file: Path | None = None) -> dict[str, Profile]:
-    """Built-in profiles, overridden and extended by the user's YAML file."""
+def all_profiles(solvers_file: Path | Mapping[str, Profile] | None = None) -> dict[str, Profile]:
+    """Built-in profiles, overridden and extended by the user's: a YAML file, or profiles already read
+    (a batch's inline ones and its ``solvers_file``)."""
     profiles = dict(BUILTIN)
-    if solvers_file is not None:
+    if isinstance(solvers_file, Path):
         profiles.update(load_user_profiles(solvers_file))
+    elif solvers_file is not None:
+        profiles.update(solvers_file)
     return profiles
 
 
-__all__ = ["BUILTIN", "OUTPUT_STYLES", "Profile", "ProfileError", "all_profiles", "generic", "load_user_profiles"]
+__all__ = [
+    "BUILTIN",
+    "DEFAULT_SOLVER",
+    "EMBEDDED",
+    "EMBEDDED_PREFIX",
+    "OUTPUT_STYLES",
+    "EmbeddedFacts",
+    "Profile",
+    "ProfileError",
+    "all_profiles",
+    "embedded_facts",
+    "generic",
+    "load_user_profiles",
+    "proof_writers",
+    "user_profile",
+]

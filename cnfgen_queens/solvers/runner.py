@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +41,7 @@ from .embedded import solve_embedded
 from .input_check import InputCheck
 from .outcome import Outcome, ProofState, Status
 from .process import Finished, run_process
+from .profiles import DEFAULT_SOLVER, Profile, proof_writers
 from .proof import check_drat, write_text_proof
 
 if TYPE_CHECKING:
@@ -137,12 +138,12 @@ class _Job:
 
 def solve(
     cnf_path: Path,
-    solver: str = "pysat:cadical195",
+    solver: str = DEFAULT_SOLVER,
     *,
     limits: Limits = Limits(),  # noqa: B008 (frozen)
     args: Sequence[str] = (),
     proof: Path | None = None,
-    solvers_file: Path | None = None,
+    solvers_file: Path | Mapping[str, Profile] | None = None,
     context: RunContext = RunContext(),
 ) -> Outcome:
     """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
@@ -170,8 +171,7 @@ def solve(
         return _validated(outcome, source, deadline)
     assert spec.profile is not None
     _sweep_once()
-    native = spec.profile.name if spec.profile.source == "built-in" else ""
-    with work_dir("input") as tmp, solver_input(native, path, str(tmp), deadline.expired) as given:
+    with work_dir("input") as tmp, solver_input(spec.profile, path, str(tmp), deadline.expired) as given:
         if given is None:
             return _not_started(spec, None, Status.TIMEOUT, "time limit reached before the solver started "
                                 "(decompressing the input for it took it)", "rusage")  # fmt: skip
@@ -286,9 +286,7 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
     profile = spec.profile
     assert profile is not None and spec.path is not None
     if proof is not None and not profile.proof:
-        raise UsageError(
-            f"solver {spec.name} writes no DRAT proof; --proof works with kissat, cadical, pysat:cadical195"
-        )
+        raise UsageError(f"solver {spec.name} writes no DRAT proof; --proof works with {proof_writers()}")
     isolation = choose(limits.isolation)
     measured_by = "cgroup" if isolation == "cgroup" else "rusage"
     version = spec.version_within(deadline.left())
@@ -300,7 +298,7 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
                                 measured_by)  # fmt: skip
         limits = replace(limits, time=left)
     with work_dir("solve") as tmp:
-        model_file = Path(tmp) / "model.txt" if profile.output == "minisat" else None
+        model_file = Path(tmp) / "model.txt" if profile.result_file else None
         proof_file = Path(tmp) / "proof.drat" if proof is not None else None
         argv = profile.command(spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time,
                                memory=limits.memory, args=args)  # fmt: skip

@@ -9,7 +9,7 @@
     ["instance", "instance"], ["encoding", "encoding"], ["n", "N"], ["variant", "variant"],
     ["solver", "solver"], ["status", "status"], ["verdict", "verdict"], ["wall", "wall (s)"],
     ["cpu", "CPU (s)"], ["peak_memory_mb", "peak (MB)"], ["measured_by", "measured by"],
-    ["gbd_hash", "GBD hash"], ["cores", "pinned to cores"], ["output", "output"],
+    ["gbd_hash", "GBD hash"], ["family", "family"], ["cores", "pinned to cores"], ["output", "output"],
   ];
   const NUMERIC = new Set(["n", "wall", "cpu", "peak_memory_mb", "count", "repeat", "time_limit"]);
   let data = null; // {columns, rows}
@@ -244,8 +244,8 @@
   // ---- the comparison view ----
   const KEYS = {
     solver: ["task", "n", "encoding", "group_size", "column_alo", "break_symmetry", "shuffle_seed", "variant",
-      "repeat"],
-    encoding: ["task", "n", "solver", "column_alo", "break_symmetry", "shuffle_seed", "variant", "repeat"],
+      "repeat", "family"],
+    encoding: ["task", "n", "solver", "column_alo", "break_symmetry", "shuffle_seed", "variant", "repeat", "family"],
   };
   const FLOOR = 1e-3;
   let cmpGrid = null;
