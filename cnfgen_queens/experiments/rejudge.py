@@ -12,6 +12,7 @@ a result file (not kept), an instance no longer in the cache (or changed).
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def _instances(store: Store, base: Path) -> dict[str, Path]:
     return out
 
 
-def rejudge(db: Path, rows: list[Row]) -> Rejudged:
+def rejudge(db: Path, rows: Iterable[Row]) -> Rejudged:
     """Re-judge every run of ``rows`` whose output ``db``'s batch kept (see the module's docstring)."""
     kept = db.parent / OUTPUT_DIR
     skipped: dict[str, int] = {}
