@@ -15,7 +15,7 @@ from .common import fail
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("db", metavar="DB", help="the results database (SQLite) a batch wrote")
-    p.add_argument("-o", "--output", required=True, metavar="ARTIFACT", help="the bundle to write (.tar.gz)")
+    p.add_argument("-o", "--artifact", required=True, metavar="ARTIFACT", help="the bundle to write (.tar.gz)")
     p.add_argument(
         "--config",
         metavar="CONFIG.yaml",
@@ -55,5 +55,5 @@ def write_bundle(db: Path, out: Path, args: argparse.Namespace, config: object =
 
 
 def run(args: argparse.Namespace) -> int:
-    write_bundle(Path(args.db), Path(args.output), args)
+    write_bundle(Path(args.db), Path(args.artifact), args)
     return 0

@@ -22,10 +22,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--sample",
         type=positive_int("sample"),
         metavar="K",
-        help="K runs per cell (solver and instance, all shuffle seeds and repeats), drawn with --seed: the same "
+        help="K runs per cell (solver and instance, all shuffle seeds and repeats), drawn with --sample-seed: the same "
         "runs every time, so a rerun resumes (default: the whole grid)",
     )
-    p.add_argument("--seed", type=non_negative_int(), default=0, metavar="S", help="the seed of --sample (default 0)")
+    p.add_argument(
+        "--sample-seed", type=non_negative_int(), default=0, metavar="S", help="the seed of --sample (default 0)"
+    )
     p.add_argument(
         "--strict",
         action="store_true",
@@ -43,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     check_executor(args)
     say = lambda m: print(printable(m), file=sys.stderr)
     try:
-        ready = prepare(Path(args.bundle), Path(args.results), k=args.sample, seed=args.seed, log=say)
+        ready = prepare(Path(args.bundle), Path(args.results), k=args.sample, seed=args.sample_seed, log=say)
     except ResultsUnwritable as e:
         fail(str(e), 1)
     except (UsageError, StoreError) as e:
