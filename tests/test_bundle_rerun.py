@@ -13,7 +13,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from helpers import in_process, need_solver
+from helpers import in_process, need_solver, pigeonhole
 
 from cnfgen_queens.experiments.config import load
 from cnfgen_queens.experiments.grid import build
@@ -214,3 +214,28 @@ def test_rejudge_lists_the_runs_whose_verdict_would_change(tmp_path: Path, capsy
     assert code == 0, err
     assert "rejudge: 4 runs' kept output read again; 1 verdict(s) would change" in out
     assert f"| {key} | honest | n=4 pairwise | SAT | wrong (UNSAT) |" in out
+
+
+def test_file_instances_travel_with_instances_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """DIMACS files of instances.files: named by hash in a bundle (rerun refuses: nothing to run them on), or
+    inside it with --with-instances (rerun reproduces)."""
+    need_solver("minisat")
+    (tmp_path / "cnfs").mkdir()
+    pigeonhole(tmp_path / "cnfs" / "php-4-3.cnf", 3)
+    (tmp_path / "cnfs" / "easy.cnf").write_text("p cnf 2 2\n1 2 0\n-1 0\n")
+    cfg = write_config(tmp_path, "files", "instances: {files: [cnfs/*.cnf]}\nsolvers: [minisat]\n")
+    assert in_process(["batch", str(cfg), "--no-progress"], capsys)[0] == 0
+    results = tmp_path / "files" / "results.sqlite"
+    for flags, member in (([], False), (["--with-instances"], True)):
+        bundle = tmp_path / f"b{len(flags)}.tar.gz"
+        code, _, err = in_process(["bundle", str(results), "-o", str(bundle), *flags], capsys)
+        assert code == 0, err
+        assert ("instances/cnfs/php-4-3.cnf" in members(bundle)) is member
+        new = tmp_path / f"new{len(flags)}.sqlite"
+        code, out, err = in_process(["rerun", str(bundle), "--results", str(new), "--no-progress"], capsys)
+        if not member:
+            assert code == 2 and "named by hash only (bundled without --with-instances)" in err
+            continue
+        assert code == 0, err
+        code, out, err = in_process(["report", str(new), "--against", str(bundle)], capsys)
+        assert code == 0 and out.startswith("reproduced: all 2 paired runs"), out + err

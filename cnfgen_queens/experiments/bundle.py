@@ -117,11 +117,10 @@ def _bundle_config(config: Config, stage: Path, with_instances: bool) -> dict[st
         instances = dict(data["instances"])
         instances["files"] = "instances/*/*"
         data["instances"] = instances
-        if with_instances:
-            for f in config.files:
-                folder = stage / "instances" / f.family
-                folder.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(f.path, folder / Path(f.path).name)
+        for f in config.files:  # for the config's reading back; kept in the archive only with_instances
+            folder = stage / "instances" / f.family
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f.path, folder / Path(f.path).name)
     return data
 
 
@@ -251,9 +250,12 @@ def make(db: Path, out: Path, *, config: Config, with_host: bool = False, with_i
             raise BundleError(f"the bundle's config does not read back: {e}") from None
         if again.hash != config.hash:
             raise BundleError(f"the bundle's config has hash {again.hash}, not {config.hash}: not bundled")
+        if not with_instances:  # named by GBD hash in bundle.json only
+            shutil.rmtree(stage / "instances", ignore_errors=True)
         rows = shown_rows(load_rows(stage / STORE))
+        commit = machine.this_machine().git_commit
         info = {
-            "tool": {"version": __version__, "git_commit": machine._git_commit()},
+            "tool": {"version": __version__, "git_commit": commit},
             "experiment": config.experiment,
             "config_hash": config.hash,
             "with_host": with_host,
@@ -265,7 +267,6 @@ def make(db: Path, out: Path, *, config: Config, with_host: bool = False, with_i
         }
         (stage / INFO).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         _report(rows, stage, config.experiment)
-        commit = machine._git_commit()
         (stage / "README.md").write_text(
             README.format(
                 experiment=config.experiment,
