@@ -11,9 +11,12 @@ import json
 import sqlite3
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import in_process, need_solver, pigeonhole
+from test_report_html import _page as open_page
+from test_report_html import browser, chromium  # noqa: F401 (fixtures: the one headless Chromium)
 
 from cnfgen_queens.experiments.config import load
 from cnfgen_queens.experiments.grid import build
@@ -239,3 +242,23 @@ def test_file_instances_travel_with_instances_only(tmp_path: Path, capsys: pytes
         assert code == 0, err
         code, out, err = in_process(["report", str(new), "--against", str(bundle)], capsys)
         assert code == 0 and out.startswith("reproduced: all 2 paired runs"), out + err
+
+
+def test_html_report_has_an_against_tab_linked_by_its_name(
+    tiny: tuple[Path, Path],
+    tmp_path: Path,
+    browser: Any,  # noqa: F811 (the fixture imported above)
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    results, bundle = tiny
+    out = tmp_path / "html"
+    code, _, err = in_process(["report", str(results), "--against", str(bundle), "--html", str(out)], capsys)
+    assert code == 0, err
+    page, errors = open_page(browser, (out / "index.html").as_uri() + "#against")
+    assert page.is_visible("#against") and page.is_hidden("#overview")
+    assert page.text_content("#against .against-headline").startswith("reproduced: all 12 paired runs")
+    page.click("nav button[data-tab=overview]")
+    assert page.is_hidden("#against") and page.is_visible("#overview")
+    page.click("nav button[data-tab=against]")
+    assert page.evaluate("location.hash") == "#tab=against"
+    assert errors == []

@@ -184,15 +184,15 @@ def _sections(args: argparse.Namespace, rows: Iterable[Row], seen: _Seen, spread
     return "".join("\n" + p for p in parts)
 
 
-def _against(args: argparse.Namespace, rows: Iterable[Row]) -> str:
-    """``--against OLD``: the comparison (its headline the first line of the output), then a blank line."""
+def _against(args: argparse.Namespace, rows: Iterable[Row]) -> against.Against | None:
+    """``--against OLD``: the comparison of the runs with OLD's (None without the option)."""
     if not args.against:
-        return ""
+        return None
     try:
         with store_of(Path(args.against)) as old_db:
             old = report.shown_rows(load_rows(old_db))
             machines = (machine.stored(args.db), machine.stored(old_db))
-        return against.markdown(against.against(list(rows), old, machines, args.time), args.time) + "\n"
+        return against.against(list(rows), old, machines, args.time)
     except UsageError as e:
         fail(str(e))
 
@@ -286,7 +286,9 @@ def run(args: argparse.Namespace) -> int:
         note = f"{printable(args.db)} holds runs of {len(seen.hashes)} config versions; the table includes all"
         print(f"{args.prog}: note: {note}", file=sys.stderr)
     stats = summary.stats()
-    table = _against(args, rows) + report.markdown(stats, args.time) + _sections(args, rows, seen, spreads, pairing)
+    reproduced = _against(args, rows)  # its headline the first line of the output
+    head = "" if reproduced is None else against.markdown(reproduced, args.time) + "\n"
+    table = head + report.markdown(stats, args.time) + _sections(args, rows, seen, spreads, pairing)
     sys.stdout.write(table)
     sys.stdout.flush()
     outputs = {  # each text made only when asked for (every run as CSV is most of a large report's time)
@@ -311,7 +313,7 @@ def run(args: argparse.Namespace) -> int:
             what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
             print(printable(f"wrote {path}: {what}"), file=sys.stderr)
     if args.html:
-        _html(args, listed)
+        _html(args, listed, None if reproduced is None else against.html_section(reproduced, args.time))
     if missing := report.missing_note(stats):  # last: after the files written, or the error that stopped them
         print(f"{args.prog}: note: {printable(missing)}", file=sys.stderr)
     return 0
@@ -328,11 +330,11 @@ def _title(args: argparse.Namespace, rows: list[Row]) -> str:
     return printable(args.title or ", ".join(sorted({r.experiment for r in rows})))
 
 
-def _html(args: argparse.Namespace, rows: list[Row]) -> None:
+def _html(args: argparse.Namespace, rows: list[Row], reproduced: str | None) -> None:
     title = _title(args, rows)
     try:
         done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time,
-                     across_machines=args.across_machines)  # fmt: skip
+                     across_machines=args.across_machines, against=reproduced)  # fmt: skip
     except OSError as e:  # a file of the directory when the error names one
         fail(f"cannot write {e.filename if isinstance(e.filename, str) else args.html}: {e.strerror or e}")
     linked = f", {done.outputs} linked to their output" if done.outputs else ""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from ..errors import UsageError, printable
@@ -193,3 +194,28 @@ def as_dict(a: Against) -> dict[str, Any]:
         "cells": [{"cell": n, **(c.as_dict() if c else {})} for n, c in a.cells],
         "provenance": list(a.provenance),
     }
+
+
+def html_section(a: Against, time: str = "wall") -> str:
+    """The comparison as the HTML report's tab ``#against``: the headline, the changed runs, the ratios, the
+    provenance (every text escaped)."""
+    e = escape
+
+    def table(head: list[str], lines: list[list[str]]) -> str:
+        cells = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in line) + "</tr>" for line in lines)
+        return (
+            f"<table><thead><tr>{''.join(f'<th>{e(h)}</th>' for h in head)}</tr></thead><tbody>{cells}</tbody></table>"
+        )
+
+    parts = [f'<h2 class="against-headline">{e(a.headline)}</h2>']
+    if a.changes:
+        changed = [[c.cell, c.instance, str(c.repeat), c.old, c.new] for c in a.changes]
+        parts.append(
+            "<h3>Runs whose answer changed</h3>" + table(["cell", "instance", "repeat", "OLD", "NEW"], changed)
+        )
+    ratios = [_ratio_line(name, c).strip("| ").split(" | ") for name, c in a.cells]
+    head = ["cell", "pairs", f"{time} time NEW / OLD", "95% CI", "Wilcoxon p", "verdict"]
+    parts.append("<h3>Time per cell</h3>" + table(head, ratios))
+    shown = list(a.provenance) or ["the same machines, solver versions and tool version"]
+    parts.append("<h3>Provenance</h3><ul>" + "".join(f"<li>{e(p)}</li>" for p in shown) + "</ul>")
+    return "\n".join(parts)
