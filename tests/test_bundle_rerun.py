@@ -262,3 +262,28 @@ def test_html_report_has_an_against_tab_linked_by_its_name(
     page.click("nav button[data-tab=against]")
     assert page.evaluate("location.hash") == "#tab=against"
     assert errors == []
+
+
+def test_bad_inputs_are_one_line_refusals(
+    tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results, bundle = tiny
+    text = tmp_path / "notes.txt"
+    text.write_text("not a bundle\n")
+    cases = [
+        (
+            ["bundle", str(tmp_path / "none.sqlite"), "-o", str(tmp_path / "b.tar.gz")],
+            "none.sqlite: no such results file",
+        ),
+        (["bundle", str(results), "-o", str(results)], "is the same file as the input"),
+        (["bundle", str(results), "-o", str(bundle)], ""),  # a bundle may be replaced
+        (["rerun", str(text), "--results", str(tmp_path / "n.sqlite")], "notes.txt: not a readable bundle"),
+        (["rerun", str(results), "--results", str(tmp_path / "n.sqlite")], "not a readable bundle"),
+    ]
+    for argv, said in cases:
+        code, _, err = in_process(argv, capsys)
+        if not said:
+            assert code == 0, err
+            continue
+        assert code == 2 and said in err and len(err.strip().splitlines()) == 1, (argv, err)
+    assert not (tmp_path / "n.sqlite").exists() and not (tmp_path / "b.tar.gz").exists()

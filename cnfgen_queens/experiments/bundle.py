@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cnf.atomic import atomic_output, work_dir
+from ..cnf.same_file import refuse_alias, refuse_database
 from ..solvers import SolverNotFound, resolve
 from ..version import __version__
 from . import machine
@@ -54,14 +55,11 @@ class Made:
 
 
 def _stored_configs(db: Path) -> dict[str, tuple[str, str]]:
-    """config hash -> (experiment, source) of every config that wrote rows to ``db``."""
-    con = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
-    try:
-        return {h: (e, s) for h, e, s in con.execute("SELECT config_hash, experiment, source FROM configs")}
-    except sqlite3.Error as e:
-        raise BundleError(f"{db}: not a results database ({e})") from None
-    finally:
-        con.close()
+    """config hash -> (experiment, source) of every config that wrote rows to ``db`` (a results database, else
+    :class:`~.store.StoreError` naming it)."""
+    with Store(db, readonly=True) as store:
+        found = store.db.execute("SELECT config_hash, experiment, source FROM configs")
+        return {h: (e, s) for h, e, s in found}
 
 
 def find_config(db: Path, given: Path | None) -> Config:
@@ -235,7 +233,10 @@ Rerun it (checks each regenerated instance's GBD hash and states every solver th
 
 
 def make(db: Path, out: Path, *, config: Config, with_host: bool = False, with_instances: bool = False) -> Made:
-    """Write the bundle of ``db`` (written by ``config``) to ``out`` (atomically)."""
+    """Write the bundle of ``db`` (written by ``config``) to ``out`` (atomically); an ``out`` that is ``db`` or a
+    SQLite database is refused before any work."""
+    refuse_alias(out, [db, Path(f"{db}-wal")], "-o")
+    refuse_database(out, "-o")
     with work_dir("bundle") as work:
         stage = work / "bundle"  # beside the work folder's lock file, not in the archive
         stage.mkdir()
