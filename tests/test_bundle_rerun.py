@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import in_process, need_solver, pigeonhole
+from helpers import in_process, need_module, need_solver, pigeonhole
 from test_report_html import _page as open_page
 from test_report_html import browser, chromium  # noqa: F401 (fixtures: the one headless Chromium)
 
@@ -287,3 +287,17 @@ def test_bad_inputs_are_one_line_refusals(
             continue
         assert code == 2 and said in err and len(err.strip().splitlines()) == 1, (argv, err)
     assert not (tmp_path / "n.sqlite").exists() and not (tmp_path / "b.tar.gz").exists()
+
+
+def test_rerun_of_a_sample_on_dask(tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The rerun is a batch: on the Dask executor too, a sample of one run per cell (here every run: one
+    seed, one repeat) reproduces."""
+    need_module("dask.distributed")
+    _, bundle = tiny
+    new = tmp_path / "dask.sqlite"
+    argv = ["rerun", str(bundle), "--results", str(new), "--sample", "1", "--executor", "dask", "-j", "2"]
+    code, out, err = in_process([*argv, "--no-progress"], capsys)
+    assert code == 0, err
+    assert "12 runs done (12 solved)" in out
+    code, out, err = in_process(["report", str(new), "--against", str(bundle)], capsys)
+    assert code == 0 and out.startswith("reproduced: all 12 paired runs"), out + err

@@ -65,6 +65,12 @@ def run(args: argparse.Namespace) -> int:
         fail(str(e))
     if args.bundle and code == 0:
         write_bundle(config.results, Path(args.bundle), args, config)
+    elif args.bundle:
+        print(
+            f"{args.prog}: note: --bundle: not written, not every run is done (run again, or bundle the "
+            "results with `cnfgen-queens bundle`)",
+            file=sys.stderr,
+        )
     return code
 
 

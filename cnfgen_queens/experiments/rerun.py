@@ -133,27 +133,31 @@ def solver_differences(config: Config, info: dict[str, Any]) -> list[str]:
     return out
 
 
-def check_instances(config: Config, info: dict[str, Any], runs: list[Run]) -> int:
+def check_instances(config: Config, info: dict[str, Any], runs: list[Run]) -> tuple[int, int]:
     """Regenerate every instance of ``runs`` into the batch's cache and record it in the new results; a GBD
-    hash that is not the bundle's is refused (:class:`BundleError` naming the instance).  Returns how many."""
+    hash that is not the bundle's is refused (:class:`BundleError` naming the instance).  Returns (how many
+    were checked, how many the bundle has no hash of: never generated there, the batch stopped before)."""
     wanted = {i["key"]: i for i in info.get("instances", []) if isinstance(i, dict)}
     seen: dict[str, Any] = {}
     for r in runs:
         seen.setdefault(r.instance.key, r.instance)
     cache = str(cache_dir(config).resolve())
+    unknown = 0
     with Store(config.results) as store:
         for key, inst in sorted(seen.items()):
-            expected = wanted.get(key, {}).get("gbd_hash")
-            if expected is None:
+            if key not in wanted:
                 raise BundleError(f"instance n={inst.n} {inst.label}: not in the bundle's list: refused")
+            expected = wanted[key].get("gbd_hash")
             path, found = generate(inst, cache)
-            if found != expected:
+            if expected is None:
+                unknown += 1
+            elif found != expected:
                 raise BundleError(
                     f"instance n={inst.n} {inst.label}: GBD hash {found} regenerated here, "
                     f"{expected} in the bundle: refused"
                 )
             store.record_instance(key, inst.file or Path(path).name, found)
-    return len(seen)
+    return len(seen) - unknown, unknown
 
 
 def prepare(
@@ -170,6 +174,8 @@ def prepare(
     runs = build(config)
     only = None if k is None else sample(runs, k, seed)
     chosen = runs if only is None else [r for r in runs if r.key in only]
-    count = check_instances(config, info, chosen)
+    count, unknown = check_instances(config, info, chosen)
     log(f"{count} instances regenerated, each with the bundle's GBD hash")
+    if unknown:
+        log(f"{unknown} instances regenerated unchecked: the bundle has no GBD hash of them (never run there)")
     return Prepared(config, only, tuple(solver_differences(config, info)), info)
