@@ -8,13 +8,16 @@ import gzip
 import hashlib
 import io
 import json
+import shutil
 import sqlite3
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import in_process, need_module, need_solver, pigeonhole
+from helpers import CLI_ENTRY, ROOT, in_process, need_module, need_solver, pigeonhole
 from test_report_html import _page as open_page
 from test_report_html import browser, chromium  # noqa: F401 (fixtures: the one headless Chromium)
 
@@ -301,3 +304,31 @@ def test_rerun_of_a_sample_on_dask(tiny: tuple[Path, Path], tmp_path: Path, caps
     assert "12 runs done (12 solved)" in out
     code, out, err = in_process(["report", str(new), "--against", str(bundle)], capsys)
     assert code == 0 and out.startswith("reproduced: all 12 paired runs"), out + err
+
+
+def test_a_plugin_travels_in_the_bundle(tmp_path: Path) -> None:
+    """The plugin's source is a member; the rerun loads that copy (the original is gone), and reproduces.  In
+    processes of their own: a plugin's registration lasts as long as its process."""
+    example = ROOT / "examples" / "queens-plugin-example" / "queens_plugin_example.py"
+    grid = tmp_path / "grid"
+    grid.mkdir()
+    (grid / "twolevel.py").write_bytes(example.read_bytes())
+    body = "plugins: [twolevel.py]\ninstances: {n: [6, 8], encodings: [twolevel]}\nsolvers: [pysat:cadical195]\n"
+    cfg = write_config(grid, "plug", body)
+    bundle = tmp_path / "plug.tar.gz"
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-c", CLI_ENTRY, *args]
+        return subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=240)
+
+    done = cli("batch", str(cfg), "--no-progress", "--bundle", str(bundle))
+    assert done.returncode == 0, done.stderr
+    found = members(bundle)
+    assert found["plugins/0-twolevel.py"] == example.read_bytes()
+    assert "gen-queens 8 --encoding twolevel --plugin plugins/0-twolevel.py" in found["bundle.json"].decode()
+    shutil.rmtree(grid)
+    new = tmp_path / "again" / "new.sqlite"
+    done = cli("rerun", str(bundle), "--results", str(new), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    done = cli("report", str(new), "--against", str(bundle))
+    assert done.returncode == 0 and done.stdout.startswith("reproduced: all 2 paired runs"), done.stdout + done.stderr

@@ -20,6 +20,7 @@ from html import escape
 from typing import Any
 
 from ..errors import UsageError, printable
+from ..solvers.outcome import Status
 from . import compare
 from .machine import Machine
 from .report import cell
@@ -78,6 +79,8 @@ def answer(row: Row) -> str:
         return f"wrong ({said})"
     if judged is Verdict.SOLVED:
         return said
+    if row.status in (Status.SAT, Status.UNSAT):  # an answer that came after the time limit
+        return f"{said} past the time limit"
     return row.status.value.lower()
 
 
