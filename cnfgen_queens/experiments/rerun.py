@@ -148,7 +148,7 @@ def check_instances(config: Config, info: dict[str, Any], runs: list[Run]) -> tu
             if key not in wanted:
                 raise BundleError(f"instance n={inst.n} {inst.label}: not in the bundle's list: refused")
             expected = wanted[key].get("gbd_hash")
-            path, found = generate(inst, cache)
+            path, found = generate(inst, cache, expected)  # a cached copy of that hash (a resumed rerun) is reused
             if expected is None:
                 unknown += 1
             elif found != expected:
