@@ -8,6 +8,7 @@ import gzip
 import hashlib
 import io
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -21,8 +22,10 @@ from helpers import CLI_ENTRY, ROOT, in_process, need_module, need_solver, pigeo
 from test_report_html import _page as open_page
 from test_report_html import browser, chromium  # noqa: F401 (fixtures: the one headless Chromium)
 
+from cnfgen_queens.experiments.bundle_read import store_of
 from cnfgen_queens.experiments.config import load
 from cnfgen_queens.experiments.grid import build
+from cnfgen_queens.experiments.report import load_rows, medians_by_n
 from cnfgen_queens.experiments.rerun import cell_of, sample
 
 
@@ -273,6 +276,7 @@ def test_bad_inputs_are_one_line_refusals(
     results, bundle = tiny
     text = tmp_path / "notes.txt"
     text.write_text("not a bundle\n")
+    runs = ROOT / "data" / "results" / "encodings-runs.csv"
     cases = [
         (
             ["bundle", str(tmp_path / "none.sqlite"), "-o", str(tmp_path / "b.tar.gz")],
@@ -282,6 +286,11 @@ def test_bad_inputs_are_one_line_refusals(
         (["bundle", str(results), "-o", str(bundle)], ""),  # a bundle may be replaced
         (["rerun", str(text), "--results", str(tmp_path / "n.sqlite")], "notes.txt: not a readable bundle"),
         (["rerun", str(results), "--results", str(tmp_path / "n.sqlite")], "not a readable bundle"),
+        (["bundle", str(runs), "-o", str(tmp_path / "b.tar.gz")], "a runs CSV: give the config that ran its runs"),
+        (
+            ["bundle", str(runs), "--config", str(ROOT / "configs" / "smoke.yaml"), "-o", str(tmp_path / "b.tar.gz")],
+            "the runs are of config hash(es) d6d7de5832af0cf7, not 597d6d0d77a90eca",
+        ),
     ]
     for argv, said in cases:
         code, _, err = in_process(argv, capsys)
@@ -332,3 +341,18 @@ def test_a_plugin_travels_in_the_bundle(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     done = cli("report", str(new), "--against", str(bundle))
     assert done.returncode == 0 and done.stdout.startswith("reproduced: all 2 paired runs"), done.stdout + done.stderr
+
+
+def test_the_readme_commander_figure_equals_its_bundle(tmp_path: Path) -> None:
+    """README: "commander ... 0.25-0.36 s at N = 128, 1.1-1.4 s at N = 200": each the range over the solvers of
+    the wall time at that N, in the committed bundle's store (checked against its MANIFEST)."""
+    text = " ".join((ROOT / "README.md").read_text().split())
+    figure = r"\*\*N = 32 to 200: commander\*\*.*?: ([\d.]+)-([\d.]+) s at N = 128, ([\d.]+)-([\d.]+) s at N = 200 "
+    found = re.search(figure + r"\(wall time, one run per solver; from the bundle \[`([^`]+)`\]", text)
+    assert found is not None
+    with store_of(ROOT / found[5]) as db:
+        medians = medians_by_n(r for r in load_rows(db) if r.encoding == "commander")
+    for n, low, high in ((128, found[1], found[2]), (200, found[3], found[4])):
+        times = [by_n[n] for by_n in medians.values()]
+        assert len(times) == 3 and None not in times
+        assert (f"{min(times):.2g}", f"{max(times):.2g}") == (low, high)

@@ -7,14 +7,21 @@ import sys
 import time
 from pathlib import Path
 
+from ..cnf.atomic import work_dir
+from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, printable
-from ..experiments.bundle import find_config, make
-from ..experiments.config import Config
+from ..experiments.bundle import find_config, make, store_from_runs
+from ..experiments.config import Config, load
+from ..experiments.report import load_rows
 from .common import fail
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("db", metavar="DB", help="the results database (SQLite) a batch wrote")
+    p.add_argument(
+        "db",
+        metavar="DB",
+        help="the results database (SQLite) a batch wrote, or a runs CSV of `report --runs-csv` (with --config)",
+    )
     p.add_argument("-o", "--artifact", required=True, metavar="ARTIFACT", help="the bundle to write (.tar.gz)")
     p.add_argument(
         "--config",
@@ -55,5 +62,18 @@ def write_bundle(db: Path, out: Path, args: argparse.Namespace, config: object =
 
 
 def run(args: argparse.Namespace) -> int:
-    write_bundle(Path(args.db), Path(args.artifact), args)
+    if not args.db.lower().endswith(".csv"):
+        write_bundle(Path(args.db), Path(args.artifact), args)
+        return 0
+    if not args.config:  # a runs CSV names no config file
+        fail(f"{args.db}: a runs CSV: give the config that ran its runs with --config")
+    try:
+        refuse_alias(Path(args.artifact), [args.db], "-o")
+        config = load(args.config, check_solvers=False)
+        rows = load_rows(args.db)
+        with work_dir("bundle-runs") as folder:
+            store_from_runs(rows, config, folder / "results.sqlite")
+            write_bundle(folder / "results.sqlite", Path(args.artifact), args, config)
+    except UsageError as e:
+        fail(str(e))
     return 0

@@ -34,13 +34,14 @@ from ..cnf.same_file import refuse_alias, refuse_database
 from ..solvers import SolverNotFound, resolve
 from ..version import __version__
 from . import machine
+from .batch import profile_of
 from .bundle_read import CONFIG, INFO, MANIFEST, STORE, BundleError, file_sha256
 from .config import Config, ConfigError, load, parse
 from .config_source import read
 from .grid import build
 from .html_report import write
 from .report import load_rows, markdown, shown_rows, summarize
-from .store import Store
+from .store import Row, Store
 
 MTIME = 946684800  # 2000-01-01: every member's time (a fixed one, not the hour the bundle was made)
 
@@ -282,6 +283,30 @@ def make(db: Path, out: Path, *, config: Config, with_host: bool = False, with_i
     with atomic_output(out) as f:
         f.write(data_bytes)
     return Made(out, len(data_bytes), count)
+
+
+def store_from_runs(rows: list[Row], config: Config, path: Path) -> None:
+    """A results store at ``path`` holding ``rows`` (of a runs CSV, ``report --runs-csv``) run by ``config``: the
+    config, the runs, each instance's GBD hash (under the grid's instance key) and each solver's versions, as a
+    batch records them (the machines are not in a runs CSV)."""
+    hashes = {r.config_hash for r in rows}
+    if hashes != {config.hash}:
+        raise BundleError(
+            f"the runs are of config hash(es) {', '.join(sorted(hashes))}, not {config.hash} "
+            f"({config.source}): give the config that ran them"
+        )
+    instance_of = {run.key: run.instance for run in build(config)}
+    entries = {e.label: e for e in config.solvers}
+    with Store(path) as store:
+        store.record_config(config.hash, config.experiment, config.source, config.normalized())
+        store.add_many(rows)
+        for r in rows:
+            inst = instance_of.get(r.run_key)
+            if inst is not None and r.gbd_hash:
+                store.record_instance(inst.key, inst.file or inst.filename, r.gbd_hash)
+        for label, version in sorted({(r.solver_label, r.solver_version or "") for r in rows}):
+            if label in entries:
+                store.record_solver(label, profile_of(entries[label]), version)
 
 
 def _report(rows: list[Any], stage: Path, title: str) -> None:
