@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database, refuse_repeated
 
 from ..errors import UsageError, printable
-from ..experiments import compare, machine, noise, report, spread
+from ..experiments import against, compare, machine, noise, rejudge, report, spread
+from ..experiments.bundle_read import store_of
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows
@@ -91,6 +92,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "test and a verdict",
     )
     p.add_argument(
+        "--against",
+        metavar="OLD",
+        help="did these runs reproduce OLD (a results database or a bundle): per cell the runs whose answer "
+        "changed (wrong answers first), the time ratio with its 95%% interval and Wilcoxon test, what differs "
+        "in provenance; its first line says reproduced, or where not",
+    )
+    p.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="read the solver output the batch kept (keep_output) again with today's parser and judge, and list "
+        "every run whose verdict would change",
+    )
+    p.add_argument(
         "--across-machines",
         action="store_true",
         help="let --compare and the HTML comparison view pair runs of different machines (refused by default; "
@@ -161,11 +175,26 @@ def _sections(args: argparse.Namespace, rows: Iterable[Row], seen: _Seen, spread
         if spreads is not None:
             cells = spreads.cells()
             parts.append(spread.markdown(cells, args.noisy, args.time) if cells else "spread: no run has repeats\n")
+        if args.rejudge:
+            parts.append(rejudge.markdown(rejudge.rejudge(Path(args.db), rows)))
         if pairing is not None:
             parts.append(compare.text(pairing.result(), args.time))
     except UsageError as e:
         fail(str(e))
     return "".join("\n" + p for p in parts)
+
+
+def _against(args: argparse.Namespace, rows: Iterable[Row]) -> against.Against | None:
+    """``--against OLD``: the comparison of the runs with OLD's (None without the option)."""
+    if not args.against:
+        return None
+    try:
+        with store_of(Path(args.against)) as old_db:
+            old = report.shown_rows(load_rows(old_db))
+            machines = (machine.stored(args.db), machine.stored(old_db))
+        return against.against(list(rows), old, machines, args.time)
+    except UsageError as e:
+        fail(str(e))
 
 
 def _write(path: str, text: str) -> None:
@@ -257,7 +286,9 @@ def run(args: argparse.Namespace) -> int:
         note = f"{printable(args.db)} holds runs of {len(seen.hashes)} config versions; the table includes all"
         print(f"{args.prog}: note: {note}", file=sys.stderr)
     stats = summary.stats()
-    table = report.markdown(stats, args.time) + _sections(args, rows, seen, spreads, pairing)
+    reproduced = _against(args, rows)  # its headline the first line of the output
+    head = "" if reproduced is None else against.markdown(reproduced, args.time) + "\n"
+    table = head + report.markdown(stats, args.time) + _sections(args, rows, seen, spreads, pairing)
     sys.stdout.write(table)
     sys.stdout.flush()
     outputs = {  # each text made only when asked for (every run as CSV is most of a large report's time)
@@ -282,7 +313,7 @@ def run(args: argparse.Namespace) -> int:
             what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
             print(printable(f"wrote {path}: {what}"), file=sys.stderr)
     if args.html:
-        _html(args, listed)
+        _html(args, listed, None if reproduced is None else against.html_section(reproduced, args.time))
     if missing := report.missing_note(stats):  # last: after the files written, or the error that stopped them
         print(f"{args.prog}: note: {printable(missing)}", file=sys.stderr)
     return 0
@@ -299,11 +330,11 @@ def _title(args: argparse.Namespace, rows: list[Row]) -> str:
     return printable(args.title or ", ".join(sorted({r.experiment for r in rows})))
 
 
-def _html(args: argparse.Namespace, rows: list[Row]) -> None:
+def _html(args: argparse.Namespace, rows: list[Row], reproduced: str | None) -> None:
     title = _title(args, rows)
     try:
         done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time,
-                     across_machines=args.across_machines)  # fmt: skip
+                     across_machines=args.across_machines, against=reproduced)  # fmt: skip
     except OSError as e:  # a file of the directory when the error names one
         fail(f"cannot write {e.filename if isinstance(e.filename, str) else args.html}: {e.strerror or e}")
     linked = f", {done.outputs} linked to their output" if done.outputs else ""
