@@ -25,20 +25,25 @@ if TYPE_CHECKING:
     from ..experiments.config import Config
 
 
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """Where and how a grid's runs go (``batch`` and ``rerun`` alike): jobs, executor, retries, progress."""
+    add_jobs_argument(
+        p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
+    )
+    add_executor_arguments(p)
+    p.add_argument("--retry-errors", action="store_true", help="run again the runs stored with status ERROR")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "config",
         metavar="CONFIG.yaml",
         help="the experiment config, YAML (its keys: the documentation's page Batch experiments and reports)",
     )
-    add_jobs_argument(
-        p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
-    )
-    add_executor_arguments(p)
+    add_run_arguments(p)
     p.add_argument("--fresh", action="store_true", help="delete every stored result in the results file, start over")
-    p.add_argument("--retry-errors", action="store_true", help="run again the runs stored with status ERROR")
     p.add_argument("--dry-run", action="store_true", help="print the grid size and the runs, run nothing")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(
         "--bundle",
         metavar="ARTIFACT",

@@ -10,8 +10,8 @@ from ..errors import UsageError, printable
 from ..experiments.rerun import prepare
 from ..experiments.store import StoreError
 from ..experiments.store_env import ResultsUnwritable
-from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
-from .batch import _run
+from .arg_groups import check_executor
+from .batch import _run, add_run_arguments
 from .common import fail, non_negative_int, positive_int
 
 
@@ -33,12 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="refuse to run (exit 2) when a solver's version or binary SHA-256 differs from the bundle's",
     )
-    add_jobs_argument(
-        p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
-    )
-    add_executor_arguments(p)
-    p.add_argument("--retry-errors", action="store_true", help="run again the runs stored with status ERROR")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_run_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:

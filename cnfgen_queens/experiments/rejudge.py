@@ -22,6 +22,7 @@ from ..solutions.known_answer import judge_answer
 from ..solvers import check_model
 from ..solvers.outcome import Outcome
 from ..solvers.parse import read_competition
+from ..solvers.profiles import RESULT_FILE_STYLE
 from ..solvers.status import Status
 from .against import answer
 from .batch import CACHE_DIR
@@ -76,7 +77,7 @@ def rejudge(db: Path, rows: Iterable[Row]) -> Rejudged:
 
 def _skip(row: Row, styles: dict[str, str], files: dict[str, Path], checked: dict[str, bool]) -> str | None:
     """Why ``row``'s output cannot be judged again here (None: it can)."""
-    if styles.get(row.solver_label) == "minisat":
+    if styles.get(row.solver_label) == RESULT_FILE_STYLE:
         return "the answer was in a result file (not kept)"
     path = files.get(row.gbd_hash or "")
     if path is None:
