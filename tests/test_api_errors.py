@@ -39,6 +39,7 @@ def cli_words(message: str) -> str:
     message = re.sub(r"\b([a-z_]+)='([^']*)'", lambda m: f"{flag(m[1])} {m[2]}", message)
     message = re.sub(r"\b([a-z_]+)=(?=[\s,;:)]|$)", lambda m: flag(m[1]), message)
     message = re.sub(r"^n must ", "N must ", message)  # the board size: N on the command line
+    message = message.replace("cnfgen_queens.register_encoding", "--plugin FILE.py")  # an encoding of one's own
     return re.sub(r"^([a-z]+_[a-z_]+) must ", lambda m: f"argument {flag(m[1])}: must ", message)
 
 
