@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import argparse
     import subprocess
 
 import pytest
@@ -129,3 +130,12 @@ def exit_status(proc: subprocess.Popen[Any], timeout: float = 300) -> int | None
                 text = " ".join(line.replace("\t", " ") for line in text.splitlines() if line.startswith(keep))
             facts.append(f"{name}: {text}")
         raise AssertionError(f"pid {proc.pid} still running after {timeout} s: {'; '.join(facts)}") from None
+
+
+def option_help(parser: argparse.ArgumentParser, option: str) -> str:
+    """What ``parser``'s help says of ``option`` (``"--output"``), on one line: its own text, whatever layout
+    the Python version gives argparse's help (3.13 prints ``-o, --output FILE`` where 3.11 printed
+    ``-o FILE, --output FILE``)."""
+    found = [action for action in parser._actions if option in action.option_strings]
+    assert len(found) == 1, f"{option} is not one option of {parser.prog}"
+    return " ".join(parser._get_formatter()._expand_help(found[0]).split())
