@@ -25,7 +25,7 @@ from helpers import ROOT, pigeonhole
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.cnf.scan import CnfFile, read_cnf
 from cnfgen_queens.limits import Limits
-from cnfgen_queens.solvers import child_loop, solver_child
+from cnfgen_queens.solvers import child_loop, embedded, solver_child
 from cnfgen_queens.solvers.embedded import solve_embedded
 from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.process import run_forked
@@ -149,9 +149,14 @@ def test_a_child_killed_while_idle_is_replaced(cnfs: dict[str, Path]) -> None:
         assert _child_pid() != first
 
 
-def test_a_child_that_dies_after_the_look_and_before_the_run_is_replaced(cnfs: dict[str, Path]) -> None:
+def test_a_child_that_dies_after_the_look_and_before_the_run_is_replaced(
+    cnfs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Deterministic: the child is stopped (alive when the run looks at it), and killed once the request is
-    in its pipe, unread: it died before it took the run, so the run goes to a new child."""
+    in its pipe, unread: it died before it took the run, so the run goes to a new child.  The killer is a
+    thread of this process, with which a run would go to a fresh process (no fork): the kept child is used
+    all the same (the killer holds no lock)."""
+    monkeypatch.setattr(embedded, "fork_is_safe", lambda: True)
     q8 = read_cnf(cnfs["q8"])
     solve_embedded("cadical195", q8, Limits(10), reuse=True)
     child = solver_child.current()

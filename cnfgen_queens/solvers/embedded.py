@@ -15,19 +15,23 @@ building, solving), not numpy's load (OpenBLAS reserves per-thread buffers when 
 
 from __future__ import annotations
 
+import os
 import pickle
+import sys
 import time
 from dataclasses import dataclass, replace
 from itertools import chain
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.dimacs import open_cnf, read_header
 from cnfgen_queens.cnf.scan import Cnf, literal_chunks
 
 from ..limits import Limits
 from .outcome import Status
 from .parse import describe_exit, says_out_of_memory
-from .process import GRACE, Finished, run_forked
+from .process import GRACE, Finished, fork_is_safe, run_forked, run_process
 from .solver_child import run as run_in_kept_child
 
 if TYPE_CHECKING:
@@ -173,6 +177,8 @@ def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, 
                timeout: float | None, grace: float) -> Finished:  # fmt: skip
     """The supervised child's run: in this thread's long-lived child (:mod:`.solver_child`) with ``reuse``
     (a batch worker's many runs), else (or when that child cannot take it) in a child forked for it."""
+    if not fork_is_safe():  # another thread runs: no fork, a fresh process
+        return _run_fresh(name, cnf, limits, want_proof, timeout, grace)
     if reuse:
         start = time.monotonic()
         run = run_in_kept_child(_pickled_answer, (name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
@@ -183,6 +189,31 @@ def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, 
             timeout = max(0.0, timeout - (time.monotonic() - start))
     return run_forked(lambda: _pickled_answer(name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
                       grace=grace)  # fmt: skip
+
+
+CHILD = (  # the package's root first on sys.path, then embedded_child's main with the rest of argv
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "from cnfgen_queens.solvers.embedded_child import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def _run_fresh(
+    name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, timeout: float | None, grace: float
+) -> Finished:
+    """The run in a fresh Python process (:mod:`.embedded_child`), started as a solver binary is, with the
+    same limits (it sets its memory limit itself); its wall and CPU time include that interpreter's start."""
+    start = time.monotonic()
+    with work_dir("embedded") as tmp:
+        request = tmp / "request.pickle"
+        with open(request, "wb") as f:
+            pickle.dump((name, cnf, want_proof), f, protocol=pickle.HIGHEST_PROTOCOL)
+        package_root = str(Path(__file__).resolve().parents[2])  # this copy of the package, whatever sys.path says
+        argv = [sys.executable, "-c", CHILD, package_root, str(request), str(limits.memory or 0), str(os.getpid())]
+        left = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
+        own = replace(limits, memory=None, isolation="none")  # the child sets its memory limit itself
+        run = run_process(argv, output_dir=tmp, timeout=left, limits=own, grace=grace, own_limits=True)
+        answer = run.stdout_file.read_bytes() if run.stdout_file is not None else b""
+    return replace(run, stdout=answer, stdout_file=None, wall=time.monotonic() - start)
 
 
 def solve_embedded(
