@@ -90,3 +90,16 @@ def test_embedded_solver_beside_a_thread_keeps_its_limits(memory: int | None, tm
     finally:
         done.set()
         thread.join()
+
+
+def test_a_progress_bar_starts_no_thread() -> None:
+    """tqdm's monitor thread would run from a command's first bar on, and every later fork would be beside it."""
+    from cnfgen_queens.progress import Progress
+
+    before = set(threading.enumerate())
+    bar = Progress("run", "runs", total=3, tty_only=False)
+    try:
+        bar.update(1)
+        assert set(threading.enumerate()) == before
+    finally:
+        bar.close()

@@ -340,6 +340,7 @@ def _spin_after(marker: str, seconds: float) -> bytes:
     return b"done"
 
 
+@pytest.mark.forks_beside_threads  # each thread's own kept child (solver_child.run, below the fork check)
 def test_a_thread_that_ends_takes_only_its_own_child(tmp_path: Path) -> None:
     """A child dies with the thread that forked it (PR_SET_PDEATHSIG): a thread that ends while another
     thread's run is under way takes nothing of that run (before: the run was in the ended thread's child, and
@@ -427,6 +428,7 @@ def test_the_time_limit_counts_from_the_call() -> None:
     assert not run.signals or (run.signals[0][0] == "SIGTERM" and run.signals[0][1] >= start + 0.5), run.signals
 
 
+@pytest.mark.forks_beside_threads  # each thread's own kept child (solver_child.run, below the fork check)
 def test_the_time_limit_holds_while_the_request_is_written() -> None:
     """A child that does not read (stopped) cannot hold a run past its time limit (before: the worker
     waited for ever writing the request)."""

@@ -62,22 +62,10 @@ def _spawn(
     runs its at-fork hooks (logging's lock), and a signal handler that raised inside one would be swallowed
     with that lock left held, so the next fork (BenchExec's) waits for ever and the signal is lost.  The
     child restores the mask before anything else."""
-    if preexec is None:
-        with spawn_lock:
-            proc = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-                start_new_session=True,
-                close_fds=True,
-            )
-            started.add(proc.pid)
-        return proc, None
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    blocked = None if preexec is None else signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
     def child() -> None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked or set())
         if preexec is not None:
             preexec()
 
@@ -85,11 +73,12 @@ def _spawn(
         with spawn_lock:
             proc = subprocess.Popen(
                 list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                start_new_session=True, preexec_fn=child, close_fds=True,
+                start_new_session=True, preexec_fn=None if preexec is None else child, close_fds=True,
             )  # fmt: skip
             started.add(proc.pid)
     except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        if blocked is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         raise
     return proc, blocked
 
