@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,8 +129,22 @@ def _no_fork_while_threads_run(request: pytest.FixtureRequest) -> Iterator[None]
     version.  A test that forks beside its own threads on purpose says so with
     ``@pytest.mark.forks_beside_threads``.  (A ``preexec_fn`` also runs Python between fork and exec, as the
     tests' :func:`helpers.default_signals` does; Python does not warn of it, nor does this.)"""
+    _end_dask_offload_thread()
     _forks_beside_threads.clear()
     yield
     seen, _forks_beside_threads[:] = list(_forks_beside_threads), []
     if seen and not request.node.get_closest_marker("forks_beside_threads"):
         pytest.fail(f"{len(seen)} fork(s) while other threads ran (threads: {seen[0]})")
+
+
+def _end_dask_offload_thread() -> None:
+    """Dask's offload thread (``distributed.utils``), started by a test's client in this process, would run for
+    the rest of the session, and every later test would fork beside it (or, as the package does then, start
+    fresh processes instead): it is ended before each test, a new executor in its place (no thread until used)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    utils = sys.modules.get("distributed.utils")
+    executor = getattr(utils, "_offload_executor", None)
+    if executor is not None and getattr(executor, "_threads", None):
+        executor.shutdown(wait=True)
+        utils._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")  # type: ignore[union-attr]

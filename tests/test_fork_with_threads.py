@@ -38,6 +38,11 @@ holding.wait()
 print("solve", cq.solve(cq.queens(8)).status)
 print("solve limited", cq.solve(cq.queens(8), time_limit=60).status)
 print("count", cq.count(cq.queens(6), jobs=2).total)
+print("enumerate", len(list(cq.enumerate_solutions(cq.queens(6), time_limit=60))))
+try:
+    list(cq.enumerate_solutions(cq.queens(60), memory_limit=2, limit=1))
+except RuntimeError as e:
+    print("enumerate limited", type(e).__name__, e)
 print("forks with threads", [n for n in forks if n > 1])
 done.set()
 """
@@ -48,7 +53,9 @@ def test_library_work_finishes_beside_a_thread_that_holds_a_lock(tmp_path: Path)
         [sys.executable, "-c", textwrap.dedent(PROGRAM)], capture_output=True, text=True, timeout=240, cwd=tmp_path
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.splitlines() == ["solve SAT", "solve limited SAT", "count 4", "forks with threads []"]  # A000170
+    memout = "enumerate limited EnumerationError memory limit reached (2 MB)"
+    said = ["solve SAT", "solve limited SAT", "count 4", "enumerate 4", memout, "forks with threads []"]  # A000170
+    assert proc.stdout.splitlines() == said
     assert list(tmp_path.iterdir()) == []
 
 

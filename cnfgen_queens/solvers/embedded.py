@@ -160,7 +160,7 @@ def _literal_arrays(cnf: Cnf | CnfFile) -> Iterator[np.ndarray]:
         yield from literal_chunks(f, read_header(f, cnf.name), cnf.name, whole=False)
 
 
-def _load_in_parent() -> None:
+def load_solver_modules() -> None:
     """Import what the child uses, so that it inherits it loaded (lazily: only a solve pays for it)."""
     import numpy  # noqa: F401
     import pysat.solvers  # noqa: F401
@@ -191,10 +191,12 @@ def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, 
                       grace=grace)  # fmt: skip
 
 
-CHILD = (  # the package's root first on sys.path, then embedded_child's main with the rest of argv
-    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
-    "from cnfgen_queens.solvers.embedded_child import main; sys.exit(main(sys.argv[1:]))"
-)
+def fresh_python(module: str) -> list[str]:
+    """The command of a fresh Python process running ``module``'s ``main(argv)`` (add its arguments), from this
+    copy of the package whatever the caller's sys.path: :mod:`.embedded_child`,
+    :mod:`cnfgen_queens.enumeration.loop_child`."""
+    code = f"import sys; sys.path.insert(0, sys.argv.pop(1)); from {module} import main; sys.exit(main(sys.argv[1:]))"
+    return [sys.executable, "-c", code, str(Path(__file__).resolve().parents[2])]
 
 
 def _run_fresh(
@@ -207,8 +209,8 @@ def _run_fresh(
         request = tmp / "request.pickle"
         with open(request, "wb") as f:
             pickle.dump((name, cnf, want_proof), f, protocol=pickle.HIGHEST_PROTOCOL)
-        package_root = str(Path(__file__).resolve().parents[2])  # this copy of the package, whatever sys.path says
-        argv = [sys.executable, "-c", CHILD, package_root, str(request), str(limits.memory or 0), str(os.getpid())]
+        child = fresh_python("cnfgen_queens.solvers.embedded_child")
+        argv = [*child, str(request), str(limits.memory or 0), str(os.getpid())]
         left = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
         own = replace(limits, memory=None, isolation="none")  # the child sets its memory limit itself
         run = run_process(argv, output_dir=tmp, timeout=left, limits=own, grace=grace, own_limits=True)
@@ -223,7 +225,7 @@ def solve_embedded(
     """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child, for ``limits.time`` seconds
     (``timeout``: what is left of them); SIGKILL ``grace`` seconds after SIGTERM.  ``reuse``: the child is
     kept between runs, with the same limits (:mod:`.solver_child`)."""
-    _load_in_parent()
+    load_solver_modules()
     run = _run_child(name, cnf, limits, want_proof, reuse, limits.time if timeout is None else timeout, grace)
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:

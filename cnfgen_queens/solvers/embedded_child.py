@@ -17,7 +17,7 @@ import pickle
 import resource
 import sys
 
-from .embedded import _load_in_parent, _pickled_answer
+from .embedded import _pickled_answer, load_solver_modules
 from .process import held_size
 from .reaper import die_with_parent
 
@@ -30,7 +30,7 @@ def main(argv: list[str]) -> int:
     if os.getppid() != parent:  # the parent died before the line above: nobody waits for this run
         return 1
     try:
-        _load_in_parent()  # before the limit, as a fork inherited them loaded
+        load_solver_modules()  # before the limit, as a fork inherited them loaded
         with open(request, "rb") as f:
             name, cnf, want_proof = pickle.load(f)  # our own parent's bytes
         if memory_mb:
