@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
@@ -71,12 +72,36 @@ def check_ratio(name: str, decompressed: int, compressed: int, error: type[Excep
         )
 
 
+class HugeInteger:
+    """A JSON integer of more digits than Python converts (``sys.get_int_max_str_digits()``, 4300): read as this,
+    not an int, so that the reader's check of the field refuses it by its key, shown as ``an integer of 5000
+    digits, more than 4300`` (Python's own ValueError there named neither)."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"an integer of {self.digits} digits, more than {sys.get_int_max_str_digits()}"
+
+
+def _integer(text: str) -> int | HugeInteger:
+    digits = len(text.lstrip("-"))
+    return HugeInteger(digits) if digits > sys.get_int_max_str_digits() else int(text)
+
+
 def json_value(text: str | bytes) -> Any:
     """``json.loads(text)``, with JSON nested deeper than the parser goes a ValueError like any other malformed
-    JSON (Python's parser raises RecursionError there, which no caller expects from a file it reads)."""
+    JSON (Python's parser raises RecursionError there, which no caller expects from a file it reads), and an
+    integer of more digits than Python converts a :class:`HugeInteger` (looked for first: the parser calls
+    back for each integer only in a text that has such a run of digits)."""
     import json
+    import re
 
+    limit = sys.get_int_max_str_digits()
+    pattern = f"[0-9]{{{limit + 1}}}"
+    found = re.search(pattern.encode(), text) if isinstance(text, bytes) else re.search(pattern, text)
+    huge = limit > 0 and found is not None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_integer if huge else None)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None

@@ -139,6 +139,15 @@ def option(flag: str, value: object = None) -> str:
     return f"{name}=" if value is None or (isinstance(value, str) and value.isupper()) else f"{name}={value!r}"
 
 
+def either(cli: str, python: str) -> str:
+    """``cli`` on the command line, ``python`` from the Python API (a way to do a thing that differs by door).
+
+    >>> either("--plugin FILE.py", "cnfgen_queens.register_encoding")
+    '--plugin FILE.py'
+    """
+    return python if _python_words.get() else cli
+
+
 def square(row: int, column: int) -> str:
     """Square ``(row, column)`` (0-based) as the caller wrote it: ``10,10`` on the command line, ``(9, 9)``
     from Python.

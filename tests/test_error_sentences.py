@@ -67,3 +67,53 @@ def test_version_args_does_what_configs_solvers_yaml_says(tmp_path: Path) -> Non
         marker.unlink(missing_ok=True)
         version = resolve(f"w{i}", solvers_file=profiles).version
         assert marker.exists() == asked and (version == "9.9.9") == asked, version
+
+
+HUGE = "9" * 5000  # more digits than Python converts (4300): its "Exceeds the limit" text before
+
+
+def batch_config(tmp_path: Path, instances: str = "n: [6]", limits: str = "{time: 5}") -> Path:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        f"instances:\n  {instances}\n  encodings: [pairwise]\nsolvers: [pysat:cadical195]\n"
+        f"limits: {limits}\nresults: {tmp_path / 'r.sqlite'}\n"
+    )
+    return cfg
+
+
+@pytest.mark.parametrize(
+    ("instances", "limits", "words"),
+    [
+        ("n: [6]", "{time: 2001-12-14}", "limits.time: 2001-12-14 is a date in YAML 1.1"),  # datetime.date(...)
+        ("n: [1:0]", "{time: 5}", "instances.n[0]: 1:0 is a base-60 number in YAML 1.1"),  # read as 60
+        ("n: [6]", "{time: '1:30'}", "limits.time"),  # quoted: text, refused by the check as before
+        ("n: [6]", "{time: 1_0}", "limits.time: 1_0 is a number with underscores in YAML 1.1"),
+        (f"n: [{HUGE}]", "{time: 5}", "instances.n[0]: an integer of 5000 digits, more than 4300"),
+        ("n: [6]", f"{{time: {HUGE}.5}}", "limits.time: a number of 5001 digits, more than 4300"),
+    ],
+)
+def test_yaml_surprises_are_refused_in_one_sentence(
+    tmp_path: Path, instances: str, limits: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["batch", str(batch_config(tmp_path, instances, limits)), "--dry-run"]) == 2
+    err = one_sentence(capsys.readouterr().err)
+    assert words in err and "datetime" not in err and "Exceeds the limit" not in err, err
+
+
+def test_yaml_booleans_and_numbers_of_yaml_1_2_still_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["batch", str(batch_config(tmp_path, "n: [6, 0x7]", "{time: 5.5e0}")), "--dry-run"]) == 0
+
+
+def test_a_huge_integer_in_a_place_file_names_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    squares = tmp_path / "squares.txt"
+    squares.write_text(f"1,1\n2,{HUGE}\n")
+    assert gen_main(["8", "--place-file", str(squares), "-o", str(tmp_path / "q.cnf")]) == 2
+    err = one_sentence(capsys.readouterr().err)
+    assert f"{squares}:2:" in err and "5000 digits" in err and "Exceeds" not in err, err
+
+
+def test_a_huge_integer_given_to_place_is_a_sentence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse's "invalid _cell value" before (the function's name, not the user's words)."""
+    assert gen_main(["8", "--place", f"1,{HUGE}", "-o", str(tmp_path / "q.cnf")]) == 2
+    err = one_sentence(capsys.readouterr().err)
+    assert "_cell" not in err and "5000 digits" in err, err

@@ -9,6 +9,7 @@ import gzip
 import inspect
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,10 +41,9 @@ def _docstrings(tree: ast.AST) -> set[int]:
     }
 
 
-def test_no_module_outside_the_profile_table_names_a_solver() -> None:
-    names = {*BUILTIN, *EMBEDDED, DEFAULT_SOLVER, *(f"pysat:{name}" for name in EMBEDDED)}
+def _strings_outside_the_tables() -> Iterator[tuple[str, str]]:
+    """(``module:line``, text) of every string constant of the package but docstrings, outside the tables."""
     package = ROOT / "cnfgen_queens"
-    found = []
     for path in sorted(package.rglob("*.py")):
         where = str(path.relative_to(package))
         if where in TABLES:
@@ -51,9 +51,17 @@ def test_no_module_outside_the_profile_table_names_a_solver() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docs = _docstrings(tree)
         for node in ast.walk(tree):
-            text = node.value if isinstance(node, ast.Constant) and id(node) not in docs else None
-            if isinstance(text, str) and (text in names or any(text.startswith(f"{n}, ") for n in names)):
-                found.append(f"{where}:{node.lineno}: {text!r}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+                yield f"{where}:{node.lineno}", node.value
+
+
+def test_no_module_outside_the_profile_table_names_a_solver() -> None:
+    names = {*BUILTIN, *EMBEDDED, DEFAULT_SOLVER, *(f"pysat:{name}" for name in EMBEDDED)}
+    found = [
+        f"{where}: {text!r}"
+        for where, text in _strings_outside_the_tables()
+        if text in names or any(text.startswith(f"{n}, ") for n in names)
+    ]
     assert found == []
 
 
@@ -61,18 +69,7 @@ def test_no_text_outside_the_profile_table_lists_solvers() -> None:
     """A help text or message naming two solvers or more is a list that goes stale (as --proof's did)."""
     names = sorted({*BUILTIN, *EMBEDDED}, key=len, reverse=True)
     word = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
-    package = ROOT / "cnfgen_queens"
-    found = []
-    for path in sorted(package.rglob("*.py")):
-        where = str(path.relative_to(package))
-        if where in TABLES:
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        docs = _docstrings(tree)
-        for node in ast.walk(tree):
-            text = node.value if isinstance(node, ast.Constant) and id(node) not in docs else None
-            if isinstance(text, str) and len(set(word.findall(text))) >= 2:
-                found.append(f"{where}:{node.lineno}: {text!r}")
+    found = [f"{where}: {text!r}" for where, text in _strings_outside_the_tables() if len(set(word.findall(text))) >= 2]
     assert found == []
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -67,6 +68,11 @@ def forged(cert: Path, tmp_path: Path, change: dict[str, Any] | None = None, tex
         ({"cubes": [{"cube": [1, 20], "count": 0, "solutions": "a", "proof": "b"}]}, "cubes are not the"),
         ({"formula_sha256": {"x": DEEP[:400] + DEEP[-400:]}}, "formula_sha256 is not a SHA-256"),
         ({"solver": DEEP}, None),  # a field the check does not read: the JSON text of it, nested 100,000 deep
+        # counts of the formula, bounded by the formula the manifest names (were certified as they were)
+        ({"variables": 10**18}, "the manifest's variables is 10"),
+        ({"clauses": -1}, "the manifest's clauses is -1"),
+        ({"clauses": 7}, "the manifest's clauses is 7, but the formula"),
+        ({"variables": True}, "the manifest's variables is True"),
     ],
 )  # fmt: skip
 def test_a_forged_manifest_is_refused_in_one_line(cert5: Path, tmp_path: Path, change: dict[str, Any],
@@ -79,6 +85,14 @@ def test_a_forged_manifest_is_refused_in_one_line(cert5: Path, tmp_path: Path, c
         return
     done = cli(["check-count", str(forged(cert5, tmp_path, change))], tmp_path)
     assert done.returncode in (1, 2) and field in one_sentence(done.stderr), done.stderr
+
+
+def test_a_huge_integer_in_a_manifest_is_named_with_its_key(cert5: Path, tmp_path: Path) -> None:
+    """An integer of 5,000 digits: Python's "Exceeds the limit (4300 digits)" text before."""
+    text = (cert5 / "manifest.json").read_text().replace('"total": 10', f'"total": {"9" * 5000}', 1)
+    done = cli(["check-count", str(forged(cert5, tmp_path, text=text))], tmp_path)
+    err = one_sentence(done.stderr)
+    assert done.returncode == 1 and "the manifest's total is not an integer" in err and "5000 digits" in err, err
 
 
 def test_a_solutions_file_longer_than_its_count_is_refused(cert5: Path, tmp_path: Path) -> None:
@@ -147,6 +161,75 @@ def test_report_refuses_a_store_it_cannot_read_right(store: Path, tmp_path: Path
     assert (code, out) == (2, "") and words in one_sentence(err)
     with pytest.raises(cq.UsageError, match=words.split(" holds")[0]):
         cq.load_results(edited(store, tmp_path, *sql))
+
+
+@pytest.mark.parametrize(
+    ("sql", "words"),
+    [
+        # schema objects the tool never creates: a trigger emptied every batch's rows as they landed
+        (["CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM runs; END"], "holds a trigger wipe"),
+        (["CREATE VIEW fast AS SELECT * FROM runs WHERE wall < 1"], "holds a view fast"),
+        (["CREATE INDEX by_n ON runs(n)"], "holds an index by_n"),
+        (["CREATE TABLE notes (x TEXT)"], "holds a table notes"),
+        # rows that contradict what the tool knows (each was believed, counted as solved)
+        (
+            ["UPDATE runs SET status = 'UNSAT', verified = NULL, checked = 'model-verified' WHERE n = 5"],
+            "column status holds UNSAT, but N = 5 has solutions",
+        ),
+        (["UPDATE runs SET status = 'SAT', verified = 1 WHERE n = 3"], "column status holds SAT, but N = 3 has none"),
+        (["UPDATE runs SET wall = NULL WHERE n = 5"], "column wall holds NULL, but the run is solved"),
+        (["UPDATE runs SET wall = 1e300 WHERE n = 5"], "column wall holds 1e+300, above the run's time limit 30"),
+        (["UPDATE runs SET break_symmetry = 7"], "column break_symmetry holds 7, not an integer in 0..1"),
+        (["UPDATE runs SET task = 'count', count = 11 WHERE n = 5"], "column count holds 11, but N = 5 has 10"),
+        (
+            ["UPDATE runs SET verdict = 'solved', status = 'TIMEOUT' WHERE n = 5"],
+            "column verdict holds solved, but the run is unsolved",
+        ),
+    ],
+)
+def test_report_refuses_a_store_that_contradicts_what_it_knows(
+    store: Path, tmp_path: Path, sql: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = edited(store, tmp_path, *sql)
+    code, out, err = in_process(["report", str(bad)], capsys)
+    assert (code, out) == (2, "") and words in one_sentence(err)
+    with pytest.raises(cq.UsageError, match=re.escape(words.split(",")[0])):
+        cq.load_results(bad)
+
+
+def test_a_contradicting_row_is_named_by_its_run(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = edited(store, tmp_path, "UPDATE runs SET wall = NULL WHERE n = 5")
+    (key,) = sqlite3.connect(bad).execute("SELECT run_key FROM runs WHERE n = 5").fetchone()
+    code, _, err = in_process(["report", str(bad)], capsys)
+    assert code == 2 and f"(run '{key}')" in one_sentence(err)
+
+
+def test_a_batch_refuses_a_store_with_a_trigger_and_keeps_its_rows(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The batch printed "12 runs done" and the trigger left 0 rows."""
+    bad = edited(store, tmp_path, "CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM runs; END")
+    cfg = tmp_path / "b.yaml"
+    cfg.write_text(
+        f"experiment: c\ninstances:\n  n: [4]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
+        f"limits: {{time: 30}}\nresults: {bad}\n"
+    )
+    code, _, err = in_process(["batch", str(cfg), "--jobs", "1", "--no-progress"], capsys)
+    assert code == 2 and "holds a trigger wipe" in one_sentence(err)
+    assert sqlite3.connect(bad).execute("SELECT COUNT(*) FROM runs").fetchone() == (2,)
+
+
+@pytest.mark.parametrize("info", ["{", "[1, 2]", '{"memory_mb": "lots"}', '{"cpu_model": {"a": 1}}'])
+def test_a_bad_machine_record_is_a_sentence(
+    store: Path, tmp_path: Path, info: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "JSONDecodeError" / "TypeError", exit 1, before."""
+    bad = edited(store, tmp_path, f"UPDATE machines SET info = '{info}'")
+    code, out, err = in_process(["report", str(bad), "--machines"], capsys)
+    assert (code, out) == (2, "") and "machines table" in one_sentence(err)
+    assert "JSONDecodeError" not in err and "TypeError" not in err
 
 
 def test_a_bad_value_names_its_run(store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -86,3 +86,37 @@ def test_lock_dir_in_process(tmp_path: Path) -> None:
     with pytest.raises(PlantedLink), lock_dir(work):
         pass
     assert not (tmp_path / "victim").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_lock_file_that_is_not_a_regular_file_is_refused(tmp_path: Path, kind: str) -> None:
+    """ "Invalid argument" (a FIFO) or "Is a directory", exit 1, before."""
+    work = tmp_path / "w"
+    work.mkdir()
+    if kind == "fifo":
+        os.mkfifo(work / LOCK_FILE)
+    else:
+        (work / LOCK_FILE).mkdir()
+    with pytest.raises(PlantedLink, match="where cnfgen-queens writes a file of its own"), lock_dir(work):
+        pass
+    need_solver("minisat")
+    argv = ["enumerate", "5", "--solver", "minisat", "--out", str(work), "--quiet"]
+    done = subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "where cnfgen-queens writes a file of its own" in done.stderr
+
+
+def test_a_holder_in_another_pid_namespace_is_named_as_such(tmp_path: Path) -> None:
+    """A holder in a container named itself "process 2": another process here, or none."""
+    import fcntl
+
+    work = tmp_path / "w"
+    work.mkdir()
+    fd = os.open(work / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, b"process 2 (cnfgen-queens enumerate 12)\npid namespace pid:[1]\n")
+        with pytest.raises(DirInUse, match="in use by a process of another PID namespace"), lock_dir(work):
+            pass
+    finally:
+        os.close(fd)

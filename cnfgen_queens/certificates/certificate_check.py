@@ -40,7 +40,13 @@ from cnfgen_queens.certificates.certificate_parts import (
     refuse_oversized,
     resolve_checker,
 )
-from cnfgen_queens.certificates.manifest_bounds import ManifestRejected, check_bounds, load_manifest, proof_cap
+from cnfgen_queens.certificates.manifest_bounds import (
+    ManifestRejected,
+    check_bounds,
+    check_counts,
+    load_manifest,
+    proof_cap,
+)
 from cnfgen_queens.enumeration.size_cap import check_held_size
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.execution.task_pool import run_tasks
@@ -112,6 +118,10 @@ def check_certificate(directory: Path, checker: str = "auto", *, where: Where = 
                                   "(row 0 and row N-1 queens that do not attack)")  # fmt: skip
     if formula_hash(formula.clauses()) != manifest.get("formula_sha256"):
         raise CertificateRejected(f"the manifest's formula hash is not that of {formula.describe()}")
+    try:  # the formula is the one named: its sizes are the manifest's too, before any proof is checked
+        check_counts(manifest, formula.counts(), formula.describe())
+    except ManifestRejected as e:
+        raise CertificateRejected(str(e)) from None
     checker, name = resolve_checker(checker)
     plan = Plan(str(directory.resolve()), formula, checker, proof_cap(formula.n))  # workers may run elsewhere
     for i, entry in enumerate(entries):

@@ -158,6 +158,17 @@ def check_bounds(manifest: dict[str, Any]) -> None:
     _name(manifest.get("cover_proof"), "cover_proof")
 
 
+def check_counts(manifest: dict[str, Any], counts: tuple[int, int], formula: str) -> None:
+    """Raise ManifestRejected unless the manifest's ``variables`` and ``clauses`` are ``counts``, those of the
+    formula it names (``formula``, as the refusal describes it): a count the formula does not have is forged."""
+    for key, count in zip(("variables", "clauses"), counts, strict=True):
+        value = manifest.get(key)
+        if type(value) is not int or value != count:
+            raise ManifestRejected(
+                f"the manifest's {key} is {_short(value)}, but the formula it names ({formula}) has {count:,}"
+            )
+
+
 def _cube_entry(entry: Any, i: int, n: int, most: int | None) -> None:
     if not isinstance(entry, dict):
         raise ManifestRejected(f"the manifest's cube {i} is not an object: {_short(entry)}")

@@ -51,6 +51,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check-encoding": ("check_encoding", "the conformance gate of an at-most-one encoding (built-in or plugin)"),
     "batch": ("batch", "run a YAML-configured grid of experiments"),
     "report": ("report", "tables and plots from a results database"),
+    "bundle": ("bundle", "pack a results database with what produced it into one archive a reader can rerun"),
+    "rerun": ("rerun", "rerun a bundle's experiment here (instances and solvers checked first)"),
     "stats": ("stats", "instance features of a CNF: sizes, clause lengths, polarity, VIG degrees, modularity"),
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError, printable
@@ -17,10 +18,21 @@ from ..experiments.instance_config import grid_factors, shown, with_files
 from ..experiments.store import EmptyStore, Store, StoreError
 from ..experiments.store_env import ResultsUnwritable
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor
+from .bundle import add_bundle_options, write_bundle
 from .common import fail
 
 if TYPE_CHECKING:
     from ..experiments.config import Config
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """Where and how a grid's runs go (``batch`` and ``rerun`` alike): jobs, executor, retries, progress."""
+    add_jobs_argument(
+        p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
+    )
+    add_executor_arguments(p)
+    p.add_argument("--retry-errors", action="store_true", help="run again the runs stored with status ERROR")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,14 +41,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="CONFIG.yaml",
         help="the experiment config, YAML (its keys: the documentation's page Batch experiments and reports)",
     )
-    add_jobs_argument(
-        p, default=None, help="parallel runs (default: the number of cores); with --scheduler the cluster decides"
-    )
-    add_executor_arguments(p)
+    add_run_arguments(p)
     p.add_argument("--fresh", action="store_true", help="delete every stored result in the results file, start over")
-    p.add_argument("--retry-errors", action="store_true", help="run again the runs stored with status ERROR")
     p.add_argument("--dry-run", action="store_true", help="print the grid size and the runs, run nothing")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--bundle",
+        metavar="ARTIFACT",
+        help="when every run is done, pack the results with what produced them into ARTIFACT (.tar.gz; as "
+        "`cnfgen-queens bundle` does)",
+    )
+    add_bundle_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,9 +65,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.dry_run:
             return _dry_run(config, args)
-        return _run(config, args)
+        code = _run(config, args)
     except StoreError as e:
         fail(str(e))
+    if args.bundle and code == 0:
+        write_bundle(config.results, Path(args.bundle), args, config)
+    elif args.bundle:
+        print(
+            f"{args.prog}: note: --bundle: not written, not every run is done (run again, or bundle the "
+            "results with `cnfgen-queens bundle`)",
+            file=sys.stderr,
+        )
+    return code
 
 
 def _dry_run(config: Config, args: argparse.Namespace) -> int:
@@ -94,7 +117,8 @@ def _slurm_line(config: Config, jobs: int | None) -> str:
     )
 
 
-def _run(config: Config, args: argparse.Namespace) -> int:
+def _run(config: Config, args: argparse.Namespace, only: frozenset[str] | None = None) -> int:
+    """Run the batch of ``config`` (``only`` these run keys: rerun --sample) as the options say; its exit status."""
     from concurrent.futures.process import BrokenProcessPool
 
     executor, jobs, slurm = executor_of(config, args.executor, args.jobs)
@@ -109,6 +133,7 @@ def _run(config: Config, args: argparse.Namespace) -> int:
                 progress=not args.no_progress,
                 log=lambda m: print(printable(m), file=sys.stderr),
                 note=lambda m: print(printable(m), flush=True),  # stdout, with the summary line: stderr is for errors
+                only=only,
             ),
         )
     except ImportError as e:

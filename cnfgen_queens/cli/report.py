@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database, refuse_repeated
 
 from ..errors import UsageError, printable
-from ..experiments import compare, machine, noise, report, spread
+from ..experiments import against, compare, machine, noise, rejudge, report, spread
+from ..experiments.bundle_read import store_of
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows
@@ -90,6 +92,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "test and a verdict",
     )
     p.add_argument(
+        "--against",
+        metavar="OLD",
+        help="did these runs reproduce OLD (a results database or a bundle): per cell the runs whose answer "
+        "changed (wrong answers first), the time ratio with its 95%% interval and Wilcoxon test, what differs "
+        "in provenance; its first line says reproduced, or where not",
+    )
+    p.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="read the solver output the batch kept (keep_output) again with today's parser and judge, and list "
+        "every run whose verdict would change",
+    )
+    p.add_argument(
         "--across-machines",
         action="store_true",
         help="let --compare and the HTML comparison view pair runs of different machines (refused by default; "
@@ -131,24 +146,55 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _sections(args: argparse.Namespace, rows: list[Row]) -> str:
-    """What follows the table: the machines (--machines, or when the runs come from several), the spread over
-    repeats (--spread), the comparison (--compare)."""
+@dataclass
+class _Seen:
+    """What one pass over the runs notes for the lines around the table: how many, their config hashes, their
+    machines."""
+
+    runs: int = 0
+    hashes: set[str] = field(default_factory=set)
+    machines: set[str] = field(default_factory=set)
+
+    def add(self, row: Row) -> None:
+        self.runs += 1
+        self.hashes.add(row.config_hash)
+        if row.machine is not None:
+            self.machines.add(row.machine)
+
+
+def _sections(args: argparse.Namespace, rows: Iterable[Row], seen: _Seen, spreads: spread.Spreads | None,
+              pairing: compare.Pairing | None) -> str:  # fmt: skip
+    """What follows the table: the machines (--machines, or when the runs come from several; every run read
+    again), the spread over repeats (--spread), the comparison (--compare), the last two from the pass made."""
     parts = []
     try:
-        several = len({r.machine for r in rows if r.machine is not None}) > 1  # shown unasked: the guard
-        if (args.machines or several) and (found := machine.section(rows, machine.stored(args.db))):
-            parts.append(found + "".join(f"\n{line}\n" for line in noise.lines(rows, noise.stored(args.db))))
-        if args.spread:
-            cells = spread.cells(rows, args.time)
+        if args.machines or len(seen.machines) > 1:  # shown unasked: the guard
+            listed = list(rows)
+            if found := machine.section(listed, machine.stored(args.db)):
+                parts.append(found + "".join(f"\n{line}\n" for line in noise.lines(listed, noise.stored(args.db))))
+        if spreads is not None:
+            cells = spreads.cells()
             parts.append(spread.markdown(cells, args.noisy, args.time) if cells else "spread: no run has repeats\n")
-        if args.compare:
-            same = machine.one_per_platform(rows, machine.stored(args.db))  # a new commit is no new machine
-            pair = compare.compare(same, *args.compare, time=args.time, across_machines=args.across_machines)
-            parts.append(compare.text(pair, args.time))
+        if args.rejudge:
+            parts.append(rejudge.markdown(rejudge.rejudge(Path(args.db), rows)))
+        if pairing is not None:
+            parts.append(compare.text(pairing.result(), args.time))
     except UsageError as e:
         fail(str(e))
     return "".join("\n" + p for p in parts)
+
+
+def _against(args: argparse.Namespace, rows: Iterable[Row]) -> against.Against | None:
+    """``--against OLD``: the comparison of the runs with OLD's (None without the option)."""
+    if not args.against:
+        return None
+    try:
+        with store_of(Path(args.against)) as old_db:
+            old = report.shown_rows(load_rows(old_db))
+            machines = (machine.stored(args.db), machine.stored(old_db))
+        return against.against(list(rows), old, machines, args.time)
+    except UsageError as e:
+        fail(str(e))
 
 
 def _write(path: str, text: str) -> None:
@@ -166,13 +212,42 @@ def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
         check_output_path(path)  # a FIFO or device is written into; output() refuses a FIFO nobody reads
 
 
-def _rows(db: str) -> list[Row]:
-    """Rows of a results database, or of a runs CSV (``--runs-csv``; told apart by the extension), with the
-    text every output shows escaped (a name holding a newline is one cell)."""
+def _rows(args: argparse.Namespace, *, listed: bool) -> Iterable[Row]:
+    """The runs that match ``--where``, with the text every output shows escaped (a name holding a newline is one
+    cell): of a runs CSV (``--runs-csv``; told apart by the extension) as a list, of a results database read
+    from the file on each pass over them (:class:`.report.Runs`: a million runs are never all held), or as a
+    list when an output reads them all (``listed``)."""
     try:
-        return report.shown_rows(load_rows(db))
+        if args.db.lower().endswith(".csv"):
+            return report.where(report.shown_rows(load_rows(args.db)), args.where)
+        runs = report.Runs(args.db, args.where, ordered=listed)  # one pass needs no order: its answers have none
+        return list(runs) if listed else runs
     except UsageError as e:
         fail(str(e))
+
+
+def _one_pass(args: argparse.Namespace, rows: Iterable[Row]) -> tuple[report.Summary, _Seen, spread.Spreads | None,
+                                                                       compare.Pairing | None]:  # fmt: skip
+    """One pass over ``rows``: the table's lines, what is seen around them, the spread and the comparison asked
+    for; a row refused on the way (a store from outside) ends the command in one line."""
+    summary, seen = report.Summary(by=args.by, time=args.time), _Seen()
+    spreads = spread.Spreads(args.time) if args.spread else None
+    pairing = None
+    try:
+        if args.compare:
+            platforms = machine.platform_names(machine.stored(args.db))  # a new commit is no new machine
+            pairing = compare.Pairing(*args.compare, time=args.time, across_machines=args.across_machines,
+                                      platforms=platforms)  # fmt: skip
+        for r in rows:
+            summary.add(r)
+            seen.add(r)
+            if spreads is not None:
+                spreads.add(r)
+            if pairing is not None:
+                pairing.add(r)
+    except UsageError as e:
+        fail(str(e))
+    return summary, seen, spreads, pairing
 
 
 def run(args: argparse.Namespace) -> int:
@@ -196,38 +271,41 @@ def run(args: argparse.Namespace) -> int:
             check_target(Path(args.html), [Path(args.db), *_sidecars(args.db), *others])
         except HtmlTargetError as e:
             fail(str(e))
-    rows = report.where(_rows(args.db), args.where)
-    if not rows:
+    rows = _rows(args, listed=bool(plots or args.html or args.json or args.runs_csv))  # outputs of every run
+    summary, seen, spreads, pairing = _one_pass(args, rows)
+    if not seen.runs:
         fail(f"{args.db}: no runs stored yet" if not args.where else f"{args.db}: no run matches --where", 1)
+    listed = rows if isinstance(rows, list) else []  # (read in full above when a plot is drawn)
     for kind, _, pair in plots:
         if kind == "scatter" and pair is not None:
             try:
-                scatter_pairs(rows, *pair)
+                scatter_pairs(listed, *pair)
             except ValueError as e:
                 fail(str(e))
-    hashes = {r.config_hash for r in rows}
-    if len(hashes) > 1:
-        note = f"{printable(args.db)} holds runs of {len(hashes)} config versions; the table includes all"
+    if len(seen.hashes) > 1:
+        note = f"{printable(args.db)} holds runs of {len(seen.hashes)} config versions; the table includes all"
         print(f"{args.prog}: note: {note}", file=sys.stderr)
-    stats = report.summarize(rows, by=args.by, time=args.time)
-    table = report.markdown(stats, args.time) + _sections(args, rows)
+    stats = summary.stats()
+    reproduced = _against(args, rows)  # its headline the first line of the output
+    head = "" if reproduced is None else against.markdown(reproduced, args.time) + "\n"
+    table = head + report.markdown(stats, args.time) + _sections(args, rows, seen, spreads, pairing)
     sys.stdout.write(table)
     sys.stdout.flush()
     outputs = {  # each text made only when asked for (every run as CSV is most of a large report's time)
         args.markdown: ("table", lambda: table),
         args.csv: ("table (CSV)", lambda: report.to_csv(stats)),
-        args.json: ("table (JSON)", lambda: report.to_json(stats, rows, args.time)),
-        args.runs_csv: (f"{len(rows)} runs (CSV)", lambda: report.runs_csv(rows)),
+        args.json: ("table (JSON)", lambda: report.to_json(stats, listed, args.time)),
+        args.runs_csv: (f"{len(listed)} runs (CSV)", lambda: report.runs_csv(listed)),
     }
     for path, (what, text) in outputs.items():
         if path:
             _write(path, text())
             print(f"wrote {printable(path)}: {what}", file=sys.stderr)
     if plots:
-        title = _title(args, rows)
+        title = _title(args, listed)
         for kind, path, pair in plots:
             try:
-                draw(rows, kind, path, title, pair, args.time)
+                draw(listed, kind, path, title, pair, args.time)
             except OSError as e:
                 if e.filename is None:  # a full disk, a FIFO with no reader: exit 1
                     write_failed(path, e)
@@ -235,7 +313,7 @@ def run(args: argparse.Namespace) -> int:
             what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
             print(printable(f"wrote {path}: {what}"), file=sys.stderr)
     if args.html:
-        _html(args, rows)
+        _html(args, listed, None if reproduced is None else against.html_section(reproduced, args.time))
     if missing := report.missing_note(stats):  # last: after the files written, or the error that stopped them
         print(f"{args.prog}: note: {printable(missing)}", file=sys.stderr)
     return 0
@@ -252,11 +330,11 @@ def _title(args: argparse.Namespace, rows: list[Row]) -> str:
     return printable(args.title or ", ".join(sorted({r.experiment for r in rows})))
 
 
-def _html(args: argparse.Namespace, rows: list[Row]) -> None:
+def _html(args: argparse.Namespace, rows: list[Row], reproduced: str | None) -> None:
     title = _title(args, rows)
     try:
         done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time,
-                     across_machines=args.across_machines)  # fmt: skip
+                     across_machines=args.across_machines, against=reproduced)  # fmt: skip
     except OSError as e:  # a file of the directory when the error names one
         fail(f"cannot write {e.filename if isinstance(e.filename, str) else args.html}: {e.strerror or e}")
     linked = f", {done.outputs} linked to their output" if done.outputs else ""

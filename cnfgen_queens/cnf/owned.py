@@ -152,6 +152,15 @@ def refuse_links(owned: Path, names: Iterable[str]) -> None:
             os.close(fd)
 
 
+def not_a_file(shown: Path | str, mode: int) -> PlantedLink:
+    """The refusal of a directory, FIFO, device or socket where the tool writes a file of its own."""
+    kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+    return PlantedLink(
+        f"{shown} is {kind} where cnfgen-queens writes a file of its own; nothing was written: "
+        "remove it, or choose another directory"
+    )
+
+
 def refuse_planted(owned: Path, folder: str, names: Iterable[str], *, hard_links: bool = False) -> None:
     """:class:`PlantedLink` when the folder ``folder`` of ``owned`` is a link, or holds, at one of ``names`` (files
     the tool will write there), a symbolic link or anything not a regular file (a folder); with ``hard_links``,
@@ -170,9 +179,7 @@ def refuse_planted(owned: Path, folder: str, names: Iterable[str], *, hard_links
             if stat.S_ISLNK(st.st_mode):
                 raise refused_link(shown, fd, name)
             if not stat.S_ISREG(st.st_mode):
-                kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-                raise PlantedLink(f"{shown} is {kind} where cnfgen-queens writes a file of its own; nothing was "
-                                  "written: remove it, or choose another directory")  # fmt: skip
+                raise not_a_file(shown, st.st_mode)
             if hard_links and st.st_nlink > 1:
                 raise PlantedLink(f"{shown} is a hard link (one of {st.st_nlink} names of one file) in a directory "
                                   "cnfgen-queens writes; nothing was written: remove it, or choose another "
@@ -197,6 +204,31 @@ def _command() -> str:
     return printable(shlex.join([Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python", *sys.argv[1:]]))
 
 
+_SEEN_FROM = "pid namespace"  # the lock file's second line: where the holder's pid is its pid
+
+
+def _namespace() -> str:
+    """This process's PID namespace and host (``pid:[4026531836] host h1``): a pid names a process only there."""
+    try:
+        ns = os.readlink("/proc/self/ns/pid")
+    except OSError:  # no /proc: the host alone
+        ns = "?"
+    return f"{ns} host {os.uname().nodename}"
+
+
+def _holder(text: str) -> str:
+    """Who holds the lock, from the lock file's text: its first line (``process 12 (cmd)``), said to be of
+    another PID namespace or host when its second line names one (a container, a host sharing the directory),
+    where that pid is not the process of that number here."""
+    lines = text.strip().splitlines()
+    if not lines:
+        return "another process"
+    seen = next((line.removeprefix(_SEEN_FROM).strip() for line in lines[1:] if line.startswith(_SEEN_FROM)), None)
+    if seen is not None and seen != _namespace():
+        return f"a process of another PID namespace or host ({seen}; there: {lines[0]})"
+    return lines[0]
+
+
 @contextmanager
 def lock_dir(directory: Path, flag: str = "--out") -> Iterator[Callable[[], None]]:
     """Hold ``directory`` (made if missing) for this process while the block runs; :class:`DirInUse`, naming
@@ -210,17 +242,21 @@ def lock_dir(directory: Path, flag: str = "--out") -> Iterator[Callable[[], None
     except OSError as e:
         raise UsageError(f"cannot use {flag} {directory}: {e.strerror or e}") from None
     lock = Path(directory) / LOCK_FILE
+    refuse_planted(Path(directory), ".", [LOCK_FILE])  # a directory there: EISDIR at the open
     fd = open_owned(lock, Path(directory), os.O_RDWR | os.O_CREAT, 0o644)
     try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # a FIFO (flock: EINVAL), a device; put there after the look above too
+            raise not_a_file(lock, mode)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
+            holder = _holder(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
             raise DirInUse(f"{flag} {directory} is in use by {printable(holder)}; wait for it to end, or choose "
                            "another directory") from None  # fmt: skip
         try:
             os.ftruncate(fd, 0)
-            os.pwrite(fd, f"process {os.getpid()} ({_command()})\n".encode(), 0)
+            os.pwrite(fd, f"process {os.getpid()} ({_command()})\n{_SEEN_FROM} {_namespace()}\n".encode(), 0)
         except OSError as e:  # a full disk: the file is named, not "output"
             raise OSError(e.errno, e.strerror, str(lock)) from None
 

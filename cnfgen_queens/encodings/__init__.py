@@ -11,7 +11,7 @@ entry point), :func:`names` all of them (``gen-queens N`` loads one encoding, no
 
 from __future__ import annotations
 
-from ..errors import UsageError
+from ..errors import UsageError, either
 from ..frozen import record
 from .base import REGISTRY, Clause, Encoding, VarPool, measured_counts, register
 from .builtins import MODULES, load_builtins, load_module
@@ -36,8 +36,9 @@ def get(name: str) -> Encoding:
     try:
         return REGISTRY[name]
     except KeyError:
+        own = either("--plugin FILE.py", "cnfgen_queens.register_encoding")
         raise UnknownEncoding(
-            f"unknown encoding {name!r}; valid: {', '.join(names())} (an encoding of your own: --plugin FILE.py)"
+            f"unknown encoding {name!r}; valid: {', '.join(names())} (an encoding of your own: {own})"
         ) from None
 
 

@@ -51,7 +51,8 @@ CLAIM_BLOCK = 64  # runs claimed in one transaction (released at the end if not 
 class BatchRequest:
     """How a batch runs, as one value: where (``jobs`` workers on ``executor``, the Dask ``scheduler``; the
     SLURM ``slurm`` settings for executor slurm), ``fresh`` (delete the stored runs first), ``retry_errors``,
-    the ``progress`` bar, ``log`` and ``note`` (stdout) for what it says, the core sets of ``pin``."""
+    the ``progress`` bar, ``log`` and ``note`` (stdout) for what it says, the core sets of ``pin``, the runs
+    ``only`` (the others are not of this batch's grid)."""
 
     where: Where = ONE_WORKER
     slurm: SlurmSettings | None = None
@@ -61,6 +62,7 @@ class BatchRequest:
     log: Callable[[str], None] = print
     note: Callable[[str], None] | None = None
     pin: noise.Pin | None = None
+    only: frozenset[str] | None = None  # the run keys to run (a sample of the grid: rerun --sample); None: all
 
 
 @dataclass
@@ -230,6 +232,8 @@ def _run_batch(config: Config, start: float, request: BatchRequest, announce: bo
     with Store(config.results) as store:
         runs, todo = plan(config, None if fresh else store, retry_errors)
         extra = [] if fresh else next_round(config, store)  # adaptive repeats: the next of each unclear cell
+        if request.only is not None:  # a sample of the grid (rerun --sample)
+            runs, todo = [r for r in runs if r.key in request.only], [r for r in todo if r.key in request.only]
         summary = Summary(len(runs), len(runs) - len(todo))
         if config.adaptive and not fresh:  # every repeat stored counts, not only the min's
             summary.total, summary.skipped = tally(config, store.done_keys(retry_errors=retry_errors))

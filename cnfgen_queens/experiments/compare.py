@@ -43,6 +43,7 @@ MIN_PAIRS = 6  # the exact two-sided Wilcoxon test's smallest p-value is 2 / 2**
 PAIR_KEYS = ("task", "n", "variant", "shuffle_seed", "solver", "encoding", "group_size", "column_alo",
              "break_symmetry", "family")  # fmt: skip
 GUESS = ("solver", "encoding")  # a plain value is looked for in these columns, in order
+MAX_MATCHED = 10_000  # distinct values whose match is remembered
 
 
 @dataclass(frozen=True)
@@ -69,63 +70,129 @@ class Comparison:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def side(rows: list[Row], spec: str) -> tuple[str, str]:
-    """(column, value) of ``spec``: ``FIELD=VALUE``, or a value of the solver or encoding column."""
+def _candidates(spec: str) -> list[tuple[str, str]]:
+    """The (column, value) pairs ``spec`` may mean: ``FIELD=VALUE``, or its value in each of :data:`GUESS`."""
     key, eq, value = spec.partition("=")
     if eq and key in Row.__dataclass_fields__:
-        return key, value
-    for column in GUESS:
-        if any(_matches(r, column, spec.strip().lower()) for r in rows):
-            return column, spec
-    raise UsageError(f"--compare {spec!r}: no solver or encoding of that name in the runs; name a column "
-                     "as FIELD=VALUE (e.g. column_alo=true)")  # fmt: skip
+        return [(key, value)]
+    return [(column, spec) for column in GUESS]
 
 
-def _time(group: list[Row], time: str) -> float | None:
-    """The median of the repeats' times, when every repeat was solved; else None (unsolved)."""
-    times = [r.cpu if time == "cpu" else r.wall for r in group]
-    if any(verdict(r) is not Verdict.SOLVED for r in group) or any(t is None for t in times):
-        return None
-    return max(statistics.median(t for t in times if t is not None), FLOOR)
+@dataclass
+class _Side:
+    """A side's runs on one instance, none kept: their times (None: one unsolved, or solved without a time)
+    and their machines."""
+
+    times: list[float] | None = field(default_factory=list)
+    machines: set[str] = field(default_factory=set)
+
+    def add(self, row: Row, time: str, machine: str | None) -> None:
+        t = row.cpu if time == "cpu" else row.wall
+        if self.times is not None and (verdict(row) is not Verdict.SOLVED or t is None):
+            self.times = None
+        elif self.times is not None and t is not None:
+            self.times.append(t)
+        if machine is not None:
+            self.machines.add(machine)
+
+    def time(self) -> float | None:
+        """The median of the repeats' times, when every repeat was solved; else None (unsolved)."""
+        return None if self.times is None else max(statistics.median(self.times), FLOOR)
 
 
-def compare(rows: Iterable[Row], a: str, b: str, *, time: str = "wall", across_machines: bool = False) -> Comparison:
-    """Compare A with B over ``rows`` (see the module's docstring); UsageError for specs that do not fit."""
-    rows = list(rows)
-    (col_a, want_a), (col_b, want_b) = side(rows, a), side(rows, b)
-    if col_a != col_b:
-        raise UsageError(f"--compare: {a!r} is a value of {col_a}, {b!r} of {col_b}; compare two values of one column")
-    want_a, want_b = want_a.strip().lower(), want_b.strip().lower()
-    if want_a == want_b:
-        raise UsageError(f"--compare: {a!r} and {b!r} are the same {col_a}")
-    keys = [k for k in PAIR_KEYS if k != col_a]
-    sides: tuple[dict[tuple[Any, ...], list[Row]], dict[tuple[Any, ...], list[Row]]] = ({}, {})
+class Pairing:
+    """``--compare A B`` over runs given one at a time (:meth:`add`), none of them kept: for each column A or B
+    may name (both of :data:`GUESS` for a plain value), the runs of each side by instance; :meth:`result` is
+    :func:`compare`'s answer.  ``platforms`` names each machine by its platform's first fingerprint
+    (:func:`.machine.platform_names`: a new commit of this tool is no new machine)."""
+
+    def __init__(self, a: str, b: str, *, time: str = "wall", across_machines: bool = False,
+                 platforms: dict[str, str] | None = None) -> None:  # fmt: skip
+        self.a, self.b, self.time, self.across = a, b, time, across_machines
+        self.platforms = platforms or {}
+        self.specs = [_candidates(a), _candidates(b)]
+        columns = dict.fromkeys(column for spec in self.specs for column, _ in spec)
+        self.sides: dict[str, tuple[dict[tuple[Any, ...], _Side], ...]] = {c: ({}, {}) for c in columns}
+        self.keys = {c: [k for k in PAIR_KEYS if k != c] for c in columns}
+        self.matched: dict[tuple[Any, ...], bool] = {}
+
+    def _matches(self, row: Row, column: str, value: str) -> bool:
+        """:func:`.report._matches`, once per distinct value of the column (a few in a store of any size)."""
+        seen = (column, value, getattr(row, column), row.solver_args if column == "solver" else None)
+        if (found := self.matched.get(seen)) is None:
+            found = _matches(row, column, value.strip().lower())
+            if len(self.matched) < MAX_MATCHED:  # a column of a value per run (FIELD=VALUE of a time) is not kept
+                self.matched[seen] = found
+        return found
+
+    def add(self, row: Row) -> None:
+        for i, spec in enumerate(self.specs):
+            for column, value in spec:
+                if self._matches(row, column, value):
+                    key = tuple(value_of(row, k) for k in self.keys[column])
+                    side = self.sides[column][i].setdefault(key, _Side())
+                    side.add(row, self.time, self.platforms.get(row.machine, row.machine) if row.machine else None)
+
+    def _side(self, i: int) -> tuple[str, str]:
+        """(column, value) of spec ``i``: ``FIELD=VALUE``, or the first of :data:`GUESS` with a run of the value."""
+        spec = self.specs[i]
+        if len(spec) == 1:  # FIELD=VALUE
+            return spec[0]
+        for column, value in spec:
+            if self.sides[column][i]:
+                return column, value
+        raise UsageError(f"--compare {(self.a, self.b)[i]!r}: no solver or encoding of that name in the runs; name "
+                         "a column as FIELD=VALUE (e.g. column_alo=true)")  # fmt: skip
+
+    def result(self) -> Comparison:
+        a, b = self.a, self.b
+        (col_a, want_a), (col_b, want_b) = self._side(0), self._side(1)
+        if col_a != col_b:
+            raise UsageError(f"--compare: {a!r} is a value of {col_a}, {b!r} of {col_b}; compare two values of one "
+                             "column")  # fmt: skip
+        if want_a.strip().lower() == want_b.strip().lower():
+            raise UsageError(f"--compare: {a!r} and {b!r} are the same {col_a}")
+        sides = self.sides[col_a]
+        for spec, runs in zip((a, b), sides, strict=True):
+            if not runs:
+                raise UsageError(f"--compare: no run has {col_a} {spec!r}")
+        common = sides[0].keys() & sides[1].keys()
+        if not common:
+            raise UsageError(f"--compare: {a!r} and {b!r} ran no instance in common (with the other columns equal)")
+        machines = tuple(sorted(set().union(*(s[k].machines for k in common for s in sides))))
+        if len(machines) > 1 and not self.across:
+            raise UsageError(f"--compare: the runs come from {len(machines)} machines ({', '.join(machines)}); a "
+                             "difference between them may be the machines', not the solvers'; --across-machines "
+                             "compares them anyway")  # fmt: skip
+        times = [(sides[0][k].time(), sides[1][k].time()) for k in sorted(common, key=_order)]
+        logs = [math.log(ta / tb) for ta, tb in times if ta is not None and tb is not None]
+        only_a = sum(ta is not None and tb is None for ta, tb in times)
+        only_b = sum(ta is None and tb is not None for ta, tb in times)
+        gm, low, high, w, p = _statistics(logs)
+        name_a, name_b = _label(a, col_a), _label(b, col_a)
+        word = "no difference at 95%"
+        if p is not None and low is not None and high is not None and p < 1 - CONFIDENCE and (high < 1 or low > 1):
+            word = f"{name_a} faster" if high < 1 else f"{name_b} faster"
+        return Comparison(col_a, name_a, name_b, len(common), len(logs), only_a, only_b, gm, low, high, w, p, word,
+                          machines, self.across and len(machines) > 1)  # fmt: skip
+
+
+def side(rows: Iterable[Row], spec: str) -> tuple[str, str]:
+    """(column, value) of ``spec``: ``FIELD=VALUE``, or a value of the solver or encoding column."""
+    pairing = Pairing(spec, spec)
     for r in rows:
-        for i, want in enumerate((want_a, want_b)):
-            if _matches(r, col_a, want):
-                sides[i].setdefault(tuple(value_of(r, k) for k in keys), []).append(r)
-    for spec, runs in zip((a, b), sides, strict=True):
-        if not runs:
-            raise UsageError(f"--compare: no run has {col_a} {spec!r}")
-    common = sides[0].keys() & sides[1].keys()
-    if not common:
-        raise UsageError(f"--compare: {a!r} and {b!r} ran no instance in common (with the other columns equal)")
-    machines = tuple(sorted({r.machine for k in common for s in sides for r in s[k] if r.machine is not None}))
-    if len(machines) > 1 and not across_machines:
-        raise UsageError(f"--compare: the runs come from {len(machines)} machines ({', '.join(machines)}); a "
-                         "difference between them may be the machines', not the solvers'; --across-machines "
-                         "compares them anyway")  # fmt: skip
-    times = [(_time(sides[0][k], time), _time(sides[1][k], time)) for k in sorted(common, key=_order)]
-    logs = [math.log(ta / tb) for ta, tb in times if ta is not None and tb is not None]
-    only_a = sum(ta is not None and tb is None for ta, tb in times)
-    only_b = sum(ta is None and tb is not None for ta, tb in times)
-    gm, low, high, w, p = _statistics(logs)
-    name_a, name_b = _label(a, col_a), _label(b, col_a)
-    word = "no difference at 95%"
-    if p is not None and low is not None and high is not None and p < 1 - CONFIDENCE and (high < 1 or low > 1):
-        word = f"{name_a} faster" if high < 1 else f"{name_b} faster"
-    return Comparison(col_a, name_a, name_b, len(common), len(logs), only_a, only_b, gm, low, high, w, p, word,
-                      machines, across_machines and len(machines) > 1)  # fmt: skip
+        pairing.add(r)
+    return pairing._side(0)
+
+
+def compare(rows: Iterable[Row], a: str, b: str, *, time: str = "wall", across_machines: bool = False,
+            platforms: dict[str, str] | None = None) -> Comparison:  # fmt: skip
+    """Compare A with B over ``rows`` (see the module's docstring; read once, none kept: :class:`Pairing`);
+    UsageError for specs that do not fit."""
+    pairing = Pairing(a, b, time=time, across_machines=across_machines, platforms=platforms)
+    for r in rows:
+        pairing.add(r)
+    return pairing.result()
 
 
 def _label(spec: str, column: str) -> str:

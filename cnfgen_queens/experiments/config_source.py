@@ -9,7 +9,10 @@ refused too.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +39,7 @@ def read(path: Path) -> tuple[Any, dict[str, int]]:
         raise SourceError(f"cannot read {source}: {getattr(e, 'strerror', None) or e}") from None
     loader = None
     try:
-        loader = yaml.SafeLoader(text)  # a NUL or other control character is refused here (ReaderError)
+        loader = _loader()(text)  # a NUL or other control character is refused here (ReaderError)
         node = loader.get_single_node()
         lines: dict[str, int] = {}
         if node is None:
@@ -53,6 +56,21 @@ def read(path: Path) -> tuple[Any, dict[str, int]]:
     finally:
         if loader is not None:
             loader.dispose()
+
+
+@functools.cache
+def _loader() -> Any:
+    """PyYAML's SafeLoader (YAML 1.1) that also reads as numbers the floats of YAML 1.2 it reads as text
+    (``5.5e0``, ``1e3``: 1.1 wants a dot and a signed exponent); the values 1.1 reads otherwise than 1.2 are
+    refused by :func:`yaml_1_1`."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    exponent = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$")
+    Loader.add_implicit_resolver(_YAML + "float", exponent, list("-+0123456789."))
+    return Loader
 
 
 class _Walk:
@@ -75,6 +93,8 @@ class _Walk:
             return self.sizes[id(node)]
         if id(node) in self.open:
             self.fail(node, path, "a YAML alias refers to itself")
+        if isinstance(node, yaml.ScalarNode) and node.style is None and (why := yaml_1_1(node.tag, node.value)):
+            self.fail(node, path, why)
         self.open.add(id(node))
         size = 1
         if isinstance(node, yaml.MappingNode):
@@ -99,6 +119,34 @@ class _Walk:
         if size > MAX_NODES:
             self.fail(node, path, f"{size} values (YAML aliases expanded), over the limit of {MAX_NODES}")
         return size
+
+
+_YAML = "tag:yaml.org,2002:"
+
+
+def yaml_1_1(tag: str, value: str) -> str | None:
+    """Why a plain (unquoted) scalar that YAML 1.1 (PyYAML) resolves to ``tag`` cannot be read as written, or
+    None: a value YAML 1.1 and YAML 1.2 read differently (a date, a base-60 number, underscores in a number,
+    a leading 0, ``yes``/``on``), or an integer of more digits than Python converts.  Each is refused, so a
+    config means what it says under either version."""
+    quote = f"quote it ('{value}') to mean the text"
+    if tag == _YAML + "timestamp":
+        return f"{value} is a date in YAML 1.1 (text in YAML 1.2), not a number: write a number, or {quote}"
+    if tag == _YAML + "bool" and value.lower() not in ("true", "false"):
+        return f"{value} is a boolean in YAML 1.1 (text in YAML 1.2): write true or false, or {quote}"
+    if tag not in (_YAML + "int", _YAML + "float"):
+        return None
+    digits = sum(c.isdigit() for c in value)
+    if digits > (limit := sys.get_int_max_str_digits()):
+        kind = "an integer" if tag == _YAML + "int" else "a number"
+        return f"{kind} of {digits} digits, more than {limit}"
+    if ":" in value:
+        return f"{value} is a base-60 number in YAML 1.1 (text in YAML 1.2): write the number, or {quote}"
+    if "_" in value:
+        return f"{value} is a number with underscores in YAML 1.1 (text in YAML 1.2): write it without, or {quote}"
+    if re.fullmatch(r"[-+]?0[0-9_]+|[-+]?0b[01_]+", value):
+        return f"{value} is octal or binary in YAML 1.1 (a decimal or text in YAML 1.2): write the decimal number"
+    return None
 
 
 def path_problem(path: Path) -> str | None:

@@ -22,8 +22,6 @@ the user added is kept.  Same database, same bytes.
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import html
 import json
 import os
@@ -34,11 +32,12 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..cnf.owned import open_dir, open_owned, refuse_links, refuse_planted
+from ..cnf.owned import open_owned, refuse_links, refuse_planted
 from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, signals_unwind
 from . import noise, report
 from .file_instances import QUEENS, generated
+from .html_publish import fsync, publish, sweep_builds
 from .html_stats import comparisons_script, machines_html
 from .machine import one_per_platform, stored
 from .plots import draw, scatter_pairs
@@ -116,10 +115,18 @@ def _own_files(directory: Path) -> list[str]:
 
 
 def write(
-    rows: list[Row], target: Path, *, title: str, db: Path, time: str = "wall", across_machines: bool = False
+    rows: list[Row],
+    target: Path,
+    *,
+    title: str,
+    db: Path,
+    time: str = "wall",
+    across_machines: bool = False,
+    against: str | None = None,
 ) -> Written:
     """Build the report of ``rows`` (read from ``db``) and put it at ``target`` in one rename; the comparison
-    view pairs runs of different machines only ``across_machines``."""
+    view pairs runs of different machines only ``across_machines``; ``against``: the HTML of ``report
+    --against`` (:func:`.against.html_section`), a tab of its own (``index.html#against``)."""
     kept = _kept_outputs(db)
     link_base = os.path.relpath(db.resolve().parent / OUTPUT_DIR, target.resolve())
     parent = target.resolve().parent
@@ -133,77 +140,20 @@ def write(
             extra = (
                 machines_html(rows, machines, noise.lines(rows, noise.stored(db))),
                 comparisons_script(one_per_platform(rows, machines), time, across_machines),
+                "" if against is None else f'<section id="against" hidden>{against}</section>',
             )
             files = ["index.html", *sorted(os.listdir(build))]  # every file the report writes, listed in its page
             page = _page(rows, title, plots, time, outputs, extra, files)
             (build / "index.html").write_text(page, encoding="utf-8")
             for f in [*build.iterdir(), build]:
                 f.chmod(0o755 if f == build else 0o644)
-                _fsync(f)
-            _publish(build, target.resolve(), files)
-            _fsync(parent)
+                fsync(f)
+            publish(build, target.resolve(), files, _own_files(target.resolve()))
+            fsync(parent)
         except BaseException:
             shutil.rmtree(build, ignore_errors=True)
             raise
     return Written(target, len(rows), tuple(p for p, _ in plots), outputs)
-
-
-def _fsync(path: Path) -> None:
-    """Flush a file or a directory (its entries) to the disk, so the rename publishes complete files."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _publish(build: Path, target: Path, files: list[str]) -> None:
-    """Rename ``build`` to a new ``target``; into an existing one, rename each of ``files`` (the page last),
-    then remove the files the earlier report listed and this one does not: nothing else is touched."""
-    if not target.exists():
-        os.rename(build, target)
-        return
-    old = _own_files(target)
-    refuse_links(target, [*files, *old])
-    refuse_planted(target, ".", files)  # every file checked before the first is replaced
-    src, dst = os.open(build, os.O_RDONLY | os.O_DIRECTORY), open_dir(target)
-    try:
-        for name in sorted(files, key=lambda name: name == "index.html"):
-            try:
-                os.replace(name, name, src_dir_fd=src, dst_dir_fd=dst)
-            except OSError as e:  # named: the file, not the folder
-                raise OSError(e.errno, e.strerror, str(target / name)) from None
-        for name in sorted(set(old) - set(files)):
-            with contextlib.suppress(FileNotFoundError, IsADirectoryError):  # a folder there now: not ours
-                os.unlink(name, dir_fd=dst)
-        os.fsync(dst)
-    finally:
-        os.close(src)
-        os.close(dst)
-    shutil.rmtree(build, ignore_errors=True)  # empty by now
-
-
-def sweep_builds(parent: Path, name: str) -> list[Path]:
-    """Remove the build directories (``.NAME.PID.XXXXXXXX.tmp``) a ``kill -9`` left in ``parent``: only those
-    whose process is gone, never one a live report is writing."""
-    removed = []
-    prefix = f".{name}."
-    for path in parent.glob(f"{glob.escape(prefix)}*.tmp"):
-        pid = path.name[len(prefix) :].split(".", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)) and path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's: alive
-        return True
-    return True
 
 
 def _kept_outputs(db: Path) -> set[str]:
@@ -308,7 +258,7 @@ def _page(
     plots: list[tuple[str, str]],
     time: str,
     outputs: int,
-    extra: tuple[str, str],
+    extra: tuple[str, str, str],
     files: list[str],
 ) -> str:
     limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
@@ -350,6 +300,7 @@ def _page(
 <button type="button" data-tab="overview" class="active">Overview</button>
 <button type="button" data-tab="runs">Runs ({len(rows):,})</button>
 <button type="button" data-tab="compare">Compare</button>
+{'<button type="button" data-tab="against">Against</button>' if extra[2] else ""}
 </nav>
 </header>
 <main>
@@ -389,6 +340,7 @@ def _page(
 <p class="loading">Loading the runs…</p>
 <table id="cmp-table"><thead></thead><tbody></tbody></table>
 </section>
+{extra[2]}
 </main>
 {extra[1]}
 <script>

@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import platform
 import sqlite3
+import typing
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..bounds import json_value
 from ..errors import printable
 from ..solvers.cgroup import choose
 from ..version import __version__
-from .store import Row, Store
+from .store import Row, Store, StoreError
 
 PROC = Path("/proc")
 SYS_CPU = Path("/sys/devices/system/cpu")
@@ -69,9 +70,17 @@ class Machine:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Machine:
-        """The record back from the stored JSON (keys of a later version ignored, missing ones None)."""
+    def from_dict(cls, d: Any) -> Machine:
+        """The record back from the stored JSON (keys of a later version ignored, missing ones None); ValueError
+        naming the field when it is not an object or a field holds another type than its own."""
+        if not isinstance(d, dict):
+            raise ValueError("not a JSON object")
         values: dict[str, Any] = {f.name: d.get(f.name) for f in fields(cls)}
+        kinds = _kinds()
+        for name, value in values.items():
+            if value is not None and type(value) not in kinds[name]:  # bool is no int here, nor an int a bool
+                shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+                raise ValueError(f"its {name} holds {shown}, not {' or '.join(k.__name__ for k in kinds[name])}")
         return cls(**values)
 
     def describe(self) -> str:
@@ -209,6 +218,16 @@ def busy(rows: list[Row], machines: dict[str, Machine]) -> int:
     )
 
 
+@functools.cache
+def _kinds() -> dict[str, tuple[type, ...]]:
+    """The types each field of :class:`Machine` may hold besides None (a float field: an int too), from its hints."""
+    out: dict[str, tuple[type, ...]] = {}
+    for name, hint in typing.get_type_hints(Machine).items():
+        base = next((t for t in typing.get_args(hint) if t is not type(None)), hint)
+        out[name] = (int, float) if base is float else (base,)
+    return out
+
+
 def stored(path: Path | str) -> dict[str, Machine]:
     """The machines of a results database by fingerprint (none for a runs CSV or a file older than the table)."""
     if str(path).lower().endswith(".csv"):
@@ -218,7 +237,16 @@ def stored(path: Path | str) -> dict[str, Machine]:
             found = list(store.db.execute("SELECT fingerprint, info FROM machines ORDER BY fingerprint"))
         except sqlite3.OperationalError:  # written before the table
             return {}
-    return {k: Machine.from_dict(json.loads(v)) for k, v in found}
+    out = {}
+    for fingerprint, info in found:
+        try:
+            out[fingerprint] = Machine.from_dict(json_value(info))
+        except (ValueError, TypeError) as e:  # TypeError: info not text (an integer, a blob)
+            raise StoreError(
+                f"{path}: the machines table's record of {printable(repr(fingerprint)[:40])} is not "
+                f"a machine as cnfgen-queens writes it ({printable(str(e))[:100]})"
+            ) from None
+    return out
 
 
 def lines_of(rows: list[Row], machines: dict[str, Machine]) -> list[tuple[str, str, str, str, str]]:
@@ -267,13 +295,18 @@ def mixed_note(mixed: list[str]) -> str:
     )
 
 
-def one_per_platform(rows: list[Row], machines: dict[str, Machine]) -> list[Row]:
-    """``rows`` with each machine named by the first fingerprint of its :attr:`Machine.platform`: what the
-    comparison guard and the mixed-line note compare (a new commit of this tool is no new machine)."""
+def platform_names(machines: dict[str, Machine]) -> dict[str, str]:
+    """Each machine's fingerprint -> the first fingerprint of its :attr:`Machine.platform`: what the comparison
+    guard and the mixed-line note compare (a new commit of this tool is no new machine)."""
     first: dict[tuple[Any, ...], str] = {}
     for fingerprint, m in sorted(machines.items()):
         first.setdefault(m.platform, fingerprint)
-    same = {fingerprint: first[m.platform] for fingerprint, m in machines.items()}
+    return {fingerprint: first[m.platform] for fingerprint, m in machines.items()}
+
+
+def one_per_platform(rows: list[Row], machines: dict[str, Machine]) -> list[Row]:
+    """``rows`` with each machine named by the first fingerprint of its platform (:func:`platform_names`)."""
+    same = platform_names(machines)
     if all(k == v for k, v in same.items()):
         return rows
     return [replace(r, machine=same[r.machine]) if r.machine in same else r for r in rows]

@@ -15,7 +15,7 @@ import json
 import math
 import statistics
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from operator import attrgetter
 from pathlib import Path
@@ -23,12 +23,12 @@ from typing import Any
 
 from ..bounds import read_text
 from ..errors import UsageError, printable
-from .runs_check import DOMAINS, check_runs
-from .store import Row, Store
-from .summary import BY_KEYS, TIMES, VBS, GroupStats, missing_note, par2, penalized, summarize
+from .runs_check import DOMAINS, check_runs, checked_rows
+from .store import Row, Store, StoreError
+from .summary import BY_KEYS, TIMES, VBS, GroupStats, Summary, missing_note, par2, penalized, summarize
 from .verdict import Verdict, verdict
 
-__all__ = ["BY_KEYS", "TIMES", "VBS", "GroupStats", "missing_note", "par2", "penalized", "summarize"]
+__all__ = ["BY_KEYS", "TIMES", "VBS", "GroupStats", "Summary", "missing_note", "par2", "penalized", "summarize"]
 
 MAX_RUNS_CSV = 1 << 30  # bytes of a runs CSV read at the most (1 GiB: about two million runs)
 TRUE, FALSE = ("true", "1", "yes"), ("false", "0", "no")
@@ -46,26 +46,29 @@ SHOWN_TEXT = ("experiment", "task", "encoding", "solver", "solver_version", "hos
               "measured_by", "machine", "family")  # fmt: skip  # the text columns a table, a note or a plot shows
 
 
-def shown_rows(rows: list[Row]) -> list[Row]:
-    """``rows`` with the text of :data:`SHOWN_TEXT` escaped (:func:`~cnfgen_queens.errors.printable`), so that a
+_SHOWN = attrgetter(*SHOWN_TEXT)
+
+
+def shown_row(row: Row) -> Row:
+    """``row`` with the text of :data:`SHOWN_TEXT` escaped (:func:`~cnfgen_queens.errors.printable`), so that a
     name holding a newline or a tab (a store is a file from outside) is one cell of every table, note and
-    page; a row needing none is the same object.  The distinct values are looked at first: a few per column
-    in a store of any size, so an ordinary store costs one pass per column."""
-    bad = [name for name in SHOWN_TEXT
-           if not all(v is None or v.isprintable() for v in set(map(attrgetter(name), rows)))]  # fmt: skip
-    if not bad:
-        return rows
-    escaped: list[Row] = []
-    for r in rows:
-        changes: dict[str, Any] = {n: printable(v) for n in bad if (v := getattr(r, n)) is not None}
-        escaped.append(dataclasses.replace(r, **changes) if any(changes[n] != getattr(r, n) for n in changes) else r)
-    return escaped
+    page; a row needing none is the same object."""
+    if "".join(map(str, _SHOWN(row))).isprintable():  # the common case, without a step per column
+        return row
+    changes: dict[str, Any] = {
+        n: printable(v) for n in SHOWN_TEXT if (v := getattr(row, n)) is not None and not v.isprintable()
+    }
+    return dataclasses.replace(row, **changes)
 
 
-def where(rows: Iterable[Row], conditions: Iterable[str]) -> list[Row]:
-    """The rows whose fields match every ``FIELD=VALUE`` as the table prints them (case-insensitive):
-    ``n=1000``, ``column_alo=true`` (or True, 1, yes), ``solver=kissat`` or ``solver=kissat --sat`` (the
-    table's label, with the arguments), ``time_limit=60``; a field that is not a column is a usage error."""
+def shown_rows(rows: Iterable[Row]) -> list[Row]:
+    """``rows``, each :func:`shown_row`."""
+    return [shown_row(r) for r in rows]
+
+
+def _conditions(conditions: Iterable[str]) -> list[tuple[str, str]]:
+    """``FIELD=VALUE`` conditions as (field, value as the table prints it, lower case); a field that is not a
+    column is a usage error."""
     tests: list[tuple[str, str]] = []
     for cond in conditions:
         key, eq, value = cond.partition("=")
@@ -73,7 +76,34 @@ def where(rows: Iterable[Row], conditions: Iterable[str]) -> list[Row]:
             columns = ", ".join(Row.__dataclass_fields__)
             raise UsageError(f"--where {cond!r}: expected FIELD=VALUE with FIELD one of {columns}")
         tests.append((key, value.strip().lower()))
+    return tests
+
+
+def where(rows: Iterable[Row], conditions: Iterable[str]) -> list[Row]:
+    """The rows whose fields match every ``FIELD=VALUE`` as the table prints them (case-insensitive):
+    ``n=1000``, ``column_alo=true`` (or True, 1, yes), ``solver=kissat`` or ``solver=kissat --sat`` (the
+    table's label, with the arguments), ``time_limit=60``; a field that is not a column is a usage error."""
+    tests = _conditions(conditions)
     return [r for r in rows if all(_matches(r, k, v) for k, v in tests)]
+
+
+class Runs:
+    """The runs of a results database as ``report`` reads them, from the file again on each pass over them, so
+    that a million runs are never all held: the file checked once (:func:`.runs_check.check_runs`), then each
+    row as it comes checked against the facts (:func:`.runs_check.checked_rows`), kept when it matches every
+    ``--where`` condition (:func:`where`), its text escaped (:func:`shown_row`)."""
+
+    def __init__(self, path: Path | str, conditions: Iterable[str] = (), *, ordered: bool = True) -> None:
+        self.path, self.ordered = path, ordered  # ordered: as Store.rows orders them; else as stored (faster)
+        self.tests = _conditions(conditions)
+        with Store(path, readonly=True) as store:
+            check_runs(store)  # every column read is there, of its type
+
+    def __iter__(self) -> Iterator[Row]:
+        with Store(self.path, readonly=True) as store:
+            for r in checked_rows(store.each_row(ordered=self.ordered), self.path):
+                if all(_matches(r, k, v) for k, v in self.tests):
+                    yield shown_row(r)
 
 
 def _matches(row: Row, key: str, want: str) -> bool:
@@ -235,7 +265,10 @@ def rows_from_runs_csv(text: str) -> list[Row]:
             if name in values and not domain.holds(values[name], values.get("family")):
                 raise UsageError(f"line {line}: column {name} holds {raw[name]}, not {domain.what}")
         out.append(Row(**values))
-    return out
+    try:
+        return list(checked_rows(out, "runs CSV", line=2))
+    except StoreError as e:
+        raise UsageError(str(e).removeprefix("runs CSV: ")) from None
 
 
 def load_rows(path: Path | str) -> list[Row]:
@@ -251,4 +284,4 @@ def load_rows(path: Path | str) -> list[Row]:
             raise UsageError(str(e) if str(e).startswith(name) else f"{name}: {e}") from None
     with Store(path, readonly=True) as store:
         check_runs(store)  # every column read is there, of its type
-        return store.rows()
+        return list(checked_rows(store.rows(), path))  # each row as the facts allow

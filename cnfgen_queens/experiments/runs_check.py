@@ -11,7 +11,9 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..bounds import json_value
 from ..errors import printable
@@ -19,7 +21,7 @@ from ..model.formula import MAX_N
 from ..solvers.outcome import Checked, Status
 from .file_instances import QUEENS, generated
 from .store import Row, Store, StoreError, column_types
-from .verdict import Verdict
+from .verdict import UNSAT_N, Verdict, judge, known_count, verdict
 
 _SQLITE_TYPES = {str: "'text'", int: "'integer'", float: "'integer', 'real'", bool: "'integer'", Status: "'text'",
                  Verdict: "'text'", Checked: "'text'"}  # fmt: skip
@@ -72,6 +74,7 @@ DOMAINS = {
     "n": Domain(integer=True, low=1, high=MAX_N, file_zero=True),
     "group_size": Domain(integer=True, low=1, high=MAX_N),
     "column_alo": Domain(integer=True, high=1),
+    "break_symmetry": Domain(integer=True, high=1),
     "verified": Domain(integer=True, high=1),
     **dict.fromkeys(("shuffle_seed", "repeat", "variables", "clauses", "count", "fundamental"), _COUNT),
     **dict.fromkeys(("memory_limit", "output_limit"), _COUNT),
@@ -153,3 +156,38 @@ def _check_json(store: Store) -> None:
                 shown = text if len(text) <= 40 else text[:37] + "..."
                 raise StoreError(f"{store.path}: column {name} holds {shown!r}, not {what}: not a results file as "
                                  "cnfgen-queens writes it")  # fmt: skip
+
+
+def contradiction(row: Row) -> tuple[str, str] | None:
+    """(column, what it holds and what that contradicts) when ``row`` counts as solved but :func:`.judge` does not
+    judge its own fields so (a count not the published one, an UNSAT answer on a board that has solutions, a
+    time above its limit, ...), or it has no time; None: nothing contradicts it (a run judged wrong or unsolved
+    is left as it is: a refuted model is the worker's to know)."""
+    if verdict(row) is not Verdict.SOLVED:
+        return None
+    if row.wall is None:
+        return "wall", "NULL, but the run is solved (a solved run has its time)"
+    judged = judge(row)
+    if judged is Verdict.SOLVED:
+        return None
+    if row.time_limit is not None and row.wall > row.time_limit:
+        return "wall", f"{row.wall:g}, above the run's time limit {row.time_limit:g} s, but the run is solved"
+    if judged is Verdict.WRONG and row.task == "count":
+        return "count", f"{row.count}, but N = {row.n} has {known_count(row)}"
+    if judged is Verdict.WRONG:
+        has = "none" if row.n in UNSAT_N else "solutions"
+        return "status", f"{row.status}, but N = {row.n} has {has} (solved as {row.status})"
+    return "verdict", f"solved, but the run is {judged} (status {row.status}, verified {row.verified})"
+
+
+def checked_rows(rows: Iterable[Row], source: Path | str, line: int | None = None) -> Iterator[Row]:
+    """``rows`` as they come, StoreError naming the run (or, with ``line``, the runs CSV's line, the first at
+    ``line``) and the column at the first one that contradicts what the tool knows (:func:`contradiction`)."""
+    for i, row in enumerate(rows):
+        found = contradiction(row)
+        if found is not None:
+            where = f"line {line + i}" if line is not None else f"run {_shown(repr(row.run_key), 20)}"
+            raise StoreError(
+                f"{source}: column {found[0]} holds {found[1]} ({where}): not a results file as cnfgen-queens writes it"
+            )
+        yield row

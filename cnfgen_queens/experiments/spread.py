@@ -27,6 +27,7 @@ scipy and numpy are imported when a spread is computed, never at the CLI's start
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,13 +35,16 @@ from typing import Any
 from .file_instances import generated
 from .report import seconds
 from .store import Row
-from .summary import censored, value_of
+from .summary import _order, censored, value_of
 
 NOISY_CV = 0.10  # coefficient of variation above which a cell is marked noisy (report --noisy changes it)
 CONFIDENCE = 0.95
 MIN_REPEATS = 6  # the fewest times whose order statistics hold the median with 95%: 1 - 2 x 0.5**6 = 0.969
 CELL_KEYS = ("task", "solver", "encoding", "group_size", "column_alo", "break_symmetry", "n", "variant",
              "shuffle_seed", "family")  # fmt: skip
+ORDER = ("task", "solver", "encoding", "n", "group_size", "column_alo", "shuffle_seed", "break_symmetry", "variant",
+         "family")  # fmt: skip
+_ORDER = operator.itemgetter(*(CELL_KEYS.index(k) for k in ORDER))  # a cell's key in the order cells are listed
 NO_INTERVAL = f"n/a (needs {MIN_REPEATS})"  # the interval's cell where the repeats allow none
 
 
@@ -112,20 +116,41 @@ class Cell:
         return self.spread is not None and (self.spread.cv is None or self.spread.cv > threshold)
 
 
+class Spreads:
+    """The cells of runs given one at a time (:meth:`add`), none of them kept: each cell's run count and
+    censored times (:func:`.summary.censored`) in the order they came; :meth:`cells` is :func:`cells`' answer."""
+
+    def __init__(self, time: str = "wall") -> None:
+        self.time = time
+        self.groups: dict[tuple[Any, ...], tuple[list[int], list[float]]] = {}
+
+    def add(self, row: Row) -> None:
+        key = tuple(value_of(row, k) for k in CELL_KEYS)
+        if (group := self.groups.get(key)) is None:
+            group = self.groups[key] = ([0], [])
+        group[0][0] += 1
+        group[1].extend(censored((row,), self.time))
+
+    def cells(self) -> list[Cell]:
+        """The cells with two or more runs (repeats), in the order of their configurations and instances
+        (:data:`ORDER`), whatever the order the runs came in."""
+        out = []
+        for key, ([runs], times) in sorted(self.groups.items(), key=lambda group: _order(_ORDER(group[0]))):
+            if runs < 2:
+                continue
+            solved = sum(t != math.inf for t in times)
+            out.append(Cell(tuple(zip(CELL_KEYS, key, strict=True)), runs, solved,
+                            spread(times) if len(times) >= 2 and solved else None))  # fmt: skip
+        return out
+
+
 def cells(rows: Iterable[Row], time: str = "wall") -> list[Cell]:
-    """The cells with two or more runs (repeats), in the store's order of configurations and instances."""
-    groups: dict[tuple[Any, ...], list[Row]] = {}
+    """The cells with two or more runs (repeats), in the order of their configurations and instances
+    (``rows`` read once, none kept: :class:`Spreads`)."""
+    found = Spreads(time)
     for r in rows:
-        groups.setdefault(tuple(value_of(r, k) for k in CELL_KEYS), []).append(r)
-    out = []
-    for key, group in groups.items():
-        if len(group) < 2:
-            continue
-        times = censored(group, time)
-        solved = sum(t != math.inf for t in times)
-        out.append(Cell(tuple(zip(CELL_KEYS, key, strict=True)), len(group), solved,
-                        spread(times) if len(times) >= 2 and solved else None))  # fmt: skip
-    return out
+        found.add(r)
+    return found.cells()
 
 
 def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall") -> str:

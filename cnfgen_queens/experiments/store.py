@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import sqlite3
 import time
@@ -33,7 +34,7 @@ from urllib.parse import quote
 
 from cnfgen_queens.contexts import contextmanager
 
-from ..errors import UsageError
+from ..errors import UsageError, printable
 from ..solvers.outcome import Status
 from ..version import __version__
 from .row import COLUMNS, SQL_TYPES, Row, column_types, row_of, runs_table
@@ -77,6 +78,9 @@ CREATE TABLE IF NOT EXISTS claims (  -- a run being run by a batch process (owne
 """
 
 
+TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))  # the tables the tool creates
+
+
 def _stale(host: str, pid: int, since: float, now: float, stale_after: float) -> bool:
     """Whether a claim's owner is gone: a process of this host that no longer exists, or any claim older
     than ``stale_after`` seconds (another host's process cannot be asked)."""
@@ -91,6 +95,17 @@ def _stale(host: str, pid: int, since: float, now: float, stale_after: float) ->
     except PermissionError:
         return False
     return False
+
+
+def _foreign_object(objects: list[tuple[str, str]]) -> str | None:
+    """The first schema object (type, name) of a store that the tool does not create, named (``a trigger wipe``):
+    a trigger, a view, an index of the user's, a table not of :data:`TABLES`; None when there is none.  SQLite's
+    own (``sqlite_autoindex_runs_1``, ``sqlite_stat1``: no statement can create such a name) are its own."""
+    for kind, name in objects:
+        if not (name.startswith("sqlite_") or (kind == "table" and name in TABLES)):
+            article = "an" if kind[0] in "aeiou" else "a"
+            return f"{article} {kind} {printable(name)}"
+    return None
 
 
 class StoreError(UsageError):
@@ -182,7 +197,8 @@ class Store:
         """Refuse an SQLite file with tables but not this schema (or not SQLite), opened read-only."""
         db = _connect_readonly(self.path, locking=not readonly)
         try:
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            objects = list(db.execute("SELECT type, name FROM sqlite_master ORDER BY rowid"))
+            tables = {name for kind, name in objects if kind == "table"}
             if not tables and readonly:
                 raise EmptyStore(f"{self.path}: not a cnfgen-queens results database (no runs table)")
             found = writer = None
@@ -197,6 +213,11 @@ class Store:
             raise StoreError(
                 f"{self.path}: not a cnfgen-queens results database (its tables: {names}); "
                 "left untouched: choose another results file"
+            )
+        if found is not None and (extra := _foreign_object(objects)):
+            raise StoreError(
+                f"{self.path}: holds {extra}, which cnfgen-queens never creates (it can change or hide the runs "
+                "as they are written or read); left untouched: remove it, or choose another results file"
             )
         if found is not None and found[0] != SCHEMA_VERSION:
             by = repr(str(writer[0])[:100]) if writer else "cnfgen-queens 0.1.0 or earlier (its meta names no writer)"
@@ -333,10 +354,15 @@ class Store:
 
     def rows(self) -> list[Row]:
         """Every run, in a fixed order (task, solver, encoding, N, seed, repeat)."""
+        return list(self.each_row())
+
+    def each_row(self, *, ordered: bool = True) -> Iterator[Row]:
+        """Every run as :meth:`rows` orders them (or, not ``ordered``, as stored: no sort of the whole table),
+        one at a time as SQLite reads them (none kept here)."""
         order = "task, solver, solver_args, encoding, n, group_size, column_alo, shuffle_seed, repeat, run_key"
         try:
             columns = ", ".join(c if c in self.columns else f"NULL AS {c}" for c in COLUMNS)  # an older file
-            cursor = self.db.execute(f"SELECT {columns} FROM runs ORDER BY {order}")
-            return [row_of(r) for r in cursor]
+            cursor = self.db.execute(f"SELECT {columns} FROM runs" + f" ORDER BY {order}" * ordered)
+            yield from map(row_of, cursor)
         except sqlite3.Error as e:
             raise StoreError(f"{self.path}: cannot read runs ({e})") from None

@@ -29,7 +29,7 @@ import json
 import math
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UsageError
@@ -123,20 +123,6 @@ def par2(rows: Iterable[Row], time: str = "wall") -> float | None:
     return sum(s for s in scores if s is not None) / len(scores)
 
 
-def _instance(row: Row, seeds: bool) -> tuple[Any, ...]:
-    """The instance a run is scored on: its board, and its shuffle seed unless the table compares shuffled
-    against unshuffled CNFs (then the seeds are runs of one instance); its repeats are runs of one instance."""
-    if not generated(row.family):  # a DIMACS file: itself (its content, whatever its name)
-        return (row.n, None, None, row.gbd_hash or row.encoding)
-    return (row.n, board(row.variant), row.shuffle_seed if seeds else None)
-
-
-def _cell_score(runs: list[Row], time: str) -> float | None:
-    """The mean PAR-2 score of a line's runs on one instance (None when a limit is unknown)."""
-    scores = [penalized(r, time) for r in runs]
-    return None if None in scores else sum(s for s in scores if s is not None) / len(scores)
-
-
 def censored(runs: Iterable[Row], time: str = "wall") -> list[float]:
     """The times of runs, ``math.inf`` for an unsolved one: right-censored, it ran past its limit, slower than
     any solved one (a solved run without a time is left out)."""
@@ -149,19 +135,59 @@ def censored(runs: Iterable[Row], time: str = "wall") -> list[float]:
     return out
 
 
-def _cell_median(runs: list[Row], time: str) -> float | None:
-    """The median time of a line's runs on one instance, an unsolved run slower than any solved one (None when
-    that median is unsolved: half its runs or more unsolved)."""
-    times = censored(runs, time)
-    median = statistics.median(times) if times else math.inf
-    return None if median == math.inf else median
+@dataclass
+class _Cell:
+    """What a line's runs on one instance leave for the table (a run is not kept): their PAR-2 scores and
+    censored times in the order they came, their answers, the instance's largest time limit."""
 
+    n: int
+    first_sat: bool  # the first run's answer was SAT (the virtual best line's answer there)
+    board: bool  # an N-queens instance (its N counts for the largest N solved), not a DIMACS file
+    scores: list[float | None] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # censored (a solved run without a time left out)
+    solved: int = 0
+    sat: int = 0  # solved as SAT
+    wrong: int = 0
+    limit: float | None = None  # the largest time limit of its runs
 
-def _cells(group: list[Row], seeds: bool) -> dict[tuple[Any, ...], list[Row]]:
-    on: dict[tuple[Any, ...], list[Row]] = {}
-    for r in group:
-        on.setdefault(_instance(r, seeds), []).append(r)
-    return on
+    def add(self, row: Row, judged: Verdict, time: str) -> None:
+        seconds = _seconds(row, time)
+        solved = judged is Verdict.SOLVED
+        if solved and seconds is not None:
+            self.scores.append(seconds)
+        else:
+            self.scores.append(None if row.time_limit is None else 2 * row.time_limit)
+        if not solved:
+            self.times.append(math.inf)
+        elif seconds is not None:
+            self.times.append(seconds)
+        self.solved += solved
+        self.sat += solved and row.status == "SAT"
+        self.wrong += judged is Verdict.WRONG
+        if row.time_limit is not None:
+            self.limit = row.time_limit if self.limit is None else max(self.limit, row.time_limit)
+
+    def merge(self, other: _Cell) -> None:
+        """``other``'s runs after this one's (the seeds of an instance, when seeds are not instances)."""
+        self.scores += other.scores
+        self.times += other.times
+        self.solved, self.sat, self.wrong = self.solved + other.solved, self.sat + other.sat, self.wrong + other.wrong
+        if other.limit is not None:
+            self.limit = other.limit if self.limit is None else max(self.limit, other.limit)
+
+    @property
+    def runs(self) -> int:
+        return len(self.scores)
+
+    def score(self) -> float | None:
+        """The mean PAR-2 score of its runs (None when a limit is unknown)."""
+        return None if None in self.scores else math.fsum(s for s in self.scores if s is not None) / len(self.scores)
+
+    def median(self) -> float | None:
+        """The median time of its runs, an unsolved run slower than any solved one (None when that median is
+        unsolved: half its runs or more unsolved)."""
+        median = statistics.median(self.times) if self.times else math.inf
+        return None if median == math.inf else median
 
 
 def _check(by: tuple[str, ...], time: str) -> None:
@@ -172,46 +198,87 @@ def _check(by: tuple[str, ...], time: str) -> None:
 @dataclass(frozen=True)
 class _Table:
     """One table of the summary, what its lines are scored against: its task, its instances' time limits,
-    the time scored, its ``by`` keys, the configuration keys that vary, whether seeds are instances."""
+    its ``by`` keys, the configuration keys that vary."""
 
     task: str
     limits: dict[tuple[Any, ...], float | None]
-    time: str
     keys: list[tuple[str, Any]]
     varying: list[str]
-    seeds: bool
+
+
+class Summary:
+    """The table's lines, from runs given one at a time (:meth:`add`), none of them kept: per task and ``by``
+    values (a table each), per configuration (every key of :data:`CONFIG_KEYS`, those that vary told apart at
+    the end), per instance (with its shuffle seed) a :class:`_Cell`.  :meth:`stats` is :func:`summarize`'s answer."""
+
+    def __init__(self, by: Iterable[str] = (), time: str = "wall", vbs: bool = True) -> None:
+        self.by, self.time, self.vbs = tuple(dict.fromkeys(by)), time, vbs
+        _check(self.by, time)
+        self.tables: dict[tuple[Any, ...], dict[tuple[Any, ...], dict[tuple[Any, ...], _Cell]]] = {}
+
+    def add(self, row: Row) -> None:
+        config = tuple(value_of(row, k) for k in CONFIG_KEYS)
+        table = (row.task, value_of(row, "family"), *(value_of(row, k) for k in self.by))  # family: see stats
+        lines = self.tables.setdefault(table, {})
+        queens = generated(row.family)
+        cells = lines.setdefault((row.solver_label, row.encoding if queens else FILES, *config), {})
+        # a DIMACS file is itself (its content, whatever its name); a board with its seed, merged if not instances
+        instance = (
+            (row.n, board(row.variant), row.shuffle_seed)
+            if queens
+            else (row.n, None, None, row.gbd_hash or row.encoding)
+        )
+        judged = verdict(row)
+        if (cell := cells.get(instance)) is None:
+            cell = cells[instance] = _Cell(row.n, row.status == "SAT", queens)
+        cell.add(row, judged, self.time)
+
+    def stats(self) -> list[GroupStats]:
+        """The lines, each table's ranked by PAR-2 over the table's instances (then by more solved), and a virtual
+        best line where there are two or more."""
+        configs = {key[2:] for lines in self.tables.values() for key in lines}  # a few per store
+        varying = [k for i, k in enumerate(CONFIG_KEYS) if k not in self.by and len({c[i] for c in configs}) > 1]
+        shown = [CONFIG_KEYS.index(k) for k in varying]
+        seeds = "shuffled" not in varying
+        families = {table[1] for table in self.tables}
+        by = self.by if "family" in self.by or len(families) < 2 else ("family", *self.by)  # files: tables of their own
+        tables: dict[tuple[Any, ...], dict[tuple[Any, ...], dict[tuple[Any, ...], _Cell]]] = {}
+        for table, full in self.tables.items():  # one family, or it is a by key already: as if it were not there
+            tables[table if by[:1] == ("family",) and "family" not in self.by else (table[0], *table[2:])] = full
+        out: list[GroupStats] = []
+        for table, full in sorted(tables.items(), key=lambda t: _order(t[0])):
+            lines: dict[tuple[Any, ...], dict[tuple[Any, ...], _Cell]] = {}
+            for key, cells in full.items():  # a key that does not vary has one value: each line is one key
+                on = lines.setdefault((key[0], key[1], *(key[2 + i] for i in shown)), {})
+                for key_, cell in cells.items():
+                    instance = key_ if seeds or len(key_) == 4 else (key_[0], key_[1], None)
+                    if instance in on:
+                        on[instance].merge(cell)
+                    else:
+                        on[instance] = cell
+            limits: dict[tuple[Any, ...], float | None] = {}
+            for on in lines.values():
+                for i, cell in on.items():
+                    limits[i] = max((t for t in (limits.get(i), cell.limit) if t is not None), default=None)
+            scored = _Table(table[0], limits, list(zip(by, table[1:], strict=True)), varying)
+            stats = [_line(scored, line, on) for line, on in lines.items()]
+            inf = float("inf")
+            stats.sort(key=lambda s: (inf if s.par2 is None else s.par2, -s.solved, s.solver, s.encoding,
+                                      _order(s.keys)))  # fmt: skip
+            out += stats
+            if self.vbs and len(lines) > 1:
+                out.append(_virtual_best(scored, lines))
+        return out
 
 
 def summarize(rows: Iterable[Row], by: Iterable[str] = (), time: str = "wall", vbs: bool = True) -> list[GroupStats]:
     """The table's lines: per task and ``by`` values (a table each), its configurations ranked by PAR-2
-    over the table's instances (then by more solved), and a virtual best line where there are two or more."""
-    by = tuple(dict.fromkeys(by))
-    _check(by, time)
-    rows = list(rows)
-    if "family" not in by and len({value_of(r, "family") for r in rows}) > 1:  # files: tables of their own
-        by = ("family", *by)
-    varying = [k for k in CONFIG_KEYS if k not in by and len({value_of(r, k) for r in rows}) > 1]
-    tables: dict[tuple[Any, ...], dict[tuple[Any, ...], list[Row]]] = {}
+    over the table's instances (then by more solved), and a virtual best line where there are two or more.
+    ``rows`` is read once, as it comes (:class:`Summary`): none of them is kept."""
+    summary = Summary(by, time, vbs)
     for r in rows:
-        table = (r.task, *(value_of(r, k) for k in by))
-        line = (r.solver_label, r.encoding if generated(r.family) else FILES, *(value_of(r, k) for k in varying))
-        tables.setdefault(table, {}).setdefault(line, []).append(r)
-    out: list[GroupStats] = []
-    seeds = "shuffled" not in varying
-    for table, lines in sorted(tables.items(), key=lambda t: _order(t[0])):
-        limits: dict[tuple[Any, ...], float | None] = {}
-        for group in lines.values():
-            for r in group:
-                i = _instance(r, seeds)
-                limits[i] = max((t for t in (limits.get(i), r.time_limit) if t is not None), default=None)
-        scored = _Table(table[0], limits, time, list(zip(by, table[1:], strict=True)), varying, seeds)
-        stats = [_line(scored, line, group) for line, group in lines.items()]
-        inf = float("inf")
-        stats.sort(key=lambda s: (inf if s.par2 is None else s.par2, -s.solved, s.solver, s.encoding, _order(s.keys)))
-        out += stats
-        if vbs and len(lines) > 1:
-            out.append(_virtual_best(scored, lines))
-    return out
+        summary.add(r)
+    return summary.stats()
 
 
 def _order(values: Iterable[Any]) -> tuple[Any, ...]:
@@ -219,67 +286,63 @@ def _order(values: Iterable[Any]) -> tuple[Any, ...]:
     return tuple((v is not None, isinstance(v, str), v if not isinstance(v, str | tuple) else str(v)) for v in values)
 
 
-def _line(scored: _Table, line: tuple[Any, ...], group: list[Row]) -> GroupStats:
+def _line(scored: _Table, line: tuple[Any, ...], on: dict[tuple[Any, ...], _Cell]) -> GroupStats:
     """A configuration's line: PAR-2 is the mean over the table's instances of its runs' mean score on
     each (the runs' mean when every instance has as many runs), 2 x the limit where it has none."""
-    task, limits, time, keys, varying, seeds = (scored.task, scored.limits, scored.time, scored.keys, scored.varying,
-                                                scored.seeds)  # fmt: skip
-    solved = [r for r in group if verdict(r) is Verdict.SOLVED]
-    on = _cells(group, seeds)
-    missing = [limits[i] for i in limits.keys() - on.keys()]
-    scores = [_cell_score(runs, time) for runs in on.values()]
+    missing = [scored.limits[i] for i in scored.limits.keys() - on.keys()]
+    scores = [cell.score() for cell in on.values()]
     scores += [None if t is None else 2 * t for t in missing]
-    medians = [m for runs in on.values() if (m := _cell_median(runs, time)) is not None]
+    medians = [m for cell in on.values() if (m := cell.median()) is not None]
+    solved = sum(cell.solved for cell in on.values())
+    sat = sum(cell.sat for cell in on.values())
     return GroupStats(
-        task,
+        scored.task,
         line[0],
         line[1],
-        runs=len(group),
+        runs=sum(cell.runs for cell in on.values()),
         missing=len(missing),
-        solved=len(solved),
-        sat=sum(r.status == "SAT" for r in solved),
-        unsat=sum(r.status != "SAT" for r in solved),
-        wrong=sum(verdict(r) is Verdict.WRONG for r in group),
-        par2=None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores),
+        solved=solved,
+        sat=sat,
+        unsat=solved - sat,
+        wrong=sum(cell.wrong for cell in on.values()),
+        par2=None if any(s is None for s in scores) else math.fsum(s for s in scores if s is not None) / len(scores),
         median=statistics.median(medians) if medians else None,
-        largest_n=max((r.n for r in solved if generated(r.family)), default=None),
-        keys=(*keys, *zip(varying, line[2:], strict=True)),
+        largest_n=max((cell.n for cell in on.values() if cell.solved and cell.board), default=None),
+        keys=(*scored.keys, *zip(scored.varying, line[2:], strict=True)),
     )
 
 
-def _virtual_best(scored: _Table, lines: dict[tuple[Any, ...], list[Row]]) -> GroupStats:
+def _virtual_best(scored: _Table, lines: dict[tuple[Any, ...], dict[tuple[Any, ...], _Cell]]) -> GroupStats:
     """Per instance, the best line there: the one that solved the largest share of its repeats there, of those
     the best score (the mean over its repeats).  Its score, answers and median there are the virtual best's;
     the instance is solved when each of that line's runs there was (an instance no line ran with a known
     limit: scored twice the table's limit there)."""
-    task, limits, time, keys, varying, seeds = (scored.task, scored.limits, scored.time, scored.keys, scored.varying,
-                                                scored.seeds)  # fmt: skip
-    best: dict[tuple[Any, ...], tuple[tuple[float, float], list[Row]]] = {}
-    for group in lines.values():
-        for i, runs in _cells(group, seeds).items():
-            score = _cell_score(runs, time)
+    best: dict[tuple[Any, ...], tuple[tuple[float, float], _Cell]] = {}
+    for _, on in sorted(lines.items(), key=lambda line: _order(line[0])):  # a tie: the first line in order
+        for i, cell in on.items():
+            score = cell.score()
             if score is None:
                 continue
-            rank = (-sum(verdict(r) is Verdict.SOLVED for r in runs) / len(runs), score)
+            rank = (-cell.solved / cell.runs, score)
             if i not in best or rank < best[i][0]:
-                best[i] = (rank, runs)
-    won = {i: runs for i, (_, runs) in best.items() if all(verdict(r) is Verdict.SOLVED for r in runs)}
-    scores = [best[i][0][1] if i in best else None if t is None else 2 * t for i, t in limits.items()]
-    medians = [m for _, runs in best.values() if (m := _cell_median(runs, time)) is not None]
+                best[i] = (rank, cell)
+    won = {i: cell for i, (_, cell) in best.items() if cell.solved == cell.runs}
+    scores = [best[i][0][1] if i in best else None if t is None else 2 * t for i, t in scored.limits.items()]
+    medians = [m for _, cell in best.values() if (m := cell.median()) is not None]
     return GroupStats(
-        task,
+        scored.task,
         VBS,
         "(best line per instance)",
-        runs=len(limits),
+        runs=len(scored.limits),
         missing=0,
         solved=len(won),
-        sat=sum(runs[0].status == "SAT" for runs in won.values()),
-        unsat=sum(runs[0].status != "SAT" for runs in won.values()),
+        sat=sum(cell.first_sat for cell in won.values()),
+        unsat=sum(not cell.first_sat for cell in won.values()),
         wrong=0,
-        par2=None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores),
+        par2=None if any(s is None for s in scores) else math.fsum(s for s in scores if s is not None) / len(scores),
         median=statistics.median(medians) if medians else None,
-        largest_n=max((runs[0].n for runs in won.values() if generated(runs[0].family)), default=None),
-        keys=(*keys, *((k, None) for k in varying)),
+        largest_n=max((cell.n for cell in won.values() if cell.board), default=None),
+        keys=(*scored.keys, *((k, None) for k in scored.varying)),
     )
 
 

@@ -90,7 +90,7 @@ def _by_columns(row: Judged) -> Verdict:
     """The verdict of a row stored before its worker judged it: its count against the published one, its
     answer against N (UNSAT for N = 2, 3 only; nothing known of a variant)."""
     if row.task == "count":
-        known = _known_count(row)
+        known = known_count(row)
         if row.count is not None and known is not None and row.count != known:
             return Verdict.WRONG
         return Verdict.SOLVED if row.count is not None else Verdict.UNSOLVED
@@ -101,7 +101,7 @@ def _by_columns(row: Judged) -> Verdict:
     return Verdict.SOLVED if solved else Verdict.UNSOLVED
 
 
-def _known_count(row: Judged) -> int | None:
+def known_count(row: Judged) -> int | None:
     """The published count for ``row``'s instance (:func:`.published_count`); else None."""
 
     v = json.loads(row.variant) if row.variant is not None else {}

@@ -37,6 +37,7 @@ RANDOM_METHOD = "sequential-uniform"
 RANDOM_ATTEMPTS = 1000  # restarts before random placement gives up (a clear error)
 RANDOM_MAX_N = 1000  # random placement lists the N*N squares
 CELLS_PER_LINE = 16  # header: cells per comment line
+_CELL_DIGITS = 9  # digits of a row or column read at the most (MAX_N, 46340, has 5)
 MAX_CELL_FILE_BYTES = 1 << 26  # a placement or holes file beyond 64 MB is refused, not read
 
 # OEIS A007705, toroidal N-queens solutions (https://oeis.org/A007705, odd N; every N in A051906), N = 1..31
@@ -67,6 +68,9 @@ def parse_cell(text: str) -> Cell:
     parts = re.split(r"[,\s]+", text.strip())
     if len(parts) != 2 or not all(re.fullmatch(r"[+-]?\d+", p) for p in parts):
         raise VariantError(f"expected ROW,COLUMN (1-based integers), got {text.strip()!r}")
+    if longest := max((p for p in parts if len(p.lstrip("+-")) > _CELL_DIGITS), key=len, default=None):
+        digits = len(longest.lstrip("+-"))
+        raise VariantError(f"a row or column of {digits} digits, more than {_CELL_DIGITS}: no board is that large")
     return int(parts[0]) - 1, int(parts[1]) - 1
 
 

@@ -29,7 +29,8 @@ from ..bounds import MAX_TEXT, read_text
 from ..errors import UsageError
 from .default import DEFAULT_SOLVER
 
-OUTPUT_STYLES = ("competition", "minisat")  # s/v lines on stdout; SAT/UNSAT/INDET and the model in a result file
+RESULT_FILE_STYLE = "minisat"  # SAT/UNSAT/INDET and the model in a result file
+OUTPUT_STYLES = ("competition", RESULT_FILE_STYLE)  # the first: s/v lines on stdout
 PLACEHOLDER = re.compile(r"\{(solver|cnf|model|proof|time|memory|flags|args)\}")
 DEFAULT_TEMPLATE = ("{solver}", "{flags}", "{args}", "{cnf}")
 EMBEDDED_PREFIX = "pysat:"  # pysat:NAME, an embedded solver; no profile's name
@@ -112,7 +113,7 @@ class Profile:
     @property
     def result_file(self) -> bool:
         """Whether it writes its answer and model to a result file ({model}, output style minisat)."""
-        return self.output == OUTPUT_STYLES[1]
+        return self.output == RESULT_FILE_STYLE
 
     def native_tool(self, suffix: str) -> tuple[bool, str | None]:
         """(whether it reads ``suffix`` files itself, the tool it needs on PATH for them or None)."""

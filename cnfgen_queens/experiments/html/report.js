@@ -22,7 +22,7 @@
   const CMP_KEYS = (k) => ["dim", "a", "b", "only", "csort", "cdesc"].includes(k);
   function save() {
     const p = new URLSearchParams(initial);
-    [...p.keys()].filter((k) => k === "tab" || (runsGrid && RUNS_KEYS(k)) || (cmpGrid && CMP_KEYS(k)))
+    [...p.keys()].filter((k) => k === "tab" || k === "against" || (runsGrid && RUNS_KEYS(k)) || (cmpGrid && CMP_KEYS(k)))
       .forEach((k) => p.delete(k));
     const active = document.querySelector("nav button.active");
     if (active && active.dataset.tab !== "overview") p.set("tab", active.dataset.tab);
@@ -47,7 +47,7 @@
   function show(name) {
     tabs.forEach((b) => b.classList.toggle("active", b.dataset.tab === name));
     document.querySelectorAll("main > section").forEach((s) => { s.hidden = s.id !== name; });
-    if (name !== "overview") withRuns(name === "runs" ? runsView : compareView);
+    if (name === "runs" || name === "compare") withRuns(name === "runs" ? runsView : compareView);
     save();
   }
   tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.tab)));
@@ -355,7 +355,8 @@
     save();
   }
 
-  show(["runs", "compare"].includes(initial.get("tab")) ? initial.get("tab") : "overview");
+  const start = location.hash === "#against" ? "against" : initial.get("tab"); // #against: report --against's tab
+  show(["runs", "compare", "against"].includes(start) && document.getElementById(start) ? start : "overview");
 
   // ---- the summary table sorts in place (a few hundred rows at most) ----
   document.querySelectorAll("table.sortable").forEach((table) => {

@@ -1,0 +1,79 @@
+"""``cnfgen-queens bundle DB -o ARTIFACT``: pack a results database with what produced it (experiments.bundle)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..cnf.atomic import work_dir
+from ..cnf.same_file import refuse_alias
+from ..errors import UsageError, printable
+from ..experiments.bundle import find_config, make, store_from_runs
+from ..experiments.config import Config, load
+from ..experiments.report import load_rows
+from .common import fail
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "db",
+        metavar="DB",
+        help="the results database (SQLite) a batch wrote, or a runs CSV of `report --runs-csv` (with --config)",
+    )
+    p.add_argument("-o", "--artifact", required=True, metavar="ARTIFACT", help="the bundle to write (.tar.gz)")
+    p.add_argument(
+        "--config",
+        metavar="CONFIG.yaml",
+        help="the config that wrote DB (default: the file the store names, if it is still that config)",
+    )
+    add_bundle_options(p)
+
+
+def add_bundle_options(p: argparse.ArgumentParser) -> None:
+    """The options ``bundle`` and ``batch --bundle`` share."""
+    p.add_argument(
+        "--with-host", action="store_true", help="keep host names, process ids and paths (left out by default)"
+    )
+    p.add_argument(
+        "--with-instances",
+        action="store_true",
+        help="put the DIMACS files of instances.files in the bundle (by default they are named by GBD hash only)",
+    )
+
+
+def write_bundle(db: Path, out: Path, args: argparse.Namespace, config: object = None) -> None:
+    """Make the bundle of ``db`` at ``out`` and say so on stderr; one line and exit 2 when it cannot."""
+    start = time.monotonic()
+    try:
+        found = (
+            config
+            if isinstance(config, Config)
+            else find_config(db, Path(args.config) if getattr(args, "config", None) else None)
+        )
+        made = make(db, out, config=found, with_host=args.with_host, with_instances=args.with_instances)
+    except UsageError as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"cannot write {out}: {e.strerror or e}", 1)
+    seconds = time.monotonic() - start
+    print(printable(f"wrote {out}: {made.members} members, {made.size} bytes ({seconds:.1f} s)"), file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.db.lower().endswith(".csv"):
+        write_bundle(Path(args.db), Path(args.artifact), args)
+        return 0
+    if not args.config:  # a runs CSV names no config file
+        fail(f"{args.db}: a runs CSV: give the config that ran its runs with --config")
+    try:
+        refuse_alias(Path(args.artifact), [args.db], "-o")
+        config = load(args.config, check_solvers=False)
+        rows = load_rows(args.db)
+        with work_dir("bundle-runs") as folder:
+            store_from_runs(rows, config, folder / "results.sqlite")
+            write_bundle(folder / "results.sqlite", Path(args.artifact), args, config)
+    except UsageError as e:
+        fail(str(e))
+    return 0

@@ -1,0 +1,336 @@
+"""``bundle DB -o ARTIFACT``: one archive a reader can rerun, and the reading of one back.
+
+The archive is a ``.tar.gz`` whose members are, sorted by name:
+
+- ``store.sqlite``: a consistent copy of the results (sqlite3's backup API), without host names, process ids
+  or home paths unless ``with_host`` (then as stored);
+- ``config.yaml``: the config as run (the file that wrote the store, found by the store's record or given),
+  with its paths made the bundle's: ``plugins/`` (the plugins' sources), ``solvers.yaml`` (its
+  ``solvers_file``), ``instances/`` (its DIMACS files, with ``with_instances``); reparsed from the bundle, it
+  has the store's config hash (checked);
+- ``bundle.json``: the tool's version and git commit, the config hash, each solver's profile, versions and
+  binary SHA-256, each instance's GBD hash and the command that regenerates it, the machines;
+- ``report/report.md`` and ``report/html/`` (the HTML report with its plots);
+- ``README.md`` (how to rerun it) and ``MANIFEST`` (every other member's SHA-256).
+
+Fixed modes, owners and times, and gzip without a name or time: the same store gives the same bytes.
+:func:`.bundle_read.verified` refuses an archive whose members disagree with its manifest, naming the member.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+import sqlite3
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..cnf.atomic import atomic_output, work_dir
+from ..cnf.same_file import refuse_alias, refuse_database
+from ..solvers import SolverNotFound, resolve
+from ..version import __version__
+from . import machine
+from .batch import profile_of
+from .bundle_read import CONFIG, INFO, MANIFEST, STORE, BundleError, file_sha256
+from .config import Config, ConfigError, load, parse
+from .config_source import read
+from .grid import build
+from .html_report import write
+from .report import load_rows, markdown, shown_rows, summarize
+from .store import Row, Store
+
+MTIME = 946684800  # 2000-01-01: every member's time (a fixed one, not the hour the bundle was made)
+
+
+@dataclass(frozen=True)
+class Made:
+    """What :func:`make` wrote: the archive, its size, its members."""
+
+    path: Path
+    size: int
+    members: int
+
+
+def _stored_configs(db: Path) -> dict[str, tuple[str, str]]:
+    """config hash -> (experiment, source) of every config that wrote rows to ``db`` (a results database, else
+    :class:`~.store.StoreError` naming it)."""
+    with Store(db, readonly=True) as store:
+        found = store.db.execute("SELECT config_hash, experiment, source FROM configs")
+        return {h: (e, s) for h, e, s in found}
+
+
+def find_config(db: Path, given: Path | None) -> Config:
+    """The config that wrote ``db``: ``given``, else the file the store names (read where it is now), whose
+    hash must be one the store holds."""
+    stored = _stored_configs(db)
+    if not stored:
+        raise BundleError(f"{db}: no config recorded (no batch wrote it)")
+    candidates = [given] if given is not None else sorted({Path(s) for _, s in stored.values()})
+    for path in candidates:
+        try:
+            config = load(path, check_solvers=False)
+        except ConfigError as e:
+            if given is not None:
+                raise BundleError(str(e)) from None
+            continue
+        if config.hash in stored:
+            return config
+        if given is not None:
+            raise BundleError(
+                f"{given}: config hash {config.hash}, not one that wrote {db} "
+                f"({', '.join(sorted(stored))}): the config was changed since"
+            )
+    names = ", ".join(str(p) for p in candidates)
+    raise BundleError(f"{db}: the config that wrote it is not found here ({names}): give it with --config")
+
+
+def _bundle_config(config: Config, stage: Path, with_instances: bool) -> dict[str, Any]:
+    """The config's YAML value with its paths made the bundle's, its files copied into ``stage``."""
+    data, _ = read(Path(config.source))
+    assert isinstance(data, dict)
+    data = dict(data)
+    data["results"] = "results.sqlite"
+    for key in ("executor", "slurm"):  # where it runs is the rerun's choice (and a log folder is a path)
+        data.pop(key, None)
+    if config.plugins:
+        (stage / "plugins").mkdir()
+        specs = []
+        for i, p in enumerate(config.plugins):
+            if p.text is None:  # a module: it must be installed where the bundle is rerun
+                specs.append(p.spec)
+                continue
+            name = f"plugins/{i}-{Path(p.target).name}"
+            (stage / name).write_text(p.text, encoding="utf-8")
+            specs.append(name)
+        data["plugins"] = specs
+    if "solvers_file" in data:
+        base = Path(config.source).parent
+        path = Path(str(data["solvers_file"])).expanduser()
+        shutil.copyfile(path if path.is_absolute() else base / path, stage / "solvers.yaml")
+        data["solvers_file"] = "solvers.yaml"
+    if config.files:
+        instances = dict(data["instances"])
+        instances["files"] = "instances/*/*"
+        data["instances"] = instances
+        for f in config.files:  # for the config's reading back; kept in the archive only with_instances
+            folder = stage / "instances" / f.family
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f.path, folder / Path(f.path).name)
+    return data
+
+
+def _command(inst: Any, config: Config) -> str:
+    """The command line that writes ``inst``'s CNF (the same GBD hash: comments are not hashed)."""
+    if inst.file is not None:
+        return f"(a DIMACS file: instances/{inst.family}/{Path(inst.file).name}, GBD hash {inst.file_hash})"
+    parts = ["gen-queens", str(inst.n), "--encoding", inst.encoding]
+    parts += ["--group-size", str(inst.group_size)] if inst.group_size is not None else []
+    parts += ["--column-alo"] if inst.column_alo else []
+    parts += ["--shuffle", str(inst.shuffle_seed)] if inst.shuffle_seed is not None else []
+    parts += ["--torus"] if inst.torus else []
+    parts += [a for r, c in inst.place for a in ("--place", f"{r},{c}")]
+    parts += [a for r, c in inst.holes for a in ("--block-square", f"{r},{c}")]
+    if inst.random_place is not None:
+        parts += ["--random-place", str(inst.random_place), "--seed", str(inst.random_seed)]
+    parts += ["--break-symmetry"] if inst.break_symmetry else []
+    parts += [a for i, p in enumerate(config.plugins) for a in ("--plugin", _plugin_name(i, p))]
+    return " ".join(parts)
+
+
+def _plugin_name(i: int, p: Any) -> str:
+    return p.spec if p.text is None else f"plugins/{i}-{Path(p.target).name}"
+
+
+def _solvers(config: Config, db: Path, with_host: bool) -> list[dict[str, Any]]:
+    """Each solver of the config: its profile and the versions the store recorded, the binary found here
+    and its SHA-256."""
+    with Store(db, readonly=True) as store:
+        recorded = store.solvers()
+    out = []
+    for entry in config.solvers:
+        try:
+            spec = resolve(entry.name, entry.profiles)
+        except SolverNotFound:
+            spec = None
+        path = None if spec is None else spec.path
+        out.append(
+            {
+                "label": entry.label,
+                "config": entry.normalized(),
+                "versions": sorted({v or "" for name, _, v in recorded if name == entry.label}),
+                "profiles": [p for name, p, _ in recorded if name == entry.label],
+                "embedded": None if spec is None else spec.embedded,
+                "binary": None if path is None else (path if with_host else Path(path).name),
+                "binary_sha256": None if path is None else file_sha256(path),
+            }
+        )
+    return out
+
+
+def _instances(config: Config, db: Path) -> list[dict[str, Any]]:
+    """Each instance of the grid: its key, GBD hash (as the store recorded it) and the command that writes it."""
+    with Store(db, readonly=True) as store:
+        hashes = store.instance_hashes()
+    seen: dict[str, dict[str, Any]] = {}
+    for run in build(config):
+        inst = run.instance
+        if inst.key not in seen:
+            gbd = inst.file_hash if inst.file is not None else hashes.get(inst.key)
+            seen[inst.key] = {
+                "key": inst.key,
+                "label": f"n={inst.n} {inst.label}",
+                "gbd_hash": gbd,
+                "command": _command(inst, config),
+            }
+    return [seen[k] for k in sorted(seen)]
+
+
+def _copy_store(db: Path, target: Path, with_host: bool) -> None:
+    """A consistent copy of ``db`` at ``target`` (the backup API), host names, pids and home paths taken out
+    unless ``with_host``, then vacuumed: the same store gives the same bytes."""
+    source = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
+    copy = sqlite3.connect(target, isolation_level=None)
+    try:
+        source.backup(copy)
+        copy.execute("PRAGMA journal_mode=DELETE")
+        copy.execute("DELETE FROM claims")
+        if not with_host:
+            home = str(Path.home())
+            copy.execute("UPDATE runs SET host = NULL")
+            copy.execute("UPDATE runs SET error = replace(error, ?, '~') WHERE error IS NOT NULL", (home,))
+            copy.execute("UPDATE batches SET host = '', pid = 0")
+            copy.execute("UPDATE configs SET source = ?", (CONFIG,))
+            for key, file in list(copy.execute("SELECT instance_key, file FROM instances")):
+                copy.execute("UPDATE instances SET file = ? WHERE instance_key = ?", (Path(file).name, key))
+        copy.execute("VACUUM")
+    except sqlite3.Error as e:
+        raise BundleError(f"{db}: cannot copy the results ({e})") from None
+    finally:
+        source.close()
+        copy.close()
+
+
+README = """# A cnfgen-queens experiment bundle
+
+Experiment {experiment!r}, config hash {hash}, {runs} runs; made by cnfgen-queens {version}{commit}.
+
+- `store.sqlite`: the results (open with `cnfgen-queens report store.sqlite`)
+- `config.yaml`: the config as run (its plugins in `plugins/`, its solver profiles in `solvers.yaml`)
+- `bundle.json`: the solvers (profile, version, binary SHA-256), the instances (GBD hash and the
+  command that regenerates each), the machines, the tool's version
+- `report/`: the report as made from the store (`report.md`, `html/index.html`)
+- `MANIFEST`: the SHA-256 of every other member
+
+Rerun it (checks each regenerated instance's GBD hash and states every solver that differs):
+
+    cnfgen-queens rerun BUNDLE.tar.gz --results new.sqlite            # the whole grid
+    cnfgen-queens rerun BUNDLE.tar.gz --sample 3 --results new.sqlite # 3 runs per cell, chosen by a seed
+    cnfgen-queens report new.sqlite --against BUNDLE.tar.gz           # reproduced, or where not
+"""
+
+
+def make(db: Path, out: Path, *, config: Config, with_host: bool = False, with_instances: bool = False) -> Made:
+    """Write the bundle of ``db`` (written by ``config``) to ``out`` (atomically); an ``out`` that is ``db`` or a
+    SQLite database is refused before any work."""
+    refuse_alias(out, [db, Path(f"{db}-wal")], "-o")
+    refuse_database(out, "-o")
+    with work_dir("bundle") as work:
+        stage = work / "bundle"  # beside the work folder's lock file, not in the archive
+        stage.mkdir()
+        _copy_store(db, stage / STORE, with_host)
+        data = _bundle_config(config, stage, with_instances)
+        import yaml
+
+        (stage / CONFIG).write_text(yaml.safe_dump(data, sort_keys=True, allow_unicode=True), encoding="utf-8")
+        try:
+            again = parse(read(stage / CONFIG)[0], str(stage / CONFIG), check_solvers=False)
+        except ConfigError as e:
+            raise BundleError(f"the bundle's config does not read back: {e}") from None
+        if again.hash != config.hash:
+            raise BundleError(f"the bundle's config has hash {again.hash}, not {config.hash}: not bundled")
+        if not with_instances:  # named by GBD hash in bundle.json only
+            shutil.rmtree(stage / "instances", ignore_errors=True)
+        rows = shown_rows(load_rows(stage / STORE))
+        commit = machine.this_machine().git_commit
+        info = {
+            "tool": {"version": __version__, "git_commit": commit},
+            "experiment": config.experiment,
+            "config_hash": config.hash,
+            "with_host": with_host,
+            "with_instances": with_instances,
+            "solvers": _solvers(config, db, with_host),
+            "instances": _instances(config, db),
+            "machines": {k: m.as_dict() for k, m in sorted(machine.stored(stage / STORE).items())},
+            "runs": len(rows),
+        }
+        (stage / INFO).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        _report(rows, stage, config.experiment)
+        (stage / "README.md").write_text(
+            README.format(
+                experiment=config.experiment,
+                hash=config.hash,
+                runs=len(rows),
+                version=__version__,
+                commit=f" (commit {commit[:12]})" if commit else "",
+            ),
+            encoding="utf-8",
+        )
+        data_bytes, count = _archive(stage)
+    with atomic_output(out) as f:
+        f.write(data_bytes)
+    return Made(out, len(data_bytes), count)
+
+
+def store_from_runs(rows: list[Row], config: Config, path: Path) -> None:
+    """A results store at ``path`` holding ``rows`` (of a runs CSV, ``report --runs-csv``) run by ``config``: the
+    config, the runs, each instance's GBD hash (under the grid's instance key) and each solver's versions, as a
+    batch records them (the machines are not in a runs CSV)."""
+    hashes = {r.config_hash for r in rows}
+    if hashes != {config.hash}:
+        raise BundleError(
+            f"the runs are of config hash(es) {', '.join(sorted(hashes))}, not {config.hash} "
+            f"({config.source}): give the config that ran them"
+        )
+    instance_of = {run.key: run.instance for run in build(config)}
+    entries = {e.label: e for e in config.solvers}
+    with Store(path) as store:
+        store.record_config(config.hash, config.experiment, config.source, config.normalized())
+        store.add_many(rows)
+        for r in rows:
+            inst = instance_of.get(r.run_key)
+            if inst is not None and r.gbd_hash:
+                store.record_instance(inst.key, inst.file or inst.filename, r.gbd_hash)
+        for label, version in sorted({(r.solver_label, r.solver_version or "") for r in rows}):
+            if label in entries:
+                store.record_solver(label, profile_of(entries[label]), version)
+
+
+def _report(rows: list[Any], stage: Path, title: str) -> None:
+    """``report/report.md`` and ``report/html/`` of ``rows`` (the report command's own writers)."""
+    (stage / "report").mkdir()
+    (stage / "report" / "report.md").write_text(markdown(summarize(rows)), encoding="utf-8")
+    write(rows, stage / "report" / "html", title=title, db=stage / STORE)
+
+
+def _archive(stage: Path) -> tuple[bytes, int]:
+    """The ``.tar.gz`` of every file under ``stage`` and its MANIFEST, sorted, with fixed metadata."""
+    names = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file())
+    digests = {name: file_sha256(stage / name) for name in names}
+    manifest = "".join(f"{digests[n]}  {n}\n" for n in names).encode()
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name in sorted([*names, MANIFEST]):
+            data = manifest if name == MANIFEST else (stage / name).read_bytes()
+            member = tarfile.TarInfo(name)
+            member.size, member.mtime, member.mode = len(data), MTIME, 0o644
+            member.uid = member.gid = 0
+            member.uname = member.gname = ""
+            tar.addfile(member, io.BytesIO(data))
+    out = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0, compresslevel=9) as gz:
+        gz.write(raw.getvalue())
+    return out.getvalue(), len(names) + 1
