@@ -341,6 +341,7 @@ def _spin_after(marker: str, seconds: float) -> bytes:
 
 
 @pytest.mark.forks_beside_threads  # each thread's own kept child (solver_child.run, below the fork check)
+@pytest.mark.filterwarnings("ignore:This process .*is multi-threaded:DeprecationWarning")  # on purpose, above
 def test_a_thread_that_ends_takes_only_its_own_child(tmp_path: Path) -> None:
     """A child dies with the thread that forked it (PR_SET_PDEATHSIG): a thread that ends while another
     thread's run is under way takes nothing of that run (before: the run was in the ended thread's child, and
@@ -429,6 +430,7 @@ def test_the_time_limit_counts_from_the_call() -> None:
 
 
 @pytest.mark.forks_beside_threads  # each thread's own kept child (solver_child.run, below the fork check)
+@pytest.mark.filterwarnings("ignore:This process .*is multi-threaded:DeprecationWarning")  # on purpose, above
 def test_the_time_limit_holds_while_the_request_is_written() -> None:
     """A child that does not read (stopped) cannot hold a run past its time limit (before: the worker
     waited for ever writing the request)."""
