@@ -7,6 +7,7 @@ known only then (the cube groups) can be given there.
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -24,9 +25,7 @@ class Progress:
         if not self.enabled:
             return
         if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=self.total if total is None else total, unit=self.unit, desc=self.desc,
+            self.bar = _bar_class()(total=self.total if total is None else total, unit=self.unit, desc=self.desc,
                             file=sys.stderr, dynamic_ncols=True, mininterval=0.5, leave=self.leave)  # fmt: skip
         if postfix:
             self.bar.set_postfix(refresh=False, **postfix)
@@ -37,3 +36,17 @@ class Progress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+@functools.cache
+def _bar_class() -> Any:
+    """tqdm without its monitor thread (``monitor_interval = 0``, on a class of ours: a caller's own tqdm keeps
+    its setting).  That thread would run in this process from the first bar on, and a fork while it runs is
+    unsafe (:func:`~cnfgen_queens.solvers.process.fork_is_safe`): the embedded solver of every later run would
+    start as a fresh process instead of a fork."""
+    from tqdm import tqdm
+
+    class Bar(tqdm):
+        monitor_interval = 0
+
+    return Bar

@@ -67,6 +67,30 @@ finish() { # at exit, whatever happened: stop the cluster, then the closing summ
     exit "$status"
 }
 
+other_python() { # other_python 3.13: that Python's interpreter (pyenv's, else python3.13 on PATH); README: Tests
+    local found
+    for found in "$HOME"/.pyenv/versions/"$1".*/bin/python3 "$(command -v "python$1" || true)"; do
+        # one that runs and is that version (a pyenv shim of a version not selected fails here)
+        if [[ -x $found ]] && "$found" -c "import sys; sys.exit(sys.version.split()[0].rsplit('.', 1)[0] != '$1')" 2>/dev/null; then
+            echo "$found"
+            return 0
+        fi
+    done
+    echo "test.sh: no Python $1 (python$1 on PATH or pyenv's ~/.pyenv/versions/$1.*): see the README" >&2
+    return 1
+}
+
+other_venv() { # other_venv 3.13 DIR WHAT...: DIR, a virtual environment of that Python with pip's WHAT installed
+    local python
+    python=$(other_python "$1")
+    step "virtual environment $2 (Python $1)" "$python" -m venv "$2"
+    step "pip on Python $1: ${*:3}" "$2/bin/python" -m pip install -q --config-settings editable_mode=compat "${@:3}"
+}
+
+in_venv() { # in_venv DIR COMMAND...: COMMAND with DIR's bin first on PATH (the tests' CLI commands are its)
+    env VIRTUAL_ENV="$PWD/$1" PATH="$PWD/$1/bin:$PATH" "${@:2}"
+}
+
 run_pytest() { # pytest's own output on the terminal and in its log; its status kept for finish
     echo "test.sh: pytest, the slow tests too (-m \"slow or not slow\", as CI)"
     PYTEST_STATUS=0
@@ -95,4 +119,14 @@ else
     SLURM_UP=1 # a daemon it did start is stopped all the same
 fi
 eval "$(bash scripts/slurm-local.sh env)" # SLURM_CONF: the tests' sbatch, squeue and scontrol use it
-run_pytest "$@"
+status=0
+run_pytest "$@" || status=$?
+# the newest and a middle Python the package claims (its classifiers): the everyday run on 3.13, the README's
+# Tour on 3.12 (the oldest, 3.11, ran everything above); each in a virtual environment of its own
+other_venv 3.13 .venv313 -e '.[test]'
+step "pytest on Python 3.13: the everyday run (python -m pytest -q)" in_venv .venv313 python -m pytest -q ||
+    { [[ $status -ne 0 ]] || status=1; }
+other_venv 3.12 .venv312 -e . pytest pytest-timeout pytest-xdist # what the Tour and its test need, no more
+step "the README's Tour on Python 3.12 (tests/test_readme.py)" in_venv .venv312 python -m pytest -q -n 0 -m slow \
+    "tests/test_readme.py::test_every_command_works_as_printed[README.md]" || { [[ $status -ne 0 ]] || status=1; }
+exit "$status"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,3 +105,46 @@ def compiled(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.setattr(native, "NATIVE", None)
         monkeypatch.setenv(native.PURE_VARIABLE, "1")
     return str(request.param)
+
+
+_forks_beside_threads: list[str] = []  # the threads running at each os.fork of this process while a test ran
+_os_fork = os.fork
+
+
+def _fork_noting_threads() -> int:
+    """``os.fork``, noting the threads that run (multiprocessing's fork start method calls it too)."""
+    if threading.active_count() > 1:
+        _forks_beside_threads.append(", ".join(t.name for t in threading.enumerate()))
+    return _os_fork()
+
+
+os.fork = _fork_noting_threads
+
+
+@pytest.fixture(autouse=True)
+def _no_fork_while_threads_run(request: pytest.FixtureRequest) -> Iterator[None]:
+    """No ``os.fork`` of this process while another thread runs (a lock that thread holds stays held for ever
+    in the child: malloc's, logging's, the import lock).  Python 3.12 and later warn of it, but CPython drops
+    the DeprecationWarning when a filter makes it an error, so the forks are counted here, on every Python
+    version.  A test that forks beside its own threads on purpose says so with
+    ``@pytest.mark.forks_beside_threads``.  (A ``preexec_fn`` also runs Python between fork and exec, as the
+    tests' :func:`helpers.default_signals` does; Python does not warn of it, nor does this.)"""
+    _end_dask_offload_thread()
+    _forks_beside_threads.clear()
+    yield
+    seen, _forks_beside_threads[:] = list(_forks_beside_threads), []
+    if seen and not request.node.get_closest_marker("forks_beside_threads"):
+        pytest.fail(f"{len(seen)} fork(s) while other threads ran (threads: {seen[0]})")
+
+
+def _end_dask_offload_thread() -> None:
+    """Dask's offload thread (``distributed.utils``), started by a test's client in this process, would run for
+    the rest of the session, and every later test would fork beside it (or, as the package does then, start
+    fresh processes instead): it is ended before each test, a new executor in its place (no thread until used)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    utils = sys.modules.get("distributed.utils")
+    executor = getattr(utils, "_offload_executor", None)
+    if executor is not None and getattr(executor, "_threads", None):
+        executor.shutdown(wait=True)
+        utils._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")  # type: ignore[union-attr]

@@ -25,7 +25,7 @@ from helpers import ROOT, pigeonhole
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.cnf.scan import CnfFile, read_cnf
 from cnfgen_queens.limits import Limits
-from cnfgen_queens.solvers import child_loop, solver_child
+from cnfgen_queens.solvers import child_loop, embedded, solver_child
 from cnfgen_queens.solvers.embedded import solve_embedded
 from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.process import run_forked
@@ -149,9 +149,14 @@ def test_a_child_killed_while_idle_is_replaced(cnfs: dict[str, Path]) -> None:
         assert _child_pid() != first
 
 
-def test_a_child_that_dies_after_the_look_and_before_the_run_is_replaced(cnfs: dict[str, Path]) -> None:
+def test_a_child_that_dies_after_the_look_and_before_the_run_is_replaced(
+    cnfs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Deterministic: the child is stopped (alive when the run looks at it), and killed once the request is
-    in its pipe, unread: it died before it took the run, so the run goes to a new child."""
+    in its pipe, unread: it died before it took the run, so the run goes to a new child.  The killer is a
+    thread of this process, with which a run would go to a fresh process (no fork): the kept child is used
+    all the same (the killer holds no lock)."""
+    monkeypatch.setattr(embedded, "fork_is_safe", lambda: True)
     q8 = read_cnf(cnfs["q8"])
     solve_embedded("cadical195", q8, Limits(10), reuse=True)
     child = solver_child.current()
@@ -335,6 +340,8 @@ def _spin_after(marker: str, seconds: float) -> bytes:
     return b"done"
 
 
+@pytest.mark.forks_beside_threads  # each thread's own kept child (solver_child.run, below the fork check)
+@pytest.mark.filterwarnings("ignore:This process .*is multi-threaded:DeprecationWarning")  # on purpose, above
 def test_a_thread_that_ends_takes_only_its_own_child(tmp_path: Path) -> None:
     """A child dies with the thread that forked it (PR_SET_PDEATHSIG): a thread that ends while another
     thread's run is under way takes nothing of that run (before: the run was in the ended thread's child, and
@@ -422,6 +429,8 @@ def test_the_time_limit_counts_from_the_call() -> None:
     assert not run.signals or (run.signals[0][0] == "SIGTERM" and run.signals[0][1] >= start + 0.5), run.signals
 
 
+@pytest.mark.forks_beside_threads  # each thread's own kept child (solver_child.run, below the fork check)
+@pytest.mark.filterwarnings("ignore:This process .*is multi-threaded:DeprecationWarning")  # on purpose, above
 def test_the_time_limit_holds_while_the_request_is_written() -> None:
     """A child that does not read (stopped) cannot hold a run past its time limit (before: the worker
     waited for ever writing the request)."""

@@ -41,9 +41,17 @@ def run(tmp_path: Path, body: str, pytest_status: int = 0) -> subprocess.Complet
 
 def test_the_script_is_strict_and_its_log_is_ignored_by_git() -> None:
     text = SCRIPT.read_text()
-    assert "set -euo pipefail" in text and text.rstrip().endswith('run_pytest "$@"')
+    assert "set -euo pipefail" in text and 'run_pytest "$@" || status=$?' in text
+    assert text.rstrip().endswith('exit "$status"')  # the full run's status, else the other Pythons' runs'
     ignored = subprocess.run(["git", "check-ignore", "-q", "build/test-setup.log"], cwd=ROOT, timeout=60)
     assert ignored.returncode == 0
+
+
+def test_another_python_is_found_or_named_in_one_line(tmp_path: Path) -> None:
+    """The 3.13 and 3.12 runs find their interpreter (pyenv's or on PATH); a missing one fails in one sentence."""
+    done = run(tmp_path, 'other_python 3.1 || echo "status $?"\n')
+    assert done.stdout.splitlines()[0] == "status 1"
+    assert done.stderr.startswith("test.sh: no Python 3.1 ") and done.stderr.count("\n") == 1
 
 
 def test_a_passing_run_ends_with_pytests_line_then_the_summary(tmp_path: Path) -> None:

@@ -18,21 +18,25 @@ process's address space, as for ``solve``); dying under it is MEMOUT.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickle
 import select
 import signal
+import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from typing import IO
 
 from cnfgen_queens.enumeration.records import EnumerationError, Found
 from cnfgen_queens.limits import NEVER, Deadline
+from cnfgen_queens.solvers.embedded import fresh_python
 from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.parse import describe_exit, says_out_of_memory
-from cnfgen_queens.solvers.process import clean_group, fork_child, kill_run, wait_run
-from cnfgen_queens.solvers.reaper import started, subreaper
+from cnfgen_queens.solvers.process import clean_group, fork_child, fork_is_safe, kill_run, wait_run
+from cnfgen_queens.solvers.reaper import spawn_lock, started, subreaper
 
-Loop = Callable[[Callable[[], None]], Iterator[Found]]  # on_call -> the solutions
+Loop = Callable[..., Iterator[Found]]  # loop(on_call=...) -> the solutions
 
 
 READ = 1 << 16
@@ -46,15 +50,18 @@ def enumerate_forked(
     memory_mb: int | None = None,
     on_call: Callable[[], None] | None = None,
 ) -> Iterator[Found]:
-    """The solutions of ``loop(on_call)`` (:func:`.embedded_loop.enumerate_embedded`), run in a forked
+    """The solutions of ``loop(on_call=)`` (:func:`.embedded_loop.enumerate_embedded`), run in a forked
     child.  ``deadline`` is enforced during a solver call too (``GRACE`` seconds after it, the child is killed);
     EnumerationError (TIMEOUT, MEMOUT, ERROR) ends the iteration after every solution found before it."""
 
     read_end, write_end = os.pipe()
     with subreaper(), tempfile.TemporaryFile() as err:
         try:
-            child = _child_work(loop, write_end, read_end)
-            pid, blocked = fork_child(child, memory_mb=memory_mb, stderr_fd=err.fileno())
+            if fork_is_safe():
+                work = _child_work(loop, write_end, read_end)
+                pid, blocked = fork_child(work, memory_mb=memory_mb, stderr_fd=err.fileno())
+            else:  # another thread runs: a fresh process (loop_child), no fork
+                pid, blocked = _start_fresh(loop, write_end, read_end, memory_mb, err.fileno()), None
         except BaseException:
             os.close(read_end)
             raise
@@ -62,7 +69,8 @@ def enumerate_forked(
             os.close(write_end)
         reaped = None
         try:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C held back during the fork lands here
+            if blocked is not None:  # a Ctrl-C held back during the fork lands here
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             lines = _Lines(read_end)
             stopped: EnumerationError | None = None
             timed_out = False
@@ -106,19 +114,40 @@ def enumerate_forked(
 def _child_work(loop: Loop, write_end: int, read_end: int) -> Callable[[], None]:
     def work() -> None:
         os.close(read_end)
-
-        def send(text: str) -> None:
-            data = memoryview(text.encode())
-            while data:
-                data = data[os.write(write_end, data) :]
-
-        try:  # each line at once: a call that never returns is counted, a solution never held back
-            for found in loop(lambda: send("c\n")):
-                send(f"s {found.weight} {' '.join(map(str, found.placement))}\n")
-        except EnumerationError as e:
-            send(f"e {e.status} {' '.join(str(e).split())}\n")
+        send_events(loop, write_end)
 
     return work
+
+
+def send_events(loop: Loop, write_end: int) -> None:
+    """Run ``loop`` (in the child) and write its events to ``write_end``, one line each, as they come."""
+
+    def send(text: str) -> None:
+        data = memoryview(text.encode())
+        while data:
+            data = data[os.write(write_end, data) :]
+
+    try:  # each line at once: a call that never returns is counted, a solution never held back
+        for found in loop(on_call=lambda: send("c\n")):
+            send(f"s {found.weight} {' '.join(map(str, found.placement))}\n")
+    except EnumerationError as e:
+        send(f"e {e.status} {' '.join(str(e).split())}\n")
+
+
+def _start_fresh(loop: Loop, write_end: int, read_end: int, memory_mb: int | None, stderr_fd: int) -> int:
+    """Start :mod:`.loop_child` with ``loop`` (pickled: a module-level callable) on its stdin and its events on
+    ``write_end``, without a ``preexec_fn`` (it sets its limits itself): safe whatever threads run here."""
+    argv = [*fresh_python("cnfgen_queens.enumeration.loop_child"), str(memory_mb or 0), str(os.getpid())]
+    with spawn_lock:
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=write_end, stderr=stderr_fd, start_new_session=True, close_fds=True
+        )
+        started.add(proc.pid)
+    proc.returncode = 0  # reaped by wait_run, not by Popen
+    assert proc.stdin is not None
+    with contextlib.suppress(BrokenPipeError), proc.stdin:  # a child that died says so by its exit status
+        proc.stdin.write(pickle.dumps(loop))
+    return proc.pid
 
 
 class _Lines:

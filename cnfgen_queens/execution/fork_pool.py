@@ -5,37 +5,60 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import pickle
 import signal
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from cnfgen_queens.encodings.plugin_loading import with_plugins
 from cnfgen_queens.errors import signals_deferred
+from cnfgen_queens.solvers.process import fork_is_safe
 
 
 class ForkPool:
     """Forked worker processes for the cube counter (cheap to start: the cubes of count 14 take seconds,
     not minutes; a batch's :class:`.executors.LocalExecutor` spawns instead: its workers inherit no threads or locks).
 
-    Workers ignore Ctrl-C (the parent stops them) and get SIGTERM when the parent dies."""
+    The workers are forked at the first submit, and only when this process runs no other thread then
+    (:func:`~cnfgen_queens.solvers.process.fork_is_safe`: a thread's lock held at the fork would stay held in
+    the worker); otherwise (a library caller's threads, a notebook's, a Dask worker's) they come from
+    multiprocessing's ``forkserver``, a fresh process that has none, and load the plugins this process loaded
+    (:func:`~cnfgen_queens.encodings.plugin_loading.with_plugins`).  Workers ignore Ctrl-C (the parent stops
+    them) and get SIGTERM when the process they were forked from dies."""
 
     def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
         # the workers are forked at the first submit, where signals are held (a handler that only notes them):
         # they take the handlers in place now instead
-        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
-        self.pool = ProcessPoolExecutor(
-            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init_fork_worker, initargs=(handlers,)
-        )
+        self.handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
+        self._pool: ProcessPoolExecutor | None = None
+        self.forked = False  # the workers were forked from this process (else from the forkserver)
+
+    @property
+    def pool(self) -> ProcessPoolExecutor:
+        """The executor, made at the first submit with the start method this process allows then."""
+        if self._pool is None:
+            self.forked = fork_is_safe()
+            context = multiprocessing.get_context("fork" if self.forked else "forkserver")
+            handlers = self.handlers if self.forked else _picklable(self.handlers)
+            self._pool = ProcessPoolExecutor(
+                self.jobs, mp_context=context, initializer=_init_fork_worker, initargs=(handlers,)
+            )
+        return self._pool
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
         with signals_deferred():  # as in ready (below)
-            return self.pool.submit(fn, *args)
+            pool = self.pool
+            return pool.submit(fn if self.forked else with_plugins(fn), *args)
 
     def result(self, future: Any) -> Any:
         with signals_deferred():  # as in ready
             return future.result()
 
     def close(self, interrupted: bool = False) -> None:
+        if self._pool is None:
+            return
         if interrupted:
             shutdown_interrupted(self.pool, _terminate)
         else:
@@ -78,6 +101,19 @@ def ready(futures: list[Any]) -> list[Any]:
     failing that future, waits for it for ever (the command said "terminated (SIGTERM)" and never exited)."""
     with signals_deferred():
         return [f for f in futures if f.done()]
+
+
+def _picklable(handlers: dict[signal.Signals, Any]) -> dict[signal.Signals, Any]:
+    """The handlers a worker started by the forkserver can be given (pickled): a closure or a bound method
+    is not, and such a worker keeps the default for it."""
+    kept = {}
+    for sig, handler in handlers.items():
+        try:
+            pickle.dumps(handler)
+        except Exception:
+            continue
+        kept[sig] = handler
+    return kept
 
 
 def _init_fork_worker(handlers: dict[signal.Signals, Any]) -> None:

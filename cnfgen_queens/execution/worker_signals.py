@@ -21,6 +21,7 @@ directories removed) before the cluster is closed.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import sys
@@ -70,8 +71,13 @@ def _own_group(handlers: dict[int, Any]) -> None:
 _stopping: list[int] = []  # a local worker: the signal the batch stopped it with
 
 
+_batch: list[int] = []  # a local worker: the pid of the batch process that started it
+
+
 def _raise_exit(signum: int, frame: object) -> None:
     _stopping.append(signum)
+    if _batch and os.getppid() != _batch[0]:  # the batch died (PR_SET_PDEATHSIG): nothing waits for this worker
+        signal.alarm(math.ceil(EXIT_GRACE))  # SIGALRM ends it then, whatever its run does meanwhile
     raise SystemExit(128 + signum)
 
 
@@ -98,17 +104,23 @@ def init_worker(parent: int) -> None:
     process dies (even by SIGKILL)."""
     _own_group({signal.SIGTERM: _raise_exit, signal.SIGHUP: _raise_exit})
     sys.unraisablehook = _quiet_exit  # a SystemExit raised inside a finalizer is no news when stopping
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
+    _batch[:] = [parent]
+    _die_with_batch(parent)
 
 
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:  # an orphan is re-parented, so this changes when the batch dies
-        time.sleep(0.5)
-    # SIGTERM to the main thread (os.kill might pick this one): the running task unwinds, stopping its
-    # solver; the pool's worker loop catches that SystemExit and would wait for work forever, hence _exit
-    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
-    time.sleep(EXIT_GRACE)
-    os._exit(128 + signal.SIGTERM)
+def _die_with_batch(parent: int) -> None:
+    """SIGTERM when the batch process dies (``PR_SET_PDEATHSIG``; the batch's thread that spawned this worker
+    lives as long as its pool): the running task unwinds, stopping its solver, and :func:`_raise_exit` gives
+    the worker :data:`EXIT_GRACE` seconds to end (the pool's worker loop would wait for work for ever).  No
+    thread watches the batch: a worker with one thread alone forks its embedded solver's children safely
+    (:func:`~cnfgen_queens.solvers.process.fork_is_safe`)."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:  # it died before the line above
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def dask_setup(worker: object) -> None:

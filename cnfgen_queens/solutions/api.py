@@ -20,8 +20,9 @@ choice in :mod:`.engine_choice`, the size cap in :mod:`.size_cap`.
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
 
@@ -147,10 +148,10 @@ def _loop(request: Request, deadline: Deadline | None) -> Generator[Found, None,
 def _embedded_loop(request: Request, deadline: Deadline) -> Generator[Found, None, None]:
     formula, solver, symmetric, check_all = request.formula, request.solver.name, request.symmetric, request.check_all
 
-    def loop(call: Callable[[], None]) -> Iterator[Found]:  # runs in the child
-        return enumerate_embedded(formula, solver, symmetric=symmetric, deadline=deadline, on_call=call,
-                                  check_all=check_all)  # fmt: skip
-
+    # runs in the child: a module-level function's partial, pickled for a fresh process (forked_loop)
+    loop = functools.partial(
+        enumerate_embedded, formula, solver, symmetric=symmetric, deadline=deadline, check_all=check_all
+    )
     yield from enumerate_forked(loop, deadline=deadline, memory_mb=request.limits.memory,
                                 on_call=request.report.on_call)  # fmt: skip
 

@@ -15,19 +15,23 @@ building, solving), not numpy's load (OpenBLAS reserves per-thread buffers when 
 
 from __future__ import annotations
 
+import os
 import pickle
+import sys
 import time
 from dataclasses import dataclass, replace
 from itertools import chain
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.dimacs import open_cnf, read_header
 from cnfgen_queens.cnf.scan import Cnf, literal_chunks
 
 from ..limits import Limits
 from .outcome import Status
 from .parse import describe_exit, says_out_of_memory
-from .process import GRACE, Finished, run_forked
+from .process import GRACE, Finished, fork_is_safe, run_forked, run_process
 from .solver_child import run as run_in_kept_child
 
 if TYPE_CHECKING:
@@ -156,7 +160,7 @@ def _literal_arrays(cnf: Cnf | CnfFile) -> Iterator[np.ndarray]:
         yield from literal_chunks(f, read_header(f, cnf.name), cnf.name, whole=False)
 
 
-def _load_in_parent() -> None:
+def load_solver_modules() -> None:
     """Import what the child uses, so that it inherits it loaded (lazily: only a solve pays for it)."""
     import numpy  # noqa: F401
     import pysat.solvers  # noqa: F401
@@ -173,6 +177,8 @@ def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, 
                timeout: float | None, grace: float) -> Finished:  # fmt: skip
     """The supervised child's run: in this thread's long-lived child (:mod:`.solver_child`) with ``reuse``
     (a batch worker's many runs), else (or when that child cannot take it) in a child forked for it."""
+    if not fork_is_safe():  # another thread runs: no fork, a fresh process
+        return _run_fresh(name, cnf, limits, want_proof, timeout, grace)
     if reuse:
         start = time.monotonic()
         run = run_in_kept_child(_pickled_answer, (name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
@@ -185,6 +191,33 @@ def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, 
                       grace=grace)  # fmt: skip
 
 
+def fresh_python(module: str) -> list[str]:
+    """The command of a fresh Python process running ``module``'s ``main(argv)`` (add its arguments), from this
+    copy of the package whatever the caller's sys.path: :mod:`.embedded_child`,
+    :mod:`cnfgen_queens.enumeration.loop_child`."""
+    code = f"import sys; sys.path.insert(0, sys.argv.pop(1)); from {module} import main; sys.exit(main(sys.argv[1:]))"
+    return [sys.executable, "-c", code, str(Path(__file__).resolve().parents[2])]
+
+
+def _run_fresh(
+    name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, timeout: float | None, grace: float
+) -> Finished:
+    """The run in a fresh Python process (:mod:`.embedded_child`), started as a solver binary is, with the
+    same limits (it sets its memory limit itself); its wall and CPU time include that interpreter's start."""
+    start = time.monotonic()
+    with work_dir("embedded") as tmp:
+        request = tmp / "request.pickle"
+        with open(request, "wb") as f:
+            pickle.dump((name, cnf, want_proof), f, protocol=pickle.HIGHEST_PROTOCOL)
+        child = fresh_python("cnfgen_queens.solvers.embedded_child")
+        argv = [*child, str(request), str(limits.memory or 0), str(os.getpid())]
+        left = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
+        own = replace(limits, memory=None, isolation="none")  # the child sets its memory limit itself
+        run = run_process(argv, output_dir=tmp, timeout=left, limits=own, grace=grace, own_limits=True)
+        answer = run.stdout_file.read_bytes() if run.stdout_file is not None else b""
+    return replace(run, stdout=answer, stdout_file=None, wall=time.monotonic() - start)
+
+
 def solve_embedded(
     name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False, *, timeout: float | None = None,
     grace: float = GRACE, reuse: bool = False,
@@ -192,7 +225,7 @@ def solve_embedded(
     """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child, for ``limits.time`` seconds
     (``timeout``: what is left of them); SIGKILL ``grace`` seconds after SIGTERM.  ``reuse``: the child is
     kept between runs, with the same limits (:mod:`.solver_child`)."""
-    _load_in_parent()
+    load_solver_modules()
     run = _run_child(name, cnf, limits, want_proof, reuse, limits.time if timeout is None else timeout, grace)
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:

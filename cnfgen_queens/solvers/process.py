@@ -53,18 +53,19 @@ STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 def _spawn(
     argv: Sequence[str], stdout: int, stderr: int, preexec: Callable[[], None] | None
-) -> tuple[subprocess.Popen[bytes], set[int]]:
+) -> tuple[subprocess.Popen[bytes], set[int] | None]:
     """Start ``argv`` in a new session (its pid is its process group id); returns it and the signal mask to
-    restore (``_supervise(unblock=)``).
+    restore (``_supervise(unblock=)``; None without ``preexec``: no Python code runs in the child, no signal
+    is blocked, and the command starts safely whatever threads this process has).
 
     SIGINT, SIGTERM and SIGHUP stay blocked in this thread from before the fork: with a ``preexec_fn`` Python
     runs its at-fork hooks (logging's lock), and a signal handler that raised inside one would be swallowed
     with that lock left held, so the next fork (BenchExec's) waits for ever and the signal is lost.  The
     child restores the mask before anything else."""
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    blocked = None if preexec is None else signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
     def child() -> None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked or set())
         if preexec is not None:
             preexec()
 
@@ -72,11 +73,12 @@ def _spawn(
         with spawn_lock:
             proc = subprocess.Popen(
                 list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                start_new_session=True, preexec_fn=child, close_fds=True,
+                start_new_session=True, preexec_fn=None if preexec is None else child, close_fds=True,
             )  # fmt: skip
             started.add(proc.pid)
     except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        if blocked is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         raise
     return proc, blocked
 
@@ -210,6 +212,7 @@ def run_process(
     limits: Limits = PLAIN,
     grace: float = GRACE,
     abort: threading.Event | None = None,
+    own_limits: bool = False,
 ) -> Finished:
     """Run ``argv`` to completion or for ``timeout`` seconds of wall time from this call (starting it counts:
     SIGTERM at that instant, SIGKILL ``grace`` seconds later); nothing of it survives.
@@ -218,7 +221,9 @@ def run_process(
     ``solver.err`` (its tail in ``Finished.stderr``).  Of ``limits`` the memory, the output and the
     isolation hold (``cgroup`` or ``none``: resolve ``auto`` with :func:`.cgroup.choose` first); the time is
     ``timeout``.  Once ``abort`` is set the run is killed as at the output cap.  Raises OSError when the
-    binary cannot be started.  KeyboardInterrupt stops the run and is re-raised.
+    binary cannot be started.  KeyboardInterrupt stops the run and is re-raised.  ``own_limits``: the command
+    sets its memory limit and dies with its parent itself (:mod:`.embedded_child`), so it is started without a
+    ``preexec_fn``, safe whatever threads this process has.
     """
     memory_mb, output_mb = limits.memory, limits.output
     until = None if timeout is None else time.monotonic() + timeout
@@ -231,7 +236,7 @@ def run_process(
         own_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bounds what the fork inherits
         start = time.monotonic()
         since = boot_ticks()
-        proc, blocked = _spawn(argv, out.fileno(), err.fileno(), _limit_memory(memory_mb))
+        proc, blocked = _spawn(argv, out.fileno(), err.fileno(), None if own_limits else _limit_memory(memory_mb))
         peak = _Peak(proc.pid)  # Popen returns after the exec, so this samples the solver itself
         try:
             (_, status, usage), timed_out = _supervise(proc.pid, until, grace, peak, blocked, cap, sent)
@@ -291,6 +296,14 @@ def held_size() -> int:
     also for memory freed and kept (glibc keeps a freed block at the top of its heap)."""
     trim()
     return virtual_size()
+
+
+def fork_is_safe() -> bool:
+    """Whether this process may fork a child that goes on running Python (:func:`fork_child`): no other thread
+    runs.  A thread that holds a lock at the fork (malloc's, logging's, the import lock, a Dask worker's) leaves
+    it held for ever in the child, which can then hang; with this thread alone, none can start between this
+    check and the fork.  Otherwise start a fresh process (:mod:`.embedded_child`), as for a solver binary."""
+    return threading.active_count() == 1
 
 
 def fork_child(
