@@ -191,17 +191,8 @@ def parse(
     task = top.get("task", "solve")
     if task not in TASKS:
         c.expected("task", " or ".join(TASKS), task)
-    for i, entry in enumerate(solvers):
-        if task == "count" and entry.args:
-            c.fail(f"solvers[{i}].args", "solver arguments are not supported with task count")
-        if task == "count" and files:
-            c.fail("instances.files", "task count counts N-queens boards: DIMACS files are for task solve")
-        if task == "count" and entry.profile is not None:
-            c.fail(
-                f"solvers[{i}]",
-                f"{entry.name} is a profile of this config: task count runs the built-in "
-                "profiles, paths and pysat: solvers (count --solvers-file runs a user profile)",
-            )
+    if task == "count" and files:
+        c.fail("instances.files", "task count counts N-queens boards: DIMACS files are for task solve")
     kept = list(largest_kept(ns, encodings, column_alo, group_size, max_clauses))
     sizes_fit(c, kept, shuffled=bool(seeds))
     if task == "count":
