@@ -225,6 +225,30 @@ def test_rejudge_lists_the_runs_whose_verdict_would_change(tmp_path: Path, capsy
     assert f"| {key} | honest | n=4 pairwise | SAT | wrong (UNSAT) |" in out
 
 
+def test_rejudge_reads_a_kept_result_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """MiniSat answers in a result file: the batch keeps it beside the log (``<run key>.result``) and
+    ``--rejudge`` reads it again; a result file changed to a wrong model is listed, a missing one skipped."""
+    need_solver("minisat")
+    cfg = write_config(tmp_path, "kept", "instances: {n: [3, 5], encodings: [pairwise]}\nkeep_output: true\n"
+                       "solvers: [minisat]\n")  # fmt: skip
+    code, _, err = in_process(["batch", str(cfg), "--no-progress"], capsys)
+    assert code == 0, err
+    results = tmp_path / "kept" / "results.sqlite"
+    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
+    assert code == 0, err
+    assert "rejudge: 2 runs' kept output read again; 0 verdict(s) would change" in out
+    with sqlite3.connect(results) as db:
+        keys = dict(db.execute("SELECT n, run_key FROM runs"))
+    kept = tmp_path / "kept" / "run-output"
+    assert (kept / f"{keys[5]}.result").read_text().startswith("SAT\n")
+    (kept / f"{keys[5]}.result").write_text("SAT\n" + " ".join(str(-v) for v in range(1, 26)) + " 0\n")
+    (kept / f"{keys[3]}.result").unlink()
+    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
+    assert code == 0, err
+    assert "1 skipped: the answer was in a result file (not kept); 1 verdict(s) would change" in out
+    assert f"| {keys[5]} | minisat | n=5 pairwise | SAT | wrong (SAT) |" in out
+
+
 def test_file_instances_travel_with_instances_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """DIMACS files of instances.files: named by hash in a bundle (rerun refuses: nothing to run them on), or
     inside it with --with-instances (rerun reproduces)."""

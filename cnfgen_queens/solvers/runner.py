@@ -338,7 +338,7 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
                                 measured_by)  # fmt: skip
         stderr = run.stderr.decode("utf-8", "replace")
         if keep_output is not None:
-            keep(run, keep_output)
+            keep(run, keep_output, model_file)
         input_read = check is None or check.finish()  # the input's error outranks any answer: raised here
         sink = ModelSink(cnf.num_vars if isinstance(cnf, Cnf) else _header(cnf).num_vars)  # O(V), not O(output)
         stop = None if deadline.never else lambda: deadline.expired(MODEL_CHECK_GRACE)  # the reading ends then too
