@@ -55,8 +55,11 @@ EXEMPT = {
 }
 
 
+RESULTS = ROOT / "docs" / "results"
+
+
 def pages() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "results").glob("*.md"))]
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(RESULTS.glob("*.md"))]
 
 
 def name(page: Path) -> str:
@@ -124,7 +127,7 @@ def test_every_figure_in_a_block_is_printed_by_its_bundle() -> None:
 
 @pytest.mark.parametrize(
     "page",
-    [ROOT / "README.md", *sorted((ROOT / "docs" / "results").glob("*.md"))],
+    [ROOT / "README.md", *sorted(RESULTS.glob("*.md"))],
     ids=name,
 )
 def test_a_results_page_quotes_no_figure_outside_a_block(page: Path) -> None:

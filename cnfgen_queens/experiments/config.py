@@ -145,9 +145,7 @@ def load(path: Path | str, *, check_solvers: bool = True, check_sizes: bool = Tr
         data, lines = read(path)
     except SourceError as e:
         raise ConfigError(str(e)) from None
-    return parse(
-        data, str(path), lines, default_name=path.stem, check_solvers=check_solvers, check_sizes=check_sizes
-    )
+    return parse(data, str(path), lines, default_name=path.stem, check_solvers=check_solvers, check_sizes=check_sizes)
 
 
 def parse(
