@@ -440,3 +440,41 @@ def test_attached_files_travel_checked_by_the_manifest(
         assert code == 2 and said in err and len(err.strip().splitlines()) == 1, err
         assert not target.exists()
     assert not (tmp_path / "n.sqlite").exists()
+
+
+def test_a_bundle_report_carries_the_comparison_as_report_compare_prints_it(
+    tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``bundle --compare A B``: report/report.md is what the recorded command (`report --compare A B`) prints from
+    the bundle's store, the table and the comparison's verdict; bundle.json records the pair; the same store
+    gives the same bytes; a pair that names nothing in the runs is a one-line refusal, nothing written."""
+    from cnfgen_queens.experiments.bundle_read import verified
+
+    results, _ = tiny
+    outs = [tmp_path / f"compare-{i}.tar.gz" for i in (1, 2)]
+    for out in outs:
+        argv = ["bundle", str(results), "--time", "cpu", "--compare", "minisat", "pysat:cadical195", "-o", str(out)]
+        code, _, err = in_process(argv, capsys)
+        assert code == 0, err
+    assert outs[0].read_bytes() == outs[1].read_bytes()
+    found = verified(outs[0])
+    recorded = json.loads(found["bundle.json"])["report"]
+    assert recorded == {
+        "by": [],
+        "time": "cpu",
+        "compare": ["minisat", "pysat:cadical195"],
+        "command": "cnfgen-queens report store.sqlite --time cpu --compare minisat pysat:cadical195",
+    }
+    store = tmp_path / "store.sqlite"
+    store.write_bytes(found["store.sqlite"])
+    code, printed, err = in_process(["report", str(store), *recorded["command"].split()[3:]], capsys)
+    assert code == 0, err
+    report = found["report/report.md"].decode()
+    assert report == printed
+    assert "compare solver: A = minisat, B = pysat:cadical195 (cpu time;" in report
+    assert "instances run by both: 6; solved by both: 6" in report and "\nverdict: " in report
+    refused = tmp_path / "refused.tar.gz"
+    argv = ["bundle", str(results), "--compare", "minisat", "glucose", "-o", str(refused)]
+    code, _, err = in_process(argv, capsys)
+    assert code == 2 and "--compare 'glucose'" in err and len(err.strip().splitlines()) == 1, err
+    assert not refused.exists()

@@ -41,6 +41,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--time", choices=TIMES, default="wall", help="the time the bundle's report uses, as `report --time`"
     )
+    p.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="the bundle's report: the comparison of A with B after the table, as `report --compare A B` prints "
+        "it (recorded in the bundle)",
+    )
     add_bundle_options(p)
 
 
@@ -73,7 +80,10 @@ def write_bundle(db: Path, out: Path, args: argparse.Namespace, config: object =
             if isinstance(config, Config)
             else find_config(db, Path(args.config) if getattr(args, "config", None) else None)
         )
-        view = View(tuple(getattr(args, "by", ())), getattr(args, "time", "wall"))  # batch --bundle: the defaults
+        pair = getattr(args, "compare", None)  # batch --bundle: the defaults
+        view = View(
+            tuple(getattr(args, "by", ())), getattr(args, "time", "wall"), None if pair is None else tuple(pair)
+        )
         made = make(
             db,
             out,

@@ -11,7 +11,7 @@ The archive is a ``.tar.gz`` whose members are, sorted by name:
 - ``bundle.json``: the tool's version and git commit, the config hash, each solver's profile, versions and
   binary SHA-256, each instance's GBD hash and the command that regenerates it, the machines;
 - ``report/report.md`` and ``report/html/`` (the HTML report with its plots), made with the report options
-  given (:class:`View`: ``report --by ... --time ...``), which ``bundle.json`` records;
+  given (:class:`View`: ``report --by ... --time ... --compare A B``), which ``bundle.json`` records;
 - ``attached/NAME``: files given with ``attach`` (a study's other tables, say), as they are: carried and
   checked by the manifest, not rerun;
 - ``README.md`` (how to rerun it) and ``MANIFEST`` (every other member's SHA-256).
@@ -25,6 +25,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import shlex
 import shutil
 import sqlite3
 import tarfile
@@ -36,7 +37,7 @@ from ..cnf.atomic import atomic_output, work_dir
 from ..cnf.same_file import refuse_alias, refuse_database
 from ..solvers import SolverNotFound, resolve
 from ..version import __version__
-from . import machine
+from . import compare, machine
 from .batch import profile_of
 from .bundle_read import CONFIG, INFO, MANIFEST, STORE, BundleError, file_sha256
 from .config import Config, ConfigError, load, parse
@@ -53,10 +54,12 @@ MTIME = 946684800  # 2000-01-01: every member's time (a fixed one, not the hour 
 
 @dataclass(frozen=True)
 class View:
-    """The report options the bundle's report is made with (``report --by KEY ... --time wall|cpu``)."""
+    """The report options the bundle's report is made with (``report --by KEY ... --time wall|cpu [--compare A
+    B]``): the table, and the comparison of A with B after it when ``compare`` is given."""
 
     by: tuple[str, ...] = ()
     time: str = "wall"
+    compare: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.time not in TIMES:
@@ -64,7 +67,27 @@ class View:
 
     def command(self) -> str:
         """The report command that prints the bundle's ``report/report.md`` from its store."""
-        return " ".join(["cnfgen-queens report store.sqlite", *(f"--by {k}" for k in self.by), f"--time {self.time}"])
+        pair = () if self.compare is None else ("--compare", *(shlex.quote(s) for s in self.compare))
+        by = (f"--by {k}" for k in self.by)
+        return " ".join(["cnfgen-queens report store.sqlite", *by, f"--time {self.time}", *pair])
+
+    def as_dict(self) -> dict[str, Any]:
+        """What ``bundle.json`` records of it (``compare`` only when given: a bundle without one is as before)."""
+        out: dict[str, Any] = {"by": list(self.by), "time": self.time, "command": self.command()}
+        if self.compare is not None:
+            out["compare"] = list(self.compare)
+        return out
+
+    def text(self, rows: list[Row], db: Path) -> str:
+        """``report/report.md`` of ``rows`` (stored in ``db``): what the report command prints, the table and the
+        comparison (:mod:`.compare`: its runs paired as the report command pairs them, by ``db``'s machines)."""
+        table = markdown(summarize(rows, by=self.by, time=self.time), self.time)
+        if self.compare is None:
+            return table
+        found = compare.compare(
+            rows, *self.compare, time=self.time, platforms=machine.platform_names(machine.stored(db))
+        )
+        return table + "\n" + compare.text(found, self.time)
 
 
 @dataclass(frozen=True)
@@ -313,7 +336,7 @@ def make(
             "instances": _instances(config, db),
             "machines": {k: m.as_dict() for k, m in sorted(machine.stored(stage / STORE).items())},
             "runs": len(rows),
-            "report": {"by": list(view.by), "time": view.time, "command": view.command()},
+            "report": view.as_dict(),
             "attached": _attach(attach, stage),
         }
         (stage / INFO).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -369,8 +392,7 @@ def _report(rows: list[Any], stage: Path, title: str, view: View) -> None:
     """``report/report.md`` and ``report/html/`` of ``rows`` as ``view`` shows them (the report command's own
     writers)."""
     (stage / "report").mkdir()
-    table = markdown(summarize(rows, by=view.by, time=view.time), view.time)
-    (stage / "report" / "report.md").write_text(table, encoding="utf-8")
+    (stage / "report" / "report.md").write_text(view.text(rows, stage / STORE), encoding="utf-8")
     write(rows, stage / "report" / "html", title=title, db=stage / STORE, time=view.time)
 
 
