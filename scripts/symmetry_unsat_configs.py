@@ -4,7 +4,8 @@ Usage: ``python scripts/symmetry_unsat_configs.py`` (rewrites the five files; te
 checks that the committed ones are what it writes).
 
 A batch config places the same squares for every N, but an UNSAT completion needs squares across
-whole rows, so there is one config per N.  Each instance is a queen at 1,1 and blocked squares that
+whole rows, so there is one config per N, each with a results file of its own (a bundle holds one config's
+runs).  Each instance is a queen at 1,1 and blocked squares that
 the transposition keeps (the stabiliser is the identity and the transposition): the rows ``A = 2, 4,
 .., 2m`` may hold queens only in the ``m - 1`` columns ``B = 3, 5, .., 2m - 1``, and by symmetry the
 columns ``A`` only in the rows ``B``.  The m rows of A need m columns: a pigeonhole, UNSAT, whose
@@ -58,7 +59,7 @@ solvers: [kissat, cadical, minisat]
 task: solve
 limits: {{time: 120, memory: 2048}}
 repeats: 3
-results: results/symmetry-unsat.sqlite
+results: results/symmetry-unsat-n{n}.sqlite
 """
 
 
