@@ -445,16 +445,17 @@ def test_attached_files_travel_checked_by_the_manifest(
 def test_a_bundle_report_carries_the_comparison_as_report_compare_prints_it(
     tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``bundle --compare A B``: report/report.md is what the recorded command (`report --compare A B`) prints from
-    the bundle's store, the table and the comparison's verdict; bundle.json records the pair; the same store
-    gives the same bytes; a pair that names nothing in the runs is a one-line refusal, nothing written."""
+    """``bundle --machines --compare A B``: report/report.md is what the recorded command (`report --machines
+    --compare A B`) prints from the bundle's store, the table, the machine with the load at the runs' start and
+    the comparison's verdict; bundle.json records them; the same store gives the same bytes; a pair that names
+    nothing in the runs is a one-line refusal, nothing written."""
     from cnfgen_queens.experiments.bundle_read import verified
 
     results, _ = tiny
     outs = [tmp_path / f"compare-{i}.tar.gz" for i in (1, 2)]
     for out in outs:
-        argv = ["bundle", str(results), "--time", "cpu", "--compare", "minisat", "pysat:cadical195", "-o", str(out)]
-        code, _, err = in_process(argv, capsys)
+        argv = ["bundle", str(results), "--machines", "--time", "cpu", "--compare", "minisat", "pysat:cadical195"]
+        code, _, err = in_process([*argv, "-o", str(out)], capsys)
         assert code == 0, err
     assert outs[0].read_bytes() == outs[1].read_bytes()
     found = verified(outs[0])
@@ -463,7 +464,8 @@ def test_a_bundle_report_carries_the_comparison_as_report_compare_prints_it(
         "by": [],
         "time": "cpu",
         "compare": ["minisat", "pysat:cadical195"],
-        "command": "cnfgen-queens report store.sqlite --time cpu --compare minisat pysat:cadical195",
+        "machines": True,
+        "command": "cnfgen-queens report store.sqlite --machines --time cpu --compare minisat pysat:cadical195",
     }
     store = tmp_path / "store.sqlite"
     store.write_bytes(found["store.sqlite"])
@@ -471,6 +473,7 @@ def test_a_bundle_report_carries_the_comparison_as_report_compare_prints_it(
     assert code == 0, err
     report = found["report/report.md"].decode()
     assert report == printed
+    assert "\nmachines: 1\n" in report and "| load at start (median, max) |" in report
     assert "compare solver: A = minisat, B = pysat:cadical195 (cpu time;" in report
     assert "instances run by both: 6; solved by both: 6" in report and "\nverdict: " in report
     refused = tmp_path / "refused.tar.gz"

@@ -42,6 +42,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--time", choices=TIMES, default="wall", help="the time the bundle's report uses, as `report --time`"
     )
     p.add_argument(
+        "--machines",
+        action="store_true",
+        help="the bundle's report: the machines and the load at the runs' start after the table, as `report "
+        "--machines` (recorded in the bundle)",
+    )
+    p.add_argument(
         "--compare",
         nargs=2,
         metavar=("A", "B"),
@@ -82,7 +88,10 @@ def write_bundle(db: Path, out: Path, args: argparse.Namespace, config: object =
         )
         pair = getattr(args, "compare", None)  # batch --bundle: the defaults
         view = View(
-            tuple(getattr(args, "by", ())), getattr(args, "time", "wall"), None if pair is None else tuple(pair)
+            tuple(getattr(args, "by", ())),
+            getattr(args, "time", "wall"),
+            None if pair is None else tuple(pair),
+            getattr(args, "machines", False),
         )
         made = make(
             db,

@@ -168,10 +168,8 @@ def _sections(args: argparse.Namespace, rows: Iterable[Row], seen: _Seen, spread
     again), the spread over repeats (--spread), the comparison (--compare), the last two from the pass made."""
     parts = []
     try:
-        if args.machines or len(seen.machines) > 1:  # shown unasked: the guard
-            listed = list(rows)
-            if found := machine.section(listed, machine.stored(args.db)):
-                parts.append(found + "".join(f"\n{line}\n" for line in noise.lines(listed, noise.stored(args.db))))
+        if (args.machines or len(seen.machines) > 1) and (found := noise.section(list(rows), args.db)):
+            parts.append(found)  # shown unasked for several machines: the guard
         if spreads is not None:
             cells = spreads.cells()
             parts.append(spread.markdown(cells, args.noisy, args.time) if cells else "spread: no run has repeats\n")

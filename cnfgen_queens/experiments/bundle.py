@@ -11,7 +11,7 @@ The archive is a ``.tar.gz`` whose members are, sorted by name:
 - ``bundle.json``: the tool's version and git commit, the config hash, each solver's profile, versions and
   binary SHA-256, each instance's GBD hash and the command that regenerates it, the machines;
 - ``report/report.md`` and ``report/html/`` (the HTML report with its plots), made with the report options
-  given (:class:`View`: ``report --by ... --time ... --compare A B``), which ``bundle.json`` records;
+  given (:class:`View`: ``report --by ... --machines --time ... --compare A B``), which ``bundle.json`` records;
 - ``attached/NAME``: files given with ``attach`` (a study's other tables, say), as they are: carried and
   checked by the manifest, not rerun;
 - ``README.md`` (how to rerun it) and ``MANIFEST`` (every other member's SHA-256).
@@ -37,7 +37,7 @@ from ..cnf.atomic import atomic_output, work_dir
 from ..cnf.same_file import refuse_alias, refuse_database
 from ..solvers import SolverNotFound, resolve
 from ..version import __version__
-from . import compare, machine
+from . import compare, machine, noise
 from .batch import profile_of
 from .bundle_read import CONFIG, INFO, MANIFEST, STORE, BundleError, file_sha256
 from .config import Config, ConfigError, load, parse
@@ -60,6 +60,7 @@ class View:
     by: tuple[str, ...] = ()
     time: str = "wall"
     compare: tuple[str, str] | None = None
+    machines: bool = False  # the machines and the load at the runs' start (shown unasked for several machines)
 
     def __post_init__(self) -> None:
         if self.time not in TIMES:
@@ -69,25 +70,30 @@ class View:
         """The report command that prints the bundle's ``report/report.md`` from its store."""
         pair = () if self.compare is None else ("--compare", *(shlex.quote(s) for s in self.compare))
         by = (f"--by {k}" for k in self.by)
-        return " ".join(["cnfgen-queens report store.sqlite", *by, f"--time {self.time}", *pair])
+        machines = ("--machines",) if self.machines else ()
+        return " ".join(["cnfgen-queens report store.sqlite", *by, *machines, f"--time {self.time}", *pair])
 
     def as_dict(self) -> dict[str, Any]:
         """What ``bundle.json`` records of it (``compare`` only when given: a bundle without one is as before)."""
         out: dict[str, Any] = {"by": list(self.by), "time": self.time, "command": self.command()}
         if self.compare is not None:
             out["compare"] = list(self.compare)
+        if self.machines:
+            out["machines"] = True
         return out
 
     def text(self, rows: list[Row], db: Path) -> str:
-        """``report/report.md`` of ``rows`` (stored in ``db``): what the report command prints, the table and the
-        comparison (:mod:`.compare`: its runs paired as the report command pairs them, by ``db``'s machines)."""
-        table = markdown(summarize(rows, by=self.by, time=self.time), self.time)
-        if self.compare is None:
-            return table
-        found = compare.compare(
-            rows, *self.compare, time=self.time, platforms=machine.platform_names(machine.stored(db))
-        )
-        return table + "\n" + compare.text(found, self.time)
+        """``report/report.md`` of ``rows`` (stored in ``db``): what the report command prints, the table, the
+        machines (:func:`.noise.section`) and the comparison (:mod:`.compare`: its runs paired as the report command
+        pairs them, by ``db``'s machines)."""
+        parts = [markdown(summarize(rows, by=self.by, time=self.time), self.time)]
+        if self.machines or len({r.machine for r in rows if r.machine is not None}) > 1:  # as report: the guard
+            parts.append(noise.section(rows, db))
+        if self.compare is not None:
+            platforms = machine.platform_names(machine.stored(db))
+            found = compare.compare(rows, *self.compare, time=self.time, platforms=platforms)
+            parts.append(compare.text(found, self.time))
+        return "\n".join(p for p in parts if p)
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,13 @@ def lines(rows: list[Row], batches: list[BatchStart]) -> list[str]:
     return out
 
 
+def section(rows: list[Row], db: Path | str) -> str:
+    """The report's machines section of ``rows`` (stored in ``db``): each machine with its runs and the load at
+    their start (:func:`.machine.section`), then :func:`lines`; empty when no run names its machine."""
+    found = machine.section(rows, machine.stored(db))
+    return found + "".join(f"\n{line}\n" for line in lines(rows, stored(db))) if found else ""
+
+
 def pin_cores(config: Config, executor: str, jobs: int) -> tuple[tuple[int, ...], ...]:
     """The core sets of a ``pin: true`` batch (one per run at once); PinRefused saying why where it cannot pin."""
     if executor != "local":
