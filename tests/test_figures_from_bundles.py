@@ -24,11 +24,6 @@ NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?!\.?\d)")  # what a report prints
 TEXT_MEMBERS = (".md", ".html", ".json", ".csv", ".txt")  # not plots (.svg) nor runs.js: raw values, coordinates
 README_RESULTS = "## Which encoding for which N"  # README's results section, up to the next heading
 
-# Pages whose figures are not from a bundle, and why.
-UNBUNDLED_PAGES = {
-    "docs/results/symmetry.md": "its runs (symmetry.csv) come from seven configs and a Ganak script, and its "
-    "verdicts from report --compare, which a bundle's report does not print: not rerun and bundled yet",
-}
 # Figures a results page quotes outside a bundle block, and why (page -> figure -> reason).
 EXEMPT = {
     "README.md": {
@@ -119,6 +114,10 @@ def test_every_figure_in_a_block_is_printed_by_its_bundle() -> None:
         "data/results/bundles/encodings.tar.gz",
         "data/results/bundles/large-n-1000.tar.gz",
         "data/results/bundles/large-n-2000.tar.gz",
+        "data/results/bundles/completion.tar.gz",
+        "data/results/bundles/symmetry.tar.gz",
+        "data/results/bundles/symmetry-torus.tar.gz",
+        *(f"data/results/bundles/symmetry-unsat-n{n}.tar.gz" for n in (20, 30, 40, 50, 60)),
     }
     cache: dict[str, set[str]] = {}
     for page, bundle, text in found:
@@ -136,8 +135,6 @@ def test_every_figure_in_a_block_is_printed_by_its_bundle() -> None:
     ids=name,
 )
 def test_a_results_page_quotes_no_figure_outside_a_block(page: Path) -> None:
-    if name(page) in UNBUNDLED_PAGES:
-        pytest.skip(f"not bundled: {UNBUNDLED_PAGES[name(page)]}")
     outside = BLOCK.sub("", results_text(page))
     allowed = EXEMPT.get(name(page), {})
     loose = [f for f in figures(outside) if f not in allowed]
@@ -167,3 +164,25 @@ def test_a_page_command_rebuilds_its_bundles_report(
     again, committed = verified(out), verified(ROOT / command[2])
     assert again["report/report.md"] == committed["report/report.md"]
     assert again["store.sqlite"] == committed["store.sqlite"]
+
+
+def test_the_symmetry_page_command_rebuilds_its_bundles_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command the symmetry page names for the tori's bundle, run on the store that bundle holds, writes the
+    committed bundle's report (with its comparison and the machine's load) and attaches the same Ganak table."""
+    monkeypatch.chdir(ROOT)  # the page's paths are the checkout's
+    text = (RESULTS / "symmetry.md").read_text(encoding="utf-8").replace("\\\n", " ")
+    command = re.search(r"cnfgen-queens bundle (results/symmetry-torus\.sqlite) ([^\n`]*) -o (\S+)", text)
+    assert command is not None
+    committed = verified(ROOT / command[3])
+    store = tmp_path / "symmetry-torus.sqlite"
+    store.write_bytes(committed["store.sqlite"])
+    out = tmp_path / "again.tar.gz"
+    config = ["--config", "configs/symmetry-torus.yaml"]  # the bundle's store names its own config.yaml
+    code, _, err = in_process(["bundle", str(store), *config, *command[2].split(), "-o", str(out)], capsys)
+    assert code == 0, err
+    again = verified(out)
+    assert again["report/report.md"] == committed["report/report.md"]
+    assert "verdict: false faster" in again["report/report.md"].decode()
+    assert again["attached/ganak-torus.md"] == committed["attached/ganak-torus.md"]
