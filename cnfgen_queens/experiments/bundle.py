@@ -11,7 +11,7 @@ The archive is a ``.tar.gz`` whose members are, sorted by name:
 - ``bundle.json``: the tool's version and git commit, the config hash, each solver's profile, versions and
   binary SHA-256, each instance's GBD hash and the command that regenerates it, the machines;
 - ``report/report.md`` and ``report/html/`` (the HTML report with its plots), made with the report options
-  given (:class:`View`: ``report --by ... --machines --time ... --compare A B``), which ``bundle.json`` records;
+  given (:class:`.bundle_view.View`: ``report --by ... --machines --time ... --compare A B``), which ``bundle.json`` records;
 - ``attached/NAME``: files given with ``attach`` (a study's other tables, say), as they are: carried and
   checked by the manifest, not rerun;
 - ``README.md`` (how to rerun it) and ``MANIFEST`` (every other member's SHA-256).
@@ -25,7 +25,6 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import shlex
 import shutil
 import sqlite3
 import tarfile
@@ -37,63 +36,19 @@ from ..cnf.atomic import atomic_output, work_dir
 from ..cnf.same_file import refuse_alias, refuse_database
 from ..solvers import SolverNotFound, resolve
 from ..version import __version__
-from . import compare, machine, noise
+from . import machine
 from .batch import profile_of
 from .bundle_read import CONFIG, INFO, MANIFEST, STORE, BundleError, file_sha256
+from .bundle_view import PLAIN, View
 from .config import Config, ConfigError, load, parse
 from .config_source import read
 from .grid import build
 from .html_report import write
-from .report import load_rows, markdown, shown_rows, summarize
+from .report import load_rows, shown_rows
 from .store import Row, Store
-from .summary import TIMES
 
 ATTACHED = "attached"  # the folder of the files given with --attach
 MTIME = 946684800  # 2000-01-01: every member's time (a fixed one, not the hour the bundle was made)
-
-
-@dataclass(frozen=True)
-class View:
-    """The report options the bundle's report is made with (``report --by KEY ... --time wall|cpu [--compare A
-    B]``): the table, and the comparison of A with B after it when ``compare`` is given."""
-
-    by: tuple[str, ...] = ()
-    time: str = "wall"
-    compare: tuple[str, str] | None = None
-    machines: bool = False  # the machines and the load at the runs' start (shown unasked for several machines)
-
-    def __post_init__(self) -> None:
-        if self.time not in TIMES:
-            raise BundleError(f"report time {self.time!r}: expected {' or '.join(TIMES)}")
-
-    def command(self) -> str:
-        """The report command that prints the bundle's ``report/report.md`` from its store."""
-        pair = () if self.compare is None else ("--compare", *(shlex.quote(s) for s in self.compare))
-        by = (f"--by {k}" for k in self.by)
-        machines = ("--machines",) if self.machines else ()
-        return " ".join(["cnfgen-queens report store.sqlite", *by, *machines, f"--time {self.time}", *pair])
-
-    def as_dict(self) -> dict[str, Any]:
-        """What ``bundle.json`` records of it (``compare`` only when given: a bundle without one is as before)."""
-        out: dict[str, Any] = {"by": list(self.by), "time": self.time, "command": self.command()}
-        if self.compare is not None:
-            out["compare"] = list(self.compare)
-        if self.machines:
-            out["machines"] = True
-        return out
-
-    def text(self, rows: list[Row], db: Path) -> str:
-        """``report/report.md`` of ``rows`` (stored in ``db``): what the report command prints, the table, the
-        machines (:func:`.noise.section`) and the comparison (:mod:`.compare`: its runs paired as the report command
-        pairs them, by ``db``'s machines)."""
-        parts = [markdown(summarize(rows, by=self.by, time=self.time), self.time)]
-        if self.machines or len({r.machine for r in rows if r.machine is not None}) > 1:  # as report: the guard
-            parts.append(noise.section(rows, db))
-        if self.compare is not None:
-            platforms = machine.platform_names(machine.stored(db))
-            found = compare.compare(rows, *self.compare, time=self.time, platforms=platforms)
-            parts.append(compare.text(found, self.time))
-        return "\n".join(p for p in parts if p)
 
 
 @dataclass(frozen=True)
@@ -304,7 +259,7 @@ def make(
     out: Path,
     *,
     config: Config,
-    view: View = View(),
+    view: View = PLAIN,
     with_host: bool = False,
     with_instances: bool = False,
     attach: tuple[Path, ...] = (),
