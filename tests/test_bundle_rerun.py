@@ -356,3 +356,40 @@ def test_the_readme_commander_figure_equals_its_bundle(tmp_path: Path) -> None:
         times = [by_n[n] for by_n in medians.values()]
         assert len(times) == 3 and None not in times
         assert (f"{min(times):.2g}", f"{max(times):.2g}") == (low, high)
+
+
+def test_attached_files_travel_checked_by_the_manifest(
+    tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``bundle --attach FILE``: a study's other tables ride in ``attached/NAME``, listed in the MANIFEST and in
+    bundle.json; a changed attached member is refused like any other; an unreadable file or two of one name is a
+    one-line refusal, nothing written."""
+    from cnfgen_queens.experiments.bundle_read import verified
+
+    results, _ = tiny
+    notes = tmp_path / "ganak.md"
+    notes.write_text("| pairwise | 8 | 92 | 1.19 |\n")
+    out = tmp_path / "with.tar.gz"
+    code, _, err = in_process(["bundle", str(results), "-o", str(out), "--attach", str(notes)], capsys)
+    assert code == 0, err
+    found = verified(out)
+    assert found["attached/ganak.md"] == notes.read_bytes()
+    assert json.loads(found["bundle.json"])["attached"] == ["attached/ganak.md"]
+    lying = {"attached/ganak.md": b"| pairwise | 8 | 92 | 0.01 |\n"}
+    changed = rewrite(out, tmp_path / "bad.tar.gz", lying, fix_manifest=False)
+    code, _, err = in_process(["rerun", str(changed), "--results", str(tmp_path / "n.sqlite")], capsys)
+    assert code == 2 and err.strip().endswith(
+        "member attached/ganak.md does not match its SHA-256 in the MANIFEST: refused"
+    )
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "ganak.md").write_text("another\n")
+    for attach, said in (
+        ([str(tmp_path / "none.md")], "--attach: cannot read"),
+        ([str(notes), str(tmp_path / "other" / "ganak.md")], "--attach: two files named 'attached/ganak.md'"),
+    ):
+        target = tmp_path / "refused.tar.gz"
+        argv = ["bundle", str(results), "-o", str(target)] + [x for a in attach for x in ("--attach", a)]
+        code, _, err = in_process(argv, capsys)
+        assert code == 2 and said in err and len(err.strip().splitlines()) == 1, err
+        assert not target.exists()
+    assert not (tmp_path / "n.sqlite").exists()

@@ -41,6 +41,14 @@ def add_bundle_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="put the DIMACS files of instances.files in the bundle (by default they are named by GBD hash only)",
     )
+    p.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="carry FILE in the bundle as attached/NAME (a study's other tables, say; not rerun); repeatable",
+    )
 
 
 def write_bundle(db: Path, out: Path, args: argparse.Namespace, config: object = None) -> None:
@@ -52,7 +60,14 @@ def write_bundle(db: Path, out: Path, args: argparse.Namespace, config: object =
             if isinstance(config, Config)
             else find_config(db, Path(args.config) if getattr(args, "config", None) else None)
         )
-        made = make(db, out, config=found, with_host=args.with_host, with_instances=args.with_instances)
+        made = make(
+            db,
+            out,
+            config=found,
+            with_host=args.with_host,
+            with_instances=args.with_instances,
+            attach=tuple(args.attach),
+        )
     except UsageError as e:
         fail(str(e))
     except OSError as e:

@@ -11,6 +11,8 @@ The archive is a ``.tar.gz`` whose members are, sorted by name:
 - ``bundle.json``: the tool's version and git commit, the config hash, each solver's profile, versions and
   binary SHA-256, each instance's GBD hash and the command that regenerates it, the machines;
 - ``report/report.md`` and ``report/html/`` (the HTML report with its plots);
+- ``attached/NAME``: files given with ``attach`` (a study's other tables, say), as they are: carried and
+  checked by the manifest, not rerun;
 - ``README.md`` (how to rerun it) and ``MANIFEST`` (every other member's SHA-256).
 
 Fixed modes, owners and times, and gzip without a name or time: the same store gives the same bytes.
@@ -43,6 +45,7 @@ from .html_report import write
 from .report import load_rows, markdown, shown_rows, summarize
 from .store import Row, Store
 
+ATTACHED = "attached"  # the folder of the files given with --attach
 MTIME = 946684800  # 2000-01-01: every member's time (a fixed one, not the hour the bundle was made)
 
 
@@ -223,6 +226,7 @@ Experiment {experiment!r}, config hash {hash}, {runs} runs; made by cnfgen-queen
 - `bundle.json`: the solvers (profile, version, binary SHA-256), the instances (GBD hash and the
   command that regenerates each), the machines, the tool's version
 - `report/`: the report as made from the store (`report.md`, `html/index.html`)
+- `attached/`: files attached when it was made (not rerun), if any
 - `MANIFEST`: the SHA-256 of every other member
 
 Rerun it (checks each regenerated instance's GBD hash and states every solver that differs):
@@ -233,9 +237,32 @@ Rerun it (checks each regenerated instance's GBD hash and states every solver th
 """
 
 
-def make(db: Path, out: Path, *, config: Config, with_host: bool = False, with_instances: bool = False) -> Made:
-    """Write the bundle of ``db`` (written by ``config``) to ``out`` (atomically); an ``out`` that is ``db`` or a
-    SQLite database is refused before any work."""
+def _attach(files: tuple[Path, ...], stage: Path) -> list[str]:
+    """Copy ``files`` into ``stage/attached/`` under their names (two of one name, or one unreadable:
+    :class:`BundleError`); the members' names."""
+    names = [f"{ATTACHED}/{f.name}" for f in files]
+    if len(set(names)) < len(names):
+        raise BundleError(f"--attach: two files named {next(n for n in names if names.count(n) > 1)!r}")
+    for f, name in zip(files, names, strict=True):
+        (stage / ATTACHED).mkdir(exist_ok=True)
+        try:
+            shutil.copyfile(f, stage / name)
+        except OSError as e:
+            raise BundleError(f"--attach: cannot read {f}: {e.strerror or e}") from None
+    return names
+
+
+def make(
+    db: Path,
+    out: Path,
+    *,
+    config: Config,
+    with_host: bool = False,
+    with_instances: bool = False,
+    attach: tuple[Path, ...] = (),
+) -> Made:
+    """Write the bundle of ``db`` (written by ``config``) to ``out`` (atomically), with the files ``attach``
+    in ``attached/``; an ``out`` that is ``db`` or a SQLite database is refused before any work."""
     refuse_alias(out, [db, Path(f"{db}-wal")], "-o")
     refuse_database(out, "-o")
     with work_dir("bundle") as work:
@@ -266,6 +293,7 @@ def make(db: Path, out: Path, *, config: Config, with_host: bool = False, with_i
             "instances": _instances(config, db),
             "machines": {k: m.as_dict() for k, m in sorted(machine.stored(stage / STORE).items())},
             "runs": len(rows),
+            "attached": _attach(attach, stage),
         }
         (stage / INFO).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         _report(rows, stage, config.experiment)
