@@ -48,6 +48,8 @@ def main(argv: list[str]) -> int:
         lines = summarize(of_task, time=time, vbs=False)
         for column in ("encoding", "solver"):
             ranked = _ranked(lines, column)
+            if len(ranked) < 2:  # one solver (or encoding): no neighbours
+                continue
             out += [
                 "",
                 f"task {task}: {column}s ranked by mean PAR-2 ({time} time) over the "
