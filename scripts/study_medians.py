@@ -30,7 +30,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     rows = where(shown_rows(load_rows(args.db)), args.where)
     pooled = [dataclasses.replace(r, shuffle_seed=None) for r in rows]
-    sys.stdout.write(spread.markdown(spread.cells(pooled, args.time), time=args.time))
+    text = spread.markdown(spread.cells(pooled, args.time), time=args.time)
+    sys.stdout.write(text.replace("spread over repeats:", "spread over shuffled copies and repeats:", 1))
     return 0
 
 
