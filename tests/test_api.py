@@ -396,3 +396,23 @@ def test_run_batch_runs_from_a_script_on_stdin_or_without_the_main_guard(tmp_pat
         assert ran.returncode == 0 and ran.stderr == "", ran.stderr[-2000:]
         assert ran.stdout.split() == ["2", "2", "[]", "False"]
         (tmp_path / "r.sqlite").unlink()
+
+
+def test_count_and_enumerate_take_a_binarys_arguments_and_the_users_profiles(tmp_path: Path) -> None:
+    """`cq.count` and `cq.enumerate_solutions` take `solver_args` and `solvers_file` as `cq.solve` and the
+    CLI's `count --solver-args --solvers-file` do: they reach every solver call."""
+    need_solver("cadical")
+    need_solver("minisat")
+    profiles = tmp_path / "solvers.yaml"
+    profiles.write_text(
+        'solvers:\n  quiet-minisat:\n    command: "minisat -verb=0 {flags} {args} {cnf} {model}"\n'
+        "    output: minisat\n    version_args: null\n"
+    )
+    assert cq.count(cq.queens(6), "quiet-minisat", solvers_file=profiles).total == published_count(6)[0]
+    assert cq.count(cq.queens(6), "cadical", solver_args="--sat", engine="loop").total == published_count(6)[0]
+    boards = list(cq.enumerate_solutions(cq.queens(6), "cadical", solver_args=["--unsat"]))
+    assert len(boards) == published_count(6)[0]
+    refused = cq.count(cq.queens(6), "cadical", solver_args="--no-such-option", engine="loop")
+    assert str(refused.status) == "ERROR" and "--no-such-option" in (refused.error or "")
+    with pytest.raises(cq.UsageError, match="unknown solver 'quiet-minisat'"):
+        cq.count(cq.queens(6), "quiet-minisat")

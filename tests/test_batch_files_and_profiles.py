@@ -7,6 +7,7 @@ HTML report counting the files as instances."""
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 from pathlib import Path
 
@@ -229,3 +230,29 @@ def test_the_example_config_runs(
     unsat = [r for r in rows if r.encoding == "php-5-4"]
     assert len(unsat) == 3 and all(r.status is Status.UNSAT and r.checked is Checked.UNCHECKED for r in unsat)
     assert {r.family for r in rows} == {"queens", "pigeonhole"}
+
+
+def test_a_count_grid_runs_inline_profiles_and_solver_arguments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`task: count` takes the same solver entries as `task: solve` (as `count --solvers-file --solver-args`
+    does): the profile's command and the arguments reach every solver call; a liar's count is wrong."""
+    need_solver("minisat")
+    need_solver("cadical")
+    cfg = tmp_path / "count.yaml"
+    cfg.write_text(
+        f"instances: {{n: [6, 7], encodings: [pairwise]}}\n"
+        f"solvers: [{INLINE}, {{name: cadical, args: [--sat]}}, {{name: cadical, args: [--no-such-option]}}, {LYING}]\n"
+        f"task: count\nengine: loop\nlimits: {{time: 30, memory: 2048}}\nresults: {tmp_path / 'results.sqlite'}\n"
+    )
+    code, _, _ = in_process(["batch", str(cfg), "--no-progress"], capsys)
+    assert code == 0
+    with Store(tmp_path / "results.sqlite", readonly=True) as store:
+        rows = {(r.solver, tuple(json.loads(r.solver_args)), r.n): r for r in store.rows()}
+    for n, total in ((6, 4), (7, 40)):  # OEIS A000170
+        for solver, args in (("minisat-quiet", ()), ("cadical", ("--sat",))):
+            row = rows[(solver, args, n)]
+            assert (row.status, row.count, row.verdict) == (Status.UNSAT, total, Verdict.SOLVED)
+        bad = rows[("cadical", ("--no-such-option",), n)]
+        assert bad.status is Status.ERROR and "--no-such-option" in (bad.error or "")
+        assert rows[("liar", (), n)].verdict is not Verdict.SOLVED

@@ -8,7 +8,6 @@ import gzip
 import hashlib
 import io
 import json
-import re
 import shutil
 import sqlite3
 import subprocess
@@ -25,7 +24,6 @@ from test_report_html import browser, chromium  # noqa: F401 (fixtures: the one 
 from cnfgen_queens.experiments.bundle_read import store_of
 from cnfgen_queens.experiments.config import load
 from cnfgen_queens.experiments.grid import build
-from cnfgen_queens.experiments.report import load_rows, medians_by_n
 from cnfgen_queens.experiments.rerun import cell_of, sample
 
 
@@ -225,6 +223,30 @@ def test_rejudge_lists_the_runs_whose_verdict_would_change(tmp_path: Path, capsy
     assert f"| {key} | honest | n=4 pairwise | SAT | wrong (UNSAT) |" in out
 
 
+def test_rejudge_reads_a_kept_result_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """MiniSat answers in a result file: the batch keeps it beside the log (``<run key>.result``) and
+    ``--rejudge`` reads it again; a result file changed to a wrong model is listed, a missing one skipped."""
+    need_solver("minisat")
+    cfg = write_config(tmp_path, "kept", "instances: {n: [3, 5], encodings: [pairwise]}\nkeep_output: true\n"
+                       "solvers: [minisat]\n")  # fmt: skip
+    code, _, err = in_process(["batch", str(cfg), "--no-progress"], capsys)
+    assert code == 0, err
+    results = tmp_path / "kept" / "results.sqlite"
+    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
+    assert code == 0, err
+    assert "rejudge: 2 runs' kept output read again; 0 verdict(s) would change" in out
+    with sqlite3.connect(results) as db:
+        keys = dict(db.execute("SELECT n, run_key FROM runs"))
+    kept = tmp_path / "kept" / "run-output"
+    assert (kept / f"{keys[5]}.result").read_text().startswith("SAT\n")
+    (kept / f"{keys[5]}.result").write_text("SAT\n" + " ".join(str(-v) for v in range(1, 26)) + " 0\n")
+    (kept / f"{keys[3]}.result").unlink()
+    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
+    assert code == 0, err
+    assert "1 skipped: the answer was in a result file (not kept); 1 verdict(s) would change" in out
+    assert f"| {keys[5]} | minisat | n=5 pairwise | SAT | wrong (SAT) |" in out
+
+
 def test_file_instances_travel_with_instances_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """DIMACS files of instances.files: named by hash in a bundle (rerun refuses: nothing to run them on), or
     inside it with --with-instances (rerun reproduces)."""
@@ -343,19 +365,44 @@ def test_a_plugin_travels_in_the_bundle(tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stdout.startswith("reproduced: all 2 paired runs"), done.stdout + done.stderr
 
 
-def test_the_readme_commander_figure_equals_its_bundle(tmp_path: Path) -> None:
-    """README: "commander ... 0.25-0.36 s at N = 128, 1.1-1.4 s at N = 200": each the range over the solvers of
-    the wall time at that N, in the committed bundle's store (checked against its MANIFEST)."""
-    text = " ".join((ROOT / "README.md").read_text().split())
-    figure = r"\*\*N = 32 to 200: commander\*\*.*?: ([\d.]+)-([\d.]+) s at N = 128, ([\d.]+)-([\d.]+) s at N = 200 "
-    found = re.search(figure + r"\(wall time, one run per solver; from the bundle \[`([^`]+)`\]", text)
-    assert found is not None
-    with store_of(ROOT / found[5]) as db:
-        medians = medians_by_n(r for r in load_rows(db) if r.encoding == "commander")
-    for n, low, high in ((128, found[1], found[2]), (200, found[3], found[4])):
-        times = [by_n[n] for by_n in medians.values()]
-        assert len(times) == 3 and None not in times
-        assert (f"{min(times):.2g}", f"{max(times):.2g}") == (low, high)
+def test_a_runs_csv_of_several_configs_bundles_the_runs_of_the_one_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The large-N runs CSV holds five configs' runs: the N = 2000 stage's bundle takes its own 6 and the 3 of
+    the copy run on its seed 2 (other hash, the same run keys), leaves the rest out and says so; its config
+    (34.4M clauses shuffled, above today's shuffle guard) is read as the record of runs made; the report's
+    options are recorded and used."""
+    runs = ROOT / "data" / "results" / "large-n" / "large-n-runs.csv"
+    out = tmp_path / "stage.tar.gz"
+    argv = ["bundle", str(runs), "--config", str(ROOT / "configs" / "large-n-2000.yaml"), "--time", "cpu"]
+    code, _, err = in_process([*argv, "-o", str(out)], capsys)
+    assert code == 0, err
+    assert f"{runs}: 306 run(s) of other configs left out" in err
+    found = members(out)
+    info = json.loads(found["bundle.json"])
+    assert info["runs"] == 9 and info["report"]["time"] == "cpu"
+    assert "--time cpu" in found["README.md"].decode()
+    report = found["report/report.md"].decode()
+    assert "median solved (CPU s)" in report and "| cadical | product | 3 | 3 | 3 | 0 | 0 |" in report
+    with store_of(out) as db:
+        hashes = sqlite3.connect(db).execute("SELECT config_hash, COUNT(*) FROM runs GROUP BY 1").fetchall()
+    assert sorted(n for _, n in hashes) == [3, 6]
+
+
+def test_the_report_options_of_a_bundle(tiny: tuple[Path, Path], tmp_path: Path) -> None:
+    """``bundle --by n``: the bundle's report/report.md is the table per N, as `report --by n` prints it."""
+    from cnfgen_queens.cli import main
+
+    results, _ = tiny
+    out = tmp_path / "by-n.tar.gz"
+    assert main(["bundle", str(results), "--by", "n", "-o", str(out)]) == 0
+    found = members(out)
+    assert found["report/report.md"].decode().startswith("| N | solver | encoding |")
+    assert json.loads(found["bundle.json"])["report"] == {
+        "by": ["n"],
+        "time": "wall",
+        "command": "cnfgen-queens report store.sqlite --by n --time wall",
+    }
 
 
 def test_attached_files_travel_checked_by_the_manifest(

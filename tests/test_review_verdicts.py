@@ -65,3 +65,27 @@ def test_solve_refuses_an_unsat_its_header_contradicts(tmp_path: Path, capsys: p
     appended.write_bytes(q8.read_bytes() + b"1 0\n-1 0\n")
     assert main(["solve", str(appended), "--solver", liar]) == 20
     assert "c error" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("flags", "sentence"),
+    [
+        (["8", "--break-symmetry"], "8-queens with --break-symmetry (pairwise), which has 12 solutions (OEIS A002562)"),
+        (
+            ["7", "--torus", "--break-symmetry"],  # its orbits are unpublished: the board's count, one orbit kept
+            "7-queens torus with --break-symmetry (pairwise), which has 28 solutions (OEIS A007705), of which at "
+            "least one is kept",
+        ),
+    ],
+)
+def test_a_wrong_unsat_names_the_count_of_the_formula_in_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], sentence: str
+) -> None:
+    """The symmetry-broken formula keeps one board per orbit: its wrong UNSAT names that count, not the
+    plain board's."""
+    cnf = tmp_path / "q.cnf"
+    assert main(["gen", *flags, "-o", str(cnf)]) == 0
+    capsys.readouterr()
+    assert main(["solve", str(cnf), "--solver", str(FAKES / "liar.sh")]) == 1
+    _, err = capsys.readouterr()
+    assert f"{sentence}: a wrong answer" in err and err.count("\n") == 1

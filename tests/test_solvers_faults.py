@@ -225,8 +225,9 @@ def test_a_timed_out_group_is_killed_leader_last(monkeypatch: pytest.MonkeyPatch
         real = reaper.killpg
 
         def killpg(pgid: int, sig: int) -> bool:
-            states = {pid: fields[0] for pid, fields in reaper._proc_stats() if pid in members}
-            at_the_leaders_kill.append(list(states.values()))
+            if sig == signal.SIGKILL:  # not the SIGSTOP that stops the group first
+                states = {pid: fields[0] for pid, fields in reaper._proc_stats() if pid in members}
+                at_the_leaders_kill.append(list(states.values()))
             return real(pgid, sig)
 
         monkeypatch.setattr(reaper, "killpg", killpg)

@@ -17,11 +17,10 @@ import os
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from helpers import default_signals, pigeonhole
+from helpers import default_signals, pigeonhole, timed_console
 
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.limits import Deadline, Limits
@@ -134,19 +133,11 @@ def test_the_embedded_solver_is_stopped_at_the_deadline(
         assert runner.KILL_GRACE <= record.signals[1][1] - term < runner.KILL_GRACE + LATE, record.signals
 
 
-def cli(argv: list[str], cwd: Path, stdin: int | None = None) -> tuple[int, float, str, str]:
-    """(exit code, wall seconds, stdout, stderr) of the console script ``cnfgen-queens ARGV``."""
-    start = time.monotonic()
-    proc = subprocess.run([str(BIN / "cnfgen-queens"), *argv], cwd=cwd, stdin=stdin, capture_output=True,
-                          timeout=120, preexec_fn=default_signals)  # fmt: skip
-    return proc.returncode, time.monotonic() - start, proc.stdout.decode(), proc.stderr.decode()
-
-
 def test_the_command_on_a_slow_parser_is_a_timeout(q8: Path, parser: tuple[str, Path]) -> None:
     """The whole command on the slow parser: a TIMEOUT (its wall time: scripts/bench_time_limit.py)."""
     name, profiles = parser
-    code, wall, out, _ = cli(["solve", str(q8), "--solver", name, "--solvers-file", str(profiles),
-                              "--time-limit", "1"], q8.parent)  # fmt: skip
+    argv = ["solve", str(q8), "--solver", name, "--solvers-file", str(profiles), "--time-limit", "1"]
+    code, wall, out, _ = timed_console(argv, q8.parent)
     assert code == 0 and "c status TIMEOUT" in out and "s UNKNOWN" in out, out
     assert wall < 30, wall  # a hang guard (quiet: 1.3 s)
 
@@ -170,7 +161,7 @@ def test_stdin_that_never_comes_is_not_waited_on(q8: Path) -> None:
         read, write = os.pipe()
         os.write(write, given)
         try:
-            code, wall, out, err = cli(["solve", "-", "--time-limit", "1"], q8.parent, stdin=read)
+            code, wall, out, err = timed_console(["solve", "-", "--time-limit", "1"], q8.parent, stdin=read)
         finally:
             os.close(read)
             os.close(write)
@@ -181,7 +172,9 @@ def test_stdin_that_never_comes_is_not_waited_on(q8: Path) -> None:
     read, write = os.pipe()
     os.write(write, q8.read_bytes()[:1000])  # the header and a few clauses, then nothing
     try:
-        code, wall, out, _ = cli(["solve", "-", "--time-limit", "1", "--solver", "minisat"], q8.parent, stdin=read)
+        code, wall, out, _ = timed_console(
+            ["solve", "-", "--time-limit", "1", "--solver", "minisat"], q8.parent, stdin=read
+        )
     finally:
         os.close(read)
         os.close(write)

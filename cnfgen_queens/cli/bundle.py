@@ -10,9 +10,10 @@ from pathlib import Path
 from ..cnf.atomic import work_dir
 from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, printable
-from ..experiments.bundle import find_config, make, store_from_runs
+from ..experiments.bundle import View, find_config, make, store_from_runs
 from ..experiments.config import Config, load
 from ..experiments.report import load_rows
+from ..experiments.summary import BY_KEYS, TIMES
 from .common import fail
 
 
@@ -26,7 +27,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config",
         metavar="CONFIG.yaml",
-        help="the config that wrote DB (default: the file the store names, if it is still that config)",
+        help="the config that wrote DB (default: the file the store names, if it is still that config); of a "
+        "runs CSV, its runs are bundled (the rows of other configs are left out)",
+    )
+    p.add_argument(
+        "--by",
+        action="append",
+        choices=BY_KEYS,
+        default=[],
+        help="the bundle's report: a table per value of this run column, as `report --by` (recorded in the "
+        "bundle); repeatable",
+    )
+    p.add_argument(
+        "--time", choices=TIMES, default="wall", help="the time the bundle's report uses, as `report --time`"
     )
     add_bundle_options(p)
 
@@ -60,13 +73,15 @@ def write_bundle(db: Path, out: Path, args: argparse.Namespace, config: object =
             if isinstance(config, Config)
             else find_config(db, Path(args.config) if getattr(args, "config", None) else None)
         )
+        view = View(tuple(getattr(args, "by", ())), getattr(args, "time", "wall"))  # batch --bundle: the defaults
         made = make(
             db,
             out,
             config=found,
+            view=view,
             with_host=args.with_host,
             with_instances=args.with_instances,
-            attach=tuple(args.attach),
+            attach=tuple(getattr(args, "attach", ())),
         )
     except UsageError as e:
         fail(str(e))
@@ -84,10 +99,12 @@ def run(args: argparse.Namespace) -> int:
         fail(f"{args.db}: a runs CSV: give the config that ran its runs with --config")
     try:
         refuse_alias(Path(args.artifact), [args.db], "-o")
-        config = load(args.config, check_solvers=False)
+        config = load(args.config, check_solvers=False, check_sizes=False)
         rows = load_rows(args.db)
         with work_dir("bundle-runs") as folder:
-            store_from_runs(rows, config, folder / "results.sqlite")
+            others = store_from_runs(rows, config, folder / "results.sqlite")
+            if others:
+                print(f"{args.db}: {others} run(s) of other configs left out", file=sys.stderr)
             write_bundle(folder / "results.sqlite", Path(args.artifact), args, config)
     except UsageError as e:
         fail(str(e))

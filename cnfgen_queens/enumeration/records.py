@@ -18,6 +18,7 @@ from cnfgen_queens.errors import option
 from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.solvers.outcome import Checked, Status
+from cnfgen_queens.solvers.profiles import ProfileSource
 
 
 def refused() -> str:
@@ -56,7 +57,7 @@ class EnumerationOptions:
     on_call: Callable[[], None] | None = None
     workdir: Path | None = None
     resume: bool = False
-    solvers_file: Path | None = None
+    solvers_file: ProfileSource | None = None
     solver_args: tuple[str, ...] = ()
 
 

@@ -33,6 +33,7 @@ from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
 from ..solvers import SolverNotFound, resolve, solver_child
 from ..solvers.cgroup import usable_cores
+from ..solvers.finished import RESULT_SUFFIX
 from ..solvers.outcome import Status
 from . import noise
 from .adaptive import next_round, tally
@@ -164,7 +165,8 @@ def _refuse_planted(config: Config, todo: list[Run], by_instance: dict[Instance,
         return
     refuse_planted(base, CACHE_DIR, (inst.filename for inst in by_instance if inst.file is None), hard_links=True)
     if config.keep_output:
-        refuse_planted(base, OUTPUT_DIR, (f"{r.key}.log" for r in todo), hard_links=True)
+        kept = (f"{r.key}{suffix}" for r in todo for suffix in (".log", RESULT_SUFFIX))
+        refuse_planted(base, OUTPUT_DIR, kept, hard_links=True)
 
 
 def plan(config: Config, store: Store | None, retry_errors: bool = False) -> tuple[list[Run], list[Run]]:

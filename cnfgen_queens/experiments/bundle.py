@@ -10,7 +10,8 @@ The archive is a ``.tar.gz`` whose members are, sorted by name:
   has the store's config hash (checked);
 - ``bundle.json``: the tool's version and git commit, the config hash, each solver's profile, versions and
   binary SHA-256, each instance's GBD hash and the command that regenerates it, the machines;
-- ``report/report.md`` and ``report/html/`` (the HTML report with its plots);
+- ``report/report.md`` and ``report/html/`` (the HTML report with its plots), made with the report options
+  given (:class:`View`: ``report --by ... --time ...``), which ``bundle.json`` records;
 - ``attached/NAME``: files given with ``attach`` (a study's other tables, say), as they are: carried and
   checked by the manifest, not rerun;
 - ``README.md`` (how to rerun it) and ``MANIFEST`` (every other member's SHA-256).
@@ -44,9 +45,26 @@ from .grid import build
 from .html_report import write
 from .report import load_rows, markdown, shown_rows, summarize
 from .store import Row, Store
+from .summary import TIMES
 
 ATTACHED = "attached"  # the folder of the files given with --attach
 MTIME = 946684800  # 2000-01-01: every member's time (a fixed one, not the hour the bundle was made)
+
+
+@dataclass(frozen=True)
+class View:
+    """The report options the bundle's report is made with (``report --by KEY ... --time wall|cpu``)."""
+
+    by: tuple[str, ...] = ()
+    time: str = "wall"
+
+    def __post_init__(self) -> None:
+        if self.time not in TIMES:
+            raise BundleError(f"report time {self.time!r}: expected {' or '.join(TIMES)}")
+
+    def command(self) -> str:
+        """The report command that prints the bundle's ``report/report.md`` from its store."""
+        return " ".join(["cnfgen-queens report store.sqlite", *(f"--by {k}" for k in self.by), f"--time {self.time}"])
 
 
 @dataclass(frozen=True)
@@ -225,7 +243,7 @@ Experiment {experiment!r}, config hash {hash}, {runs} runs; made by cnfgen-queen
 - `config.yaml`: the config as run (its plugins in `plugins/`, its solver profiles in `solvers.yaml`)
 - `bundle.json`: the solvers (profile, version, binary SHA-256), the instances (GBD hash and the
   command that regenerates each), the machines, the tool's version
-- `report/`: the report as made from the store (`report.md`, `html/index.html`)
+- `report/`: the report as made from the store (`report.md`, `html/index.html`): `{report}`
 - `attached/`: files attached when it was made (not rerun), if any
 - `MANIFEST`: the SHA-256 of every other member
 
@@ -257,12 +275,14 @@ def make(
     out: Path,
     *,
     config: Config,
+    view: View = View(),
     with_host: bool = False,
     with_instances: bool = False,
     attach: tuple[Path, ...] = (),
 ) -> Made:
-    """Write the bundle of ``db`` (written by ``config``) to ``out`` (atomically), with the files ``attach``
-    in ``attached/``; an ``out`` that is ``db`` or a SQLite database is refused before any work."""
+    """Write the bundle of ``db`` (written by ``config``) to ``out`` (atomically), its report as ``view`` shows
+    it, with the files ``attach`` in ``attached/``; an ``out`` that is ``db`` or a SQLite database is refused
+    before any work."""
     refuse_alias(out, [db, Path(f"{db}-wal")], "-o")
     refuse_database(out, "-o")
     with work_dir("bundle") as work:
@@ -274,7 +294,7 @@ def make(
 
         (stage / CONFIG).write_text(yaml.safe_dump(data, sort_keys=True, allow_unicode=True), encoding="utf-8")
         try:
-            again = parse(read(stage / CONFIG)[0], str(stage / CONFIG), check_solvers=False)
+            again = parse(read(stage / CONFIG)[0], str(stage / CONFIG), check_solvers=False, check_sizes=False)
         except ConfigError as e:
             raise BundleError(f"the bundle's config does not read back: {e}") from None
         if again.hash != config.hash:
@@ -293,10 +313,11 @@ def make(
             "instances": _instances(config, db),
             "machines": {k: m.as_dict() for k, m in sorted(machine.stored(stage / STORE).items())},
             "runs": len(rows),
+            "report": {"by": list(view.by), "time": view.time, "command": view.command()},
             "attached": _attach(attach, stage),
         }
         (stage / INFO).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        _report(rows, stage, config.experiment)
+        _report(rows, stage, config.experiment, view)
         (stage / "README.md").write_text(
             README.format(
                 experiment=config.experiment,
@@ -304,6 +325,7 @@ def make(
                 runs=len(rows),
                 version=__version__,
                 commit=f" (commit {commit[:12]})" if commit else "",
+                report=view.command(),
             ),
             encoding="utf-8",
         )
@@ -313,17 +335,22 @@ def make(
     return Made(out, len(data_bytes), count)
 
 
-def store_from_runs(rows: list[Row], config: Config, path: Path) -> None:
-    """A results store at ``path`` holding ``rows`` (of a runs CSV, ``report --runs-csv``) run by ``config``: the
-    config, the runs, each instance's GBD hash (under the grid's instance key) and each solver's versions, as a
-    batch records them (the machines are not in a runs CSV)."""
+def store_from_runs(rows: list[Row], config: Config, path: Path) -> int:
+    """A results store at ``path`` holding the runs of ``config`` among ``rows`` (of a runs CSV, ``report
+    --runs-csv``): the config, the runs, each instance's GBD hash (under the grid's instance key) and each
+    solver's versions, as a batch records them (the machines are not in a runs CSV).  A run of ``config`` is a
+    row of its hash, or of another config's with a run key of its grid (a copy of it run on part of the grid:
+    the same run, kept with the hash it was stored with); how many rows are not is returned (one runs CSV may
+    hold the runs of several configs)."""
+    instance_of = {run.key: run.instance for run in build(config)}
     hashes = {r.config_hash for r in rows}
-    if hashes != {config.hash}:
+    mine = [r for r in rows if r.config_hash == config.hash or r.run_key in instance_of]
+    if not mine:
         raise BundleError(
             f"the runs are of config hash(es) {', '.join(sorted(hashes))}, not {config.hash} "
             f"({config.source}): give the config that ran them"
         )
-    instance_of = {run.key: run.instance for run in build(config)}
+    left_out, rows = len(rows) - len(mine), mine
     entries = {e.label: e for e in config.solvers}
     with Store(path) as store:
         store.record_config(config.hash, config.experiment, config.source, config.normalized())
@@ -335,13 +362,16 @@ def store_from_runs(rows: list[Row], config: Config, path: Path) -> None:
         for label, version in sorted({(r.solver_label, r.solver_version or "") for r in rows}):
             if label in entries:
                 store.record_solver(label, profile_of(entries[label]), version)
+    return left_out
 
 
-def _report(rows: list[Any], stage: Path, title: str) -> None:
-    """``report/report.md`` and ``report/html/`` of ``rows`` (the report command's own writers)."""
+def _report(rows: list[Any], stage: Path, title: str, view: View) -> None:
+    """``report/report.md`` and ``report/html/`` of ``rows`` as ``view`` shows them (the report command's own
+    writers)."""
     (stage / "report").mkdir()
-    (stage / "report" / "report.md").write_text(markdown(summarize(rows)), encoding="utf-8")
-    write(rows, stage / "report" / "html", title=title, db=stage / STORE)
+    table = markdown(summarize(rows, by=view.by, time=view.time), view.time)
+    (stage / "report" / "report.md").write_text(table, encoding="utf-8")
+    write(rows, stage / "report" / "html", title=title, db=stage / STORE, time=view.time)
 
 
 def _archive(stage: Path) -> tuple[bytes, int]:

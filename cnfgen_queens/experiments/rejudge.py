@@ -2,11 +2,12 @@
 
 For each run of task solve whose output is in ``run-output/<run key>.log`` beside the results file and whose
 stored answer is SAT or UNSAT (a run stopped at a limit printed no answer): its standard output is parsed
-(:func:`~cnfgen_queens.solvers.parse.read_competition`), a model checked against the instance
+(:func:`~cnfgen_queens.solvers.parse.read_competition`; a result file kept beside it, ``<run key>.result``, by
+:func:`~cnfgen_queens.solvers.parse.read_minisat` for a solver of that style), a model checked against the instance
 (:func:`~cnfgen_queens.solvers.check_model`, the cached CNF of the run's GBD hash), and the answer judged
 (:func:`~cnfgen_queens.solutions.known_answer.judge_answer`, as solve, the API and the batch judge one).  A
-run whose verdict or answer would change is listed.  Skipped, and counted: a solver that writes its answer to
-a result file (not kept), an instance no longer in the cache (or changed).
+run whose verdict or answer would change is listed.  Skipped, and counted: a result file not kept (a store
+written before the batch kept them), an instance no longer in the cache (or changed).
 """
 
 from __future__ import annotations
@@ -20,16 +21,15 @@ from ..cnf.dimacs import read_header_file
 from ..cnf.gbd_hash import gbd_hash
 from ..solutions.known_answer import judge_answer
 from ..solvers import check_model
+from ..solvers.finished import RESULT_SUFFIX, STDERR_MARK
 from ..solvers.outcome import Outcome
-from ..solvers.parse import read_competition
+from ..solvers.parse import read_competition, read_minisat
 from ..solvers.profiles import RESULT_FILE_STYLE
 from ..solvers.status import Status
 from .against import answer
 from .batch import CACHE_DIR
 from .store import OUTPUT_DIR, Row, Store
 from .verdict import judge
-
-STDERR_MARK = b"\nc --- stderr ---\n"  # what solvers.finished.keep writes between stdout and stderr
 
 
 @dataclass(frozen=True)
@@ -64,20 +64,22 @@ def rejudge(db: Path, rows: Iterable[Row]) -> Rejudged:
         log = kept / f"{row.run_key}.log"
         if row.task != "solve" or row.status not in (Status.SAT, Status.UNSAT) or not log.is_file():
             continue
-        why = _skip(row, styles, files, checked)
+        result = log.with_suffix(RESULT_SUFFIX) if styles.get(row.solver_label) == RESULT_FILE_STYLE else None
+        why = _skip(row, result, files, checked)
         if why is not None:
             skipped[why] = skipped.get(why, 0) + 1
             continue
         read += 1
-        today = _judged(row, log.read_bytes(), files[row.gbd_hash or ""])
+        today = _judged(row, log if result is None else result, files[row.gbd_hash or ""])
         if answer(today) != answer(row):
             changes.append((row, answer(row), answer(today)))
     return Rejudged(read, skipped, tuple(changes))
 
 
-def _skip(row: Row, styles: dict[str, str], files: dict[str, Path], checked: dict[str, bool]) -> str | None:
-    """Why ``row``'s output cannot be judged again here (None: it can)."""
-    if styles.get(row.solver_label) == RESULT_FILE_STYLE:
+def _skip(row: Row, result: Path | None, files: dict[str, Path], checked: dict[str, bool]) -> str | None:
+    """Why ``row``'s output cannot be judged again here (None: it can); ``result``: where its result file
+    would be kept (None: the solver answers on stdout)."""
+    if result is not None and not result.is_file():
         return "the answer was in a result file (not kept)"
     path = files.get(row.gbd_hash or "")
     if path is None:
@@ -92,10 +94,15 @@ def _skip(row: Row, styles: dict[str, str], files: dict[str, Path], checked: dic
     return None
 
 
-def _judged(row: Row, output: bytes, cnf: Path) -> Row:
-    """``row`` as today's parser and judge take its kept ``output`` on the instance ``cnf``."""
-    stdout = output.split(STDERR_MARK, 1)[0]
-    claim = read_competition(io.BytesIO(stdout))
+def _judged(row: Row, kept: Path, cnf: Path) -> Row:
+    """``row`` as today's parser and judge take its ``kept`` output (``.log``) or result file on the instance
+    ``cnf``."""
+    if kept.suffix == RESULT_SUFFIX:
+        with open(kept, "rb") as f:
+            claim = read_minisat(f)
+    else:
+        stdout = kept.read_bytes().split(STDERR_MARK, 1)[0]
+        claim = read_competition(io.BytesIO(stdout))
     status = {"SAT": Status.SAT, "UNSAT": Status.UNSAT}.get(claim.answer or "", Status.UNKNOWN)
     model, error = None, claim.problem
     if status is Status.SAT and error is None:

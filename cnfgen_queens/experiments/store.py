@@ -41,7 +41,9 @@ from .row import COLUMNS, SQL_TYPES, Row, column_types, row_of, runs_table
 from .row import MEASURED as MEASURED  # re-exported: the store's readers take the row's names from here
 from .store_env import unwritable
 
-OUTPUT_DIR = "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed
+OUTPUT_DIR = (
+    "run-output"  # beside the results file, with ``keep_output``: <run key>.log, what the solver printed (and .result)
+)
 SYNC_EVERY = 1.0  # seconds between two flushes of the journal to the disk (a row added after it flushes it)
 LOCK_TIMEOUT = 30.0  # seconds a writer waits for another process holding the file (SQLite's busy timeout)
 SCHEMA_VERSION = "1"  # nullable columns added since then are added to older files on open

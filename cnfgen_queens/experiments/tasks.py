@@ -216,14 +216,14 @@ def _count(run: Run) -> Measurement:
     limits = _limits(run)
     start = time.monotonic()
     try:
-        r = api.count(api.Request(run.instance.formula(), api.SolverChoice(run.solver.name), engine=run.engine,
-                                  limits=limits))  # fmt: skip
+        solver = api.SolverChoice(run.solver.name, run.solver.args, run.solver.profiles)
+        r = api.count(api.Request(run.instance.formula(), solver, engine=run.engine, limits=limits))
     except UsageError as e:
         return Measurement(Status.ERROR, wall=time.monotonic() - start, error=str(e))
     measured_by = None if run.solver.name.startswith("pysat:") else _measured_by(limits.isolation)
     return Measurement(
         r.status,
-        solver_version=resolve(run.solver.name).version,
+        solver_version=resolve(run.solver.name, run.solver.profiles).version,
         wall=r.wall,
         count=r.total if r.complete else None,
         fundamental=r.fundamental,

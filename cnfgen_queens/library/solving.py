@@ -118,7 +118,7 @@ def solve(
     """
     with python_words():
         limits = Limits(time_limit, memory_limit)
-        extra = Path(solvers_file) if solvers_file is not None else None
+        extra = _path(solvers_file)
         fresh = memory_limit is not None and solver.startswith("pysat:")
         formula = formula_or_path if isinstance(formula_or_path, Formula) else None
         try:
@@ -206,6 +206,8 @@ def enumerate_solutions(
     formula: Formula,
     solver: str = DEFAULT_SOLVER,
     *,
+    solver_args: Sequence[str] | str = (),
+    solvers_file: str | Path | None = None,
     symmetric: bool = False,
     time_limit: float | None = None,
     memory_limit: int | None = None,
@@ -214,6 +216,8 @@ def enumerate_solutions(
 ) -> Iterator[Board]:
     """Every solution, checked, by the blocking-clause loop (``cnfgen-queens enumerate``); with
     ``symmetric`` one per orbit of the 8 board symmetries.  ``time_limit`` bounds the whole loop.
+    ``solver_args`` and ``solvers_file`` (a binary's extra arguments and the YAML of the user's profiles)
+    as for :func:`solve`.
 
     Raises UsageError at once, before anything runs; EnumerationError (a RuntimeError) from the loop when
     it stops early (the solutions before it have been yielded).
@@ -225,9 +229,9 @@ def enumerate_solutions(
     """
     with python_words():
         formula = formula_of(formula, "enumerate_solutions")
-        request = _solutions.Request(formula.formula, _solutions.SolverChoice(solver),
-                                     limits=Limits(time_limit, memory_limit), symmetric=symmetric,
-                                     allow_large=allow_large)  # fmt: skip
+        choice = _solutions.SolverChoice(solver, tuple(solver_args), _path(solvers_file))
+        request = _solutions.Request(formula.formula, choice, limits=Limits(time_limit, memory_limit),
+                                     symmetric=symmetric, allow_large=allow_large)  # fmt: skip
         found = _solutions.solutions(request)
         return _boards(found, limit)
 
@@ -247,6 +251,8 @@ def count(
     formula: Formula,
     solver: str = DEFAULT_SOLVER,
     *,
+    solver_args: Sequence[str] | str = (),
+    solvers_file: str | Path | None = None,
     engine: str = "auto",
     jobs: int = 1,
     symmetric: bool = False,
@@ -271,6 +277,8 @@ def count(
     directory for a DRAT certificate (``count --certify``; ``cnfgen-queens check-count`` checks it);
     ``check_all``: evaluate every clause on every model (``--check-all``).  ``checked`` says how a complete
     count was checked; ``require_checked`` (``--require-checked``) makes an unchecked one status ERROR.
+    ``solver_args`` and ``solvers_file`` as for :func:`solve` (a binary solver's; ``count --solver-args``,
+    ``--solvers-file``).
 
     Examples:
         >>> import cnfgen_queens as cq
@@ -282,7 +290,8 @@ def count(
     """
     with python_words():
         formula = formula_of(formula, "count")
-        request = _solutions.Request(formula.formula, _solutions.SolverChoice(solver), engine=engine,
+        choice = _solutions.SolverChoice(solver, tuple(solver_args), _path(solvers_file))
+        request = _solutions.Request(formula.formula, choice, engine=engine,
                                      limits=Limits(time_limit, memory_limit),
                                      where=_solutions.Where(jobs=jobs, executor=executor, scheduler=scheduler),
                                      symmetric=symmetric, limit=limit, allow_large=allow_large,
@@ -290,3 +299,7 @@ def count(
                                      require_checked=require_checked)  # fmt: skip
         result = _solutions.count(request)
         return _solutions.judged(result)
+
+
+def _path(value: str | Path | None) -> Path | None:
+    return None if value is None else Path(value)

@@ -46,18 +46,33 @@ class Verdict(StrEnum):
 DESCRIPTION = re.compile(r"n=(\d+) encoding=(\S+)(?: group_size=(\d+))? column_alo=(true|false)$")
 
 
-def _contradiction(described: tuple[int, int, str, str, bool] | None) -> str | None:
-    if described is None or described[1] == 0:  # unknown N, or N = 2, 3: UNSAT is right
-        return None
-    n, published, oeis, encoding, torus = described
-    board = "torus " if torus else ""
-    return (f"the solver answered UNSAT, but the header describes {n}-queens {board}({encoding}), which has "
-            f"{published} solutions (OEIS {oeis}): a wrong answer")  # fmt: skip
+@dataclass(frozen=True)
+class Described:
+    """The unchanged formula a CNF's header describes and its published count: ``published`` solutions
+    (OEIS ``oeis``) of the ``n``-queens board (``torus``), in ``encoding``; with ``broken`` the file holds
+    ``--break-symmetry``'s clauses, which keep one board per orbit (the count of orbits when published, else
+    the board's)."""
+
+    n: int
+    encoding: str
+    torus: bool
+    broken: bool
+    published: int
+    oeis: str
+
+    def contradiction(self) -> str | None:
+        """Why an UNSAT answer is wrong (the board has a solution), or None (N = 2, 3: UNSAT is right)."""
+        if self.published == 0:
+            return None
+        board = ("torus " if self.torus else "") + ("with --break-symmetry " if self.broken else "")
+        kept = ", of which at least one is kept" if self.broken and self.oeis != "A002562" else ""
+        return (f"the solver answered UNSAT, but the header describes {self.n}-queens {board}({self.encoding}), "
+                f"which has {self.published} solutions (OEIS {self.oeis}){kept}: a wrong answer")  # fmt: skip
 
 
-def described_count(header: Header, path: Path | None = None) -> tuple[int, int, str, str, bool] | None:
-    """(N, its published count, the OEIS id, the encoding, torus) of the unchanged formula a CNF's header
-    describes, or None (no description, a changed size, a variant without a published count)."""
+def described_count(header: Header, path: Path | None = None) -> Described | None:
+    """The unchanged formula a CNF's header describes, with its published count, or None (no description, a
+    changed size, a variant without a published count)."""
     m = next((m for c in header.comments if (m := DESCRIPTION.match(c.strip()))), None)
     if m is None:
         return None
@@ -68,11 +83,12 @@ def described_count(header: Header, path: Path | None = None) -> tuple[int, int,
         return None
     if variant.placed or variant.holes:
         return None
-    published = published_count(n, torus=variant.torus)
+    broken = any(c.strip().startswith(HEADER_BREAK) for c in header.comments)  # SAT iff the board has a solution
+    orbits = published_count(n, torus=variant.torus, break_symmetry=True) if broken else None
+    published = orbits or published_count(n, torus=variant.torus)  # the board's, when its orbits are unpublished
     if published is None:
         return None
     try:
-        broken = any(c.strip().startswith(HEADER_BREAK) for c in header.comments)  # SAT iff the board has a solution
         formula = QueensFormula(n, encoding, alo, int(group) if group else None, variant, broken)
         if formula.counts() != (header.num_vars, header.num_clauses):
             return None  # clauses added (block, merge) or taken away: no longer the formula described
@@ -80,7 +96,7 @@ def described_count(header: Header, path: Path | None = None) -> tuple[int, int,
             return None  # more (or fewer) clauses than the header says
     except ValueError:  # an unknown encoding, a bad group size: a header we did not write
         return None
-    return n, published[0], published[1], encoding, variant.torus
+    return Described(n, encoding, variant.torus, broken, published[0], published[1])
 
 
 UNCHECKED_WHY = "no verified proof, no published count for this CNF"
@@ -139,7 +155,7 @@ def judge_answer(outcome: Outcome, header: Header, path: Path | None = None, *,
     if outcome.status is not Status.UNSAT:
         return Judgement(outcome.status, None)
     described = described_count(header, path)
-    wrong = _contradiction(described)
+    wrong = None if described is None else described.contradiction()
     if wrong is not None:
         return Judgement(Status.UNSAT, None, wrong=wrong)
     if outcome.proof is ProofState.VERIFIED:

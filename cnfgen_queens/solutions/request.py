@@ -13,16 +13,18 @@ from cnfgen_queens.execution.where import Where
 from cnfgen_queens.limits import Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solvers.default import DEFAULT_SOLVER
+from cnfgen_queens.solvers.profiles import ProfileSource
 
 
 @dataclass(frozen=True)
 class SolverChoice:
     """The solver: ``pysat:NAME`` (embedded) or a binary by name or path, its extra ``args``
-    (``--solver-args``) and the ``profiles`` file that describes unknown binaries (``--solvers-file``)."""
+    (``--solver-args``) and the user's ``profiles`` that describe unknown binaries (``--solvers-file``, or a
+    config's own profiles)."""
 
     name: str = DEFAULT_SOLVER
     args: tuple[str, ...] = ()
-    profiles: Path | None = None
+    profiles: ProfileSource | None = None
 
 
 @dataclass(frozen=True)

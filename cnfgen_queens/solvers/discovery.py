@@ -14,7 +14,6 @@ import re
 import shutil
 import sys
 import sysconfig
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 from ..cnf.atomic import work_dir
 from ..limits import NEVER, Deadline, Limits
 from .process import run_process
-from .profiles import BUILTIN, DEFAULT_SOLVER, EMBEDDED_PREFIX, Profile, all_profiles, generic
+from .profiles import BUILTIN, DEFAULT_SOLVER, EMBEDDED_PREFIX, Profile, ProfileSource, all_profiles, generic
 from .version_cache import cache_key, cached_version, remember_version
 
 VERSION_TIMEOUT = 5.0
@@ -86,7 +85,7 @@ def find_binary(binary: str) -> str | None:
     return None
 
 
-def resolve(solver: str, solvers_file: Path | Mapping[str, Profile] | None = None) -> SolverSpec:
+def resolve(solver: str, solvers_file: ProfileSource | None = None) -> SolverSpec:
     """A profile name, a path to any binary (generic profile unless its name is a profile), or pysat:NAME;
     ``solvers_file``: the user's profiles (a YAML file, or profiles already read)."""
     if solver.startswith(EMBEDDED_PREFIX):

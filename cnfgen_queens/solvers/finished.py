@@ -75,9 +75,14 @@ def tail(path: Path, size: int = STDERR_KEEP) -> bytes:
         return b""
 
 
-def keep(run: Finished, path: Path) -> None:
+STDERR_MARK = b"\nc --- stderr ---\n"  # between a kept output's stdout and its stderr
+RESULT_SUFFIX = ".result"  # a kept result file (MiniSat's style) beside the kept output, <run key>.result
+
+
+def keep(run: Finished, path: Path, result_file: Path | None = None) -> None:
     """Write what the solver printed to ``path`` (atomically): its stdout, then its stderr (the last 64 KB) after
-    a marker line."""
+    :data:`STDERR_MARK`; a solver's ``result_file`` (where MiniSat writes its answer), when it wrote one, beside
+    it with :data:`RESULT_SUFFIX`."""
     import shutil
 
     from cnfgen_queens.cnf.atomic import atomic_output
@@ -89,4 +94,8 @@ def keep(run: Finished, path: Path) -> None:
         else:
             out.write(run.stdout)
         if run.stderr:
-            out.write(b"\nc --- stderr ---\n" + run.stderr)
+            out.write(STDERR_MARK + run.stderr)
+    if result_file is not None and result_file.is_file():
+        kept = path.with_suffix(RESULT_SUFFIX)
+        with atomic_output(kept, owned=kept.parent) as out, open(result_file, "rb") as f:
+            shutil.copyfileobj(f, out)

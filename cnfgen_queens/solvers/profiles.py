@@ -325,7 +325,11 @@ def _split(where: str, key: str, text: str) -> list[str]:
         raise ProfileError(f"{where}: {key!r} cannot be split into words: {str(e).lower()} in {text!r}") from None
 
 
-def all_profiles(solvers_file: Path | Mapping[str, Profile] | None = None) -> dict[str, Profile]:
+ProfileSource = Path | Mapping[str, Profile]
+"""Where user profiles come from: a YAML file (``--solvers-file``) or profiles already read (a config's own)."""
+
+
+def all_profiles(solvers_file: ProfileSource | None = None) -> dict[str, Profile]:
     """Built-in profiles, overridden and extended by the user's: a YAML file, or profiles already read
     (a batch's inline ones and its ``solvers_file``)."""
     profiles = dict(BUILTIN)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,7 +42,7 @@ from .finished import keep
 from .input_check import InputCheck
 from .outcome import Outcome, ProofState, Status
 from .process import run_process
-from .profiles import DEFAULT_SOLVER, Profile, proof_writers
+from .profiles import DEFAULT_SOLVER, ProfileSource, proof_writers
 from .proof import check_drat, write_text_proof
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def solve(
     limits: Limits = Limits(),  # noqa: B008 (frozen)
     args: Sequence[str] = (),
     proof: Path | None = None,
-    solvers_file: Path | Mapping[str, Profile] | None = None,
+    solvers_file: ProfileSource | None = None,
     context: RunContext = RunContext(),
 ) -> Outcome:
     """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
@@ -338,7 +338,7 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
                                 measured_by)  # fmt: skip
         stderr = run.stderr.decode("utf-8", "replace")
         if keep_output is not None:
-            keep(run, keep_output)
+            keep(run, keep_output, model_file)
         input_read = check is None or check.finish()  # the input's error outranks any answer: raised here
         sink = ModelSink(cnf.num_vars if isinstance(cnf, Cnf) else _header(cnf).num_vars)  # O(V), not O(output)
         stop = None if deadline.never else lambda: deadline.expired(MODEL_CHECK_GRACE)  # the reading ends then too
