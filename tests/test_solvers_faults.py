@@ -39,9 +39,9 @@ def pgids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     spawn = process._spawn
 
     def recording(*a, **kw):  # type: ignore[no-untyped-def]
-        proc, blocked = spawn(*a, **kw)
+        proc = spawn(*a, **kw)
         started.append(proc.pid)  # the solver leads its own session, so its pid is its group id
-        return proc, blocked
+        return proc
 
     monkeypatch.setattr(process, "_spawn", recording)
     return started
