@@ -54,7 +54,8 @@ def test_library_work_finishes_beside_a_thread_that_holds_a_lock(tmp_path: Path)
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     memout = "enumerate limited EnumerationError memory limit reached (2 MB)"
-    said = ["solve SAT", "solve limited SAT", "binary SAT", "count 4", "enumerate 4", memout, "forks with threads []"]  # A000170
+    said = ["solve SAT", "solve limited SAT", "binary SAT", "count 4", "enumerate 4", memout]  # A000170
+    said.append("forks with threads []")
     assert proc.stdout.splitlines() == said
     assert list(tmp_path.iterdir()) == []
 
