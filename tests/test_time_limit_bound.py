@@ -98,33 +98,50 @@ def test_sigterm_at_the_deadline_and_sigkill_soon_after(
     assert runner.KILL_GRACE <= kill - term < runner.KILL_GRACE + LATE, kill - term
 
 
-@pytest.mark.parametrize("reuse", [False, True], ids=["fresh fork", "kept child"])
+FORKS = pytest.mark.forks_beside_threads  # in a pytest-xdist worker, beside its IO thread (conftest.fork_paths)
+
+
+@pytest.mark.parametrize(
+    "path", [pytest.param("fresh fork", marks=FORKS), pytest.param("kept child", marks=FORKS), "fresh process"]
+)
 def test_the_embedded_solver_is_stopped_at_the_deadline(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, reuse: bool
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest, path: str
 ) -> None:
     """pysat's child on PHP(12, 11) (minutes of work): SIGTERM at the deadline, SIGKILL a grace later if it is
-    still there; in a fresh fork, and in the batch's kept child (``reuse_child``), whose record had no signals."""
+    still there; in a fresh fork, in the batch's kept child (``reuse_child``), whose record had no signals, and in
+    the fresh process a caller's other thread sends it to (each path taken whatever earlier tests left running:
+    a thread left in this process sent the fork cases to the fresh process, and they found no record)."""
+    import threading
+
     from cnfgen_queens.solvers import embedded, solver_child
 
     php = pigeonhole(tmp_path / "php.cnf", 11)  # PHP(12, 11)
-    runs: list[Finished | None] = []
-    name = "run_in_kept_child" if reuse else "run_forked"
-    real = getattr(embedded, name)
+    runs: list[Finished] = []
+    paths = {"fresh fork": "run_forked", "kept child": "run_in_kept_child", "fresh process": "_run_fresh"}
+    real = getattr(embedded, paths[path])
 
     def run(*args: object, **kwargs: object) -> Finished | None:
-        runs.append(real(*args, **kwargs))
-        return runs[-1]
+        got = real(*args, **kwargs)
+        if got is not None:
+            runs.append(got)
+        return got
 
-    monkeypatch.setattr(embedded, name, run)
+    monkeypatch.setattr(embedded, paths[path], run)
+    done = threading.Event()
+    if path == "fresh process":  # another thread of this process runs: no fork
+        threading.Thread(target=done.wait, daemon=True).start()
+    else:
+        request.getfixturevalue("fork_paths")
     deadline = Deadline.after(1.0)
     try:
-        context = runner.RunContext(deadline=deadline, reuse_child=reuse)
+        context = runner.RunContext(deadline=deadline, reuse_child=path == "kept child")
         out = runner.solve(php, "pysat:cadical195", limits=Limits(time=1.0), context=context)
     finally:
+        done.set()
         solver_child.close()
     assert out.status is Status.TIMEOUT, out
     (record,) = runs
-    assert record is not None and record.timed_out, record
+    assert record.timed_out, record
     names = [name for name, _ in record.signals]
     assert names in (["SIGTERM"], ["SIGTERM", "SIGKILL"]), record.signals
     term = record.signals[0][1]
