@@ -76,15 +76,13 @@ other_python() { # other_python 3.13: that Python's interpreter (pyenv's, else p
             return 0
         fi
     done
-    echo "test.sh: no Python $1 (python$1 on PATH or pyenv's ~/.pyenv/versions/$1.*): see the README" >&2
+    echo "test.sh: FAILED: no Python $1 (neither pyenv's ~/.pyenv/versions/$1.* nor python$1 on PATH; the README says how to get it)" >&2
     return 1
 }
 
-other_venv() { # other_venv 3.13 DIR WHAT...: DIR, a virtual environment of that Python with pip's WHAT installed
-    local python
-    python=$(other_python "$1")
-    step "virtual environment $2 (Python $1)" "$python" -m venv "$2"
-    step "pip on Python $1: ${*:3}" "$2/bin/python" -m pip install -q --config-settings editable_mode=compat "${@:3}"
+other_venv() { # other_venv 3.13 PYTHON DIR WHAT...: DIR, a virtual environment of PYTHON with pip's WHAT installed
+    step "virtual environment $3 (Python $1)" "$2" -m venv "$3"
+    step "pip on Python $1: ${*:4}" "$3/bin/python" -m pip install -q --config-settings editable_mode=compat "${@:4}"
 }
 
 in_venv() { # in_venv DIR COMMAND...: COMMAND with DIR's bin first on PATH (the tests' CLI commands are its)
@@ -98,6 +96,11 @@ run_pytest() { # pytest's own output on the terminal and in its log; its status 
     return "$PYTEST_STATUS"
 }
 trap finish EXIT
+
+# the newest and a middle Python the package claims (its classifiers), found before anything runs (the oldest,
+# 3.11, runs everything below; 3.13 the everyday run, 3.12 the README's Tour, at the end)
+PYTHON313=$(other_python 3.13)
+PYTHON312=$(other_python 3.12)
 
 step "virtual environment .venv" python3 -m venv .venv
 # shellcheck disable=SC1091
@@ -121,15 +124,11 @@ fi
 eval "$(bash scripts/slurm-local.sh env)" # SLURM_CONF: the tests' sbatch, squeue and scontrol use it
 status=0
 run_pytest "$@" || status=$?
-# the newest and a middle Python the package claims (its classifiers): the everyday run on 3.13, the README's
-# Tour on 3.12 (the oldest, 3.11, ran everything above); each in a virtual environment of its own.  Not yet in
-# CI (CNFGEN_QUEENS_OTHER_PYTHONS=1 runs them): 3.13 still fails two tests (docs/development.md, issue 45)
-if [[ ${CNFGEN_QUEENS_OTHER_PYTHONS:-0} == 1 ]]; then
-    other_venv 3.13 .venv313 -e '.[test]'
-    step "pytest on Python 3.13: the everyday run (python -m pytest -q)" in_venv .venv313 python -m pytest -q ||
-        { [[ $status -ne 0 ]] || status=1; }
-    other_venv 3.12 .venv312 -e . pytest pytest-timeout pytest-xdist # what the Tour and its test need, no more
-    step "the README's Tour on Python 3.12 (tests/test_readme.py)" in_venv .venv312 python -m pytest -q -n 0 -m slow \
-        "tests/test_readme.py::test_every_command_works_as_printed[README.md]" || { [[ $status -ne 0 ]] || status=1; }
-fi
+# the everyday run on 3.13 and the README's Tour on 3.12, each in a virtual environment of its own
+other_venv 3.13 "$PYTHON313" .venv313 -e '.[test]'
+step "pytest on Python 3.13: the everyday run (python -m pytest -q)" in_venv .venv313 python -m pytest -q ||
+    { [[ $status -ne 0 ]] || status=1; }
+other_venv 3.12 "$PYTHON312" .venv312 -e . pytest pytest-timeout pytest-xdist # what the Tour and its test need
+step "the README's Tour on Python 3.12 (tests/test_readme.py)" in_venv .venv312 python -m pytest -q -n 0 -m slow \
+    "tests/test_readme.py::test_every_command_works_as_printed[README.md]" || { [[ $status -ne 0 ]] || status=1; }
 exit "$status"

@@ -111,29 +111,74 @@ _forks_beside_threads: list[str] = []  # the threads running at each os.fork of 
 _os_fork = os.fork
 
 
+def _threads() -> int:
+    """This process's threads, as CPython 3.12+ counts them to warn of a fork (/proc/self/stat; 1 elsewhere)."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[17])
+    except (OSError, ValueError, IndexError):
+        return 1
+
+
 def _fork_noting_threads() -> int:
-    """``os.fork``, noting the threads that run (multiprocessing's fork start method calls it too)."""
-    if threading.active_count() > 1:
-        _forks_beside_threads.append(", ".join(t.name for t in threading.enumerate()))
-    return _os_fork()
+    """``os.fork``, noting the threads that run, counted as CPython counts them: in the parent, after the fork
+    (a C library's at-fork handler may end its threads, as OpenBLAS's does).  multiprocessing's fork start
+    method calls it too."""
+    pid = _os_fork()
+    threads = _threads() if pid else 1
+    if threads > 1:
+        named = [t.name for t in threading.enumerate()]
+        hidden = threads - len(named)  # pytest-xdist's IO thread (started with _thread), a C library's
+        _forks_beside_threads.append(", ".join(named + [f"{hidden} that threading does not list"] * (hidden > 0)))
+    return pid
 
 
 os.fork = _fork_noting_threads
+
+
+def _forks_on_purpose(item: pytest.Item) -> bool:
+    """Whether the test forks beside threads on purpose: its mark ``forks_beside_threads``, :func:`fork_paths`."""
+    marked = item.get_closest_marker("forks_beside_threads") is not None
+    return marked or "fork_paths" in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that forks beside threads on purpose (:func:`_no_fork_while_threads_run`) expects Python's warning."""
+    for item in items:
+        if _forks_on_purpose(item):
+            item.add_marker(pytest.mark.filterwarnings("ignore:This process .*is multi-threaded:DeprecationWarning"))
+
+
+@pytest.fixture
+def fork_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package's fork paths (the embedded solver's fork and kept child, the forked enumeration loop, the fork
+    pool) taken in this process, as a command's process takes them, whatever threads run here: in a pytest-xdist
+    worker its IO thread, started with ``_thread``, runs beside every test (:func:`.process.fork_is_safe`), and an
+    earlier test may have left one (Dask's IO loop, after a client that could not connect); the forks are
+    beside them, on purpose, and the test does not depend on what ran before it."""
+    from cnfgen_queens.enumeration import forked_loop
+    from cnfgen_queens.execution import fork_pool
+    from cnfgen_queens.solvers import embedded
+
+    for module in (embedded, forked_loop, fork_pool):
+        monkeypatch.setattr(module, "fork_is_safe", lambda: True)
 
 
 @pytest.fixture(autouse=True)
 def _no_fork_while_threads_run(request: pytest.FixtureRequest) -> Iterator[None]:
     """No ``os.fork`` of this process while another thread runs (a lock that thread holds stays held for ever
     in the child: malloc's, logging's, the import lock).  Python 3.12 and later warn of it, but CPython drops
-    the DeprecationWarning when a filter makes it an error, so the forks are counted here, on every Python
-    version.  A test that forks beside its own threads on purpose says so with
-    ``@pytest.mark.forks_beside_threads``.  (A ``preexec_fn`` also runs Python between fork and exec, as the
-    tests' :func:`helpers.default_signals` does; Python does not warn of it, nor does this.)"""
+    the DeprecationWarning when a filter makes it an error (a ``filterwarnings`` "error" would hide it), so the
+    forks are counted here as CPython counts them, on every Python version: every thread of the process, those
+    :mod:`threading` does not list too (pytest-xdist's IO thread).  A test that forks beside threads on purpose
+    says so with ``@pytest.mark.forks_beside_threads`` or the :func:`fork_paths` fixture.  (A ``preexec_fn``
+    also runs Python between fork and exec, as the tests' :func:`helpers.default_signals` does; Python does not
+    warn of it, nor does this.)"""
     _end_dask_offload_thread()
     _forks_beside_threads.clear()
     yield
     seen, _forks_beside_threads[:] = list(_forks_beside_threads), []
-    if seen and not request.node.get_closest_marker("forks_beside_threads"):
+    if seen and not _forks_on_purpose(request.node):
         pytest.fail(f"{len(seen)} fork(s) while other threads ran (threads: {seen[0]})")
 
 

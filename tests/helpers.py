@@ -58,6 +58,19 @@ def marked_processes(marker: str) -> list[int]:
     return found
 
 
+def timed_console(argv: list[str], cwd: Path, stdin: int | None = None) -> tuple[int, float, str, str]:
+    """(exit code, wall seconds from the start to the exit, stdout, stderr) of the console script
+    ``cnfgen-queens ARGV`` beside this Python: start-up included, as a user's clock counts it."""
+    import subprocess
+    import sys
+    import time
+
+    start = time.monotonic()
+    command = [str(Path(sys.executable).parent / "cnfgen-queens"), *argv]
+    proc = subprocess.run(command, cwd=cwd, stdin=stdin, capture_output=True, timeout=120, preexec_fn=default_signals)
+    return proc.returncode, time.monotonic() - start, proc.stdout.decode(), proc.stderr.decode()
+
+
 def pigeonhole(path: Path, holes: int) -> Path:
     """Write the pigeonhole formula PHP(holes + 1, holes) to ``path``: unsatisfiable, exponential for
     resolution (Haken 1985), so minutes of work for a CDCL solver from about 11 holes."""

@@ -30,6 +30,10 @@ from cnfgen_queens.solutions.api import Request, SolverChoice, count, solutions
 from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.reaper import started
 
+# the forked loop of this process, as a command's process takes it (in a pytest-xdist worker, beside its IO thread,
+# on purpose: conftest.fork_paths)
+pytestmark = pytest.mark.usefixtures("fork_paths")
+
 # seconds a loaded machine may add to the kill and the reaping: ten times the quiet figures (each ends within
 # about 0.5 s of its limit), and still far below what each bound catches (a call left running: minutes)
 SLACK = 60.0

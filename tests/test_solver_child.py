@@ -31,6 +31,10 @@ from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.process import run_forked
 from cnfgen_queens.solvers.reaper import subreaper
 
+# the kept child and fresh forks of this process, as a batch worker has them (in a pytest-xdist worker, beside its
+# IO thread, on purpose: conftest.fork_paths)
+pytestmark = pytest.mark.usefixtures("fork_paths")
+
 
 def _alive(pid: int) -> bool:
     try:

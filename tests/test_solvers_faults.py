@@ -39,9 +39,9 @@ def pgids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     spawn = process._spawn
 
     def recording(*a, **kw):  # type: ignore[no-untyped-def]
-        proc, blocked = spawn(*a, **kw)
+        proc = spawn(*a, **kw)
         started.append(proc.pid)  # the solver leads its own session, so its pid is its group id
-        return proc, blocked
+        return proc
 
     monkeypatch.setattr(process, "_spawn", recording)
     return started
@@ -196,6 +196,26 @@ def test_memory_limit_is_memout(q8: Path) -> None:
     assert solve(big, "kissat", limits=Limits(memory=8)).status is Status.MEMOUT
 
 
+@pytest.mark.parametrize("tools", ["util-linux", "none"])
+def test_the_process_group_runners_limits_hold_with_no_python_before_the_exec(
+    tools: str, q8: Path, pgids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45: the solver starts with no ``preexec_fn`` (Python run between fork and exec, which a lock held by
+    another thread can hang): util-linux's prlimit sets its RLIMIT_AS before the exec, or, where util-linux is
+    missing, the runner sets it right after the start; either way N=60 under 8 MB is MEMOUT and N=8 is SAT."""
+    from cnfgen_queens.solvers import spawn
+
+    need_solver("kissat")
+    if tools == "none":
+        monkeypatch.setattr(spawn, "util_linux", lambda: (None, None))
+        monkeypatch.setattr(process, "util_linux", lambda: (None, None))
+    big = q8.parent / "q60.cnf"
+    assert gen_main(["60", "-o", str(big)]) == 0
+    assert solve(big, "kissat", limits=Limits(memory=8, isolation="none")).status is Status.MEMOUT
+    assert solve(q8, "kissat", limits=Limits(memory=200, isolation="none")).status is Status.SAT
+    assert pgids and all(gone(g, group=True) for g in pgids)
+
+
 def test_unsat_with_bogus_proof_is_error(q8: Path, tmp_path: Path) -> None:
     need_module("dratify")
     yaml_file = tmp_path / "solvers.yaml"
@@ -225,8 +245,9 @@ def test_a_timed_out_group_is_killed_leader_last(monkeypatch: pytest.MonkeyPatch
         real = reaper.killpg
 
         def killpg(pgid: int, sig: int) -> bool:
-            states = {pid: fields[0] for pid, fields in reaper._proc_stats() if pid in members}
-            at_the_leaders_kill.append(list(states.values()))
+            if sig == signal.SIGKILL:  # not the SIGSTOP that stops the group first
+                states = {pid: fields[0] for pid, fields in reaper._proc_stats() if pid in members}
+                at_the_leaders_kill.append(list(states.values()))
             return real(pgid, sig)
 
         monkeypatch.setattr(reaper, "killpg", killpg)

@@ -51,7 +51,18 @@ def test_another_python_is_found_or_named_in_one_line(tmp_path: Path) -> None:
     """The 3.13 and 3.12 runs find their interpreter (pyenv's or on PATH); a missing one fails in one sentence."""
     done = run(tmp_path, 'other_python 3.1 || echo "status $?"\n')
     assert done.stdout.splitlines()[0] == "status 1"
-    assert done.stderr.startswith("test.sh: no Python 3.1 ") and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("test.sh: FAILED: no Python 3.1 ") and done.stderr.count("\n") == 1
+    assert "README" in done.stderr
+
+
+def test_a_missing_python_fails_the_run_before_anything_runs(tmp_path: Path) -> None:
+    """CI runs the 3.13 and 3.12 runs: an interpreter missing there fails the run at once, in one line."""
+    text = SCRIPT.read_text()
+    assert text.index("PYTHON313=$(other_python 3.13)") < text.index('step "virtual environment .venv"')
+    assert "CNFGEN_QUEENS_OTHER_PYTHONS" not in text  # not opt-in: every run has them
+    done = run(tmp_path, 'PYTHON313=$(other_python 3.1)\necho "went on"\n')
+    assert done.returncode == 1 and "went on" not in done.stdout
+    assert [line for line in done.stderr.splitlines() if "no Python" in line] == [done.stderr.splitlines()[0]]
 
 
 def test_a_passing_run_ends_with_pytests_line_then_the_summary(tmp_path: Path) -> None:

@@ -17,11 +17,10 @@ import os
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from helpers import default_signals, pigeonhole
+from helpers import default_signals, pigeonhole, timed_console
 
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.limits import Deadline, Limits
@@ -99,33 +98,50 @@ def test_sigterm_at_the_deadline_and_sigkill_soon_after(
     assert runner.KILL_GRACE <= kill - term < runner.KILL_GRACE + LATE, kill - term
 
 
-@pytest.mark.parametrize("reuse", [False, True], ids=["fresh fork", "kept child"])
+FORKS = pytest.mark.forks_beside_threads  # in a pytest-xdist worker, beside its IO thread (conftest.fork_paths)
+
+
+@pytest.mark.parametrize(
+    "path", [pytest.param("fresh fork", marks=FORKS), pytest.param("kept child", marks=FORKS), "fresh process"]
+)
 def test_the_embedded_solver_is_stopped_at_the_deadline(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, reuse: bool
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest, path: str
 ) -> None:
     """pysat's child on PHP(12, 11) (minutes of work): SIGTERM at the deadline, SIGKILL a grace later if it is
-    still there; in a fresh fork, and in the batch's kept child (``reuse_child``), whose record had no signals."""
+    still there; in a fresh fork, in the batch's kept child (``reuse_child``), whose record had no signals, and in
+    the fresh process a caller's other thread sends it to (each path taken whatever earlier tests left running:
+    a thread left in this process sent the fork cases to the fresh process, and they found no record)."""
+    import threading
+
     from cnfgen_queens.solvers import embedded, solver_child
 
     php = pigeonhole(tmp_path / "php.cnf", 11)  # PHP(12, 11)
-    runs: list[Finished | None] = []
-    name = "run_in_kept_child" if reuse else "run_forked"
-    real = getattr(embedded, name)
+    runs: list[Finished] = []
+    paths = {"fresh fork": "run_forked", "kept child": "run_in_kept_child", "fresh process": "_run_fresh"}
+    real = getattr(embedded, paths[path])
 
     def run(*args: object, **kwargs: object) -> Finished | None:
-        runs.append(real(*args, **kwargs))
-        return runs[-1]
+        got = real(*args, **kwargs)
+        if got is not None:
+            runs.append(got)
+        return got
 
-    monkeypatch.setattr(embedded, name, run)
+    monkeypatch.setattr(embedded, paths[path], run)
+    done = threading.Event()
+    if path == "fresh process":  # another thread of this process runs: no fork
+        threading.Thread(target=done.wait, daemon=True).start()
+    else:
+        request.getfixturevalue("fork_paths")
     deadline = Deadline.after(1.0)
     try:
-        context = runner.RunContext(deadline=deadline, reuse_child=reuse)
+        context = runner.RunContext(deadline=deadline, reuse_child=path == "kept child")
         out = runner.solve(php, "pysat:cadical195", limits=Limits(time=1.0), context=context)
     finally:
+        done.set()
         solver_child.close()
     assert out.status is Status.TIMEOUT, out
     (record,) = runs
-    assert record is not None and record.timed_out, record
+    assert record.timed_out, record
     names = [name for name, _ in record.signals]
     assert names in (["SIGTERM"], ["SIGTERM", "SIGKILL"]), record.signals
     term = record.signals[0][1]
@@ -134,19 +150,11 @@ def test_the_embedded_solver_is_stopped_at_the_deadline(
         assert runner.KILL_GRACE <= record.signals[1][1] - term < runner.KILL_GRACE + LATE, record.signals
 
 
-def cli(argv: list[str], cwd: Path, stdin: int | None = None) -> tuple[int, float, str, str]:
-    """(exit code, wall seconds, stdout, stderr) of the console script ``cnfgen-queens ARGV``."""
-    start = time.monotonic()
-    proc = subprocess.run([str(BIN / "cnfgen-queens"), *argv], cwd=cwd, stdin=stdin, capture_output=True,
-                          timeout=120, preexec_fn=default_signals)  # fmt: skip
-    return proc.returncode, time.monotonic() - start, proc.stdout.decode(), proc.stderr.decode()
-
-
 def test_the_command_on_a_slow_parser_is_a_timeout(q8: Path, parser: tuple[str, Path]) -> None:
     """The whole command on the slow parser: a TIMEOUT (its wall time: scripts/bench_time_limit.py)."""
     name, profiles = parser
-    code, wall, out, _ = cli(["solve", str(q8), "--solver", name, "--solvers-file", str(profiles),
-                              "--time-limit", "1"], q8.parent)  # fmt: skip
+    argv = ["solve", str(q8), "--solver", name, "--solvers-file", str(profiles), "--time-limit", "1"]
+    code, wall, out, _ = timed_console(argv, q8.parent)
     assert code == 0 and "c status TIMEOUT" in out and "s UNKNOWN" in out, out
     assert wall < 30, wall  # a hang guard (quiet: 1.3 s)
 
@@ -170,7 +178,7 @@ def test_stdin_that_never_comes_is_not_waited_on(q8: Path) -> None:
         read, write = os.pipe()
         os.write(write, given)
         try:
-            code, wall, out, err = cli(["solve", "-", "--time-limit", "1"], q8.parent, stdin=read)
+            code, wall, out, err = timed_console(["solve", "-", "--time-limit", "1"], q8.parent, stdin=read)
         finally:
             os.close(read)
             os.close(write)
@@ -181,7 +189,9 @@ def test_stdin_that_never_comes_is_not_waited_on(q8: Path) -> None:
     read, write = os.pipe()
     os.write(write, q8.read_bytes()[:1000])  # the header and a few clauses, then nothing
     try:
-        code, wall, out, _ = cli(["solve", "-", "--time-limit", "1", "--solver", "minisat"], q8.parent, stdin=read)
+        code, wall, out, _ = timed_console(
+            ["solve", "-", "--time-limit", "1", "--solver", "minisat"], q8.parent, stdin=read
+        )
     finally:
         os.close(read)
         os.close(write)

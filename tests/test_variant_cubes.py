@@ -173,6 +173,7 @@ def _count_in(queue: Any) -> None:
     queue.put((r.engine, r.total, r.complete))
 
 
+@pytest.mark.forks_beside_threads  # a pytest-xdist worker's IO thread: the fork a Dask worker's pool would make
 def test_a_daemonic_process_counts_by_cubes_in_itself() -> None:
     """Under a deadline the cubes run in a worker process, which a daemonic process (a Dask worker of a
     cluster not ours) may not start: there they run in the process itself."""

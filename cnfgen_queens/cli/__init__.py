@@ -231,7 +231,10 @@ def _exit(run: Callable[[], int]) -> None:
     for sig in (_signal.SIGINT, *TERMINATING):  # atexit handlers and finalizers run next
         if _signal.getsignal(sig) != _signal.SIG_IGN:
             _signal.signal(sig, quiet_exit)
-    sys.exit(code)
+    import gc  # built in: loaded already
+
+    gc.freeze()  # what is left is not searched for cycles at exit: 0.1-0.2 s at a load of 10 on 2 cores, a third
+    sys.exit(code)  # of what --time-limit T has left past T once the solver is stopped (T + 0.5 s)
 
 
 def entry() -> None:

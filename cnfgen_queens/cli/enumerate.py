@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.encodings import UnknownEncoding
 from cnfgen_queens.errors import UsageError
+from cnfgen_queens.limits import Deadline
 from cnfgen_queens.model.decode import render
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.progress import Progress
@@ -25,7 +26,7 @@ from .arg_groups import (
     encoding_of,
 )
 from .common import board_size, fail, positive_int
-from .run_options import limits_from
+from .run_options import command_start, limits_from
 from .variant_args import add_variant_arguments, variant_from
 
 if TYPE_CHECKING:
@@ -200,9 +201,10 @@ def loop(args: argparse.Namespace, emit: Callable[[Found], None] | None,
         bar.update(found.weight)
 
     counting = request(args, formula, api.Report(progress, on_solution, on_call))
+    deadline = Deadline.after(counting.limits.time, since=command_start())  # the user's clock, as solve's
     bar = Progress("sol", "solutions", total=None if args.limit else api.known_total(formula), quiet=args.quiet)
     try:
-        result = api.count(counting)
+        result = api.count(counting, deadline)
     except UsageError as e:
         fail(str(e))
     finally:

@@ -90,6 +90,10 @@ def count_external_group(task: ExternalCubeTask, index: int, group: CubeGroup) -
     loop; never raises for solver trouble (the status says it)."""
     fixed = _literals(task.formula.n, group.fixed)
     tally = [0, 0, 0]
+    if task.options.deadline.expired():  # a group a worker took from the pool's queue once time was up
+        return GroupCount(
+            cube=fixed, count=0, fundamental=0, solver_calls=0, status=Status.TIMEOUT, error="time limit reached"
+        )
     try:
         for k, cube in enumerate(group.cubes):
             where = cube_dir(task.workdir, index, k)

@@ -208,7 +208,9 @@ class DaskExecutor:
         with signals_deferred():  # as in fork_pool.ready: a signal never lands inside a future's lock
             return future.result()
 
-    def close(self, interrupted: bool = False) -> None:
+    def close(self, interrupted: bool = False, ending: float | None = None) -> bool:
+        """Close the client and the cluster, stopping the tasks first when ``interrupted`` (they unwind; ``ending``
+        is not waited for); whether a task may have been cut short (its work directories left for a sweep)."""
         if interrupted and self.futures:
             self.done.clear()
             self._stop_tasks()
@@ -222,6 +224,7 @@ class DaskExecutor:
             if self.scratch is not None:
                 close_work_dir(self.scratch, self._scratch_lock)
                 self.scratch = None
+        return interrupted
 
     def _stop_tasks(self) -> None:
         """Stop the tasks of ours that the workers run (:func:`~.worker_signals.stop_tasks`) and wait, at most

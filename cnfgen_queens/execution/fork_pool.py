@@ -7,8 +7,10 @@ import contextlib
 import multiprocessing
 import pickle
 import signal
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.connection import wait
 from typing import Any
 
 from cnfgen_queens.encodings.plugin_loading import with_plugins
@@ -56,13 +58,31 @@ class ForkPool:
         with signals_deferred():  # as in ready
             return future.result()
 
-    def close(self, interrupted: bool = False) -> None:
+    def close(self, interrupted: bool = False, ending: float | None = None) -> bool:
+        """Shut the pool down: wait for its work, or with ``interrupted`` cancel what has not started and stop
+        the workers.  ``ending``: the instant (:func:`time.monotonic`) by which the running tasks end by
+        themselves (the deadline's kill schedule of their solvers, as with one job): the workers are let end
+        until then, and only those still running are stopped.  Whether a worker was stopped mid-task (its
+        work directories are then left for a sweep)."""
         if self._pool is None:
-            return
-        if interrupted:
-            shutdown_interrupted(self.pool, _terminate)
-        else:
+            return False
+        if not interrupted:
             self.pool.shutdown(wait=True, cancel_futures=True)
+            return False
+        stopped: list[Any] = []
+
+        def stop(processes: list[Any]) -> None:
+            # their tasks see the deadline passed: each ends, then its worker.  Their sentinels, not is_alive():
+            # a worker the pool's manager thread reaped meanwhile is "alive" to this thread (waitpid: ECHILD)
+            running = {p.sentinel: p for p in processes}
+            while running and ending is not None and (left := ending - time.monotonic()) > 0:
+                for ended in wait(list(running), left):
+                    del running[ended]
+            stopped.extend(running.values())
+            _terminate(stopped)
+
+        shutdown_interrupted(self.pool, stop)
+        return bool(stopped)
 
 
 def _terminate(processes: list[Any]) -> None:

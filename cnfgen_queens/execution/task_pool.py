@@ -17,9 +17,14 @@ from cnfgen_queens.execution import executors
 from cnfgen_queens.execution.fork_pool import ready
 from cnfgen_queens.execution.where import Where
 from cnfgen_queens.limits import NEVER, Deadline
+from cnfgen_queens.solvers.runner import KILL_GRACE
 
 IN_FLIGHT = 4  # tasks per worker submitted ahead
 POLL = 0.05  # longest wait between two looks at the running tasks
+# seconds past the deadline by which a running task has ended by itself: its solver gets SIGTERM at the deadline
+# and SIGKILL KILL_GRACE later, as with one job (tasks cut short by signals unwound slowly: --jobs 2 -t T took
+# T + 1.2 s to T + 2 s with a solver that ignores SIGTERM, against T + 0.2 s for the schedule itself)
+LET_END = KILL_GRACE + 0.5
 
 
 def run_tasks(
@@ -30,33 +35,40 @@ def run_tasks(
     where: Where,
     deadline: Deadline = NEVER,
 ) -> bool:
-    """``fn(*item)`` for every item on ``where.jobs`` workers; True when every result was accepted by ``finished``."""
+    """``fn(*item)`` for every item on ``where.jobs`` workers; True when every result was accepted by ``finished``.
+
+    Once ``deadline`` has passed nothing more is submitted, and the tasks in flight, which stop at it as with one
+    job, are let end on its schedule (:data:`LET_END`): what they found is handed to ``finished`` too."""
     pool: Any = executors.cube_pool(where)
     interrupted = True
     todo = enumerate(items)
     run = uuid.uuid4().hex  # Dask keys: unique per task and run
     pending: list[Any] = []
     nap = 0.001
+    late = refused = False  # the deadline has passed; a result was refused
     try:
         while True:
-            while len(pending) < IN_FLIGHT * max(1, where.jobs) and (step := next(todo, None)) is not None:
+            late = late or deadline.expired(POLL)
+            while not late and len(pending) < IN_FLIGHT * max(1, where.jobs) and (step := next(todo, None)) is not None:
                 pending.append(pool.submit(f"task-{run}-{step[0]}", fn, *step[1]))
             if not pending:
                 break
             done = ready(pending)  # signals held: never inside a future's lock
             taken = {id(f) for f in done}  # not f.done() again: a task finishing in between would be lost
             pending = [f for f in pending if id(f) not in taken]
-            accepted = [finished(pool.result(f)) for f in done]
-            if not all(accepted) or deadline.expired(POLL):
+            refused = not all([finished(pool.result(f)) for f in done]) or refused  # every result handed on
+            if (refused and not late) or deadline.expired(LET_END):
                 return False
             if done:
                 nap = 0.001
             else:
                 time.sleep(nap)
                 nap = min(POLL, 2 * nap)
+        if refused or (late and next(todo, None) is not None):
+            return False
         interrupted = False
         return True
     finally:
-        pool.close(interrupted=interrupted)
-        if interrupted:  # a worker stopped mid-task (killed when slow to unwind) may have left its work directories
-            sweep_work_dirs_settled()
+        ending = deadline.at + LET_END if late else None  # type: ignore[operator]
+        if pool.close(interrupted=interrupted, ending=ending):  # a worker stopped mid-task (killed when slow to
+            sweep_work_dirs_settled()  # unwind) may have left its work directories

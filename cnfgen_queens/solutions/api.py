@@ -165,8 +165,9 @@ def _external_loop(formula: QueensFormula, solver: str, workdir: Path | None,
     yield from enumerate_external(formula, solver, workdir, options)
 
 
-def count(request: Request) -> Count:
-    """Count every solution (and orbits with ``request.symmetric``) by the engine :func:`choose_engine` picks.
+def count(request: Request, deadline: Deadline | None = None) -> Count:
+    """Count every solution (and orbits with ``request.symmetric``) by the engine :func:`choose_engine` picks,
+    until ``deadline`` (the CLI's starts with the command); ``request.limits.time`` from now when None.
 
     Raises UsageError for what the user must fix, before anything runs; solver trouble, a limit or a bad
     model ends the count with that status and what was counted before (never raised).  ``limit`` stops
@@ -183,11 +184,11 @@ def count(request: Request) -> Count:
     (92, True, 'cubes', (), 'published-count')
     """
     formula = request.formula
+    deadline = deadline or Deadline.after(request.limits.time)
     if request.certify is not None:
-        result = _certified(request, request.certify)
+        result = _certified(request, request.certify, deadline)
         return checked_count(formula, result, request.require_checked, certificate=request.certify)
     chosen = choose_engine(request)
-    deadline = Deadline.after(request.limits.time)
     if chosen == "cubes" and pysat_name(request.solver.name) is None:
         result = _count_external_cubes(request, deadline)
     elif chosen == "cubes":
@@ -259,7 +260,7 @@ def judged(result: Count) -> Count:
     return replace(result, status=Status.ERROR, error=result.wrong)
 
 
-def _certified(request: Request, directory: Path) -> Count:
+def _certified(request: Request, directory: Path, deadline: Deadline) -> Count:
     """``count --certify DIR``: every cube (no symmetry: it is not DRAT-checkable), a proof per cube."""
     formula, solver, where, engine = request.formula, request.solver.name, request.where, request.engine
     loop_only = loop_only_flags(request)
@@ -278,7 +279,7 @@ def _certified(request: Request, directory: Path) -> Count:
                          "is checked for (the last published count bounds the boards it may list)")  # fmt: skip
     check_size(formula, "cubes", jobs=where.jobs, executor=where.executor)
     try:
-        result = certify(formula, directory, solver, where=where, deadline=Deadline.after(request.limits.time),
+        result = certify(formula, directory, solver, where=where, deadline=deadline,
                          progress=request.report.progress)  # fmt: skip
     except (OSError, ValueError) as e:  # e.g. no Dask scheduler at that address (OSError: exit 1)
         if isinstance(e, UsageError) or where.executor == "local":

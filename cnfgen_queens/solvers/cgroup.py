@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -34,7 +35,8 @@ from cnfgen_queens.contexts import contextmanager
 from ..errors import signals_deferred, warn
 from ..frozen import field, record
 from .finished import MB, Finished, OutputCap, tail
-from .reaper import boot_ticks, die_with_parent, kill_leader_last, started, subreaper, sweep_orphans
+from .reaper import boot_ticks, kill_leader_last, started, subreaper, sweep_orphans
+from .spawn import command
 
 STEP = 0.02  # seconds between checks of the deadline and the output size
 KILL_SETTLE = 0.3  # seconds a SIGKILLed solver's group has to end before BenchExec is told to kill its cgroup
@@ -84,6 +86,35 @@ def _quiet_late_oom_handler() -> None:
     threading.excepthook = hook
 
 
+def _start_tool(executor: Any, start: dict[str, Any]) -> tuple[int, Any, Any]:
+    """BenchExec's start of the tool (``BaseExecutor._start_execution``, without a container), without its
+    ``preexec_fn`` (Python run between fork and exec, beside our thread that runs BenchExec: :mod:`.spawn`): the
+    tool leads its own process group, dies with the worker that runs it (a SIGKILLed batch worker) and joins
+    the run's cgroups before its first instruction, each done by the small programs it is started behind.
+    ``start``: the keyword arguments BenchExec gives ``_start_execution``, whole."""
+    from benchexec import util
+
+    args, temp_dir, cgroups = start["args"], start["temp_dir"], start["cgroups"]
+    for name in ("tmp", "home"):
+        os.mkdir(os.path.join(temp_dir, name))
+    home, tmp = os.path.join(temp_dir, "home"), os.path.join(temp_dir, "tmp")
+    env = {**start["env"], "HOME": home, **dict.fromkeys(("TMPDIR", "TMP", "TEMPDIR", "TEMP"), tmp)}
+    paths = getattr(cgroups, "paths", None)  # v1: a directory per hierarchy; v2: one
+    files = [os.path.join(p, "tasks") for p in paths] if paths is not None else [str(cgroups.path / "cgroup.procs")]
+    parent_setup = start["parent_setup_fn"]()
+    argv = command(args, cgroup_files=files)
+    streams = {name: start[name] for name in ("stdin", "stdout", "stderr")}
+    p = subprocess.Popen(argv, **streams, env=env, cwd=start["cwd"], process_group=0)
+
+    def wait_and_get_result() -> tuple[int, Any, Any]:
+        exitcode, ru_child = executor._wait_for_process(p.pid, args[0])
+        p.poll()
+        cleanup = start["parent_cleanup_fn"](parent_setup, util.ProcessExitCode.from_raw(exitcode), "", cgroups)
+        return exitcode, ru_child, cleanup
+
+    return p.pid, cgroups, wait_and_get_result
+
+
 def _no_crash_report(output_filename: str, base_path: str) -> None:
     """Stands in for BenchExec's search of the output for a JVM crash report (hs_err_pid), which it
     runs for every exit code but 0 and 1: SAT solvers exit 10 and 20, and the search reads the
@@ -100,18 +131,9 @@ def _executor() -> Any:
     class Executor(RunExecutor):
         tool_pids: list[int]
 
-        def _start_execution(self, *args: Any, **kwargs: Any) -> Any:
-            # the solver dies with the worker that runs it, as on the rusage path (a SIGKILLed batch worker)
-            setup = kwargs.get("child_setup_fn")
-
-            def child_setup() -> None:
-                die_with_parent()
-                if setup is not None:
-                    setup()
-
-            kwargs["child_setup_fn"] = child_setup
+        def _start_execution(self, **kwargs: Any) -> Any:
+            pid, cgroups, wait = _start_tool(self, kwargs)
             # the solver's pid as soon as it exists: never taken for an orphan, its group swept after the run
-            pid, cgroups, wait = super()._start_execution(*args, **kwargs)
             started.add(pid)
             self.tool_pids.append(pid)
             return pid, cgroups, wait

@@ -15,6 +15,7 @@ stderr) the run is killed at once.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import resource
@@ -32,55 +33,26 @@ from .cgroup import CgroupRun, run_in_cgroup
 from .finished import Finished, OutputCap, tail
 from .heap import hold_free_blocks, trim
 from .reaper import boot_ticks, clean_group, die_with_parent, killpg, spawn_lock, started, subreaper, sweep_orphans
+from .spawn import command, util_linux
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL
 SAMPLE_INTERVAL = 0.1  # seconds between peak-memory and output-size samples
 
 
-def _limit_memory(memory_mb: int | None) -> Callable[[], None]:
-    limit = None if memory_mb is None else int(memory_mb) * 1024 * 1024
-
-    def preexec() -> None:  # runs in the child between fork and exec
-        die_with_parent()
-        if limit is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    return preexec
-
-
-STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-
-
-def _spawn(
-    argv: Sequence[str], stdout: int, stderr: int, preexec: Callable[[], None] | None
-) -> tuple[subprocess.Popen[bytes], set[int] | None]:
-    """Start ``argv`` in a new session (its pid is its process group id); returns it and the signal mask to
-    restore (``_supervise(unblock=)``; None without ``preexec``: no Python code runs in the child, no signal
-    is blocked, and the command starts safely whatever threads this process has).
-
-    SIGINT, SIGTERM and SIGHUP stay blocked in this thread from before the fork: with a ``preexec_fn`` Python
-    runs its at-fork hooks (logging's lock), and a signal handler that raised inside one would be swallowed
-    with that lock left held, so the next fork (BenchExec's) waits for ever and the signal is lost.  The
-    child restores the mask before anything else."""
-    blocked = None if preexec is None else signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-
-    def child() -> None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked or set())
-        if preexec is not None:
-            preexec()
-
-    try:
-        with spawn_lock:
-            proc = subprocess.Popen(
-                list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                start_new_session=True, preexec_fn=None if preexec is None else child, close_fds=True,
-            )  # fmt: skip
-            started.add(proc.pid)
-    except BaseException:
-        if blocked is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        raise
-    return proc, blocked
+def _spawn(argv: Sequence[str], stdout: int, stderr: int, memory_mb: int | None = None) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in a new session (its pid is its process group id), dying with this thread and under
+    RLIMIT_AS of ``memory_mb`` (None: no limit), with no Python code between fork and exec (:mod:`.spawn`)."""
+    with spawn_lock:
+        argv = command(argv, memory_mb)
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True
+        )
+        started.add(proc.pid)
+    if memory_mb is not None and util_linux()[1] is None:  # no prlimit: the limit as soon as we can
+        limit = int(memory_mb) * 1024 * 1024
+        with contextlib.suppress(OSError):
+            resource.prlimit(proc.pid, resource.RLIMIT_AS, (limit, limit))
+    return proc
 
 
 class _Peak:
@@ -222,8 +194,8 @@ def run_process(
     isolation hold (``cgroup`` or ``none``: resolve ``auto`` with :func:`.cgroup.choose` first); the time is
     ``timeout``.  Once ``abort`` is set the run is killed as at the output cap.  Raises OSError when the
     binary cannot be started.  KeyboardInterrupt stops the run and is re-raised.  ``own_limits``: the command
-    sets its memory limit and dies with its parent itself (:mod:`.embedded_child`), so it is started without a
-    ``preexec_fn``, safe whatever threads this process has.
+    sets its memory limit itself (:mod:`.embedded_child`).  No Python code runs between fork and exec
+    (:func:`_spawn`): the command starts safely whatever threads this process has.
     """
     memory_mb, output_mb = limits.memory, limits.output
     until = None if timeout is None else time.monotonic() + timeout
@@ -236,10 +208,10 @@ def run_process(
         own_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # bounds what the fork inherits
         start = time.monotonic()
         since = boot_ticks()
-        proc, blocked = _spawn(argv, out.fileno(), err.fileno(), None if own_limits else _limit_memory(memory_mb))
-        peak = _Peak(proc.pid)  # Popen returns after the exec, so this samples the solver itself
+        proc = _spawn(argv, out.fileno(), err.fileno(), None if own_limits else memory_mb)
+        peak = _Peak(proc.pid)  # Popen returns after the exec, so this samples the solver (and its wrappers)
         try:
-            (_, status, usage), timed_out = _supervise(proc.pid, until, grace, peak, blocked, cap, sent)
+            (_, status, usage), timed_out = _supervise(proc.pid, until, grace, peak, None, cap, sent)
         except BaseException:
             sweep_orphans(since, proc.pid)
             raise
@@ -300,10 +272,13 @@ def held_size() -> int:
 
 def fork_is_safe() -> bool:
     """Whether this process may fork a child that goes on running Python (:func:`fork_child`): no other thread
-    runs.  A thread that holds a lock at the fork (malloc's, logging's, the import lock, a Dask worker's) leaves
-    it held for ever in the child, which can then hang; with this thread alone, none can start between this
-    check and the fork.  Otherwise start a fresh process (:mod:`.embedded_child`), as for a solver binary."""
-    return threading.active_count() == 1
+    runs Python code.  A thread that holds a lock at the fork (malloc's, logging's, the import lock, a Dask
+    worker's) leaves it held for ever in the child, which can then hang; with this thread alone, none can start
+    between this check and the fork.  Otherwise start a fresh process (:mod:`.embedded_child`), as for a solver
+    binary.  Threads started with :mod:`_thread` count too, though :mod:`threading` does not list them
+    (pytest-xdist's worker talks to its controller from one: every fork there was beside it); a C library's own
+    threads, which run no Python, do not (OpenBLAS's, which numpy starts, end at a fork and start again)."""
+    return threading.active_count() == 1 and _thread._count() == 0
 
 
 def fork_child(

@@ -75,7 +75,10 @@ DEAD = (b"Z", b"X")  # a zombie, a process being reaped: /proc/PID/stat's state
 def kill_leader_last(pgid: int, settle: float) -> None:
     """SIGKILL group ``pgid``: its other members first, its leader once they have died (or ``settle`` seconds
     later).  Whoever waits for the leader (BenchExec) then finds the others gone: one still dying when
-    BenchExec listed its cgroup's tasks, the moment the leader was reaped, cost a 0.5 s sleep there."""
+    BenchExec listed its cgroup's tasks, the moment the leader was reaped, cost a 0.5 s sleep there.  The group
+    is stopped first (SIGSTOP): a shell looping on ``sleep`` started the next one as soon as one was killed,
+    and kept this busy for the whole of ``settle`` (0.3 s past the kill schedule)."""
+    killpg(pgid, signal.SIGSTOP)
     end = time.monotonic() + settle
     while True:
         living = [pid for pid, fields in _proc_stats()
