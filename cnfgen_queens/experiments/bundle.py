@@ -11,7 +11,8 @@ The archive is a ``.tar.gz`` whose members are, sorted by name:
 - ``bundle.json``: the tool's version and git commit, the config hash, each solver's profile, versions and
   binary SHA-256, each instance's GBD hash and the command that regenerates it, the machines;
 - ``report/report.md`` and ``report/html/`` (the HTML report with its plots), made with the report options
-  given (:class:`.bundle_view.View`: ``report --by ... --machines --time ... --compare A B``), which ``bundle.json`` records;
+  given (:class:`.bundle_view.View`: ``report --by ... --machines --time ... --compare A B``), which
+  ``bundle.json`` records;
 - ``attached/NAME``: files given with ``attach`` (a study's other tables, say), as they are: carried and
   checked by the manifest, not rerun;
 - ``README.md`` (how to rerun it) and ``MANIFEST`` (every other member's SHA-256).
