@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,7 @@ from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target,
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows
 from ..experiments.spread import NOISY_CV
+from ..experiments.verdict import Verdict
 from .common import check_output_path, fail, output, write_failed
 
 if TYPE_CHECKING:
@@ -154,12 +155,21 @@ class _Seen:
     runs: int = 0
     hashes: set[str] = field(default_factory=set)
     machines: set[str] = field(default_factory=set)
+    columns: tuple[str, ...] = ()  # no column named by the user
 
     def add(self, row: Row) -> None:
-        self.runs += 1
+        self.route(row, Verdict.UNSOLVED)([None])
+
+    def route(self, row: Row, judged: Verdict) -> Callable[[list[float | None]], None]:
+        """Notes ``row``'s config hash and machine; the function that counts the runs like it."""
         self.hashes.add(row.config_hash)
         if row.machine is not None:
             self.machines.add(row.machine)
+
+        def take(times: list[float | None]) -> None:
+            self.runs += len(times)
+
+        return take
 
 
 def _sections(args: argparse.Namespace, rows: Iterable[Row], seen: _Seen, spreads: spread.Spreads | None,
@@ -238,13 +248,13 @@ def _one_pass(args: argparse.Namespace, rows: Iterable[Row]) -> tuple[report.Sum
             platforms = machine.platform_names(machine.stored(args.db))  # a new commit is no new machine
             pairing = compare.Pairing(*args.compare, time=args.time, across_machines=args.across_machines,
                                       platforms=platforms)  # fmt: skip
-        for r in rows:
-            summary.add(r)
-            seen.add(r)
-            if spreads is not None:
-                spreads.add(r)
-            if pairing is not None:
-                pairing.add(r)
+        takers = [t for t in (summary, seen, spreads, pairing) if t is not None]
+        if isinstance(rows, report.Runs):
+            rows.tally(takers, args.time)
+        else:
+            for r in rows:
+                for taker in takers:
+                    taker.add(r)
     except UsageError as e:
         fail(str(e))
     return summary, seen, spreads, pairing

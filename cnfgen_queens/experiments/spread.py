@@ -26,16 +26,18 @@ scipy and numpy are imported when a spread is computed, never at the CLI's start
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .file_instances import generated
 from .report import seconds
 from .store import Row
-from .summary import _order, censored, value_of
+from .summary import _order, censored_times, value_of
+from .verdict import Verdict, verdict
 
 NOISY_CV = 0.10  # coefficient of variation above which a cell is marked noisy (report --noisy changes it)
 CONFIDENCE = 0.95
@@ -93,10 +95,33 @@ def spread(times: Sequence[float]) -> Spread:
     q1, median, q3 = (math.inf if q > top else float(q) for q in np.percentile(np.minimum(x, top + 1), [25, 50, 75]))
     low = high = None
     if len(x) >= MIN_REPEATS:  # the order statistics: the unsolved are the largest, as they are
-        ci = stats.quantile_test(x, q=median, p=0.5).confidence_interval(CONFIDENCE)
-        low, high = float(ci.low), float(ci.high)
+        ranks = _interval_ranks(len(x))
+        if ranks is None:
+            ci = stats.quantile_test(x, q=median, p=0.5).confidence_interval(CONFIDENCE)
+            low, high = float(ci.low), float(ci.high)
+        else:
+            ordered = np.sort(x)
+            low, high = (math.nan if r is None else float(ordered[r]) for r in ranks)
     cv = None if len(solved) < len(x) else 0.0 if np.ptp(x) == 0 else float(stats.variation(x, ddof=1))
     return Spread(len(x), median, q1, q3, low, high, cv)
+
+
+@functools.lru_cache(maxsize=256)
+def _interval_ranks(n: int) -> tuple[int | None, int | None] | None:
+    """The ranks in the sorted sample of the ends of the median's interval of ``n`` times (None: an end beyond the
+    sample, NaN), or None when scipy's interval is not two order statistics.  ``quantile_test``'s interval is
+    the order statistics the binomial distribution of ``n`` picks, whatever the times: found once per ``n``, on the
+    ranks themselves (0..n-1), it is the same numbers for every cell of ``n`` repeats (scipy builds a binomial
+    distribution on each call: 2 ms a cell, 4 s for the 2,000 cells of a million runs)."""
+    import numpy as np
+    from scipy import stats
+
+    ci = stats.quantile_test(np.arange(n, dtype=float), q=0.0, p=0.5).confidence_interval(CONFIDENCE)
+    ends = (float(ci.low), float(ci.high))
+    if not all(math.isnan(e) or (e.is_integer() and 0 <= e < n) for e in ends):
+        return None
+    low, high = (None if math.isnan(e) else int(e) for e in ends)
+    return low, high
 
 
 @dataclass(frozen=True)
@@ -124,12 +149,23 @@ class Spreads:
         self.time = time
         self.groups: dict[tuple[Any, ...], tuple[list[int], list[float]]] = {}
 
+    columns: tuple[str, ...] = ()  # no column named by the user
+
     def add(self, row: Row) -> None:
+        self.route(row, verdict(row))([row.cpu if self.time == "cpu" else row.wall])
+
+    def route(self, row: Row, judged: Verdict) -> Callable[[list[float | None]], None]:
+        """Where ``row`` goes, and every run judged alike with the same columns as it: its cell (made now when
+        new); the function that takes those runs' times (their number counted, their censored times kept)."""
         key = tuple(value_of(row, k) for k in CELL_KEYS)
         if (group := self.groups.get(key)) is None:
             group = self.groups[key] = ([0], [])
-        group[0][0] += 1
-        group[1].extend(censored((row,), self.time))
+
+        def take(times: list[float | None]) -> None:
+            group[0][0] += len(times)
+            group[1].extend(censored_times(times, judged))
+
+        return take
 
     def cells(self) -> list[Cell]:
         """The cells with two or more runs (repeats), in the order of their configurations and instances
