@@ -29,12 +29,11 @@ from .row import COLUMNS, MEASURED, row_of
 from .runs_check import (
     DOMAINS,
     JSON_COLUMNS,
-    check_columns,
     check_runs,
+    check_values,
     checked_rows,
     contradiction,
     json_refusal,
-    refused,
 )
 from .store import Row, Store, StoreError
 from .summary import BY_KEYS, TIMES, VBS, GroupStats, Summary, missing_note, par2, penalized, summarize
@@ -144,13 +143,13 @@ class Runs:
 
     def tally(self, takers: Sequence[Taker], time: str = "wall") -> None:
         """Every run that matches ``--where`` given to each of ``takers``, in the order of the file, its ``time``
-        (wall or cpu) the one its takers use.  SQLite hands over the columns of :data:`KEY_COLUMNS` (and those the
+        (wall or cpu) the one its takers use.  The file's values are checked first, in one scan
+        (:func:`.runs_check.check_values`); then SQLite hands over the columns of :data:`KEY_COLUMNS` (and those the
         takers and ``--where`` name) and the times; the runs alike in every one of them are a kind, which is
-        checked, judged, matched and routed once, at its first run (a million runs: a few thousand kinds), and
-        each run adds its time to its kind's list.  The file is checked in the same scan (a test of each row's
-        values, :func:`.runs_check.refused`; the JSON and the facts of each kind), and a store refused is named as
-        a pass over its rows names it (:meth:`__iter__`).  A column named that holds a value per run
-        (:data:`PER_RUN`, ``--where wall=1``) makes it that pass over rows."""
+        checked (its JSON, its facts), judged, matched and routed once, at its first run (a million runs: a few
+        thousand kinds), and each run adds its time to its kind's list.  A store refused is named as a pass over
+        its rows names it (:meth:`__iter__`).  A column named that holds a value per run (:data:`PER_RUN`,
+        ``--where wall=1``) makes it that pass over rows."""
         named = {c for taker in takers for c in taker.columns} | {k for k, _ in self.tests}
         if named & PER_RUN:
             for row in self:
@@ -159,11 +158,11 @@ class Runs:
             return
         columns = (*KEY_COLUMNS, *sorted(named - {*KEY_COLUMNS}))
         with Store(self.path, readonly=True) as store:
-            check_columns(store)
+            check_values(store)
             present = store.columns
             error = "error" if "verdict" not in present else "CASE WHEN verdict IS NULL THEN error END"
             select = [c if c in present else f"NULL AS {c}" for c in columns]  # a column added since: NULL
-            select += [f"{error} AS error", "wall IS NULL", "wall > time_limit", f"({refused(present)})", "wall", "cpu"]
+            select += [f"{error} AS error", "wall IS NULL", "wall > time_limit", "wall", "cpu"]
             keys, at = len(select) - 2, len(select) - (1 if time == "cpu" else 2)
             kinds: dict[tuple[Any, ...], Any] = {}
             found: list[tuple[list[float | None], list[Callable[[list[float | None]], None]]]] = []
@@ -186,9 +185,8 @@ class Runs:
         :meth:`tally`'s query, wall and CPU time), the kind checked, judged, and routed to ``takers`` (``found``);
         a kind outside ``--where``: a list that keeps nothing."""
         wall, cpu = values[-2:]
-        refused_ = values[len(names) + 2]
         known = dict(zip(names, values, strict=False))
-        if refused_ or any(known[c] is not None and json_refusal(c, known[c]) for c in JSON_COLUMNS):
+        if any(known[c] is not None and json_refusal(c, known[c]) for c in JSON_COLUMNS):
             raise self._refusal(store)
         row = row_of(tuple(known.get(c, wall if c == "wall" else cpu if c == "cpu" else None) for c in COLUMNS))
         if contradiction(row) is not None:

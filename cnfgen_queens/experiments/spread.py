@@ -82,12 +82,34 @@ class Spread:
 
 def spread(times: Sequence[float]) -> Spread:
     """The spread of two or more times, ``math.inf`` for an unsolved one (ValueError with fewer)."""
-    if len(times) < 2:
-        raise ValueError(f"a spread needs two or more times, got {len(times)}")
+    return spreads([times])[0]
+
+
+def spreads(samples: Sequence[Sequence[float]]) -> list[Spread]:
+    """:func:`spread` of each sample; the coefficients of variation of the samples of one length in one call
+    (scipy's per call: 0.3 ms, 0.6 s for the 2,000 cells of a million runs; the same numbers, row by row)."""
+    if short := [len(times) for times in samples if len(times) < 2]:
+        raise ValueError(f"a spread needs two or more times, got {short[0]}")
     import numpy as np
     from scipy import stats
 
-    x = np.asarray(times, dtype=float)
+    arrays = [np.asarray(times, dtype=float) for times in samples]
+    varied: dict[int, list[int]] = {}  # the samples of each length whose variation is asked: every time solved
+    for i, x in enumerate(arrays):
+        if np.isfinite(x).all() and np.ptp(x) != 0:
+            varied.setdefault(len(x), []).append(i)
+    cvs: dict[int, float] = {}
+    for which in varied.values():
+        found = stats.variation(np.stack([arrays[i] for i in which]), axis=1, ddof=1)
+        cvs.update(zip(which, map(float, found), strict=True))
+    return [_spread(x, cvs.get(i, 0.0)) for i, x in enumerate(arrays)]
+
+
+def _spread(x: Any, cv: float) -> Spread:
+    """The spread of the times ``x`` (a numpy array), ``cv`` their coefficient of variation if all are solved."""
+    import numpy as np
+    from scipy import stats
+
     solved = x[np.isfinite(x)]
     top = float(solved.max(initial=0.0))
     # numpy interpolates inf - inf to nan: take the quartiles with any number above the solved times in place
@@ -102,8 +124,7 @@ def spread(times: Sequence[float]) -> Spread:
         else:
             ordered = np.sort(x)
             low, high = (math.nan if r is None else float(ordered[r]) for r in ranks)
-    cv = None if len(solved) < len(x) else 0.0 if np.ptp(x) == 0 else float(stats.variation(x, ddof=1))
-    return Spread(len(x), median, q1, q3, low, high, cv)
+    return Spread(len(x), median, q1, q3, low, high, None if len(solved) < len(x) else cv)
 
 
 @functools.lru_cache(maxsize=256)
@@ -170,14 +191,21 @@ class Spreads:
     def cells(self) -> list[Cell]:
         """The cells with two or more runs (repeats), in the order of their configurations and instances
         (:data:`ORDER`), whatever the order the runs came in."""
-        out = []
+        found = []
         for key, ([runs], times) in sorted(self.groups.items(), key=lambda group: _order(_ORDER(group[0]))):
-            if runs < 2:
-                continue
-            solved = sum(t != math.inf for t in times)
-            out.append(Cell(tuple(zip(CELL_KEYS, key, strict=True)), runs, solved,
-                            spread(times) if len(times) >= 2 and solved else None))  # fmt: skip
-        return out
+            if runs >= 2:
+                found.append((key, runs, sum(t != math.inf for t in times), times))
+        measured = [times for _, _, solved, times in found if len(times) >= 2 and solved]
+        each = iter(spreads(measured) if measured else [])
+        return [
+            Cell(
+                tuple(zip(CELL_KEYS, key, strict=True)),
+                runs,
+                solved,
+                next(each) if len(times) >= 2 and solved else None,
+            )
+            for key, runs, solved, times in found
+        ]
 
 
 def cells(rows: Iterable[Row], time: str = "wall") -> list[Cell]:
