@@ -98,9 +98,27 @@ def where(rows: Iterable[Row], conditions: Iterable[str]) -> list[Row]:
     return [r for r in rows if all(_matches(r, k, v) for k, v in tests)]
 
 
-KEY_COLUMNS = ("task", "family", "solver", "solver_args", "encoding", "group_size", "column_alo", "break_symmetry",
-               "variant", "shuffle_seed", "n", "gbd_hash", "machine", "config_hash", "verdict", "status", "verified",
-               "count", "time_limit")  # fmt: skip
+KEY_COLUMNS = (
+    "task",
+    "family",
+    "solver",
+    "solver_args",
+    "encoding",
+    "group_size",
+    "column_alo",
+    "break_symmetry",
+    "variant",
+    "shuffle_seed",
+    "n",
+    "gbd_hash",
+    "machine",
+    "config_hash",
+    "verdict",
+    "status",
+    "verified",
+    "count",
+    "time_limit",
+)
 # What a run's verdict (.verdict), its facts (.runs_check.contradiction), its line and instance of the table, its cell
 # of the spread and its side of a comparison read of it, besides its time: whether that is known and above its limit,
 # and (a row stored before the verdict column) its error.  Runs alike in these are judged and counted alike.
@@ -179,8 +197,9 @@ class Runs:
             for route in routes:
                 route(times)
 
-    def _kind(self, store: Store, names: tuple[str, ...], values: tuple[Any, ...], takers: Sequence[Taker],
-              found: list[Any]) -> Any:  # fmt: skip
+    def _kind(
+        self, store: Store, names: tuple[str, ...], values: tuple[Any, ...], takers: Sequence[Taker], found: list[Any]
+    ) -> Any:
         """The list of times of the runs of the kind of ``values`` (a run's columns ``names``, then the tests of
         :meth:`tally`'s query, wall and CPU time), the kind checked, judged, and routed to ``takers`` (``found``);
         a kind outside ``--where``: a list that keeps nothing."""
@@ -205,8 +224,9 @@ class Runs:
         check_runs(store)
         for _ in checked_rows(store.each_row(ordered=False), self.path):
             pass
-        return StoreError(f"{self.path}: a run holds what cnfgen-queens never writes: not a results file as "
-                          "cnfgen-queens writes it")  # fmt: skip
+        return StoreError(
+            f"{self.path}: a run holds what cnfgen-queens never writes: not a results file as cnfgen-queens writes it"
+        )
 
 
 def _matches(row: Row, key: str, want: str) -> bool:
