@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from helpers import in_process
 
-from cnfgen_queens.experiments import compare, report, runs_check, spread
-from cnfgen_queens.experiments.report import Runs, Summary
+from cnfgen_queens.experiments import compare, runs_check, runs_read, spread
+from cnfgen_queens.experiments.report import Summary
 from cnfgen_queens.experiments.row import COLUMNS, column_types, row_of, runs_table
+from cnfgen_queens.experiments.runs_read import Runs
 from cnfgen_queens.experiments.store import StoreError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
@@ -88,7 +89,7 @@ def test_a_pass_makes_a_row_per_kind_of_run_not_per_run(
     stores: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made = []
-    monkeypatch.setattr(report, "row_of", lambda values: made.append(1) or row_of(values))
+    monkeypatch.setattr(runs_read, "row_of", lambda values: made.append(1) or row_of(values))
     _, large = stores  # 6,000 runs: 2,000 instances x 3 repeats, each solved or not
     Runs(large).tally([Summary(), spread.Spreads()])
     assert 0 < len(made) <= 4_000, len(made)  # the old pass: a Row for each of the 6,000 runs

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database, refuse_repeated
 
 from ..errors import UsageError, printable
-from ..experiments import against, compare, machine, noise, rejudge, report, spread
+from ..experiments import against, compare, machine, noise, rejudge, report, runs_read, spread
 from ..experiments.bundle_read import store_of
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
@@ -225,12 +225,12 @@ def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
 def _rows(args: argparse.Namespace, *, listed: bool) -> Iterable[Row]:
     """The runs that match ``--where``, with the text every output shows escaped (a name holding a newline is one
     cell): of a runs CSV (``--runs-csv``; told apart by the extension) as a list, of a results database read
-    from the file on each pass over them (:class:`.report.Runs`: a million runs are never all held), or as a
+    from the file on each pass over them (:class:`.runs_read.Runs`: a million runs are never all held), or as a
     list when an output reads them all (``listed``)."""
     try:
         if args.db.lower().endswith(".csv"):
             return report.where(report.shown_rows(load_rows(args.db)), args.where)
-        runs = report.Runs(args.db, args.where, ordered=listed)  # one pass needs no order: its answers have none
+        runs = runs_read.Runs(args.db, args.where, ordered=listed)  # one pass needs no order: its answers have none
         return list(runs) if listed else runs
     except UsageError as e:
         fail(str(e))
@@ -249,7 +249,7 @@ def _one_pass(args: argparse.Namespace, rows: Iterable[Row]) -> tuple[report.Sum
             pairing = compare.Pairing(*args.compare, time=args.time, across_machines=args.across_machines,
                                       platforms=platforms)  # fmt: skip
         takers = [t for t in (summary, seen, spreads, pairing) if t is not None]
-        if isinstance(rows, report.Runs):
+        if isinstance(rows, runs_read.Runs):
             rows.tally(takers, args.time)
         else:
             for r in rows:

@@ -89,7 +89,7 @@ def spreads(samples: Sequence[Sequence[float]]) -> list[Spread]:
     """:func:`spread` of each sample; the coefficients of variation of the samples of one length in one call
     (scipy's per call: 0.3 ms, 0.6 s for the 2,000 cells of a million runs; the same numbers, row by row), each
     of the sorted times: a sum's last bit depends on the order of its terms, and a cell's runs come in the order
-    of the file, or by kind (:meth:`.report.Runs.tally`): the same runs, the same bytes."""
+    of the file, or by kind (:meth:`.runs_read.Runs.tally`): the same runs, the same bytes."""
     if short := [len(times) for times in samples if len(times) < 2]:
         raise ValueError(f"a spread needs two or more times, got {short[0]}")
     import numpy as np
