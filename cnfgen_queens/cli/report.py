@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any
 from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database, refuse_repeated
 
 from ..errors import UsageError, printable
-from ..experiments import against, compare, machine, noise, rejudge, report, spread
+from ..experiments import against, compare, machine, noise, rejudge, report, runs_read, spread
 from ..experiments.bundle_read import store_of
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows
 from ..experiments.spread import NOISY_CV
+from ..experiments.verdict import Verdict
 from .common import check_output_path, fail, output, write_failed
 
 if TYPE_CHECKING:
@@ -154,12 +155,21 @@ class _Seen:
     runs: int = 0
     hashes: set[str] = field(default_factory=set)
     machines: set[str] = field(default_factory=set)
+    columns: tuple[str, ...] = ()  # no column named by the user
 
     def add(self, row: Row) -> None:
-        self.runs += 1
+        self.route(row, Verdict.UNSOLVED)([None])
+
+    def route(self, row: Row, judged: Verdict) -> Callable[[list[float | None]], None]:
+        """Notes ``row``'s config hash and machine; the function that counts the runs like it."""
         self.hashes.add(row.config_hash)
         if row.machine is not None:
             self.machines.add(row.machine)
+
+        def take(times: list[float | None]) -> None:
+            self.runs += len(times)
+
+        return take
 
 
 def _sections(args: argparse.Namespace, rows: Iterable[Row], seen: _Seen, spreads: spread.Spreads | None,
@@ -213,12 +223,12 @@ def _check_outputs(db: str, flags: Sequence[tuple[str, Path]]) -> None:
 def _rows(args: argparse.Namespace, *, listed: bool) -> Iterable[Row]:
     """The runs that match ``--where``, with the text every output shows escaped (a name holding a newline is one
     cell): of a runs CSV (``--runs-csv``; told apart by the extension) as a list, of a results database read
-    from the file on each pass over them (:class:`.report.Runs`: a million runs are never all held), or as a
+    from the file on each pass over them (:class:`.runs_read.Runs`: a million runs are never all held), or as a
     list when an output reads them all (``listed``)."""
     try:
         if args.db.lower().endswith(".csv"):
             return report.where(report.shown_rows(load_rows(args.db)), args.where)
-        runs = report.Runs(args.db, args.where, ordered=listed)  # one pass needs no order: its answers have none
+        runs = runs_read.Runs(args.db, args.where, ordered=listed)  # one pass needs no order: its answers have none
         return list(runs) if listed else runs
     except UsageError as e:
         fail(str(e))
@@ -236,13 +246,13 @@ def _one_pass(args: argparse.Namespace, rows: Iterable[Row]) -> tuple[report.Sum
             platforms = machine.platform_names(machine.stored(args.db))  # a new commit is no new machine
             pairing = compare.Pairing(*args.compare, time=args.time, across_machines=args.across_machines,
                                       platforms=platforms)  # fmt: skip
-        for r in rows:
-            summary.add(r)
-            seen.add(r)
-            if spreads is not None:
-                spreads.add(r)
-            if pairing is not None:
-                pairing.add(r)
+        takers = [t for t in (summary, seen, spreads, pairing) if t is not None]
+        if isinstance(rows, runs_read.Runs):
+            rows.tally(takers, args.time)
+        else:
+            for r in rows:
+                for taker in takers:
+                    taker.add(r)
     except UsageError as e:
         fail(str(e))
     return summary, seen, spreads, pairing

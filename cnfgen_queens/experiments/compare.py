@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,14 +86,13 @@ class _Side:
     times: list[float] | None = field(default_factory=list)
     machines: set[str] = field(default_factory=set)
 
-    def add(self, row: Row, time: str, machine: str | None) -> None:
-        t = row.cpu if time == "cpu" else row.wall
-        if self.times is not None and (verdict(row) is not Verdict.SOLVED or t is None):
+    def take(self, times: list[float | None], solved: bool) -> None:
+        """Runs of one verdict (``solved`` or not), given their times (None: not measured)."""
+        known = [t for t in times if t is not None]
+        if self.times is not None and (not solved or len(known) < len(times)):
             self.times = None
-        elif self.times is not None and t is not None:
-            self.times.append(t)
-        if machine is not None:
-            self.machines.add(machine)
+        elif self.times is not None:
+            self.times += known
 
     def time(self) -> float | None:
         """The median of the repeats' times, when every repeat was solved; else None (unsolved)."""
@@ -125,13 +124,34 @@ class Pairing:
                 self.matched[seen] = found
         return found
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The columns named by the user (``FIELD=VALUE``) that a side reads."""
+        return tuple(dict.fromkeys(column for spec in self.specs if len(spec) == 1 for column, _ in spec))
+
     def add(self, row: Row) -> None:
+        self.route(row, verdict(row))([row.cpu if self.time == "cpu" else row.wall])
+
+    def route(self, row: Row, judged: Verdict) -> Callable[[list[float | None]], None]:
+        """Where ``row`` goes, and every run judged alike with the same columns as it: the sides it is a run of
+        (made now when new, its machine noted); the function that takes those runs' times."""
+        machine = self.platforms.get(row.machine, row.machine) if row.machine else None
+        sides = []
         for i, spec in enumerate(self.specs):
             for column, value in spec:
                 if self._matches(row, column, value):
                     key = tuple(value_of(row, k) for k in self.keys[column])
                     side = self.sides[column][i].setdefault(key, _Side())
-                    side.add(row, self.time, self.platforms.get(row.machine, row.machine) if row.machine else None)
+                    if machine is not None:
+                        side.machines.add(machine)
+                    sides.append(side)
+        solved = judged is Verdict.SOLVED
+
+        def take(times: list[float | None]) -> None:
+            for side in sides:
+                side.take(times, solved)
+
+        return take
 
     def _side(self, i: int) -> tuple[str, str]:
         """(column, value) of spec ``i``: ``FIELD=VALUE``, or the first of :data:`GUESS` with a run of the value."""

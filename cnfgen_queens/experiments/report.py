@@ -15,7 +15,7 @@ import json
 import math
 import statistics
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict
 from operator import attrgetter
 from pathlib import Path
@@ -85,25 +85,6 @@ def where(rows: Iterable[Row], conditions: Iterable[str]) -> list[Row]:
     table's label, with the arguments), ``time_limit=60``; a field that is not a column is a usage error."""
     tests = _conditions(conditions)
     return [r for r in rows if all(_matches(r, k, v) for k, v in tests)]
-
-
-class Runs:
-    """The runs of a results database as ``report`` reads them, from the file again on each pass over them, so
-    that a million runs are never all held: the file checked once (:func:`.runs_check.check_runs`), then each
-    row as it comes checked against the facts (:func:`.runs_check.checked_rows`), kept when it matches every
-    ``--where`` condition (:func:`where`), its text escaped (:func:`shown_row`)."""
-
-    def __init__(self, path: Path | str, conditions: Iterable[str] = (), *, ordered: bool = True) -> None:
-        self.path, self.ordered = path, ordered  # ordered: as Store.rows orders them; else as stored (faster)
-        self.tests = _conditions(conditions)
-        with Store(path, readonly=True) as store:
-            check_runs(store)  # every column read is there, of its type
-
-    def __iter__(self) -> Iterator[Row]:
-        with Store(self.path, readonly=True) as store:
-            for r in checked_rows(store.each_row(ordered=self.ordered), self.path):
-                if all(_matches(r, k, v) for k, v in self.tests):
-                    yield shown_row(r)
 
 
 def _matches(row: Row, key: str, want: str) -> bool:

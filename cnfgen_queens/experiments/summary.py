@@ -28,7 +28,7 @@ import functools
 import json
 import math
 import statistics
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,11 +128,15 @@ def censored(runs: Iterable[Row], time: str = "wall") -> list[float]:
     any solved one (a solved run without a time is left out)."""
     out = []
     for r in runs:
-        if verdict(r) is not Verdict.SOLVED:
-            out.append(math.inf)
-        elif (t := _seconds(r, time)) is not None:
-            out.append(t)
+        out += censored_times([_seconds(r, time)], verdict(r))
     return out
+
+
+def censored_times(times: list[float | None], judged: Verdict) -> list[float]:
+    """:func:`censored` of runs of one verdict, given their times (None: not measured)."""
+    if judged is not Verdict.SOLVED:
+        return [math.inf] * len(times)
+    return [t for t in times if t is not None]
 
 
 @dataclass
@@ -150,22 +154,20 @@ class _Cell:
     wrong: int = 0
     limit: float | None = None  # the largest time limit of its runs
 
-    def add(self, row: Row, judged: Verdict, time: str) -> None:
-        seconds = _seconds(row, time)
+    def take(self, times: list[float | None], judged: Verdict, sat: bool, limit: float | None) -> None:
+        """Runs of one verdict (``judged``; ``sat``: solved as SAT) and time limit, given their times (None: not
+        measured): a solved run scores its time, any other twice the limit (None: unknown)."""
+        penalty = None if limit is None else 2 * limit
         solved = judged is Verdict.SOLVED
-        if solved and seconds is not None:
-            self.scores.append(seconds)
-        else:
-            self.scores.append(None if row.time_limit is None else 2 * row.time_limit)
-        if not solved:
-            self.times.append(math.inf)
-        elif seconds is not None:
-            self.times.append(seconds)
-        self.solved += solved
-        self.sat += solved and row.status == "SAT"
-        self.wrong += judged is Verdict.WRONG
-        if row.time_limit is not None:
-            self.limit = row.time_limit if self.limit is None else max(self.limit, row.time_limit)
+        known = censored_times(times, judged)
+        self.scores += known if solved else [penalty] * len(times)
+        self.scores += [penalty] * (len(times) - len(known))  # solved without a time
+        self.times += known
+        self.solved += solved * len(times)
+        self.sat += sat * len(times)
+        self.wrong += (judged is Verdict.WRONG) * len(times)
+        if limit is not None:
+            self.limit = limit if self.limit is None else max(self.limit, limit)
 
     def merge(self, other: _Cell) -> None:
         """``other``'s runs after this one's (the seeds of an instance, when seeds are not instances)."""
@@ -216,7 +218,17 @@ class Summary:
         _check(self.by, time)
         self.tables: dict[tuple[Any, ...], dict[tuple[Any, ...], dict[tuple[Any, ...], _Cell]]] = {}
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The columns named by the user that a line reads (the ``by`` keys)."""
+        return self.by
+
     def add(self, row: Row) -> None:
+        self.route(row, verdict(row))([_seconds(row, self.time)])
+
+    def route(self, row: Row, judged: Verdict) -> Callable[[list[float | None]], None]:
+        """Where ``row`` goes, and every run judged alike with the same columns as it: its line's cell for its
+        instance (made now when new); the function that takes those runs' times."""
         config = tuple(value_of(row, k) for k in CONFIG_KEYS)
         table = (row.task, value_of(row, "family"), *(value_of(row, k) for k in self.by))  # family: see stats
         lines = self.tables.setdefault(table, {})
@@ -228,10 +240,10 @@ class Summary:
             if queens
             else (row.n, None, None, row.gbd_hash or row.encoding)
         )
-        judged = verdict(row)
         if (cell := cells.get(instance)) is None:
             cell = cells[instance] = _Cell(row.n, row.status == "SAT", queens)
-        cell.add(row, judged, self.time)
+        sat = judged is Verdict.SOLVED and row.status == "SAT"
+        return functools.partial(cell.take, judged=judged, sat=sat, limit=row.time_limit)
 
     def stats(self) -> list[GroupStats]:
         """The lines, each table's ranked by PAR-2 over the table's instances (then by more solved), and a virtual
