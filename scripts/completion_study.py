@@ -3,7 +3,7 @@
 Usage::
 
     cnfgen-queens batch configs/completion.yaml --jobs 2      # the runs, into results/completion.sqlite
-    cnfgen-queens batch configs/completion-100.yaml --jobs 2  # N = 100, scaled down
+    cnfgen-queens batch configs/completion-100.yaml --jobs 2  # N = 100, scaled down: results/completion-100.sqlite
     python scripts/completion_study.py configs/completion.yaml configs/completion-100.yaml
 
 An instance is (N, K, seed): K queens placed at random by ``gen-queens --random-place K --seed S``
