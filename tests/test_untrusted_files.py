@@ -21,6 +21,7 @@ from helpers import CLI_ENTRY, in_process, need_module, need_solver
 
 import cnfgen_queens as cq
 from cnfgen_queens.cli import main
+from cnfgen_queens.experiments.store import Store
 
 DEEP = "[" * 100_000 + "]" * 100_000  # deeper than Python's JSON parser goes (RecursionError)
 
@@ -341,7 +342,25 @@ def test_a_batch_on_a_really_full_disk_says_so(tmp_path: Path, capsys: pytest.Ca
     with tiny_tmpfs(tmp_path / "tiny") as tiny:
         code, _, err = in_process(["batch", str(batch_config(tmp_path, tiny / "r.sqlite")), "--jobs", "1",
                                    "--no-progress"], capsys)  # fmt: skip
-    assert code == 1 and "the disk is full" in one_sentence(err) and str(tiny / "r.sqlite") in err
+    # the results file or the instance cache beside it, whichever fills first: one sentence either way
+    assert code == 1 and "the disk is full" in one_sentence(err) and str(tiny) in err
+
+
+def test_a_full_disk_while_writing_an_instance_stops_the_batch_in_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tmpfs out of inodes after a few instances (ENOSPC for the next, the store still writable): one
+    sentence naming the instance cache, exit 1, the runs of the instances written before kept; not a line per
+    instance that could not be written."""
+    with tiny_tmpfs(tmp_path / "tiny", "size=4m,nr_inodes=8") as tiny:
+        results = tiny / "r.sqlite"
+        argv = ["batch", str(batch_config(tmp_path, results)), "--jobs", "1", "--no-progress"]
+        code, _, err = in_process(argv, capsys)
+        sentence = f"cannot write the instance cache {tiny / 'cnf-cache'}: the disk is full"
+        assert code == 1 and sentence in one_sentence(err)
+        with Store(results, readonly=True) as store:
+            kept = {r.n for r in store.rows()}
+        assert kept and kept == set(range(4, 4 + len(kept)))  # the runs of every instance written before
 
 
 def test_a_results_file_in_a_read_only_folder_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

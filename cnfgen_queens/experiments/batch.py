@@ -40,7 +40,7 @@ from .adaptive import next_round, tally
 from .config import Config, SolverEntry
 from .grid import VARIANT_FIELDS, Instance, Run, build
 from .store import OUTPUT_DIR, Row, Store, StoreError
-from .store_env import unwritable
+from .store_env import cache_full, unwritable
 from .tasks import GenerationTimeout, Measurement, error_text, execute, generate
 from .verdict import Verdict, judge, verdict
 
@@ -310,6 +310,9 @@ def _run_batch(config: Config, start: float, request: BatchRequest, announce: bo
                             rows += [make_row(config, run, timed_out) for run in by_instance[item]]
                             continue
                         except Exception as e:
+                            full = cache_full(Path(cache), e) if kind == "generate" else None
+                            if full is not None:  # every instance after it would fail alike: the batch stops
+                                raise full from None
                             what = (
                                 f"generating {item.file or item.filename}" if kind == "generate" else item[0].describe()
                             )
