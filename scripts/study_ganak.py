@@ -144,7 +144,7 @@ def main(argv: list[str]) -> int:
     from cnfgen_queens import encodings as registry
     from cnfgen_queens.model.known_counts import published_count
 
-    parser = argparse.ArgumentParser(prog="study_ganak.py")
+    parser = argparse.ArgumentParser(prog="study_ganak.py", allow_abbrev=False)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cpu-limit", type=float, default=60.0, help="seconds of CPU time per count")

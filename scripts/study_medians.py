@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     from cnfgen_queens.experiments import spread
     from cnfgen_queens.experiments.report import load_rows, shown_rows, where
 
-    parser = argparse.ArgumentParser(prog="study_medians.py")
+    parser = argparse.ArgumentParser(prog="study_medians.py", allow_abbrev=False)
     parser.add_argument("db")
     parser.add_argument("--time", choices=("wall", "cpu"), default="cpu")
     parser.add_argument("--where", action="append", default=[], metavar="FIELD=VALUE")

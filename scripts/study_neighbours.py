@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
     from cnfgen_queens.experiments.report import load_rows, shown_rows
     from cnfgen_queens.experiments.summary import summarize
 
-    parser = argparse.ArgumentParser(prog="study_neighbours.py")
+    parser = argparse.ArgumentParser(prog="study_neighbours.py", allow_abbrev=False)
     parser.add_argument("db")
     parser.add_argument("--time", choices=("wall", "cpu"), default="cpu")
     args = parser.parse_args(argv)
