@@ -125,7 +125,7 @@ eval "$(bash scripts/slurm-local.sh env)" # SLURM_CONF: the tests' sbatch, squeu
 status=0
 run_pytest "$@" || status=$?
 # the everyday run on 3.13 and the README's Tour on 3.12, each in a virtual environment of its own
-other_venv 3.13 "$PYTHON313" .venv313 -e '.[test]'
+other_venv 3.13 "$PYTHON313" .venv313 -e '.[test,docs]' # the docs test builds the site
 step "pytest on Python 3.13: the everyday run (python -m pytest -q)" in_venv .venv313 python -m pytest -q ||
     { [[ $status -ne 0 ]] || status=1; }
 other_venv 3.12 "$PYTHON312" .venv312 -e . pytest pytest-timeout pytest-xdist # what the Tour and its test need
