@@ -205,3 +205,16 @@ def test_the_completion_page_command_rebuilds_the_n100_bundles_report(
     assert "N = 100: half satisfiable at K/N = 0.76" in again["attached/completion.md"].decode()
     for table in ("attached/completion.md", "attached/completion.csv"):
         assert again[table] == committed[table]
+
+
+MACHINE_ROW = re.compile(rb"^\| [0-9a-f]{16} \| \d+ \| ([^|]*) \|", re.M)  # report --machines: machine, runs, hosts
+
+
+def test_no_committed_bundle_names_a_host() -> None:
+    """A bundle carries no host name unless asked (`bundle --with-host`): the hosts column of every machines
+    table in its members, the attached reports too, says `?`."""
+    for bundle in sorted((ROOT / "data" / "results" / "bundles").glob("*.tar.gz")):
+        for member, data in verified(bundle).items():
+            if member.endswith(".md"):
+                hosts = {h.strip() for h in MACHINE_ROW.findall(data)}
+                assert hosts <= {b"?"}, f"{bundle.name}: {member} names hosts {sorted(hosts)}"
