@@ -194,6 +194,13 @@ def test_sample_is_seeded_per_cell(tmp_path: Path) -> None:
     assert sample(runs, 10, seed=7) == frozenset(r.key for r in runs)
 
 
+def rejudged(results: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """What ``report RESULTS --rejudge`` prints (it must succeed)."""
+    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
+    assert code == 0, err
+    return out
+
+
 def test_rejudge_lists_the_runs_whose_verdict_would_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Kept output that today's parser and judge read otherwise than the stored row (here an honest run's log
     replaced by a liar's UNSAT) is listed; the other runs' kept output (models checked again, the liar's UNSAT
@@ -211,14 +218,12 @@ def test_rejudge_lists_the_runs_whose_verdict_would_change(tmp_path: Path, capsy
     code, _, err = in_process(["batch", str(cfg), "-j", "2", "--no-progress"], capsys)
     assert code == 0, err
     results = tmp_path / "kept" / "results.sqlite"
-    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
-    assert code == 0, err
+    out = rejudged(results, capsys)
     assert "rejudge: 4 runs' kept output read again; 0 verdict(s) would change" in out
     with sqlite3.connect(results) as db:
         (key,) = db.execute("SELECT run_key FROM runs WHERE solver = 'honest' AND n = 4").fetchone()
     (tmp_path / "kept" / "run-output" / f"{key}.log").write_text("s UNSATISFIABLE\n")
-    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
-    assert code == 0, err
+    out = rejudged(results, capsys)
     assert "rejudge: 4 runs' kept output read again; 1 verdict(s) would change" in out
     assert f"| {key} | honest | n=4 pairwise | SAT | wrong (UNSAT) |" in out
 
@@ -227,13 +232,12 @@ def test_rejudge_reads_a_kept_result_file(tmp_path: Path, capsys: pytest.Capture
     """MiniSat answers in a result file: the batch keeps it beside the log (``<run key>.result``) and
     ``--rejudge`` reads it again; a result file changed to a wrong model is listed, a missing one skipped."""
     need_solver("minisat")
-    cfg = write_config(tmp_path, "kept", "instances: {n: [3, 5], encodings: [pairwise]}\nkeep_output: true\n"
-                       "solvers: [minisat]\n")  # fmt: skip
+    grid = "instances: {n: [3, 5], encodings: [pairwise]}\nkeep_output: true\nsolvers: [minisat]\n"
+    cfg = write_config(tmp_path, "kept", grid)
     code, _, err = in_process(["batch", str(cfg), "--no-progress"], capsys)
     assert code == 0, err
     results = tmp_path / "kept" / "results.sqlite"
-    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
-    assert code == 0, err
+    out = rejudged(results, capsys)
     assert "rejudge: 2 runs' kept output read again; 0 verdict(s) would change" in out
     with sqlite3.connect(results) as db:
         keys = dict(db.execute("SELECT n, run_key FROM runs"))
@@ -241,8 +245,7 @@ def test_rejudge_reads_a_kept_result_file(tmp_path: Path, capsys: pytest.Capture
     assert (kept / f"{keys[5]}.result").read_text().startswith("SAT\n")
     (kept / f"{keys[5]}.result").write_text("SAT\n" + " ".join(str(-v) for v in range(1, 26)) + " 0\n")
     (kept / f"{keys[3]}.result").unlink()
-    code, out, err = in_process(["report", str(results), "--rejudge"], capsys)
-    assert code == 0, err
+    out = rejudged(results, capsys)
     assert "1 skipped: the answer was in a result file (not kept); 1 verdict(s) would change" in out
     assert f"| {keys[5]} | minisat | n=5 pairwise | SAT | wrong (SAT) |" in out
 

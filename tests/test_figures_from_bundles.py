@@ -162,23 +162,32 @@ def test_a_page_command_rebuilds_its_bundles_report(
     assert again["store.sqlite"] == committed["store.sqlite"]
 
 
+def rebuilt_on_its_store(
+    page: str, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The bundle command ``page`` names for ``results/NAME.sqlite``, run (from the checkout) on the store the
+    committed bundle holds, with ``configs/NAME.yaml`` (the bundle's store names its own config.yaml): the new
+    bundle's members and the committed one's."""
+    text = (RESULTS / page).read_text(encoding="utf-8").replace("\\\n", " ")
+    command = re.search(rf"cnfgen-queens bundle (results/{re.escape(name)}\.sqlite) ([^\n`]*) -o (\S+)", text)
+    assert command is not None
+    committed = verified(ROOT / command[3])
+    copy = tmp_path / f"{name}.sqlite"
+    copy.write_bytes(committed["store.sqlite"])
+    out = tmp_path / "again.tar.gz"
+    argv = ["bundle", str(copy), "--config", f"configs/{name}.yaml", *command[2].split(), "-o", str(out)]
+    code, _, err = in_process(argv, capsys)
+    assert code == 0, err
+    return verified(out), committed
+
+
 def test_the_symmetry_page_command_rebuilds_its_bundles_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The command the symmetry page names for the tori's bundle, run on the store that bundle holds, writes the
     committed bundle's report (with its comparison and the machine's load) and attaches the same Ganak table."""
     monkeypatch.chdir(ROOT)  # the page's paths are the checkout's
-    text = (RESULTS / "symmetry.md").read_text(encoding="utf-8").replace("\\\n", " ")
-    command = re.search(r"cnfgen-queens bundle (results/symmetry-torus\.sqlite) ([^\n`]*) -o (\S+)", text)
-    assert command is not None
-    committed = verified(ROOT / command[3])
-    store = tmp_path / "symmetry-torus.sqlite"
-    store.write_bytes(committed["store.sqlite"])
-    out = tmp_path / "again.tar.gz"
-    config = ["--config", "configs/symmetry-torus.yaml"]  # the bundle's store names its own config.yaml
-    code, _, err = in_process(["bundle", str(store), *config, *command[2].split(), "-o", str(out)], capsys)
-    assert code == 0, err
-    again = verified(out)
+    again, committed = rebuilt_on_its_store("symmetry.md", "symmetry-torus", tmp_path, capsys)
     assert again["report/report.md"] == committed["report/report.md"]
     assert "verdict: false faster" in again["report/report.md"].decode()
     assert again["attached/ganak-torus.md"] == committed["attached/ganak-torus.md"]
@@ -190,17 +199,7 @@ def test_the_completion_page_command_rebuilds_the_n100_bundles_report(
     """The command the completion page names for the N = 100 bundle, run on the store that bundle holds, writes
     the committed bundle's report (by N, with the machine's load) and attaches the study's committed tables."""
     monkeypatch.chdir(ROOT)  # the page's paths are the checkout's
-    text = (RESULTS / "completion.md").read_text(encoding="utf-8").replace("\\\n", " ")
-    command = re.search(r"cnfgen-queens bundle (results/completion-100\.sqlite) ([^\n`]*) -o (\S+)", text)
-    assert command is not None
-    committed = verified(ROOT / command[3])
-    store = tmp_path / "completion-100.sqlite"
-    store.write_bytes(committed["store.sqlite"])
-    out = tmp_path / "again.tar.gz"
-    config = ["--config", "configs/completion-100.yaml"]  # the bundle's store names its own config.yaml
-    code, _, err = in_process(["bundle", str(store), *config, *command[2].split(), "-o", str(out)], capsys)
-    assert code == 0, err
-    again = verified(out)
+    again, committed = rebuilt_on_its_store("completion.md", "completion-100", tmp_path, capsys)
     assert again["report/report.md"] == committed["report/report.md"]
     assert "N = 100: half satisfiable at K/N = 0.76" in again["attached/completion.md"].decode()
     for table in ("attached/completion.md", "attached/completion.csv"):

@@ -230,8 +230,10 @@ def enumerate_solutions(
     with python_words():
         formula = formula_of(formula, "enumerate_solutions")
         choice = _solutions.SolverChoice(solver, tuple(solver_args), _path(solvers_file))
-        request = _solutions.Request(formula.formula, choice, limits=Limits(time_limit, memory_limit),
-                                     symmetric=symmetric, allow_large=allow_large)  # fmt: skip
+        limits = Limits(time_limit, memory_limit)
+        request = _solutions.Request(
+            formula.formula, choice, limits=limits, symmetric=symmetric, allow_large=allow_large
+        )
         found = _solutions.solutions(request)
         return _boards(found, limit)
 

@@ -66,8 +66,10 @@ class Described:
             return None
         board = ("torus " if self.torus else "") + ("with --break-symmetry " if self.broken else "")
         kept = ", of which at least one is kept" if self.broken and self.oeis != "A002562" else ""
-        return (f"the solver answered UNSAT, but the header describes {self.n}-queens {board}({self.encoding}), "
-                f"which has {self.published} solutions (OEIS {self.oeis}){kept}: a wrong answer")  # fmt: skip
+        described = f"{self.n}-queens {board}({self.encoding}), which has {self.published} solutions"
+        return (
+            f"the solver answered UNSAT, but the header describes {described} (OEIS {self.oeis}){kept}: a wrong answer"
+        )
 
 
 def described_count(header: Header, path: Path | None = None) -> Described | None:
