@@ -290,6 +290,19 @@ def _load(args: argparse.Namespace, clauses_only: bool) -> Decoded:
         fail(f"cannot read {name}: {e.strerror or e}")
     except InputError as e:
         fail(str(e) if raw is not None else str(e).replace(args.input_file, name))
+    _refuse_no_model(args, claim, name, n, clauses_only)
+    true = _true_variables(claim, name)
+    if backward is not None:
+        true = (backward[v] for v in true if v < len(backward))
+    try:
+        return Decoded(variant_placement(n, true, variant))
+    except DecodeError as e:
+        fail(f"{name}: not a solution: {e}{_hint(source, header)}", EXIT_NO_SOLUTION)
+
+
+def _refuse_no_model(args: argparse.Namespace, claim: Claim, name: str, n: int, clauses_only: bool) -> None:
+    """End the command when the output holds no model to decode: UNSAT (printed as the answer), a problem,
+    an UNKNOWN or SAT answer without v lines; warn of v lines without an s line."""
     if claim.problem:
         fail(f"{name}: {claim.problem}", EXIT_NO_SOLUTION)
     if claim.answer == "UNSAT":
@@ -309,22 +322,20 @@ def _load(args: argparse.Namespace, clauses_only: bool) -> Decoded:
         fail(f"{name}: {what}", EXIT_NO_SOLUTION)
     if claim.answer is None:
         warn(f"{name}: v lines without an s line; decoding them anyway")
+
+
+def _true_variables(claim: Claim, name: str) -> Iterator[int]:
+    """The variables the model sets true; a variable set both ways ends the command."""
+    assert claim.model is not None
     if isinstance(claim.model, ModelValues):  # read as a stream: a variable set twice is its problem
         if claim.model.problem:
             fail(f"{name}: {claim.model.problem}", EXIT_NO_SOLUTION)
-        true: Iterator[int] = claim.model.true_variables()
-    else:
-        lits = set(claim.model)
-        clash = next((v for v in lits if v > 0 and -v in lits), None)
-        if clash is not None:
-            fail(f"{name}: the model sets variable {clash} both true and false", EXIT_NO_SOLUTION)
-        true = (v for v in claim.model if v > 0)
-    if backward is not None:
-        true = (backward[v] for v in true if v < len(backward))
-    try:
-        return Decoded(variant_placement(n, true, variant))
-    except DecodeError as e:
-        fail(f"{name}: not a solution: {e}{_hint(source, header)}", EXIT_NO_SOLUTION)
+        return claim.model.true_variables()
+    lits = set(claim.model)
+    clash = next((v for v in lits if v > 0 and -v in lits), None)
+    if clash is not None:
+        fail(f"{name}: the model sets variable {clash} both true and false", EXIT_NO_SOLUTION)
+    return (v for v in claim.model if v > 0)
 
 
 def _cells(n: int, forward: list[int] | None) -> Callable[[np.ndarray], np.ndarray]:

@@ -23,6 +23,7 @@ from .common import check_output_path, fail, output, write_failed
 
 if TYPE_CHECKING:
     from ..experiments.store import Row
+    from ..experiments.summary import GroupStats
 
 PLOT_HELP = "the extension picks the format (.png .svg .pdf); repeatable"
 
@@ -258,27 +259,11 @@ def _one_pass(args: argparse.Namespace, rows: Iterable[Row]) -> tuple[report.Sum
     return summary, seen, spreads, pairing
 
 
-def run(args: argparse.Namespace) -> int:
+Plot = tuple[str, Path, tuple[str, str] | None]  # kind, file, the two solvers of a scatter plot
 
-    plots: list[tuple[str, Path, tuple[str, str] | None]] = [
-        *(("cactus", Path(f), None) for f in args.cactus),
-        *(("time-vs-n", Path(f), None) for f in args.time_vs_n),
-        *(("scatter", Path(f), (a, b)) for a, b, f in args.scatter),
-    ]
-    for _, path, _ in plots:
-        try:
-            check_path(path)
-        except ValueError as e:
-            fail(str(e))
-    tables = [(f"--{k.replace('_', '-')}", Path(p)) for k in ("markdown", "csv", "json", "runs_csv")
-              if (p := getattr(args, k))]  # fmt: skip
-    _check_outputs(args.db, [*((f"--{kind}", p) for kind, p, _ in plots), *tables])
-    if args.html:
-        others = [*(p for _, p, _ in plots), *(p for _, p in tables)]
-        try:
-            check_target(Path(args.html), [Path(args.db), *_sidecars(args.db), *others])
-        except HtmlTargetError as e:
-            fail(str(e))
+
+def run(args: argparse.Namespace) -> int:
+    plots = _plots_asked(args)
     rows = _rows(args, listed=bool(plots or args.html or args.json or args.runs_csv))  # outputs of every run
     summary, seen, spreads, pairing = _one_pass(args, rows)
     if not seen.runs:
@@ -299,7 +284,44 @@ def run(args: argparse.Namespace) -> int:
     table = head + report.markdown(stats, args.time) + _sections(args, rows, seen, spreads, pairing)
     sys.stdout.write(table)
     sys.stdout.flush()
-    outputs = {  # each text made only when asked for (every run as CSV is most of a large report's time)
+    _write_tables(args, table, stats, listed)
+    _draw_plots(args, plots, listed)
+    if args.html:
+        _html(args, listed, None if reproduced is None else against.html_section(reproduced, args.time))
+    if missing := report.missing_note(stats):  # last: after the files written, or the error that stopped them
+        print(f"{args.prog}: note: {printable(missing)}", file=sys.stderr)
+    return 0
+
+
+def _plots_asked(args: argparse.Namespace) -> list[Plot]:
+    """The plots asked for, after every output path (plots, tables, the HTML page) is checked: none may be
+    the store, its sidecars or another output."""
+    plots: list[Plot] = [
+        *(("cactus", Path(f), None) for f in args.cactus),
+        *(("time-vs-n", Path(f), None) for f in args.time_vs_n),
+        *(("scatter", Path(f), (a, b)) for a, b, f in args.scatter),
+    ]
+    for _, path, _ in plots:
+        try:
+            check_path(path)
+        except ValueError as e:
+            fail(str(e))
+    kinds = ("markdown", "csv", "json", "runs_csv")
+    tables = [(f"--{k.replace('_', '-')}", Path(p)) for k in kinds if (p := getattr(args, k))]
+    _check_outputs(args.db, [*((f"--{kind}", p) for kind, p, _ in plots), *tables])
+    if args.html:
+        others = [*(p for _, p, _ in plots), *(p for _, p in tables)]
+        try:
+            check_target(Path(args.html), [Path(args.db), *_sidecars(args.db), *others])
+        except HtmlTargetError as e:
+            fail(str(e))
+    return plots
+
+
+def _write_tables(args: argparse.Namespace, table: str, stats: list[GroupStats], listed: list[Row]) -> None:
+    """The table files asked for, each text made only when asked for (every run as CSV is most of a large
+    report's time)."""
+    outputs = {
         args.markdown: ("table", lambda: table),
         args.csv: ("table (CSV)", lambda: report.to_csv(stats)),
         args.json: ("table (JSON)", lambda: report.to_json(stats, listed, args.time)),
@@ -309,22 +331,21 @@ def run(args: argparse.Namespace) -> int:
         if path:
             _write(path, text())
             print(f"wrote {printable(path)}: {what}", file=sys.stderr)
-    if plots:
-        title = _title(args, listed)
-        for kind, path, pair in plots:
-            try:
-                draw(listed, kind, path, title, pair, args.time)
-            except OSError as e:
-                if e.filename is None:  # a full disk, a FIFO with no reader: exit 1
-                    write_failed(path, e)
-                fail(f"cannot write {path}: {e.strerror or e}")
-            what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
-            print(printable(f"wrote {path}: {what}"), file=sys.stderr)
-    if args.html:
-        _html(args, listed, None if reproduced is None else against.html_section(reproduced, args.time))
-    if missing := report.missing_note(stats):  # last: after the files written, or the error that stopped them
-        print(f"{args.prog}: note: {printable(missing)}", file=sys.stderr)
-    return 0
+
+
+def _draw_plots(args: argparse.Namespace, plots: list[Plot], listed: list[Row]) -> None:
+    if not plots:
+        return
+    title = _title(args, listed)
+    for kind, path, pair in plots:
+        try:
+            draw(listed, kind, path, title, pair, args.time)
+        except OSError as e:
+            if e.filename is None:  # a full disk, a FIFO with no reader: exit 1
+                write_failed(path, e)
+            fail(f"cannot write {path}: {e.strerror or e}")
+        what = f"scatter plot {pair[0]} vs {pair[1]}" if pair else f"{kind} plot"
+        print(printable(f"wrote {path}: {what}"), file=sys.stderr)
 
 
 def _sidecars(db: str) -> list[Path]:

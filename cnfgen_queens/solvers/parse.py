@@ -332,30 +332,46 @@ def classify(claim: Claim, profile: Profile, run: Finished, limits: Limits, outp
     """The status ``run`` supports before the model check (its exit code, whether it was stopped at the time
     limit, its wall and CPU time; ``output``: what it printed beside the answer), with the reason when it is
     not an answer."""
-    import signal  # a run's end: not at start-up
-
     from cnfgen_queens.solvers.status import Status
 
-    exit_code, wall, cpu = run.exit_code, run.wall, run.cpu
-    sat, unsat = exit_code in profile.sat_exit, exit_code in profile.unsat_exit
     if run.timed_out:
         return Status.TIMEOUT, f"stopped at the {limits.time:g} s wall-clock limit"
     if claim.problem is not None:
         return Status.ERROR, f"malformed output: {claim.problem}"
+    if claim.answer in (Status.SAT, Status.UNSAT):
+        return _claimed(claim, profile, run.exit_code)
+    return _unanswered(claim, profile, run, limits, output)
+
+
+def _claimed(claim: Claim, profile: Profile, exit_code: int | None) -> tuple[Status, str | None]:
+    """A SAT or UNSAT answer line: it stands when the exit code and the model agree with it."""
+    from cnfgen_queens.solvers.status import Status
+
     if claim.answer == Status.SAT:
-        if not sat:
+        if exit_code not in profile.sat_exit:
             return Status.ERROR, f"answer SATISFIABLE but {describe_exit(exit_code)}"
         if claim.model is None:
             return Status.ERROR, "answer SATISFIABLE but no model"
         if not claim.terminated:
             return Status.ERROR, "model not terminated by 0 (truncated output?)"
         return Status.SAT, None
-    if claim.answer == Status.UNSAT:
-        if not unsat:
-            return Status.ERROR, f"answer UNSATISFIABLE but {describe_exit(exit_code)}"
-        if claim.model:
-            return Status.ERROR, "answer UNSATISFIABLE but a model was printed"
-        return Status.UNSAT, None
+    if exit_code not in profile.unsat_exit:
+        return Status.ERROR, f"answer UNSATISFIABLE but {describe_exit(exit_code)}"
+    if claim.model:
+        return Status.ERROR, "answer UNSATISFIABLE but a model was printed"
+    return Status.UNSAT, None
+
+
+def _unanswered(
+    claim: Claim, profile: Profile, run: Finished, limits: Limits, output: str
+) -> tuple[Status, str | None]:
+    """No SAT or UNSAT answer line: a limit, the memory, or an error, told apart by the exit code."""
+    import signal  # a run's end: not at start-up
+
+    from cnfgen_queens.solvers.status import Status
+
+    exit_code = run.exit_code
+    sat, unsat = exit_code in profile.sat_exit, exit_code in profile.unsat_exit
     if sat or unsat:
         what = "answer UNKNOWN" if claim.answer else "no answer line"
         return Status.ERROR, f"{what} but {describe_exit(exit_code)} ({'SAT' if sat else 'UNSAT'})"
@@ -373,7 +389,7 @@ def classify(claim: Claim, profile: Profile, run: Finished, limits: Limits, outp
         if claim.garbage:
             return Status.ERROR, f"unparseable output ({describe_exit(exit_code)}): {claim.garbage!r}"
         return Status.ERROR, f"no answer, {describe_exit(exit_code)}"
-    used = max(wall, cpu or 0.0)
+    used = max(run.wall, run.cpu or 0.0)
     if limits.time is not None and used >= LIMIT_SLACK * limits.time:
         return Status.TIMEOUT, f"the solver's own limit stopped it after {used:.2f} s"
     if claim.answer is None and exit_code != 0 and not out_of_memory:
