@@ -205,3 +205,33 @@ def test_cube_pool_loses_no_cube_that_finishes_between_two_looks(monkeypatch: py
     result = cube_count.count_symmetric(Request(QueensFormula(8), where=Where(jobs=2)), embedded_spec(DEFAULT_SOLVER))
     assert result.groups_total > 2 and result.groups_done == result.groups_total
     assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[8])
+
+
+def test_a_count_resolves_its_solver_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The solver is resolved once per command and handed down: not again per cube group (embedded), nor per
+    solver call of the restart loop or per cube (a binary)."""
+    from cnfgen_queens.enumeration import embedded_loop
+    from cnfgen_queens.solutions import api
+    from cnfgen_queens.solvers import runner
+
+    names: list[str] = []
+    real_name = embedded_loop.embedded_name
+    monkeypatch.setattr(embedded_loop, "embedded_name", lambda n: names.append(n) or real_name(n))
+    result = count(Request(QueensFormula(8)))
+    assert (result.engine, result.total, result.groups_total is not None and result.groups_total > 1) == (
+        "cubes",
+        KNOWN[8][0],
+        True,
+    )
+    assert names == ["cadical195"]
+
+    need_solver("minisat")
+    resolved: list[str] = []
+    for module in (api, runner):
+        real = module.resolve
+        monkeypatch.setattr(module, "resolve", lambda s, f=None, _r=real: resolved.append(s) or _r(s, f))
+    for engine, jobs in (("loop", 1), ("cubes", 2)):
+        resolved.clear()
+        result = count(Request(QueensFormula(6), SolverChoice("minisat"), engine=engine, where=Where(jobs=jobs)))
+        assert (result.total, result.solver_calls > 2) == (KNOWN[6][0], True)
+        assert resolved == ["minisat"], engine
