@@ -55,6 +55,13 @@ def module(*names):
     return importlib.import_module(f"cnfgen_queens.{name}")
 QueensFormula = module("model.formula", "formula").QueensFormula
 cube_count = lambda: module("counting.cube_count", "solutions.cube_count", "cube_count")
+def count_plain(n):
+    if (pathlib.Path(cnfgen_queens.__file__).parent / "enumeration" / "request.py").is_file():  # the request whole
+        from cnfgen_queens.enumeration.embedded_loop import embedded_spec
+        from cnfgen_queens.enumeration.request import Request
+        from cnfgen_queens.solvers.default import DEFAULT_SOLVER
+        return cube_count().count_symmetric(Request(QueensFormula(n)), embedded_spec(DEFAULT_SOLVER))
+    return cube_count().count_symmetric(QueensFormula(n))
 """
 
 PER_BOARD = (
@@ -62,7 +69,6 @@ PER_BOARD = (
     + """
 import sys, time
 import pysat.solvers as ps
-count_symmetric = cube_count().count_symmetric
 spent = [0.0]
 solve = ps.Cadical195.solve
 def timed(self, *args, **kwargs):
@@ -74,7 +80,7 @@ def timed(self, *args, **kwargs):
 ps.Cadical195.solve = timed
 n = int(sys.argv[1])
 start = time.process_time()
-c = count_symmetric(QueensFormula(n))
+c = count_plain(n)
 cpu = time.process_time() - start
 print(f"{cpu:.4f} {spent[0]:.4f} {c.fundamental} {c.total}")
 """
@@ -108,7 +114,7 @@ import sys, time
 n, new = int(sys.argv[1]), sys.argv[2] == "new"
 start = time.process_time()
 if new:
-    c = cube_count().count_symmetric(QueensFormula(n))
+    c = count_plain(n)
     count = c.total if hasattr(c, "total") else c.count  # the lex-leader commit's name
 else:
     from cnfgen_queens.enumeration import count_cubes  # the baseline commit's layout

@@ -56,6 +56,8 @@ def engine(n: int, solver: str) -> tuple[float, float, int, dict[str, float]]:
     import pysat.solvers as ps
 
     from cnfgen_queens.counting.cube_count import count_symmetric
+    from cnfgen_queens.enumeration.embedded_loop import embedded_spec
+    from cnfgen_queens.enumeration.request import Request
 
     spent = [0.0]
     stats: dict[str, float] = {}
@@ -77,7 +79,8 @@ def engine(n: int, solver: str) -> tuple[float, float, int, dict[str, float]]:
     ps.Solver.solve, ps.Solver.delete = timed, counted
     got: list[Any] = []
     try:
-        cpu = benchlib.call(lambda: got.append(count_symmetric(QueensFormula(n), solver=f"pysat:{solver}"))).cpu
+        spec = embedded_spec(f"pysat:{solver}")
+        cpu = benchlib.call(lambda: got.append(count_symmetric(Request(QueensFormula(n)), spec))).cpu
     finally:
         ps.Solver.solve, ps.Solver.delete = solve, delete
     c = got[0]

@@ -38,8 +38,10 @@ import benchlib
 from cnfgen_queens.counting.cube_count import CubeTask
 from cnfgen_queens.counting.split_count import count_split_group
 from cnfgen_queens.counting.variant_cubes import split_groups
+from cnfgen_queens.enumeration.embedded_loop import embedded_spec
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solvers.default import DEFAULT_SOLVER
 
 ROOT = Path(__file__).resolve().parent.parent
 A007705 = {13: 4524, 17: 140692, 19: 820496, 23: 128850048}
@@ -119,7 +121,7 @@ def estimate(table: benchlib.Table, n: int, every: int) -> None:
     """Extrapolate the CPU of ``count N --torus`` from every ``every``-th group, per row-1 column."""
     formula = QueensFormula(n, variant=Variant(torus=True))
     groups = split_groups(formula)
-    task = CubeTask(formula, "pysat:cadical195", "estimate")
+    task = CubeTask(formula, embedded_spec(DEFAULT_SOLVER), "estimate")
     by_k: dict[int, list[int]] = defaultdict(list)
     for i, g in enumerate(groups):
         by_k[g.fixed[1] - n - 1].append(i)

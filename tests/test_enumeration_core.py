@@ -18,7 +18,7 @@ from cnfgen_queens.cnf.scan import read_cnf
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.counting import cube_count
 from cnfgen_queens.enumeration.accept import Acceptor
-from cnfgen_queens.enumeration.embedded_loop import embedded_solver
+from cnfgen_queens.enumeration.embedded_loop import embedded_solver, embedded_spec
 from cnfgen_queens.enumeration.external_loop import WorkFormula, enumerate_external
 from cnfgen_queens.enumeration.records import EnumerationError
 from cnfgen_queens.errors import UsageError
@@ -29,8 +29,8 @@ from cnfgen_queens.model.decode import DecodeError, blocking_clauses, model_plac
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts
 from cnfgen_queens.model.variants import Variant
-from cnfgen_queens.solutions.api import Report, Request, SolverChoice, Where, count, solutions
-from cnfgen_queens.solvers import Status
+from cnfgen_queens.solutions.api import DEFAULT_SOLVER, Report, Request, SolverChoice, Where, count, solutions
+from cnfgen_queens.solvers import Status, resolve
 
 KNOWN = known_counts()
 
@@ -124,7 +124,11 @@ def test_typed_options_run_the_external_loop(tmp_path: Path) -> None:
     assert len(calls) == KNOWN[6][0] + 1  # one call per solution and the UNSAT one
     assert (tmp_path / "solutions.txt").read_text().count("\n") == KNOWN[6][0]
     with pytest.raises(UsageError, match="--resume"):
-        next(enumerate_external(QueensFormula(6), "kissat", tmp_path))
+        next(
+            enumerate_external(
+                Request(QueensFormula(6), SolverChoice("kissat"), where=Where(workdir=tmp_path)), resolve("kissat")
+            )
+        )
     with pytest.raises(UsageError, match="resume with those options"):
         next(solutions(Request(QueensFormula(6), SolverChoice("kissat"), where=Where(workdir=tmp_path, resume=True),
                                symmetric=True)))  # fmt: skip
@@ -159,7 +163,8 @@ def test_external_loop_checks_models_against_base_and_blocks(tmp_path: Path) -> 
     model = " ".join(map(str, model_of(4, first)))
     liar.write_text(f'#!/bin/sh\necho "s SATISFIABLE"\necho "v {model} 0"\nexit 10\n')
     liar.chmod(0o755)
-    loop = enumerate_external(formula, str(liar), tmp_path / "work")
+    request = Request(formula, SolverChoice(str(liar)), where=Where(workdir=tmp_path / "work"))
+    loop = enumerate_external(request, resolve(str(liar)))
     assert next(loop).placement == first
     with pytest.raises(EnumerationError) as e:
         next(loop)
@@ -197,6 +202,36 @@ def test_cube_pool_loses_no_cube_that_finishes_between_two_looks(monkeypatch: py
             pass
 
     monkeypatch.setattr(executors, "ForkPool", Pool)
-    result = cube_count.count_symmetric(QueensFormula(8), where=Where(jobs=2))
+    result = cube_count.count_symmetric(Request(QueensFormula(8), where=Where(jobs=2)), embedded_spec(DEFAULT_SOLVER))
     assert result.groups_total > 2 and result.groups_done == result.groups_total
     assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[8])
+
+
+def test_a_count_resolves_its_solver_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The solver is resolved once per command and handed down: not again per cube group (embedded), nor per
+    solver call of the restart loop or per cube (a binary)."""
+    from cnfgen_queens.enumeration import embedded_loop
+    from cnfgen_queens.solutions import api
+    from cnfgen_queens.solvers import runner
+
+    names: list[str] = []
+    real_name = embedded_loop.embedded_name
+    monkeypatch.setattr(embedded_loop, "embedded_name", lambda n: names.append(n) or real_name(n))
+    result = count(Request(QueensFormula(8)))
+    assert (result.engine, result.total, result.groups_total is not None and result.groups_total > 1) == (
+        "cubes",
+        KNOWN[8][0],
+        True,
+    )
+    assert names == ["cadical195"]
+
+    need_solver("minisat")
+    resolved: list[str] = []
+    for module in (api, runner):
+        real = module.resolve
+        monkeypatch.setattr(module, "resolve", lambda s, f=None, _r=real: resolved.append(s) or _r(s, f))
+    for engine, jobs in (("loop", 1), ("cubes", 2)):
+        resolved.clear()
+        result = count(Request(QueensFormula(6), SolverChoice("minisat"), engine=engine, where=Where(jobs=jobs)))
+        assert (result.total, result.solver_calls > 2) == (KNOWN[6][0], True)
+        assert resolved == ["minisat"], engine

@@ -12,10 +12,10 @@ from helpers import need_solver
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.counting.external_cubes import DONE, RUN, count_external_cubes
-from cnfgen_queens.enumeration.records import EnumerationOptions
 from cnfgen_queens.limits import Deadline
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.api import Request, SolverChoice, Where, count
+from cnfgen_queens.solvers import resolve
 
 A000170 = {6: 4, 7: 40, 8: 92, 10: 724}
 A002562 = {6: 1, 7: 6, 8: 12, 10: 92}
@@ -52,8 +52,8 @@ def test_minisat_by_cubes_in_one_process(n: int, tmp_path: Path) -> None:
 def test_resume_after_a_time_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_solver("minisat")
     out = str(tmp_path / "w")
-    first = count_external_cubes(QueensFormula(8), "minisat", where=Where(jobs=2, workdir=Path(out)),
-                                 options=EnumerationOptions(deadline=Deadline.after(0.6)))  # fmt: skip
+    request = Request(QueensFormula(8), SolverChoice("minisat"), where=Where(jobs=2, workdir=Path(out)))
+    first = count_external_cubes(request, resolve("minisat"), Deadline.after(0.6))
     assert not first.complete
     assert main(["count", "8", "--solver", "minisat", "--jobs", "2", "--out", out, "--quiet"]) == 2
     assert "use --resume" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 
 import pytest
 from helpers import need_module, need_solver
@@ -17,15 +18,29 @@ from cnfgen_queens.counting import cube_count
 from cnfgen_queens.counting.border_cubes import BorderCube, border_cubes, cube_groups, image, representative
 from cnfgen_queens.counting.cube_count import CubeTask, _weight, count_symmetric
 from cnfgen_queens.enumeration.accept import Acceptor
-from cnfgen_queens.enumeration.records import EnumerationError
-from cnfgen_queens.execution.where import Where
-from cnfgen_queens.limits import Deadline
+from cnfgen_queens.enumeration.embedded_loop import embedded_spec
+from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
+from cnfgen_queens.enumeration.request import Report, Request
+from cnfgen_queens.execution.where import ONE_WORKER, Where
+from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Board, images
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.known_counts import known_counts
 from cnfgen_queens.model.symmetry import canonical, orbit, orbit_size
+from cnfgen_queens.solvers.default import DEFAULT_SOLVER
 
 KNOWN = known_counts()
+SOLVER = embedded_spec(DEFAULT_SOLVER)
+
+
+def cube_symmetric(
+    formula: QueensFormula,
+    where: Where = ONE_WORKER,
+    deadline: Deadline = NEVER,
+    progress: Callable[[GroupCount, int | None], None] | None = None,
+) -> Count:
+    """:func:`.count_symmetric` of ``formula`` with the default solver."""
+    return count_symmetric(Request(formula, where=where, report=Report(progress=progress)), SOLVER, deadline)
 
 
 def all_solutions(n: int) -> list[tuple[int, ...]]:
@@ -128,7 +143,7 @@ def test_orbit_matches_the_eight_symmetries_of_the_board() -> None:
 
 @pytest.mark.parametrize("n", range(1, 13))
 def test_symmetric_count_matches_oeis(n: int) -> None:
-    result = count_symmetric(QueensFormula(n))
+    result = cube_symmetric(QueensFormula(n))
     assert result.status == "UNSAT" and result.error is None
     assert (result.total, result.fundamental) == KNOWN[n]
     assert result.groups_done == result.groups_total
@@ -137,14 +152,14 @@ def test_symmetric_count_matches_oeis(n: int) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [13, 14])
 def test_symmetric_count_matches_oeis_13_14(n: int) -> None:
-    result = count_symmetric(QueensFormula(n), where=Where(jobs=2))
+    result = cube_symmetric(QueensFormula(n), where=Where(jobs=2))
     assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[n])
 
 
 @pytest.mark.parametrize("encoding", ["sequential", "commander", "pysat:totalizer"])
 def test_symmetric_count_other_encodings_and_processes(encoding: str) -> None:
     for n in (8, 10):
-        result = count_symmetric(QueensFormula(n, encoding), where=Where(jobs=2))
+        result = cube_symmetric(QueensFormula(n, encoding), where=Where(jobs=2))
         assert (result.total, result.fundamental) == KNOWN[n], (encoding, n)
 
 
@@ -153,7 +168,7 @@ def test_large_formula_path_counts_right(monkeypatch: pytest.MonkeyPatch, jobs: 
     """Formulas over FRESH_UP_TO clauses are built once per worker and run under assumptions."""
     monkeypatch.setattr(cube_count, "FRESH_UP_TO", 0)
     for n in (6, 8, 10):
-        result = count_symmetric(QueensFormula(n), where=Where(jobs=jobs))
+        result = cube_symmetric(QueensFormula(n), where=Where(jobs=jobs))
         assert (result.status, result.total, result.fundamental) == ("UNSAT", *KNOWN[n])
     assert cube_count.worker_state() == {}  # the in-process solver and clauses are not kept after the count
 
@@ -162,7 +177,7 @@ def test_unlisted_groups_still_count_every_one(monkeypatch: pytest.MonkeyPatch) 
     """Beyond LISTED_UP_TO the groups come lazily (no total in advance); the count is the same."""
     monkeypatch.setattr(cube_count, "LISTED_UP_TO", 0)
     for jobs in (1, 2):
-        result = count_symmetric(QueensFormula(9), where=Where(jobs=jobs))
+        result = cube_symmetric(QueensFormula(9), where=Where(jobs=jobs))
         assert (result.total, result.fundamental, result.status) == (*KNOWN[9], "UNSAT")
         assert result.groups_total == result.groups_done == sum(1 for _ in cube_groups(9))
 
@@ -274,13 +289,13 @@ def test_dask_scheduler_runs_twice_on_the_same_workers() -> None:
 
     with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR) as c:
         for n in (9, 9, 10):
-            result = count_symmetric(QueensFormula(n), where=Where(executor="dask", scheduler=c.scheduler_address))
+            result = cube_symmetric(QueensFormula(n), where=Where(executor="dask", scheduler=c.scheduler_address))
             assert (result.total, result.fundamental) == KNOWN[n]
 
 
 def test_a_cube_task_names_its_run() -> None:
-    a = CubeTask(QueensFormula(8), "pysat:cadical195", "run-a")
-    assert a != CubeTask(QueensFormula(8), "pysat:cadical195", "run-b")
+    a = CubeTask(QueensFormula(8), SOLVER, "run-a")
+    assert a != CubeTask(QueensFormula(8), SOLVER, "run-b")
 
 
 @pytest.mark.slow
@@ -306,7 +321,7 @@ def test_progress_bar_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> Non
         err = Terminal() if tty else io.StringIO()
         monkeypatch.setattr(sys, "stderr", err)
         update, close = tqdm_progress(quiet)
-        result = count_symmetric(QueensFormula(8), where=Where(jobs=2), progress=update)
+        result = cube_symmetric(QueensFormula(8), where=Where(jobs=2), progress=update)
         close()
         assert result.total == 92
         text = err.getvalue()
@@ -316,7 +331,7 @@ def test_progress_bar_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> Non
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_stopped_count_of_unlisted_groups_claims_no_total(jobs: int, capsys: pytest.CaptureFixture[str]) -> None:
     """Beyond LISTED_UP_TO a count stopped by its time limit has no total (the pool said "0 of 1 cubes")."""
-    result = count_symmetric(QueensFormula(30), where=Where(jobs=jobs), deadline=Deadline.after(1))
+    result = cube_symmetric(QueensFormula(30), where=Where(jobs=jobs), deadline=Deadline.after(1))
     assert (result.status, result.groups_total) == ("TIMEOUT", None)
     assert main(["count", "30", "--jobs", str(jobs), "--time-limit", "1"]) == 1
     err = capsys.readouterr().err

@@ -30,8 +30,9 @@ from typing import Any, TypeVar
 from cnfgen_queens.counting.border_cubes import BorderCube, CubeGroup, cube_groups, representative
 from cnfgen_queens.counting.group_formula import GroupFormula
 from cnfgen_queens.enumeration.accept import Acceptor
-from cnfgen_queens.enumeration.embedded_loop import add_clauses, count_loop, embedded_solver
+from cnfgen_queens.enumeration.embedded_loop import add_clauses, count_loop
 from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
+from cnfgen_queens.enumeration.request import Request
 from cnfgen_queens.execution import executors
 from cnfgen_queens.execution.fork_pool import ready
 from cnfgen_queens.execution.where import ONE_WORKER, Where
@@ -39,7 +40,7 @@ from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.symmetry import orbit
-from cnfgen_queens.solvers.default import DEFAULT_SOLVER
+from cnfgen_queens.solvers.discovery import SolverSpec
 from cnfgen_queens.solvers.outcome import Status
 
 Cube = tuple[int, ...]
@@ -52,10 +53,11 @@ G = TypeVar("G")  # a group of cubes, as the work function of run_groups takes i
 
 @dataclass(frozen=True)
 class CubeTask:
-    """What a worker needs besides the group; ``run`` names one count."""
+    """What a worker needs besides the group (the request's picklable part); ``solver`` was resolved once for
+    the command (its name for messages, its pysat backend); ``run`` names one count."""
 
     formula: QueensFormula
-    solver: str
+    solver: SolverSpec
     run: str
     deadline: Deadline = NEVER
     check_all: bool = False  # also evaluate every clause on every model (--check-all)
@@ -98,7 +100,7 @@ def worker_solver(task: CubeTask) -> Any:
         if "solver" in state:
             state["solver"].delete()
             del state["solver"]
-        solver = Solver(name=embedded_solver(task.solver))
+        solver = Solver(name=task.solver.embedded)
         state.update(run=task.run, solver=solver, built=False)
         total = replace(task.formula, column_alo=True).counts()[1]
         add_clauses(solver, counting_clauses(task.formula), task.deadline, total)  # EnumerationError at the deadline
@@ -143,7 +145,7 @@ def count_group(task: CubeTask, group: CubeGroup) -> GroupCount:
     try:
         if fresh:
             held = worker_group_formula(task)
-            solver = Solver(name=embedded_solver(task.solver), bootstrap_with=held.clauses(group.fixed))
+            solver = Solver(name=task.solver.embedded, bootstrap_with=held.clauses(group.fixed))
         else:
             solver = worker_solver(task)
     except EnumerationError as e:
@@ -153,7 +155,7 @@ def count_group(task: CubeTask, group: CubeGroup) -> GroupCount:
     try:
         for cube in group.cubes:
             cells = _literals(n, cube.cells)
-            accept = Acceptor(n, task.solver, weigh=partial(_weight, cube), assumptions=cells, every_clause=every)
+            accept = Acceptor(n, task.solver.name, weigh=partial(_weight, cube), assumptions=cells, every_clause=every)
             free = [v for v in cells if v not in fixed] if fresh else cells
             count_loop(solver, accept, tally, deadline=task.deadline, assumptions=free)
     except EnumerationError as e:
@@ -172,34 +174,27 @@ def _weight(cube: BorderCube, placement: Placement) -> int:
     return len(orbit(placement)) if representative(placement, cube) else 0
 
 
-def count_symmetric(
-    formula: QueensFormula,
-    solver: str = DEFAULT_SOLVER,
-    *,
-    where: Where = ONE_WORKER,
-    deadline: Deadline = NEVER,
-    progress: Callable[[GroupCount, int | None], None] | None = None,
-    check_all: bool = False,
-) -> Count:
-    """Count all solutions and orbits by canonical border cubes.
+def count_symmetric(request: Request, solver: SolverSpec, deadline: Deadline = NEVER) -> Count:
+    """Count all solutions and orbits of ``request.formula`` by canonical border cubes, with ``solver`` (the
+    request's embedded solver, resolved once: :func:`.embedded_spec`).
 
     One local worker and no deadline runs in this process (a solver call cannot be interrupted here);
-    otherwise the groups go to ``where.jobs`` worker processes, or to Dask (a LocalCluster of that many
-    workers, or the cluster at ``where.scheduler``), a few per worker ahead, so memory does not grow with N.
-    ``progress(group_count, total)`` is called as each group finishes (total None beyond N =
-    ``LISTED_UP_TO``).  The deadline covers the whole count, workers included.  Raises
-    UsageError for a solver that cannot count, and ValueError for a bad executor.  Every model is checked
-    as a board in O(N); ``check_all`` also evaluates every clause of the formula on it.
+    otherwise the groups go to ``request.where.jobs`` worker processes, or to Dask (a LocalCluster of that
+    many workers, or the cluster at ``where.scheduler``), a few per worker ahead, so memory does not grow with
+    N.  ``request.report.progress(group_count, total)`` is called as each group finishes (total None beyond
+    N = ``LISTED_UP_TO``).  The deadline covers the whole count, workers included.  Raises ValueError for a
+    bad executor.  Every model is checked as a board in O(N); ``request.check_all`` also evaluates every
+    clause of the formula on it.
     """
     start = time.monotonic()
-    embedded_solver(solver)
+    formula = request.formula
     groups: Iterable[CubeGroup] = cube_groups(formula.n)
     total = None
     if formula.n <= LISTED_UP_TO:
         groups = list(groups)
         total = len(groups)
-    task = CubeTask(formula, solver, uuid.uuid4().hex, deadline, check_all)
-    result = run_groups(task, groups, total, count_group, where=where, progress=progress)
+    task = CubeTask(formula, solver, uuid.uuid4().hex, deadline, request.check_all)
+    result = run_groups(task, groups, total, count_group, where=request.where, progress=request.report.progress)
     return replace(result, wall=time.monotonic() - start)
 
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 from cnfgen_queens.bounds import json_value
 from cnfgen_queens.cnf.atomic import atomic_output, work_dir
@@ -25,13 +26,14 @@ from cnfgen_queens.cnf.owned import lock_dir, open_dir, refuse_links
 from cnfgen_queens.counting.border_cubes import BorderCube, CubeGroup, cube_groups
 from cnfgen_queens.counting.cube_count import LISTED_UP_TO, _weight
 from cnfgen_queens.enumeration.external_loop import SOLUTIONS, enumerate_external, read_solutions
-from cnfgen_queens.enumeration.records import DEFAULT_OPTIONS, Count, EnumerationError, EnumerationOptions, GroupCount
+from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
+from cnfgen_queens.enumeration.request import Report, Request
 from cnfgen_queens.errors import UsageError
 from cnfgen_queens.execution.task_pool import run_tasks
-from cnfgen_queens.execution.where import ONE_WORKER, Where
-from cnfgen_queens.limits import Limits
+from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
+from cnfgen_queens.solvers.discovery import SolverSpec
 from cnfgen_queens.solvers.outcome import Status
 
 DONE = "done"
@@ -42,12 +44,16 @@ GROUPS = "groups"
 
 @dataclass(frozen=True)
 class ExternalCubeTask:
-    """What a worker needs: the formula, the binary, the top work directory, how each loop runs."""
+    """What a worker needs: the request (its top work directory in ``where.workdir``, nothing to report: the
+    callbacks stay in the parent), the binary resolved once, the deadline of the whole count."""
 
-    formula: QueensFormula
-    solver: str
-    workdir: Path
-    options: EnumerationOptions
+    request: Request
+    solver: SolverSpec
+    deadline: Deadline
+
+    @property
+    def workdir(self) -> Path:
+        return cast(Path, self.request.where.workdir)
 
 
 def cube_dir(workdir: Path, group: int, cube: int) -> Path:
@@ -61,8 +67,8 @@ def _literals(n: int, cells: Iterable[tuple[int, int]]) -> tuple[int, ...]:
 
 def _count_cube(task: ExternalCubeTask, cube: BorderCube, where: Path, tally: list[int]) -> None:
     """Add one cube's weighted boards, canonical boards and solver calls to ``tally``; raises EnumerationError."""
-    n = task.formula.n
-    if task.options.resume and (where / DONE).exists():
+    n = task.request.formula.n
+    if task.request.where.resume and (where / DONE).exists():
         for placement in read_solutions(where / SOLUTIONS, n):
             if any(placement[r] != c for r, c in cube.cells):
                 raise EnumerationError(f"{where / SOLUTIONS}: {placement} is outside the cube {cube.cells}")
@@ -74,10 +80,15 @@ def _count_cube(task: ExternalCubeTask, cube: BorderCube, where: Path, tally: li
     def called() -> None:
         tally[2] += 1
 
-    formula = replace(task.formula, variant=Variant(placed=cube.cells))
-    resume = task.options.resume and (where / SOLUTIONS).exists()
-    options = replace(task.options, resume=resume, on_call=called)
-    for found in enumerate_external(formula, task.solver, where, options):
+    request = task.request  # the cube's loop: its queens placed, in its own directory, each solver call counted
+    resume = request.where.resume and (where / SOLUTIONS).exists()
+    cube_request = replace(
+        request,
+        formula=replace(request.formula, variant=Variant(placed=cube.cells)),
+        where=replace(request.where, workdir=where, resume=resume),
+        report=Report(on_call=called),
+    )
+    for found in enumerate_external(cube_request, task.solver, task.deadline):
         weight = _weight(cube, found.placement)
         tally[0] += weight
         tally[1] += weight > 0
@@ -88,9 +99,9 @@ def _count_cube(task: ExternalCubeTask, cube: BorderCube, where: Path, tally: li
 def count_external_group(task: ExternalCubeTask, index: int, group: CubeGroup) -> GroupCount:
     """Every canonical board of one group's cubes, weighted by orbit size, each cube by its own restart
     loop; never raises for solver trouble (the status says it)."""
-    fixed = _literals(task.formula.n, group.fixed)
+    fixed = _literals(task.request.formula.n, group.fixed)
     tally = [0, 0, 0]
-    if task.options.deadline.expired():  # a group a worker took from the pool's queue once time was up
+    if task.deadline.expired():  # a group a worker took from the pool's queue once time was up
         return GroupCount(
             cube=fixed, count=0, fundamental=0, solver_calls=0, status=Status.TIMEOUT, error="time limit reached"
         )
@@ -136,43 +147,38 @@ def _check_run(workdir: Path, formula: QueensFormula, solver: str, resume: bool)
         f.write((json.dumps(want) + "\n").encode())
 
 
-def count_external_cubes(
-    formula: QueensFormula,
-    solver: str,
-    *,
-    where: Where = ONE_WORKER,
-    options: EnumerationOptions = DEFAULT_OPTIONS,
-    progress: Callable[[GroupCount, int | None], None] | None = None,
-) -> Count:
-    """Count all solutions and orbits by canonical border cubes with the binary ``solver``, the groups on
-    ``where.jobs`` forked workers, in ``where.workdir`` (a temporary directory when None; resumable
-    otherwise, ``where.resume``); ``options``: the limits of each call, the deadline, the solver's arguments
-    and profiles file."""
-    workdir, jobs, deadline = where.workdir, where.jobs, options.deadline
-    if workdir is None:
+def count_external_cubes(request: Request, solver: SolverSpec, deadline: Deadline = NEVER) -> Count:
+    """Count all solutions and orbits of ``request.formula`` by canonical border cubes with the binary
+    ``solver`` (the request's, resolved once), the groups on ``request.where.jobs`` forked workers, in
+    ``where.workdir`` (a temporary directory when None; resumable otherwise, ``where.resume``); each cube's
+    loop under ``request.limits`` and its arguments, the whole count until ``deadline``;
+    ``request.report.progress`` per finished group."""
+    where = request.where
+    if where.workdir is None:
         with work_dir("cubes") as tmp:
-            return count_external_cubes(formula, solver, where=replace(where, workdir=tmp, resume=False),
-                                        options=options, progress=progress)  # fmt: skip
-    with lock_dir(workdir):  # one process at a time in a work directory
+            return count_external_cubes(
+                replace(request, where=replace(where, workdir=tmp, resume=False)), solver, deadline
+            )
+    with lock_dir(where.workdir):  # one process at a time in a work directory
         start = time.monotonic()
-        _check_run(workdir, formula, solver, where.resume)
-        options = replace(options, limits=options.limits or Limits(), resume=where.resume)
-        task = ExternalCubeTask(formula, solver, workdir, options)
-        groups: Iterable[CubeGroup] = cube_groups(formula.n)
+        _check_run(where.workdir, request.formula, request.solver.name, where.resume)
+        # each cube's loop counts every board of its cube (the cubes' weights hold the symmetry)
+        task = ExternalCubeTask(replace(request, symmetric=False, report=Report()), solver, deadline)
+        groups: Iterable[CubeGroup] = cube_groups(request.formula.n)
         total = None
-        if formula.n <= LISTED_UP_TO:
+        if request.formula.n <= LISTED_UP_TO:
             groups = list(groups)
             total = len(groups)
         done: list[GroupCount] = []
 
         def finished(c: GroupCount) -> bool:
             done.append(c)
-            if progress:
-                progress(c, total)
+            if request.report.progress:
+                request.report.progress(c, total)
             return c.status == Status.UNSAT
 
         items: Iterator[tuple[ExternalCubeTask, int, CubeGroup]] = ((task, i, g) for i, g in enumerate(groups))
-        if jobs <= 1:  # the solver runs in a child process of its own: this process can wait for it
+        if where.jobs <= 1:  # the solver runs in a child process of its own: this process can wait for it
             complete = all(finished(count_external_group(*item)) for item in items)
         else:
             complete = run_tasks(count_external_group, items, finished, where=where, deadline=deadline)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 
@@ -19,14 +18,13 @@ from cnfgen_queens.counting.cube_count import FRESH_UP_TO, CubeTask, run_groups,
 from cnfgen_queens.counting.torus_cubes import OutsideCube
 from cnfgen_queens.counting.variant_cubes import SplitGroup, split_groups, torus_only, weight
 from cnfgen_queens.enumeration.accept import Acceptor
-from cnfgen_queens.enumeration.embedded_loop import embedded_solver, solve_loop
+from cnfgen_queens.enumeration.embedded_loop import solve_loop
 from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
-from cnfgen_queens.execution.where import ONE_WORKER, Where
+from cnfgen_queens.enumeration.request import Request
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import as_line
-from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solvers.default import DEFAULT_SOLVER
+from cnfgen_queens.solvers.discovery import SolverSpec
 
 
 def count_split_group(task: CubeTask, group: SplitGroup) -> GroupCount:
@@ -37,7 +35,7 @@ def count_split_group(task: CubeTask, group: SplitGroup) -> GroupCount:
     fresh = formula.counts()[1] <= FRESH_UP_TO
     try:
         if fresh:
-            solver = Solver(name=embedded_solver(task.solver), bootstrap_with=worker_clauses(task))
+            solver = Solver(name=task.solver.embedded, bootstrap_with=worker_clauses(task))
             for literal in group.fixed:
                 solver.add_clause((literal,))
             solver.append_formula(group.pruning)  # a long-lived solver cannot take them: they only prune
@@ -52,12 +50,12 @@ def count_split_group(task: CubeTask, group: SplitGroup) -> GroupCount:
         calls += 1
 
     weigh = partial(
-        _checked_weight, task.solver, torus_only(formula.variant), frozenset(-v for v in group.fixed if v < 0)
+        _checked_weight, task.solver.name, torus_only(formula.variant), frozenset(-v for v in group.fixed if v < 0)
     )
     queens = tuple(v for v in group.fixed if v > 0)
     try:
         for cube in group.cubes:
-            accept = Acceptor(n, task.solver, variant=formula.variant, weigh=weigh, assumptions=(*queens, *cube))
+            accept = Acceptor(n, task.solver.name, variant=formula.variant, weigh=weigh, assumptions=(*queens, *cube))
             assumptions = cube if fresh else (*group.fixed, *cube)
             for found in solve_loop(solver, accept, deadline=task.deadline, on_call=called, assumptions=assumptions):
                 count += found.weight
@@ -82,25 +80,21 @@ def _checked_weight(solver: str, torus: bool, blocked: frozenset[int], placement
         raise EnumerationError(f"{solver} returned {as_line(placement)} outside its cube: {e}") from None
 
 
-def count_split(
-    formula: QueensFormula,
-    solver: str = DEFAULT_SOLVER,
-    *,
-    where: Where = ONE_WORKER,
-    deadline: Deadline = NEVER,
-    progress: Callable[[GroupCount, int | None], None] | None = None,
-) -> Count:
-    """Count every solution of a variant by its cubes, as :func:`.cube_count.count_symmetric` runs them
-    (in this process, ``where.jobs`` forked workers or Dask).  ``fundamental`` is the number of boards that
-    counted (one per orbit of the torus's maps that fix a cell; every solution for other variants).
+def count_split(request: Request, solver: SolverSpec, deadline: Deadline = NEVER) -> Count:
+    """Count every solution of a variant by its cubes with ``solver`` (the request's embedded solver, resolved
+    once), as :func:`.cube_count.count_symmetric` runs them (in this process, ``request.where.jobs`` forked
+    workers or Dask).  ``fundamental`` is the number of boards that counted (one per orbit of the torus's maps
+    that fix a cell; every solution for other variants).
 
+    >>> from cnfgen_queens.enumeration.embedded_loop import embedded_spec
     >>> from cnfgen_queens.model.variants import Variant
-    >>> count_split(QueensFormula(13, variant=Variant(torus=True))).total
+    >>> request = Request(QueensFormula(13, variant=Variant(torus=True)))
+    >>> count_split(request, embedded_spec(request.solver.name)).total
     4524
     """
     start = time.monotonic()
-    embedded_solver(solver)
-    groups = split_groups(formula)
-    task = CubeTask(formula, solver, uuid.uuid4().hex, deadline)
-    result = run_groups(task, groups, len(groups), count_split_group, where=where, progress=progress)
+    groups = split_groups(request.formula)
+    task = CubeTask(request.formula, solver, uuid.uuid4().hex, deadline)
+    result = run_groups(task, groups, len(groups), count_split_group, where=request.where,
+                        progress=request.report.progress)  # fmt: skip
     return replace(result, wall=time.monotonic() - start)

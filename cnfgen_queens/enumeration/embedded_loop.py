@@ -22,7 +22,7 @@ from cnfgen_queens.enumeration.records import EnumerationError, Found
 from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.formula import QueensFormula
-from cnfgen_queens.solvers.discovery import SolverNotFound, embedded_name
+from cnfgen_queens.solvers.discovery import SolverNotFound, SolverSpec, embedded_name
 from cnfgen_queens.solvers.outcome import Status
 from cnfgen_queens.solvers.profiles import DEFAULT_SOLVER, EMBEDDED_PREFIX, embedded_facts
 
@@ -62,6 +62,12 @@ def embedded_solver(solver: str) -> str:
         instead = f"its binary ({option('--solver', facts.binary)})" if facts.binary else "a binary solver"
         raise UsageError(f"{solver} is not incremental: enumerate with {instead}")
     return name
+
+
+def embedded_spec(solver: str) -> SolverSpec:
+    """``pysat:NAME`` resolved once for the loop's and the cubes' engines (its name as given, for messages, and
+    its pysat backend); raises UsageError as :func:`embedded_solver` does."""
+    return SolverSpec(solver, None, None, embedded_solver(solver))
 
 
 def solve_loop(

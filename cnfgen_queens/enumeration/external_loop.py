@@ -32,13 +32,15 @@ from cnfgen_queens.cnf.same_file import refuse_alias
 from cnfgen_queens.cnf.scan import Cnf, read_cnf
 from cnfgen_queens.cnf.writer import write_cnf
 from cnfgen_queens.enumeration.accept import Acceptor
-from cnfgen_queens.enumeration.records import EnumerationError, EnumerationOptions, Found
+from cnfgen_queens.enumeration.records import EnumerationError, Found
+from cnfgen_queens.enumeration.request import Request
 from cnfgen_queens.errors import UsageError
-from cnfgen_queens.limits import NEVER, Deadline, Limits
+from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import Clause, DecodeError, as_line, parse_line
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solvers import RunContext, solve
+from cnfgen_queens.solvers.discovery import SolverSpec
 from cnfgen_queens.solvers.outcome import Status
 
 if TYPE_CHECKING:
@@ -215,38 +217,36 @@ class WorkFormula:
         return Cnf(Header(self.num_vars, self.base_clauses + len(self.block_lines)), lits)
 
 
-def enumerate_external(
-    formula: QueensFormula, solver: str, workdir: Path, options: EnumerationOptions | None = None
-) -> Iterator[Found]:
-    """Restart loop over files in ``workdir`` with an external solver (see the module docstring)."""
+def enumerate_external(request: Request, solver: SolverSpec, deadline: Deadline = NEVER) -> Iterator[Found]:
+    """Restart loop over files in ``request.where.workdir`` (resumed with ``where.resume``) with the binary
+    ``solver``, the request's solver resolved once (see the module docstring); ``deadline`` bounds the whole
+    loop, ``request.limits`` each solver call, ``request.report.on_call`` is called before each."""
 
-    opts = options or EnumerationOptions()
+    workdir = request.where.workdir
+    if workdir is None:
+        raise ValueError("the external loop needs a work directory (request.where.workdir)")
     try:
         workdir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot use {workdir} as the work directory: {e.strerror or e}") from None
     refuse_links(workdir, OWN_FILES)  # before anything is read or written
     with lock_dir(workdir) as still_ours:  # one process at a time: two loops in one directory would mix their solutions
-        yield from _loop(formula, solver, workdir, opts, still_ours)
+        yield from _loop(request, solver, deadline, still_ours)
 
 
-def _loop(
-    formula: QueensFormula, solver: str, workdir: Path, opts: EnumerationOptions, still_ours: Callable[[], None]
-) -> Iterator[Found]:
-    """The loop of :func:`enumerate_external`; ``still_ours()`` before each write into ``workdir`` by name
-    (PlantedLink once it is another directory)."""
-    symmetric = opts.symmetric
+def _loop(request: Request, solver: SolverSpec, deadline: Deadline, still_ours: Callable[[], None]) -> Iterator[Found]:
+    """The loop of :func:`enumerate_external`; ``still_ours()`` before each write into the work directory by
+    name (PlantedLink once it is another directory)."""
+    workdir, formula, name = cast(Path, request.where.workdir), request.formula, request.solver.name
     sol_path = workdir / SOLUTIONS
     for own in ("run.json", "base.cnf", "current.cnf"):  # left by a kill -9 of an earlier run here
         sweep_temporaries(workdir / own)
-    if sol_path.exists() and sol_path.stat().st_size and not opts.resume:
+    if sol_path.exists() and sol_path.stat().st_size and not request.where.resume:
         raise UsageError(f"{sol_path} already holds solutions: use --resume, or another --out directory")
-    _check_run(workdir, formula, symmetric, opts.resume)
-    found = read_solutions(sol_path, formula.n, symmetric) if opts.resume else []
-    accept = Acceptor(formula.n, solver, variant=formula.variant, symmetric=symmetric)
+    _check_run(workdir, formula, request.symmetric, request.where.resume)
+    found = read_solutions(sol_path, formula.n, request.symmetric) if request.where.resume else []
+    accept = Acceptor(formula.n, name, variant=formula.variant, symmetric=request.symmetric)
     os.close(open_owned(sol_path, workdir, os.O_WRONLY | os.O_CREAT))
-    limits = opts.limits or Limits()
-    deadline = opts.deadline  # bounds the whole loop, writing the files too
     earlier = [Found(p, accept.weight(p)) for p in found]
     yield from earlier  # read back from solutions.txt: theirs before anything can time out
     work = WorkFormula(formula, workdir / "base.cnf", deadline)
@@ -260,18 +260,17 @@ def _loop(
         left = deadline.left()
         if left is not None and left <= 0:
             raise EnumerationError("time limit reached", Status.TIMEOUT)
-        if opts.on_call:
-            opts.on_call()
-        call = limits if left is None else replace(limits, time=left)
-        out = solve(current, solver, limits=call, args=opts.solver_args, solvers_file=opts.solvers_file,
-                    context=RunContext(cnf=work.cnf()))  # fmt: skip
+        if request.report.on_call:
+            request.report.on_call()
+        call = request.limits if left is None else replace(request.limits, time=left)  # the deadline: the whole loop
+        out = solve(current, solver, limits=call, args=request.solver.args, context=RunContext(cnf=work.cnf()))
         if out.status == Status.UNSAT:
             return
         if out.status == Status.TIMEOUT and left is not None:  # the loop's own limit, what is left of it given
-            raise EnumerationError(f"time limit reached ({solver} was stopped at it)", Status.TIMEOUT)
+            raise EnumerationError(f"time limit reached ({name} was stopped at it)", Status.TIMEOUT)
         if out.status != Status.SAT:
             detail = out.error or out.stderr_tail.strip().splitlines()[-1:] or ""
-            raise EnumerationError(f"{solver}: {out.status.value} {detail}".strip(), out.status)
+            raise EnumerationError(f"{name}: {out.status.value} {detail}".strip(), out.status)
         new = accept(out.model or ())
         still_ours()
         _append_durably(sol_path, as_line(new.placement))

@@ -10,15 +10,11 @@ says how a complete count was checked (:class:`.Checked`: ``published-count``, `
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from cnfgen_queens.errors import option
-from cnfgen_queens.limits import NEVER, Deadline, Limits
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.solvers.outcome import Checked, Status
-from cnfgen_queens.solvers.profiles import ProfileSource
 
 
 def refused() -> str:
@@ -43,25 +39,6 @@ class Found:
 
     placement: Placement
     weight: int = 1
-
-
-@dataclass(frozen=True)
-class EnumerationOptions:
-    """How a loop runs.  ``on_call`` is called before every solver call; ``deadline`` bounds the whole
-    loop (``limits.time`` is what each solver call may take at most).  ``workdir`` (a temporary directory
-    when None), ``resume``, ``solvers_file`` and ``solver_args`` are for the external loop only."""
-
-    symmetric: bool = False
-    limits: Limits | None = None
-    deadline: Deadline = NEVER
-    on_call: Callable[[], None] | None = None
-    workdir: Path | None = None
-    resume: bool = False
-    solvers_file: ProfileSource | None = None
-    solver_args: tuple[str, ...] = ()
-
-
-DEFAULT_OPTIONS = EnumerationOptions()  # a loop with no limit, no deadline, nothing to report
 
 
 @dataclass(frozen=True, kw_only=True)

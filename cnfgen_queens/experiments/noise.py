@@ -33,6 +33,7 @@ from cnfgen_queens.contexts import contextmanager
 
 from ..errors import UsageError
 from ..solvers.cgroup import IsolationUnavailable, core_assignment, usable_cores
+from ..solvers.profiles import EMBEDDED_PREFIX
 from . import machine
 from .store import Row, Store
 
@@ -128,7 +129,7 @@ def pin_cores(config: Config, executor: str, jobs: int) -> tuple[tuple[int, ...]
                          "itself (drop pin, or run locally)")  # fmt: skip
     if config.task == "count":
         raise PinRefused("pin: true pins solve runs; task count runs its solver calls in parallel itself")
-    inside = [s.name for s in config.solvers if s.name.startswith("pysat:")]
+    inside = [s.name for s in config.solvers if s.name.startswith(EMBEDDED_PREFIX)]
     if inside:
         raise PinRefused(f"pin: true pins binary solvers under BenchExec; {inside[0]} runs inside the worker "
                          "process (name a binary solver, or drop pin)")  # fmt: skip

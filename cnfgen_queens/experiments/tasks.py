@@ -220,15 +220,15 @@ def _count(run: Run) -> Measurement:
         r = api.count(api.Request(run.instance.formula(), solver, engine=run.engine, limits=limits))
     except UsageError as e:
         return Measurement(Status.ERROR, wall=time.monotonic() - start, error=str(e))
-    measured_by = None if run.solver.name.startswith("pysat:") else _measured_by(limits.isolation)
+    spec = resolve(run.solver.name, run.solver.profiles)  # the count's solver: its version, and who measured
     return Measurement(
         r.status,
-        solver_version=resolve(run.solver.name, run.solver.profiles).version,
+        solver_version=spec.version,
         wall=r.wall,
         count=r.total if r.complete else None,
         fundamental=r.fundamental,
         error=r.error,
-        measured_by=measured_by,
+        measured_by=None if spec.embedded is not None else _measured_by(limits.isolation),
         engine=r.engine,
         verdict=count_verdict(r),
         checked=r.checked if r.complete else None,

@@ -24,6 +24,7 @@ from cnfgen_queens.solutions.known_answer import Verdict, judge_answer
 from cnfgen_queens.solvers import ProfileError, RunContext, SolverMissing, SolverNotFound
 from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Checked, Outcome, Status
+from cnfgen_queens.solvers.profiles import EMBEDDED_PREFIX
 
 from .arguments import edge
 from .boards import Board, board_of
@@ -119,7 +120,7 @@ def solve(
     with python_words():
         limits = Limits(time_limit, memory_limit)
         extra = _path(solvers_file)
-        fresh = memory_limit is not None and solver.startswith("pysat:")
+        fresh = memory_limit is not None and solver.startswith(EMBEDDED_PREFIX)
         formula = formula_or_path if isinstance(formula_or_path, Formula) else None
         try:
             with work_dir("formula") as tmp, contextlib.ExitStack() as once:

@@ -38,17 +38,17 @@ from cnfgen_queens.certificates.manifest_bounds import largest_n
 from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.counting import cube_count, split_count
 from cnfgen_queens.counting.external_cubes import count_external_cubes
-from cnfgen_queens.enumeration.embedded_loop import embedded_solver, enumerate_embedded, pysat_name
+from cnfgen_queens.enumeration.embedded_loop import embedded_solver, embedded_spec, enumerate_embedded, pysat_name
 from cnfgen_queens.enumeration.external_loop import enumerate_external, refuse_inputs_in
 from cnfgen_queens.enumeration.forked_loop import enumerate_forked
 from cnfgen_queens.enumeration.records import (
     Count,
     EnumerationError,
-    EnumerationOptions,
     Found,
     GroupCount,
     refused,
 )
+from cnfgen_queens.enumeration.request import Report, Request, SolverChoice
 from cnfgen_queens.enumeration.size_cap import COMPACT, CUBES_ESCAPE, HELD_CLAUSES, check_held_size, check_size
 from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.execution.where import Where
@@ -66,8 +66,7 @@ from cnfgen_queens.solutions.engine_choice import (
     loop_only_flags,
     variant_flag,
 )
-from cnfgen_queens.solutions.request import Report, Request, SolverChoice
-from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound, resolve
+from cnfgen_queens.solvers import ProfileError, SolverMissing, SolverNotFound, SolverSpec, resolve
 from cnfgen_queens.solvers.outcome import Checked, Status
 
 __all__ = [  # the one door: the policy's names, the request's records, and what the layers below return
@@ -128,21 +127,17 @@ def solutions(request: Request, deadline: Deadline | None = None) -> Generator[F
 def _loop(request: Request, deadline: Deadline | None) -> Generator[Found, None, None]:
     """:func:`solutions` once the engine is chosen (the loop): the loop's own checks, then the loop."""
     check_held_size(request.formula, request.allow_large)
-    _check_request(request)
+    _check_resume(request)
+    if pysat_name(request.solver.name) is None:
+        return _external_loop(request, _binary(request), deadline or Deadline.after(request.limits.time))
     deadline = deadline or Deadline.after(request.limits.time)
-    if pysat_name(request.solver.name) is not None:
-        external = external_flags(request)
-        if external:
-            verb = "belongs" if len(external) == 1 else "belong"
-            raise UsageError(f"{', '.join(external)} {verb} to the external loop; a pysat: solver runs in a child "
-                             "of this process")  # fmt: skip
-        embedded_solver(request.solver.name)  # UsageError here, not an ERROR from the child
-        return _embedded_loop(request, deadline)
-    where, solver = request.where, request.solver
-    options = EnumerationOptions(symmetric=request.symmetric, limits=request.limits, deadline=deadline,
-                                 on_call=request.report.on_call, resume=where.resume, solvers_file=solver.profiles,
-                                 solver_args=solver.args)  # fmt: skip
-    return _external_loop(request.formula, solver.name, where.workdir, options)
+    external = external_flags(request)
+    if external:
+        verb = "belongs" if len(external) == 1 else "belong"
+        raise UsageError(f"{', '.join(external)} {verb} to the external loop; a pysat: solver runs in a child "
+                         "of this process")  # fmt: skip
+    embedded_solver(request.solver.name)  # UsageError here, not an ERROR from the child
+    return _embedded_loop(request, deadline)
 
 
 def _embedded_loop(request: Request, deadline: Deadline) -> Generator[Found, None, None]:
@@ -156,13 +151,14 @@ def _embedded_loop(request: Request, deadline: Deadline) -> Generator[Found, Non
                                 on_call=request.report.on_call)  # fmt: skip
 
 
-def _external_loop(formula: QueensFormula, solver: str, workdir: Path | None,
-                   options: EnumerationOptions) -> Generator[Found, None, None]:  # fmt: skip
-    if workdir is None:
+def _external_loop(request: Request, solver: SolverSpec, deadline: Deadline) -> Generator[Found, None, None]:
+    """The external loop in ``request.where.workdir``, or in a temporary directory when None."""
+    if request.where.workdir is None:
         with work_dir("loop", unwind=False) as tmp:  # a generator: the consumer's handlers stay as they are
-            yield from enumerate_external(formula, solver, tmp, replace(options, resume=False))
+            where = replace(request.where, workdir=tmp, resume=False)
+            yield from enumerate_external(replace(request, where=where), solver, deadline)
         return
-    yield from enumerate_external(formula, solver, workdir, options)
+    yield from enumerate_external(request, solver, deadline)
 
 
 def count(request: Request, deadline: Deadline | None = None) -> Count:
@@ -201,25 +197,25 @@ def count(request: Request, deadline: Deadline | None = None) -> Count:
 
 
 def _count_by_cubes(request: Request, deadline: Deadline) -> Count:
-    """The embedded solver's cube engines: the plain board's border cubes, a variant's own cubes."""
-    formula, solver, where, progress = request.formula, request.solver.name, request.where, request.report.progress
-    check_size(formula, "cubes", jobs=where.jobs, executor=where.executor)
+    """The embedded solver's cube engines: the plain board's border cubes, a variant's own cubes (the solver
+    resolved once, for every group)."""
+    formula, executor = request.formula, request.where.executor
+    check_size(formula, "cubes", jobs=request.where.jobs, executor=executor)
     try:
         if formula.variant.active:
             if request.check_all:
                 raise UsageError(f"{option('--check-all')} does not combine with counting "
                                  f"{variant_flag(formula.variant)} by cubes; {option('--engine', 'loop')} checks "
                                  "every clause")  # fmt: skip
-            result = split_count.count_split(formula, solver, where=where, deadline=deadline, progress=progress)
+            result = split_count.count_split(request, embedded_spec(request.solver.name), deadline)
         else:
-            result = cube_count.count_symmetric(formula, solver, where=where, deadline=deadline, progress=progress,
-                                                check_all=request.check_all)  # fmt: skip
+            result = cube_count.count_symmetric(request, embedded_spec(request.solver.name), deadline)
     except UsageError:
         raise
     except ValueError as e:  # e.g. a malformed Dask scheduler address
-        raise UsageError(f"{where.executor} executor: {e}") from None
+        raise UsageError(f"{executor} executor: {e}") from None
     except OSError as e:  # e.g. no Dask scheduler answers at that address: the environment, exit 1
-        raise OSError(f"{where.executor} executor: {e}") from None
+        raise OSError(f"{executor} executor: {e}") from None
     return replace(result, fundamental=result.fundamental if request.symmetric else None)
 
 
@@ -291,29 +287,31 @@ def _certified(request: Request, directory: Path, deadline: Deadline) -> Count:
     return result
 
 
-def _check_request(request: Request) -> None:
-    """What the loop and the external cubes refuse before anything runs: ``--resume`` without a directory,
-    a binary solver that cannot be found."""
+def _check_resume(request: Request) -> None:
+    """What the loop and the external cubes refuse before anything runs: ``--resume`` without a directory."""
     if request.where.resume and request.where.workdir is None:
         raise UsageError("--resume needs --out DIR")
-    if pysat_name(request.solver.name) is None:
-        try:
-            resolve(request.solver.name, request.solver.profiles)
-        except SolverMissing:
-            raise  # the environment (an OSError): exit 1
-        except (SolverNotFound, ProfileError) as e:
-            raise UsageError(str(e)) from None
+
+
+def _binary(request: Request) -> SolverSpec:
+    """The request's binary solver, resolved once for the whole command (every solver call of every loop and
+    cube takes it); one that cannot be found is a UsageError (SolverMissing, an OSError, for a known solver
+    that is not installed: exit 1)."""
+    try:
+        return resolve(request.solver.name, request.solver.profiles)
+    except SolverMissing:
+        raise  # the environment (an OSError): exit 1
+    except (SolverNotFound, ProfileError) as e:
+        raise UsageError(str(e)) from None
 
 
 def _count_external_cubes(request: Request, deadline: Deadline) -> Count:
-    """:func:`.external_cubes.count_external_cubes`, after the checks the loop makes (the solver is known,
-    the formula fits, ``--resume`` has a directory)."""
-    _check_request(request)
+    """:func:`.external_cubes.count_external_cubes`, after the checks the loop makes (``--resume`` has a
+    directory, the solver is known, the formula fits)."""
+    _check_resume(request)
+    solver = _binary(request)
     check_held_size(request.formula)
-    options = EnumerationOptions(limits=request.limits, deadline=deadline, solvers_file=request.solver.profiles,
-                                 solver_args=request.solver.args)  # fmt: skip
-    result = count_external_cubes(request.formula, request.solver.name, where=request.where, options=options,
-                                  progress=request.report.progress)  # fmt: skip
+    result = count_external_cubes(request, solver, deadline)
     return replace(result, fundamental=result.fundamental if request.symmetric else None)
 
 

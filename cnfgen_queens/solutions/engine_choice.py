@@ -9,12 +9,12 @@ from :mod:`cnfgen_queens.solutions.api`, which re-exports them.
 from __future__ import annotations
 
 from cnfgen_queens.enumeration.embedded_loop import pysat_name
+from cnfgen_queens.enumeration.request import Request
 from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.limits import DEFAULT_OUTPUT_MB
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
-
-from .request import DEFAULT_SOLVER, Request
+from cnfgen_queens.solvers.default import DEFAULT_SOLVER
 
 __all__ = ["AUTO_SPLIT_UP_TO", "DEFAULT_SOLVER", "ENGINES", "auto_cubes", "choose_engine", "external_flags", "given",
            "loop_only_flags", "variant_flag"]  # fmt: skip

@@ -139,7 +139,7 @@ class _Job:
 
 def solve(
     cnf_path: Path,
-    solver: str = DEFAULT_SOLVER,
+    solver: str | SolverSpec = DEFAULT_SOLVER,
     *,
     limits: Limits = Limits(),  # noqa: B008 (frozen)
     args: Sequence[str] = (),
@@ -147,7 +147,8 @@ def solve(
     solvers_file: ProfileSource | None = None,
     context: RunContext = RunContext(),
 ) -> Outcome:
-    """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`.
+    """Run ``solver`` on ``cnf_path`` (plain or compressed) and return a checked :class:`Outcome`; ``solver``
+    is a name (resolved here, with ``solvers_file``) or a :class:`.SolverSpec` its caller resolved once.
 
     A binary solver starts at once while this process reads the whole file beside it, streaming in
     bounded memory (:class:`.InputCheck`): a literal beyond the header's variables (or anything else
@@ -161,7 +162,7 @@ def solve(
     """
     # no deadline given: the clock starts here (reading the input and the version probe count)
     deadline = context.deadline if context.deadline is not None else Deadline.after(limits.time)
-    spec = resolve(solver, solvers_file)
+    spec = solver if isinstance(solver, SolverSpec) else resolve(solver, solvers_file)
     # a FIFO or pipe is read once, into a file of ours; the file is held open and read (by the solver too)
     # through its descriptor: the same bytes whatever happens to its name during the run
     with readable(cnf_path, deadline) as named, held(named.path) as path:

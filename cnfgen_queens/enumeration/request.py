@@ -1,6 +1,7 @@
 """A request to count or list every solution, as one frozen value: what to count, with which solver, under
 which limits, where it runs and what to report back.  The CLI, the library and the batch each build one;
-:mod:`.api` validates it once and hands engines the parts they need."""
+:mod:`cnfgen_queens.solutions.api` checks it once, resolves its solver once (a :class:`.SolverSpec`) and
+hands the engines the request whole (a record here, below the engines, so that each of them takes it)."""
 
 from __future__ import annotations
 
