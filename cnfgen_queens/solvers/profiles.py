@@ -273,6 +273,20 @@ def user_profile(source: str, name: str, spec: object) -> Profile:
     unknown = set(map(str, spec)) - _KEYS
     if unknown:
         raise ProfileError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; valid: {', '.join(sorted(_KEYS))}")
+    binary, template = _template(where, spec)
+    output = str(spec.get("output", "competition"))
+    if output not in OUTPUT_STYLES:
+        raise ProfileError(f"{where}: output must be one of {', '.join(OUTPUT_STYLES)}, got {output!r}")
+    if output == "minisat" and not any("{model}" in t for t in template):
+        raise ProfileError(f"{where}: output 'minisat' needs a {{model}} placeholder in 'command'")
+    profile = Profile(name=name, binary=binary, template=template, output=output, source=source)
+    kw = _optional_keys(where, spec)
+    kw["proof"] = bool(kw.get("proof_flags")) or any("{proof}" in t for t in template)
+    return replace(profile, **kw)  # type: ignore[arg-type]
+
+
+def _template(where: str, spec: dict[object, object]) -> tuple[str, tuple[str, ...]]:
+    """The binary and the argument template of a profile's ``command``, its placeholders checked."""
     command = spec.get("command")
     if not isinstance(command, str) or not command.strip():
         raise ProfileError(f"{where}: 'command' must be a string like 'mysolver {{args}} {{cnf}}'")
@@ -284,12 +298,11 @@ def user_profile(source: str, name: str, spec: object) -> Profile:
                 raise ProfileError(f"{where}: unknown placeholder {m.group(0)} in 'command'")
     if not any("{cnf}" in t for t in template):
         raise ProfileError(f"{where}: 'command' has no {{cnf}} placeholder")
-    output = str(spec.get("output", "competition"))
-    if output not in OUTPUT_STYLES:
-        raise ProfileError(f"{where}: output must be one of {', '.join(OUTPUT_STYLES)}, got {output!r}")
-    if output == "minisat" and not any("{model}" in t for t in template):
-        raise ProfileError(f"{where}: output 'minisat' needs a {{model}} placeholder in 'command'")
-    profile = Profile(name=name, binary=binary, template=template, output=output, source=source)
+    return binary, template
+
+
+def _optional_keys(where: str, spec: dict[object, object]) -> dict[str, object]:
+    """The profile's fields given by the optional keys of ``spec``, each checked."""
     kw: dict[str, object] = {}
     for key in ("time_flags", "memory_flags", "proof_flags", "version_args"):
         if key in spec:
@@ -313,8 +326,7 @@ def user_profile(source: str, name: str, spec: object) -> Profile:
                 f"{where}: 'native' must be a list of {', '.join(COMPRESSED)} (the compressed formats it reads itself)"
             )
         kw["native"] = tuple((v, None) for v in dict.fromkeys(value))
-    kw["proof"] = bool(kw.get("proof_flags")) or any("{proof}" in t for t in template)
-    return replace(profile, **kw)  # type: ignore[arg-type]
+    return kw
 
 
 def _split(where: str, key: str, text: str) -> list[str]:
