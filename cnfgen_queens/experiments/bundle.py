@@ -41,8 +41,7 @@ from . import machine
 from .batch import profile_of
 from .bundle_read import CONFIG, INFO, MANIFEST, STORE, BundleError, file_sha256
 from .bundle_view import PLAIN, View
-from .config import Config, ConfigError, load, parse
-from .config_source import read
+from .config import Config, ConfigError, load, parse, read
 from .grid import build
 from .html_report import write
 from .report import load_rows, shown_rows
