@@ -76,12 +76,9 @@ DEFERRED = frozenset(
         "cnfgen_queens.cnf.same_file",  # the output is not an input: only for -o
         "cnfgen_queens.cnf.exports",  # gen-queens --format opb|mzn only
         "cnfgen_queens.cnf.merge",  # gen-queens --block only
-        "cnfgen_queens.cnf.fast_writer",  # the vectorised writer (numpy, the compiled part): large formulas only
-        "cnfgen_queens.cnf.shuffle_fast",  # the same for --shuffle
-        "cnfgen_queens.cnf.output_size",  # the size of a formula of over a million clauses only
         "cnfgen_queens.cnf.shuffle",  # --shuffle only
         "cnfgen_queens.limits",  # the limit options' bounds: their parsers only
-        "cnfgen_queens.cnf.dimacs",  # the reader: gen-queens --block only (the writer: cnf.dimacs_write)
+        "cnfgen_queens.cnf.dimacs",  # the reader: gen-queens --block only
         "cnfgen_queens.model.lex_leader",  # symmetry breaking only
         "cnfgen_queens.cli.help_cache",  # SUBCOMMAND --help only
         "cnfgen_queens.solvers.status",  # a run's status (an enum): not to read a solver's output (decode, block)

@@ -132,7 +132,7 @@ def test_huge_outputs_are_refused_before_writing(tmp_path: Path) -> None:
     [(40, "pairwise"), (150, "sequential"), pytest.param(100, "nested", marks=pytest.mark.slow), (60, "binary")],
 )
 def test_the_size_named_is_exact(n: int, encoding: str, monkeypatch, capfdbinary) -> None:
-    import cnfgen_queens.cnf.write_limits as limits
+    from cnfgen_queens.cnf import writer as limits
 
     monkeypatch.setattr(limits, "SIZE_FROM", 0)
     monkeypatch.setattr(limits, "LARGE_BYTES", 0)
@@ -153,7 +153,7 @@ def test_generator_memory_is_bounded(encoding: str) -> None:
 
 
 def test_template_spill_gives_the_same_bytes(monkeypatch) -> None:
-    import cnfgen_queens.cnf.fast_writer as generate
+    from cnfgen_queens.cnf import writer as generate
     from cnfgen_queens.cnf.writer import write_cnf
 
     formula = QueensFormula(60, "sequential")

@@ -28,7 +28,7 @@ from .. import encodings as registry  # `encodings` is a parameter name below
 from ..bounds import read_text
 from ..cnf.dimacs import read_header_file
 from ..cnf.gbd_hash import gbd_hash
-from ..cnf.write_limits import SIZE_FROM_UNBUILT, Asker, check_output
+from ..cnf.writer import SIZE_FROM_UNBUILT, Asker, check_output
 from ..encodings.plugin_loading import load_plugin
 from ..encodings.plugins import PluginError, PluginSource
 from ..errors import UsageError
@@ -424,7 +424,7 @@ BATCH = Asker("instances.shuffle_seeds", "use a smaller N, or instances.max_clau
 
 
 def sizes_fit(c: Check, kept: list[tuple[int, QueensFormula]], *, shuffled: bool) -> None:
-    """What gen-queens refuses, the batch refuses before any run (cnf.write_limits): the largest kept
+    """What gen-queens refuses, the batch refuses before any run (cnf.writer): the largest kept
     instances within the DIMACS variable limit, the size guard, and the shuffle's memory bound."""
     for i, formula in kept:
         try:
