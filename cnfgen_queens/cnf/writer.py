@@ -152,14 +152,13 @@ def check_output(
 
     ``comments`` are the header's lines (their bytes count); ``blocks`` the extra clauses written after.
     ``asker`` words the refusal (:class:`Asker`)."""
-    shuffled_by, advice, size_from = asker.shuffled_by, asker.advice, asker.size_from
     num_vars, num_clauses = formula.counts()
     clauses = num_clauses + len(blocks)
     allow = option("--allow-large")  # allow_large=True from the Python API
     if num_vars > MAX_VAR:
         raise UsageError(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
                          "limit of 2^31-1; use a smaller N or another encoding")  # fmt: skip
-    if not allow_large and clauses >= (SIZE_FROM if size_from is None else size_from):
+    if not allow_large and clauses >= (SIZE_FROM if asker.size_from is None else asker.size_from):
         n2 = formula.n**2
         header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")
         header += 9 + digit_sum(1, n2 + 1) + n2 + 2 if comments else 0  # the streamed c p show line
@@ -174,11 +173,11 @@ def check_output(
             what = f"{size:,} bytes ({human(size)})" if exact else f"about {human(size)}"
             raise UsageError(f"N={formula.n} {formula.encoding} would write {what} and {clauses:,} clauses, above "
                              f"the limit of {human(LARGE_BYTES)} or 2^31 clauses; "
-                             f"{advice or f'pass {allow} to write it anyway'}")  # fmt: skip
+                             f"{asker.advice or f'pass {allow} to write it anyway'}")  # fmt: skip
     if shuffle is not None and clauses > SHUFFLE_MAX_CLAUSES and not allow_large:
-        raise UsageError(f"{shuffled_by} holds every clause in memory: N={formula.n} {formula.encoding} has "
+        raise UsageError(f"{asker.shuffled_by} holds every clause in memory: N={formula.n} {formula.encoding} has "
                          f"{clauses:,} clauses, above {SHUFFLE_MAX_CLAUSES:,}; "
-                         f"{advice or f'pass {allow} to try anyway'}")  # fmt: skip
+                         f"{asker.advice or f'pass {allow} to try anyway'}")  # fmt: skip
 
 
 # --- the vectorised fast path -------------------------------------------------------------------------------

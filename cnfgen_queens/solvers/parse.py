@@ -336,15 +336,14 @@ def classify(claim: Claim, profile: Profile, run: Finished, limits: Limits, outp
 
     from cnfgen_queens.solvers.status import Status
 
-    exit_code, wall, cpu = run.exit_code, run.wall, run.cpu
-    sat, unsat = exit_code in profile.sat_exit, exit_code in profile.unsat_exit
+    sat, unsat = run.exit_code in profile.sat_exit, run.exit_code in profile.unsat_exit
     if run.timed_out:
         return Status.TIMEOUT, f"stopped at the {limits.time:g} s wall-clock limit"
     if claim.problem is not None:
         return Status.ERROR, f"malformed output: {claim.problem}"
     if claim.answer == Status.SAT:
         if not sat:
-            return Status.ERROR, f"answer SATISFIABLE but {describe_exit(exit_code)}"
+            return Status.ERROR, f"answer SATISFIABLE but {describe_exit(run.exit_code)}"
         if claim.model is None:
             return Status.ERROR, "answer SATISFIABLE but no model"
         if not claim.terminated:
@@ -352,35 +351,35 @@ def classify(claim: Claim, profile: Profile, run: Finished, limits: Limits, outp
         return Status.SAT, None
     if claim.answer == Status.UNSAT:
         if not unsat:
-            return Status.ERROR, f"answer UNSATISFIABLE but {describe_exit(exit_code)}"
+            return Status.ERROR, f"answer UNSATISFIABLE but {describe_exit(run.exit_code)}"
         if claim.model:
             return Status.ERROR, "answer UNSATISFIABLE but a model was printed"
         return Status.UNSAT, None
     if sat or unsat:
         what = "answer UNKNOWN" if claim.answer else "no answer line"
-        return Status.ERROR, f"{what} but {describe_exit(exit_code)} ({'SAT' if sat else 'UNSAT'})"
+        return Status.ERROR, f"{what} but {describe_exit(run.exit_code)} ({'SAT' if sat else 'UNSAT'})"
     out_of_memory = says_out_of_memory(output, limits.memory is not None) or (
         limits.memory is not None
         and (
-            exit_code in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGKILL)
+            run.exit_code in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGKILL)
             # MiniSat catches its out-of-memory exception: INDETERMINATE on stdout, no result file
             or (profile.result_file and claim.answer is None and "INDETERMINATE" in output)
         )
     )
-    if claim.answer is None and (claim.garbage or exit_code not in profile.unknown_exit):
+    if claim.answer is None and (claim.garbage or run.exit_code not in profile.unknown_exit):
         if out_of_memory:
-            return Status.MEMOUT, f"out of memory ({describe_exit(exit_code)})"
+            return Status.MEMOUT, f"out of memory ({describe_exit(run.exit_code)})"
         if claim.garbage:
-            return Status.ERROR, f"unparseable output ({describe_exit(exit_code)}): {claim.garbage!r}"
-        return Status.ERROR, f"no answer, {describe_exit(exit_code)}"
-    used = max(wall, cpu or 0.0)
+            return Status.ERROR, f"unparseable output ({describe_exit(run.exit_code)}): {claim.garbage!r}"
+        return Status.ERROR, f"no answer, {describe_exit(run.exit_code)}"
+    used = max(run.wall, run.cpu or 0.0)
     if limits.time is not None and used >= LIMIT_SLACK * limits.time:
         return Status.TIMEOUT, f"the solver's own limit stopped it after {used:.2f} s"
-    if claim.answer is None and exit_code != 0 and not out_of_memory:
+    if claim.answer is None and run.exit_code != 0 and not out_of_memory:
         # a non-zero "unknown" code (clasp's 1) means a limit only when a limit was reached
-        return Status.ERROR, f"no answer, {describe_exit(exit_code)} before any limit"
+        return Status.ERROR, f"no answer, {describe_exit(run.exit_code)} before any limit"
     if out_of_memory:
-        return Status.MEMOUT, f"out of memory ({describe_exit(exit_code)})"
+        return Status.MEMOUT, f"out of memory ({describe_exit(run.exit_code)})"
     if claim.answer is None:
-        return Status.UNKNOWN, f"no answer line, {describe_exit(exit_code)}"
+        return Status.UNKNOWN, f"no answer line, {describe_exit(run.exit_code)}"
     return Status.UNKNOWN, None
