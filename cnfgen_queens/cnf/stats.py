@@ -352,7 +352,7 @@ def _grow(a: np.ndarray, size: int) -> np.ndarray:
 
 
 class Tally:
-    """Running counts of a CNF body fed as literal arrays (:func:`.chunks.literal_chunks`), which may end
+    """Running counts of a CNF body fed as literal arrays (:func:`.scan.literal_chunks`), which may end
     inside a clause: the clause under way is counted by its length and positive literals so far, so a
     clause of any length costs no memory."""
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import io
 
 from cnfgen_queens.bounds import MAX_TOKEN
-from cnfgen_queens.cnf.chunks import CheckStopped, Prefixed, fast_literals
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
+from cnfgen_queens.cnf.scan import CheckStopped, Prefixed, fast_literals
 from cnfgen_queens.frozen import record
 
 from .output_lines import output_lines
@@ -102,7 +102,7 @@ def read_competition(stream: BinaryIO, sink: ModelSink | None = None, stop: Call
     the disk's speed), the reading ends at the first contradiction it can decide (a second ``s`` line
     that disagrees, a literal beyond the CNF, a variable set twice: what follows is not read), and
     ``stop`` is asked before each megabyte: when it says True the reading ends with
-    :class:`.chunks.CheckStopped` (the run's deadline)."""
+    :class:`.scan.CheckStopped` (the run's deadline)."""
     p = _Competition(sink)
     for piece in output_lines(stream, PIECE, p.at_line_start, stop):
         p.feed(piece)
