@@ -1,6 +1,6 @@
 """The batch checks what gen-queens checks (issue 24, item 4), at check time, for every instance.
 
-The size guard and the DIMACS variable limit (cnf/write_limits.py, shared with gen-queens), config
+The size guard and the DIMACS variable limit (cnf/writer.py, shared with gen-queens), config
 bounds that cover float ranges (a step that makes too many values is refused before any value is
 made), and a run's time limit that bounds the generation and cache write of its instance.
 """

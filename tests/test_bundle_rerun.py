@@ -21,7 +21,7 @@ from helpers import CLI_ENTRY, ROOT, in_process, need_module, need_solver, pigeo
 from test_report_html import _page as open_page
 from test_report_html import browser, chromium  # noqa: F401 (fixtures: the one headless Chromium)
 
-from cnfgen_queens.experiments.bundle_read import store_of
+from cnfgen_queens.experiments.bundle import store_of
 from cnfgen_queens.experiments.config import load
 from cnfgen_queens.experiments.grid import build
 from cnfgen_queens.experiments.rerun import cell_of, sample
@@ -414,7 +414,7 @@ def test_attached_files_travel_checked_by_the_manifest(
     """``bundle --attach FILE``: a study's other tables ride in ``attached/NAME``, listed in the MANIFEST and in
     bundle.json; a changed attached member is refused like any other; an unreadable file or two of one name is a
     one-line refusal, nothing written."""
-    from cnfgen_queens.experiments.bundle_read import verified
+    from cnfgen_queens.experiments.bundle import verified
 
     results, _ = tiny
     notes = tmp_path / "ganak.md"
@@ -452,7 +452,7 @@ def test_a_bundle_report_carries_the_comparison_as_report_compare_prints_it(
     --compare A B`) prints from the bundle's store, the table, the machine with the load at the runs' start and
     the comparison's verdict; bundle.json records them; the same store gives the same bytes; a pair that names
     nothing in the runs is a one-line refusal, nothing written."""
-    from cnfgen_queens.experiments.bundle_read import verified
+    from cnfgen_queens.experiments.bundle import verified
 
     results, _ = tiny
     outs = [tmp_path / f"compare-{i}.tar.gz" for i in (1, 2)]

@@ -1,5 +1,5 @@
 """The Encoding interface (issue 13): one way to build and count, ``takes_group_size``, the
-``positional`` rule the fast writer relies on; generate.py's byte order and malloc scope."""
+``positional`` rule the fast writer relies on; the fast writer's byte order and malloc scope."""
 
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ import pytest
 
 from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main
-from cnfgen_queens.cnf import fast_writer as generate
-from cnfgen_queens.cnf import output_size
-from cnfgen_queens.cnf.fast_writer import format_literals
-from cnfgen_queens.cnf.writer import FAST_MIN_CLAUSES, write_cnf
+from cnfgen_queens.cnf import writer
+from cnfgen_queens.cnf.writer import FAST_MIN_CLAUSES, format_literals, write_cnf
 from cnfgen_queens.encodings import REGISTRY, VarPool
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import Variant
@@ -55,19 +53,19 @@ def test_not_positional_is_written_clause_by_clause(monkeypatch: pytest.MonkeyPa
     by_value = replace(REGISTRY["pairwise"], name="pairwise-by-value", positional=False)
     monkeypatch.setitem(REGISTRY, by_value.name, by_value)
     formula = QueensFormula(7, "pairwise-by-value")
-    assert output_size.body_size(formula)[1] is False  # an estimate, not an exact size from templates
+    assert writer.body_size(formula)[1] is False  # an estimate, not an exact size from templates
 
     def no_templates(*_: object) -> None:
         raise AssertionError("template path used for a non-positional encoding")
 
-    monkeypatch.setattr(generate, "_template", no_templates)
+    monkeypatch.setattr(writer, "_template", no_templates)
     fast, slow = io.BytesIO(), io.BytesIO()
     write_cnf(fast, formula, ["c"], fast=True)
     write_cnf(slow, QueensFormula(7, "pairwise"), ["c"], fast=False)
     assert fast.getvalue() == slow.getvalue()
 
 
-OTHER_ORDER = ">" if generate.BYTE_ORDER == "<" else "<"
+OTHER_ORDER = ">" if writer.BYTE_ORDER == "<" else "<"
 
 
 def test_formatter_gives_the_same_text_in_the_other_byte_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,7 +73,7 @@ def test_formatter_gives_the_same_text_in_the_other_byte_order(monkeypatch: pyte
     values = [1, -1, 9, -10, 99, 100, -9999, 10000, 123456789, -(2**31 - 1), 0, 7, 0]
     want = "".join(f"{v} " if v else "0\n" for v in values).encode()
     native = format_literals(np.array(values))
-    monkeypatch.setattr(generate, "BYTE_ORDER", OTHER_ORDER)
+    monkeypatch.setattr(writer, "BYTE_ORDER", OTHER_ORDER)
     other = format_literals(np.array(values))
     assert native == other == want
     assert format_literals(np.array([], dtype=np.int64)) == b""
@@ -88,7 +86,7 @@ def test_fast_path_in_the_other_byte_order_equals_reference(
     formula = QueensFormula(n, encoding, column_alo=True)
     slow = io.BytesIO()
     write_cnf(slow, formula, ["c"], fast=False)
-    monkeypatch.setattr(generate, "BYTE_ORDER", OTHER_ORDER)
+    monkeypatch.setattr(writer, "BYTE_ORDER", OTHER_ORDER)
     fast = io.BytesIO()
     write_cnf(fast, formula, ["c"], fast=True)
     assert fast.getvalue() == slow.getvalue()
@@ -99,7 +97,7 @@ def test_malloc_tuning_only_for_the_gen_command(
 ) -> None:
     """A library caller's process keeps its malloc settings; the gen-queens process tunes its own."""
     calls: list[str] = []
-    monkeypatch.setattr(generate, "reuse_freed_memory", lambda: calls.append("mallopt"))
+    monkeypatch.setattr(writer, "reuse_freed_memory", lambda: calls.append("mallopt"))
     n = 60  # pairwise N = 60: over FAST_MIN_CLAUSES, so the default is the fast path
     assert QueensFormula(n).counts()[1] >= FAST_MIN_CLAUSES
     write_cnf(io.BytesIO(), QueensFormula(n), ["c"])
@@ -114,7 +112,7 @@ def test_reuse_freed_memory_runs_in_a_child() -> None:
     import subprocess
     import sys
 
-    code = "from cnfgen_queens.cnf.fast_writer import reuse_freed_memory as r; r(); r(); print('ok')"
+    code = "from cnfgen_queens.cnf.writer import reuse_freed_memory as r; r(); r(); print('ok')"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")
 
@@ -145,26 +143,24 @@ def test_size_bound_is_above_the_bytes(formula: QueensFormula) -> None:
     out = io.BytesIO()
     write_cnf(out, formula)
     body = out.getvalue().split(b"\n", 1)[1]
-    bound = output_size.body_bound(formula)
-    assert bound is not None and len(body) <= bound <= 2 * output_size.body_size(formula)[0] + 100
+    bound = writer.body_bound(formula)
+    assert bound is not None and len(body) <= bound <= 2 * writer.body_size(formula)[0] + 100
 
 
 def test_the_bound_spares_the_exact_size(monkeypatch: pytest.MonkeyPatch, capfdbinary) -> None:
     """gen-queens' refusal of a file over 50 GB needs the exact size only when the bound is over the limit: a
     large pairwise formula builds no template before writing (the exact size cost 0.37 s at N = 200)."""
-    import cnfgen_queens.cnf.write_limits as limits
-
     calls: list[int] = []
-    real = output_size.body_size
+    real = writer.body_size
 
     def exact(formula: QueensFormula) -> tuple[int, bool]:
         calls.append(formula.n)
         return real(formula)
 
-    monkeypatch.setattr(limits, "SIZE_FROM", 0)
-    monkeypatch.setattr(output_size, "body_size", exact)
+    monkeypatch.setattr(writer, "SIZE_FROM", 0)
+    monkeypatch.setattr(writer, "body_size", exact)
     assert gen_main(["30", "--no-comments"]) == 0
     assert len(capfdbinary.readouterr().out) > 0 and calls == []
-    monkeypatch.setattr(limits, "LARGE_BYTES", 1000)  # the bound is over it: the exact size is named
+    monkeypatch.setattr(writer, "LARGE_BYTES", 1000)  # the bound is over it: the exact size is named
     assert gen_main(["30", "--no-comments"]) == 2
     assert calls == [30] and " bytes (" in capfdbinary.readouterr().err.decode()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, in_process
 
-from cnfgen_queens.experiments.bundle_read import verified
+from cnfgen_queens.experiments.bundle import verified
 
 # a marker quoted in code (`<!-- bundle: PATH -->`, a page telling of them) is not one
 BLOCK = re.compile(r"(?<!`)<!-- bundle: (\S+) -->(.*?)(?<!`)<!-- /bundle -->", re.S)

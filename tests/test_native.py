@@ -13,10 +13,9 @@ import numpy as np
 import pytest
 
 from cnfgen_queens.cnf import native
-from cnfgen_queens.cnf.chunks import body_counts, literal_chunks
 from cnfgen_queens.cnf.dimacs import DimacsError, Header
-from cnfgen_queens.cnf.fast_writer import format_literals
-from cnfgen_queens.cnf.scan import small_literals
+from cnfgen_queens.cnf.scan import body_counts, literal_chunks, small_literals
+from cnfgen_queens.cnf.writer import format_literals
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, in_process, need_solver
 
-from cnfgen_queens.experiments.bundle_read import store_of, verified
+from cnfgen_queens.experiments.bundle import store_of, verified
 from cnfgen_queens.experiments.report import load_rows
 
 BUNDLE = ROOT / "data" / "results" / "bundles" / "plugin-example.tar.gz"

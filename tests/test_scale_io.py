@@ -80,7 +80,6 @@ def test_memory_follows_the_file_not_the_header(tmp_path: Path) -> None:
 
 def test_streaming_check_agrees_with_the_whole_file_check(tmp_path: Path, monkeypatch) -> None:
     """Tiny chunks: clauses spanning chunks and lines, comments in the body, a line longer than a chunk."""
-    import cnfgen_queens.cnf.chunks as chunks
     import cnfgen_queens.cnf.scan as scan
     from cnfgen_queens.cnf.scan import CnfFile, read_cnf, violated_clause
     from cnfgen_queens.solvers import check_model
@@ -94,7 +93,7 @@ def test_streaming_check_agrees_with_the_whole_file_check(tmp_path: Path, monkey
     with Solver(name="cadical195", bootstrap_with=whole.clauses()) as solver:
         assert solver.solve()
         solution = [v for v in solver.get_model() if v > 0]
-    monkeypatch.setattr(chunks, "SCAN_CHUNK", 7)
+    monkeypatch.setattr(scan, "SCAN_CHUNK", 7)
     assert scan.read_cnf(path).lits.tolist() == whole.lits.tolist()
     model, error = check_model(CnfFile(path, "q.cnf"), solution)
     assert error is None and model is not None and [v for v in model if v > 0] == solution
@@ -132,7 +131,7 @@ def test_huge_outputs_are_refused_before_writing(tmp_path: Path) -> None:
     [(40, "pairwise"), (150, "sequential"), pytest.param(100, "nested", marks=pytest.mark.slow), (60, "binary")],
 )
 def test_the_size_named_is_exact(n: int, encoding: str, monkeypatch, capfdbinary) -> None:
-    import cnfgen_queens.cnf.write_limits as limits
+    from cnfgen_queens.cnf import writer as limits
 
     monkeypatch.setattr(limits, "SIZE_FROM", 0)
     monkeypatch.setattr(limits, "LARGE_BYTES", 0)
@@ -153,7 +152,7 @@ def test_generator_memory_is_bounded(encoding: str) -> None:
 
 
 def test_template_spill_gives_the_same_bytes(monkeypatch) -> None:
-    import cnfgen_queens.cnf.fast_writer as generate
+    from cnfgen_queens.cnf import writer as generate
     from cnfgen_queens.cnf.writer import write_cnf
 
     formula = QueensFormula(60, "sequential")

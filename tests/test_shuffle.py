@@ -165,18 +165,18 @@ SHUFFLE_CASES = [
 def test_vectorised_shuffle_writes_the_reference_bytes(
     monkeypatch: pytest.MonkeyPatch, encoding: str, n: int, column_alo: bool, extra: tuple, seed: int
 ) -> None:
-    """shuffle_fast draws the same random stream as random.Random(seed) and permutes the same way: the same
+    """The vectorised shuffle draws the same random stream as random.Random(seed) and permutes the same way: the same
     file, also with many small chunks (the stream continues across them) and with extra clauses."""
     import io
 
-    from cnfgen_queens.cnf import shuffle_fast
+    from cnfgen_queens.cnf import writer
     from cnfgen_queens.cnf.writer import write_cnf
 
     formula = QueensFormula(n, encoding, column_alo)
     ref, fast, small = io.BytesIO(), io.BytesIO(), io.BytesIO()
     write_cnf(ref, formula, ["x"], extra, shuffle=seed, fast=False)
     write_cnf(fast, formula, ["x"], extra, shuffle=seed, fast=True)
-    monkeypatch.setattr(shuffle_fast, "CLAUSE_CHUNK", 5)
+    monkeypatch.setattr(writer, "CLAUSE_CHUNK", 5)
     monkeypatch.setattr("cnfgen_queens.cnf.shuffle.shuffle_clauses", refuse)  # the vectorised path must run
     write_cnf(small, formula, ["x"], extra, shuffle=seed, fast=True)
     assert fast.getvalue() == ref.getvalue() == small.getvalue()
@@ -188,7 +188,7 @@ def test_vectorised_shuffle_with_variants_and_streamed_lines(monkeypatch: pytest
     clauses streamed in chunks): still the reference's bytes."""
     import io
 
-    from cnfgen_queens.cnf import fast_writer as generate
+    from cnfgen_queens.cnf import writer as generate
     from cnfgen_queens.cnf.writer import write_cnf
     from cnfgen_queens.model.variants import Variant
 

@@ -15,8 +15,7 @@ import pytest
 
 from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main
-from cnfgen_queens.cnf.fast_writer import format_literals
-from cnfgen_queens.cnf.writer import FAST_MIN_CLAUSES, write_cnf
+from cnfgen_queens.cnf.writer import FAST_MIN_CLAUSES, format_literals, write_cnf
 from cnfgen_queens.model.formula import QueensFormula
 
 # sha256 of `gen-queens ARGS --no-comments`, recorded when the fast path landed; a change of

@@ -16,7 +16,7 @@ import pytest
 from helpers import ROOT
 
 from cnfgen_queens.experiments import machine
-from cnfgen_queens.experiments.bundle_read import store_of, verified
+from cnfgen_queens.experiments.bundle import store_of, verified
 from cnfgen_queens.experiments.compare import compare
 from cnfgen_queens.experiments.report import load_rows, shown_rows
 

@@ -223,9 +223,8 @@ def certify(
 def _certify(task: CertifyTask, directory: Path, where: Where,
              progress: Callable[[GroupCount, int | None], None] | None) -> Count:  # fmt: skip
     start = time.monotonic()
-    formula, solver, deadline = task.formula, task.solver, task.deadline
     _prepare(directory)
-    cubes = certificate_cubes(formula.n)
+    cubes = certificate_cubes(task.formula.n)
     done: dict[int, CubeCertificate] = {}
 
     def finished(c: CubeCertificate) -> bool:
@@ -239,23 +238,23 @@ def _certify(task: CertifyTask, directory: Path, where: Where,
                                 solver_calls=c.solver_calls, status=c.status, error=c.error), len(cubes))  # fmt: skip
         return c.status == Status.UNSAT
 
-    if not where.parallel and deadline.never:
+    if not where.parallel and task.deadline.never:
         all(finished(certify_cube(task, i, cube)) for i, cube in enumerate(cubes))
     else:
         items = ((task, i, cube) for i, cube in enumerate(cubes))
-        run_tasks(certify_cube, items, finished, where=where, deadline=deadline)
+        run_tasks(certify_cube, items, finished, where=where, deadline=task.deadline)
     bad = next((done[i] for i in sorted(done) if done[i].status != Status.UNSAT), None)
     calls = sum(c.solver_calls for c in done.values())
     total = sum(len(c.models) for c in done.values())
     if bad is None and len(done) < len(cubes):
         bad = CubeCertificate(-1, (), (), (), 0, Status.TIMEOUT, "time limit reached")
     if bad is None:
-        cover = _refute(embedded_solver(solver), cover_formula(list(formula.clauses()), cubes))
+        cover = _refute(embedded_solver(task.solver), cover_formula(list(task.formula.clauses()), cubes))
         if cover is None:
             bad = CubeCertificate(-1, (), (), (), 0, Status.ERROR, "the cubes do not cover the formula")
         else:
             _write(directory, COVER, cover)
-            _write_manifest(directory, formula, solver, cubes, done, total)
+            _write_manifest(directory, task.formula, task.solver, cubes, done, total)
     wall = time.monotonic() - start
     return Count(total=total, fundamental=None, status=bad.status if bad else Status.UNSAT, engine="certify",
                  wall=wall, solver_calls=calls, groups_done=sum(c.status == Status.UNSAT for c in done.values()),

@@ -12,9 +12,8 @@ from ..execution.slurm import job_limits, slurm_time
 from ..execution.where import Where
 from ..experiments import adaptive
 from ..experiments.batch import BatchRequest, executor_of, run_batch
-from ..experiments.config import ConfigError, load
+from ..experiments.config import ConfigError, grid_factors, load, shown, with_files
 from ..experiments.grid import expand
-from ..experiments.instance_config import grid_factors, shown, with_files
 from ..experiments.store import EmptyStore, Store, StoreError
 from ..experiments.store_env import ResultsUnwritable
 from .arg_groups import add_executor_arguments, add_jobs_argument, check_executor

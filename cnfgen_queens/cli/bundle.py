@@ -10,8 +10,7 @@ from pathlib import Path
 from ..cnf.atomic import work_dir
 from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, printable
-from ..experiments.bundle import find_config, make, store_from_runs
-from ..experiments.bundle_view import View
+from ..experiments.bundle import View, find_config, make, store_from_runs
 from ..experiments.config import Config, load
 from ..experiments.report import load_rows
 from ..experiments.summary import BY_KEYS, TIMES

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from cnfgen_queens.cnf.dimacs_write import Clause
-from cnfgen_queens.cnf.write_limits import check_output
-from cnfgen_queens.cnf.writer import tune_malloc, write_cnf
+from cnfgen_queens.cnf.dimacs import Clause
+from cnfgen_queens.cnf.writer import check_output, tune_malloc, write_cnf
 from cnfgen_queens.errors import UsageError, warn
 from cnfgen_queens.model.formula import QueensFormula
 

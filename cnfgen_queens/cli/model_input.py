@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 
 from cnfgen_queens.bounds import MAX_LINE, json_value, once_only
-from cnfgen_queens.cnf.chunks import Prefixed
 from cnfgen_queens.cnf.compressed import InputError, open_input
 from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, Header, open_body, read_header_file
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
+from cnfgen_queens.cnf.scan import Prefixed
 from cnfgen_queens.cnf.shuffle import KEY, ShuffleError, header_shuffle, header_shuffle_map, unshuffle_map
 from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Placement

@@ -13,7 +13,7 @@ from cnfgen_queens.cnf.same_file import refuse_alias, refuse_database, refuse_re
 
 from ..errors import UsageError, printable
 from ..experiments import against, compare, machine, noise, rejudge, report, runs_read, spread
-from ..experiments.bundle_read import store_of
+from ..experiments.bundle import store_of
 from ..experiments.html_report import OUTPUT_DIR, HtmlTargetError, check_target, write
 from ..experiments.plots import check_path, draw, scatter_pairs
 from ..experiments.report import load_rows

@@ -22,7 +22,6 @@ from typing import IO, BinaryIO
 
 from ..bounds import MAX_LINE
 from . import native
-from .chunks import body_counts
 from .compressed import open_input
 from .dimacs import (
     Clause,
@@ -39,7 +38,7 @@ from .dimacs import (
     write_clauses,
     write_header,
 )
-from .scan import Prefixed, literal_chunks
+from .scan import Prefixed, body_counts, literal_chunks
 from .shuffle import header_shuffle_map, rename
 
 SMALL_BODY = 1 << 22  # a body up to this size is parsed line by line, without numpy (merge starts fast)
@@ -66,7 +65,7 @@ def merge(base: Path, blocks: Iterable[Path], out: BinaryIO, warn: Warn = _stder
 
 def count_body_clauses(base: Path, header: Header, warn: Warn = _stderr_warn) -> int:
     """Clauses in the body of ``base``, every literal checked against the header (DimacsError): counted by the
-    compiled scanner (:func:`.chunks.body_counts`), or without it line by line when small."""
+    compiled scanner (:func:`.scan.body_counts`), or without it line by line when small."""
     name = str(base)
     with open_body(base, header) as f:
         data = f.read(SMALL_BODY + 1)

@@ -48,7 +48,7 @@ class Encoding:
     functions behind them.  ``propagation_complete`` says whether unit propagation
     alone, with one input true, sets every other input false.
 
-    ``positional`` is the rule the fast writer (:mod:`cnfgen_queens.cnf.fast_writer`) relies
+    ``positional`` is the rule the fast writer (:func:`cnfgen_queens.cnf.writer.write_body_fast`) relies
     on: the clauses depend only on the positions of the inputs, not on their values.
     That is, with ``t = enc.template(n)`` (inputs ``1..n``, auxiliaries ``n+1..n+a``),
     the encoding of any ``n`` distinct variables ``lits`` from a pool at ``top`` is

@@ -1,7 +1,7 @@
 """Batch experiments: YAML config -> run grid -> executor -> SQLite -> report and plots.
 
-The pipeline, one module each: :mod:`.config` (validate, with limits; the YAML is
-read by :mod:`.config_source`, aliases never expanded), :mod:`.grid` (runs and
+The pipeline, one module each: :mod:`.config` (read, aliases never expanded, and
+validated, with limits), :mod:`.grid` (runs and
 their keys), :mod:`.tasks` (what a worker does: generate an instance, run a
 solver), :mod:`.instance_hash` (the GBD hash that identifies a cached CNF),
 :mod:`.executors` (local process pool or Dask), :mod:`.store` (SQLite results,

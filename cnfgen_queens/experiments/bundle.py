@@ -11,43 +11,201 @@ The archive is a ``.tar.gz`` whose members are, sorted by name:
 - ``bundle.json``: the tool's version and git commit, the config hash, each solver's profile, versions and
   binary SHA-256, each instance's GBD hash and the command that regenerates it, the machines;
 - ``report/report.md`` and ``report/html/`` (the HTML report with its plots), made with the report options
-  given (:class:`.bundle_view.View`: ``report --by ... --machines --time ... --compare A B``), which
+  given (:class:`View`: ``report --by ... --machines --time ... --compare A B``), which
   ``bundle.json`` records;
 - ``attached/NAME``: files given with ``attach`` (a study's other tables, say), as they are: carried and
   checked by the manifest, not rerun;
 - ``README.md`` (how to rerun it) and ``MANIFEST`` (every other member's SHA-256).
 
 Fixed modes, owners and times, and gzip without a name or time: the same store gives the same bytes.
-:func:`.bundle_read.verified` refuses an archive whose members disagree with its manifest, naming the member.
+:func:`verified` refuses an archive whose members disagree with its manifest, naming the member.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
+import shlex
 import shutil
 import sqlite3
 import tarfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cnfgen_queens.contexts import contextmanager
+
 from ..cnf.atomic import atomic_output, work_dir
 from ..cnf.same_file import refuse_alias, refuse_database
+from ..errors import UsageError
 from ..solvers import SolverNotFound, resolve
 from ..version import __version__
-from . import machine
+from . import compare, machine, noise
 from .batch import profile_of
-from .bundle_read import CONFIG, INFO, MANIFEST, STORE, BundleError, file_sha256
-from .bundle_view import PLAIN, View
-from .config import Config, ConfigError, load, parse
-from .config_source import read
+from .config import Config, ConfigError, load, parse, read
 from .grid import build
 from .html_report import write
-from .report import load_rows, shown_rows
+from .report import load_rows, markdown, shown_rows, summarize
 from .store import Row, Store
+from .summary import TIMES
 
+# --- reading a bundle back ----------------------------------------------------------------------------------
+# A bundle read back: its members checked against its MANIFEST, unpacked, its store read.
+
+MANIFEST = "MANIFEST"
+STORE = "store.sqlite"
+CONFIG = "config.yaml"
+INFO = "bundle.json"
+MAX_MEMBER = 1 << 32  # bytes of one member read back at the most
+
+
+class BundleError(UsageError):
+    """A bundle that cannot be made or read: one line naming the file or member."""
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: str | Path) -> str | None:
+    """The SHA-256 of the file at ``path`` (hex); None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def verified(path: Path) -> dict[str, bytes]:
+    """Every member of the bundle at ``path`` (name -> bytes), each checked against the MANIFEST:
+    :class:`BundleError` naming the first member that is missing, extra, changed or not a plain file."""
+    members: dict[str, bytes] = {}
+    try:
+        with tarfile.open(path, mode="r:gz") as tar:
+            for info in tar:
+                name = info.name
+                if not info.isfile() or name.startswith("/") or ".." in Path(name).parts or name in members:
+                    raise BundleError(f"{path}: member {name!r} is not a plain file of the bundle: refused")
+                if info.size > MAX_MEMBER:
+                    raise BundleError(f"{path}: member {name!r} of {info.size} bytes: too large, refused")
+                f = tar.extractfile(info)
+                assert f is not None
+                members[name] = f.read()
+    except (OSError, tarfile.TarError, EOFError) as e:
+        raise BundleError(f"{path}: not a readable bundle ({getattr(e, 'strerror', None) or e})") from None
+    if MANIFEST not in members:
+        raise BundleError(f"{path}: no {MANIFEST}: not a cnfgen-queens bundle")
+    listed: dict[str, str] = {}
+    for line in members[MANIFEST].decode("utf-8", "replace").splitlines():
+        digest, sep, name = line.partition("  ")
+        if not sep or len(digest) != 64:
+            raise BundleError(f"{path}: {MANIFEST}: a line that is not 'SHA-256  NAME': {line[:80]!r}")
+        listed[name] = digest
+    for name in sorted(set(listed) | set(members) - {MANIFEST}):
+        if name not in members:
+            raise BundleError(f"{path}: member {name} is in the MANIFEST but not in the bundle: refused")
+        if name not in listed:
+            raise BundleError(f"{path}: member {name} is not in the MANIFEST: refused")
+        if sha256(members[name]) != listed[name]:
+            raise BundleError(f"{path}: member {name} does not match its SHA-256 in the MANIFEST: refused")
+    return members
+
+
+def is_bundle(path: Path | str) -> bool:
+    """Whether ``path`` looks like a bundle (a gzip file), not a results database."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
+
+
+def extract(members: dict[str, bytes], into: Path) -> None:
+    """Write the checked ``members`` under ``into`` (made if needed; files there of the same name replaced)."""
+    for name, data in sorted(members.items()):
+        target = into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+@contextmanager
+def store_of(path: Path) -> Iterator[Path]:
+    """A results database to read: ``path`` itself, or a bundle's ``store.sqlite`` (checked, in a work folder)."""
+    if not is_bundle(path):
+        yield path
+        return
+    members = verified(path)
+    with work_dir("bundle") as folder:
+        (folder / STORE).write_bytes(members[STORE])
+        yield folder / STORE
+
+
+def info_of(members: dict[str, bytes], path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(members[INFO])
+    except (KeyError, ValueError):
+        raise BundleError(f"{path}: no readable {INFO}: not a cnfgen-queens bundle") from None
+    if not isinstance(value, dict):
+        raise BundleError(f"{path}: {INFO} is not a JSON object")
+    return value
+
+
+# --- the report it carries ----------------------------------------------------------------------------------
+# The report a bundle carries (``report/report.md``): the report options it is made with, which ``bundle.json``
+# records with the command that prints the same report from the bundle's store.
+
+
+@dataclass(frozen=True)
+class View:
+    """The report options the bundle's report is made with (``report --by KEY ... --time wall|cpu [--compare A
+    B]``): the table, and the comparison of A with B after it when ``compare`` is given."""
+
+    by: tuple[str, ...] = ()
+    time: str = "wall"
+    compare: tuple[str, str] | None = None
+    machines: bool = False  # the machines and the load at the runs' start (shown unasked for several machines)
+
+    def __post_init__(self) -> None:
+        if self.time not in TIMES:
+            raise BundleError(f"report time {self.time!r}: expected {' or '.join(TIMES)}")
+
+    def command(self) -> str:
+        """The report command that prints the bundle's ``report/report.md`` from its store."""
+        pair = () if self.compare is None else ("--compare", *(shlex.quote(s) for s in self.compare))
+        by = (f"--by {k}" for k in self.by)
+        machines = ("--machines",) if self.machines else ()
+        return " ".join(["cnfgen-queens report store.sqlite", *by, *machines, f"--time {self.time}", *pair])
+
+    def as_dict(self) -> dict[str, Any]:
+        """What ``bundle.json`` records of it (``compare`` only when given: a bundle without one is as before)."""
+        out: dict[str, Any] = {"by": list(self.by), "time": self.time, "command": self.command()}
+        if self.compare is not None:
+            out["compare"] = list(self.compare)
+        if self.machines:
+            out["machines"] = True
+        return out
+
+    def text(self, rows: list[Row], db: Path) -> str:
+        """``report/report.md`` of ``rows`` (stored in ``db``): what the report command prints, the table, the
+        machines (:func:`.noise.section`) and the comparison (:mod:`.compare`: its runs paired as the report command
+        pairs them, by ``db``'s machines)."""
+        parts = [markdown(summarize(rows, by=self.by, time=self.time), self.time)]
+        if self.machines or len({r.machine for r in rows if r.machine is not None}) > 1:  # as report: the guard
+            parts.append(noise.section(rows, db))
+        if self.compare is not None:
+            platforms = machine.platform_names(machine.stored(db))
+            found = compare.compare(rows, *self.compare, time=self.time, platforms=platforms)
+            parts.append(compare.text(found, self.time))
+        return "\n".join(p for p in parts if p)
+
+
+PLAIN = View()  # the report options `report store.sqlite` has by default (batch --bundle)
+
+
+# --- making a bundle -----------------------------------------------------------------------------------------
 ATTACHED = "attached"  # the folder of the files given with --attach
 MTIME = 946684800  # 2000-01-01: every member's time (a fixed one, not the hour the bundle was made)
 

@@ -20,9 +20,8 @@ from typing import Any
 from ..errors import UsageError
 from ..solvers import SolverNotFound, resolve
 from .batch import cache_dir
-from .bundle_read import CONFIG, INFO, BundleError, extract, file_sha256, info_of, verified
-from .config import Config, ConfigError, load
-from .config_source import read
+from .bundle import CONFIG, INFO, BundleError, extract, file_sha256, info_of, verified
+from .config import Config, ConfigError, load, read
 from .grid import Run, build
 from .store import Store
 from .tasks import generate

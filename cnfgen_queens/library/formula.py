@@ -13,8 +13,7 @@ from typing import IO, Any
 from cnfgen_queens.cnf.atomic import atomic_output, check_output_target
 from cnfgen_queens.cnf.compressed import compressing
 from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
-from cnfgen_queens.cnf.write_limits import Asker, check_output
-from cnfgen_queens.cnf.writer import write_cnf
+from cnfgen_queens.cnf.writer import Asker, check_output, write_cnf
 from cnfgen_queens.encodings import get
 from cnfgen_queens.encodings.plugins import command_spec
 from cnfgen_queens.errors import UsageError, option, python_words

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.chunks import CheckStopped
 from cnfgen_queens.cnf.model_sink import ModelSink
+from cnfgen_queens.cnf.scan import CheckStopped
 
 from .finished import Finished, tail
 from .parse import Claim, classify, read_competition, read_minisat

@@ -8,7 +8,7 @@ disk's speed, and the caller's ``stop`` (the run's deadline) ends the reading of
 
 from __future__ import annotations
 
-from cnfgen_queens.cnf.chunks import CheckStopped
+from cnfgen_queens.cnf.scan import CheckStopped
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import io
 
 from cnfgen_queens.bounds import MAX_TOKEN
-from cnfgen_queens.cnf.chunks import CheckStopped, Prefixed, fast_literals
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
+from cnfgen_queens.cnf.scan import CheckStopped, Prefixed, fast_literals
 from cnfgen_queens.frozen import record
 
 from .output_lines import output_lines
@@ -102,7 +102,7 @@ def read_competition(stream: BinaryIO, sink: ModelSink | None = None, stop: Call
     the disk's speed), the reading ends at the first contradiction it can decide (a second ``s`` line
     that disagrees, a literal beyond the CNF, a variable set twice: what follows is not read), and
     ``stop`` is asked before each megabyte: when it says True the reading ends with
-    :class:`.chunks.CheckStopped` (the run's deadline)."""
+    :class:`.scan.CheckStopped` (the run's deadline)."""
     p = _Competition(sink)
     for piece in output_lines(stream, PIECE, p.at_line_start, stop):
         p.feed(piece)
@@ -374,29 +374,29 @@ def _unanswered(
     sat, unsat = exit_code in profile.sat_exit, exit_code in profile.unsat_exit
     if sat or unsat:
         what = "answer UNKNOWN" if claim.answer else "no answer line"
-        return Status.ERROR, f"{what} but {describe_exit(exit_code)} ({'SAT' if sat else 'UNSAT'})"
+        return Status.ERROR, f"{what} but {describe_exit(run.exit_code)} ({'SAT' if sat else 'UNSAT'})"
     out_of_memory = says_out_of_memory(output, limits.memory is not None) or (
         limits.memory is not None
         and (
-            exit_code in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGKILL)
+            run.exit_code in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGKILL)
             # MiniSat catches its out-of-memory exception: INDETERMINATE on stdout, no result file
             or (profile.result_file and claim.answer is None and "INDETERMINATE" in output)
         )
     )
-    if claim.answer is None and (claim.garbage or exit_code not in profile.unknown_exit):
+    if claim.answer is None and (claim.garbage or run.exit_code not in profile.unknown_exit):
         if out_of_memory:
-            return Status.MEMOUT, f"out of memory ({describe_exit(exit_code)})"
+            return Status.MEMOUT, f"out of memory ({describe_exit(run.exit_code)})"
         if claim.garbage:
             return Status.ERROR, f"unparseable output ({describe_exit(exit_code)}): {claim.garbage!r}"
         return Status.ERROR, f"no answer, {describe_exit(exit_code)}"
     used = max(run.wall, run.cpu or 0.0)
     if limits.time is not None and used >= LIMIT_SLACK * limits.time:
         return Status.TIMEOUT, f"the solver's own limit stopped it after {used:.2f} s"
-    if claim.answer is None and exit_code != 0 and not out_of_memory:
+    if claim.answer is None and run.exit_code != 0 and not out_of_memory:
         # a non-zero "unknown" code (clasp's 1) means a limit only when a limit was reached
-        return Status.ERROR, f"no answer, {describe_exit(exit_code)} before any limit"
+        return Status.ERROR, f"no answer, {describe_exit(run.exit_code)} before any limit"
     if out_of_memory:
-        return Status.MEMOUT, f"out of memory ({describe_exit(exit_code)})"
+        return Status.MEMOUT, f"out of memory ({describe_exit(run.exit_code)})"
     if claim.answer is None:
-        return Status.UNKNOWN, f"no answer line, {describe_exit(exit_code)}"
+        return Status.UNKNOWN, f"no answer line, {describe_exit(run.exit_code)}"
     return Status.UNKNOWN, None

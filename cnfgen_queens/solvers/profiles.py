@@ -253,7 +253,7 @@ def load_user_profiles(path: Path) -> dict[str, Profile]:
         raise ProfileError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     except yaml.YAMLError as e:
         raise ProfileError(f"{path}: not valid YAML: {str(e).splitlines()[0]}") from None
-    except RecursionError:  # as the batch's config (experiments.config_source): deeper than the parser goes
+    except RecursionError:  # as the batch's config (experiments.config): deeper than the parser goes
         raise ProfileError(f"{path}: nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("solvers"), dict):
         raise ProfileError(f"{path}: expected a mapping 'solvers: {{NAME: {{command: ...}}}}'")
