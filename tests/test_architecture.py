@@ -59,7 +59,6 @@ LAZY_IMPORTS = frozenset(
         # a tenth to a half of Python's own start-up, or loads a file: scripts/bench.py --only startup)
         "argparse", "math", "pathlib", "re", "signal",
         "threading",  # errors._raise_again only: a signal that landed in a finalizer, sent again by a timer
-        "dataclasses",  # by cnfgen_queens.frozen only, when a function of dataclasses asks for a record's fields
         "contextlib",  # cli.common.output() to a file (with functools and collections, a quarter of a start-up)
     }
 )  # fmt: skip

@@ -4,6 +4,7 @@ shuffle, check the board."""
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 from cnfgen_queens.bounds import MAX_LINE, json_value, once_only
 from cnfgen_queens.cnf.chunks import Prefixed
@@ -11,7 +12,6 @@ from cnfgen_queens.cnf.compressed import InputError, open_input
 from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, Header, open_body, read_header_file
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 from cnfgen_queens.cnf.shuffle import KEY, ShuffleError, header_shuffle, header_shuffle_map, unshuffle_map
-from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import DecodeError, variant_placement
 from cnfgen_queens.model.variants import HEADER_HOLES, HEADER_PLACED, HEADER_TORUS, VariantError, from_header
@@ -108,7 +108,7 @@ def _opb_literal(word: str) -> str:
     return sign + digits if rest[:1] == "x" and digits.isdecimal() else ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Decoded:
     placement: Placement
 

@@ -13,11 +13,11 @@ with the line number.
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 
 from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.dimacs_write import CHUNK, MAX_VAR, Clause, clause_line, n_clauses, write_clauses, write_header
 from cnfgen_queens.errors import InputError, warn
-from cnfgen_queens.frozen import record
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def _stderr_warn(msg: str) -> None:
 # -- reading --------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Header:
     """The comment lines and ``p cnf`` line of a DIMACS file."""
 

@@ -7,9 +7,10 @@ checks every instance of its config with it too (``shuffled_by`` and ``advice`` 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from cnfgen_queens.cnf.dimacs_write import MAX_VAR, Clause, clause_line
 from cnfgen_queens.errors import UsageError, option
-from cnfgen_queens.frozen import record
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 
@@ -34,7 +35,7 @@ def human(size: int) -> str:
     return f"{size} bytes"
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Asker:
     """Who asks for an output, as :func:`check_output` words and sizes a refusal: ``shuffled_by`` names what
     asked for the shuffle and ``advice`` ends a refusal (default: the flag ``--allow-large``); the byte size is

@@ -10,7 +10,7 @@ takes, and states the ``positional`` rule that the fast writer relies on.
 
 from __future__ import annotations
 
-from cnfgen_queens.frozen import field, record
+from dataclasses import dataclass, field
 
 Clause = tuple[int, ...]
 
@@ -36,7 +36,7 @@ class VarPool:
         return self.top
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Encoding:
     """A registered at-most-one encoding.
 

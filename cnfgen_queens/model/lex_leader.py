@@ -40,10 +40,10 @@ counter that ignores the ``c p show`` projection still counts orbits with the pa
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 from cnfgen_queens.errors import UsageError, option
-from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Board, Cell
 from cnfgen_queens.model.variants import Variant
 
@@ -120,7 +120,7 @@ def square_compared(n: int, index: int) -> int:
             n * (n // 2), n * (n // 2), n * (n - 1) // 2, n * (n - 1) // 2)[index]  # fmt: skip
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class BoardGroup:
     """The maps a variant keeps: ``maps`` are indices into :data:`SQUARE_NAMES` (plain board), or
     ``(linear map, row shift, column shift)`` of the torus; the identity is left out."""

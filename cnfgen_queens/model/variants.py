@@ -21,11 +21,11 @@ over from an empty board, drawing on from the same ``random.Random(S)`` stream.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import pairwise
 
 from cnfgen_queens.bounds import read_text
 from cnfgen_queens.errors import UsageError, option, square, square_range
-from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Board, Cell, Line
 
 TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
@@ -109,7 +109,7 @@ def torus_lines(n: int) -> Iterator[Line]:
     yield from (Line("antidiagonal", s, tuple((r, (s - r) % n) for r in range(n))) for s in range(n))
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Variant:
     """What a variant adds to plain N-queens; the empty Variant is plain N-queens.
 

@@ -11,11 +11,11 @@ error.  Nothing here runs a process or checks a model against clauses.
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 
 from cnfgen_queens.bounds import MAX_TOKEN
 from cnfgen_queens.cnf.chunks import CheckStopped, Prefixed, fast_literals
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
-from cnfgen_queens.frozen import record
 
 from .output_lines import output_lines
 
@@ -66,7 +66,7 @@ def says_out_of_memory(text: str, limited: bool) -> bool:
 LIMIT_SLACK = 0.95  # a run that used this share of its time limit and gave up hit the limit
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Claim:
     """What the output says: the answer, the model literals, and the first thing that made no sense."""
 
