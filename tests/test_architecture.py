@@ -82,7 +82,6 @@ DEFERRED = frozenset(
         "cnfgen_queens.limits",  # the limit options' bounds: their parsers only
         "cnfgen_queens.cnf.dimacs",  # the reader: gen-queens --block only (the writer: cnf.dimacs_write)
         "cnfgen_queens.model.lex_leader",  # symmetry breaking only
-        "cnfgen_queens.cli.help_cache",  # SUBCOMMAND --help only
         "cnfgen_queens.solvers.status",  # a run's status (an enum): not to read a solver's output (decode, block)
         "cnfgen_queens.encodings.plugins",  # encodings of one's own (--plugin, entry points): not at start-up
         "cnfgen_queens.encodings.plugin_loading",  # the same
