@@ -11,11 +11,12 @@ and the embedded solver's load read through it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cnfgen_queens.bounds import MAX_TOKEN
 from cnfgen_queens.cnf import native
 from cnfgen_queens.cnf.dimacs import DimacsError, EndOfBody, Header, Warn, _stderr_warn, body_literals
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from types import ModuleType

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..bounds import check_ratio, refuse_device
 from ..errors import InputError as InputError  # defined there (cnf.dimacs loads no codec at start-up); named here
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path

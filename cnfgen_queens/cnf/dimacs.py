@@ -13,21 +13,17 @@ with the line number.
 from __future__ import annotations
 
 import io
+import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, BinaryIO
 
 from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.dimacs_write import CHUNK, MAX_VAR, Clause, clause_line, n_clauses, write_clauses, write_header
 from cnfgen_queens.errors import InputError, warn
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
-if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
-    from pathlib import Path
-    from typing import IO, BinaryIO
-
-    Warn = Callable[[str], None]
-else:
-    Warn = "Callable[[str], None]"  # a name for annotations only (collections.abc is not loaded at start-up)
+Warn = Callable[[str], None]
 
 __all__ = ["CHUNK", "MAX_LINE", "MAX_VAR", "Clause", "clause_line", "n_clauses", "write_clauses", "write_header"]
 
@@ -81,8 +77,6 @@ class Header:
                 return int(digits)
         show = self.comment_value("p show")
         if show:
-            import math  # an extension module (a file to load): not at start-up
-
             k = len(show.split()) - 1
             n = math.isqrt(k)
             if n * n == k and n > 0:

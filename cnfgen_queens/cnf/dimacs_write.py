@@ -5,9 +5,10 @@ Apart from the reader, so that ``gen-queens N`` loads no reading code at start-u
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cnfgen_queens.errors import printable
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import BinaryIO

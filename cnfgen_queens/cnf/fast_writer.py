@@ -19,12 +19,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf import native
 from cnfgen_queens.encodings import VarPool
 from cnfgen_queens.model.formula import QueensFormula
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
     from typing import BinaryIO

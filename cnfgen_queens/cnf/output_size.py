@@ -8,10 +8,10 @@ arithmetic progressions of variables.  Otherwise estimated by a power law in the
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.fast_writer import _template
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import numpy as np
 

@@ -19,10 +19,10 @@ writer's rule) with no empty extra clause.
 from __future__ import annotations
 
 from array import array
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.fast_writer import _clause_chunks, body_chunks, format_literals
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import BinaryIO

@@ -8,11 +8,10 @@ checks every instance of its config with it too (``shuffled_by`` and ``advice`` 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.dimacs_write import MAX_VAR, Clause, clause_line
 from cnfgen_queens.errors import UsageError, option
-
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

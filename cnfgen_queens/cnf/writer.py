@@ -10,10 +10,10 @@ with the same bytes, :mod:`cnfgen_queens.cnf.shuffle_fast`).
 from __future__ import annotations
 
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.dimacs_write import Clause, write_clauses, write_header
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import BinaryIO

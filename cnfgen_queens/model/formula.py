@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.encodings import Clause, Encoding, VarPool, get, names
 from cnfgen_queens.errors import option, printable
@@ -21,7 +22,6 @@ from cnfgen_queens.model.board import Board, Line
 from cnfgen_queens.model.variants import PLAIN, Variant, torus_lines
 from cnfgen_queens.version import __version__
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

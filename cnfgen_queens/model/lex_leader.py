@@ -42,12 +42,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.errors import UsageError, option
 from cnfgen_queens.model.board import Board, Cell
 from cnfgen_queens.model.variants import Variant
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 

@@ -11,7 +11,9 @@ error.  Nothing here runs a process or checks a model against clauses.
 from __future__ import annotations
 
 import io
+import signal
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.bounds import MAX_TOKEN
 from cnfgen_queens.cnf.chunks import CheckStopped, Prefixed, fast_literals
@@ -19,7 +21,6 @@ from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 
 from .output_lines import output_lines
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable, Sequence
@@ -319,8 +320,6 @@ def describe_exit(code: int | None) -> str:
     if code is None:
         return "no exit code"
     if code < 0:
-        import signal  # a run's end: not at start-up
-
         try:
             return f"killed by {signal.Signals(-code).name}"
         except ValueError:
@@ -332,8 +331,6 @@ def classify(claim: Claim, profile: Profile, run: Finished, limits: Limits, outp
     """The status ``run`` supports before the model check (its exit code, whether it was stopped at the time
     limit, its wall and CPU time; ``output``: what it printed beside the answer), with the reason when it is
     not an answer."""
-    import signal  # a run's end: not at start-up
-
     from cnfgen_queens.solvers.status import Status
 
     exit_code, wall, cpu = run.exit_code, run.wall, run.cpu
