@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, BinaryIO
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.cnf.dimacs_write import CHUNK, MAX_VAR, Clause, clause_line, n_clauses, write_clauses, write_header
 from cnfgen_queens.errors import InputError, warn
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from pathlib import Path
+    from typing import IO, BinaryIO
 
 Warn = Callable[[str], None]
 
