@@ -25,9 +25,9 @@ this import, is a few tens of milliseconds, within the half second the limit's s
 
 Ctrl-C and termination.  The first statements below make the console scripts quiet on Ctrl-C, SIGTERM
 and SIGHUP (a signal the caller ignores stays ignored) from the moment this package is imported
-(:func:`quiet_exit`).  They use only modules Python has loaded before running any script
-(``time``, ``os``, ``sys``, the C module ``_signal``), so no file is searched for first.  What runs
-before the package is imported is out of reach of any code of ours:
+(:func:`quiet_exit`), before anything but ``time``, ``os``, ``signal`` and ``sys`` is imported; from
+then on the console entry points (:mod:`cnfgen_queens.cli`) take over.  What runs before the package is
+imported is out of reach of any code of ours:
 Python's own start-up (``site``, ``.pth`` files) and the pip-generated wrapper's
 ``import re`` and its search for the package; a Ctrl-C there still gets Python's
 KeyboardInterrupt traceback (scripts/bench_startup_sigint.py measures how often).  So are the
@@ -42,13 +42,8 @@ from time import monotonic as _monotonic  # built in (no file searched), loaded 
 STARTED = _monotonic()  # when our code started: a console command's --time-limit counts from here
 
 import os as _os  # noqa: E402
+import signal as _signal  # noqa: E402
 import sys as _sys  # noqa: E402
-
-TYPE_CHECKING = False  # not typing's, which is not loaded yet (mypy takes the name as always true)
-if TYPE_CHECKING:  # _signal has no stub; signal.py re-exports its functions
-    import signal as _signal
-else:  # not signal.py, which builds its enums first (milliseconds of start-up)
-    import _signal
 
 COMMANDS = ("cnfgen-queens", "gen-queens")
 
@@ -66,7 +61,10 @@ if _sys.argv and _os.path.basename(_sys.argv[0]) in COMMANDS:  # the console scr
         if _signal.getsignal(_signum) != _signal.SIG_IGN:
             _signal.signal(_signum, quiet_exit)
 
-from cnfgen_queens.version import __version__  # noqa: E402 (after the Ctrl-C handler: first things first)
+import importlib as _importlib  # noqa: E402 (after the Ctrl-C handler: first things first)
+from typing import TYPE_CHECKING  # noqa: E402
+
+from cnfgen_queens.version import __version__  # noqa: E402
 
 if TYPE_CHECKING:  # the API's names, typed for checkers; at run time __getattr__ loads them on first use
     from typing import Any
@@ -123,8 +121,7 @@ _LIBRARY = frozenset(__all__) - {"__version__"}
 def __getattr__(name: str) -> "Any":
     """A name of the Python API, from :mod:`cnfgen_queens.library` (imported now, not at start-up)."""
     if name in _LIBRARY:
-        __import__(f"{__name__}.library")  # not importlib: start-up has not loaded it
-        value = getattr(_sys.modules[f"{__name__}.library"], name)
+        value = getattr(_importlib.import_module(f"{__name__}.library"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

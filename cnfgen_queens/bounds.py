@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -12,15 +12,10 @@ handler for a caller that installed none: the process then exits 128 + the signa
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from contextvars import ContextVar
-
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
-if TYPE_CHECKING:  # _signal has no stub; signal.py builds its enums when loaded (start-up time)
-    import signal
-    from typing import Any
-else:
-    import _signal as signal
+from typing import Any
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 _program = ""  # the running command's name (``gen-queens``, ``cnfgen-queens solve``), set by the CLI
@@ -179,8 +174,6 @@ class Terminated(KeyboardInterrupt):
     """
 
     def __init__(self, signum: int) -> None:
-        import signal  # the module, for the signal's name (not loaded at start-up)
-
         super().__init__(f"terminated ({signal.Signals(signum).name})")
         self.signum = signum
         self.exit_code = 128 + signum
@@ -214,7 +207,6 @@ def restore_handlers(previous: dict[signal.Signals, Any]) -> None:
     for sig, handler in previous.items():
         while True:
             try:  # signal.signal runs a pending handler first, leaving the handler unchanged when it raises
-                # (_signal's takes SIG_DFL and SIG_IGN as ints only: signal.py's getsignal gives them as enums)
                 signal.signal(
                     sig, signal.SIG_DFL if handler is None else int(handler) if isinstance(handler, int) else handler
                 )

@@ -11,9 +11,9 @@ left and is anchored again on the receiver's clock.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from .errors import UsageError
-from .frozen import record
 
 MAX_TIME = 2**31 - 1  # seconds: kissat, minisat and picosat reject a larger time limit
 MAX_MEMORY = 2**31 - 1  # MB: minisat rejects a larger -mem-lim
@@ -21,7 +21,7 @@ DEFAULT_OUTPUT_MB = 1024  # solver output (stdout + stderr) past this is an ERRO
 ISOLATION_MODES = ("auto", "cgroup", "none")
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Limits:
     """Resource limits of one solver run and how they are enforced.
 
@@ -53,7 +53,7 @@ def check_time_limit(seconds: float | None, what: str = "time limit") -> float |
     return seconds
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Deadline:
     """When time is up: ``at`` on :func:`time.monotonic`'s clock, or None for never.
 

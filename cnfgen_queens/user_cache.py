@@ -7,27 +7,17 @@ writable is never an error: the value is measured again.
 from __future__ import annotations
 
 import os
-
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
-if TYPE_CHECKING:
-    from pathlib import Path
+from pathlib import Path
 
 CACHE_ENV = "CNFGEN_QUEENS_CACHE_DIR"  # where the cache is (default: $XDG_CACHE_HOME/cnfgen-queens)
 
 
 def cache_dir() -> Path:
     """``$CNFGEN_QUEENS_CACHE_DIR``, else ``$XDG_CACHE_HOME/cnfgen-queens``, else ``~/.cache/cnfgen-queens``."""
-    from pathlib import Path  # a cache is read or written: not at start-up
-
-    return Path(cache_dir_name())
-
-
-def cache_dir_name() -> str:
-    """:func:`cache_dir` as a string (no pathlib: a start-up that reads a cached file does not load it)."""
     if os.environ.get(CACHE_ENV):
-        return os.environ[CACHE_ENV]
+        return Path(os.environ[CACHE_ENV])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "cnfgen-queens")
+    return Path(base, "cnfgen-queens")
 
 
 def write_cache(path: Path, text: str) -> bool:

@@ -3,8 +3,6 @@
 Every import counts, inside functions too (a lazy import still ties two modules together); the
 ``if TYPE_CHECKING:`` ones count for cycles (a type-only cycle is still a cycle for a reader) but not
 for the layer rule's runtime graph.  The checks are tested on graphs with a planted upward edge.
-A function may import only the modules of :data:`LAZY_IMPORTS` (slow to load); every other import
-stands at the top of its module, where a reader sees the graph.
 """
 
 from __future__ import annotations
@@ -40,51 +38,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cnfgen_queens.experiments",),
     ("cnfgen_queens.cli", "cnfgen_queens.library"),
     ("cnfgen_queens.__main__",),
-)
-
-
-# the only modules a function may import (the rest go at the top of the module, where a reader sees the
-# graph): third-party packages that are slow to load, and standard-library modules that cost the CLI's
-# start-up (`scripts/bench.py --only startup`) on commands that do not need them
-LAZY_IMPORTS = frozenset(
-    {
-        # third party
-        "numpy", "pysat", "matplotlib", "networkx", "dask", "distributed", "dask_jobqueue", "benchexec", "yaml",
-        "tqdm", "gbdc", "dratify", "cnfgen", "pandas", "playwright", "scipy",
-        # standard library
-        "bz2", "concurrent", "csv", "ctypes", "gc", "gzip", "hashlib", "importlib", "json", "logging", "lzma",
-        "multiprocessing",
-        "random", "shlex", "shutil", "sqlite3", "subprocess", "tempfile", "textwrap", "zlib",
-        # standard library that gen-queens N, decode, block and solve --help start without (each of them costs
-        # a tenth to a half of Python's own start-up, or loads a file: scripts/bench.py --only startup)
-        "argparse", "math", "pathlib", "re", "signal",
-        "threading",  # errors._raise_again only: a signal that landed in a finalizer, sent again by a timer
-        "dataclasses",  # by cnfgen_queens.frozen only, when a function of dataclasses asks for a record's fields
-        "contextlib",  # cli.common.output() to a file (with functools and collections, a quarter of a start-up)
-    }
-)  # fmt: skip
-
-
-# our modules a function may import, off the start-up of the commands that do not need them (gen-queens N,
-# decode, block, solve --help: scripts/bench.py --only startup); written absolute, so a reader sees the module,
-# and in the graph like every other import
-DEFERRED = frozenset(
-    {
-        "cnfgen_queens.cnf.atomic",  # work directories and atomic files: only for -o and the solving commands
-        "cnfgen_queens.cnf.read_once",  # a FIFO's or pipe's spool (decode, block): only when an input is one
-        "cnfgen_queens.cnf.compressed",  # compressed output: only for -o FILE.gz (.bz2, .xz)
-        "cnfgen_queens.cnf.same_file",  # the output is not an input: only for -o
-        "cnfgen_queens.cnf.exports",  # gen-queens --format opb|mzn only
-        "cnfgen_queens.cnf.merge",  # gen-queens --block only
-        "cnfgen_queens.cnf.shuffle",  # --shuffle only
-        "cnfgen_queens.limits",  # the limit options' bounds: their parsers only
-        "cnfgen_queens.cnf.dimacs",  # the reader: gen-queens --block only
-        "cnfgen_queens.model.lex_leader",  # symmetry breaking only
-        "cnfgen_queens.cli.help_cache",  # SUBCOMMAND --help only
-        "cnfgen_queens.solvers.status",  # a run's status (an enum): not to read a solver's output (decode, block)
-        "cnfgen_queens.encodings.plugins",  # encodings of one's own (--plugin, entry points): not at start-up
-        "cnfgen_queens.encodings.plugin_loading",  # the same
-    }
 )
 
 
@@ -188,55 +141,6 @@ def test_every_module_is_in_a_layer() -> None:
 def test_no_import_cycle_not_even_for_types() -> None:
     cycles = [c for c in nx.simple_cycles(import_graph(typing_too=True)) if len(c) > 1]
     assert cycles == []
-
-
-def function_imports(tree: ast.Module) -> list[tuple[int, str]]:
-    """(line, top-level module) of every import inside a function, ``if TYPE_CHECKING:`` ones left out (the
-    whole name of one of ours in :data:`DEFERRED`)."""
-    typing_only = {
-        id(sub)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-        for sub in ast.walk(node)
-    }
-    found = []
-    for fn in ast.walk(tree):
-        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        for node in ast.walk(fn):
-            if id(node) in typing_only:
-                continue
-            if isinstance(node, ast.ImportFrom) and not node.level and node.module in DEFERRED:
-                found.append((node.lineno, node.module))
-            elif isinstance(node, ast.ImportFrom):
-                found.append((node.lineno, "cnfgen_queens" if node.level else (node.module or "").split(".")[0]))
-            elif isinstance(node, ast.Import):
-                found.extend((node.lineno, a.name.split(".")[0]) for a in node.names)
-    return found
-
-
-def eager_in_functions(tree: ast.Module) -> list[str]:
-    """The function-level imports of modules that are not in :data:`LAZY_IMPORTS`."""
-    return [f"line {line}: {top}" for line, top in function_imports(tree) if top not in LAZY_IMPORTS | DEFERRED]
-
-
-def test_functions_import_only_heavy_modules() -> None:
-    wrong = {
-        str(path.relative_to(ROOT)): bad
-        for path in sorted(ROOT.rglob("*.py"))
-        if (bad := eager_in_functions(ast.parse(path.read_text(encoding="utf-8"))))
-    }
-    assert wrong == {}
-
-
-def test_a_light_import_in_a_function_is_caught() -> None:
-    tree = ast.parse(
-        "from typing import TYPE_CHECKING\n"
-        "def f():\n    import numpy\n    from ..cnf import dimacs\n    import os\n"
-        "    from cnfgen_queens.cnf.atomic import work_dir\n    from cnfgen_queens.cnf import atomic\n"
-        "    if TYPE_CHECKING:\n        import json\n"
-    )
-    assert eager_in_functions(tree) == ["line 4: cnfgen_queens", "line 5: os", "line 7: cnfgen_queens"]
 
 
 def undocumented_modules() -> list[str]:

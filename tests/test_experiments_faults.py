@@ -310,10 +310,12 @@ def test_interrupts_outside_a_subcommand_are_quiet() -> None:
     as_command = "import sys; sys.argv = ['cnfgen-queens']; import signal; from cnfgen_queens import cli; "
     code, err = _run_python(as_command + "print(signal.getsignal(signal.SIGINT).__name__, file=sys.stderr)")
     assert (code, err) == (0, "quiet_exit\n")  # installed before the CLI's imports
-    code, err = _run_python(as_command + "cli._exit(lambda: (_ for _ in ()).throw(KeyboardInterrupt))")
-    assert (code, err) == (130, "")
+    code, err = _run_python(
+        as_command + "cli._console('cnfgen-queens', lambda: (_ for _ in ()).throw(KeyboardInterrupt))"
+    )
+    assert (code, err) == (130, "cnfgen-queens: interrupted\n")
     at_exit = "import atexit, os, time; atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(5)))"
-    code, err = _run_python(as_command + at_exit + "; cli._exit(lambda: 0)")
+    code, err = _run_python(as_command + at_exit + "; cli._console('cnfgen-queens', lambda: 0)")
     assert (code, err) == (130, "cnfgen-queens: interrupted\n")
     code, err = _run_python(
         "import signal, sys; from cnfgen_queens import cli; print(signal.getsignal(2), file=sys.stderr)"

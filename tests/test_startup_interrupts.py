@@ -90,8 +90,7 @@ def test_ctrl_c_at_each_moment_of_start_up_is_quiet(command: str, moment: str) -
     assert "Traceback" not in proc.stderr, proc.stderr
     name = command.split()[0]
     if proc.returncode != 0:  # 0: the moment did not come (a module already loaded); the command ran
-        # one line, or nothing where the interrupt lands between the handlers (cli._exit)
-        assert proc.returncode == 130 and proc.stderr in (f"{name}: interrupted\n", ""), proc.stderr
+        assert (proc.returncode, proc.stderr) == (130, f"{name}: interrupted\n")
 
 
 def test_some_moments_do_come() -> None:
@@ -163,3 +162,48 @@ def test_the_limit_is_exact_on_planted_interrupts() -> None:
     elsewhere = '  File "/x/cnfgen_queens/cli/__init__.py", line 3, in <module>\n'
     handler = '  File "/x/cnfgen_queens/__init__.py", line 31, in quiet_exit\n'
     assert frames_of_ours(elsewhere) and frames_of_ours(handler)
+
+
+# a SIGINT planted at one line of the console entry point (cli._console, or cli._quiet that it calls)
+PLANTED_IN_ENTRY = """
+import os, sys
+sys.argv = [{argv0!r}, "4"]
+from cnfgen_queens import cli
+target = getattr(cli, {function!r}).__code__
+def trace(frame, event, arg):
+    if frame.f_code is target:
+        if event == "line" and frame.f_lineno == {line}:
+            sys.settrace(None)
+            os.kill(os.getpid(), 2)
+        return trace
+    return trace if event == "call" else None
+sys.settrace(trace)
+cli.gen_entry()
+"""
+
+
+@pytest.mark.parametrize("function", ["_console", "_quiet"])
+def test_ctrl_c_at_any_line_of_the_entry_point_is_one_line(function: str) -> None:
+    """The whole entry point is inside its ``try``: a Ctrl-C landing at any of its lines (after the command
+    has run too, while the quiet handlers are set back) is one line and exit 130, never a traceback."""
+    import dis
+
+    from cnfgen_queens import cli
+
+    code = getattr(cli, function).__code__
+    lines = sorted({line for _, line in dis.findlinestarts(code) if line and line > code.co_firstlineno})
+    came = 0
+    for line in lines:
+        script = PLANTED_IN_ENTRY.format(argv0=str(BIN / "gen-queens"), function=function, line=line)
+        proc = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=BIN,
+            preexec_fn=default_signals,
+        )
+        assert "Traceback" not in proc.stderr, (line, proc.stderr)
+        assert (proc.returncode, proc.stderr) in ((0, ""), (130, "gen-queens: interrupted\n")), (line, proc.stderr)
+        came += proc.returncode == 130
+    assert came >= len(lines) // 2, (came, lines)  # the except branch's lines are not reached without a signal

@@ -2,40 +2,35 @@
 
 Each subcommand lives in its own module ``cli/<name>.py`` with
 ``add_arguments(parser)`` and ``run(args) -> int`` (its one-line help is in
-:data:`SUBCOMMANDS`); only the chosen one is imported, so start-up stays fast.
-Options several subcommands share are defined once, in :mod:`.arg_groups`.
-The common command lines of ``gen``, ``decode`` and ``block`` are read by :mod:`.fast_argv`, every other
-by argparse (:mod:`.parsing`, loaded then), so that a plain ``gen-queens N`` starts about as fast as
-Python itself.  ``main(argv)`` is callable in-process.  The signal handlers of start-up are
-installed by the package's first statement (:func:`cnfgen_queens.quiet_exit`); while a
-subcommand runs, Ctrl-C raises KeyboardInterrupt and SIGTERM/SIGHUP raise
+:data:`SUBCOMMANDS`); only the chosen one is imported.  Options several subcommands share are
+defined once, in :mod:`.arg_groups`; argparse reads every command line (:mod:`.parsing`).
+``main(argv)`` is callable in-process.  The console entry points (:func:`entry`, :func:`gen_entry`)
+run the whole command inside one ``try``: Ctrl-C anywhere in it is one line and exit 130.  Before
+them, from the package's first statements, :func:`cnfgen_queens.quiet_exit` answers the same; while
+a subcommand runs, Ctrl-C raises KeyboardInterrupt and SIGTERM/SIGHUP raise
 :class:`~cnfgen_queens.errors.Terminated`, one unwinding for all three (a signal the caller
 ignores stays ignored).
 """
 
 from __future__ import annotations
 
+import argparse
 import errno
+import gc
+import importlib
 import os
+import shlex
+import signal
 import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
 
 from .. import quiet_exit
 from ..errors import TERMINATING, UsageError, printable, set_program, signals_raise
 from ..version import __version__
-from . import fast_argv
 from .common import EXIT_USAGE, CliError, Exit, fail
-
-TYPE_CHECKING = False  # not typing's (not loaded at start-up; mypy takes the name as always true)
-if TYPE_CHECKING:  # _signal has no stub; signal.py (its enums) is not loaded at start-up
-    import argparse
-    import signal as _signal
-    from collections.abc import Callable, Sequence
-    from types import ModuleType, SimpleNamespace
-    from typing import Any
-
-    from .parsing import Parser as Parser
-else:
-    import _signal
+from .parsing import Parser as Parser
+from .parsing import build
 
 # name -> (module, one-line help); the order is the order of --help
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -60,55 +55,25 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 # subcommands whose options are defined apart from their run: ``--help`` loads only this module
 ARGUMENTS = {"solve": "solve_args"}
 
-HELP = (["--help"], ["-h"])  # command lines whose output (argparse's) is kept in the user cache (.help_cache)
-
 SWEEPING = frozenset({"solve", "enumerate", "count", "check-count", "batch"})  # the commands with work directories
 
 
 def _module(name: str, arguments: bool = False) -> ModuleType:
-    """The module of subcommand ``name``, or (``arguments``) the one that defines its options (``__import__``:
-    importlib is not loaded at start-up)."""
+    """The module of subcommand ``name``, or (``arguments``) the one that defines its options."""
     base = SUBCOMMANDS[name][0]
-    full = f"{__name__}.{ARGUMENTS.get(name, base) if arguments else base}"
-    __import__(full)
-    return sys.modules[full]
-
-
-def _parsing() -> ModuleType:
-    """:mod:`.parsing` (argparse), loaded on first use."""
-    __import__(f"{__name__}.parsing")
-    return sys.modules[f"{__name__}.parsing"]
+    return importlib.import_module(f"{__name__}.{ARGUMENTS.get(name, base) if arguments else base}")
 
 
 def _build(name: str, prog: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     """(the parser of subcommand ``name``, the module that defines its options)."""
     module = _module(name, arguments=True)
-    return _parsing().build(name, prog, module, SUBCOMMANDS[name][1], _version()), module
-
-
-def __getattr__(name: str) -> Any:
-    """:class:`.parsing.Parser`, from :mod:`.parsing` on first use (not at start-up)."""
-    if name == "Parser":
-        return _parsing().Parser
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _version() -> str:
-    return __version__
+    return build(name, prog, module, SUBCOMMANDS[name][1], __version__), module
 
 
 def _run(name: str, prog: str, argv: Sequence[str], command: str) -> int:
     set_program(prog)  # warnings start as errors do (while the command runs: main may be called again)
     try:
-        if list(argv) in HELP:  # the whole help, from the cache when it holds this run's
-            from cnfgen_queens.cli.help_cache import print_cached, store
-
-            if print_cached(prog):
-                raise SystemExit(0)  # as argparse's --help ends
-            store(prog, _build(name, prog)[0].format_help())
-        args: argparse.Namespace | SimpleNamespace | None = fast_argv.parse(name, argv)  # the common forms
-        if args is None:  # argparse reads the line
-            args = _build(name, prog)[0].parse_args(list(argv))
+        args = _build(name, prog)[0].parse_args(list(argv))
         if getattr(args, "plugin", None):  # before anything reads an encoding name (one line if one fails)
             from cnfgen_queens.encodings.plugin_loading import load_plugins
 
@@ -179,18 +144,6 @@ def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
         return 1
 
 
-_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")  # shlex's
-
-
-def _command(prog: str, argv: Sequence[str]) -> str:
-    """``shlex.join([prog, *argv])``, without loading shlex (and re) at start-up (tests/test_fast_argv.py
-    compares the two)."""
-    return " ".join(
-        word if word and all(c in _SAFE for c in word) else "'" + word.replace("'", "'\"'\"'") + "'"
-        for word in (prog, *argv)
-    )
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``cnfgen-queens SUBCOMMAND ...``"""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -200,14 +153,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = argv[0]
     if name not in SUBCOMMANDS:
         return _guard(prog, fail, f"unknown subcommand {name!r}; valid: {', '.join(SUBCOMMANDS)}")
-    return _guard(f"{prog} {name}", _run, name, f"{prog} {name}", argv[1:], _command(prog, argv))
+    return _guard(f"{prog} {name}", _run, name, f"{prog} {name}", argv[1:], shlex.join([prog, *argv]))
 
 
 def _top_level(argv: list[str]) -> int:
     """``cnfgen-queens`` alone (usage, exit 2), ``--help`` or ``--version``; in ``_guard`` like every command
     (``cnfgen-queens --help | head -1`` is a closed pipe, not a traceback)."""
     if argv and argv[0] in ("-V", "--version"):
-        print(f"cnfgen-queens {_version()}")
+        print(f"cnfgen-queens {__version__}")
         return 0
     print(usage())
     return 0 if argv else EXIT_USAGE
@@ -216,33 +169,41 @@ def _top_level(argv: list[str]) -> int:
 def gen_main(argv: Sequence[str] | None = None) -> int:
     """``gen-queens N ...`` (the same as ``cnfgen-queens gen``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    return _guard("gen-queens", _run, "gen", "gen-queens", argv, _command("gen-queens", argv))
+    return _guard("gen-queens", _run, "gen", "gen-queens", argv, shlex.join(["gen-queens", *argv]))
 
 
-def _exit(run: Callable[[], int]) -> None:
-    """Run a console command; Ctrl-C raises KeyboardInterrupt only while it runs, quietly before and after
-    (SIGTERM and SIGHUP likewise); a signal the caller ignores stays ignored."""
-    if _signal.getsignal(_signal.SIGINT) != _signal.SIG_IGN:
-        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+def _console(prog: str, run: Callable[[], int]) -> None:
+    """Run a console command, its whole body in one ``try``: Ctrl-C raises KeyboardInterrupt while it runs,
+    and one that lands outside :func:`_guard`'s handlers (before, after, or in them) is the same one line
+    and exit 130.  Before and after, :func:`cnfgen_queens.quiet_exit` answers (the package set it at import;
+    it is set back here, inside the ``try``, for the atexit handlers and finalizers that run next).  A signal
+    the caller ignores stays ignored."""
     try:
+        if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         code = run()
-    except KeyboardInterrupt as e:  # one that landed outside _guard's try (or in its handlers)
+        _quiet()  # signal.signal runs a pending handler first: a Ctrl-C landing here is caught below
+    except KeyboardInterrupt as e:
+        print(f"{prog}: {str(e) or 'interrupted'}", file=sys.stderr)
         code = getattr(e, "exit_code", 130)
-    for sig in (_signal.SIGINT, *TERMINATING):  # atexit handlers and finalizers run next
-        if _signal.getsignal(sig) != _signal.SIG_IGN:
-            _signal.signal(sig, quiet_exit)
-    import gc  # built in: loaded already
+        _quiet()
+    gc.freeze()  # the heap is not searched for cycles at exit: 50-90 ms of CPU less for solve and count
+    sys.exit(code)  # (scripts/bench_startup.py --exit), 0.2-0.8 s of wall at a load of 18 on 2 cores
 
-    gc.freeze()  # what is left is not searched for cycles at exit: 0.1-0.2 s at a load of 10 on 2 cores, a third
-    sys.exit(code)  # of what --time-limit T has left past T once the solver is stopped (T + 0.5 s)
+
+def _quiet() -> None:
+    """:func:`cnfgen_queens.quiet_exit` for SIGINT, SIGTERM and SIGHUP (a signal the caller ignores stays ignored)."""
+    for sig in (signal.SIGINT, *TERMINATING):
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            signal.signal(sig, quiet_exit)
 
 
 def entry() -> None:
-    _exit(main)
+    _console("cnfgen-queens", main)
 
 
 def gen_entry() -> None:
-    _exit(gen_main)
+    _console("gen-queens", gen_main)
 
 
 def build_parser(name: str, prog: str | None = None) -> argparse.ArgumentParser:

@@ -8,10 +8,11 @@ and :func:`given_flags`, the one check behind "FLAG does not apply here" errors.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..solvers.default import DEFAULT_SOLVER  # the package's __init__ only: parsing imports no solver module
 from .common import fail, line_length, positive_float, positive_int
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Iterable

@@ -11,13 +11,13 @@ what ``merge`` renames into a shuffled base.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf.dimacs import clause_line
 from cnfgen_queens.model.decode import blocking_clauses
 
 from .model_input import add_input_arguments, load
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import errno
 import sys
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Iterable, Iterator
@@ -122,8 +123,6 @@ def output(
     """
     if path is None or path == "-":
         return _Stdout()
-    from contextlib import contextmanager  # a file written (contextlib is not loaded at start-up)
-
     return contextmanager(_to_file)(path, inputs, flag)
 
 

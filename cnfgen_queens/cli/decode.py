@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cnfgen_queens.model.decode import FORMATS, render, write_png
 
 from .arg_groups import add_output_argument
 from .common import fail, output
 from .model_input import add_input_arguments, load
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
 

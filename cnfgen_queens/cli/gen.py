@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cnfgen_queens.cnf.dimacs import Clause
 from cnfgen_queens.cnf.writer import check_output, tune_malloc, write_cnf
 from cnfgen_queens.errors import UsageError, warn
@@ -14,7 +16,6 @@ from .common import board_size, fail, line_length, non_negative_int, output
 from .variant_args import FLAGS as VARIANT_FLAGS
 from .variant_args import add_variant_arguments, variant_from
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
 

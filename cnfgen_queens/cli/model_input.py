@@ -3,7 +3,10 @@ shuffle, check the board."""
 
 from __future__ import annotations
 
+import re
 import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.bounds import MAX_LINE, json_value, once_only
 from cnfgen_queens.cnf.compressed import InputError, open_input
@@ -11,7 +14,6 @@ from cnfgen_queens.cnf.dimacs import MAX_VAR, DimacsError, Header, open_body, re
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 from cnfgen_queens.cnf.scan import Prefixed
 from cnfgen_queens.cnf.shuffle import KEY, ShuffleError, header_shuffle, header_shuffle_map, unshuffle_map
-from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Placement
 from cnfgen_queens.model.decode import DecodeError, variant_placement
 from cnfgen_queens.model.variants import HEADER_HOLES, HEADER_PLACED, HEADER_TORUS, VariantError, from_header
@@ -20,7 +22,6 @@ from ..errors import warn
 from ..solvers.parse import Claim, parse_competition, parse_minisat, read_competition, read_minisat
 from .common import Exit, board_size, fail
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
     import contextlib
@@ -101,14 +102,12 @@ def opb_to_dimacs(text: str) -> str:
 
 
 def _opb_literal(word: str) -> str:
-    r"""The DIMACS literal of an OPB one (``x12`` -> ``12``, ``-x3`` -> ``-3``), or "" for any other word: what
-    ``^(-?)x(\d+)$`` matches (without re: not loaded at start-up)."""
-    sign, rest = ("-", word[1:]) if word.startswith("-") else ("", word)
-    digits = rest[1:]
-    return sign + digits if rest[:1] == "x" and digits.isdecimal() else ""
+    """The DIMACS literal of an OPB one (``x12`` -> ``12``, ``-x3`` -> ``-3``), or "" for any other word."""
+    m = re.fullmatch(r"(-?)x(\d+)", word)
+    return m[1] + m[2] if m else ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Decoded:
     placement: Placement
 

@@ -3,9 +3,10 @@ command line argparse reads load none of the runner's modules."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .arg_groups import add_limit_arguments, add_plugin_argument, add_solver_arguments
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
 

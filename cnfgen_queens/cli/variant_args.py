@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from cnfgen_queens.model.variants import VariantError, make_variant, parse_cell, read_cells
 
 from .arg_groups import given_flags
 from .common import fail, non_negative_int, type_error
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import argparse
 
@@ -73,9 +75,6 @@ def given(args: argparse.Namespace) -> list[str]:
 
 def variant_from(args: argparse.Namespace, n: int) -> Variant:
     """The validated variant of the options, or a one-line usage error."""
-
-    if args.place_file or args.holes:
-        from pathlib import Path  # files of squares only: not at start-up
     try:
         placed = list(args.place)
         for path in args.place_file:

@@ -11,12 +11,12 @@ timestamp or file name), so the same command writes the same bytes.
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..bounds import check_ratio, refuse_device
 from ..errors import InputError as InputError  # defined there (cnf.dimacs loads no codec at start-up); named here
-from ..frozen import record
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 READ_BUFFER = 1 << 20
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Codec:
     """A compression format: its name, file suffix, magic bytes and command-line tool."""
 

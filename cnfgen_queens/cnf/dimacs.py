@@ -13,20 +13,20 @@ with the line number.
 from __future__ import annotations
 
 import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.bounds import MAX_LINE
 from cnfgen_queens.errors import InputError, printable, warn
-from cnfgen_queens.frozen import record
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
     from typing import IO, BinaryIO
 
-    Warn = Callable[[str], None]
-else:
-    Warn = "Callable[[str], None]"  # a name for annotations only (collections.abc is not loaded at start-up)
+Warn = Callable[[str], None]
 
 Clause = tuple[int, ...]
 CHUNK = 1 << 16
@@ -94,7 +94,7 @@ def _stderr_warn(msg: str) -> None:
 # -- reading --------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Header:
     """The comment lines and ``p cnf`` line of a DIMACS file."""
 
@@ -121,8 +121,6 @@ class Header:
                 return int(digits)
         show = self.comment_value("p show")
         if show:
-            import math  # an extension module (a file to load): not at start-up
-
             k = len(show.split()) - 1
             n = math.isqrt(k)
             if n * n == k and n > 0:

@@ -8,9 +8,9 @@ while streaming.  Memory follows the variables, never the bytes of the output.
 
 from __future__ import annotations
 
-from cnfgen_queens.frozen import record
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
@@ -21,7 +21,7 @@ _TRUE_ONLY = bytes([0, 1] + [0] * 254)  # state -> value: 1 where true, 0 elsewh
 SMALL = 64  # literals added in pure Python; more with numpy
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class ModelValues:
     """A streamed model: ``value`` holds 1 at each true variable and ends with a 0 sentinel (what
     :func:`.scan.check_stream` checks), ``literals`` how many literals set it, ``problem`` why the

@@ -8,10 +8,10 @@ loaded on first use (a shared library to open: not at the start-up of a command 
 
 from __future__ import annotations
 
+import importlib
 import os
-import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from types import ModuleType
 
@@ -24,10 +24,9 @@ def _load() -> ModuleType | None:
     if os.environ.get(PURE_VARIABLE, "") not in ("", "0"):
         return None
     try:
-        __import__(f"{__package__}._native")
+        return importlib.import_module(f"{__package__}._native")
     except ImportError:
         return None
-    return sys.modules[f"{__package__}._native"]
 
 
 def __getattr__(name: str) -> object:

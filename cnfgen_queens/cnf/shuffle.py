@@ -19,11 +19,12 @@ back with :func:`unshuffle_map` and blocking clauses forward with
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cnfgen_queens.cnf.dimacs import Clause, Header
 
 from ..errors import UsageError
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import random
     from collections.abc import Iterable, Sequence

@@ -17,17 +17,17 @@ import sys
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.cnf import native
 from cnfgen_queens.cnf.dimacs import MAX_VAR, Clause, clause_line, write_clauses, write_header
 from cnfgen_queens.encodings import VarPool
 from cnfgen_queens.errors import UsageError, option
-from cnfgen_queens.frozen import record
 from cnfgen_queens.model.formula import QueensFormula
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
     from typing import BinaryIO
@@ -123,7 +123,7 @@ def human(size: int) -> str:
     return f"{size} bytes"
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Asker:
     """Who asks for an output, as :func:`check_output` words and sizes a refusal: ``shuffled_by`` names what
     asked for the shuffle and ``advice`` ends a refusal (default: the flag ``--allow-large``); the byte size is

@@ -11,8 +11,9 @@ entry point), :func:`names` all of them (``gen-queens N`` loads one encoding, no
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..errors import UsageError, either
-from ..frozen import record
 from .base import REGISTRY, Clause, Encoding, VarPool, measured_counts, register
 from .builtins import MODULES, load_builtins, load_module
 
@@ -55,7 +56,7 @@ def _load_entry_points() -> None:
     load_entry_points()
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class EncodingSize:
     """One row of ``gen-queens --list-encodings``: an encoding's size on a line of ``length`` literals.
 

@@ -10,11 +10,11 @@ takes, and states the ``positional`` rule that the fast writer relies on.
 
 from __future__ import annotations
 
-from cnfgen_queens.frozen import field, record
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 Clause = tuple[int, ...]
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
@@ -36,7 +36,7 @@ class VarPool:
         return self.top
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Encoding:
     """A registered at-most-one encoding.
 

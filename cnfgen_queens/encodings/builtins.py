@@ -6,6 +6,8 @@ all and puts the registry in their order, any plugin's encodings after them.
 
 from __future__ import annotations
 
+import importlib
+
 from .base import REGISTRY, Encoding
 
 PACKAGE = "cnfgen_queens.encodings"
@@ -16,7 +18,7 @@ _all_loaded = False
 
 def load_module(module: str) -> None:
     """Import the built-in module ``module`` (its import registers its encodings)."""
-    __import__(f"{PACKAGE}.{module}")  # not importlib: start-up has not loaded it
+    importlib.import_module(f"{PACKAGE}.{module}")
 
 
 def load_builtins() -> None:

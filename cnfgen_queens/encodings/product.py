@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from math import isqrt
 
 from .base import Clause, Encoding, VarPool, pairwise_clauses, register
 
@@ -28,8 +29,6 @@ PAIRWISE_MAX = 6
 
 def grid(n: int) -> tuple[int, int]:
     """``(p, q)``: p = ceil(sqrt n) rows, q = ceil(n / p) columns."""
-
-    from math import isqrt  # not at start-up: math is an extension module (a file to load)
 
     p = isqrt(n - 1) + 1 if n > 0 else 0
     return p, -(-n // p) if p else 0

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import atexit
 from functools import cache
+from typing import TYPE_CHECKING
 
 from ..user_cache import CACHE_ENV as CACHE_ENV  # (tests and conftest set it here)
 from ..user_cache import cache_dir, write_cache
 from .base import Clause, Encoding, VarPool, measured_counts, register
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path

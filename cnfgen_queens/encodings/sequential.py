@@ -14,9 +14,10 @@ Propagation complete.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .base import Clause, Encoding, VarPool, register
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -7,9 +7,10 @@ encoding come after ``N*N``.
 
 from __future__ import annotations
 
-from cnfgen_queens.frozen import cached, record
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Literal
@@ -23,7 +24,7 @@ LINE_KINDS: tuple[LineKind, ...] = ("row", "column", "diagonal", "antidiagonal")
 CELL_STEP: dict[str, Cell] = {"row": (0, 1), "column": (1, 0), "diagonal": (1, 1), "antidiagonal": (1, -1)}
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Line:
     """A row, column, diagonal (r - c constant) or anti-diagonal (r + c constant)."""
 
@@ -32,7 +33,7 @@ class Line:
     cells: tuple[Cell, ...]
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Board:
     """An N x N board; ``n >= 1``."""
 
@@ -105,7 +106,7 @@ class Board:
         return a != b and (r1 == r2 or c1 == c2 or abs(r1 - r2) == abs(c1 - c2))
 
     # -- symmetries of the square (the dihedral group D4) -------------------------
-    @cached
+    @cached_property
     def symmetries(self) -> tuple[Callable[[Cell], Cell], ...]:
         """The 8 symmetries as maps on cells; the identity first."""
         m = self.n - 1

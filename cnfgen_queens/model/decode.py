@@ -10,12 +10,12 @@ and PNG.
 from __future__ import annotations
 
 from operator import add, sub
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.model.board import Board, Placement, find_attack, images
 
 from ..errors import UsageError
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any, BinaryIO

@@ -12,14 +12,16 @@ Auxiliary variables are numbered from ``N*N + 1`` in that same order.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
 from cnfgen_queens.encodings import Clause, Encoding, VarPool, get, names
 from cnfgen_queens.errors import option, printable
-from cnfgen_queens.frozen import cached, record
 from cnfgen_queens.model.board import Board, Line
 from cnfgen_queens.model.variants import PLAIN, Variant, torus_lines
 from cnfgen_queens.version import __version__
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -29,7 +31,7 @@ HEADER_BREAK = "symmetry breaking:"
 MAX_N = 46340  # the largest N with N*N <= 2^31-1
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class QueensFormula:
     """What ``gen-queens`` generates: board size, encoding and its parameters."""
 
@@ -52,7 +54,7 @@ class QueensFormula:
         if self.break_symmetry:
             _ = self.group  # GroupTooLarge (a UsageError) for a torus group too large to list
 
-    @cached
+    @cached_property
     def group(self) -> BoardGroup:
         """The symmetries the variant keeps (``break_symmetry`` breaks them all)."""
         from cnfgen_queens.model.lex_leader import board_group  # symmetry breaking only: not at start-up
@@ -84,7 +86,7 @@ class QueensFormula:
         """``(variables, clauses)`` without building the formula."""
         return self._counts
 
-    @cached
+    @cached_property
     def _counts(self) -> tuple[int, int]:
         n = self.n
         clauses = n * (2 if self.column_alo else 1)

@@ -40,14 +40,14 @@ counter that ignores the ``c p show`` projection still counts orbits with the pa
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.errors import UsageError, option
-from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Board, Cell
 from cnfgen_queens.model.variants import Variant
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
@@ -120,7 +120,7 @@ def square_compared(n: int, index: int) -> int:
             n * (n // 2), n * (n // 2), n * (n - 1) // 2, n * (n - 1) // 2)[index]  # fmt: skip
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class BoardGroup:
     """The maps a variant keeps: ``maps`` are indices into :data:`SQUARE_NAMES` (plain board), or
     ``(linear map, row shift, column shift)`` of the torus; the identity is left out."""

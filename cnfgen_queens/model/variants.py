@@ -21,14 +21,15 @@ over from an empty board, drawing on from the same ``random.Random(S)`` stream.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.bounds import read_text
 from cnfgen_queens.errors import UsageError, option, square, square_range
-from cnfgen_queens.frozen import record
 from cnfgen_queens.model.board import Board, Cell, Line
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from pathlib import Path
@@ -63,8 +64,6 @@ def show(cell: Cell) -> str:
 
 def parse_cell(text: str) -> Cell:
     """``R,C`` (or ``R C``), 1-based, to a 0-based cell; bounds are checked against N later."""
-    import re  # a square given on the command line or in a file: not at start-up
-
     parts = re.split(r"[,\s]+", text.strip())
     if len(parts) != 2 or not all(re.fullmatch(r"[+-]?\d+", p) for p in parts):
         raise VariantError(f"expected ROW,COLUMN (1-based integers), got {text.strip()!r}")
@@ -109,7 +108,7 @@ def torus_lines(n: int) -> Iterator[Line]:
     yield from (Line("antidiagonal", s, tuple((r, (s - r) % n) for r in range(n))) for s in range(n))
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Variant:
     """What a variant adds to plain N-queens; the empty Variant is plain N-queens.
 

@@ -7,11 +7,11 @@ clause -> :class:`Outcome`.
 
 from __future__ import annotations
 
-import sys
+import importlib
+from typing import TYPE_CHECKING
 
 from .default import DEFAULT_SOLVER
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -40,9 +40,7 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        module = f"{__name__}.{_LAZY[name]}"
-        __import__(module)  # not importlib: start-up has not loaded it
-        value = getattr(sys.modules[module], name)
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

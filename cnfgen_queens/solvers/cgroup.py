@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,6 @@ from typing import Any
 from cnfgen_queens.contexts import contextmanager
 
 from ..errors import signals_deferred, warn
-from ..frozen import field, record
 from .finished import MB, Finished, OutputCap, tail
 from .reaper import boot_ticks, kill_leader_last, started, subreaper, sweep_orphans
 from .spawn import command
@@ -232,7 +232,7 @@ def choose(mode: str) -> str:
     return "none"
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class CgroupRun:
     """One solver run under BenchExec: ``argv``, where its stdout and stderr go, until when it may run (on
     :func:`time.monotonic`'s clock: SIGTERM then, SIGKILL ``grace`` seconds later), its memory and its

@@ -8,9 +8,10 @@ disk's speed, and the caller's ``stop`` (the run's deadline) ends the reading of
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cnfgen_queens.cnf.scan import CheckStopped
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import BinaryIO

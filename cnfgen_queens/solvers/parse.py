@@ -11,15 +11,16 @@ error.  Nothing here runs a process or checks a model against clauses.
 from __future__ import annotations
 
 import io
+import signal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cnfgen_queens.bounds import MAX_TOKEN
 from cnfgen_queens.cnf.model_sink import ModelSink, ModelValues
 from cnfgen_queens.cnf.scan import CheckStopped, Prefixed, fast_literals
-from cnfgen_queens.frozen import record
 
 from .output_lines import output_lines
 
-TYPE_CHECKING = False  # not typing's: a command's start-up does not load it (mypy takes the name as always true)
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable, Sequence
@@ -66,7 +67,7 @@ def says_out_of_memory(text: str, limited: bool) -> bool:
 LIMIT_SLACK = 0.95  # a run that used this share of its time limit and gave up hit the limit
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Claim:
     """What the output says: the answer, the model literals, and the first thing that made no sense."""
 
@@ -319,8 +320,6 @@ def describe_exit(code: int | None) -> str:
     if code is None:
         return "no exit code"
     if code < 0:
-        import signal  # a run's end: not at start-up
-
         try:
             return f"killed by {signal.Signals(-code).name}"
         except ValueError:
