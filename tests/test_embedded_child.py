@@ -1,6 +1,6 @@
-"""The embedded solver's forked child: small memory limits, what its time covers, the version it reports.
+"""The embedded solver's process of its own: small memory limits, what its time covers, the version it reports.
 
-The CLI runs in a process of its own here: what the parent has imported before the fork (numpy,
+The CLI runs in a process of its own here: what the solver's process has loaded before its limit (numpy,
 pysat) is what these tests are about, and this pytest process has imported everything already.
 """
 
@@ -20,7 +20,6 @@ from helpers import ROOT
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.cnf.scan import CnfFile, read_cnf
 from cnfgen_queens.limits import Limits
-from cnfgen_queens.solvers import solver_child
 from cnfgen_queens.solvers.discovery import embedded_available, embedded_version
 from cnfgen_queens.solvers.embedded import solve_embedded
 from cnfgen_queens.solvers.outcome import Status
@@ -86,8 +85,7 @@ def test_first_embedded_call_costs_what_later_ones_do(tmp_path: Path) -> None:
     assert first_cpu <= 5 * later_cpu + 0.01, times  # CPU time: wall is too noisy on a loaded machine
 
 
-@pytest.mark.parametrize("reuse", [False, True], ids=["fresh fork", "kept child"])
-def test_reading_the_file_is_not_the_solvers_time(reuse: bool, cnfs: dict[int, Path], tmp_path: Path) -> None:
+def test_reading_the_file_is_not_the_solvers_time(cnfs: dict[int, Path], tmp_path: Path) -> None:
     """The solver's time is the same whether the clauses come parsed (a batch parses each file up to 1 MB once
     per worker) or the child reads the file (larger ones): reading is timed apart (``read_time``).  Before, a
     file the child read had its parse in the solver's time: 22 MB of comments before the header, 0.33 s of CPU
@@ -95,11 +93,8 @@ def test_reading_the_file_is_not_the_solvers_time(reuse: bool, cnfs: dict[int, P
     text = cnfs[8].read_text()
     path = tmp_path / "commented.cnf"
     path.write_text("c a long preamble\n" * 1_200_000 + text)
-    parsed = solve_embedded("cadical195", read_cnf(path), Limits(60), reuse=reuse)
-    try:
-        read = solve_embedded("cadical195", CnfFile(path, path.name), Limits(60), reuse=reuse)
-    finally:
-        solver_child.close()
+    parsed = solve_embedded("cadical195", read_cnf(path), Limits(60))
+    read = solve_embedded("cadical195", CnfFile(path, path.name), Limits(60))
     assert parsed.status is read.status is Status.SAT
     assert parsed.read_time is not None and read.read_time is not None and read.read_time > 0.1, read
     assert parsed.cpu is not None and read.cpu is not None and read.cpu < 2 * parsed.cpu + 0.1, (read, parsed)
