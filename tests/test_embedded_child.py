@@ -11,11 +11,12 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from bounded_cli import run_cli
-from helpers import ROOT
+from helpers import ROOT, descendants, pigeonhole
 
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.cnf.scan import CnfFile, read_cnf
@@ -120,3 +121,41 @@ def test_version_in_solve_and_listing(cnfs: dict[int, Path], tmp_path: Path) -> 
     ran = run_cli(["solvers", "--embedded", "--json"], tmp_path, memory_mb=CLI_MEMORY_MB)
     rows = {r["name"]: r for r in map(json.loads, ran.out.splitlines())}
     assert rows["pysat:cadical195"]["version"] == want
+
+
+KILLED = """
+import sys
+from cnfgen_queens.cnf.scan import CnfFile
+from cnfgen_queens.limits import Limits
+from cnfgen_queens.solvers.embedded import solve_embedded
+print("solving", flush=True)
+solve_embedded("cadical195", CnfFile(sys.argv[1], "php"), Limits(600))
+"""
+
+
+def test_the_solvers_process_ends_with_the_program_that_asked(tmp_path: Path) -> None:
+    """A program killed (SIGKILL: no cleanup of its own) while pysat solves PHP(12, 11) (minutes of work) leaves
+    no process: the forkserver ends with it, and the solver's process with the forkserver.  Before, the solver's
+    process held the forkserver open (the copy of its lifeline every fork inherits) and solved on, unlimited."""
+    php = pigeonhole(tmp_path / "php.cnf", 11)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", KILLED, str(php)], stdout=subprocess.PIPE, env=env)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"solving\n"
+        for _ in range(600):  # the forkserver, the solver's process (and the next run's spare)
+            if len(under := descendants(proc.pid)) >= 3:
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)
+        under = descendants(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()  # not its output: what it left holds the pipe open
+        if proc.stdout is not None:
+            proc.stdout.close()
+    assert len(under) >= 2, under
+    for _ in range(600):
+        if not under & descendants(1):
+            break
+        time.sleep(0.05)
+    assert not under & descendants(1), under & descendants(1)

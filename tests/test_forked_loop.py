@@ -7,13 +7,11 @@ was refused for embedded solvers.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from child_loops import allocate, crash, fail, found_two, sleep, two_then
@@ -35,13 +33,10 @@ SLACK = 60.0
 
 
 def processes() -> set[int]:
-    """Pids of this process's living children (the forkserver, started here first, and its resource tracker)."""
-    fresh_process.run_python(bytes, ())  # the forkserver runs
-    pids: set[int] = set()
-    for task in Path("/proc/self/task").iterdir():
-        with contextlib.suppress(OSError):
-            pids |= {int(p) for p in (task / "children").read_text().split()}
-    return pids
+    """Pids of this process's living descendants once its forkserver runs (started here first, with the spare
+    it keeps for the next embedded solve)."""
+    fresh_process.run_python(bytes, ())
+    return descendants(os.getpid())
 
 
 def left_over(before: set[int]) -> set[int]:
