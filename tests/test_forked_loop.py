@@ -36,6 +36,8 @@ def processes() -> set[int]:
     """Pids of this process's living descendants once its forkserver runs (started here first, with the spare
     it keeps for the next embedded solve)."""
     fresh_process.run_python(bytes, ())
+    spare = fresh_process._Spare._kept
+    assert spare is not None and spare.child.pid is not None  # forked (the pid comes once it is)
     return descendants(os.getpid())
 
 

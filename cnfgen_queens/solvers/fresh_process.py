@@ -141,8 +141,9 @@ class Started:
             os.close(self.last)
 
     @property
-    def pid(self) -> int:
-        """The child's pid (waited for: the forkserver sends it once it has forked)."""
+    def pid(self) -> int | None:
+        """The child's pid (waited for: the forkserver sends it once it has forked); None when the forkserver
+        ended without forking it (never a pid of another process: ours would signal its group)."""
         if self._pid is None:
             self._pid = _signed(self.status)
         return self._pid
@@ -156,22 +157,28 @@ class Started:
             return False
         word = os.read(self.last, LAST.size)
         if len(word) == LAST.size:  # it finished: its exit code and figures of its own; it is exiting
-            self.code, self._pid, self.cpu, self.peak_kib = LAST.unpack(word)
-            kill_run(self.pid, signal.SIGKILL)  # whatever it started goes with it
-        else:  # it died: the forkserver's word, once it has reaped it
+            self.code, pid, self.cpu, self.peak_kib = LAST.unpack(word)
+            self._pid = pid
+            kill_run(pid, signal.SIGKILL)  # whatever it started goes with it
+        else:  # it died: the forkserver's word, once it has reaped it (none: the forkserver died, and it with it)
             pid = self.pid
-            self.code = _signed(self.status)
-            clean_group(pid)
+            code = None if pid is None else _signed(self.status)
+            self.code = 1 if code is None else code
+            if pid is not None:
+                clean_group(pid)
         return True
 
     def stop(self, sig: signal.Signals, record: bool = True) -> None:
         """Send ``sig`` to the child's group (recorded in :attr:`sent`, with when)."""
         if record:
             self.sent.append((sig.name, time.monotonic()))
-        kill_run(self.pid, sig)
+        if self.pid is not None:
+            kill_run(self.pid, sig)
 
     def sample(self) -> None:
         """The child's CPU seconds and peak resident KiB so far, from /proc (kept as they were when it is gone)."""
+        if self.pid is None:
+            return
         try:
             with open(f"/proc/{self.pid}/stat", "rb") as f:
                 stat = f.read()
@@ -315,9 +322,9 @@ class _Spare:
         self.err.close()
 
 
-def _signed(status: int) -> int:
-    """The forkserver's next word on ``status`` (a pid, then an exit code); 1 when it ended (killed itself)."""
+def _signed(status: int) -> int | None:
+    """The forkserver's next word on ``status`` (a pid, then an exit code); None when it ended (killed)."""
     try:
         return forkserver.read_signed(status)
     except (OSError, EOFError):
-        return 1
+        return None

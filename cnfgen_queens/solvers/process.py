@@ -165,7 +165,10 @@ def _supervise(
 
 
 def kill_run(pid: int, sig: int) -> None:
-    """Signal the group led by ``pid`` and ``pid`` itself (a forked child may not lead its group yet)."""
+    """Signal the group led by ``pid`` and ``pid`` itself (a forked child may not lead its group yet); never
+    init's group (a pid of 1 or less is no run's)."""
+    if pid <= 1:
+        raise ValueError(f"no run has pid {pid}")
     killpg(pid, sig)
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, sig)
