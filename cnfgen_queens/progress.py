@@ -42,8 +42,8 @@ class Progress:
 def _bar_class() -> Any:
     """tqdm without its monitor thread (``monitor_interval = 0``, on a class of ours: a caller's own tqdm keeps
     its setting).  That thread would run in this process from the first bar on, and a fork while it runs is
-    unsafe (:func:`~cnfgen_queens.solvers.process.fork_is_safe`): the embedded solver of every later run would
-    start as a fresh process instead of a fork."""
+    unsafe (:func:`~cnfgen_queens.solvers.process.fork_is_safe`): the cube counter's pool would start its
+    workers from the forkserver instead of forking them."""
     from tqdm import tqdm
 
     class Bar(tqdm):

@@ -12,6 +12,7 @@ A000170.  Prints a benchlib table (``--markdown``: for docs/performance.md).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -58,7 +59,7 @@ def figures(repeat: int) -> dict[str, benchlib.Repeated]:
 
 
 def forked_cost(n: int, repeat: int) -> dict[str, benchlib.Repeated]:
-    """The embedded loop in this process against the same loop in a forked child (forked_loop.py, what
+    """The embedded loop in this process against the same loop in a process of its own (forked_loop.py, what
     enumerate and count --engine loop run), side by side in this process (benchlib.in_process)."""
     from cnfgen_queens.enumeration.embedded_loop import enumerate_embedded
     from cnfgen_queens.enumeration.forked_loop import enumerate_forked
@@ -78,7 +79,7 @@ def forked_cost(n: int, repeat: int) -> dict[str, benchlib.Repeated]:
 
     loops = {
         "in-process": lambda: enumerate_embedded(f),
-        "forked": lambda: enumerate_forked(lambda on_call: enumerate_embedded(f, on_call=on_call)),
+        "forked": lambda: enumerate_forked(functools.partial(enumerate_embedded, f)),  # pickled for the child
     }
     return benchlib.side_by_side({name: benchlib.in_process(counted(loop)) for name, loop in loops.items()}, repeat)
 

@@ -5,6 +5,8 @@
    runs/s overall and of each thousand (from the stored ``finished`` times), the coordinator's peak memory.
 2. ``certify``: ``count 12 --jobs 2 --certify DIR`` then ``check-count DIR --jobs 2``, wall and CPU, the
    count checked against OEIS A000170.
+   ``worker``: one batch worker's runs in this process, wall and CPU (every process) per thousand runs (issue 44:
+   run it with each checkout's interpreter, side by side, to compare ways of running the embedded solver).
 3. ``sweep`` (issue 26, item 5; docs/counting.md): for N = 8 to ``--max-n``, ``count N --jobs 2``, ``count N
    --jobs 2 --certify DIR`` beside it, the certificate's size, and ``check-count DIR`` with dratify (and
    drat-trim when it is on PATH); every total must equal A000170.
@@ -16,10 +18,13 @@ end of each table is printed with it: compare ratios taken in one run, not figur
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import sqlite3
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -47,6 +52,59 @@ def batch(table: benchlib.Table, quick: bool, work: Path) -> None:
         table.add(f"  thousand {i} (N={n}, {per_run * 1000:.1f} ms a run in the worker)", rate, "runs/s",
                   goal=">= 200")  # fmt: skip
     table.add("  coordinator peak memory", run.peak_mb, "MB", reference=COORDINATOR_BEFORE, goal="< 300 MB")
+
+
+def worker(table: benchlib.Table, quick: bool, work: Path) -> None:
+    """One batch worker's runs in this process (``tasks.execute``, N = 6 pairwise, the embedded solver): wall and
+    CPU a run, the CPU of every process (this one, the solver's, the forkserver) counted; per thousand runs.  Run
+    it with each checkout's interpreter, side by side: the ratio holds on a loaded machine where the batch's
+    runs/s do not."""
+
+    from cnfgen_queens.cli import gen_main
+    from cnfgen_queens.experiments import config as config_mod
+    from cnfgen_queens.experiments import tasks
+    from cnfgen_queens.experiments.grid import build
+
+    runs_n = 200 if quick else 1000
+    config = work / "worker.yaml"
+    config.write_text(WORKER.replace("REPEATS", str(runs_n + 1)).replace("RESULTS", str(work / "w.sqlite")))
+    runs = build(config_mod.load(config))
+    cnf = work / "q6.cnf"
+    gen_main(["6", "-o", str(cnf)])
+    tasks.execute(runs[0], str(cnf))  # the forkserver (or the kept child) started, the file parsed
+    before, start = _tree_cpu(), time.perf_counter()
+    for run in runs[1:]:
+        tasks.execute(run, str(cnf))
+    wall, cpu = time.perf_counter() - start, _tree_cpu() - before
+    per = 1000 / runs_n
+    table.add(f"one worker, {runs_n:,} runs of N=6: wall per thousand runs", wall * per, "s")
+    table.add("  CPU per thousand runs, every process", cpu * per, "s", note=f"{runs_n / wall:.0f} runs/s")
+
+
+WORKER = """experiment: worker
+instances:
+  n: [6]
+  encodings: [pairwise]
+solvers: [pysat:cadical195]
+limits: {time: 10}
+repeats: REPEATS
+results: RESULTS
+"""
+
+
+def _tree_cpu() -> float:
+    """CPU seconds of this process, its reaped children, and its living children with theirs (/proc)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path("/proc/self/task").iterdir():
+        for pid in (task / "children").read_text().split():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(f) for f in fields[11:15]) / tick  # utime, stime, cutime, cstime
+    return total
 
 
 def counted(n: int, *args: str) -> benchlib.Sample:
@@ -99,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="1,000 runs and N = 10: a smoke run, not the targets")
     ap.add_argument(
         "--only",
-        choices=("batch", "certify", "sweep"),
+        choices=("batch", "worker", "certify", "sweep"),
         action="append",
         help="the tables to print (default: batch and certify)",
     )
@@ -119,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             if part == "sweep":
                 sweep(table, 10 if args.quick else args.max_n, Path(tmp))
             else:
-                {"batch": batch, "certify": certify}[part](table, args.quick, Path(tmp))
+                {"batch": batch, "worker": worker, "certify": certify}[part](table, args.quick, Path(tmp))
         table.print(markdown=args.markdown)
     return 0
 

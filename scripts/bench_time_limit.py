@@ -9,8 +9,8 @@ the load, so it is measured here, with the load beside it (scripts/benchlib.py, 
    (tests/fakes/stubborn.sh), one that "parses" for a minute with a time flag of its own, the embedded
    solver on PHP(12, 11), and ``solve -`` on a stdin that never comes; ``python -c pass`` and
    ``cnfgen-queens --version`` beside them (what start-up costs before and after our first statement);
-2. in one process (the batch's path): the embedded solver in a fresh fork and in the kept child
-   (``reuse_child``), how late SIGTERM came after the deadline and how late the solve returned.
+2. in one process (the batch's path): the embedded solver in its process of its own, how late SIGTERM came
+   after the deadline and how late the solve returned.
 
 ``--quick``: 3 repeats instead of 7.
 """
@@ -91,39 +91,31 @@ def commands(table: benchlib.Table, repeats: int, work: Path) -> None:
 
 def in_process(table: benchlib.Table, repeats: int, work: Path) -> None:
     from cnfgen_queens.limits import Deadline, Limits
-    from cnfgen_queens.solvers import embedded, runner, solver_child
+    from cnfgen_queens.solvers import embedded, runner
 
     php = bench_isolation.php(work / "php-in.cnf", 12)
     records: list[object] = []
-    for reuse, name in ((False, "fresh fork"), (True, "kept child")):
-        real = embedded.run_in_kept_child if reuse else embedded.run_forked
+    real = embedded.run_python
 
-        def record(*args: object, real: Callable[..., object] = real, **kwargs: object) -> object:
-            records.append(real(*args, **kwargs))
-            return records[-1]
+    def record(*args: object, **kwargs: object) -> object:
+        records.append(real(*args, **kwargs))  # type: ignore[arg-type]
+        return records[-1]
 
-        setattr(embedded, "run_in_kept_child" if reuse else "run_forked", record)
-        term, ended = [], []
-        try:
-            for _ in range(repeats):
-                deadline = Deadline.after(T)
-                runner.solve(
-                    php,
-                    "pysat:cadical195",
-                    limits=Limits(time=T),
-                    context=runner.RunContext(deadline=deadline, reuse_child=reuse),
-                )
-                at = deadline.at or 0.0
-                ended.append(time.monotonic() - at)
-                signals = records[-1].signals  # type: ignore[attr-defined]
-                term.append(signals[0][1] - at if signals else float("nan"))
-        finally:
-            setattr(embedded, "run_in_kept_child" if reuse else "run_forked", real)
-            solver_child.close()
-        table.add(f"embedded ({name}): SIGTERM after the deadline", statistics.median(term), "s",
-                  note=f"worst {max(term):.3f} s")  # fmt: skip
-        table.add(f"embedded ({name}): solve returned after the deadline", statistics.median(ended), "s",
-                  goal=f"<= {BOUND:g} s", note=f"worst {max(ended):.3f} s")  # fmt: skip
+    embedded.run_python = record  # type: ignore[assignment]
+    term, ended = [], []
+    try:
+        for _ in range(repeats):
+            deadline = Deadline.after(T)
+            runner.solve(php, "pysat:cadical195", limits=Limits(time=T), context=runner.RunContext(deadline=deadline))
+            at = deadline.at or 0.0
+            ended.append(time.monotonic() - at)
+            signals = records[-1].signals  # type: ignore[attr-defined]
+            term.append(signals[0][1] - at if signals else float("nan"))
+    finally:
+        embedded.run_python = real
+    table.add("embedded: SIGTERM after the deadline", statistics.median(term), "s", note=f"worst {max(term):.3f} s")
+    table.add("embedded: solve returned after the deadline", statistics.median(ended), "s", goal=f"<= {BOUND:g} s",
+              note=f"worst {max(ended):.3f} s")  # fmt: skip
 
 
 def figures(quick: bool) -> list[str]:

@@ -151,17 +151,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture
 def fork_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The package's fork paths (the embedded solver's fork and kept child, the forked enumeration loop, the fork
-    pool) taken in this process, as a command's process takes them, whatever threads run here: in a pytest-xdist
-    worker its IO thread, started with ``_thread``, runs beside every test (:func:`.process.fork_is_safe`), and an
-    earlier test may have left one (Dask's IO loop, after a client that could not connect); the forks are
-    beside them, on purpose, and the test does not depend on what ran before it."""
-    from cnfgen_queens.enumeration import forked_loop
+    """The package's fork path (the fork pool) taken in this process, as a command's process takes it,
+    whatever threads run here: in a pytest-xdist worker its IO thread, started with ``_thread``, runs beside every test
+    (:func:`.process.fork_is_safe`), and an earlier test may have left one (Dask's IO loop, after a client that
+    could not connect); the forks are beside them, on purpose, and the test does not depend on what ran before it."""
     from cnfgen_queens.execution import fork_pool
-    from cnfgen_queens.solvers import embedded
 
-    for module in (embedded, forked_loop, fork_pool):
-        monkeypatch.setattr(module, "fork_is_safe", lambda: True)
+    monkeypatch.setattr(fork_pool, "fork_is_safe", lambda: True)
 
 
 @pytest.fixture(autouse=True)

@@ -58,6 +58,26 @@ def marked_processes(marker: str) -> list[int]:
     return found
 
 
+def descendants(pid: int) -> set[int]:
+    """Pids of the living descendants of ``pid`` (its children, theirs, ...), from /proc (zombies left out)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] not in (b"Z", b"X"):
+                parents[int(entry)] = int(fields[1])
+    found: set[int] = set()
+    new = {pid}
+    while new:
+        new = {child for child, parent in parents.items() if parent in new} - found
+        found |= new
+    return found
+
+
 def timed_console(argv: list[str], cwd: Path, stdin: int | None = None) -> tuple[int, float, str, str]:
     """(exit code, wall seconds from the start to the exit, stdout, stderr) of the console script
     ``cnfgen-queens ARGV`` beside this Python: start-up included, as a user's clock counts it."""

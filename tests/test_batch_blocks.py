@@ -19,7 +19,6 @@ from cnfgen_queens.experiments.batch import BatchRequest, run_batch
 from cnfgen_queens.experiments.grid import build
 from cnfgen_queens.experiments.machine import this_machine
 from cnfgen_queens.experiments.store import Store
-from cnfgen_queens.solvers import solver_child
 from cnfgen_queens.solvers.outcome import Status
 
 CONFIG = """experiment: blocks
@@ -48,15 +47,12 @@ def test_a_worker_parses_an_instance_once_and_again_when_it_changes(
     parses: list[Path] = []
     real = tasks.read_cnf
     monkeypatch.setattr(tasks, "read_cnf", lambda p: parses.append(p) or real(p))
-    try:
-        first = [tasks.execute(r, str(cnf)) for r in runs]
-        assert [m.status for m in first] == [Status.SAT] * 3 and all(m.verified for m in first)
-        assert len(parses) == 1  # three runs, one parse
-        assert gen_main(["3", "-o", str(cnf)]) == 0  # another file at the same path: no solution
-        again = tasks.execute(runs[0], str(cnf))
-        assert len(parses) == 2 and again.status is Status.UNSAT  # the new file, not the parsed copy
-    finally:
-        solver_child.close()
+    first = [tasks.execute(r, str(cnf)) for r in runs]
+    assert [m.status for m in first] == [Status.SAT] * 3 and all(m.verified for m in first)
+    assert len(parses) == 1  # three runs, one parse
+    assert gen_main(["3", "-o", str(cnf)]) == 0  # another file at the same path: no solution
+    again = tasks.execute(runs[0], str(cnf))
+    assert len(parses) == 2 and again.status is Status.UNSAT  # the new file, not the parsed copy
 
 
 def test_claims_are_taken_a_block_at_a_time(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
-"""The embedded solver's forked child: small memory limits, what its time covers, the version it reports.
+"""The embedded solver's process of its own: small memory limits, what its time covers, the version it reports.
 
-The CLI runs in a process of its own here: what the parent has imported before the fork (numpy,
+The CLI runs in a process of its own here: what the solver's process has loaded before its limit (numpy,
 pysat) is what these tests are about, and this pytest process has imported everything already.
 """
 
@@ -11,16 +11,16 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from bounded_cli import run_cli
-from helpers import ROOT
+from helpers import ROOT, descendants, pigeonhole
 
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.cnf.scan import CnfFile, read_cnf
 from cnfgen_queens.limits import Limits
-from cnfgen_queens.solvers import solver_child
 from cnfgen_queens.solvers.discovery import embedded_available, embedded_version
 from cnfgen_queens.solvers.embedded import solve_embedded
 from cnfgen_queens.solvers.outcome import Status
@@ -86,8 +86,7 @@ def test_first_embedded_call_costs_what_later_ones_do(tmp_path: Path) -> None:
     assert first_cpu <= 5 * later_cpu + 0.01, times  # CPU time: wall is too noisy on a loaded machine
 
 
-@pytest.mark.parametrize("reuse", [False, True], ids=["fresh fork", "kept child"])
-def test_reading_the_file_is_not_the_solvers_time(reuse: bool, cnfs: dict[int, Path], tmp_path: Path) -> None:
+def test_reading_the_file_is_not_the_solvers_time(cnfs: dict[int, Path], tmp_path: Path) -> None:
     """The solver's time is the same whether the clauses come parsed (a batch parses each file up to 1 MB once
     per worker) or the child reads the file (larger ones): reading is timed apart (``read_time``).  Before, a
     file the child read had its parse in the solver's time: 22 MB of comments before the header, 0.33 s of CPU
@@ -95,11 +94,8 @@ def test_reading_the_file_is_not_the_solvers_time(reuse: bool, cnfs: dict[int, P
     text = cnfs[8].read_text()
     path = tmp_path / "commented.cnf"
     path.write_text("c a long preamble\n" * 1_200_000 + text)
-    parsed = solve_embedded("cadical195", read_cnf(path), Limits(60), reuse=reuse)
-    try:
-        read = solve_embedded("cadical195", CnfFile(path, path.name), Limits(60), reuse=reuse)
-    finally:
-        solver_child.close()
+    parsed = solve_embedded("cadical195", read_cnf(path), Limits(60))
+    read = solve_embedded("cadical195", CnfFile(path, path.name), Limits(60))
     assert parsed.status is read.status is Status.SAT
     assert parsed.read_time is not None and read.read_time is not None and read.read_time > 0.1, read
     assert parsed.cpu is not None and read.cpu is not None and read.cpu < 2 * parsed.cpu + 0.1, (read, parsed)
@@ -125,3 +121,41 @@ def test_version_in_solve_and_listing(cnfs: dict[int, Path], tmp_path: Path) -> 
     ran = run_cli(["solvers", "--embedded", "--json"], tmp_path, memory_mb=CLI_MEMORY_MB)
     rows = {r["name"]: r for r in map(json.loads, ran.out.splitlines())}
     assert rows["pysat:cadical195"]["version"] == want
+
+
+KILLED = """
+import sys
+from cnfgen_queens.cnf.scan import CnfFile
+from cnfgen_queens.limits import Limits
+from cnfgen_queens.solvers.embedded import solve_embedded
+print("solving", flush=True)
+solve_embedded("cadical195", CnfFile(sys.argv[1], "php"), Limits(600))
+"""
+
+
+def test_the_solvers_process_ends_with_the_program_that_asked(tmp_path: Path) -> None:
+    """A program killed (SIGKILL: no cleanup of its own) while pysat solves PHP(12, 11) (minutes of work) leaves
+    no process: the forkserver ends with it, and the solver's process with the forkserver.  Before, the solver's
+    process held the forkserver open (the copy of its lifeline every fork inherits) and solved on, unlimited."""
+    php = pigeonhole(tmp_path / "php.cnf", 11)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", KILLED, str(php)], stdout=subprocess.PIPE, env=env)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"solving\n"
+        for _ in range(600):  # the forkserver, the solver's process (and the next run's spare)
+            if len(under := descendants(proc.pid)) >= 3:
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)
+        under = descendants(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()  # not its output: what it left holds the pipe open
+        if proc.stdout is not None:
+            proc.stdout.close()
+    assert len(under) >= 2, under
+    for _ in range(600):
+        if not under & descendants(1):
+            break
+        time.sleep(0.05)
+    assert not under & descendants(1), under & descendants(1)

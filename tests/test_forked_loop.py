@@ -1,4 +1,4 @@
-"""The embedded loop in a forked child: its limits hold during a solver call, and nothing found is lost.
+"""The embedded loop in a process of its own: its limits hold during a solver call, and nothing found is lost.
 
 Before forked_loop.py, ``enumerate N --time-limit T`` with a pysat: solver checked the clock only
 between solver calls (CaDiCaL 1.9.5 holds the GIL and has no interrupt), and ``--memory-limit``
@@ -7,18 +7,15 @@ was refused for embedded solvers.
 
 from __future__ import annotations
 
-import contextlib
-import faulthandler
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, default_signals, marked_processes
+from child_loops import allocate, crash, fail, found_two, sleep, two_then
+from helpers import CLI_ENTRY, default_signals, descendants, marked_processes
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.enumeration.forked_loop import GRACE, _Lines, enumerate_forked
@@ -27,62 +24,49 @@ from cnfgen_queens.errors import UsageError
 from cnfgen_queens.limits import Deadline, Limits
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.solutions.api import Request, SolverChoice, count, solutions
+from cnfgen_queens.solvers import fresh_process
 from cnfgen_queens.solvers.outcome import Status
-from cnfgen_queens.solvers.reaper import started
-
-# the forked loop of this process, as a command's process takes it (in a pytest-xdist worker, beside its IO thread,
-# on purpose: conftest.fork_paths)
-pytestmark = pytest.mark.usefixtures("fork_paths")
 
 # seconds a loaded machine may add to the kill and the reaping: ten times the quiet figures (each ends within
 # about 0.5 s of its limit), and still far below what each bound catches (a call left running: minutes)
 SLACK = 60.0
 
 
-def children() -> set[int]:
-    """Pids of this process's living children, from every thread's /proc children list."""
-    pids: set[int] = set()
-    for task in Path("/proc/self/task").iterdir():
-        with contextlib.suppress(OSError):
-            pids |= {int(p) for p in (task / "children").read_text().split()}
-    return pids
+def processes() -> set[int]:
+    """Pids of this process's living descendants once its forkserver runs (started here first, with the spare
+    it keeps for the next embedded solve)."""
+    fresh_process.run_python(bytes, ())
+    spare = fresh_process._Spare._kept
+    assert spare is not None and spare.child.pid is not None  # forked (the pid comes once it is)
+    return descendants(os.getpid())
 
 
-def two_then(stall: Callable[[], None]) -> Callable[[Callable[[], None]], Iterator[Found]]:
-    """A loop that finds two boards, then calls ``stall`` (as a solver call that never returns would)."""
-
-    def loop(on_call: Callable[[], None]) -> Iterator[Found]:
-        for placement in ((1, 3, 0, 2), (2, 0, 3, 1)):
-            on_call()
-            yield Found(placement)
-        on_call()
-        stall()
-
-    return loop
+def left_over(before: set[int]) -> set[int]:
+    """This process's descendants beyond ``before`` once a child that has answered has had time to exit."""
+    for _ in range(200):
+        if descendants(os.getpid()) <= before:
+            break
+        time.sleep(0.05)
+    return descendants(os.getpid()) - before
 
 
 def test_a_call_past_the_deadline_is_killed_and_what_was_found_is_kept() -> None:
-    before = children()
+    before = processes()
     calls: list[int] = []
     got: list[Found] = []
     start = time.monotonic()
     with pytest.raises(EnumerationError) as stop:
-        for found in enumerate_forked(
-            two_then(lambda: time.sleep(600)), deadline=Deadline.after(1.0), on_call=lambda: calls.append(1)
-        ):
+        for found in enumerate_forked(two_then(sleep), deadline=Deadline.after(1.0), on_call=lambda: calls.append(1)):
             got.append(found)
     wall = time.monotonic() - start
     assert [f.placement for f in got] == [(1, 3, 0, 2), (2, 0, 3, 1)]
     assert stop.value.status == Status.TIMEOUT and "during a solver call" in str(stop.value)
     assert 1.0 <= wall < 1.0 + GRACE + SLACK
     assert calls == [1, 1, 1]
-    assert children() == before and not started
+    assert not left_over(before)
 
 
 def test_the_childs_own_stop_and_its_reason_come_after_its_solutions() -> None:
-    def fail() -> None:
-        raise EnumerationError("model rejected: two queens attack", Status.ERROR)
-
     got = []
     with pytest.raises(EnumerationError) as stop:
         got.extend(enumerate_forked(two_then(fail)))
@@ -91,10 +75,6 @@ def test_the_childs_own_stop_and_its_reason_come_after_its_solutions() -> None:
 
 
 def test_memory_limit_is_memout() -> None:
-    def allocate() -> None:
-        blocks = [bytearray(64 << 20) for _ in range(64)]  # 4 GB, far above the limit
-        raise AssertionError(len(blocks))
-
     got = []
     with pytest.raises(EnumerationError) as stop:
         got.extend(enumerate_forked(two_then(allocate), memory_mb=200))
@@ -103,21 +83,17 @@ def test_memory_limit_is_memout() -> None:
 
 
 def test_a_crash_is_an_error_naming_the_signal() -> None:
-    def crash() -> None:
-        faulthandler.disable()  # pytest's would print the child's stack on the terminal
-        os.kill(os.getpid(), signal.SIGSEGV)
-
     with pytest.raises(EnumerationError) as stop:
         list(enumerate_forked(two_then(crash)))
     assert stop.value.status == Status.ERROR and "killed by SIGSEGV" in str(stop.value)
 
 
 def test_a_consumer_that_stops_early_leaves_no_process() -> None:
-    before = children()
-    loop = enumerate_forked(two_then(lambda: time.sleep(600)))
+    before = processes()
+    loop = enumerate_forked(two_then(sleep))
     assert next(loop).placement == (1, 3, 0, 2)
     loop.close()  # as `enumerate --limit 1` does
-    assert children() == before and not started
+    assert not left_over(before)
 
 
 def test_lines_drop_a_line_cut_by_a_kill() -> None:
@@ -172,9 +148,10 @@ def test_ctrl_c_during_a_long_embedded_call_ends_at_once_and_leaves_no_process()
     argv = ["enumerate", "400", "-e", "product", "--quiet", "--time-limit", marker]
     proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, preexec_fn=default_signals)  # fmt: skip
+    under: set[int] = set()
     try:
-        for _ in range(600):  # until the loop's child is forked (it has our command line too)
-            if len(marked_processes(marker)) >= 2:
+        for _ in range(600):  # until the loop's child is forked (by the command's forkserver)
+            if len(under := descendants(proc.pid)) >= 2:
                 break
             time.sleep(0.05)
         time.sleep(2.0)  # fed (0.9 s), inside the first call (an earlier Ctrl-C must end the same way)
@@ -188,17 +165,18 @@ def test_ctrl_c_during_a_long_embedded_call_ends_at_once_and_leaves_no_process()
     assert time.monotonic() - sent < SLACK
     assert proc.returncode == 130 and out == "" and "Traceback" not in err and err.count("\n") == 1, err
     assert "interrupted" in err and "error" not in err
-    assert marked_processes(marker) == []
+    assert len(under) >= 2 and marked_processes(marker) == []
+    for _ in range(200):  # the forkserver and the loop's child: gone with the command
+        if not under & descendants(1):
+            break
+        time.sleep(0.05)
+    assert not under & descendants(1)
 
 
 def test_a_slow_consumer_past_the_deadline_still_gets_a_complete_enumeration() -> None:
     """The child ended (exit 0) with every line in the pipe; the consumer read them after the deadline."""
-
-    def loop(on_call: Callable[[], None]) -> Iterator[Found]:
-        yield from (Found((1, 3, 0, 2)), Found((2, 0, 3, 1)))
-
     got = []
-    for found in enumerate_forked(loop, deadline=Deadline.after(0.3)):
+    for found in enumerate_forked(found_two, deadline=Deadline.after(0.3)):
         time.sleep(1.0)  # a pager, a slow pipe
         got.append(found)
     assert len(got) == 2  # no TIMEOUT raised: nothing was cut short

@@ -98,47 +98,35 @@ def test_sigterm_at_the_deadline_and_sigkill_soon_after(
     assert runner.KILL_GRACE <= kill - term < runner.KILL_GRACE + LATE, kill - term
 
 
-FORKS = pytest.mark.forks_beside_threads  # in a pytest-xdist worker, beside its IO thread (conftest.fork_paths)
-
-
-@pytest.mark.parametrize(
-    "path", [pytest.param("fresh fork", marks=FORKS), pytest.param("kept child", marks=FORKS), "fresh process"]
-)
-def test_the_embedded_solver_is_stopped_at_the_deadline(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest, path: str
-) -> None:
-    """pysat's child on PHP(12, 11) (minutes of work): SIGTERM at the deadline, SIGKILL a grace later if it is
-    still there; in a fresh fork, in the batch's kept child (``reuse_child``), whose record had no signals, and in
-    the fresh process a caller's other thread sends it to (each path taken whatever earlier tests left running:
-    a thread left in this process sent the fork cases to the fresh process, and they found no record)."""
+@pytest.mark.parametrize("beside", ["alone", "beside a thread"])
+def test_the_embedded_solver_is_stopped_at_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                         beside: str) -> None:  # fmt: skip
+    """pysat's process on PHP(12, 11) (minutes of work): SIGTERM at the deadline, SIGKILL a grace later if it is
+    still there; the same whether or not another thread of the caller runs (nothing forks the caller)."""
     import threading
 
-    from cnfgen_queens.solvers import embedded, solver_child
+    from cnfgen_queens.solvers import embedded
 
     php = pigeonhole(tmp_path / "php.cnf", 11)  # PHP(12, 11)
     runs: list[Finished] = []
-    paths = {"fresh fork": "run_forked", "kept child": "run_in_kept_child", "fresh process": "_run_fresh"}
-    real = getattr(embedded, paths[path])
+    real = embedded.run_python
 
-    def run(*args: object, **kwargs: object) -> Finished | None:
-        got = real(*args, **kwargs)
-        if got is not None:
-            runs.append(got)
+    def run(*args: object, **kwargs: object) -> Finished:
+        got = real(*args, **kwargs)  # type: ignore[arg-type]
+        runs.append(got)
         return got
 
-    monkeypatch.setattr(embedded, paths[path], run)
+    monkeypatch.setattr(embedded, "run_python", run)
     done = threading.Event()
-    if path == "fresh process":  # another thread of this process runs: no fork
+    if beside != "alone":
         threading.Thread(target=done.wait, daemon=True).start()
-    else:
-        request.getfixturevalue("fork_paths")
     deadline = Deadline.after(1.0)
     try:
-        context = runner.RunContext(deadline=deadline, reuse_child=path == "kept child")
-        out = runner.solve(php, "pysat:cadical195", limits=Limits(time=1.0), context=context)
+        out = runner.solve(
+            php, "pysat:cadical195", limits=Limits(time=1.0), context=runner.RunContext(deadline=deadline)
+        )
     finally:
         done.set()
-        solver_child.close()
     assert out.status is Status.TIMEOUT, out
     (record,) = runs
     assert record.timed_out, record

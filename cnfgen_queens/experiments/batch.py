@@ -31,7 +31,7 @@ from ..cnf.atomic import close_work_dir, open_work_dir
 from ..cnf.owned import open_dir, refuse_links, refuse_planted
 from ..errors import TERMINATING, Terminated, restore_handlers
 from ..progress import Progress
-from ..solvers import SolverNotFound, resolve, solver_child
+from ..solvers import SolverNotFound, resolve
 from ..solvers.cgroup import usable_cores
 from ..solvers.finished import RESULT_SUFFIX
 from ..solvers.outcome import Status
@@ -181,17 +181,14 @@ def run_batch(config: Config, request: BatchRequest) -> Summary:
     (:mod:`.adaptive`), then round after round the next repeats of every cell not yet clear.  An adaptive
     grid's ``total`` and ``skipped`` count every repeat its cells have (:func:`.adaptive.tally`).  With
     ``pin: true``, each run at once on cores of its own (:mod:`.noise`; PinRefused before anything runs)."""
+    if not config.pin:
+        return _rounds(config, request)
+    sets = noise.pin_cores(config, request.where.executor, request.where.jobs)
+    path, fd = open_work_dir("pin")  # the lock files of the core sets, one per set
     try:
-        if not config.pin:
-            return _rounds(config, request)
-        sets = noise.pin_cores(config, request.where.executor, request.where.jobs)
-        path, fd = open_work_dir("pin")  # the lock files of the core sets, one per set
-        try:
-            return _rounds(config, replace(request, pin=noise.Pin(str(path), sets)))
-        finally:
-            close_work_dir(path, fd)
+        return _rounds(config, replace(request, pin=noise.Pin(str(path), sets)))
     finally:
-        solver_child.close()  # runs made in this process (one job) kept a solver child: it ends with the batch
+        close_work_dir(path, fd)
 
 
 def _rounds(config: Config, request: BatchRequest) -> Summary:

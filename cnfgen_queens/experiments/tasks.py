@@ -191,7 +191,7 @@ def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measure
     with work_dir("proof") if run.proof else nullcontext(None) as tmp:  # the proof is checked, then removed
         o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args,
                   solvers_file=run.solver.profiles, proof=None if tmp is None else Path(tmp) / "proof.drat",
-                  context=RunContext(cnf=cnf, keep_output=keep_output, reuse_child=True))  # fmt: skip
+                  context=RunContext(cnf=cnf, keep_output=keep_output))  # fmt: skip
     header = cnf.header if cnf is not None else read_header_file(cnf_path)
     judged = judge_answer(o, header, cnf_path)  # as solve and cq.solve judge it
     return Measurement(

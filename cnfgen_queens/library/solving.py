@@ -24,12 +24,10 @@ from cnfgen_queens.solutions.known_answer import Verdict, judge_answer
 from cnfgen_queens.solvers import ProfileError, RunContext, SolverMissing, SolverNotFound
 from cnfgen_queens.solvers import solve as run_solver
 from cnfgen_queens.solvers.outcome import Checked, Outcome, Status
-from cnfgen_queens.solvers.profiles import EMBEDDED_PREFIX
 
 from .arguments import edge
 from .boards import Board, board_of
 from .formula import Formula, formula_of
-from .fresh import solve_as_the_cli
 
 DEFAULT_SOLVER = _solutions.DEFAULT_SOLVER  # what solve, enumerate_solutions and count use
 
@@ -101,9 +99,8 @@ def solve(
     file whose header names no N, and for a PySAT CNF).
 
     Limits and solver failures end in the outcome's status (TIMEOUT, MEMOUT, ERROR), never raised, and are
-    the command line's: with a ``pysat:`` solver and ``memory_limit``, the solve runs as
-    ``cnfgen-queens solve -m MB`` in a process of its own, since a child forked from this one could reuse
-    the memory it holds.  UsageError for what the CLI refuses (exit 2: an unknown solver, a file that is no
+    the command line's (the embedded solver runs in a process of its own, started as the command line starts
+    it, whatever this program holds).  UsageError for what the CLI refuses (exit 2: an unknown solver, a file that is no
     CNF); FileNotFoundError (an OSError, as any file that cannot be opened) for a missing file; TypeError for
     anything else than the three inputs; ``solver_args``: words, or one string split as a shell splits it
     (``"-verb=0 --seed=1"``); SolverMissing, an OSError, for a known solver that is not
@@ -120,7 +117,6 @@ def solve(
     with python_words():
         limits = Limits(time_limit, memory_limit)
         extra = _path(solvers_file)
-        fresh = memory_limit is not None and solver.startswith(EMBEDDED_PREFIX)
         formula = formula_or_path if isinstance(formula_or_path, Formula) else None
         try:
             with work_dir("formula") as tmp, contextlib.ExitStack() as once:
@@ -135,12 +131,9 @@ def solve(
                     _readable(path)
                 else:
                     raise TypeError(_what_solve_takes(formula_or_path))
-                if fresh:  # the limit on top of a fresh process, as on the command line (.fresh)
-                    outcome = solve_as_the_cli(path, solver, limits, solver_args, extra)
-                else:
-                    name = formula.command if formula is not None else None
-                    outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra,
-                                         context=RunContext(name=name))  # fmt: skip
+                name = formula.command if formula is not None else None
+                outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra,
+                                     context=RunContext(name=name))  # fmt: skip
                 judged = judge_answer(outcome, read_header_file(path, None), path, require_checked=require_checked)
                 outcome = judged.accepted(outcome)
                 said = (judged.checked, judged.answer, judged.verdict)

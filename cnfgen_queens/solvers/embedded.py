@@ -1,38 +1,34 @@
 """Solving with PySAT (Ignatiev, Morgado, Marques-Silva, SAT 2018): no solver binary needed.
 
-The pysat solver runs in a forked child of this process, supervised like a binary
-(own session, wall-clock limit, SIGTERM/SIGKILL, RLIMIT_AS, Ctrl-C), with the answer sent
+The pysat solver runs in a fresh process of its own (:mod:`.fresh_process`), supervised like a
+binary (own session, wall-clock limit, SIGTERM/SIGKILL, RLIMIT_AS, Ctrl-C), with the answer sent
 back pickled.  In-process limits do not work: CaDiCaL 1.9.5 holds the GIL while
 solving, so a timer thread's ``interrupt()`` never runs; pysat's SIGINT path leaves
 the interpreter to segfault at the next garbage collection (python-sat 1.9.dev17);
 and conflict-budget chunks cost CaDiCaL 4x the plain solve on N=100.
 
-What the child needs (numpy for reading the file, pysat) is imported here before the fork and
-the clock: the child's RLIMIT_AS and its measured time are then the solver's own (reading,
-building, solving), not numpy's load (OpenBLAS reserves per-thread buffers when it loads, about
-100 MB of address space here, which a child under ``-m 100`` could not get).
+What the child needs (numpy for reading the file, pysat) is loaded before its memory limit and its
+clock: its RLIMIT_AS and its measured time are then the solver's own (reading, building, solving),
+not numpy's load (OpenBLAS reserves per-thread buffers when it loads, about 100 MB of address space
+here, which a child under ``-m 100`` could not get).
 """
 
 from __future__ import annotations
 
-import os
 import pickle
-import sys
 import time
 from dataclasses import dataclass, replace
 from itertools import chain
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cnfgen_queens.cnf.atomic import work_dir
 from cnfgen_queens.cnf.dimacs import open_cnf, read_header
 from cnfgen_queens.cnf.scan import Cnf, literal_chunks
 
 from ..limits import Limits
+from .fresh_process import run_python
 from .outcome import Status
 from .parse import describe_exit, says_out_of_memory
-from .process import GRACE, Finished, fork_is_safe, run_forked, run_process
-from .solver_child import run as run_in_kept_child
+from .process import GRACE, Finished
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -173,60 +169,14 @@ def _pickled_answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> bytes:
     return pickle.dumps((_answer(name, cnf, want_proof, read), read.wall, read.cpu))
 
 
-def _run_child(name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, reuse: bool,
-               timeout: float | None, grace: float) -> Finished:  # fmt: skip
-    """The supervised child's run: in this thread's long-lived child (:mod:`.solver_child`) with ``reuse``
-    (a batch worker's many runs), else (or when that child cannot take it) in a child forked for it."""
-    if not fork_is_safe():  # another thread runs: no fork, a fresh process
-        return _run_fresh(name, cnf, limits, want_proof, timeout, grace)
-    if reuse:
-        start = time.monotonic()
-        run = run_in_kept_child(_pickled_answer, (name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
-                                grace=grace)  # fmt: skip
-        if run is not None:
-            return run
-        if timeout is not None:  # what is left of it
-            timeout = max(0.0, timeout - (time.monotonic() - start))
-    return run_forked(lambda: _pickled_answer(name, cnf, want_proof), timeout=timeout, memory_mb=limits.memory,
-                      grace=grace)  # fmt: skip
-
-
-def fresh_python(module: str) -> list[str]:
-    """The command of a fresh Python process running ``module``'s ``main(argv)`` (add its arguments), from this
-    copy of the package whatever the caller's sys.path: :mod:`.embedded_child`,
-    :mod:`cnfgen_queens.enumeration.loop_child`."""
-    code = f"import sys; sys.path.insert(0, sys.argv.pop(1)); from {module} import main; sys.exit(main(sys.argv[1:]))"
-    return [sys.executable, "-c", code, str(Path(__file__).resolve().parents[2])]
-
-
-def _run_fresh(
-    name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool, timeout: float | None, grace: float
-) -> Finished:
-    """The run in a fresh Python process (:mod:`.embedded_child`), started as a solver binary is, with the
-    same limits (it sets its memory limit itself); its wall and CPU time include that interpreter's start."""
-    start = time.monotonic()
-    with work_dir("embedded") as tmp:
-        request = tmp / "request.pickle"
-        with open(request, "wb") as f:
-            pickle.dump((name, cnf, want_proof), f, protocol=pickle.HIGHEST_PROTOCOL)
-        child = fresh_python("cnfgen_queens.solvers.embedded_child")
-        argv = [*child, str(request), str(limits.memory or 0), str(os.getpid())]
-        left = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
-        own = replace(limits, memory=None, isolation="none")  # the child sets its memory limit itself
-        run = run_process(argv, output_dir=tmp, timeout=left, limits=own, grace=grace, own_limits=True)
-        answer = run.stdout_file.read_bytes() if run.stdout_file is not None else b""
-    return replace(run, stdout=answer, stdout_file=None, wall=time.monotonic() - start)
-
-
 def solve_embedded(
     name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False, *, timeout: float | None = None,
-    grace: float = GRACE, reuse: bool = False,
+    grace: float = GRACE,
 ) -> EmbeddedRun:  # fmt: skip
-    """Solve ``cnf`` with pysat's solver ``name`` in a forked, supervised child, for ``limits.time`` seconds
-    (``timeout``: what is left of them); SIGKILL ``grace`` seconds after SIGTERM.  ``reuse``: the child is
-    kept between runs, with the same limits (:mod:`.solver_child`)."""
-    load_solver_modules()
-    run = _run_child(name, cnf, limits, want_proof, reuse, limits.time if timeout is None else timeout, grace)
+    """Solve ``cnf`` with pysat's solver ``name`` in a fresh, supervised process (:mod:`.fresh_process`), for
+    ``limits.time`` seconds (``timeout``: what is left of them); SIGKILL ``grace`` seconds after SIGTERM."""
+    run = run_python(_pickled_answer, (name, cnf, want_proof), timeout=limits.time if timeout is None else timeout,
+                     memory_mb=limits.memory, grace=grace)  # fmt: skip
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
         return _embedded_run(run, Status.TIMEOUT, error=f"stopped at the {limits.time:g} s wall-clock limit")

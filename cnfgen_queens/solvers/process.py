@@ -22,7 +22,6 @@ import resource
 import select
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -31,8 +30,7 @@ from pathlib import Path
 from ..limits import Limits
 from .cgroup import CgroupRun, run_in_cgroup
 from .finished import Finished, OutputCap, tail
-from .heap import hold_free_blocks, trim
-from .reaper import boot_ticks, clean_group, die_with_parent, killpg, spawn_lock, started, subreaper, sweep_orphans
+from .reaper import boot_ticks, clean_group, killpg, spawn_lock, started, subreaper, sweep_orphans
 from .spawn import command, util_linux
 
 GRACE = 1.0  # seconds between SIGTERM and SIGKILL
@@ -167,7 +165,10 @@ def _supervise(
 
 
 def kill_run(pid: int, sig: int) -> None:
-    """Signal the group led by ``pid`` and ``pid`` itself (a forked child may not lead its group yet)."""
+    """Signal the group led by ``pid`` and ``pid`` itself (a forked child may not lead its group yet); never
+    init's group (a pid of 1 or less is no run's)."""
+    if pid <= 1:
+        raise ValueError(f"no run has pid {pid}")
     killpg(pid, sig)
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, sig)
@@ -262,106 +263,12 @@ def virtual_size() -> int:
     return (status_kib("self", "VmSize") or 0) * 1024
 
 
-def held_size() -> int:
-    """This process's address space once its heap has given back what it holds free (glibc's
-    ``malloc_trim``; elsewhere as it is): a limit set on top of it is room for new allocations only, not
-    also for memory freed and kept (glibc keeps a freed block at the top of its heap)."""
-    trim()
-    return virtual_size()
-
-
 def fork_is_safe() -> bool:
-    """Whether this process may fork a child that goes on running Python (:func:`fork_child`): no other thread
-    runs Python code.  A thread that holds a lock at the fork (malloc's, logging's, the import lock, a Dask
-    worker's) leaves it held for ever in the child, which can then hang; with this thread alone, none can start
-    between this check and the fork.  Otherwise start a fresh process (:mod:`.embedded_child`), as for a solver
-    binary.  Threads started with :mod:`_thread` count too, though :mod:`threading` does not list them
-    (pytest-xdist's worker talks to its controller from one: every fork there was beside it); a C library's own
-    threads, which run no Python, do not (OpenBLAS's, which numpy starts, end at a fork and start again)."""
+    """Whether this process may fork a child that goes on running Python (a fork pool's worker): no other thread runs
+    Python code. A thread that holds a lock at the fork (malloc's, logging's, the import lock, a Dask worker's)
+    leaves it held for ever in the child, which can then hang; with this thread alone, none can start between this
+    check and the fork. Otherwise start workers from the ``forkserver``. Threads started with :mod:`_thread` count
+    too, though :mod:`threading` does not list them (pytest-xdist's worker talks to its controller from one: every
+    fork there was beside it); a C library's own threads, which run no Python, do not (OpenBLAS's, which numpy
+    starts, end at a fork and start again)."""
     return threading.active_count() == 1 and _thread._count() == 0
-
-
-def fork_child(
-    work: Callable[[], None], *, memory_mb: int | None = None, stderr_fd: int | None = None
-) -> tuple[int, set[int]]:
-    """Fork a child in its own session that runs ``work()`` and exits: 0, or 1 with the error on its
-    stderr (``stderr_fd``).  RLIMIT_AS is ``memory_mb`` on top of what this process holds
-    (:func:`held_size`); the child dies with its parent.  SIGINT and SIGTERM stay blocked in this process:
-    restore the returned mask (``_supervise(unblock=)`` does), so a Ctrl-C during the fork is not lost."""
-    stop = {signal.SIGINT, signal.SIGTERM}
-    # no Python signal handler of ours may run in the child: block, fork, reset to defaults, unblock
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
-    try:
-        with spawn_lock:
-            pid = os.fork()
-            if pid:
-                started.add(pid)
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        raise
-    if pid == 0:  # the child: never returns
-        code = 1
-        try:
-            for sig in stop:
-                signal.signal(sig, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-            os.setsid()
-            die_with_parent()
-            null = os.open(os.devnull, os.O_RDWR)  # fd 1 may carry our output (enumerate's solutions)
-            os.dup2(null, 1)
-            os.close(null)
-            if stderr_fd is not None:
-                os.dup2(stderr_fd, 2)
-            if memory_mb is not None:
-                hold_free_blocks()  # the heap's holes are not room beyond the limit (never given back: we exit)
-                limit = held_size() + memory_mb * 1024 * 1024
-                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            work()
-            code = 0
-        except BaseException as e:
-            with contextlib.suppress(BaseException):
-                os.write(2, f"{type(e).__name__}: {e}\n".encode())
-        finally:
-            os._exit(code)
-    return pid, blocked
-
-
-def run_forked(
-    work: Callable[[], bytes], *, timeout: float | None = None, memory_mb: int | None = None, grace: float = GRACE
-) -> Finished:
-    """Run ``work()`` in a forked child (own session) under the same limits (``timeout`` from this call); its
-    bytes come back as stdout.
-
-    The memory limit is on top of this process's current address space.  A child that
-    raises writes nothing and exits 1, with the error on its stderr.
-    """
-    start = time.monotonic()
-    until = None if timeout is None else start + timeout
-    sent: list[tuple[str, float]] = []
-    with subreaper(), tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-
-        def write_out() -> None:
-            data = memoryview(work())
-            while data:
-                data = data[os.write(out.fileno(), data) :]
-
-        pid, blocked = fork_child(write_out, memory_mb=memory_mb, stderr_fd=err.fileno())
-        try:
-            (_, status, usage), timed_out = _supervise(pid, until, grace, None, unblock=blocked, sent=sent)
-        finally:
-            started.discard(pid)
-        wall = time.monotonic() - start
-        clean_group(pid)
-        out.seek(0)
-        err.seek(0)
-        return Finished(
-            exit_code=os.waitstatus_to_exitcode(status),
-            wall=wall,
-            cpu=usage.ru_utime + usage.ru_stime,
-            peak_memory_mb=usage.ru_maxrss / 1024.0,  # includes the Python process it was forked from
-            stdout=out.read(),
-            stderr=err.read(),
-            timed_out=timed_out,
-            leftovers=0,
-            signals=tuple(sent),
-        )

@@ -114,14 +114,12 @@ class RunContext:
     against those and the body is not read again.  ``name`` names the file in messages.  ``keep_output``: a
     binary solver's output (stdout, then stderr, as bounded by ``limits.output``) is copied there
     (atomically); an embedded one prints none.  ``deadline``: when ``limits.time`` ends, when its clock
-    started before the call (the command's start).  ``reuse_child``: the embedded solver's forked child
-    stays for the next call (the batch's)."""
+    started before the call (the command's start)."""
 
     cnf: Cnf | None = None
     name: str | None = None
     keep_output: Path | None = None
     deadline: Deadline | None = None
-    reuse_child: bool = False
 
 
 @dataclass(frozen=True)
@@ -185,7 +183,7 @@ def _solve_held(named: Path, path: Path, job: _Job, context: RunContext) -> Outc
     read_header_file(named)  # not DIMACS, or a header beyond 2^31-1 variables: fail before the solver starts
     if spec.embedded is not None:  # its forked child reads the file
         source = cnf if cnf is not None else CnfFile(path, name)
-        outcome = _solve_embedded(replace(job, source=source), context.reuse_child)
+        outcome = _solve_embedded(replace(job, source=source))
         return _validated(outcome, source, deadline)
     assert spec.profile is not None
     _sweep_once()
@@ -240,8 +238,8 @@ def _timed_check(
     return full, error, time.perf_counter() - start, clauses
 
 
-def _solve_embedded(job: _Job, reuse: bool = False) -> Outcome:
-    """Run the embedded solver in a forked child (the one kept, with ``reuse``) and check what it says."""
+def _solve_embedded(job: _Job) -> Outcome:
+    """Run the embedded solver in a process of its own and check what it says."""
     spec, cnf, limits, proof, args, deadline = job.spec, job.source, job.limits, job.proof, job.args, job.deadline
     assert cnf is not None
     if args:
@@ -251,8 +249,7 @@ def _solve_embedded(job: _Job, reuse: bool = False) -> Outcome:
     if left == 0:
         return _not_started(spec, spec.version, Status.TIMEOUT, "time limit reached before the solver started",
                             "rusage")  # fmt: skip
-    run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None, timeout=left, grace=KILL_GRACE,
-                         reuse=reuse)  # fmt: skip
+    run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None, timeout=left, grace=KILL_GRACE)
     status, error, model, verified, check_time, checked = run.status, run.error, None, False, None, None
     if status is Status.SAT:
         try:
