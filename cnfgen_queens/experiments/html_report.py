@@ -52,50 +52,15 @@ GENERATOR = "cnfgen-queens report --html"  # the mark of a directory this module
 FILES_META = "cnfgen-queens-files"  # the files it wrote there, space-separated (in index.html)
 SVG_MAX_RUNS = 20_000
 # The page's runs (runs.js) carry these columns, in order: a run's column (its facts: .row.RUN_COLUMNS) or one of the
-# page's own (instance: the run's instance in words; output: the link to its kept output).  The runs table shows
-# SHOWN, in order (those of OPTIONAL where any run has one); the comparison view pairs runs on PAIR_KEYS.
-PAGE_COLUMNS = (
-    "instance",
-    "task",
-    "n",
-    "encoding",
-    "group_size",
-    "column_alo",
-    "shuffle_seed",
-    "variant",
-    "repeat",
-    "solver",
-    "status",
-    "verdict",
-    "wall",
-    "cpu",
-    "peak_memory_mb",
-    "measured_by",
-    "gbd_hash",
-    "count",
-    "time_limit",
-    "run_key",
-    "output",
-    "break_symmetry",
-    "cores",
-    "family",
+# page's own (instance: the run's instance in words; output: the link to its kept output).  Its runs table shows
+# SHOWN, in order (those of OPTIONAL where any run has one); its comparison view pairs runs on .compare.PAIR_KEYS.
+PAGE_COLUMNS = tuple(
+    """instance task n encoding group_size column_alo shuffle_seed variant repeat solver status verdict wall cpu
+    peak_memory_mb measured_by gbd_hash count time_limit run_key output break_symmetry cores family""".split()  # noqa: SIM905
 )
-SHOWN = (
-    "instance",
-    "encoding",
-    "n",
-    "variant",
-    "solver",
-    "status",
-    "verdict",
-    "wall",
-    "cpu",
-    "peak_memory_mb",
-    "measured_by",
-    "gbd_hash",
-    "family",
-    "cores",
-    "output",
+SHOWN = tuple(
+    """instance encoding n variant solver status verdict wall cpu peak_memory_mb measured_by gbd_hash family cores
+    output""".split()  # noqa: SIM905
 )
 OPTIONAL = ("cores", "output")
 
@@ -239,7 +204,7 @@ def _num(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-# a value the page holds otherwise than the store (the others: as stored); output: the writer's
+# a value of the page's runs other than the run's column as stored (output: the writer's)
 _PAGE_VALUES: dict[str, Callable[[Row], Any]] = {
     "instance": instance_text,
     "variant": lambda r: variant_text(r.variant),
@@ -257,16 +222,17 @@ _PAGE_VALUES: dict[str, Callable[[Row], Any]] = {
 def _write_runs(rows: list[Row], path: Path, kept: set[str], link_base: str) -> int:
     """runs.js: one call ``cnfgenRuns({columns, rows})`` (:data:`PAGE_COLUMNS`), a row a line (JSON, so any text is
     safe)."""
-    linked = 0
-    at = PAGE_COLUMNS.index("output")
-    values = [_PAGE_VALUES.get(name, attrgetter(name)) for name in PAGE_COLUMNS[:at]]
-    after = [_PAGE_VALUES.get(name, attrgetter(name)) for name in PAGE_COLUMNS[at + 1 :]]
+
+    def output(r: Row) -> str | None:  # the link to the run's kept output
+        return f"{link_base}/{r.run_key}.log".replace(os.sep, "/") if r.run_key in kept else None
+
+    values = [output if name == "output" else _PAGE_VALUES.get(name, attrgetter(name)) for name in PAGE_COLUMNS]
+    at, linked = PAGE_COLUMNS.index("output"), 0
     with path.open("w", encoding="utf-8") as out:
         out.write(f'cnfgenRuns({{"columns": {json.dumps(list(PAGE_COLUMNS))},\n"rows": [\n')
         for i, r in enumerate(rows):
-            output = f"{link_base}/{r.run_key}.log".replace(os.sep, "/") if r.run_key in kept else None
-            linked += output is not None
-            line = [*(f(r) for f in values), output, *(f(r) for f in after)]
+            line = [f(r) for f in values]
+            linked += line[at] is not None
             out.write(("," if i else "") + json.dumps(line, separators=(",", ":")) + "\n")
         out.write("]});\n")
     return linked
