@@ -185,12 +185,24 @@ def test_the_symmetry_page_command_rebuilds_its_bundles_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The command the symmetry page names for the tori's bundle, run on the store that bundle holds, writes the
-    committed bundle's report (with its comparison and the machine's load) and attaches the same Ganak table."""
+    committed bundle's report (with its comparison and the machine's load; its HTML page but for the page's script)
+    and attaches the same Ganak table."""
     monkeypatch.chdir(ROOT)  # the page's paths are the checkout's
     again, committed = rebuilt_on_its_store("symmetry.md", "symmetry-torus", tmp_path, capsys)
     assert again["report/report.md"] == committed["report/report.md"]
     assert "verdict: false faster" in again["report/report.md"].decode()
     assert again["attached/ganak-torus.md"] == committed["attached/ganak-torus.md"]
+    assert again["report/html/runs.js"] == committed["report/html/runs.js"]  # the page's runs, as committed
+    page, before = (unscripted(b["report/html/index.html"]) for b in (again, committed))
+    assert page == before  # and the page as committed but for its script and the columns it reads
+
+
+SCRIPTS = re.compile(rb'<script>\n.*?</script>\n|<script type="application/json" id="run-columns">.*?</script>\n', re.S)
+
+
+def unscripted(page: bytes) -> bytes:
+    """An HTML report's page without its script and the runs' columns the script reads (:mod:`.html_report`)."""
+    return SCRIPTS.sub(b"", page)
 
 
 def test_the_completion_page_command_rebuilds_the_n100_bundles_report(

@@ -16,7 +16,7 @@ from helpers import in_process
 
 from cnfgen_queens.experiments import compare, runs_check, runs_read, spread
 from cnfgen_queens.experiments.report import Summary
-from cnfgen_queens.experiments.row import COLUMNS, column_types, row_of, runs_table
+from cnfgen_queens.experiments.row import COLUMNS, RUN_COLUMNS, row_of, runs_table
 from cnfgen_queens.experiments.runs_read import Runs
 from cnfgen_queens.experiments.store import StoreError
 
@@ -168,10 +168,10 @@ def test_one_test_of_a_row_refuses_what_the_checks_of_each_column_refuse(declare
     every storage class in each column of a valid row; in the tool's table and in one declaring no types."""
     db = sqlite3.connect(":memory:")
     db.execute(runs_table().replace(" NOT NULL", "") if declared else f"CREATE TABLE runs ({', '.join(COLUMNS)})")
-    columns, types = set(COLUMNS), column_types()
+    columns = set(COLUMNS)
     each = [
-        f"typeof({n}) NOT IN ({runs_check._SQLITE_TYPES[b]}{', ' + repr('null') if null else ''})"
-        for n, (b, null) in types.items()
+        f"typeof({c.name}) NOT IN ({runs_check._SQLITE_TYPES[c.sql]}{', ' + repr('null') if c.nullable else ''})"
+        for c in RUN_COLUMNS
     ]
     each += [d.outside(n, columns) for n, d in runs_check.DOMAINS.items()]
     valid = list(next(bench_report._rows(1)))

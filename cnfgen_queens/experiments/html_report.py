@@ -27,31 +27,42 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
+from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 from ..cnf.owned import open_owned, refuse_links, refuse_planted
 from ..cnf.same_file import refuse_alias
 from ..errors import UsageError, signals_unwind
 from . import noise, report
+from .compare import PAIR_KEYS
 from .file_instances import QUEENS, generated
 from .html_publish import fsync, publish, sweep_builds
-from .html_stats import comparisons_script, machines_html
+from .html_stats import DIMENSIONS, comparisons_script, machines_html
 from .machine import one_per_platform, stored
 from .plots import draw, scatter_pairs
+from .row import COLUMN
 from .store import OUTPUT_DIR, Row
 from .verdict import verdict
 
 GENERATOR = "cnfgen-queens report --html"  # the mark of a directory this module wrote (in index.html)
 FILES_META = "cnfgen-queens-files"  # the files it wrote there, space-separated (in index.html)
 SVG_MAX_RUNS = 20_000
-RUN_COLUMNS = (  # the columns of runs.js, in order (the page shows some, the comparison keys use the rest)
-    "instance", "task", "n", "encoding", "group_size", "column_alo", "shuffle_seed", "variant", "repeat",
-    "solver", "status", "verdict", "wall", "cpu", "peak_memory_mb", "measured_by", "gbd_hash", "count",
-    "time_limit", "run_key", "output", "break_symmetry", "cores", "family",
-)  # fmt: skip
+# The page's runs (runs.js) carry these columns, in order: a run's column (its facts: .row.RUN_COLUMNS) or one of the
+# page's own (instance: the run's instance in words; output: the link to its kept output).  Its runs table shows
+# SHOWN, in order (those of OPTIONAL where any run has one); its comparison view pairs runs on .compare.PAIR_KEYS.
+PAGE_COLUMNS = tuple(
+    """instance task n encoding group_size column_alo shuffle_seed variant repeat solver status verdict wall cpu
+    peak_memory_mb measured_by gbd_hash count time_limit run_key output break_symmetry cores family""".split()  # noqa: SIM905
+)
+SHOWN = tuple(
+    """instance encoding n variant solver status verdict wall cpu peak_memory_mb measured_by gbd_hash family cores
+    output""".split()  # noqa: SIM905
+)
+OPTIONAL = ("cores", "output")
 
 
 class HtmlTargetError(UsageError):
@@ -141,6 +152,7 @@ def write(
                 machines_html(rows, machines, noise.lines(rows, noise.stored(db))),
                 comparisons_script(one_per_platform(rows, machines), time, across_machines),
                 "" if against is None else f'<section id="against" hidden>{against}</section>',
+                columns_script(rows, outputs),
             )
             files = ["index.html", *sorted(os.listdir(build))]  # every file the report writes, listed in its page
             page = _page(rows, title, plots, time, outputs, extra, files)
@@ -192,23 +204,59 @@ def _num(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
+# a value of the page's runs other than the run's column as stored (output: the writer's)
+_PAGE_VALUES: dict[str, Callable[[Row], Any]] = {
+    "instance": instance_text,
+    "variant": lambda r: variant_text(r.variant),
+    "solver": attrgetter("solver_label"),
+    "status": lambda r: r.status.value,
+    "verdict": lambda r: verdict(r).value,
+    "wall": lambda r: _num(r.wall),
+    "cpu": lambda r: _num(r.cpu),
+    "peak_memory_mb": lambda r: _num(r.peak_memory_mb),
+    "break_symmetry": lambda r: bool(r.break_symmetry),
+    "family": lambda r: r.family or QUEENS,
+}
+
+
 def _write_runs(rows: list[Row], path: Path, kept: set[str], link_base: str) -> int:
-    """runs.js: one call ``cnfgenRuns({columns, rows})``, a row a line (JSON, so any text is safe)."""
-    linked = 0
+    """runs.js: one call ``cnfgenRuns({columns, rows})`` (:data:`PAGE_COLUMNS`), a row a line (JSON, so any text is
+    safe)."""
+
+    def output(r: Row) -> str | None:  # the link to the run's kept output
+        return f"{link_base}/{r.run_key}.log".replace(os.sep, "/") if r.run_key in kept else None
+
+    values = [output if name == "output" else _PAGE_VALUES.get(name, attrgetter(name)) for name in PAGE_COLUMNS]
+    at, linked = PAGE_COLUMNS.index("output"), 0
     with path.open("w", encoding="utf-8") as out:
-        out.write(f'cnfgenRuns({{"columns": {json.dumps(list(RUN_COLUMNS))},\n"rows": [\n')
+        out.write(f'cnfgenRuns({{"columns": {json.dumps(list(PAGE_COLUMNS))},\n"rows": [\n')
         for i, r in enumerate(rows):
-            output = f"{link_base}/{r.run_key}.log".replace(os.sep, "/") if r.run_key in kept else None
-            linked += output is not None
-            values = (
-                instance_text(r), r.task, r.n, r.encoding, r.group_size, r.column_alo, r.shuffle_seed,
-                variant_text(r.variant), r.repeat, r.solver_label, r.status.value, verdict(r).value, _num(r.wall),
-                _num(r.cpu), _num(r.peak_memory_mb), r.measured_by, r.gbd_hash, r.count, r.time_limit, r.run_key,
-                output, bool(r.break_symmetry), r.cores, r.family or QUEENS,
-            )  # fmt: skip
-            out.write(("," if i else "") + json.dumps(values, separators=(",", ":")) + "\n")
+            line = [f(r) for f in values]
+            linked += line[at] is not None
+            out.write(("," if i else "") + json.dumps(line, separators=(",", ":")) + "\n")
         out.write("]});\n")
     return linked
+
+
+def columns_script(rows: list[Row], outputs: int) -> str:
+    """What the page's script reads of the runs' columns, as a JSON script element: the runs table's (:data:`SHOWN`:
+    heading, number or not, decimals shown) and the columns the comparison view pairs runs on, per dimension (the
+    other configuration columns, and the repeat: runs are paired repeat by repeat; encodings whatever their group
+    size)."""
+    any_of = {"output": outputs > 0, "cores": any(r.cores is not None for r in rows)}
+    shown = []
+    for name in SHOWN:
+        if name in OPTIONAL and not any_of[name]:
+            continue
+        c = COLUMN.get(name)  # None: the page's own, text
+        facts = {"heading": c.heading, "numeric": c.numeric, "decimals": c.decimals} if c else {"heading": name}
+        shown.append({"name": name, "numeric": False, "decimals": None, **facts})
+    pairs = {
+        dim: [k for k in PAIR_KEYS if k != dim and (dim, k) != ("encoding", "group_size")] + ["repeat"]
+        for dim in DIMENSIONS
+    }
+    safe = json.dumps({"shown": shown, "pairs": pairs}, separators=(",", ":")).replace("</", "<\\/")
+    return f'<script type="application/json" id="run-columns">{safe}</script>'
 
 
 def _plots(rows: list[Row], build: Path, title: str, time: str) -> list[tuple[str, str]]:
@@ -258,7 +306,7 @@ def _page(
     plots: list[tuple[str, str]],
     time: str,
     outputs: int,
-    extra: tuple[str, str, str],
+    extra: tuple[str, str, str, str],
     files: list[str],
 ) -> str:
     limits = sorted({r.time_limit for r in rows if r.time_limit is not None})
@@ -342,6 +390,7 @@ def _page(
 </section>
 {extra[2]}
 </main>
+{extra[3]}
 {extra[1]}
 <script>
 {script}</script>

@@ -14,7 +14,6 @@ import io
 import json
 import math
 import statistics
-import typing
 from collections.abc import Iterable
 from dataclasses import asdict
 from operator import attrgetter
@@ -23,9 +22,10 @@ from typing import Any
 
 from ..bounds import read_text
 from ..errors import UsageError, printable
+from .row import COLUMN, COLUMNS, RUN_COLUMNS, SHOWN_TEXT
 from .runs_check import DOMAINS, check_runs, checked_rows
 from .store import Row, Store, StoreError
-from .summary import BY_KEYS, TIMES, VBS, GroupStats, Summary, missing_note, par2, penalized, summarize
+from .summary import BY_KEYS, FIGURES, TIMES, VBS, GroupStats, Summary, missing_note, par2, penalized, summarize
 from .verdict import Verdict, verdict
 
 __all__ = ["BY_KEYS", "TIMES", "VBS", "GroupStats", "Summary", "missing_note", "par2", "penalized", "summarize"]
@@ -40,10 +40,6 @@ def is_wrong(row: Row) -> bool:
 
 def is_solved(row: Row) -> bool:
     return verdict(row) is Verdict.SOLVED
-
-
-SHOWN_TEXT = ("experiment", "task", "encoding", "solver", "solver_version", "host", "variant", "engine",
-              "measured_by", "machine", "family")  # fmt: skip  # the text columns a table, a note or a plot shows
 
 
 _SHOWN = attrgetter(*SHOWN_TEXT)
@@ -72,8 +68,8 @@ def _conditions(conditions: Iterable[str]) -> list[tuple[str, str]]:
     tests: list[tuple[str, str]] = []
     for cond in conditions:
         key, eq, value = cond.partition("=")
-        if not eq or key not in Row.__dataclass_fields__:
-            columns = ", ".join(Row.__dataclass_fields__)
+        if not eq or key not in COLUMN:
+            columns = ", ".join(COLUMNS)
             raise UsageError(f"--where {cond!r}: expected FIELD=VALUE with FIELD one of {columns}")
         tests.append((key, value.strip().lower()))
     return tests
@@ -127,14 +123,13 @@ def columns(stats: list[GroupStats], time: str = "wall") -> tuple[list[str], lis
     missing = any(s.missing for s in stats)
     unit = "(CPU s)" if time == "cpu" else "(s)"
     text = ["task"] * tasks + ["N" if k == "n" else k for k in keys] + ["solver", "encoding"]
-    numbers = ["runs", *["missing"] * missing, "solved", "SAT", "UNSAT", "wrong", f"PAR-2 {unit}",
-               f"median solved {unit}", "largest N solved"]  # fmt: skip
+    figures = [f for f in FIGURES if f.name != "missing" or missing]  # missing: where any line lacks runs
+    numbers = [f.heading.format(unit=unit) for f in figures]
     cells = []
     for s in stats:
         values = [_text(v) for _, v in s.keys]
-        counts = [s.runs, *[s.missing] * missing, s.solved, s.sat, s.unsat, s.wrong]
-        cells.append([*[s.task] * tasks, *values, s.solver, s.encoding, *map(str, counts), seconds(s.par2),
-                      seconds(s.median), _text(s.largest_n)])  # fmt: skip
+        shown = [seconds(getattr(s, f.name)) if f.time else _text(getattr(s, f.name)) for f in figures]
+        cells.append([*[s.task] * tasks, *values, s.solver, s.encoding, *shown])
     return text + numbers, cells, len(text)
 
 
@@ -179,7 +174,7 @@ def to_csv(stats: list[GroupStats]) -> str:
 def runs_csv(rows: list[Row]) -> str:
     """Every run as CSV (all columns), enough to redraw the plots without the database."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(Row.__dataclass_fields__), lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
     writer.writeheader()
     for r in rows:  # one line a run, whatever a text holds (an error, a name)
         writer.writerow({k: printable(v) if isinstance(v, str) else v for k, v in _rounded(r.as_dict()).items()})
@@ -217,31 +212,28 @@ def medians_by_n(rows: Iterable[Row]) -> dict[tuple[str, str], dict[int, float |
 def rows_from_runs_csv(text: str) -> list[Row]:
     """Rows back from :func:`runs_csv` (so plots and tables can be redrawn without the database)."""
 
-    hints = typing.get_type_hints(Row)
     reader = csv.DictReader(io.StringIO(text))
     names = list(reader.fieldnames or ())
-    fields = [f for f in dataclasses.fields(Row) if f.name in names]
-    # columns added later (with a default) may be missing from an older CSV, in order; nothing else may
-    required = [f.name for f in dataclasses.fields(Row) if f.default is dataclasses.MISSING or f.name in names]
-    if names != required:
+    found = [c for c in RUN_COLUMNS if c.name in names]
+    # columns added later may be missing from an older CSV, in order; nothing else may
+    if names != [c.name for c in RUN_COLUMNS if not c.added or c.name in names]:
         raise UsageError("not a runs CSV of `cnfgen-queens report --runs-csv` (other columns)")
     out = []
     for line, raw in enumerate(reader, start=2):
         values: dict[str, Any] = {}
-        for f in fields:
-            text_value, kind = raw[f.name], hints[f.name]
-            base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
-            if text_value == "" and (base is not str or type(None) in typing.get_args(kind)):
-                values[f.name] = None
+        for c in found:
+            text_value, base = raw[c.name], c.type
+            if text_value == "" and (base is not str or c.nullable):
+                values[c.name] = None
             elif base is bool:
                 if text_value not in ("True", "False"):
-                    raise UsageError(f"line {line}: {f.name}: not True/False: {text_value!r}")
-                values[f.name] = text_value == "True"
+                    raise UsageError(f"line {line}: {c.name}: not True/False: {text_value!r}")
+                values[c.name] = text_value == "True"
             else:
                 try:
-                    values[f.name] = base(text_value)
+                    values[c.name] = base(text_value)
                 except ValueError:
-                    raise UsageError(f"line {line}: {f.name}: not a {base.__name__}: {text_value!r}") from None
+                    raise UsageError(f"line {line}: {c.name}: not a {base.__name__}: {text_value!r}") from None
         for name, domain in DOMAINS.items():  # as a store's values are checked (n: by the run's family)
             if name in values and not domain.holds(values[name], values.get("family")):
                 raise UsageError(f"line {line}: column {name} holds {raw[name]}, not {domain.what}")

@@ -8,78 +8,21 @@ the wrong answer), and text in a number column would fail deep inside a summary.
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
-import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..bounds import json_value
 from ..errors import printable
-from ..model.formula import MAX_N
-from ..solvers.outcome import Checked, Status
-from .file_instances import QUEENS, generated
-from .store import Row, Store, StoreError, column_types
+from .row import COLUMN, RUN_COLUMNS, column_types
+from .store import Row, Store, StoreError
 from .verdict import UNSAT_N, Verdict, judge, known_count, verdict
 
-_SQLITE_TYPES = {str: "'text'", int: "'integer'", float: "'integer', 'real'", bool: "'integer'", Status: "'text'",
-                 Verdict: "'text'", Checked: "'text'"}  # fmt: skip
+_SQLITE_TYPES = {"TEXT": "'text'", "INTEGER": "'integer'", "REAL": "'integer', 'real'"}  # typeof() of each SQL type
 _KIND = {str: "text", int: "an integer", float: "a number", bool: "0 or 1"}
 
 
-@dataclass(frozen=True)
-class Domain:
-    """The values a column may hold besides NULL: one of ``words``, or a number in ``low..high``."""
-
-    words: tuple[str, ...] = ()
-    low: float = 0
-    high: float = sys.float_info.max  # a finite number (SQLite's REAL holds Inf)
-    integer: bool = False
-    file_zero: bool = False  # 0 too, in a run on a DIMACS file of instances.files (its family not queens)
-
-    @property
-    def what(self) -> str:
-        if self.words:
-            return f"one of {', '.join(self.words)}"
-        kind = "an integer" if self.integer else "a finite number"
-        return f"{kind} in {self.low:g}..{self.high:g}" if self.high < 2**62 else f"{kind} >= {self.low:g}"
-
-    def outside(self, column: str, columns: set[str]) -> str:
-        """The SQL test true for a value of ``column`` outside the domain (NULL: false), in a table of ``columns``."""
-        if self.words:
-            return f"{column} NOT IN ({', '.join(repr(w) for w in self.words)})"
-        test = f"NOT ({column} BETWEEN {self.low!r} AND {self.high!r})"
-        if self.file_zero and "family" in columns:
-            test += f" AND NOT ({column} = 0 AND family IS NOT NULL AND family != '{QUEENS}')"
-        return test
-
-    def holds(self, value: object, family: str | None = None) -> bool:
-        """Whether ``value`` is in the domain, in a run of ``family``."""
-        if value is None or (self.file_zero and value == 0 and not generated(family)):
-            return True
-        if self.words:
-            return value in self.words
-        return isinstance(value, int | float) and self.low <= value <= self.high  # NaN: False
-
-
-_TIME = Domain()  # seconds
-_COUNT = Domain(integer=True, high=2**63 - 1)
-LEGACY_STATUSES = ("USAGE",)  # written once (a count the engine refused), read as ERROR
-DOMAINS = {
-    "task": Domain(words=("solve", "count")),
-    "status": Domain(words=(*(s.value for s in Status), *LEGACY_STATUSES)),
-    "verdict": Domain(words=tuple(v.value for v in Verdict)),
-    "checked": Domain(words=tuple(c.value for c in Checked)),
-    "n": Domain(integer=True, low=1, high=MAX_N, file_zero=True),
-    "group_size": Domain(integer=True, low=1, high=MAX_N),
-    "column_alo": Domain(integer=True, high=1),
-    "break_symmetry": Domain(integer=True, high=1),
-    "verified": Domain(integer=True, high=1),
-    **dict.fromkeys(("shuffle_seed", "repeat", "variables", "clauses", "count", "fundamental"), _COUNT),
-    **dict.fromkeys(("memory_limit", "output_limit"), _COUNT),
-    **dict.fromkeys(("time_limit", "wall", "cpu", "peak_memory_mb", "check_time", "total_wall", "load_avg"), _TIME),
-}
+DOMAINS = {c.name: c.domain for c in RUN_COLUMNS if c.domain is not None}  # the values a column may hold
 
 
 def check_runs(store: Store) -> None:
@@ -106,8 +49,7 @@ def check_values(store: Store) -> None:
 
 def check_columns(store: Store) -> None:
     """StoreError when the runs table lacks a column of schema version 1 (see :func:`check_runs`)."""
-    fields = dataclasses.fields(Row)
-    missing = [f.name for f in fields if f.default is dataclasses.MISSING and f.name not in store.columns]
+    missing = [c.name for c in RUN_COLUMNS if not c.added and c.name not in store.columns]
     if missing:
         more = f" (nor {', '.join(missing[1:])})" if missing[1:] else ""
         raise StoreError(f"{store.path}: the runs table has no column {missing[0]}{more}: not a results file as "
@@ -147,12 +89,11 @@ def refuse_values(store: Store) -> None:
     """StoreError naming the first column and run that holds a value of another type than its column's (of the
     whole file), else the first outside its column's domain; returns when there is none."""
     path, columns = store.path, store.columns
-    types = column_types()
     tests = {}
-    for name, (base, nullable) in types.items():
-        if name in columns:
-            allowed = _SQLITE_TYPES[base] + (", 'null'" if nullable else "")
-            tests[name] = f"typeof({name}) NOT IN ({allowed})"
+    for c in RUN_COLUMNS:
+        if c.name in columns:
+            allowed = _SQLITE_TYPES[c.sql] + (", 'null'" if c.nullable else "")
+            tests[c.name] = f"typeof({c.name}) NOT IN ({allowed})"
     where = " OR ".join(tests.values())
     try:
         bad = store.db.execute(f"SELECT quote(run_key), {', '.join(tests.values())} FROM runs WHERE {where} LIMIT 1")
@@ -164,7 +105,7 @@ def refuse_values(store: Store) -> None:
         value = store.db.execute(f"SELECT quote({name}) FROM runs WHERE quote(run_key) = ?", (found[0],)).fetchone()
     except sqlite3.Error as e:
         raise StoreError(f"{path}: cannot read runs ({e})") from None
-    base, nullable = types[name]
+    base, nullable = COLUMN[name].type, COLUMN[name].nullable
     shown = str(value[0]) if len(str(value[0])) <= 40 else str(value[0])[:37] + "..."
     raise StoreError(f"{path}: column {name} holds {shown}, not {_KIND.get(base, 'text')}"
                      f"{' or NULL' if nullable else ''} (run {str(found[0])[:20]}): not a results file as "

@@ -8,7 +8,7 @@ seconds or more after the last flush flushes the journal to the disk, with the r
 (closing the file does too), so a power loss loses at most the rows that came within that second
 of the last flush (their runs are run again by ``--resume``), and never the file.
 
-The schema is :data:`SCHEMA`, its ``runs`` table derived from :class:`Row`;
+The schema is :data:`SCHEMA`, its ``runs`` table derived from the run's columns (:data:`.row.RUN_COLUMNS`);
 ``meta`` holds its version, ``configs`` the normalized config of every config hash
 that wrote rows, ``instances`` the GBD hash of every cached CNF as written, ``solvers`` each solver's
 profile (its command template) and version, ``machines`` each
@@ -37,7 +37,7 @@ from cnfgen_queens.contexts import contextmanager
 from ..errors import UsageError, printable
 from ..solvers.outcome import Status
 from ..version import __version__
-from .row import COLUMNS, SQL_TYPES, Row, column_types, row_of, runs_table
+from .row import COLUMNS, RUN_COLUMNS, Row, row_of, runs_table
 from .row import MEASURED as MEASURED  # re-exported: the store's readers take the row's names from here
 from .store_env import unwritable
 
@@ -231,9 +231,9 @@ class Store:
     def _add_missing_columns(self) -> None:
         """A file of this schema version written before a nullable column was added gets the column."""
         have = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
-        for name, (base, _) in column_types().items():
-            if name not in have:
-                self.db.execute(f"ALTER TABLE runs ADD COLUMN {name} {SQL_TYPES[base]}")
+        for c in RUN_COLUMNS:
+            if c.name not in have:
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {c.name} {c.sql}")
 
     def __enter__(self) -> Store:
         return self

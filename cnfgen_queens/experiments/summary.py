@@ -29,7 +29,7 @@ import json
 import math
 import statistics
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..errors import UsageError
@@ -55,26 +55,51 @@ TIMES = ("wall", "cpu")
 VBS = "virtual best"
 
 
+def heading(text: str) -> dict[str, str]:
+    """A figure's heading in the table, as its field's metadata (``{unit}``: the time's unit, ``(s)`` or ``(CPU s)``:
+    a time, shown in seconds)."""
+    return {"heading": text}
+
+
 @dataclass(frozen=True)
 class GroupStats:
-    """One line of the report table (``keys``: the ``by`` values, then the configuration keys that vary)."""
+    """One line of the report table (``keys``: the ``by`` values, then the configuration keys that vary); the figures
+    (:data:`FIGURES`) are its columns after the text ones, in this order (CSV and JSON: every field but ``keys``)."""
 
     task: str
     solver: str
     encoding: str
-    runs: int  # stored runs (the virtual best line: the table's instances)
-    missing: int  # instances of the table this line has no run on (scored unsolved)
-    solved: int
-    sat: int  # solved with a verified model (task solve)
-    unsat: int  # solved as UNSAT (task solve), or a complete count (task count)
-    wrong: int
-    par2: float | None  # mean over the instances (missing ones too) of the mean score there; None: a limit unknown
-    median: float | None  # median over the instances of the runs' median time there (where solved), seconds
-    largest_n: int | None  # the largest N with a solved run
+    runs: int = field(metadata=heading("runs"))  # stored runs (the virtual best line: the table's instances)
+    missing: int = field(metadata=heading("missing"))  # instances of the table this line has no run on (unsolved)
+    solved: int = field(metadata=heading("solved"))
+    sat: int = field(metadata=heading("SAT"))  # solved with a verified model (task solve)
+    unsat: int = field(metadata=heading("UNSAT"))  # solved as UNSAT (task solve), or a complete count (task count)
+    wrong: int = field(metadata=heading("wrong"))
+    # mean over the instances (missing ones too) of the mean score there; None: a limit unknown
+    par2: float | None = field(metadata=heading("PAR-2 {unit}"))
+    # median over the instances of the runs' median time there (where solved), seconds
+    median: float | None = field(metadata=heading("median solved {unit}"))
+    largest_n: int | None = field(metadata=heading("largest N solved"))  # the largest N with a solved run
     keys: tuple[tuple[str, Any], ...] = ()
 
     def key(self, name: str) -> Any:
         return dict(self.keys).get(name)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number column of the table: a field of :class:`GroupStats` and its heading."""
+
+    name: str
+    heading: str
+
+    @property
+    def time(self) -> bool:
+        """A time (shown in seconds, headed with its unit)."""
+        return "{unit}" in self.heading
+
+
+FIGURES = tuple(Figure(f.name, f.metadata["heading"]) for f in fields(GroupStats) if "heading" in f.metadata)
 
 
 def value_of(row: Row, key: str) -> Any:

@@ -5,13 +5,8 @@
   const PAGE = 100;
   const body = document.body;
   const timeColumn = body.dataset.time === "cpu" ? "cpu" : "wall";
-  const SHOWN = [
-    ["instance", "instance"], ["encoding", "encoding"], ["n", "N"], ["variant", "variant"],
-    ["solver", "solver"], ["status", "status"], ["verdict", "verdict"], ["wall", "wall (s)"],
-    ["cpu", "CPU (s)"], ["peak_memory_mb", "peak (MB)"], ["measured_by", "measured by"],
-    ["gbd_hash", "GBD hash"], ["family", "family"], ["cores", "pinned to cores"], ["output", "output"],
-  ];
-  const NUMERIC = new Set(["n", "wall", "cpu", "peak_memory_mb", "count", "repeat", "time_limit"]);
+  // the runs' columns, from the report (experiments/html_report.py): the runs table's, and the pairing keys
+  const COLUMNS = JSON.parse(document.getElementById("run-columns").textContent);
   let data = null; // {columns, rows}
   let col = null; // column name -> index
   const waiting = [];
@@ -102,8 +97,8 @@
     const needle = text.toLowerCase();
     return (v) => v !== null && String(v).toLowerCase().includes(needle);
   }
-  const fmt = (v, name) => (v === null ? "" : NUMERIC.has(name) && typeof v === "number" && name !== "n" &&
-    name !== "repeat" && name !== "count" ? v.toFixed(3) : String(v));
+  const fmt = (v, c) => (v === null ? "" : c.decimals != null && typeof v === "number" ? v.toFixed(c.decimals) :
+    String(v));
 
   // ---- a paged, sortable table over an array of rows ----
   function Grid(section, table, columns, opts) {
@@ -201,7 +196,7 @@
       this.columns.forEach((c) => {
         const td = document.createElement("td");
         const v = c.get(r);
-        if (c.render) c.render(td, v, r); else td.textContent = fmt(v, c.name);
+        if (c.render) c.render(td, v, r); else td.textContent = fmt(v, c);
         if (c.numeric) td.className = "num";
         tr.appendChild(td);
       });
@@ -220,10 +215,8 @@
   let runsGrid = null;
   function runsView() {
     if (runsGrid) return;
-    const some = (name) => data.rows.some((r) => r[col[name]] !== null);
-    const optional = { output: some("output"), cores: some("cores") }; // shown where any run has one
-    const columns = SHOWN.filter(([n]) => optional[n] !== false).map(([name, label]) => ({
-      name, label, numeric: NUMERIC.has(name), get: (r) => r[col[name]],
+    const columns = COLUMNS.shown.map(({ name, heading, numeric, decimals }) => ({
+      name, label: heading, numeric, decimals, get: (r) => r[col[name]],
       render: name === "output" ? (td, v) => {
         if (v === null) return;
         const a = document.createElement("a");
@@ -242,11 +235,7 @@
   }
 
   // ---- the comparison view ----
-  const KEYS = {
-    solver: ["task", "n", "encoding", "group_size", "column_alo", "break_symmetry", "shuffle_seed", "variant",
-      "repeat", "family"],
-    encoding: ["task", "n", "solver", "column_alo", "break_symmetry", "shuffle_seed", "variant", "repeat", "family"],
-  };
+  const KEYS = COLUMNS.pairs; // per dimension compared, the columns its runs are paired on
   const FLOOR = 1e-3;
   let cmpGrid = null;
   function solvedTime(r) {
