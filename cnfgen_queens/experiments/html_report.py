@@ -54,13 +54,48 @@ SVG_MAX_RUNS = 20_000
 # The page's runs (runs.js) carry these columns, in order: a run's column (its facts: .row.RUN_COLUMNS) or one of the
 # page's own (instance: the run's instance in words; output: the link to its kept output).  Its runs table shows
 # SHOWN, in order (those of OPTIONAL where any run has one); its comparison view pairs runs on .compare.PAIR_KEYS.
-PAGE_COLUMNS = tuple(
-    """instance task n encoding group_size column_alo shuffle_seed variant repeat solver status verdict wall cpu
-    peak_memory_mb measured_by gbd_hash count time_limit run_key output break_symmetry cores family""".split()  # noqa: SIM905
+PAGE_COLUMNS = (
+    "instance",
+    "task",
+    "n",
+    "encoding",
+    "group_size",
+    "column_alo",
+    "shuffle_seed",
+    "variant",
+    "repeat",
+    "solver",
+    "status",
+    "verdict",
+    "wall",
+    "cpu",
+    "peak_memory_mb",
+    "measured_by",
+    "gbd_hash",
+    "count",
+    "time_limit",
+    "run_key",
+    "output",
+    "break_symmetry",
+    "cores",
+    "family",
 )
-SHOWN = tuple(
-    """instance encoding n variant solver status verdict wall cpu peak_memory_mb measured_by gbd_hash family cores
-    output""".split()  # noqa: SIM905
+SHOWN = (
+    "instance",
+    "encoding",
+    "n",
+    "variant",
+    "solver",
+    "status",
+    "verdict",
+    "wall",
+    "cpu",
+    "peak_memory_mb",
+    "measured_by",
+    "gbd_hash",
+    "family",
+    "cores",
+    "output",
 )
 OPTIONAL = ("cores", "output")
 
