@@ -77,7 +77,7 @@ def sigint_raises() -> Iterator[None]:
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A results database holding the hand-made rows of test_experiments_report.HAND (report and plot tests)."""
-    from test_experiments_report import HAND
+    from helpers import HAND
 
     from cnfgen_queens.experiments.store import Store
 

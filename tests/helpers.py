@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,10 +12,16 @@ if TYPE_CHECKING:
     import argparse
     import subprocess
 
+    from bounded_cli import Ran
+
 import pytest
+
+from cnfgen_queens.experiments.store import MEASURED, Row, Store
+from cnfgen_queens.solvers.outcome import Status
 
 IN_CI = bool(os.environ.get("CI"))
 ROOT = Path(__file__).resolve().parent.parent
+PLUGIN_EXAMPLE = ROOT / "examples" / "queens-plugin-example" / "queens_plugin_example.py"
 
 
 def find_binary(name: str) -> str | None:
@@ -152,3 +160,156 @@ def option_help(parser: argparse.ArgumentParser, option: str) -> str:
     found = [action for action in parser._actions if option in action.option_strings]
     assert len(found) == 1, f"{option} is not one option of {parser.prog}"
     return " ".join(parser._get_formatter()._expand_help(found[0]).split())
+
+
+def one_line(ran: Ran, code: int, *words: str) -> None:
+    assert ran.code == code, ran
+    assert len(ran.lines) == 1, ran.err
+    assert "Traceback" not in ran.err and all(w in ran.err for w in words), ran.err
+
+
+# -- processes: what runs below a process ------------------------------------------------------------------
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (from /proc: children of any thread, then theirs)."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_bytes()
+        except OSError:
+            continue
+        fields = text[text.rfind(b")") + 2 :].split()
+        if fields[0] != b"Z":
+            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        kids = parents.get(todo.pop(), [])
+        out += kids
+        todo += kids
+    return out
+
+
+def alive(pids: list[int]) -> list[int]:
+    left = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z":
+            left.append(pid)
+    return left
+
+
+def all_gone(pids: list[int], timeout: float = 60) -> list[int]:
+    end = time.monotonic() + timeout
+    while alive(pids) and time.monotonic() < end:
+        time.sleep(0.1)
+    return alive(pids)
+
+
+# -- results stores: the rows a batch stored, and a hand-made store ---------------------------------------------
+
+
+def stored(path: Path) -> list[Row]:
+    with Store(path, readonly=True) as store:
+        return store.rows()
+
+
+def comparable(rows: list[Row]) -> list[tuple[object, ...]]:
+    """A row without what differs between two runs of the same thing (times, host)."""
+    return [tuple(v for k, v in r.as_dict().items() if k not in MEASURED) for r in rows]
+
+
+def row(
+    key: str,
+    solver: str,
+    encoding: str,
+    n: int,
+    status: str,
+    wall: float | None,
+    *,
+    verified: bool = True,
+    limit: float | None = 10.0,
+    task: str = "solve",
+    count: int | None = None,
+) -> Row:
+    return Row(
+        run_key=key,
+        config_hash="cfg",
+        experiment="hand",
+        task=task,
+        n=n,
+        encoding=encoding,
+        group_size=None,
+        column_alo=False,
+        shuffle_seed=None,
+        repeat=0,
+        variables=n * n,
+        clauses=10 * n,
+        solver=solver,
+        solver_args="[]",
+        solver_version="1.0",
+        time_limit=limit,
+        memory_limit=None,
+        status=Status(status),
+        wall=wall,
+        cpu=wall,
+        peak_memory_mb=1.0,
+        count=count,
+        fundamental=None,
+        verified=verified if status == "SAT" else None,
+        host="h",
+        started="t0",
+        finished="t1",
+        error=None,
+    )
+
+
+HAND = [
+    # kissat / pairwise: solved in 1 s and 3 s, one timeout (limit 10 s)
+    row("a1", "kissat", "pairwise", 4, "SAT", 1.0),
+    row("a2", "kissat", "pairwise", 5, "SAT", 3.0),
+    row("a3", "kissat", "pairwise", 6, "TIMEOUT", 10.2),
+    # kissat / sequential: n=3 UNSAT is right (0.5 s), n=8 SAT (2 s), n=9 SAT (4 s), n=10 SAT (7 s)
+    row("b1", "kissat", "sequential", 3, "UNSAT", 0.5),
+    row("b2", "kissat", "sequential", 8, "SAT", 2.0),
+    row("b3", "kissat", "sequential", 9, "SAT", 4.0),
+    row("b4", "kissat", "sequential", 10, "SAT", 7.0),
+    # minisat / pairwise: UNSAT for n=5 is wrong, an unverified model, a memory-out, an error
+    row("c1", "minisat", "pairwise", 5, "UNSAT", 0.1),
+    row("c2", "minisat", "pairwise", 6, "SAT", 0.2, verified=False),
+    row("c3", "minisat", "pairwise", 7, "MEMOUT", 1.0),
+    row("c4", "minisat", "pairwise", 8, "ERROR", None),
+]
+
+
+# -- a batch with the example plugin (docs/plugins.md) --------------------------------------------------------
+
+
+def plugin_grid(tmp_path: Path, executor: str, task: str = "count") -> Path:
+    sub = tmp_path / "grid"
+    sub.mkdir(exist_ok=True)
+    (sub / "twolevel.py").write_bytes(PLUGIN_EXAMPLE.read_bytes())
+    cfg = sub / f"{executor}.yaml"
+    cfg.write_text(
+        "plugins: [twolevel.py]\n"  # relative to the config's directory, not to the working one
+        "instances: {n: [6, 8], encodings: [twolevel, commander]}\n"
+        f"solvers: [pysat:minisat22]\ntask: {task}\nlimits: {{time: 60}}\n"
+        f"results: {tmp_path / executor / 'r.sqlite'}\nexecutor: {executor}\n"
+    )
+    return cfg
+
+
+def stored_counts(db: Path) -> dict[tuple[str, int], int]:
+    with sqlite3.connect(db) as con:
+        return {(e, n): c for e, n, c in con.execute("SELECT encoding, n, count FROM runs")}
+
+
+PLUGIN_GRID_COUNTS = {
+    ("twolevel", 6): 4,
+    ("twolevel", 8): 92,
+    ("commander", 6): 4,
+    ("commander", 8): 92,
+}  # OEIS A000170
