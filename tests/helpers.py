@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
+import resource
 import sqlite3
+import subprocess
+import sys
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import argparse
-    import subprocess
-
-    from bounded_cli import Ran
 
 import pytest
 
@@ -162,10 +164,87 @@ def option_help(parser: argparse.ArgumentParser, option: str) -> str:
     return " ".join(parser._get_formatter()._expand_help(found[0]).split())
 
 
-def one_line(ran: Ran, code: int, *words: str) -> None:
-    assert ran.code == code, ran
-    assert len(ran.lines) == 1, ran.err
-    assert "Traceback" not in ran.err and all(w in ran.err for w in words), ran.err
+def one_line(err: str, *words: str) -> str:
+    """The error on stderr, checked to be one line (a sentence and its newline, nothing else: no traceback,
+    no catch-all asking for CNFGEN_QUEENS_DEBUG, no MemoryError) naming each of ``words``; that line."""
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert "Traceback" not in err and "CNFGEN_QUEENS_DEBUG" not in err and "MemoryError" not in err, err
+    assert all(w in err for w in words), err
+    return err[:-1]
+
+
+def is_solution(line: str, n: int) -> bool:
+    """Whether ``line`` (1-based columns, the queen of each row: decode's output, a line of a solutions file)
+    places ``n`` queens no two of which attack, checked here, not with the package's board code."""
+    cols = [int(t) for t in line.split()]
+    distinct_columns = sorted(cols) == list(range(1, n + 1))
+    return distinct_columns and all(abs(cols[i] - cols[j]) != j - i for i in range(n) for j in range(i + 1, n))
+
+
+def board_line(model: Iterable[int], n: int) -> str:
+    """The board that the true cell variables x(r, c) = r*n + c + 1 of ``model`` place, as :func:`is_solution`
+    reads it (the column of each row's queen); "" unless each row holds one queen."""
+    cells = sorted(divmod(v - 1, n) for v in model if 0 < v <= n * n)
+    if [r for r, _ in cells] != list(range(n)):
+        return ""
+    return " ".join(str(c + 1) for _, c in cells)
+
+
+# -- the CLI in a process of its own under an address-space limit and a timeout: a runaway allocation is a
+# one-line error or a refusal, never the kernel's kill; the process is gone when the call returns
+
+GEN_ENTRY = "import sys; from cnfgen_queens.cli import gen_main; sys.exit(gen_main(sys.argv[1:]))"
+MEMORY_MB = 1536  # RLIMIT_AS of the child: numpy and networkx need about 0.6 GB of address space to start
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def lines(self) -> list[str]:
+        """The non-empty lines on stderr."""
+        return [line for line in self.err.splitlines() if line.strip()]
+
+    def one_line(self, code: int, *words: str) -> str:
+        """Exit ``code`` and :func:`one_line`'s error on stderr, naming each of ``words``; that line."""
+        assert self.code == code, self
+        return one_line(self.err, *words)
+
+
+def run_cli(
+    argv: list[str], cwd: Path, *, gen: bool = False, memory_mb: int = MEMORY_MB, timeout: float = 60,
+    stdin: bytes | None = None, env: dict[str, str] | None = None, entry: str | None = None,
+) -> Ran:  # fmt: skip
+    """``cnfgen-queens ARGV`` (``gen-queens`` with ``gen``) under RLIMIT_AS and a timeout, SIGINT as default;
+    ``env``: variables set (or replaced) in the child's environment; ``entry``: the child's ``-c`` code
+    instead of the console script's."""
+    limit = memory_mb << 20
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        os.setsid()  # its own group: killed whole on timeout
+
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
+    env.pop("CNFGEN_QUEENS_DEBUG", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", entry or (GEN_ENTRY if gen else CLI_ENTRY), *argv],
+        cwd=cwd, env=env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limits,
+    )  # fmt: skip
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.communicate()
+        raise AssertionError(f"{argv} still running after {timeout} s") from None
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+    return Ran(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
 
 
 # -- processes: what runs below a process ------------------------------------------------------------------
@@ -215,6 +294,14 @@ def all_gone(pids: list[int], timeout: float = 60) -> list[int]:
 def stored(path: Path) -> list[Row]:
     with Store(path, readonly=True) as store:
         return store.rows()
+
+
+def write_store(path: Path, rows: list[Row]) -> Path:
+    """A results store at ``path`` holding ``rows``."""
+    with Store(path) as store:
+        for r in rows:
+            store.add(r)
+    return path
 
 
 def comparable(rows: list[Row]) -> list[tuple[object, ...]]:

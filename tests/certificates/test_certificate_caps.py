@@ -17,8 +17,7 @@ from typing import Any
 
 import dratify
 import pytest
-from bounded_cli import run_cli
-from helpers import need_module
+from helpers import need_module, one_line, run_cli
 
 from cnfgen_queens.certificates import certificate_check
 from cnfgen_queens.certificates.certificate_check import CertificateRejected, check_certificate
@@ -42,12 +41,6 @@ def copy(cert: Path, tmp_path: Path) -> Path:
     d = tmp_path / "c"
     shutil.copytree(cert, d)
     return d
-
-
-def one_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in text, text
-    return lines[0]
 
 
 def test_a_proof_larger_than_any_of_its_n_is_refused_unread(cert6: Path, tmp_path: Path) -> None:

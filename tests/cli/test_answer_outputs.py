@@ -10,20 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import need_solver
+from helpers import is_solution, need_solver
 
-from cnfgen_queens.model.board import Board, find_attack
 from cnfgen_queens.model.formula import QueensFormula
 
 
 def sh(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     return subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
-
-
-def is_solution(line: str, n: int) -> bool:
-    cols = [int(t) - 1 for t in line.split()]
-    return len(cols) == n and find_attack(Board(n), list(enumerate(cols))) is None
 
 
 # -- item 2: the clauses checked, and a header that lies -------------------------------------------

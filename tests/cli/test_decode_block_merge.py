@@ -11,10 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, need_solver
+from helpers import ROOT, is_solution, need_solver
 
 from cnfgen_queens.cli import gen_main, main
-from cnfgen_queens.model.board import Board, find_attack
 
 # how each solver is run by hand, as a shell script would: (argv tail, where the answer is)
 RAW = {
@@ -39,11 +38,6 @@ def raw_output(solver: str, cnf: Path, tmp: Path) -> tuple[Path, int]:
     return answer, proc.returncode
 
 
-def valid_line(line: str, n: int) -> bool:
-    cols = [int(t) - 1 for t in line.split()]
-    return len(cols) == n and find_attack(Board(n), list(enumerate(cols))) is None
-
-
 @pytest.fixture(scope="module")
 def q8(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("q") / "q8.cnf"
@@ -59,7 +53,7 @@ def test_decode_and_block_every_profile(
     assert rc in (10, 30), rc  # clasp says 30 when it proved the model unique... or 10
     assert main(["decode", str(answer), "--cnf", str(q8), "--format", "line"]) == 0
     line = capsys.readouterr().out.strip()
-    assert valid_line(line, 8)
+    assert is_solution(line, 8)
     assert main(["decode", str(answer), "-n", "8", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["columns"] == [int(t) for t in line.split()]
     assert main(["block", str(answer), "-n", "8"]) == 0
@@ -187,7 +181,7 @@ def test_enumerate_sh(n: int, solver: str, count: int) -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[-1] == f"count: {count}"
-    assert len(set(lines[:-1])) == count and all(valid_line(line, n) for line in lines[:-1])
+    assert len(set(lines[:-1])) == count and all(is_solution(line, n) for line in lines[:-1])
 
 
 def test_enumerate_sh_usage() -> None:
@@ -234,7 +228,7 @@ def test_shuffled_cnf_loop_through_the_cli(tmp_path: Path, capsys: pytest.Captur
         answer.write_text(proc.stdout)
         assert main(["decode", str(answer), "--cnf", str(base), "--format", "line"]) == 0
         board = capsys.readouterr().out.strip()
-        assert valid_line(board, 6) and board not in boards
+        assert is_solution(board, 6) and board not in boards
         boards.add(board)
         assert main(["block", str(answer), "--cnf", str(base)]) == 0
         with blocks.open("a") as f:

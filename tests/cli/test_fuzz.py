@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, default_signals, need_solver
+from helpers import CLI_ENTRY, board_line, default_signals, is_solution, need_solver
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
@@ -375,12 +375,10 @@ def fake_solver(tmp: Path, output: bytes, code: int) -> Path:
     return script
 
 
-def is_solution(model: tuple[int, ...]) -> bool:
+def is_queens_model(model: tuple[int, ...]) -> bool:
     """Whether the true cells of ``model`` place N_OUT queens no two of which attack (checked here, not by
     the tool)."""
-    cells = [divmod(v - 1, N_OUT) for v in model if 0 < v <= N_OUT**2]
-    return len(cells) == N_OUT and all(r1 != r2 and c1 != c2 and abs(r1 - r2) != abs(c1 - c2)
-                                       for i, (r1, c1) in enumerate(cells) for r2, c2 in cells[i + 1 :])  # fmt: skip
+    return is_solution(board_line(model, N_OUT), N_OUT)
 
 
 @pytest.fixture(scope="module")
@@ -393,7 +391,7 @@ def q5_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_solution_of_the_output_fuzz_is_one() -> None:
-    assert is_solution(tuple(SOLUTION_5)) and not is_solution((1, 2, 15, 17, 24))
+    assert is_queens_model(tuple(SOLUTION_5)) and not is_queens_model((1, 2, 15, 17, 24))
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
@@ -420,7 +418,7 @@ def test_the_readers_judge_any_solver_output(q5_path: Path, output: tuple[bytes,
         assert reason or status in (Status.SAT, Status.UNSAT, Status.UNKNOWN), (style, status, claim)
         if status is Status.SAT:
             full, error = check_model(q5_path, claim.model if claim.model is not None else ())
-            assert (full is None) != (error is None) and (full is None or is_solution(full)), (style, claim)
+            assert (full is None) != (error is None) and (full is None or is_queens_model(full)), (style, claim)
 
 
 @OUTPUT_SETTINGS
@@ -435,7 +433,7 @@ def test_solve_judges_any_solver_output(tmp_path_factory: pytest.TempPathFactory
     got = solve(q5_path, str(fake_solver(tmp_path_factory.mktemp("out"), *output)))
     assert got.status in (Status.SAT, Status.UNKNOWN, Status.ERROR), got
     if got.status is Status.SAT:
-        assert got.verified and got.model is not None and is_solution(got.model), got
+        assert got.verified and got.model is not None and is_queens_model(got.model), got
     else:
         assert got.error or got.status is Status.UNKNOWN, got
 

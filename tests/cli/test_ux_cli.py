@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, need_solver, need_tool
+from helpers import CLI_ENTRY, is_solution, need_solver, need_tool
 
 from cnfgen_queens import __version__
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.cli.model_input import opb_to_dimacs
-from cnfgen_queens.model.board import Board, find_attack
 
 SAT4J_JAR = Path("/usr/share/java/org.sat4j.pb.jar")  # Debian package sat4j
 
@@ -21,11 +20,6 @@ SAT4J_JAR = Path("/usr/share/java/org.sat4j.pb.jar")  # Debian package sat4j
 def sh(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True,
                           timeout=300)  # fmt: skip
-
-
-def is_solution(line: str, n: int) -> bool:
-    cols = [int(t) - 1 for t in line.split()]
-    return len(cols) == n and find_attack(Board(n), list(enumerate(cols))) is None
 
 
 # -- flags ----------------------------------------------------------------------------

@@ -9,19 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, need_solver
-
-from cnfgen_queens.model.board import Board, find_attack
+from helpers import ROOT, is_solution, need_solver
 
 
 def sh(command: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     return subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout)
-
-
-def valid_line(line: str, n: int) -> bool:
-    cols = [int(t) - 1 for t in line.split()]
-    return len(cols) == n and find_attack(Board(n), list(enumerate(cols))) is None
 
 
 def test_block_of_a_shuffled_answer_blocks_the_board_in_gen(tmp_path: Path) -> None:
@@ -66,7 +59,7 @@ def test_merge_renames_primary_blocks_into_a_shuffled_base(tmp_path: Path) -> No
             break
         assert run.returncode == 10, run.stderr
         board = sh("cnfgen-queens decode a.txt --format line", tmp_path).stdout.strip()
-        assert valid_line(board, 6) and board not in boards
+        assert is_solution(board, 6) and board not in boards
         boards.add(board)
         merged = sh("cnfgen-queens block a.txt | cnfgen-queens merge current.cnf - -o current.cnf", tmp_path)
         assert merged.returncode == 0, merged.stderr
@@ -92,4 +85,4 @@ def test_enumerate_sh_on_a_shuffled_cnf(n: int, count: int) -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[-1] == f"count: {count}"
-    assert len(set(lines[:-1])) == count and all(valid_line(line, n) for line in lines[:-1])
+    assert len(set(lines[:-1])) == count and all(is_solution(line, n) for line in lines[:-1])

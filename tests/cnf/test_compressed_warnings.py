@@ -8,7 +8,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from bounded_cli import run_cli
+from helpers import run_cli
 
 
 @pytest.mark.parametrize("command", ["merge", "solve", "stats"])

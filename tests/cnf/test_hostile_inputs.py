@@ -10,8 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from bounded_cli import Ran, run_cli
-from helpers import need_module, need_solver
+from helpers import need_module, need_solver, run_cli
 
 from cnfgen_queens.bounds import MAX_RATIO, RATIO_FLOOR
 from cnfgen_queens.cli import gen_main
@@ -23,12 +22,6 @@ CODECS: dict[str, Callable[[bytes], bytes]] = {
     ".xz": lambda b: lzma.compress(b, preset=6),
 }
 BOMB_MB = 160  # decompressed: past RATIO_FLOOR (64 MiB), at a ratio far above MAX_RATIO
-
-
-def one_line(ran: Ran, code: int, *words: str) -> None:
-    assert ran.code == code, ran
-    assert len(ran.lines) == 1, ran.err
-    assert "Traceback" not in ran.err and "MemoryError" not in ran.err and all(w in ran.err for w in words), ran.err
 
 
 def bomb(folder: Path, suffix: str, piece: bytes, head: bytes = b"p cnf 3 1\n") -> Path:
@@ -104,7 +97,7 @@ def test_a_decompression_bomb_is_refused_naming_ratio_and_size(tmp_path: Path, c
         "gen-block": (["8", "--block", path], True),
     }[command]
     ran = run_cli(argv, tmp_path, gen=gen, memory_mb=1536, timeout=90)
-    one_line(ran, 2, path, f"{MAX_RATIO}:1", "64 MiB", "decompression bomb")
+    ran.one_line(2, path, f"{MAX_RATIO}:1", "64 MiB", "decompression bomb")
 
 
 @pytest.mark.parametrize("suffix", CODECS)
@@ -131,8 +124,8 @@ def test_every_codec_stops_reading_a_bomb_at_the_floor(tmp_path: Path, suffix: s
 def test_merge_of_a_long_compressed_comment_line_is_refused(tmp_path: Path, cnf: Path) -> None:
     path = bomb(tmp_path, ".gz", b" ", head=b"p cnf 3 1\n1 0\nc ").name  # gzip's best ratio: about 1030
     (tmp_path / "one.txt").write_text("-1 0\n")
-    one_line(run_cli(["merge", path, "one.txt"], tmp_path, memory_mb=1024), 2, "decompression bomb")
-    one_line(run_cli(["merge", "a.cnf", path], tmp_path, memory_mb=1024), 2, "decompression bomb")
+    run_cli(["merge", path, "one.txt"], tmp_path, memory_mb=1024).one_line(2, "decompression bomb")
+    run_cli(["merge", "a.cnf", path], tmp_path, memory_mb=1024).one_line(2, "decompression bomb")
 
 
 @pytest.mark.slow
@@ -145,7 +138,7 @@ def test_merge_reads_a_long_line_of_blanks_in_bounded_memory(tmp_path: Path, cnf
             f.write(b" " * (1 << 20))
         f.write(b"2 0\n")
     ran = run_cli(["merge", "blank.cnf", "a.cnf", "-o", "m.cnf"], tmp_path, memory_mb=640, timeout=300)
-    one_line(ran, 2, "exceeds the header's 2")  # a.cnf's literals go beyond blank.cnf's 2 variables
+    ran.one_line(2, "exceeds the header's 2")  # a.cnf's literals go beyond blank.cnf's 2 variables
     (tmp_path / "one.txt").write_text("-1 0\n")
     ran = run_cli(["merge", "blank.cnf", "one.txt", "-o", "m.cnf"], tmp_path, memory_mb=640, timeout=300)
     assert ran.code == 0, ran
@@ -172,7 +165,7 @@ DEVICE_READERS = [
 def test_an_endless_device_is_refused_at_once(tmp_path: Path, cnf: Path, argv: list[str], gen: bool) -> None:
     (tmp_path / "ans.txt").write_text("s SATISFIABLE\nv 1 0\n")
     ran = run_cli(argv, tmp_path, gen=gen, memory_mb=1024, timeout=120)
-    one_line(ran, 2, "/dev/zero", "device")
+    ran.one_line(2, "/dev/zero", "device")
 
 
 def test_decode_refuses_an_endless_line(tmp_path: Path) -> None:
@@ -182,7 +175,7 @@ def test_decode_refuses_an_endless_line(tmp_path: Path) -> None:
         f.write(b"s SATISFIABLE\nv ")
         for _ in range(80):
             f.write(b"1" * (1 << 20))
-    one_line(run_cli(["decode", "ans.txt", "-n", "8"], tmp_path, memory_mb=1024), 1, "not a literal in a v line")
+    run_cli(["decode", "ans.txt", "-n", "8"], tmp_path, memory_mb=1024).one_line(1, "not a literal in a v line")
 
 
 @pytest.mark.parametrize("solver", ["minisat", "kissat", "cadical", "picosat", "pysat:cadical195"])
@@ -191,14 +184,14 @@ def test_a_literal_beyond_the_header_is_refused_before_any_solver_starts(tmp_pat
         need_solver(solver)
     (tmp_path / "big.cnf").write_text("p cnf 64 1\n1 -2147483648 0\n")
     ran = run_cli(["solve", "big.cnf", "--solver", solver], tmp_path, timeout=120)
-    one_line(ran, 2, "big.cnf:2", "variable 2147483648 exceeds the header's 64")
+    ran.one_line(2, "big.cnf:2", "variable 2147483648 exceeds the header's 64")
     assert "c solver" not in ran.out
 
 
 def test_merge_refuses_a_literal_beyond_the_header_of_its_base(tmp_path: Path, cnf: Path) -> None:
     (tmp_path / "big.cnf").write_text("p cnf 64 1\n1 -2147483648 0\n")
     ran = run_cli(["merge", "big.cnf", "a.cnf", "-o", "m.cnf"], tmp_path)
-    one_line(ran, 2, "big.cnf:2", "exceeds the header's 64")
+    ran.one_line(2, "big.cnf:2", "exceeds the header's 64")
     assert not (tmp_path / "m.cnf").exists()
 
 
@@ -222,4 +215,4 @@ def test_gbd_hash_of_a_compressed_file_pinned(tmp_path: Path) -> None:
 
 def test_report_refuses_a_device_as_runs_csv(tmp_path: Path) -> None:
     (tmp_path / "zero.csv").symlink_to("/dev/zero")
-    one_line(run_cli(["report", "zero.csv"], tmp_path, memory_mb=1024, timeout=120), 2, "zero.csv", "device")
+    run_cli(["report", "zero.csv"], tmp_path, memory_mb=1024, timeout=120).one_line(2, "zero.csv", "device")

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from bounded_cli import run_cli
-from helpers import need_solver, one_line
+from helpers import need_solver, run_cli
 
 from cnfgen_queens.cli import gen_main
 
@@ -42,13 +41,13 @@ def test_solve_refuses_a_proof_over_its_input(cnf: Path, how: str) -> None:
     need_solver("kissat")
     before = cnf.read_bytes()
     ran = run_cli(["solve", "a.cnf", "--proof", alias(cnf, how).name, "--solver", "kissat"], cnf.parent)
-    one_line(ran, 2, "--proof", "same file as the input")
+    ran.one_line(2, "--proof", "same file as the input")
     assert cnf.read_bytes() == before and "model verified" not in ran.out
 
 
 def test_solve_refuses_a_fifo_as_proof(cnf: Path) -> None:
     os.mkfifo(cnf.parent / "p.drat")
-    one_line(run_cli(["solve", "a.cnf", "--proof", "p.drat"], cnf.parent, timeout=120), 2, "--proof", "FIFO")
+    run_cli(["solve", "a.cnf", "--proof", "p.drat"], cnf.parent, timeout=120).one_line(2, "--proof", "FIFO")
 
 
 @pytest.mark.parametrize("flag", ["--markdown", "--csv", "--json", "--runs-csv"])
@@ -56,7 +55,7 @@ def test_solve_refuses_a_fifo_as_proof(cnf: Path) -> None:
 def test_report_refuses_a_table_over_its_database(db: Path, flag: str, how: str) -> None:
     before = db.read_bytes()
     ran = run_cli(["report", db.name, flag, alias(db, how).name], db.parent)
-    one_line(ran, 2, flag, "same file")
+    ran.one_line(2, flag, "same file")
     assert db.read_bytes() == before and "wrote" not in ran.err
 
 
@@ -69,7 +68,7 @@ def test_report_refuses_a_table_or_plot_over_another_database(db: Path, tmp_path
         if argv[0] == "--cactus":
             (tmp_path / "other.png").symlink_to(other.name)
         ran = run_cli(["report", db.name, *argv], tmp_path)
-        one_line(ran, 2, argv[0], "SQLite database")
+        ran.one_line(2, argv[0], "SQLite database")
         assert other.read_bytes() == before
 
 
@@ -97,14 +96,14 @@ def test_report_to_a_full_disk_is_an_error(db: Path, flag: str) -> None:
 @pytest.mark.parametrize("argv", [["8", "-o"], ["8", "--format", "opb", "-o"]])
 def test_gen_to_a_full_disk_is_an_error(tmp_path: Path, argv: list[str]) -> None:
     full = full_device(tmp_path)
-    one_line(run_cli([*argv, str(full)], tmp_path, gen=True), 1, f"cannot write {full}", "No space left")
+    run_cli([*argv, str(full)], tmp_path, gen=True).one_line(1, f"cannot write {full}", "No space left")
     assert full.is_char_device()
 
 
 def test_a_directory_as_output_is_an_error(tmp_path: Path, db: Path) -> None:
     (tmp_path / "d").mkdir()
-    one_line(run_cli(["8", "-o", "d"], tmp_path, gen=True), 2, "cannot write d", "directory")
-    one_line(run_cli(["report", db.name, "--json", "d"], tmp_path), 2, "cannot write d", "directory")
+    run_cli(["8", "-o", "d"], tmp_path, gen=True).one_line(2, "cannot write d", "directory")
+    run_cli(["report", db.name, "--json", "d"], tmp_path).one_line(2, "cannot write d", "directory")
 
 
 def test_decode_refuses_to_write_over_the_answer(tmp_path: Path, cnf: Path) -> None:
@@ -113,9 +112,9 @@ def test_decode_refuses_to_write_over_the_answer(tmp_path: Path, cnf: Path) -> N
     before = answer.read_bytes()
     for how in ALIASES:
         ran = run_cli(["decode", "ans.txt", "-n", "8", "-o", alias(answer, how).name], tmp_path)
-        one_line(ran, 2, "same file as the input")
+        ran.one_line(2, "same file as the input")
         assert answer.read_bytes() == before
-    one_line(run_cli(["decode", "ans.txt", "--cnf", "a.cnf", "-o", "a.cnf"], tmp_path), 2, "same file")
+    run_cli(["decode", "ans.txt", "--cnf", "a.cnf", "-o", "a.cnf"], tmp_path).one_line(2, "same file")
 
 
 def test_gen_refuses_to_write_over_a_file_it_reads(tmp_path: Path) -> None:
@@ -123,7 +122,7 @@ def test_gen_refuses_to_write_over_a_file_it_reads(tmp_path: Path) -> None:
     (tmp_path / "h.txt").write_text("1,1\n")
     for flag, name in (("--block", "b.txt"), ("--holes", "h.txt"), ("--place-file", "h.txt")):
         before = (tmp_path / name).read_bytes()
-        one_line(run_cli(["8", flag, name, "-o", name], tmp_path, gen=True), 2, "same file")
+        run_cli(["8", flag, name, "-o", name], tmp_path, gen=True).one_line(2, "same file")
         assert (tmp_path / name).read_bytes() == before
 
 
@@ -131,7 +130,7 @@ def test_merge_in_place_is_the_one_exception(tmp_path: Path, cnf: Path) -> None:
     blocks = tmp_path / "b.txt"
     blocks.write_text("-1 -10 0\n")
     before = blocks.read_bytes()
-    one_line(run_cli(["merge", "a.cnf", "b.txt", "-o", "b.txt"], tmp_path), 2, "same file")
+    run_cli(["merge", "a.cnf", "b.txt", "-o", "b.txt"], tmp_path).one_line(2, "same file")
     assert blocks.read_bytes() == before
     count = int(cnf.read_text().split("p cnf 64 ")[1].split()[0])
     assert run_cli(["merge", "a.cnf", "b.txt", "-o", "a.cnf"], tmp_path).code == 0  # scripts/enumerate.sh
@@ -155,7 +154,7 @@ def test_a_fifo_with_no_reader_is_refused_not_waited_on(tmp_path: Path, command:
     (tmp_path / "ans.txt").write_text("s SATISFIABLE\nv -1 2 -3 -4 -5 -6 -7 8 9 -10 -11 -12 -13 -14 15 -16 0\n")
     _fifo(tmp_path)
     argv, gen = command()
-    one_line(run_cli(argv, tmp_path, gen=gen, timeout=120), 1, "cannot write fifo.cnf", "no reader")
+    run_cli(argv, tmp_path, gen=gen, timeout=120).one_line(1, "cannot write fifo.cnf", "no reader")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ans.txt", "fifo.cnf"]  # nothing beside it
 
 
@@ -177,7 +176,7 @@ def test_a_fifo_with_a_reader_gets_the_bytes(tmp_path: Path) -> None:
 
 def test_report_on_a_device_says_what_it_is(tmp_path: Path) -> None:
     ran = run_cli(["report", "/dev/null"], tmp_path)
-    one_line(ran, 2, "/dev/null", "not a regular file")
+    ran.one_line(2, "/dev/null", "not a regular file")
     assert "no such" not in ran.err
 
 
@@ -190,7 +189,7 @@ def test_a_foreign_wal_database_gets_nothing_beside_it(tmp_path: Path) -> None:
     c.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["foreign.db"]
     before = foreign.read_bytes()
-    one_line(run_cli(["report", "foreign.db"], tmp_path), 2, "not a cnfgen-queens results database")
+    run_cli(["report", "foreign.db"], tmp_path).one_line(2, "not a cnfgen-queens results database")
     config = tmp_path / "c.yaml"
     config.write_text("experiment: x\nresults: foreign.db\ninstances:\n  n: [4]\n  encodings: [pairwise]\n"
                       "solvers: [pysat:cadical195]\nlimits: {time: 10}\n")  # fmt: skip
@@ -216,11 +215,11 @@ def test_report_refuses_two_outputs_naming_one_file(db: Path, how: str, first: s
     one.write_text("mine\n")
     other = alias(one, how)
     ran = run_cli(["report", db.name, first, one.name, second, other.name], db.parent)
-    one_line(ran, 2, f"{second} {other.name} is the same file as {first} {one.name}")
+    ran.one_line(2, f"{second} {other.name} is the same file as {first} {one.name}")
     assert one.read_text() == "mine\n" and ran.out == "" and "wrote" not in ran.err
     if how == "same name":  # a file not there yet: the same path
         ran = run_cli(["report", db.name, first, f"new{ext}", second, str(db.parent / f"new{ext}")], db.parent)
-        one_line(ran, 2, f"{second} {db.parent / f'new{ext}'} is the same file as {first} new{ext}")
+        ran.one_line(2, f"{second} {db.parent / f'new{ext}'} is the same file as {first} new{ext}")
         assert not (db.parent / f"new{ext}").exists()
 
 
@@ -245,7 +244,7 @@ def test_report_html_checks_every_file_before_replacing_any(db: Path, listed: bo
     (report / "scatter.svg").mkdir()
     (report / "scatter.svg" / "mine.txt").write_text("mine\n")
     ran = run_cli(["report", db.name, "--html", "r", "--title", "another"], db.parent)
-    one_line(ran, 2, "r/scatter.svg is a directory")
+    ran.one_line(2, "r/scatter.svg is a directory")
     assert {p.name: p.read_bytes() for p in report.iterdir() if p.is_file()} == {
         name: data for name, data in before.items() if name != "scatter.svg"
     }  # nothing replaced

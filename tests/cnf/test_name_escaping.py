@@ -8,8 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from bounded_cli import run_cli
-from helpers import need_solver
+from helpers import need_solver, run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 

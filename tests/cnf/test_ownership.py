@@ -8,8 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from bounded_cli import run_cli
-from helpers import need_solver, one_line
+from helpers import need_solver, run_cli
 
 from cnfgen_queens.cnf.atomic import atomic_output
 from cnfgen_queens.cnf.owned import PlantedLink, open_owned, refuse_links
@@ -101,7 +100,7 @@ def test_enumerate_out_refuses_a_planted_link(tmp_path: Path, name: str) -> None
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / name).symlink_to(victim)
     ran = run_cli(["enumerate", "6", "--solver", "minisat", "--out", "d"], tmp_path)
-    one_line(ran, 2, f"d/{name} is a symbolic link", "victim.txt", "not followed")
+    ran.one_line(2, f"d/{name} is a symbolic link", "victim.txt", "not followed")
     _untouched(victim)
     assert ran.out == ""
 
@@ -125,7 +124,7 @@ def test_certify_refuses_a_planted_link(tmp_path: Path, name: str) -> None:
     (tmp_path / "d" / name).symlink_to(victim if name != "cubes" else tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir())
     ran = run_cli(["count", "6", "--certify", "d"], tmp_path)
-    one_line(ran, 2, f"d/{name} is a symbolic link", "not followed")
+    ran.one_line(2, f"d/{name} is a symbolic link", "not followed")
     _untouched(victim)
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
@@ -135,7 +134,7 @@ def test_certify_refuses_a_cube_file_planted_as_a_link(tmp_path: Path) -> None:
     (tmp_path / "d" / "cubes").mkdir(parents=True)
     (tmp_path / "d" / "cubes" / "00001.drat").symlink_to(victim)
     ran = run_cli(["count", "6", "--certify", "d"], tmp_path)
-    one_line(ran, 2, "d/cubes/00001.drat is a symbolic link")
+    ran.one_line(2, "d/cubes/00001.drat is a symbolic link")
     _untouched(victim)
 
 
@@ -151,7 +150,7 @@ def test_certify_never_replaces_an_input_with_a_proof(tmp_path: Path, how: str) 
     else:
         placed.write_text("1,1\n")
     ran = run_cli(["count", "8", "--place-file", str(placed), "--certify", "d"], tmp_path)
-    one_line(ran, 2, "--place-file", "is the same file as d/cover.drat", "--certify d")
+    ran.one_line(2, "--place-file", "is the same file as d/cover.drat", "--certify d")
     assert placed.read_text() == "1,1\n"
     assert ran.out == "" and not (tmp_path / "d" / "manifest.json").exists()
 
@@ -180,7 +179,7 @@ def test_a_hard_linked_lock_file_is_refused(tmp_path: Path, argv: list[str]) -> 
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / ".cnfgen-queens.lock").hardlink_to(victim)
     ran = run_cli(argv, tmp_path)
-    one_line(ran, 2, "d/.cnfgen-queens.lock has 2 hard links", "nothing was written")
+    ran.one_line(2, "d/.cnfgen-queens.lock has 2 hard links", "nothing was written")
     _untouched(victim)
     assert ran.out == ""
 
@@ -197,7 +196,7 @@ def test_resume_refuses_a_hard_linked_solutions_file(tmp_path: Path) -> None:
     solutions.unlink()
     solutions.hardlink_to(victim)
     ran = run_cli(["enumerate", "6", "--solver", "minisat", "--out", "d", "--resume"], tmp_path)
-    one_line(ran, 2, "d/solutions.txt has 2 hard links")
+    ran.one_line(2, "d/solutions.txt has 2 hard links")
     assert victim.read_text() == before
 
 
@@ -249,7 +248,7 @@ def test_batch_refuses_a_link_planted_where_it_writes_before_any_run(tmp_path: P
     planted = tmp_path / folder / names[0]
     planted.symlink_to(victim) if kind == "symbolic" else planted.hardlink_to(victim)
     ran = run_cli(["batch", str(config), "--no-progress"], tmp_path, timeout=120)
-    one_line(ran, 2, f"{folder}/{names[0]} is a {kind} link", "nothing was written")
+    ran.one_line(2, f"{folder}/{names[0]} is a {kind} link", "nothing was written")
     assert "PlantedLink" not in ran.err and ran.out == ""
     _untouched(victim)
     assert sorted(p.name for p in (tmp_path / folder).iterdir()) == names  # nothing else made there: no run ran
@@ -272,7 +271,7 @@ def test_report_html_again_keeps_what_the_user_added_and_refuses_a_link(tmp_path
     (tmp_path / "r" / "runs.js").unlink()
     (tmp_path / "r" / "runs.js").symlink_to(victim)
     ran = run_cli(["report", str(db), "--html", "r"], tmp_path)
-    one_line(ran, 2, "r/runs.js is a symbolic link")
+    ran.one_line(2, "r/runs.js is a symbolic link")
     _untouched(victim)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".r.")]  # no build directory left
 

@@ -18,8 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bounded_cli import run_cli
-from helpers import default_signals, need_solver, one_line
+from helpers import default_signals, need_solver, run_cli
 
 from cnfgen_queens.cli import gen_main
 
@@ -95,7 +94,7 @@ def test_a_fifo_with_no_writer_is_waited_on_for_a_bounded_time(tmp_path: Path, q
     os.mkfifo(tmp_path / "f")
     start = time.monotonic()
     ran = run_cli(argv, tmp_path, timeout=120)
-    one_line(ran, 2, "f: nothing came in 10 s", "no writer")
+    ran.one_line(2, "f: nothing came in 10 s", "no writer")
     assert time.monotonic() - start < 60
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f", "q8.cnf"]  # no spool left
 
@@ -171,6 +170,6 @@ def test_a_work_directory_replaced_during_the_run_gets_nothing_more(tmp_path: Pa
     profiles.write_text(f"solvers:\n  swapper:\n    command: '{swap} {{cnf}} {{model}}'\n    output: minisat\n"
                         "    version_args: null\n")  # fmt: skip
     ran = run_cli(["enumerate", "6", "--solver", "swapper", "--solvers-file", str(profiles), "--out", "d"], tmp_path)
-    one_line(ran, 2, "--out d was replaced during the run", "nothing more was written there")
+    ran.one_line(2, "--out d was replaced during the run", "nothing more was written there")
     assert sorted(p.name for p in victim.iterdir()) == ["current.cnf"]
     assert (victim / "current.cnf").read_text() == "not ours\n"

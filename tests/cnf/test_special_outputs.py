@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bounded_cli import GEN_ENTRY, run_cli
-from helpers import ROOT, need_solver, one_line
+from helpers import GEN_ENTRY, ROOT, need_solver, run_cli
 
 import cnfgen_queens as cq
 from cnfgen_queens.errors import UsageError
@@ -87,7 +86,7 @@ def test_a_plot_into_a_fifo_with_a_reader_gets_the_bytes(db: Path) -> None:
 def test_a_plot_into_a_fifo_with_no_reader_is_refused(db: Path) -> None:
     os.mkfifo(db.parent / "p.png")
     names = sorted(p.name for p in db.parent.iterdir())
-    one_line(run_cli(["report", db.name, "--cactus", "p.png"], db.parent, timeout=120), 1, "cannot write p.png",
+    run_cli(["report", db.name, "--cactus", "p.png"], db.parent, timeout=120).one_line(1, "cannot write p.png",
              "no reader")  # fmt: skip
     assert (db.parent / "p.png").is_fifo()
     assert sorted(p.name for p in db.parent.iterdir()) == names  # no temporary file left beside it
@@ -96,7 +95,7 @@ def test_a_plot_into_a_fifo_with_no_reader_is_refused(db: Path) -> None:
 def test_a_plot_or_table_over_a_socket_is_refused_before_any_work(db: Path, unix_socket: Path) -> None:
     for flag in ("--cactus", "--json"):
         ran = run_cli(["report", db.name, flag, unix_socket.name], db.parent, timeout=120)
-        one_line(ran, 2, f"cannot write {unix_socket.name}", "socket")
+        ran.one_line(2, f"cannot write {unix_socket.name}", "socket")
         assert ran.out == ""  # refused before the table was made
         assert unix_socket.is_socket()
 
@@ -117,7 +116,7 @@ def test_a_work_file_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     os.mkfifo(tmp_path / "d" / "base.cnf")
     ran = run_cli(["enumerate", "6", "--solver", "cadical", "--out", "d"], tmp_path, timeout=60)
-    one_line(ran, 2, "cannot write d/base.cnf", "FIFO")
+    ran.one_line(2, "cannot write d/base.cnf", "FIFO")
     assert (tmp_path / "d" / "base.cnf").is_fifo() and ran.out == ""
 
 

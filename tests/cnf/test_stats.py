@@ -1,12 +1,16 @@
-"""cnfgen-queens stats: features by hand, modularity against networkx, the queens board checks, compressed input."""
+"""cnfgen-queens stats: features by hand, modularity against networkx, the queens board checks, compressed input;
+one number format (thousands separators), booleans as in --json, --json values raw, and the file's GBD hash (the
+one batch stores), also from stdin."""
 
 from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import json
 import lzma
 import random
+import sys
 from pathlib import Path
 
 import networkx as nx
@@ -15,6 +19,7 @@ import pytest
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.cnf import stats
+from cnfgen_queens.cnf.gbd_hash import gbd_hash
 from cnfgen_queens.cnf.scan import read_cnf
 
 SMALL = "c by hand\np cnf 4 3\n1 -2 0\n-1 -2 3 0\n2 0\n"
@@ -165,3 +170,24 @@ def test_vig_skipped_beyond_its_pair_budget(tmp_path: Path, monkeypatch: pytest.
     assert st.vig_edges is None and st.modularity is None
     assert st.notes == ("variable-incidence graph skipped: 15 literal pairs > 10",)
     assert st.clause_lengths == {6: 1}  # everything else is still there
+
+
+def test_stats_formats_consistently_and_prints_the_gbd_hash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cnf = tmp_path / "q16.cnf"
+    assert main(["gen", "16", "-o", str(cnf)]) == 0
+    capsys.readouterr()
+    assert main(["stats", str(cnf), "--json", "--no-graph"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["gbd_hash"] == gbd_hash(cnf) and doc["queens"]["conflict_edges"] == 6_320  # raw in JSON
+    assert main(["stats", str(cnf)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"GBD hash             {gbd_hash(cnf)}" in lines
+    queens = {line[7:51].strip(): line[51:].strip() for line in lines if line.startswith("queens ")}
+    assert queens["conflict edges"] == "6,320"  # as the clauses line: never 6320 here and 12,560 there
+    assert queens["vig cells equal conflict graph"] == "true"  # as --json says it, not Python's True
+    assert queens["maximal cliques that are lines only"] == "false"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(cnf.read_bytes())))
+    assert main(["stats", "-", "--no-graph"]) == 0  # stdin is read once: hashed in the same pass
+    assert f"GBD hash             {gbd_hash(cnf)}" in capsys.readouterr().out.splitlines()

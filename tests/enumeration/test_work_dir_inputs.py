@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bounded_cli import run_cli
-from helpers import need_solver, one_line
+from helpers import need_solver, run_cli
 
 OWN = ("run.json", "base.cnf", "current.cnf", "solutions.txt")
 ALIASES = ("same name", "symlink", "hard link")
@@ -39,7 +38,7 @@ def test_enumerate_refuses_a_work_file_that_is_an_input(tmp_path: Path, name: st
     before = holes.read_bytes()
     resume = ["--resume"] if name == "solutions.txt" else []  # a fresh run refuses a used solutions.txt already
     ran = run_cli(["enumerate", "6", "--solver", "cadical", "--out", "d", *resume, "--holes", str(holes)], tmp_path)
-    one_line(ran, 2, "--holes", f"d/{name}", "--out d")
+    ran.one_line(2, "--holes", f"d/{name}", "--out d")
     assert holes.read_bytes() == before
     assert ran.out == ""  # no solution: no solver ran
     assert sorted(p.name for p in (tmp_path / "d").iterdir()) == [name]  # nothing written beside it
@@ -51,7 +50,7 @@ def test_count_refuses_a_solvers_file_the_loop_would_replace(tmp_path: Path) -> 
     profiles = _planted(tmp_path, "run.json", "hard link", text)
     ran = run_cli(["count", "6", "--solver", "c", "--engine", "loop", "--out", "d", "--solvers-file", str(profiles)],
                   tmp_path)  # fmt: skip
-    one_line(ran, 2, "--solvers-file", "d/run.json")
+    ran.one_line(2, "--solvers-file", "d/run.json")
     assert profiles.read_text() == text and ran.out == ""
 
 

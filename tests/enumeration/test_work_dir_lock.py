@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bounded_cli import run_cli
-from helpers import CLI_ENTRY, alive, default_signals, descendants, need_solver, one_line
+from helpers import CLI_ENTRY, alive, default_signals, descendants, need_solver, run_cli
 
 from cnfgen_queens.cnf.owned import LOCK_FILE, DirInUse, PlantedLink, lock_dir
 
@@ -51,7 +50,7 @@ def test_a_second_process_is_refused_and_kill_9_frees_the_directory(tmp_path: Pa
     first = _holder(tmp_path, *argv)
     try:
         second = run_cli(argv, tmp_path, timeout=120)
-        one_line(second, 2, f"--out d is in use by process {first.pid}", "enumerate 10", "--resume")
+        second.one_line(2, f"--out d is in use by process {first.pid}", "enumerate 10", "--resume")
         assert second.out == ""
     finally:
         _kill9(first)
@@ -66,7 +65,7 @@ def test_certify_is_locked_too(tmp_path: Path) -> None:
     first = _holder(tmp_path, "count", "11", "--certify", "d", "--quiet")
     try:
         second = run_cli(["count", "6", "--certify", "d"], tmp_path, timeout=120)
-        one_line(second, 2, f"--certify d is in use by process {first.pid}", "count 11")
+        second.one_line(2, f"--certify d is in use by process {first.pid}", "count 11")
     finally:
         _kill9(first)
 

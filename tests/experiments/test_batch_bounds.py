@@ -2,7 +2,8 @@
 
 The size guard and the DIMACS variable limit (cnf/write_limits.py, shared with gen-queens), config
 bounds that cover float ranges (a step that makes too many values is refused before any value is
-made), and a run's time limit that bounds the generation and cache write of its instance.
+made), and a run's time limit that bounds the generation and cache write of its instance.  ``--dry-run``
+prints every factor of the grid's product (the column_alo axis too), from the same list the size check uses.
 """
 
 from __future__ import annotations
@@ -202,3 +203,25 @@ def test_a_store_opened_while_another_process_creates_the_file_waits_for_it(tmp_
         if holder.poll() is None:
             holder.kill()
         holder.wait(timeout=30)
+
+
+DRY_RUN_GRID = """\
+instances:
+  n: [6, 7, 8]
+  encodings: [pairwise, sequential]
+  column_alo: [false, true]
+  shuffle_seeds: [1, 2]
+solvers: [pysat:cadical195, pysat:minisat22, pysat:glucose4]
+limits: {time: 10}
+results: RESULTS
+"""
+
+
+def test_dry_run_line_multiplies_to_its_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "exp.yaml"
+    cfg.write_text(DRY_RUN_GRID.replace("RESULTS", str(tmp_path / "results.sqlite")))
+    assert main(["batch", str(cfg), "--dry-run"]) == 0
+    first, *runs = capsys.readouterr().out.splitlines()
+    expected = "grid: 3 N x 2 encodings x 2 column_alo values x 2 seeds x 3 solvers x 1 repeats = 72 runs;"
+    assert first.startswith(expected), first
+    assert len([r for r in runs if r.startswith("todo ")]) == 72

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import HAND, marked_processes, need_module, need_solver, need_tool, row
+from helpers import HAND, marked_processes, need_module, need_solver, need_tool, row, write_store
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.experiments.store import OUTPUT_DIR, Store
@@ -256,3 +256,18 @@ def test_batch_keeps_the_solver_output_and_the_page_links_it(tmp_path: Path, bro
     assert page.url.endswith(f"/res/{OUTPUT_DIR}/{rows['kissat', 5].run_key}.log")
     assert "s SATISFIABLE" in page.inner_text("body")
     assert errors == []
+
+
+def test_html_overview_table_is_not_clipped(tmp_path: Path, browser: Any) -> None:
+    args = json.dumps(["--sat", "--seed=12345", "--phase=false", "--restartint=100"])
+    rows = [replace(row(f"{s}{n}", s, enc, n, "SAT", 0.5 * n), solver_args=args)
+            for s in ("kissat", "cadical") for enc in ("pysat:kmtotalizer", "sequential") for n in (8, 9)]  # fmt: skip
+    rows += [replace(rows[0], run_key="x", column_alo=True), replace(rows[1], run_key="y", group_size=2)]
+    db = write_store(tmp_path / "runs.sqlite", rows)
+    out = tmp_path / "html"
+    assert main(["report", str(db), "--html", str(out)]) == 0
+    page, errors = _page(browser, (out / "index.html").as_uri())
+    box = page.eval_on_selector(".summary-box", "b => [b.scrollWidth, b.clientWidth]")
+    assert box[0] <= box[1], box  # the whole table shows at 1400 px: nothing to scroll to
+    last = page.eval_on_selector("table.summary th:last-child", "t => t.getBoundingClientRect().right")
+    assert last <= 1400 and not errors

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from brute_force import brute_count
-from helpers import in_process, need_module, need_solver
+from helpers import in_process, need_module, need_solver, one_line
 
 import cnfgen_queens as cq
 from cnfgen_queens.cli import gen_main
@@ -20,11 +20,6 @@ from cnfgen_queens.experiments.store import Store
 from cnfgen_queens.solvers.outcome import Checked, Status
 
 LIAR = str(Path(__file__).resolve().parents[1] / "fakes" / "liar.sh")
-
-
-def one_line(err: str) -> str:
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    return err
 
 
 def stripped(tmp_path: Path, n: int) -> Path:

@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from bounded_cli import run_cli
-from helpers import ROOT
+from helpers import ROOT, run_cli
 
 from cnfgen_queens.cli import gen_main
 from cnfgen_queens.cnf.scan import CnfFile, read_cnf

@@ -10,8 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bounded_cli import run_cli
-from helpers import CLI_ENTRY, marked_processes, need_solver
+from helpers import CLI_ENTRY, marked_processes, need_solver, run_cli
 
 from cnfgen_queens.cli import gen_main
 

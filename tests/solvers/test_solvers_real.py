@@ -6,21 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import need_module, need_solver
+from helpers import board_line, is_solution, need_module, need_solver
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.limits import Limits
 from cnfgen_queens.solvers import Status, solve
 
 SOLVERS = ["kissat", "minisat", "cadical", "picosat", "cryptominisat5", "clasp"]
-
-
-def assert_queens(true_vars: set[int], n: int) -> None:
-    """n queens, pairwise non-attacking (checked here from scratch, not with the project's board code)."""
-    cells = [divmod(v - 1, n) for v in sorted(true_vars) if v <= n * n]
-    assert len(cells) == n
-    for key in (lambda rc: rc[0], lambda rc: rc[1], lambda rc: rc[0] - rc[1], lambda rc: rc[0] + rc[1]):
-        assert len({key(rc) for rc in cells}) == n
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +32,7 @@ def test_api_sat_and_unsat(name: str, cnfs: dict[int, Path]) -> None:
     assert sat.status is Status.SAT, sat.error
     assert sat.verified and sat.exit_code in (10, 30) and sat.solver == name
     assert sat.version
-    assert_queens(sat.true_vars(), 8)
+    assert is_solution(board_line(sat.true_vars(), 8), 8)
     assert sat.model is not None and len(sat.model) == 64
     assert sat.cpu is not None and sat.wall >= 0
     unsat = solve(cnfs[3], name)
@@ -57,7 +49,7 @@ def test_cli_sat_and_unsat(name: str, cnfs: dict[int, Path], capsys: pytest.Capt
     assert any(line.startswith(f"c solver {name} ") for line in out)
     v = [int(t) for line in out if line.startswith("v ") for t in line.split()[1:]]
     assert v[-1] == 0 and all(len(line) <= 80 for line in out if line.startswith("v "))
-    assert_queens({lit for lit in v if lit > 0}, 8)
+    assert is_solution(board_line({lit for lit in v if lit > 0}, 8), 8)
     assert main(["solve", str(cnfs[3]), "--solver", name]) == 20
     out = capsys.readouterr().out.splitlines()
     assert "s UNSATISFIABLE" in out and not any(line.startswith("v ") for line in out)
@@ -66,7 +58,7 @@ def test_cli_sat_and_unsat(name: str, cnfs: dict[int, Path], capsys: pytest.Capt
 def test_embedded_default(cnfs: dict[int, Path], capsys: pytest.CaptureFixture[str]) -> None:
     sat = solve(cnfs[8])
     assert sat.status is Status.SAT and sat.solver == "pysat:cadical195" and sat.verified
-    assert_queens(sat.true_vars(), 8)
+    assert is_solution(board_line(sat.true_vars(), 8), 8)
     assert solve(cnfs[3], "pysat:glucose4").status is Status.UNSAT
     assert main(["solve", str(cnfs[3]), "--json"]) == 20
     record = json.loads(capsys.readouterr().out)
