@@ -690,7 +690,7 @@ def true_count(n: int, flags: set[str]) -> int:
     placed = {(0, 1)} if "place" in flags else set()
     holes = {(2, 2)} if "hole" in flags else set()
     boards = [b for b in solutions(n, torus) if set(enumerate(b)) >= placed and not set(enumerate(b)) & holes]
-    if "break-symmetry" not in flags:
+    if "break-symmetry" not in flags or not boards:  # no board, no orbit: the group (9! maps at N = 3) unbuilt
         return len(boards)
     maps = torus_maps(n) if torus else square_maps(n)
     kept = [f for f in maps if {f(q) for q in placed} == placed and {f(h) for h in holes} == holes]

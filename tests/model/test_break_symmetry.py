@@ -128,8 +128,9 @@ def test_stabiliser_is_the_brute_force_group(seed: int) -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7])
 def test_torus_orbits_brute_force(n: int) -> None:
-    maps = torus_maps(n)
-    least = {min(orbit) for orbit in orbits(solutions(n, torus=True), maps)}
+    boards = solutions(n, torus=True)
+    # the maps only where there is a board to move: the 3-torus's queens graph is complete, its group all 9! maps
+    least = {min(orbit) for orbit in orbits(boards, torus_maps(n) if boards else [])}
     found = models(QueensFormula(n, "product", variant=Variant(torus=True), break_symmetry=True))
     assert set(found) == least
     assert len(found) == {1: 1, 5: 1, 7: 1}.get(n, 0)  # 1, 10 and 28 boards; no solution for N = 2, 3, 4
