@@ -91,8 +91,8 @@ if TYPE_CHECKING:  # the API's names, typed for checkers; at run time __getattr_
         solve,
     )
 
-# the names of cnfgen_queens.library re-exported here (tests/test_api.py checks them against its __all__);
-# none may be the name of a subpackage or module of ours (tests/test_api_names.py checks that too)
+# the names of cnfgen_queens.library re-exported here (tests/library/test_api.py checks them against its __all__);
+# none may be the name of a subpackage or module of ours (tests/library/test_api_names.py checks that too)
 __all__ = [
     "DEFAULT_SOLVER",
     "Board",

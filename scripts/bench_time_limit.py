@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """``--time-limit T`` ends by T + 0.5 s (issue 30, item 9): the wall-clock figures, which the tests leave here.
 
-tests/test_time_limit_bound.py holds the schedule to it from the run records (SIGTERM at the deadline,
+tests/solvers/test_time_limit_bound.py holds the schedule to it from the run records (SIGTERM at the deadline,
 SIGKILL a grace later), which a loaded machine only delays; how long the whole command takes depends on
 the load, so it is measured here, with the load beside it (scripts/benchlib.py, median of K side by side):
 

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Install Debian's chromium for the HTML report's browser tests (tests/test_report_html.py drive it through
+# Install Debian's chromium for the HTML report's browser tests (tests/experiments/test_report_html.py drive it through
 # Playwright for Python, the test extra, with executable_path=/usr/bin/chromium: Playwright's own browser
 # download is never used).  Idempotent: an installed chromium is kept.
-# Usage: scripts/install-browser.sh        (then: CI=1 python -m pytest tests/test_report_html.py)
+# Usage: scripts/install-browser.sh        (then: CI=1 python -m pytest tests/experiments/test_report_html.py)
 set -eu
 
 if [ -x /usr/bin/chromium ]; then

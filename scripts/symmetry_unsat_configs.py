@@ -1,6 +1,6 @@
 """Write the UNSAT completion configs of the symmetry-breaking study (``configs/symmetry-unsat/nN.yaml``).
 
-Usage: ``python scripts/symmetry_unsat_configs.py`` (rewrites the five files; tests/test_break_symmetry_cli.py
+Usage: ``python scripts/symmetry_unsat_configs.py`` (rewrites the five files; tests/model/test_break_symmetry_cli.py
 checks that the committed ones are what it writes).
 
 A batch config places the same squares for every N, but an UNSAT completion needs squares across

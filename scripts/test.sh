@@ -129,6 +129,6 @@ other_venv 3.13 "$PYTHON313" .venv313 -e '.[test,docs]' # the docs test builds t
 step "pytest on Python 3.13: the everyday run (python -m pytest -q)" in_venv .venv313 python -m pytest -q ||
     { [[ $status -ne 0 ]] || status=1; }
 other_venv 3.12 "$PYTHON312" .venv312 -e . pytest pytest-timeout pytest-xdist # what the Tour and its test need
-step "the README's Tour on Python 3.12 (tests/test_readme.py)" in_venv .venv312 python -m pytest -q -n 0 -m slow \
-    "tests/test_readme.py::test_every_command_works_as_printed[README.md]" || { [[ $status -ne 0 ]] || status=1; }
+step "the README's Tour on Python 3.12 (tests/docs/test_readme.py)" in_venv .venv312 python -m pytest -q -n 0 -m slow \
+    "tests/docs/test_readme.py::test_every_command_works_as_printed[README.md]" || { [[ $status -ne 0 ]] || status=1; }
 exit "$status"

@@ -10,7 +10,7 @@
 # Usage: bash scripts/wheel-smoke.sh [WORKDIR]   (default: a new temporary directory, removed at exit)
 # The Python that builds is $PYTHON (default: python3); it needs the build and twine packages
 # (the test extra). The fresh venv's is $VENV_PYTHON (default: $PYTHON), e.g. python3.13 to try the
-# wheel on another Python. tests/test_wheel.py runs this script (slow; CI runs it).
+# wheel on another Python. tests/project/test_wheel.py runs this script (slow; CI runs it).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"

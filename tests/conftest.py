@@ -76,16 +76,10 @@ def sigint_raises() -> Iterator[None]:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
-    """A results database holding the hand-made rows of test_experiments_report.HAND (report and plot tests)."""
-    from test_experiments_report import HAND
+    """A results database holding the hand-made rows of helpers.HAND (report and plot tests)."""
+    from helpers import HAND, write_store
 
-    from cnfgen_queens.experiments.store import Store
-
-    path = tmp_path / "hand.sqlite"
-    with Store(path) as store:
-        for r in HAND:
-            store.add(r)
-    return path
+    return write_store(tmp_path / "hand.sqlite", HAND)
 
 
 @pytest.fixture(params=["compiled", "pure"])

@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import os
+import resource
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import argparse
-    import subprocess
 
 import pytest
 
+from cnfgen_queens.experiments.store import MEASURED, Row, Store
+from cnfgen_queens.solvers.outcome import Status
+
 IN_CI = bool(os.environ.get("CI"))
 ROOT = Path(__file__).resolve().parent.parent
+PLUGIN_EXAMPLE = ROOT / "examples" / "queens-plugin-example" / "queens_plugin_example.py"
 
 
 def find_binary(name: str) -> str | None:
@@ -55,26 +65,6 @@ def marked_processes(marker: str) -> list[int]:
                         found.append(int(entry))
             except OSError:
                 continue
-    return found
-
-
-def descendants(pid: int) -> set[int]:
-    """Pids of the living descendants of ``pid`` (its children, theirs, ...), from /proc (zombies left out)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] not in (b"Z", b"X"):
-                parents[int(entry)] = int(fields[1])
-    found: set[int] = set()
-    new = {pid}
-    while new:
-        new = {child for child, parent in parents.items() if parent in new} - found
-        found |= new
     return found
 
 
@@ -172,3 +162,241 @@ def option_help(parser: argparse.ArgumentParser, option: str) -> str:
     found = [action for action in parser._actions if option in action.option_strings]
     assert len(found) == 1, f"{option} is not one option of {parser.prog}"
     return " ".join(parser._get_formatter()._expand_help(found[0]).split())
+
+
+def one_line(err: str, *words: str) -> str:
+    """The error on stderr, checked to be one line (a sentence and its newline, nothing else: no traceback,
+    no catch-all asking for CNFGEN_QUEENS_DEBUG, no MemoryError) naming each of ``words``; that line."""
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert "Traceback" not in err and "CNFGEN_QUEENS_DEBUG" not in err and "MemoryError" not in err, err
+    assert all(w in err for w in words), err
+    return err[:-1]
+
+
+def is_solution(line: str, n: int) -> bool:
+    """Whether ``line`` (1-based columns, the queen of each row: decode's output, a line of a solutions file)
+    places ``n`` queens no two of which attack, checked here, not with the package's board code."""
+    cols = [int(t) for t in line.split()]
+    distinct_columns = sorted(cols) == list(range(1, n + 1))
+    return distinct_columns and all(abs(cols[i] - cols[j]) != j - i for i in range(n) for j in range(i + 1, n))
+
+
+def board_line(model: Iterable[int], n: int) -> str:
+    """The board that the true cell variables x(r, c) = r*n + c + 1 of ``model`` place, as :func:`is_solution`
+    reads it (the column of each row's queen); "" unless each row holds one queen."""
+    cells = sorted(divmod(v - 1, n) for v in model if 0 < v <= n * n)
+    if [r for r, _ in cells] != list(range(n)):
+        return ""
+    return " ".join(str(c + 1) for _, c in cells)
+
+
+# -- the CLI in a process of its own under an address-space limit and a timeout: a runaway allocation is a
+# one-line error or a refusal, never the kernel's kill; the process is gone when the call returns
+
+GEN_ENTRY = "import sys; from cnfgen_queens.cli import gen_main; sys.exit(gen_main(sys.argv[1:]))"
+MEMORY_MB = 1536  # RLIMIT_AS of the child: numpy and networkx need about 0.6 GB of address space to start
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def lines(self) -> list[str]:
+        """The non-empty lines on stderr."""
+        return [line for line in self.err.splitlines() if line.strip()]
+
+    def one_line(self, code: int, *words: str) -> str:
+        """Exit ``code`` and :func:`one_line`'s error on stderr, naming each of ``words``; that line."""
+        assert self.code == code, self
+        return one_line(self.err, *words)
+
+
+def run_cli(
+    argv: list[str], cwd: Path, *, gen: bool = False, memory_mb: int = MEMORY_MB, timeout: float = 60,
+    stdin: bytes | None = None, env: dict[str, str] | None = None, entry: str | None = None,
+) -> Ran:  # fmt: skip
+    """``cnfgen-queens ARGV`` (``gen-queens`` with ``gen``) under RLIMIT_AS and a timeout, SIGINT as default;
+    ``env``: variables set (or replaced) in the child's environment; ``entry``: the child's ``-c`` code
+    instead of the console script's."""
+    limit = memory_mb << 20
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        os.setsid()  # its own group: killed whole on timeout
+
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
+    env.pop("CNFGEN_QUEENS_DEBUG", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", entry or (GEN_ENTRY if gen else CLI_ENTRY), *argv],
+        cwd=cwd, env=env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limits,
+    )  # fmt: skip
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.communicate()
+        raise AssertionError(f"{argv} still running after {timeout} s") from None
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+    return Ran(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+
+
+# -- processes: what runs below a process ------------------------------------------------------------------
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (from /proc: children of any thread, then theirs)."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_bytes()
+        except OSError:
+            continue
+        fields = text[text.rfind(b")") + 2 :].split()
+        if fields[0] != b"Z":
+            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        kids = parents.get(todo.pop(), [])
+        out += kids
+        todo += kids
+    return out
+
+
+def alive(pids: list[int]) -> list[int]:
+    left = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z":
+            left.append(pid)
+    return left
+
+
+def all_gone(pids: list[int], timeout: float = 60) -> list[int]:
+    end = time.monotonic() + timeout
+    while alive(pids) and time.monotonic() < end:
+        time.sleep(0.1)
+    return alive(pids)
+
+
+# -- results stores: the rows a batch stored, and a hand-made store ---------------------------------------------
+
+
+def stored(path: Path) -> list[Row]:
+    with Store(path, readonly=True) as store:
+        return store.rows()
+
+
+def write_store(path: Path, rows: list[Row]) -> Path:
+    """A results store at ``path`` holding ``rows``."""
+    with Store(path) as store:
+        for r in rows:
+            store.add(r)
+    return path
+
+
+def comparable(rows: list[Row]) -> list[tuple[object, ...]]:
+    """A row without what differs between two runs of the same thing (times, host)."""
+    return [tuple(v for k, v in r.as_dict().items() if k not in MEASURED) for r in rows]
+
+
+def row(
+    key: str,
+    solver: str,
+    encoding: str,
+    n: int,
+    status: str,
+    wall: float | None,
+    *,
+    verified: bool = True,
+    limit: float | None = 10.0,
+    task: str = "solve",
+    count: int | None = None,
+) -> Row:
+    return Row(
+        run_key=key,
+        config_hash="cfg",
+        experiment="hand",
+        task=task,
+        n=n,
+        encoding=encoding,
+        group_size=None,
+        column_alo=False,
+        shuffle_seed=None,
+        repeat=0,
+        variables=n * n,
+        clauses=10 * n,
+        solver=solver,
+        solver_args="[]",
+        solver_version="1.0",
+        time_limit=limit,
+        memory_limit=None,
+        status=Status(status),
+        wall=wall,
+        cpu=wall,
+        peak_memory_mb=1.0,
+        count=count,
+        fundamental=None,
+        verified=verified if status == "SAT" else None,
+        host="h",
+        started="t0",
+        finished="t1",
+        error=None,
+    )
+
+
+HAND = [
+    # kissat / pairwise: solved in 1 s and 3 s, one timeout (limit 10 s)
+    row("a1", "kissat", "pairwise", 4, "SAT", 1.0),
+    row("a2", "kissat", "pairwise", 5, "SAT", 3.0),
+    row("a3", "kissat", "pairwise", 6, "TIMEOUT", 10.2),
+    # kissat / sequential: n=3 UNSAT is right (0.5 s), n=8 SAT (2 s), n=9 SAT (4 s), n=10 SAT (7 s)
+    row("b1", "kissat", "sequential", 3, "UNSAT", 0.5),
+    row("b2", "kissat", "sequential", 8, "SAT", 2.0),
+    row("b3", "kissat", "sequential", 9, "SAT", 4.0),
+    row("b4", "kissat", "sequential", 10, "SAT", 7.0),
+    # minisat / pairwise: UNSAT for n=5 is wrong, an unverified model, a memory-out, an error
+    row("c1", "minisat", "pairwise", 5, "UNSAT", 0.1),
+    row("c2", "minisat", "pairwise", 6, "SAT", 0.2, verified=False),
+    row("c3", "minisat", "pairwise", 7, "MEMOUT", 1.0),
+    row("c4", "minisat", "pairwise", 8, "ERROR", None),
+]
+
+
+# -- a batch with the example plugin (docs/plugins.md) --------------------------------------------------------
+
+
+def plugin_grid(tmp_path: Path, executor: str, task: str = "count") -> Path:
+    sub = tmp_path / "grid"
+    sub.mkdir(exist_ok=True)
+    (sub / "twolevel.py").write_bytes(PLUGIN_EXAMPLE.read_bytes())
+    cfg = sub / f"{executor}.yaml"
+    cfg.write_text(
+        "plugins: [twolevel.py]\n"  # relative to the config's directory, not to the working one
+        "instances: {n: [6, 8], encodings: [twolevel, commander]}\n"
+        f"solvers: [pysat:minisat22]\ntask: {task}\nlimits: {{time: 60}}\n"
+        f"results: {tmp_path / executor / 'r.sqlite'}\nexecutor: {executor}\n"
+    )
+    return cfg
+
+
+def stored_counts(db: Path) -> dict[tuple[str, int], int]:
+    with sqlite3.connect(db) as con:
+        return {(e, n): c for e, n, c in con.execute("SELECT encoding, n, count FROM runs")}
+
+
+PLUGIN_GRID_COUNTS = {
+    ("twolevel", 6): 4,
+    ("twolevel", 8): 92,
+    ("commander", 6): 4,
+    ("commander", 8): 92,
+}  # OEIS A000170

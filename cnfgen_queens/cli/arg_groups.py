@@ -27,7 +27,7 @@ ISOLATION_HELP = (
 
 def add_solver_arguments(p: argparse.ArgumentParser) -> None:
     """``-s/--solver``, ``--solver-args``, ``--solvers-file`` (one help text in every command:
-    tests/test_arg_groups.py)."""
+    tests/cli/test_arg_groups.py)."""
     g = p.add_argument_group("solver")
     g.add_argument(
         "-s",

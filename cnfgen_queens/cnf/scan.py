@@ -166,7 +166,7 @@ def check_stream(
     anything that is not DIMACS).  A body of up to ``small`` bytes is read in pure Python (no numpy to
     import: a solve in a shell loop starts fast), a larger one in chunks (the compiled scanner, which only
     counts when there is no model, or numpy); all accept and refuse the same bodies
-    (tests/test_scan_paths.py).  Memory follows the chunk and the model, not the clause: a clause line of
+    (tests/cnf/test_scan_paths.py).  Memory follows the chunk and the model, not the clause: a clause line of
     any length is read in pieces.  ``stop`` is asked between chunks; when it says True
     the check ends with :class:`CheckStopped`."""
     if small is None and value is None and native.NATIVE is not None:

@@ -11,7 +11,7 @@ On the N-torus every line wraps: rows, columns, diagonals ``r - c = const`` and 
   ``u r0``, diagonal ``d0`` to ``u d0``), and for odd N also ``u * d * M``, ``M: (r, c) -> (r + c,
   r - c)`` (rows onto anti-diagonals, columns onto diagonals).  ``|G0| = 8 phi(N)`` for odd N >= 5,
   ``4 phi(N)`` for even N (:func:`.lex_leader.torus_linear`; the whole automorphism group of the
-  torus's queens graph for N >= 6, tests/test_torus_group.py).  Below, ``d`` stands for any of the
+  torus's queens graph for N >= 6, tests/model/test_torus_group.py).  Below, ``d`` stands for any of the
   16 (or 8) matrices of :func:`.lex_leader.torus_shapes`, whose inverses modulo N exist.
 
 **Translations.** Let X0 be the solutions with a queen at (0, 0).  Each solution has one queen per
@@ -49,7 +49,7 @@ representative holds both ``q`` and a ``q'`` with ``y'/x < c``: one binary claus
 :func:`orbit_weight` alone, which still judges every board found.
 
 The argument holds for every N (units are what can be inverted; for N = 25 a queen in row 5 gives
-no slope ``c/5``), and is tested against brute force without a solver (tests/test_torus_cubes.py).
+no slope ``c/5``), and is tested against brute force without a solver (tests/counting/test_torus_cubes.py).
 """
 
 from __future__ import annotations

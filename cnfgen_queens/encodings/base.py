@@ -53,7 +53,7 @@ class Encoding:
     That is, with ``t = enc.template(n)`` (inputs ``1..n``, auxiliaries ``n+1..n+a``),
     the encoding of any ``n`` distinct variables ``lits`` from a pool at ``top`` is
     ``t`` with ``i -> lits[i-1]`` and ``n+j -> top+j``, clause for clause, in order.
-    Every registered encoding states it (tests/test_encodings_api.py checks it); an
+    Every registered encoding states it (tests/encodings/test_encodings_api.py checks it); an
     encoding that chose clauses by variable value would say ``positional=False`` and
     be written clause by clause.
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 # name -> (original paper, propagation complete, parsimonious: measured by the conformance gate,
-# tests/test_conformance.py)
+# tests/encodings/test_conformance.py)
 PYSAT_ENCODINGS: dict[str, tuple[str, bool, bool]] = {
     "seqcounter": ("C. Sinz, CP 2005", True, False),
     "sortnetwrk": ("sorting networks, N. Een and N. Sorensson, JSAT 2 (2006)", True, False),

@@ -8,7 +8,7 @@ of the square about (0, 0), ``u`` a unit of Z_N; :func:`torus_linear`) and, for 
 with ``M = DIAGONALS: (r, c) -> (r + c, r - c)``, which sends rows onto anti-diagonals and columns onto
 diagonals (invertible when N is odd): ``8 phi(N) N^2`` maps for odd N >= 5, ``4 phi(N) N^2`` for even N.
 These are the linear maps that permute the four families of lines, and for every N >= 6 tried (6..13,
-15, 17, 19, 25) all the automorphisms of the torus's queens graph (tests/test_torus_group.py computes
+15, 17, 19, 25) all the automorphisms of the torus's queens graph (tests/model/test_torus_group.py computes
 them from the graph).  N <= 5 has more (N = 5: the graph is the complement of the 5 x 5 rook's graph,
 28,800 automorphisms against 800 maps here) but the same orbits on the solutions (one orbit of 10 boards
 for N = 5, none for N = 2, 3, 4).  Each is a symmetry of the solutions (a board of N queens, one per row

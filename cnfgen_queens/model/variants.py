@@ -42,7 +42,8 @@ _CELL_DIGITS = 9  # digits of a row or column read at the most (MAX_N, 46340, ha
 MAX_CELL_FILE_BYTES = 1 << 26  # a placement or holes file beyond 64 MB is refused, not read
 
 # OEIS A007705, toroidal N-queens solutions (https://oeis.org/A007705, odd N; every N in A051906), N = 1..31
-# (0 unless gcd(N, 6) = 1, Polya); N <= 13 checked against a brute-force counter in tests/test_variants_counts.py.
+# (0 unless gcd(N, 6) = 1, Polya); N <= 13 checked against a brute-force counter in
+# tests/counting/test_variants_counts.py.
 _TORUS_NONZERO = {1: 1, 5: 10, 7: 28, 11: 88, 13: 4524, 17: 140692, 19: 820496, 23: 128850048, 25: 1957725000,
                   29: 605917055356, 31: 13404947681712}  # fmt: skip
 TORUS_COUNTS = {n: _TORUS_NONZERO.get(n, 0) for n in range(1, 32)}

@@ -42,7 +42,7 @@ class SolverMissing(SolverNotFound, OSError):
 
 
 INSTALL_SCRIPT_SOLVERS = frozenset(name for name, p in BUILTIN.items() if p.install_script)
-"""The profiles ``scripts/install-solvers.sh`` installs (their ``install_script``; tests/test_exit_rules.py
+"""The profiles ``scripts/install-solvers.sh`` installs (their ``install_script``; tests/solvers/test_exit_rules.py
 reads the script)."""
 
 

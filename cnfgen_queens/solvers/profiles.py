@@ -62,7 +62,7 @@ class Profile:
     native: tuple[tuple[str, str | None], ...] = ()  # compressed suffixes it reads itself, and the tool it
     # pipes through (which must be on PATH; None: built in); any other compressed input is decompressed for it
     bundled: str | None = None  # where a Python wheel puts the binary, relative to site-packages
-    install_script: bool = False  # scripts/install-solvers.sh installs it (tests/test_exit_rules.py reads both)
+    install_script: bool = False  # scripts/install-solvers.sh installs it (tests/solvers/test_exit_rules.py reads both)
 
     def command(
         self,
