@@ -33,7 +33,7 @@ def signal_test_files() -> list[str]:
 
 def test_the_signal_tests_are_found() -> None:
     files = signal_test_files()
-    for name in ("test_signals.py", "test_signals_library.py", "test_startup_interrupts.py", "test_forked_loop.py"):
+    for name in ("test_signals.py", "test_leftovers.py", "test_startup_interrupts.py", "test_forked_loop.py"):
         assert name in files, files
 
 

@@ -9,8 +9,8 @@ by argparse (:mod:`.parsing`, loaded then), so that a plain ``gen-queens N`` sta
 Python itself.  ``main(argv)`` is callable in-process.  The signal handlers of start-up are
 installed by the package's first statement (:func:`cnfgen_queens.quiet_exit`); while a
 subcommand runs, Ctrl-C raises KeyboardInterrupt and SIGTERM/SIGHUP raise
-:class:`~cnfgen_queens.errors.Terminated`, one unwinding for all three (a signal the caller
-ignores stays ignored).
+:class:`~cnfgen_queens.errors.Terminated` (:func:`~cnfgen_queens.errors.stop_on_signals`, installed by
+:func:`_guard`), one unwinding for all three (a signal the caller ignores stays ignored).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import os
 import sys
 
 from .. import quiet_exit
-from ..errors import TERMINATING, UsageError, printable, set_program, signals_raise
+from ..errors import TERMINATING, UsageError, printable, set_program, stop_on_signals
 from ..version import __version__
 from . import fast_argv
 from .common import EXIT_USAGE, CliError, Exit, fail
@@ -141,9 +141,9 @@ def _drop_stdout() -> None:
 
 
 def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
+    stop_on_signals()  # Ctrl-C, SIGTERM and SIGHUP: one exception, caught below
     try:
-        with signals_raise():  # SIGTERM and SIGHUP unwind as Ctrl-C does
-            code = fn(*a)
+        code = fn(*a)
         sys.stdout.flush()  # a full disk or a closed reader surfaces here, not at exit
         return code
     except CliError as e:  # every message is one line: a name in it is escaped (errors.printable)

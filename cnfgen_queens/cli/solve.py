@@ -24,7 +24,7 @@ from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import n_clauses, read_header_file
 from cnfgen_queens.cnf.read_once import readable
 from cnfgen_queens.cnf.same_file import refuse_alias
-from cnfgen_queens.errors import printable, signals_unwind, warn
+from cnfgen_queens.errors import printable, warn
 from cnfgen_queens.limits import Deadline
 
 from ..solutions.known_answer import UNCHECKED_WHY, Judgement, judge_answer
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     except (SolverNotFound, ProfileError) as e:
         fail(str(e))
 
-    with signals_unwind(), contextlib.ExitStack() as given:  # no spool left behind
+    with contextlib.ExitStack() as given:  # no spool left behind
         deadline = Deadline.after(limits.time, since=since)
         name = "<stdin>" if args.file == "-" else args.file
         try:  # stdin, a FIFO or a pipe (<(gen-queens 8)) is read once, into a file of ours

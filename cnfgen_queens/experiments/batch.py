@@ -11,25 +11,22 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.contexts import contextmanager
 from cnfgen_queens.execution import executors
 from cnfgen_queens.execution.slurm import SlurmSettings
 from cnfgen_queens.execution.where import ONE_WORKER, Where
 
 from ..cnf.atomic import close_work_dir, open_work_dir
 from ..cnf.owned import open_dir, refuse_links, refuse_planted
-from ..errors import TERMINATING, Terminated, restore_handlers
+from ..errors import Terminated
 from ..progress import Progress
 from ..solvers import SolverNotFound, resolve, solver_child
 from ..solvers.cgroup import usable_cores
@@ -82,21 +79,6 @@ class Summary:
     seconds: float = 0.0
     elsewhere: int = 0  # runs left to another batch process on the same results file (claimed there)
     note: str | None = None  # the noise guard's line at the start (the load left too few idle cores)
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Ignore SIGINT, SIGTERM and SIGHUP inside (from the main thread; elsewhere no handler can be set)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous: dict[signal.Signals, Any] = {}
-    try:  # a signal landing between two of these still gets every handler set so far put back
-        for sig in (signal.SIGINT, *TERMINATING):
-            previous[sig] = signal.signal(sig, signal.SIG_IGN)
-        yield
-    finally:
-        restore_handlers(previous)
 
 
 def cache_dir(config: Config) -> Path:
@@ -346,8 +328,7 @@ def _run_batch(config: Config, start: float, request: BatchRequest, announce: bo
             summary.stopped_by, summary.exit_code = str(e) or "interrupted", getattr(e, "exit_code", 130)
             if adding is not None:
                 summary.done += len(set(adding) & store.done_keys())
-            with _signals_held():  # a second Ctrl-C or SIGTERM must not cut the stopping of the workers short
-                pool.close(interrupted=True)
+            pool.close(interrupted=True)
         except BaseException:
             pool.close(interrupted=True)
             raise
@@ -355,7 +336,6 @@ def _run_batch(config: Config, start: float, request: BatchRequest, announce: bo
             pool.close()
         finally:
             bar.close()
-            with _signals_held():
-                store.release()  # runs claimed but not stored are free for the next batch
+            store.release()  # runs claimed but not stored are free for the next batch
     summary.seconds = time.monotonic() - start
     return summary

@@ -6,10 +6,9 @@ import hashlib
 import json
 import tarfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-
-from cnfgen_queens.contexts import contextmanager
 
 from ..cnf.atomic import work_dir
 from ..errors import UsageError

@@ -159,7 +159,7 @@ def _embedded_loop(request: Request, deadline: Deadline) -> Generator[Found, Non
 def _external_loop(formula: QueensFormula, solver: str, workdir: Path | None,
                    options: EnumerationOptions) -> Generator[Found, None, None]:  # fmt: skip
     if workdir is None:
-        with work_dir("loop", unwind=False) as tmp:  # a generator: the consumer's handlers stay as they are
+        with work_dir("loop") as tmp:
             yield from enumerate_external(formula, solver, tmp, replace(options, resume=False))
         return
     yield from enumerate_external(formula, solver, workdir, options)
