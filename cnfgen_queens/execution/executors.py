@@ -38,7 +38,7 @@ from .fork_pool import ForkPool, shutdown_interrupted
 from .landing import Landing
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
 from .where import Where
-from .worker_signals import detached_spawns, init_worker
+from .worker_signals import adopt_orphans, detached_spawns, end_orphans, init_worker
 
 WORKER_SETUP = "cnfgen_queens.execution.worker_signals"  # Dask's preload of our LocalCluster's workers
 
@@ -52,6 +52,7 @@ class LocalExecutor:
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
+        adopt_orphans()
         with detached_spawns():
             self.pool = ProcessPoolExecutor(
                 jobs, mp_context=multiprocessing.get_context("spawn"), initializer=init_worker,
@@ -88,6 +89,7 @@ class LocalExecutor:
             shutdown_interrupted(self.pool, self._stop_workers)
         self.pool.shutdown(wait=True, cancel_futures=True)
         if interrupted:
+            end_orphans()
             sweep_work_dirs_settled()
 
     @staticmethod
@@ -154,6 +156,7 @@ class DaskExecutor:
             self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
         else:
             scratch, self._scratch_lock = open_work_dir("dask")  # locked: the next run sweeps one a kill -9 left
+            adopt_orphans()
             self.scratch = str(scratch)
             try:  # the scheduler's scratch space too (it takes no local_directory of its own)
                 # not daemonic: a batch's task count by cubes starts its own worker process for the time limit
@@ -235,6 +238,7 @@ class DaskExecutor:
                 close_work_dir(self.scratch, self._scratch_lock)
                 self.scratch = None
                 if interrupted:
+                    end_orphans()
                     sweep_work_dirs_settled()
         return interrupted
 

@@ -16,6 +16,7 @@ from cnfgen_queens.encodings.plugin_loading import with_plugins
 from cnfgen_queens.solvers.process import fork_is_safe
 
 from .landing import Landing
+from .worker_signals import adopt_orphans, end_orphans
 
 
 class ForkPool:
@@ -41,6 +42,7 @@ class ForkPool:
         """The executor, made at the first submit with the start method this process allows then."""
         if self._pool is None:
             self.forked = fork_is_safe()
+            adopt_orphans()
             context = multiprocessing.get_context("fork" if self.forked else "forkserver")
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_init_fork_worker)
         return self._pool
@@ -82,6 +84,7 @@ class ForkPool:
 
         shutdown_interrupted(self.pool, stop)
         if stopped:
+            end_orphans()
             sweep_work_dirs_settled()
         return bool(stopped)
 

@@ -4,13 +4,14 @@ A terminal sends Ctrl-C (SIGINT) and its hangup (SIGHUP) to its whole foreground
 ``kill -- -PGID``.  The command's helpers (a batch's spawned workers, a LocalCluster's Dask workers,
 multiprocessing's resource tracker) must not get it: the command stops them itself, by ending their
 processes (SIGTERM, then SIGKILL after a short grace), and sweeps the work directories they leave
-(:func:`~cnfgen_queens.cnf.atomic.sweep_work_dirs_settled`); their solvers die with them (``setpriv
---pdeathsig``).  A helper killed by the terminal's signal instead prints what Python or Dask print on the
-way (a traceback, the resource tracker's "process died unexpectedly").  So helpers are started inside
-:func:`detached_spawns`, with SIGINT, SIGTERM and SIGHUP blocked (a signal mask survives ``exec``); each
-first moves into a process group of its own, then drops what came meanwhile and unblocks them
-(:func:`init_worker`, :func:`dask_setup`).  The resource tracker keeps SIGHUP blocked for life (it ignores
-the other two itself).
+(:func:`~cnfgen_queens.cnf.atomic.sweep_work_dirs_settled`).  Their solvers die with them (``setpriv
+--pdeathsig``), and what a solver started itself (a script's ``sleep``) comes to the command, a child
+subreaper (:func:`adopt_orphans`), which ends it (:func:`end_orphans`).  A helper killed by the terminal's
+signal instead prints what Python or Dask print on the way (a traceback, the resource tracker's "process
+died unexpectedly").  So helpers are started inside :func:`detached_spawns`, with SIGINT, SIGTERM and SIGHUP
+blocked (a signal mask survives ``exec``); each first moves into a process group of its own, then drops what
+came meanwhile and unblocks them (:func:`init_worker`, :func:`dask_setup`).  The resource tracker keeps
+SIGHUP blocked for life (it ignores the other two itself).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -76,3 +79,42 @@ def dask_setup(worker: object) -> None:
     SIGTERM and SIGHUP fatal (Dask's nanny, closing the cluster, ends a busy worker by SIGTERM)."""
     if threading.current_thread() is threading.main_thread():
         _own_group()
+
+
+PR_SET_CHILD_SUBREAPER = 36
+SETTLE = 0.5  # seconds the solvers of ended workers get to die and their own children to come to us
+
+
+def adopt_orphans() -> None:
+    """Make this process a child subreaper (Linux): the processes a solver of a worker started, orphaned when the
+    worker and its solver are ended, come to it instead of to init (for :func:`end_orphans`)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def end_orphans() -> None:
+    """After ending workers: SIGKILL the process group of every child of ours in another session (what came to us
+    from a solver's session, :func:`adopt_orphans`; our own helpers share our session), and reap it."""
+    time.sleep(SETTLE)
+    session, adopted = os.getsid(0), []
+    for pid in _children():
+        with contextlib.suppress(OSError):
+            if os.getsid(pid) != session:
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+                adopted.append(pid)
+    for pid in adopted:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
+def _children() -> list[int]:
+    """This process's children (from /proc: each thread's; none elsewhere)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/children") as f:
+                found += [int(pid) for pid in f.read().split()]
+    return found
