@@ -81,6 +81,7 @@ class LocalExecutor:
         return []
 
     def result(self, future: Future[Any]) -> Any:
+        self.pending.discard(future)
         return self.landing.result(future)
 
     def close(self, interrupted: bool = False) -> None:
@@ -216,6 +217,9 @@ class DaskExecutor:
         return [f for f in futures if f in self.outcomes]
 
     def result(self, future: Any) -> Any:
+        if future not in self.outcomes:  # asked for directly, not found by wait_any or ready
+            self.futures.discard(future)
+            return future.result()
         value = self.outcomes.pop(future)
         if future.status in ("error", "cancelled"):
             raise value

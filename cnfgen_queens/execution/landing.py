@@ -16,6 +16,8 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
+WAIT_STEP = 0.2  # seconds of one wait for a future that has not finished yet
+
 
 class Landing:
     """The futures given to :meth:`watch`, each with its outcome once it has finished."""
@@ -63,7 +65,9 @@ class Landing:
         return [f for f in futures if f in self._outcomes]
 
     def result(self, future: Future[Any]) -> Any:
-        """The value of a finished future (taken: :meth:`take`), or its exception raised."""
+        """The value of ``future`` (waited for when it has not finished yet), or its exception raised."""
+        while future not in self._outcomes:
+            self.take(WAIT_STEP)
         ok, value = self._outcomes.pop(future)
         if not ok:
             raise value
