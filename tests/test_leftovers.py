@@ -272,9 +272,9 @@ def test_a_signal_as_a_work_directory_is_being_removed_leaves_nothing(
     if argv is None:  # Python's own handlers: Ctrl-C unwinds (its traceback, then Python ends itself by SIGINT),
         # SIGTERM and SIGHUP kill the process; what the kill left, the next command's start sweeps
         assert done.returncode == -sig, done.stderr
-        subprocess.run([sys.executable, "-c", CLI_ENTRY, "solve", "-", "--solver", "minisat"], cwd=tmp_path,
-                       env={**os.environ, "TMPDIR": str(spool)}, input="p cnf 1 1\n1 0\n", capture_output=True,
-                       timeout=120)  # fmt: skip
+        env = {**os.environ, "TMPDIR": str(spool)}
+        next_command = [sys.executable, "-c", CLI_ENTRY, "solve", "-", "--solver", "minisat"]
+        subprocess.run(next_command, cwd=tmp_path, env=env, input=b"p cnf 1 1\n1 0\n", capture_output=True, timeout=120)
     else:
         assert done.returncode == 128 + sig and len(done.stderr.splitlines()) == 1, done.stderr
     assert _ours(spool) == []

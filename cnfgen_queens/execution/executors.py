@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import queue
 import shutil
 import signal
 import subprocess
@@ -142,12 +143,11 @@ class DaskExecutor:
     (``as_completed(with_results=True)``): the main thread never waits on a future itself (:mod:`.landing`)."""
 
     def __init__(self, jobs: int, scheduler: str | None = None, cluster: Any = None) -> None:
-        import logging
-
         import dask
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, as_completed
 
         self.cluster = cluster
+        self.client: Any = None
         self.scratch: str | None = None
         self.futures: set[Any] = set()
         self.outcomes: dict[Any, Any] = {}
@@ -162,26 +162,62 @@ class DaskExecutor:
             try:  # the scheduler's scratch space too (it takes no local_directory of its own)
                 # not daemonic: a batch's task count by cubes starts its own worker process for the time limit
                 with (
-                    detached_spawns(),
+                    detached_spawns(),  # the thread below and what it spawns inherit the mask
                     dask.config.set({"temporary-directory": self.scratch, "distributed.worker.daemon": False}),
                 ):
-                    self.cluster = LocalCluster(
-                        n_workers=jobs,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=None,
-                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # HTTP on a free port, no warning
-                        local_directory=self.scratch,
-                        silence_logs=logging.CRITICAL,
-                        memory_limit=0,  # the runner enforces the memory limit per run
-                        preload=[WORKER_SETUP],  # its own process group, before any task
-                    )
-                    self.client = Client(self.cluster)
+                    self._start_local(jobs)
             except BaseException:  # a signal too: close what was started
                 self.close()
                 raise
         self.done = as_completed(with_results=True, raise_errors=False)
         self._slots, self._asked = 1, -1e9
+
+    def _start_local(self, jobs: int) -> None:
+        """A LocalCluster of ``jobs`` workers and a client on it, started in a thread of its own: a signal's
+        exception lands in the main thread only, and a LocalCluster stopped half-started cannot be closed (Dask
+        printed a traceback at exit).  After a signal the start is waited for, so that :meth:`close` closes it."""
+        import logging
+
+        from dask.distributed import Client, LocalCluster
+
+        box: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+        def start() -> None:
+            try:
+                cluster = LocalCluster(
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # HTTP on a free port, no warning
+                    local_directory=self.scratch,
+                    silence_logs=logging.CRITICAL,
+                    memory_limit=0,  # the runner enforces the memory limit per run
+                    preload=[WORKER_SETUP],  # its own process group, before any task
+                )
+            except BaseException as e:
+                box.put(e)
+                return
+            box.put((cluster, None))
+            try:
+                box.put((cluster, Client(cluster)))
+            except BaseException as e:
+                box.put(e)
+
+        threading.Thread(target=start, daemon=True, name="dask-start").start()
+        try:
+            for _ in range(2):  # the cluster, then its client
+                got = box.get()  # C code: a signal's exception leaves no lock held
+                if isinstance(got, BaseException):
+                    raise got
+                self.cluster, self.client = got
+        except BaseException:  # a signal: what the start makes from now on is kept, for close
+            while self.client is None:
+                got = box.get()
+                if isinstance(got, BaseException):
+                    break
+                self.cluster, self.client = got
+            raise
 
     @property
     def slots(self) -> int:
@@ -233,7 +269,7 @@ class DaskExecutor:
             self.done.clear()
             self.client.cancel(list(self.futures), force=True)
         try:
-            if getattr(self, "client", None) is not None:
+            if self.client is not None:
                 self.client.close()
             if self.cluster is not None:
                 self.cluster.close()
