@@ -15,12 +15,10 @@ Dask worker loads the plugins (encodings of one's own) the submitting process lo
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
 import queue
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -37,9 +35,9 @@ from cnfgen_queens.errors import UsageError, option
 
 from .fork_pool import ForkPool, shutdown_interrupted
 from .landing import Landing
-from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
+from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options, slurm_cluster_class
 from .where import Where
-from .worker_signals import adopt_orphans, detached_spawns, end_orphans, init_worker
+from .worker_signals import adopt_orphans, detached_spawns, end_orphans, end_workers, init_worker
 
 WORKER_SETUP = "cnfgen_queens.execution.worker_signals"  # Dask's preload of our LocalCluster's workers
 
@@ -88,28 +86,11 @@ class LocalExecutor:
     def close(self, interrupted: bool = False) -> None:
         self.landing.close()
         if interrupted:
-            shutdown_interrupted(self.pool, self._stop_workers)
+            shutdown_interrupted(self.pool, end_workers)
         self.pool.shutdown(wait=True, cancel_futures=True)
         if interrupted:
             end_orphans()
             sweep_work_dirs_settled()
-
-    @staticmethod
-    def _stop_workers(processes: list[Any], grace: float = 3.0) -> None:
-        """SIGTERM each worker's process group (worker and its solver), SIGKILL what is left after ``grace``."""
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            for p in processes:
-                if p.pid is not None and p.is_alive():
-                    try:
-                        os.killpg(p.pid, sig)
-                    except (ProcessLookupError, PermissionError):
-                        with contextlib.suppress(ProcessLookupError):  # not yet its own group leader
-                            os.kill(p.pid, sig)
-            deadline = time.monotonic() + grace
-            for p in processes:
-                p.join(max(0.0, deadline - time.monotonic()))
-            if not any(p.is_alive() for p in processes):
-                return
 
 
 @contextmanager
@@ -198,26 +179,23 @@ class DaskExecutor:
             except BaseException as e:
                 box.put(e)
                 return
-            box.put((cluster, None))
             try:
                 box.put((cluster, Client(cluster)))
             except BaseException as e:
+                cluster.close()
                 box.put(e)
 
         threading.Thread(target=start, daemon=True, name="dask-start").start()
         try:
-            for _ in range(2):  # the cluster, then its client
-                got = box.get()  # C code: a signal's exception leaves no lock held
-                if isinstance(got, BaseException):
-                    raise got
-                self.cluster, self.client = got
-        except BaseException:  # a signal: what the start makes from now on is kept, for close
-            while self.client is None:
-                got = box.get()
-                if isinstance(got, BaseException):
-                    break
+            got = box.get()  # C code: a signal's exception leaves no lock held
+        except BaseException:  # a signal: the cluster, once started, is kept for close
+            got = box.get()
+            if not isinstance(got, BaseException):
                 self.cluster, self.client = got
             raise
+        if isinstance(got, BaseException):
+            raise got
+        self.cluster, self.client = got
 
     @property
     def slots(self) -> int:
@@ -283,25 +261,11 @@ class DaskExecutor:
         return interrupted
 
 
-def _slurm_cluster_class() -> Any:
-    """dask-jobqueue's ``SLURMCluster``; importing it sets a SIGINT handler that exits with status 0
-    (``dask_jobqueue.runner``), so ours (Ctrl-C stops the batch, exit status 130) is put back."""
-    previous = signal.getsignal(signal.SIGINT)
-    try:
-        from dask_jobqueue import SLURMCluster
-    except ImportError:
-        raise UsageError("executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'") from None
-    finally:
-        if previous is not None and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, previous)
-    return SLURMCluster
-
-
 class SlurmExecutor(DaskExecutor):
     """``settings.jobs`` SLURM jobs, each a single-threaded Dask worker, and a client on their scheduler."""
 
     def __init__(self, settings: SlurmSettings, run_time: float | None = None, run_memory: int | None = None) -> None:
-        cluster_class = _slurm_cluster_class()
+        cluster_class = slurm_cluster_class()
 
         self.settings = settings
         self.name = f"cnfgen-queens-{uuid.uuid4().hex[:8]}"  # this batch's jobs, by name (squeue -n)

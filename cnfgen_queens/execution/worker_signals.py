@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
@@ -118,3 +119,21 @@ def _children() -> list[int]:
             with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/children") as f:
                 found += [int(pid) for pid in f.read().split()]
     return found
+
+
+def end_workers(processes: list[Any], grace: float = 3.0) -> None:
+    """SIGTERM each worker's process group (a worker of :func:`init_worker` leads one), SIGKILL what is left after
+    ``grace`` seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for p in processes:
+            if p.pid is not None and p.is_alive():
+                try:
+                    os.killpg(p.pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    with contextlib.suppress(ProcessLookupError):  # not yet its own group leader
+                        os.kill(p.pid, sig)
+        deadline = time.monotonic() + grace
+        for p in processes:
+            p.join(max(0.0, deadline - time.monotonic()))
+        if not any(p.is_alive() for p in processes):
+            return
