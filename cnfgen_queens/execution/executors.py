@@ -121,18 +121,17 @@ class DaskExecutor:
     A LocalCluster keeps its workers' scratch space in a temporary directory of ours, removed by
     :meth:`close` (Dask leaves its ``dask-scratch-space`` in $TMPDIR for ever otherwise); its workers are
     detached from the terminal's signals (:mod:`.worker_signals`).  Finished futures come with their results
-    through a :class:`.landing.Landing`, as from a local pool: the main thread never waits on a future itself (a
-    signal's exception in Dask's own queue or event left its lock held, and the event loop's thread hung on it)."""
+    (``as_completed(with_results=True)``): the main thread never waits on a future itself (:mod:`.landing`)."""
 
     def __init__(self, jobs: int, scheduler: str | None = None, cluster: Any = None) -> None:
         import dask
-        from dask.distributed import Client
+        from dask.distributed import Client, as_completed
 
         self.cluster = cluster
         self.client: Any = None
         self.scratch: str | None = None
         self.futures: set[Any] = set()
-        self.landing = Landing()
+        self.outcomes: dict[Any, Any] = {}
         if cluster is not None:
             self.client = Client(cluster)
         elif scheduler:
@@ -151,6 +150,7 @@ class DaskExecutor:
             except BaseException:  # a signal too: close what was started
                 self.close()
                 raise
+        self.done = as_completed(with_results=True, raise_errors=False)
         self._slots, self._asked = 1, -1e9
 
     def _start_local(self, jobs: int) -> None:
@@ -206,32 +206,45 @@ class DaskExecutor:
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
         future = self.client.submit(with_plugins(fn), *args, key=key, pure=False, retries=0)
+        self.done.add(future)
         self.futures.add(future)
-        return self.landing.watch(future)
+        return future
+
+    def _take(self) -> list[Any]:
+        batch = self.done.next_batch(block=False)
+        self.outcomes.update(batch)
+        self.futures.difference_update(f for f, _ in batch)
+        return [f for f, _ in batch]
 
     def wait_any(self) -> list[Any]:
         """The futures that finished."""
         while self.futures:
-            done = self.landing.take(DASK_POLL)
-            if done:
-                self.futures.difference_update(done)
-                return done
+            batch = self._take()
+            if batch:
+                return batch
+            time.sleep(DASK_POLL)
         return []
 
     def ready(self, futures: list[Any]) -> list[Any]:
         """The futures of ``futures`` that are done."""
-        return self.landing.ready(futures)
+        self._take()
+        return [f for f in futures if f in self.outcomes]
 
     def result(self, future: Any) -> Any:
-        self.futures.discard(future)
-        return self.landing.result(future)
+        if future not in self.outcomes:  # asked for directly, not found by wait_any or ready
+            self.futures.discard(future)
+            return future.result()
+        value = self.outcomes.pop(future)
+        if future.status in ("error", "cancelled"):
+            raise value
+        return value
 
     def close(self, interrupted: bool = False, ending: float | None = None) -> bool:
         """Close the client and the cluster; when ``interrupted``, cancel the tasks first (``ending`` is not waited
         for): closing a LocalCluster ends its workers' processes, busy or not, and their work directories are
         swept after them.  Whether a task may have been cut short."""
-        self.landing.close()
         if interrupted and self.futures:
+            self.done.clear()
             self.client.cancel(list(self.futures), force=True)
         try:
             if self.client is not None:

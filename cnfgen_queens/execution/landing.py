@@ -1,4 +1,4 @@
-"""Finished futures of a pool or a Dask client, handed to the main thread without it ever taking a future's lock.
+"""Finished futures of a process pool, handed to the main thread without it ever taking a future's lock.
 
 A signal's exception (:func:`~cnfgen_queens.errors.stop_on_signals`) can land anywhere in the main thread's
 Python code, also inside ``threading.Condition.__enter__`` just after it took a future's lock (``done()``,
@@ -41,7 +41,7 @@ class Landing:
         while (future := self._watched.get()) is not None:
             future.add_done_callback(self._land)
 
-    def _land(self, future: Future[Any]) -> None:  # in the pool's thread (Dask: a thread of its callbacks)
+    def _land(self, future: Future[Any]) -> None:
         try:
             self._landed.put((future, True, future.result()))
         except BaseException as e:  # its exception, or CancelledError
