@@ -2,11 +2,7 @@
 
 A :class:`UsageError` is the user's to fix (a bad option, file or value): the CLI
 prints it as one line and exits 2.  Environment failures stay ``OSError`` (exit 1).
-SIGTERM and SIGHUP become :class:`Terminated` inside :func:`signals_raise` (every CLI command
-runs in one), so they unwind exactly as Ctrl-C's KeyboardInterrupt does: solvers stopped,
-temporary files and directories removed, results already found kept, exit 128 + the signal.
-Library code that must clean up (atomic writes) runs in :func:`signals_unwind`, the same
-handler for a caller that installed none: the process then exits 128 + the signal too.
+Signals: :func:`stop_on_signals`, the one policy, installed by the command's entry.
 """
 
 from __future__ import annotations
@@ -14,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 from contextvars import ContextVar
 from typing import Any
 
@@ -179,173 +176,47 @@ class Terminated(KeyboardInterrupt):
         self.exit_code = 128 + signum
 
 
-def _main_thread() -> bool:
-    """Whether this is the main thread: no other runs Python code before threading is loaded (a command that
-    starts none never loads it)."""
-    threading = sys.modules.get("threading")
-    return threading is None or threading.current_thread() is threading.main_thread()
+_installer = 0  # the process that installed :func:`stop_on_signals` (a forked child takes the default action)
 
 
-_owner = 0  # the process whose signals_raise blocks are active; a forked child gets the default action
-_depth = 0  # how many of them are active in _owner
+def stop_on_signals() -> None:
+    """The signal policy, installed by the command's entry: Ctrl-C (SIGINT) raises KeyboardInterrupt, SIGTERM
+    and SIGHUP raise :class:`Terminated`, so that a command unwinds the same way for all three (its ``finally``
+    blocks stop its solvers and workers and remove its temporary files) and says one line.  A signal the
+    caller ignores (``nohup``, a script's background job) stays ignored.  What an unwinding cut short (a
+    second signal, ``kill -9``) leaves is removed by the next command's sweep
+    (:func:`~cnfgen_queens.cnf.atomic.sweep_work_dirs`).  Main thread only; elsewhere a no-op."""
+    global _installer
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _installer = os.getpid()
+    for sig in (signal.SIGINT, *TERMINATING):
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            signal.signal(sig, _raise)
+    if sys.unraisablehook is not _raise_again:
+        global _hook_below
+        _hook_below, sys.unraisablehook = sys.unraisablehook, _raise_again
 
 
-def raise_terminated(signum: int, frame: object) -> None:
-    """The handler of :func:`signals_raise`: raise :class:`Terminated` in the installing process only
-    (a forked child that inherited it dies as if no handler were set, never unwinding its parent's files)."""
-    if os.getpid() != _owner:
+def _raise(signum: int, frame: object) -> None:
+    if os.getpid() != _installer:  # a forked child before it set its own handlers: the default action
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         return
-    raise Terminated(signum)
+    raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
 
-def restore_handlers(previous: dict[signal.Signals, Any]) -> None:
-    """Put back the handlers of ``previous``, every one even when a signal raises on the way (its Terminated,
-    or Ctrl-C's KeyboardInterrupt, is raised once they are all back)."""
-    landed: KeyboardInterrupt | None = None
-    for sig, handler in previous.items():
-        while True:
-            try:  # signal.signal runs a pending handler first, leaving the handler unchanged when it raises
-                signal.signal(
-                    sig, signal.SIG_DFL if handler is None else int(handler) if isinstance(handler, int) else handler
-                )
-                break
-            except KeyboardInterrupt as e:
-                landed = landed or e
-    if landed is not None:
-        raise landed
-
-
-class signals_raise:
-    """SIGTERM and SIGHUP raise :class:`Terminated` inside this block (main thread only; elsewhere a
-    no-op); nested blocks are fine, each puts back exactly the handlers it found.  A signal the caller
-    ignores (``nohup``, a script's background job) stays ignored; with ``over_default_only`` a handler
-    the caller set stays too (only the default action is replaced).  Ctrl-C or Terminated raised in a
-    finalizer, where Python prints and drops it, is sent again (:func:`_raise_again`)."""
-
-    def __init__(self, *, over_default_only: bool = False) -> None:
-        self.over_default_only, self.active = over_default_only, False
-
-    def __enter__(self) -> None:
-        global _owner, _depth, _hook_below
-        if not _main_thread():
-            return
-        self.active = True
-        pid, self.outer, self.hook = os.getpid(), (_owner, _depth), sys.unraisablehook
-        self.previous: dict[signal.Signals, Any] = {}
-        try:  # from the first handler on: a signal landing while the next one is set still puts both back
-            _owner, _depth = pid, (_depth if _owner == pid else 0) + 1
-            if self.hook is not _raise_again:
-                _hook_below, sys.unraisablehook = self.hook, _raise_again
-            for sig in TERMINATING:
-                self.previous[sig] = signal.getsignal(sig)
-                if self.previous[sig] == signal.SIG_DFL or (
-                    self.previous[sig] != signal.SIG_IGN and not self.over_default_only
-                ):
-                    signal.signal(sig, raise_terminated)
-        except BaseException:
-            self._leave()
-            raise
-
-    def __exit__(self, *exc: object) -> None:
-        if self.active:
-            self._leave()
-
-    def _leave(self) -> None:
-        global _owner, _depth
-        try:
-            restore_handlers(self.previous)
-        finally:
-            _owner, _depth = self.outer
-            sys.unraisablehook = self.hook
-
-
-_hook_below: Any = sys.__unraisablehook__  # the hook _raise_again stands in front of
+_hook_below: Any = sys.__unraisablehook__  # the hook :func:`_raise_again` stands in front of
 
 
 def _raise_again(info: Any) -> None:
-    """``sys.unraisablehook`` inside :class:`signals_raise`: Ctrl-C or a :class:`Terminated` raised where Python
-    cannot raise (a finalizer, a weakref callback such as ``WeakSet._remove``) would be printed and dropped;
-    it is sent again instead, a moment later (by then the main thread has left the finalizer; if not, it
-    comes back here and is sent again), so that it is raised in the command's own code."""
-    import threading  # only when a signal landed in a finalizer
-
-    main = threading.current_thread() is threading.main_thread()
-    if isinstance(info.exc_value, KeyboardInterrupt) and main and os.getpid() == _owner:
-        again = threading.Timer(0.01, os.kill, (os.getpid(), getattr(info.exc_value, "signum", signal.SIGINT)))
+    """``sys.unraisablehook`` under :func:`stop_on_signals`: a signal's exception raised where Python cannot raise
+    (a finalizer, a weakref callback such as ``WeakSet._remove``) would be printed and dropped, and the command
+    would run on; the signal is sent again a moment later instead, when the main thread has left the finalizer."""
+    if isinstance(info.exc_value, KeyboardInterrupt) and os.getpid() == _installer:
+        signum = getattr(info.exc_value, "signum", signal.SIGINT)
+        again = threading.Timer(0.01, os.kill, (os.getpid(), signum))
         again.daemon = True
         again.start()
         return
-    _hook_below(info)  # anything else, or in a forked child: as the hook in place before
-
-
-class signals_deferred:
-    """Hold SIGINT, SIGTERM and SIGHUP for a step that must not be cut in half (removing a work directory,
-    recording one just made); the first that came is handled on leaving, by the handler that was in place
-    (its KeyboardInterrupt or Terminated raised, or the default action taken).  A signal the caller ignores
-    stays ignored.  Main thread only (no other thread runs Python signal handlers); elsewhere a no-op."""
-
-    def __enter__(self) -> None:
-        self.active = _main_thread()
-        if not self.active:
-            return
-        came: list[int] = []
-        self.came = came
-        self.previous: dict[signal.Signals, Any] = {}
-        try:
-            for sig in (signal.SIGINT, *TERMINATING):
-                handler = signal.getsignal(sig)
-                if handler not in (signal.SIG_IGN, None):
-                    self.previous[sig] = handler
-                    signal.signal(sig, lambda signum, frame: came.append(signum))
-        except BaseException:
-            self._leave()
-            raise
-
-    def __exit__(self, *exc: object) -> None:
-        if self.active:
-            self._leave()
-
-    def _leave(self) -> None:
-        restore_handlers(self.previous)
-        if self.came:
-            handler = self.previous[self.came[0]]  # type: ignore[index]
-            if callable(handler):
-                handler(self.came[0], None)
-            else:  # SIG_DFL: the default action, now that the handler is back
-                os.kill(os.getpid(), self.came[0])
-
-
-class signals_unwind:
-    """:func:`signals_raise` for library code that must clean up (an atomic write, a temporary directory).
-
-    Under a caller's :func:`signals_raise` (every CLI command) the signal is that caller's
-    :class:`Terminated`.  Otherwise the outermost such block turns it into ``SystemExit(128 + signal)``
-    once everything inside has unwound, so that a program with the default handlers ends as it would
-    have without us, exit 128 + the signal, only with its temporary files removed (an uncaught
-    KeyboardInterrupt would make Python print a traceback and kill itself with SIGINT).  A handler the
-    library's caller set is left in place: the caller decides what its signals do.
-    """
-
-    def __enter__(self) -> None:
-        self.inner = not _main_thread() or bool(_depth and _owner == os.getpid())  # a caller's block: its signal
-        self.raising = signals_raise(
-            over_default_only=True
-        )  # inside another too: a handler the caller set stays (a worker's)
-        try:
-            self.raising.__enter__()
-        except Terminated as e:
-            if self.inner:
-                raise
-            raise SystemExit(e.exit_code) from e
-
-    def __exit__(self, kind: object, value: BaseException | None, tb: object) -> None:
-        try:
-            self.raising.__exit__(kind, value, tb)
-        except Terminated as e:
-            if self.inner:
-                raise
-            raise SystemExit(e.exit_code) from e
-        if isinstance(value, Terminated) and not self.inner:
-            raise SystemExit(value.exit_code) from value
+    _hook_below(info)

@@ -8,7 +8,8 @@ defined once, in :mod:`.arg_groups`; argparse reads every command line (:mod:`.p
 run the whole command inside one ``try``: Ctrl-C anywhere in it is one line and exit 130.  Before
 them, from the package's first statements, :func:`cnfgen_queens.quiet_exit` answers the same; while
 a subcommand runs, Ctrl-C raises KeyboardInterrupt and SIGTERM/SIGHUP raise
-:class:`~cnfgen_queens.errors.Terminated`, one unwinding for all three (a signal the caller
+:class:`~cnfgen_queens.errors.Terminated` (:func:`~cnfgen_queens.errors.stop_on_signals`, installed by
+:func:`_guard`), one unwinding for all three (a signal the caller
 ignores stays ignored).
 """
 
@@ -26,7 +27,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from .. import quiet_exit
-from ..errors import TERMINATING, UsageError, printable, set_program, signals_raise
+from ..errors import TERMINATING, UsageError, printable, set_program, stop_on_signals
 from ..version import __version__
 from .common import EXIT_USAGE, CliError, Exit, fail
 from .parsing import Parser as Parser
@@ -106,9 +107,9 @@ def _drop_stdout() -> None:
 
 
 def _guard(prog: str, fn: Callable[..., int], *a: object) -> int:
+    stop_on_signals()  # Ctrl-C, SIGTERM and SIGHUP: one exception, caught below
     try:
-        with signals_raise():  # SIGTERM and SIGHUP unwind as Ctrl-C does
-            code = fn(*a)
+        code = fn(*a)
         sys.stdout.flush()  # a full disk or a closed reader surfaces here, not at exit
         return code
     except CliError as e:  # every message is one line: a name in it is escaped (errors.printable)

@@ -26,7 +26,7 @@ from cnfgen_queens.cnf.compressed import InputError
 from cnfgen_queens.cnf.dimacs import Header, n_clauses, read_header_file
 from cnfgen_queens.cnf.read_once import readable
 from cnfgen_queens.cnf.same_file import refuse_alias
-from cnfgen_queens.errors import printable, signals_unwind, warn
+from cnfgen_queens.errors import printable, warn
 from cnfgen_queens.limits import Deadline, Limits
 
 from ..solutions.known_answer import UNCHECKED_WHY, Judgement, judge_answer
@@ -107,7 +107,7 @@ class Solved:
 def run(args: argparse.Namespace) -> int:
     start, since = time.perf_counter(), command_start()
     request = solve_request(args)
-    with signals_unwind(), contextlib.ExitStack() as given:  # no spool left behind
+    with contextlib.ExitStack() as given:  # no spool left behind
         deadline = Deadline.after(request.limits.time, since=since)
         solved = _solve(request, given, deadline, args.require_checked)
     solved = replace(solved, command_wall=time.perf_counter() - start)

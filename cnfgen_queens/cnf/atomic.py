@@ -7,16 +7,12 @@ character device is written into, as a shell's ``>`` would (a FIFO nobody reads 
 anything else, a directory, socket or block device, or a FIFO or device where a file is wanted (a proof,
 work files that are read back), is refused with :class:`NotAFile`, a UsageError.
 
-Ctrl-C (SIGINT) already arrives as KeyboardInterrupt, and SIGTERM and SIGHUP as
-:class:`cnfgen_queens.errors.Terminated` while an atomic write is under way
-(:func:`~cnfgen_queens.errors.signals_unwind`): in a CLI command that is the command's own
-Terminated (one line, exit 128 + the signal); for a library caller with the default handlers
-the same unwinding removes the temporary file (and stops any solver the command runs) before
-the process exits with 128 + the signal number.  A signal the caller ignores stays ignored.
-A forked child that inherits the handler gets the default action instead, and never removes
-its parent's file.
-Only ``kill -9`` leaves a temporary file behind; :func:`sweep_temporaries` removes
-those of a known target.
+Signals (:func:`~cnfgen_queens.errors.stop_on_signals`) unwind as exceptions: a write cut short removes its
+temporary file on the way, and what an unwinding cut short itself leaves (a signal inside a context
+manager's ``__enter__`` or ``__exit__``, where its generator is left suspended) is removed when the process
+exits (:func:`_remove_left`).  Only ``kill -9`` (or a library caller's SIGTERM, which Python does not
+handle) leaves a temporary file behind; :func:`sweep_temporaries` removes those of a known target, and the
+next command's :func:`sweep_work_dirs` the work directories.
 """
 
 from __future__ import annotations
@@ -31,11 +27,11 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from ..contexts import contextmanager
-from ..errors import UsageError, signals_deferred, signals_unwind
+from ..errors import UsageError
 from .owned import is_link, open_dir, refused_link, split
 
 TEMP_SUFFIX = ".tmp"
@@ -164,32 +160,40 @@ def _replacing(dir_fd: int, name: str, shown: Path) -> Iterator[BinaryIO]:
     """A new file renamed over ``name`` in the directory ``dir_fd`` when the block completes."""
     if stat.S_ISDIR(_mode(dir_fd, name)):
         raise NotAFile(f"cannot write {shown}: it is a directory, not a regular file")
-    with signals_unwind():
-        pid = os.getpid()
-        tmp: str | None = None
-        try:
-            for _ in range(100):
-                tmp = f"{temp_prefix(Path(name))}{os.urandom(4).hex()}{TEMP_SUFFIX}"
-                try:  # mode 0666 less the umask, as for any ordinary file
-                    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-                    fd = os.open(tmp, flags, 0o666, dir_fd=dir_fd)
-                    break
-                except FileExistsError:
-                    tmp = None
+    pid, where = os.getpid(), shown.parent.resolve()
+    tmp: str | None = None
+    try:
+        for _ in range(100):
+            tmp = f"{temp_prefix(Path(name))}{os.urandom(4).hex()}{TEMP_SUFFIX}"
+            _live[where / tmp] = pid  # before it exists: found at exit whatever happens
+            try:  # mode 0666 less the umask, as for any ordinary file
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                fd = os.open(tmp, flags, 0o666, dir_fd=dir_fd)
+                break
+            except FileExistsError:
+                _live.pop(where / tmp, None)
+                tmp = None
+        else:
+            raise FileExistsError(f"no free temporary name next to {shown}")
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        _live.pop(where / tmp, None)
+    except BaseException as e:
+        if tmp is not None and os.getpid() == pid:
+            try:
+                os.unlink(tmp, dir_fd=dir_fd)
+            except FileNotFoundError:
+                pass
+            except OSError:  # the directory's descriptor closed first: left to _remove_left, by its path
+                pass
             else:
-                raise FileExistsError(f"no free temporary name next to {shown}")
-            with os.fdopen(fd, "wb") as f:
-                yield f
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException as e:
-            if tmp is not None and os.getpid() == pid:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp, dir_fd=dir_fd)
-            if isinstance(e, OSError) and e.filename is None and e.errno in _DISK_ERRORS:  # a write: name the file
-                raise OSError(e.errno, e.strerror, str(shown)) from None
-            raise
+                _live.pop(where / tmp, None)
+        if isinstance(e, OSError) and e.filename is None and e.errno in _DISK_ERRORS:  # a write: name the file
+            raise OSError(e.errno, e.strerror, str(shown)) from None
+        raise
 
 
 _DISK_ERRORS = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO)  # a full disk, a file size limit, a quota
@@ -237,39 +241,40 @@ def sweep_temporaries(path: Path) -> list[Path]:
 WORK_PREFIX = "cnfgen-queens-"
 WORK_LOCK = ".in-use"  # held (flock) by the process using the directory, for as long as it does
 STALE_UNLOCKED = 24 * 3600  # seconds after which a work directory with no lock file (older code) is stale
-_live: dict[Path, int] = {}  # the work directories made and not yet removed, with the pid of their maker
+_live: dict[Path, int] = {}  # the work directories and temporary files made and not yet removed, with their maker
 
 
 @atexit.register
-def _remove_live_work_dirs() -> None:
-    """At exit, the work directories of this process still standing: a signal that landed just as a block
-    began to remove one (before :func:`remove_tree` held signals) cut that removal short."""
+def _remove_left() -> None:
+    """At exit, the work directories and temporary files of this process still standing: a signal's exception
+    that landed inside their removal, or inside a context manager's ``__enter__``/``__exit__`` (its generator
+    left suspended, its cleanup not run), cut it short."""
     me = os.getpid()
     for path, maker in list(_live.items()):
         if maker == me:
-            remove_tree(path)
+            if path.is_dir() and not path.is_symlink():
+                remove_tree(path)
+            else:
+                path.unlink(missing_ok=True)
+                _live.pop(path, None)
 
 
 @contextmanager
-def work_dir(kind: str, *, unwind: bool = True) -> Iterator[Path]:
-    """``$TMPDIR/cnfgen-queens-KIND-PID-XXXXXXXX``, removed when the block ends, by a signal too (SIGTERM and SIGHUP
-    unwind it as Ctrl-C does, :func:`~cnfgen_queens.errors.signals_unwind`, in a forked worker as well);
+def work_dir(kind: str) -> Iterator[Path]:
+    """``$TMPDIR/cnfgen-queens-KIND-PID-XXXXXXXX``, removed when the block ends (a signal's exception too);
     locked while in use, so that :func:`sweep_work_dirs` (the next run) removes the one a ``kill -9`` left,
-    never one still in use.  Only the process that made it removes it (not a forked child).  A generator
-    that yields inside the block passes ``unwind=False``: its caller's handlers must not change while it is
-    suspended (under the CLI's handlers a signal still unwinds it, closing the generator)."""
-    with signals_unwind() if unwind else contextlib.nullcontext():
-        pid = os.getpid()
-        made: list[Path] = []
+    never one still in use.  Only the process that made it removes it (not a forked child)."""
+    pid = os.getpid()
+    made: list[Path] = []
+    try:
+        path, fd = open_work_dir(kind, made)
         try:
-            path, fd = open_work_dir(kind, made)
-            try:
-                yield path
-            finally:
-                os.close(fd)
+            yield path
         finally:
-            if os.getpid() == pid and made:
-                remove_tree(made[0])
+            os.close(fd)
+    finally:
+        if os.getpid() == pid and made:
+            remove_tree(made[0])
 
 
 SETTLE = 0.5  # seconds the processes of killed workers get to let their work directories go
@@ -287,13 +292,13 @@ def sweep_work_dirs_settled() -> None:
 def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]:
     """A new locked work directory of ``kind`` and the descriptor that holds its lock, for an owner that is no
     ``with`` block: it closes the descriptor and removes the directory (:func:`close_work_dir`).  ``made``
-    gets the path as soon as it exists (signals are held until then), so an interrupt at any moment finds it.
+    gets the path once it exists; one an interrupt left unrecorded is removed at exit (:func:`_remove_left`) or
+    by the next command's sweep (its maker's pid in its name).
     The lock file takes its name only once it is locked: a sweep by another process never sees it unlocked."""
-    with signals_deferred():
-        path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-{os.getpid()}-"))  # the maker, for a sweep
-        _live[path] = os.getpid()
-        if made is not None:
-            made.append(path)
+    path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-{os.getpid()}-"))  # the maker, for a sweep
+    _live[path] = os.getpid()
+    if made is not None:
+        made.append(path)
     fd = os.open(path / f"{WORK_LOCK}{TEMP_SUFFIX}", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     os.rename(path / f"{WORK_LOCK}{TEMP_SUFFIX}", path / WORK_LOCK)
@@ -307,16 +312,15 @@ def close_work_dir(path: str | Path, fd: int) -> None:
 
 
 def remove_tree(path: Path, tries: int = 5) -> None:
-    """``rm -rf path``, with signals held until it is done (a signal cutting rmtree in half would leave the
-    rest), and again while it still stands: a child killed a moment ago (a solver, a spooler) may still
-    create a file in it after rmtree listed it, and rmtree then leaves the directory behind."""
-    with signals_deferred():
-        for i in range(tries):
-            shutil.rmtree(path, ignore_errors=True)
-            if not os.path.lexists(path):
-                _live.pop(path, None)
-                return
-            time.sleep(0.05 * (i + 1))
+    """``rm -rf path``, and again while it still stands: a child killed a moment ago (a solver, a spooler) may
+    still create a file in it after rmtree listed it, and rmtree then leaves the directory behind.  One a
+    signal cut short stays recorded, for :func:`_remove_left` at exit."""
+    for i in range(tries):
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.lexists(path):
+            _live.pop(path, None)
+            return
+        time.sleep(0.05 * (i + 1))
 
 
 def sweep_work_dirs(kinds: tuple[str, ...] | None = None, root: Path | None = None) -> list[Path]:

@@ -22,10 +22,9 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from pathlib import Path, PurePath
 
-from ..contexts import contextmanager
 from ..errors import UsageError, printable
 
 LOCK_FILE = ".cnfgen-queens.lock"

@@ -23,11 +23,11 @@ import stat
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from cnfgen_queens.bounds import once_only
-from cnfgen_queens.contexts import contextmanager
 
 from ..limits import NEVER, Deadline
 from .atomic import work_dir

@@ -34,7 +34,6 @@ from cnfgen_queens.enumeration.embedded_loop import add_clauses, count_loop
 from cnfgen_queens.enumeration.records import Count, EnumerationError, GroupCount
 from cnfgen_queens.enumeration.request import Request
 from cnfgen_queens.execution import executors
-from cnfgen_queens.execution.fork_pool import ready
 from cnfgen_queens.execution.where import ONE_WORKER, Where
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.model.board import Placement
@@ -267,7 +266,7 @@ def _run_pool(
                     pending.append(pool.submit(f"cube-{task.run}-{step[0]}", work, task, step[1]))
             if not pending:
                 break
-            finished = ready(pending)  # signals held: never inside a future's lock
+            finished = pool.ready(pending)
             taken = {id(f) for f in finished}  # not f.done() again: a group finishing in between would be lost
             pending = [f for f in pending if id(f) not in taken]
             for future in finished:  # all of them, before any decision to stop: none is lost

@@ -5,43 +5,43 @@ A batch's runs go to :class:`LocalExecutor` (spawned workers), :class:`DaskExecu
 :class:`SlurmExecutor` (why Dask workers in jobs: :mod:`.slurm`); the cube counter's groups to
 :class:`.fork_pool.ForkPool` (forked workers) or the same Dask executors (:func:`cube_pool`).
 All give ``submit(key, fn, *args)``, ``wait_any()`` (the futures that finished),
-``result(future)`` and ``close(interrupted)``.  Local workers lead their own
-process group, so stopping a batch (Ctrl-C) ends them together with any solver
-they started; Dask tasks are cancelled and the cluster closed.  A spawned or Dask worker loads the plugins
-(encodings of one's own) the submitting process loaded before it runs a task
+``result(future)`` and ``close(interrupted)``; the main thread never takes a future's lock
+(:mod:`.landing`).  Local workers lead their own process group, and stopping a batch (Ctrl-C) ends their
+processes (their solvers die with them); Dask tasks are cancelled and the cluster closed, which ends its
+workers' processes.  The work directories of workers ended mid-task are swept after them.  A spawned or
+Dask worker loads the plugins (encodings of one's own) the submitting process loaded before it runs a task
 (:func:`~cnfgen_queens.encodings.plugin_loading.with_plugins`); a forked one has them already.
 """
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
+import queue
 import shutil
-import signal
 import subprocess
 import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_dirs_settled
-from cnfgen_queens.contexts import contextmanager
 from cnfgen_queens.encodings.plugin_loading import with_plugins
-from cnfgen_queens.errors import UsageError, option, signals_deferred
+from cnfgen_queens.errors import UsageError, option
 
 from .fork_pool import ForkPool, shutdown_interrupted
-from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options
+from .landing import Landing
+from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options, slurm_cluster_class
 from .where import Where
-from .worker_signals import detached_spawns, init_worker, run_local, run_task, running, stop_tasks
+from .worker_signals import adopt_orphans, detached_spawns, end_orphans, end_workers, init_worker
 
 WORKER_SETUP = "cnfgen_queens.execution.worker_signals"  # Dask's preload of our LocalCluster's workers
 
-STOP_GRACE = 10.0  # seconds the tasks of an interrupted command have on a Dask cluster to unwind
-WAIT_STEP = 0.2  # seconds of one wait for a finished run, signals held (Ctrl-C is handled between two)
+WAIT_STEP = 0.2  # seconds of one wait for a finished run
 DASK_POLL = 0.02  # seconds between two looks for finished Dask tasks
 
 
@@ -51,12 +51,14 @@ class LocalExecutor:
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
+        adopt_orphans()
         with detached_spawns():
             self.pool = ProcessPoolExecutor(
                 jobs, mp_context=multiprocessing.get_context("spawn"), initializer=init_worker,
                 initargs=(os.getpid(),),
             )  # fmt: skip  # spawn: workers are our children (see init_worker) and inherit no threads or locks
         self.pending: set[Future[Any]] = set()
+        self.landing = Landing()
 
     @property
     def slots(self) -> int:
@@ -64,48 +66,31 @@ class LocalExecutor:
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         with detached_spawns(), main_script_unnamed():  # a worker is spawned here when one is missing
-            future = self.pool.submit(run_local, with_plugins(fn), *args)
+            future = self.pool.submit(with_plugins(fn), *args)
         self.pending.add(future)
-        return future
+        return self.landing.watch(future)
 
     def wait_any(self) -> list[Future[Any]]:
-        """The futures that finished.  Signals are held inside each wait (a fraction of a second): Ctrl-C
-        landing while ``wait`` takes the futures' locks would leave one held, and the pool's own thread
-        would wait for it at exit for ever."""
-        while True:
-            with signals_deferred():
-                done, _ = wait(self.pending, timeout=WAIT_STEP, return_when=FIRST_COMPLETED)
-            if done or not self.pending:
-                self.pending -= done
-                return list(done)
+        """The futures that finished."""
+        while self.pending:
+            done = self.landing.take(WAIT_STEP)
+            if done:
+                self.pending.difference_update(done)
+                return done
+        return []
 
     def result(self, future: Future[Any]) -> Any:
-        with signals_deferred():  # as in wait_any: never inside the future's lock
-            return future.result()
+        self.pending.discard(future)
+        return self.landing.result(future)
 
     def close(self, interrupted: bool = False) -> None:
+        self.landing.close()
         if interrupted:
-            shutdown_interrupted(self.pool, self._stop_workers)
+            shutdown_interrupted(self.pool, end_workers)
         self.pool.shutdown(wait=True, cancel_futures=True)
         if interrupted:
+            end_orphans()
             sweep_work_dirs_settled()
-
-    @staticmethod
-    def _stop_workers(processes: list[Any], grace: float = 3.0) -> None:
-        """SIGTERM each worker's process group (worker and its solver), SIGKILL what is left after ``grace``."""
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            for p in processes:
-                if p.pid is not None and p.is_alive():
-                    try:
-                        os.killpg(p.pid, sig)
-                    except (ProcessLookupError, PermissionError):
-                        with contextlib.suppress(ProcessLookupError):  # not yet its own group leader
-                            os.kill(p.pid, sig)
-            deadline = time.monotonic() + grace
-            for p in processes:
-                p.join(max(0.0, deadline - time.monotonic()))
-            if not any(p.is_alive() for p in processes):
-                return
 
 
 @contextmanager
@@ -135,51 +120,82 @@ class DaskExecutor:
 
     A LocalCluster keeps its workers' scratch space in a temporary directory of ours, removed by
     :meth:`close` (Dask leaves its ``dask-scratch-space`` in $TMPDIR for ever otherwise); its workers are
-    detached from the terminal's signals (:mod:`.worker_signals`).  Every task runs as one :meth:`close`
-    can stop (:func:`~.worker_signals.run_task`)."""
+    detached from the terminal's signals (:mod:`.worker_signals`).  Finished futures come with their results
+    (``as_completed(with_results=True)``): the main thread never waits on a future itself (:mod:`.landing`)."""
 
     def __init__(self, jobs: int, scheduler: str | None = None, cluster: Any = None) -> None:
-        import logging
-
         import dask
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, as_completed
 
         self.cluster = cluster
+        self.client: Any = None
         self.scratch: str | None = None
         self.futures: set[Any] = set()
-        self.token = uuid.uuid4().hex  # this command's tasks, for stop_tasks
+        self.outcomes: dict[Any, Any] = {}
         if cluster is not None:
             self.client = Client(cluster)
         elif scheduler:
             self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
         else:
             scratch, self._scratch_lock = open_work_dir("dask")  # locked: the next run sweeps one a kill -9 left
+            adopt_orphans()
             self.scratch = str(scratch)
             try:  # the scheduler's scratch space too (it takes no local_directory of its own)
-                # not daemonic: a batch's task count by cubes starts its own worker process for the time limit;
-                # a signal is held until the cluster is up: one stopped half-started cannot be closed
+                # not daemonic: a batch's task count by cubes starts its own worker process for the time limit
                 with (
-                    signals_deferred(),
-                    detached_spawns(),
+                    detached_spawns(),  # the thread below and what it spawns inherit the mask
                     dask.config.set({"temporary-directory": self.scratch, "distributed.worker.daemon": False}),
                 ):
-                    self.cluster = LocalCluster(
-                        n_workers=jobs,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=None,
-                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # HTTP on a free port, no warning
-                        local_directory=self.scratch,
-                        silence_logs=logging.CRITICAL,
-                        memory_limit=0,  # the runner enforces the memory limit per run
-                        preload=[WORKER_SETUP],  # its own process group, before any task
-                    )
-                    self.client = Client(self.cluster)
-            except BaseException:  # a signal deferred above lands as the block ends: close what was started
+                    self._start_local(jobs)
+            except BaseException:  # a signal too: close what was started
                 self.close()
                 raise
-        self.done = as_completed()
+        self.done = as_completed(with_results=True, raise_errors=False)
         self._slots, self._asked = 1, -1e9
+
+    def _start_local(self, jobs: int) -> None:
+        """A LocalCluster of ``jobs`` workers and a client on it, started in a thread of its own: a signal's
+        exception lands in the main thread only, and a LocalCluster stopped half-started cannot be closed (Dask
+        printed a traceback at exit).  After a signal the start is waited for, so that :meth:`close` closes it."""
+        import logging
+
+        from dask.distributed import Client, LocalCluster
+
+        box: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+        def start() -> None:
+            try:
+                cluster = LocalCluster(
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # HTTP on a free port, no warning
+                    local_directory=self.scratch,
+                    silence_logs=logging.CRITICAL,
+                    memory_limit=0,  # the runner enforces the memory limit per run
+                    preload=[WORKER_SETUP],  # its own process group, before any task
+                )
+            except BaseException as e:
+                box.put(e)
+                return
+            try:
+                box.put((cluster, Client(cluster)))
+            except BaseException as e:
+                cluster.close()
+                box.put(e)
+
+        threading.Thread(target=start, daemon=True, name="dask-start").start()
+        try:
+            got = box.get()  # C code: a signal's exception leaves no lock held
+        except BaseException:  # a signal: the cluster, once started, is kept for close
+            got = box.get()
+            if not isinstance(got, BaseException):
+                self.cluster, self.client = got
+            raise
+        if isinstance(got, BaseException):
+            raise got
+        self.cluster, self.client = got
 
     @property
     def slots(self) -> int:
@@ -189,34 +205,49 @@ class DaskExecutor:
         return self._slots
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
-        future = self.client.submit(run_task, self.token, with_plugins(fn), *args, key=key, pure=False, retries=0)
+        future = self.client.submit(with_plugins(fn), *args, key=key, pure=False, retries=0)
         self.done.add(future)
         self.futures.add(future)
         return future
 
+    def _take(self) -> list[Any]:
+        batch = self.done.next_batch(block=False)
+        self.outcomes.update(batch)
+        self.futures.difference_update(f for f, _ in batch)
+        return [f for f, _ in batch]
+
     def wait_any(self) -> list[Any]:
-        """The futures that finished (signals held inside each look, as :meth:`LocalExecutor.wait_any` does)."""
-        while True:
-            with signals_deferred():
-                batch = self.done.next_batch(block=False)
-            if batch or not self.futures:
-                self.futures.difference_update(batch)
-                return list(batch)
+        """The futures that finished."""
+        while self.futures:
+            batch = self._take()
+            if batch:
+                return batch
             time.sleep(DASK_POLL)
+        return []
+
+    def ready(self, futures: list[Any]) -> list[Any]:
+        """The futures of ``futures`` that are done."""
+        self._take()
+        return [f for f in futures if f in self.outcomes]
 
     def result(self, future: Any) -> Any:
-        with signals_deferred():  # as in fork_pool.ready: a signal never lands inside a future's lock
+        if future not in self.outcomes:  # asked for directly, not found by wait_any or ready
+            self.futures.discard(future)
             return future.result()
+        value = self.outcomes.pop(future)
+        if future.status in ("error", "cancelled"):
+            raise value
+        return value
 
     def close(self, interrupted: bool = False, ending: float | None = None) -> bool:
-        """Close the client and the cluster, stopping the tasks first when ``interrupted`` (they unwind; ``ending``
-        is not waited for); whether a task may have been cut short (its work directories left for a sweep)."""
+        """Close the client and the cluster; when ``interrupted``, cancel the tasks first (``ending`` is not waited
+        for): closing a LocalCluster ends its workers' processes, busy or not, and their work directories are
+        swept after them.  Whether a task may have been cut short."""
         if interrupted and self.futures:
             self.done.clear()
-            self._stop_tasks()
             self.client.cancel(list(self.futures), force=True)
         try:
-            if getattr(self, "client", None) is not None:
+            if self.client is not None:
                 self.client.close()
             if self.cluster is not None:
                 self.cluster.close()
@@ -224,40 +255,17 @@ class DaskExecutor:
             if self.scratch is not None:
                 close_work_dir(self.scratch, self._scratch_lock)
                 self.scratch = None
+                if interrupted:
+                    end_orphans()
+                    sweep_work_dirs_settled()
         return interrupted
-
-    def _stop_tasks(self) -> None:
-        """Stop the tasks of ours that the workers run (:func:`~.worker_signals.stop_tasks`) and wait, at most
-        :data:`STOP_GRACE` seconds, until they have unwound: their solvers stopped, their work directories
-        removed (Dask would cancel them only once done, or kill their worker)."""
-        try:
-            self.client.run(stop_tasks, self.token)
-            end = time.monotonic() + STOP_GRACE
-            while any(self.client.run(running, self.token).values()) and time.monotonic() < end:
-                time.sleep(0.05)
-        except Exception:  # a worker gone or unreachable: nothing of ours runs there any more
-            pass
-
-
-def _slurm_cluster_class() -> Any:
-    """dask-jobqueue's ``SLURMCluster``; importing it sets a SIGINT handler that exits with status 0
-    (``dask_jobqueue.runner``), so ours (Ctrl-C stops the batch, exit status 130) is put back."""
-    previous = signal.getsignal(signal.SIGINT)
-    try:
-        from dask_jobqueue import SLURMCluster
-    except ImportError:
-        raise UsageError("executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'") from None
-    finally:
-        if previous is not None and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, previous)
-    return SLURMCluster
 
 
 class SlurmExecutor(DaskExecutor):
     """``settings.jobs`` SLURM jobs, each a single-threaded Dask worker, and a client on their scheduler."""
 
     def __init__(self, settings: SlurmSettings, run_time: float | None = None, run_memory: int | None = None) -> None:
-        cluster_class = _slurm_cluster_class()
+        cluster_class = slurm_cluster_class()
 
         self.settings = settings
         self.name = f"cnfgen-queens-{uuid.uuid4().hex[:8]}"  # this batch's jobs, by name (squeue -n)
@@ -281,7 +289,7 @@ class SlurmExecutor(DaskExecutor):
         return self.settings.jobs
 
     def submit(self, key: str, fn: Any, *args: Any) -> Any:
-        future = self.client.submit(run_task, self.token, with_plugins(fn), *args, key=key, pure=False, retries=0)
+        future = self.client.submit(with_plugins(fn), *args, key=key, pure=False, retries=0)
         self.futures.add(future)
         return future
 
@@ -298,6 +306,10 @@ class SlurmExecutor(DaskExecutor):
                 continue
             self.futures.difference_update(done)
             return list(done)
+
+    def ready(self, futures: list[Any]) -> list[Any]:
+        """The futures of ``futures`` that are done (a Dask future's state is no lock of Python's)."""
+        return [f for f in futures if f.done()]
 
     def result(self, future: Any) -> Any:
         """The value of a finished future; its worker may have died meanwhile, and then the run is done again

@@ -1,11 +1,9 @@
-"""The cube counter's forked workers (:class:`ForkPool`), and :func:`ready`: which of a pool's futures are done,
-looked at with signals held (so that a signal never leaves a future's lock held)."""
+"""The cube counter's forked workers (:class:`ForkPool`), stopped by ending their processes."""
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import pickle
 import signal
 import time
 from collections.abc import Callable
@@ -13,9 +11,12 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.connection import wait
 from typing import Any
 
+from cnfgen_queens.cnf.atomic import sweep_work_dirs_settled
 from cnfgen_queens.encodings.plugin_loading import with_plugins
-from cnfgen_queens.errors import signals_deferred
 from cnfgen_queens.solvers.process import fork_is_safe
+
+from .landing import Landing
+from .worker_signals import adopt_orphans, end_orphans
 
 
 class ForkPool:
@@ -27,13 +28,12 @@ class ForkPool:
     the worker); otherwise (a library caller's threads, a notebook's, a Dask worker's) they come from
     multiprocessing's ``forkserver``, a fresh process that has none, and load the plugins this process loaded
     (:func:`~cnfgen_queens.encodings.plugin_loading.with_plugins`).  Workers ignore Ctrl-C (the parent stops
-    them) and get SIGTERM when the process they were forked from dies."""
+    them), die of SIGTERM and SIGHUP (their solvers with them), and get SIGTERM when the process they were
+    forked from dies.  Finished futures come through a :class:`.landing.Landing`."""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        # the workers are forked at the first submit, where signals are held (a handler that only notes them):
-        # they take the handlers in place now instead
-        self.handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
+        self.landing = Landing()
         self._pool: ProcessPoolExecutor | None = None
         self.forked = False  # the workers were forked from this process (else from the forkserver)
 
@@ -42,28 +42,29 @@ class ForkPool:
         """The executor, made at the first submit with the start method this process allows then."""
         if self._pool is None:
             self.forked = fork_is_safe()
+            adopt_orphans()
             context = multiprocessing.get_context("fork" if self.forked else "forkserver")
-            handlers = self.handlers if self.forked else _picklable(self.handlers)
-            self._pool = ProcessPoolExecutor(
-                self.jobs, mp_context=context, initializer=_init_fork_worker, initargs=(handlers,)
-            )
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_init_fork_worker)
         return self._pool
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
-        with signals_deferred():  # as in ready (below)
-            pool = self.pool
-            return pool.submit(fn if self.forked else with_plugins(fn), *args)
+        pool = self.pool
+        return self.landing.watch(pool.submit(fn if self.forked else with_plugins(fn), *args))
+
+    def ready(self, futures: list[Any]) -> list[Any]:
+        """The futures of ``futures`` that are done."""
+        return self.landing.ready(futures)
 
     def result(self, future: Any) -> Any:
-        with signals_deferred():  # as in ready
-            return future.result()
+        return self.landing.result(future)
 
     def close(self, interrupted: bool = False, ending: float | None = None) -> bool:
         """Shut the pool down: wait for its work, or with ``interrupted`` cancel what has not started and stop
         the workers.  ``ending``: the instant (:func:`time.monotonic`) by which the running tasks end by
         themselves (the deadline's kill schedule of their solvers, as with one job): the workers are let end
-        until then, and only those still running are stopped.  Whether a worker was stopped mid-task (its
-        work directories are then left for a sweep)."""
+        until then, and only those still running are stopped, their work directories swept after them.
+        Whether a worker was stopped mid-task."""
+        self.landing.close()
         if self._pool is None:
             return False
         if not interrupted:
@@ -82,6 +83,9 @@ class ForkPool:
             _terminate(stopped)
 
         shutdown_interrupted(self.pool, stop)
+        if stopped:
+            end_orphans()
+            sweep_work_dirs_settled()
         return bool(stopped)
 
 
@@ -90,7 +94,7 @@ def _terminate(processes: list[Any]) -> None:
         p.terminate()
     for p in processes:
         p.join(5)
-        if p.is_alive():  # SIGTERM handled by Python while CaDiCaL holds the GIL
+        if p.is_alive():
             p.kill()
             p.join()
 
@@ -106,42 +110,19 @@ def shutdown_interrupted(pool: ProcessPoolExecutor, stop_workers: Callable[[list
     command's one line, seen beside another checkout's tests)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     manager = getattr(pool, "_executor_manager_thread", None)  # taken now: shutdown(wait=False) forgets it
-    with signals_deferred():  # a second signal, as in ready (below)
-        pool.shutdown(wait=False, cancel_futures=True)
+    pool.shutdown(wait=False, cancel_futures=True)
     stop_workers(processes)
     if manager is not None:
         manager.join(MANAGER_JOIN)
 
 
-def ready(futures: list[Any]) -> list[Any]:
-    """The futures of ``futures`` (a pool's of :func:`.executors.cube_pool`) that are done.  Signals are held
-    while they are looked at: a handler that raises (Ctrl-C, :class:`~cnfgen_queens.errors.Terminated`) right
-    after ``Future.done`` took the future's lock (``threading.Condition.__enter__`` is Python code: the lock
-    is held before the ``with`` block is set up) leaves it held, and the pool's manager thread, cancelling or
-    failing that future, waits for it for ever (the command said "terminated (SIGTERM)" and never exited)."""
-    with signals_deferred():
-        return [f for f in futures if f.done()]
-
-
-def _picklable(handlers: dict[signal.Signals, Any]) -> dict[signal.Signals, Any]:
-    """The handlers a worker started by the forkserver can be given (pickled): a closure or a bound method
-    is not, and such a worker keeps the default for it."""
-    kept = {}
-    for sig, handler in handlers.items():
-        try:
-            pickle.dumps(handler)
-        except Exception:
-            continue
-        kept[sig] = handler
-    return kept
-
-
-def _init_fork_worker(handlers: dict[signal.Signals, Any]) -> None:
+def _init_fork_worker() -> None:
+    """A worker ignores Ctrl-C (its pool stops it), dies of SIGTERM and SIGHUP (the default action: a handler
+    inherited from the parent would unwind the parent's own blocks here) and of the death of its parent."""
     import ctypes
 
-    for sig, handler in handlers.items():
-        if handler is not None:  # None: not set from Python
-            signal.signal(sig, handler)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (Linux)

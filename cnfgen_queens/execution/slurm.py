@@ -17,8 +17,10 @@ SIGKILL) ends itself after :data:`DEATH_TIMEOUT` seconds, and SLURM then ends th
 from __future__ import annotations
 
 import math
+import signal
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,3 +114,17 @@ def check_submission(script: str) -> None:
     if out.returncode != 0:
         why = " ".join(out.stderr.split()) or f"exit status {out.returncode}"
         raise UsageError(f"executor slurm: SLURM refuses the job: {why}")
+
+
+def slurm_cluster_class() -> Any:
+    """dask-jobqueue's ``SLURMCluster``; importing it sets a SIGINT handler that exits with status 0
+    (``dask_jobqueue.runner``), so ours (Ctrl-C stops the batch, exit status 130) is put back."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        raise UsageError("executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'") from None
+    finally:
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
+    return SLURMCluster

@@ -12,9 +12,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from cnfgen_queens.cnf.atomic import sweep_work_dirs_settled
 from cnfgen_queens.execution import executors
-from cnfgen_queens.execution.fork_pool import ready
 from cnfgen_queens.execution.where import Where
 from cnfgen_queens.limits import NEVER, Deadline
 from cnfgen_queens.solvers.runner import KILL_GRACE
@@ -53,7 +51,7 @@ def run_tasks(
                 pending.append(pool.submit(f"task-{run}-{step[0]}", fn, *step[1]))
             if not pending:
                 break
-            done = ready(pending)  # signals held: never inside a future's lock
+            done = pool.ready(pending)
             taken = {id(f) for f in done}  # not f.done() again: a task finishing in between would be lost
             pending = [f for f in pending if id(f) not in taken]
             refused = not all([finished(pool.result(f)) for f in done]) or refused  # every result handed on
@@ -70,5 +68,4 @@ def run_tasks(
         return True
     finally:
         ending = deadline.at + LET_END if late else None  # type: ignore[operator]
-        if pool.close(interrupted=interrupted, ending=ending):  # a worker stopped mid-task (killed when slow to
-            sweep_work_dirs_settled()  # unwind) may have left its work directories
+        pool.close(interrupted=interrupted, ending=ending)  # workers stopped mid-task: their directories swept

@@ -11,25 +11,22 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.contexts import contextmanager
 from cnfgen_queens.execution import executors
 from cnfgen_queens.execution.slurm import SlurmSettings
 from cnfgen_queens.execution.where import ONE_WORKER, Where
 
 from ..cnf.atomic import close_work_dir, open_work_dir
 from ..cnf.owned import open_dir, refuse_links, refuse_planted
-from ..errors import TERMINATING, Terminated, restore_handlers
+from ..errors import Terminated
 from ..progress import Progress
 from ..solvers import SolverNotFound, resolve
 from ..solvers.cgroup import usable_cores
@@ -82,21 +79,6 @@ class Summary:
     seconds: float = 0.0
     elsewhere: int = 0  # runs left to another batch process on the same results file (claimed there)
     note: str | None = None  # the noise guard's line at the start (the load left too few idle cores)
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Ignore SIGINT, SIGTERM and SIGHUP inside (from the main thread; elsewhere no handler can be set)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous: dict[signal.Signals, Any] = {}
-    try:  # a signal landing between two of these still gets every handler set so far put back
-        for sig in (signal.SIGINT, *TERMINATING):
-            previous[sig] = signal.signal(sig, signal.SIG_IGN)
-        yield
-    finally:
-        restore_handlers(previous)
 
 
 def cache_dir(config: Config) -> Path:
@@ -225,134 +207,183 @@ def _round(config: Config, request: BatchRequest, announce: bool = False) -> Sum
 
 
 def _run_batch(config: Config, start: float, request: BatchRequest, announce: bool) -> Summary:
-    jobs, executor, scheduler = request.where.jobs, request.where.executor, request.where.scheduler
-    slurm, fresh, retry_errors, pin = request.slurm, request.fresh, request.retry_errors, request.pin
-    progress, log, note = request.progress, request.log, request.note
     with Store(config.results) as store:
-        runs, todo = plan(config, None if fresh else store, retry_errors)
-        extra = [] if fresh else next_round(config, store)  # adaptive repeats: the next of each unclear cell
-        if request.only is not None:  # a sample of the grid (rerun --sample)
-            runs, todo = [r for r in runs if r.key in request.only], [r for r in todo if r.key in request.only]
-        summary = Summary(len(runs), len(runs) - len(todo))
-        if config.adaptive and not fresh:  # every repeat stored counts, not only the min's
-            summary.total, summary.skipped = tally(config, store.done_keys(retry_errors=retry_errors))
-        todo += extra
+        summary, todo = _todo(config, store, request)
         if not todo:
             return summary
-        by_instance: dict[Instance, list[Run]] = {}
-        for r in todo:
-            by_instance.setdefault(r.instance, []).append(r)
-        _refuse_planted(config, todo, by_instance)
-        run_limits = (config.time_limit, config.memory_limit)  # executor slurm: what each job asks for, plus a margin
-        pool = executors.make(executor, jobs, scheduler, slurm=slurm, run_limits=run_limits)  # before --fresh deletes
-        queue: deque[tuple[str, Any]] = deque()
-        if config.task == "count":
-            queue.extend(("run", (r, None, None)) for r in todo)
-        else:
-            queue.extend(("generate", inst) for inst in by_instance)
-        known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
-        hashes: dict[Instance, str] = {}
-        for folder in (CACHE_DIR, *((OUTPUT_DIR,) if config.keep_output else ())):  # never through a link
-            os.close(open_dir(config.results.parent, Path(folder), create=True))
-        cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
-        stale = 2 * config.time_limit + 600  # a claim of another host this old is abandoned
-        kept = None
-        if config.keep_output:
-            kept = config.results.parent.resolve() / OUTPUT_DIR
-            kept.mkdir(parents=True, exist_ok=True)
-        bar = Progress("run", None, total=len(todo), quiet=not progress, tty_only=False, leave=True)
-        in_flight: dict[Any, tuple[str, Any]] = {}
-        adding: list[str] | None = None  # the run keys being stored
-        claimed: set[str] = set()  # runs this process holds (claimed a block at a time)
-        refused: set[str] = set()  # runs another batch process holds or has stored
-        machines: set[str] = set()  # fingerprints recorded by this batch
-        solvers: set[tuple[SolverEntry, str | None]] = set()  # solvers and versions recorded by this batch
+        batch = _Batch(config, request, store, summary, todo)
+        pool = batch.pool
         try:
-            if fresh:
-                deleted = store.clear()
-                if deleted:
-                    log(f"--fresh: deleted {deleted} stored runs from {config.results}")
-            store.record_config(config.hash, config.experiment, config.source, config.normalized())
-            if announce and executor == "local":  # the load a cluster's runs meet is their nodes'
-                begun = noise.start(config, jobs, pin is not None)
-                noise.record(store, begun)
-                summary.note = begun.note
-                if begun.note is not None and note is not None:
-                    note(begun.note)
-            while queue or in_flight:
-                while queue and len(in_flight) < 2 * pool.slots:
-                    kind, item = queue.popleft()
-                    if kind == "run" and item[0].key not in claimed:  # the next runs too: one transaction
-                        block = [item[0].key, *(i[0].key for k, i in islice(queue, CLAIM_BLOCK - 1) if k == "run")]
-                        claimed |= store.claim_many(block, retry_errors=retry_errors, stale_after=stale)
-                        refused.update(k for k in block if k not in claimed)
-                    if kind == "run" and item[0].key in refused:
-                        summary.elsewhere += 1  # another batch process on this file runs it (or has stored it)
-                        continue
-                    if kind == "generate":
-                        future = pool.submit(f"generate-{item.key}", generate, item, cache, known.get(item.key),
-                                             config.time_limit)  # fmt: skip
-                    else:
-                        future = pool.submit(f"run-{item[0].key}", execute, *item, None if kept is None else str(kept),
-                                             pin)  # fmt: skip
-                    in_flight[future] = (kind, item)
-                rows: list[Row] = []
-                try:
-                    for future in pool.wait_any():
-                        kind, item = in_flight.pop(future)
-                        try:
-                            value = pool.result(future)
-                        except GenerationTimeout as e:  # its runs' time is up before any solver starts
-                            timed_out = Measurement(Status.TIMEOUT, wall=config.time_limit, error=str(e))
-                            rows += [make_row(config, run, timed_out) for run in by_instance[item]]
-                            continue
-                        except Exception as e:
-                            full = cache_full(Path(cache), e) if kind == "generate" else None
-                            if full is not None:  # every instance after it would fail alike: the batch stops
-                                raise full from None
-                            what = (
-                                f"generating {item.file or item.filename}" if kind == "generate" else item[0].describe()
-                            )
-                            summary.failed.append(f"{what}: {error_text(e)}")
-                            if kind == "run":
-                                store.release([item[0].key])
-                            continue
-                        if kind == "generate":
-                            path, hashes[item] = value
-                            store.record_instance(item.key, item.file or Path(path).name, hashes[item])
-                            check = hashes[item] if executor != "local" else None  # a shared file system may lag
-                            queue.extendleft(reversed([("run", (r, path, check)) for r in by_instance[item]]))
-                            continue
-                        rows.append(make_row(config, item[0], value, hashes.get(item[0].instance)))
-                        if (item[0].solver, value.solver_version) not in solvers:
-                            store.record_solver(item[0].solver.label, profile_of(item[0].solver), value.solver_version)
-                            solvers.add((item[0].solver, value.solver_version))
-                        if value.machine_info is not None and value.machine_info.fingerprint not in machines:
-                            store.record_machine(value.machine_info.fingerprint, value.machine_info.as_dict())
-                            machines.add(value.machine_info.fingerprint)
-                finally:  # what arrived together is stored together (one transaction), even when interrupted
-                    if rows:
-                        adding = [row.run_key for row in rows]  # an interrupt as add_many() returns finds them
-                        store.add_many(rows)
-                        adding = None
-                        summary.done += len(rows)  # no call between these, so no signal handler runs here
-                        summary.solved += sum(verdict(row) is Verdict.SOLVED for row in rows)
-                        bar.update(len(rows), solved=summary.solved)
+            batch.begin(announce)
+            while batch.queue or batch.in_flight:
+                batch.feed()
+                batch.collect()
         except KeyboardInterrupt as e:
-            summary.interrupted, summary.terminated = True, isinstance(e, Terminated)
-            summary.stopped_by, summary.exit_code = str(e) or "interrupted", getattr(e, "exit_code", 130)
-            if adding is not None:
-                summary.done += len(set(adding) & store.done_keys())
-            with _signals_held():  # a second Ctrl-C or SIGTERM must not cut the stopping of the workers short
-                pool.close(interrupted=True)
+            batch.stopped(e)
+            pool.close(interrupted=True)
         except BaseException:
             pool.close(interrupted=True)
             raise
         else:
             pool.close()
         finally:
-            bar.close()
-            with _signals_held():
-                store.release()  # runs claimed but not stored are free for the next batch
+            batch.bar.close()
+            store.release()  # runs claimed but not stored are free for the next batch
     summary.seconds = time.monotonic() - start
     return summary
+
+
+def _todo(config: Config, store: Store, request: BatchRequest) -> tuple[Summary, list[Run]]:
+    """(the round's summary so far, the runs it has to do): the grid's runs not stored yet (every one with
+    ``fresh``), only those of ``request.only``, then the next adaptive repeats of the cells not yet clear."""
+    fresh, retry_errors = request.fresh, request.retry_errors
+    runs, todo = plan(config, None if fresh else store, retry_errors)
+    extra = [] if fresh else next_round(config, store)  # adaptive repeats: the next of each unclear cell
+    if request.only is not None:  # a sample of the grid (rerun --sample)
+        runs, todo = [r for r in runs if r.key in request.only], [r for r in todo if r.key in request.only]
+    summary = Summary(len(runs), len(runs) - len(todo))
+    if config.adaptive and not fresh:  # every repeat stored counts, not only the min's
+        summary.total, summary.skipped = tally(config, store.done_keys(retry_errors=retry_errors))
+    return summary, todo + extra
+
+
+class _Batch:
+    """One round's work under way: what is queued (instances to generate, then their runs), what is in flight
+    on the pool, what this process has claimed, and what it has recorded in the store."""
+
+    def __init__(self, config: Config, request: BatchRequest, store: Store, summary: Summary, todo: list[Run]) -> None:
+        self.config, self.request, self.store, self.summary = config, request, store, summary
+        self.by_instance: dict[Instance, list[Run]] = {}
+        for r in todo:
+            self.by_instance.setdefault(r.instance, []).append(r)
+        _refuse_planted(config, todo, self.by_instance)
+        where, run_limits = request.where, (config.time_limit, config.memory_limit)  # slurm: what each job asks for
+        self.pool = executors.make(
+            where.executor, where.jobs, where.scheduler, slurm=request.slurm, run_limits=run_limits
+        )  # before --fresh deletes
+        self.queue: deque[tuple[str, Any]] = deque()
+        if config.task == "count":
+            self.queue.extend(("run", (r, None, None)) for r in todo)
+        else:
+            self.queue.extend(("generate", inst) for inst in self.by_instance)
+        self.known = store.instance_hashes()  # a cached file is reused only when its GBD hash is still this
+        self.hashes: dict[Instance, str] = {}
+        for folder in (CACHE_DIR, *((OUTPUT_DIR,) if config.keep_output else ())):  # never through a link
+            os.close(open_dir(config.results.parent, Path(folder), create=True))
+        self.cache = str(cache_dir(config).resolve())  # absolute: workers may run elsewhere (same shared path)
+        self.stale = 2 * config.time_limit + 600  # a claim of another host this old is abandoned
+        self.kept: str | None = None
+        if config.keep_output:
+            kept = config.results.parent.resolve() / OUTPUT_DIR
+            kept.mkdir(parents=True, exist_ok=True)
+            self.kept = str(kept)
+        self.bar = Progress("run", None, total=len(todo), quiet=not request.progress, tty_only=False, leave=True)
+        self.in_flight: dict[Any, tuple[str, Any]] = {}
+        self.adding: list[str] | None = None  # the run keys being stored
+        self.claimed: set[str] = set()  # runs this process holds (claimed a block at a time)
+        self.refused: set[str] = set()  # runs another batch process holds or has stored
+        self.machines: set[str] = set()  # fingerprints recorded by this batch
+        self.solvers: set[tuple[SolverEntry, str | None]] = set()  # solvers and versions recorded by this batch
+
+    def begin(self, announce: bool) -> None:
+        """``--fresh``'s deletion, the config recorded and, on the first round of a local batch, its start (the
+        load a cluster's runs meet is their nodes')."""
+        config, request, store = self.config, self.request, self.store
+        if request.fresh:
+            deleted = store.clear()
+            if deleted:
+                request.log(f"--fresh: deleted {deleted} stored runs from {config.results}")
+        store.record_config(config.hash, config.experiment, config.source, config.normalized())
+        if announce and request.where.executor == "local":
+            begun = noise.start(config, request.where.jobs, request.pin is not None)
+            noise.record(store, begun)
+            self.summary.note = begun.note
+            if begun.note is not None and request.note is not None:
+                request.note(begun.note)
+
+    def feed(self) -> None:
+        """Submit queued work until the pool has two tasks per slot; runs are claimed a block at a time."""
+        while self.queue and len(self.in_flight) < 2 * self.pool.slots:
+            kind, item = self.queue.popleft()
+            if kind == "run" and item[0].key not in self.claimed:  # the next runs too: one transaction
+                block = [item[0].key, *(i[0].key for k, i in islice(self.queue, CLAIM_BLOCK - 1) if k == "run")]
+                self.claimed |= self.store.claim_many(
+                    block, retry_errors=self.request.retry_errors, stale_after=self.stale
+                )
+                self.refused.update(k for k in block if k not in self.claimed)
+            if kind == "run" and item[0].key in self.refused:
+                self.summary.elsewhere += 1  # another batch process on this file runs it (or has stored it)
+                continue
+            if kind == "generate":
+                future = self.pool.submit(
+                    f"generate-{item.key}", generate, item, self.cache, self.known.get(item.key), self.config.time_limit
+                )
+            else:
+                future = self.pool.submit(f"run-{item[0].key}", execute, *item, self.kept, self.request.pin)
+            self.in_flight[future] = (kind, item)
+
+    def collect(self) -> None:
+        """Take what finished: an instance's runs queued first, the rows of runs stored together (one
+        transaction, even when interrupted)."""
+        rows: list[Row] = []
+        try:
+            for future in self.pool.wait_any():
+                kind, item = self.in_flight.pop(future)
+                try:
+                    value = self.pool.result(future)
+                except GenerationTimeout as e:  # its runs' time is up before any solver starts
+                    timed_out = Measurement(Status.TIMEOUT, wall=self.config.time_limit, error=str(e))
+                    rows += [make_row(self.config, run, timed_out) for run in self.by_instance[item]]
+                    continue
+                except Exception as e:
+                    self._failed(kind, item, e)
+                    continue
+                if kind == "generate":
+                    self._generated(item, value)
+                else:
+                    rows.append(self._row(item[0], value))
+        finally:
+            if rows:
+                self._store(rows)
+
+    def _failed(self, kind: str, item: Any, e: Exception) -> None:
+        full = cache_full(Path(self.cache), e) if kind == "generate" else None
+        if full is not None:  # every instance after it would fail alike: the batch stops
+            raise full from None
+        what = f"generating {item.file or item.filename}" if kind == "generate" else item[0].describe()
+        self.summary.failed.append(f"{what}: {error_text(e)}")
+        if kind == "run":
+            self.store.release([item[0].key])
+
+    def _generated(self, inst: Instance, value: tuple[str, str]) -> None:
+        """An instance is in the cache: recorded, and its runs go to the front of the queue."""
+        path, self.hashes[inst] = value
+        self.store.record_instance(inst.key, inst.file or Path(path).name, self.hashes[inst])
+        check = self.hashes[inst] if self.request.where.executor != "local" else None  # a shared file system may lag
+        self.queue.extendleft(reversed([("run", (r, path, check)) for r in self.by_instance[inst]]))
+
+    def _row(self, run: Run, m: Measurement) -> Row:
+        """The row of a finished run; its solver's version and its machine recorded the first time they come."""
+        if (run.solver, m.solver_version) not in self.solvers:
+            self.store.record_solver(run.solver.label, profile_of(run.solver), m.solver_version)
+            self.solvers.add((run.solver, m.solver_version))
+        if m.machine_info is not None and m.machine_info.fingerprint not in self.machines:
+            self.store.record_machine(m.machine_info.fingerprint, m.machine_info.as_dict())
+            self.machines.add(m.machine_info.fingerprint)
+        return make_row(self.config, run, m, self.hashes.get(run.instance))
+
+    def _store(self, rows: list[Row]) -> None:
+        self.adding = [row.run_key for row in rows]  # an interrupt as add_many() returns finds them
+        self.store.add_many(rows)
+        self.adding = None
+        self.summary.done += len(rows)  # no call between these, so no signal handler runs here
+        self.summary.solved += sum(verdict(row) is Verdict.SOLVED for row in rows)
+        self.bar.update(len(rows), solved=self.summary.solved)
+
+    def stopped(self, e: KeyboardInterrupt) -> None:
+        """Ctrl-C, SIGTERM or SIGHUP: said in the summary, with the rows that were being stored counted if in."""
+        summary = self.summary
+        summary.interrupted, summary.terminated = True, isinstance(e, Terminated)
+        summary.stopped_by, summary.exit_code = str(e) or "interrupted", getattr(e, "exit_code", 130)
+        if self.adding is not None:
+            summary.done += len(set(self.adding) & self.store.done_keys())

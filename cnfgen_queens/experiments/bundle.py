@@ -32,11 +32,10 @@ import shutil
 import sqlite3
 import tarfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from cnfgen_queens.contexts import contextmanager
 
 from ..cnf.atomic import atomic_output, work_dir
 from ..cnf.same_file import refuse_alias, refuse_database

@@ -36,7 +36,7 @@ from typing import Any
 
 from ..cnf.owned import open_owned, refuse_links, refuse_planted
 from ..cnf.same_file import refuse_alias
-from ..errors import UsageError, signals_unwind
+from ..errors import UsageError
 from . import noise, report
 from .compare import PAIR_KEYS
 from .file_instances import QUEENS, generated
@@ -177,29 +177,28 @@ def write(
     link_base = os.path.relpath(db.resolve().parent / OUTPUT_DIR, target.resolve())
     parent = target.resolve().parent
     sweep_builds(parent, target.name)
-    with signals_unwind():  # SIGTERM and SIGHUP unwind too, so the temporary directory is removed
-        build = Path(tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=parent))
-        try:
-            plots = _plots(rows, build, title, time)
-            outputs = _write_runs(rows, build / "runs.js", kept, link_base)
-            machines = stored(db)  # a comparison pairs runs of one platform: a new commit is no new machine
-            extra = (
-                machines_html(rows, machines, noise.lines(rows, noise.stored(db))),
-                comparisons_script(one_per_platform(rows, machines), time, across_machines),
-                "" if against is None else f'<section id="against" hidden>{against}</section>',
-                columns_script(rows, outputs),
-            )
-            files = ["index.html", *sorted(os.listdir(build))]  # every file the report writes, listed in its page
-            page = _page(rows, title, plots, time, outputs, extra, files)
-            (build / "index.html").write_text(page, encoding="utf-8")
-            for f in [*build.iterdir(), build]:
-                f.chmod(0o755 if f == build else 0o644)
-                fsync(f)
-            publish(build, target.resolve(), files, _own_files(target.resolve()))
-            fsync(parent)
-        except BaseException:
-            shutil.rmtree(build, ignore_errors=True)
-            raise
+    build = Path(tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=parent))
+    try:
+        plots = _plots(rows, build, title, time)
+        outputs = _write_runs(rows, build / "runs.js", kept, link_base)
+        machines = stored(db)  # a comparison pairs runs of one platform: a new commit is no new machine
+        extra = (
+            machines_html(rows, machines, noise.lines(rows, noise.stored(db))),
+            comparisons_script(one_per_platform(rows, machines), time, across_machines),
+            "" if against is None else f'<section id="against" hidden>{against}</section>',
+            columns_script(rows, outputs),
+        )
+        files = ["index.html", *sorted(os.listdir(build))]  # every file the report writes, listed in its page
+        page = _page(rows, title, plots, time, outputs, extra, files)
+        (build / "index.html").write_text(page, encoding="utf-8")
+        for f in [*build.iterdir(), build]:
+            f.chmod(0o755 if f == build else 0o644)
+            fsync(f)
+        publish(build, target.resolve(), files, _own_files(target.resolve()))
+        fsync(parent)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
     return Written(target, len(rows), tuple(p for p, _ in plots), outputs)
 
 

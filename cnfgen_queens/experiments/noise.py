@@ -24,12 +24,11 @@ import os
 import socket
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import astuple, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from cnfgen_queens.contexts import contextmanager
 
 from ..errors import UsageError
 from ..solvers.cgroup import IsolationUnavailable, core_assignment, usable_cores

@@ -28,11 +28,10 @@ import socket
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
-
-from cnfgen_queens.contexts import contextmanager
 
 from ..errors import UsageError, printable
 from ..solvers.outcome import Status

@@ -154,7 +154,7 @@ def _embedded_loop(request: Request, deadline: Deadline) -> Generator[Found, Non
 def _external_loop(request: Request, solver: SolverSpec, deadline: Deadline) -> Generator[Found, None, None]:
     """The external loop in ``request.where.workdir``, or in a temporary directory when None."""
     if request.where.workdir is None:
-        with work_dir("loop", unwind=False) as tmp:  # a generator: the consumer's handlers stay as they are
+        with work_dir("loop") as tmp:
             where = replace(request.where, workdir=tmp, resume=False)
             yield from enumerate_external(replace(request, where=where), solver, deadline)
         return

@@ -25,15 +25,14 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cnfgen_queens.contexts import contextmanager
-
-from ..errors import signals_deferred, warn
+from ..errors import warn
 from .finished import MB, Finished, OutputCap, tail
 from .reaper import boot_ticks, kill_leader_last, started, subreaper, sweep_orphans
 from .spawn import command
@@ -339,11 +338,10 @@ def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: d
                 for leader in _tool_pids(executor):
                     kill_leader_last(leader, KILL_SETTLE)
                 stop_at = time.monotonic() + KILL_SETTLE
-    except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up, a second signal
-        with signals_deferred():  # held till then (it cut the wait short: tempfile.tempdir was put back while
-            while not done.is_set():  # BenchExec's thread had yet to make its BenchExec_run_* in our directory)
-                executor.stop()
-                done.wait(STEP)
+    except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up (it cut the wait
+        while not done.is_set():  # short: tempfile.tempdir was put back while BenchExec's thread had yet to make
+            executor.stop()  # its BenchExec_run_* in our directory); a second signal cuts this short, and the
+            done.wait(STEP)  # next command's sweep removes what is left
         raise
     wall = time.monotonic() - start
     if "error" in box:

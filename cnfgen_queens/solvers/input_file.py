@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from cnfgen_queens.cnf.compressed import by_name, sniff
 from cnfgen_queens.cnf.dimacs import open_cnf
-from cnfgen_queens.contexts import contextmanager
 
 from .profiles import Profile
 

@@ -10,8 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-
-from cnfgen_queens.contexts import contextmanager
+from contextlib import contextmanager
 
 REAP_TIMEOUT = 5.0  # seconds to wait for a killed group to disappear
 PR_SET_CHILD_SUBREAPER = 36

@@ -4,9 +4,9 @@
   file's creation and its ``flock`` found it unlocked and removed a live directory: the solver then
   could not start (``count 10 --solver kissat``: "cannot start .../kissat").  The lock file appears
   under its name only once it is locked.
-- A signal that landed inside the removal of a work directory (``rmtree`` half done) or between
-  ``mkdtemp`` and the moment the path is recorded left the directory behind (``test_leftovers``'
-  SIGINT cases): the signal is held until the directory is gone, then raised as before.
+- A signal that lands inside the removal of a work directory (``rmtree`` half done) leaves it recorded: the
+  process's exit removes it; one a dead process left unrecorded (``mkdtemp`` done, the path not yet noted,
+  ``kill -9``) is the next start's to sweep (its maker's pid is in its name).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pytest
 
 from cnfgen_queens.cnf import atomic
 from cnfgen_queens.cnf.atomic import WORK_PREFIX, open_work_dir, sweep_work_dirs, work_dir
-from cnfgen_queens.errors import Terminated, signals_deferred, signals_raise
+from cnfgen_queens.errors import Terminated, stop_on_signals
 
 
 @pytest.fixture
@@ -64,9 +64,28 @@ def _signal_self(sig: int) -> None:
     os.kill(os.getpid(), sig)
 
 
+@pytest.fixture
+def policy(sigint_raises: None) -> Iterator[None]:
+    """The command's signal policy (:func:`~cnfgen_queens.errors.stop_on_signals`) in this process, for the test."""
+    import sys
+
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    hook = sys.unraisablehook
+    stop_on_signals()
+    try:
+        yield
+    finally:
+        sys.unraisablehook = hook
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_inside_the_removal_still_removes_the_directory(tmpdir_env: Path, sig: int, sigint_raises: None,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_signal_inside_the_removal_leaves_the_directory_to_the_exit(
+    tmpdir_env: Path, sig: int, policy: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A signal cuts the removal of a work directory short: the directory stays recorded, and the process's exit
+    (:func:`atomic._remove_left`) removes it."""
     real = shutil.rmtree
     calls: list[int] = []
 
@@ -79,50 +98,12 @@ def test_a_signal_inside_the_removal_still_removes_the_directory(tmpdir_env: Pat
         real(path, *args, **kwargs)
 
     monkeypatch.setattr(atomic.shutil, "rmtree", rmtree_interrupted)
-    with pytest.raises(KeyboardInterrupt) as got, signals_raise(), work_dir("solve") as d:
+    with pytest.raises(KeyboardInterrupt) as got, work_dir("solve") as d:
         (d / "solver.out").write_text("s SATISFIABLE\n")
     assert isinstance(got.value, Terminated) == (sig != signal.SIGINT)
+    assert len(_ours(tmpdir_env)) == 1
+    atomic._remove_left()
     assert _ours(tmpdir_env) == []
-
-
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_right_after_the_directory_is_made_still_removes_it(
-    tmpdir_env: Path, sig: int, sigint_raises: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    real = tempfile.mkdtemp
-
-    def mkdtemp_then_signal(*args: Any, **kwargs: Any) -> str:
-        made = real(*args, **kwargs)
-        _signal_self(sig)  # lands before the caller has recorded the path
-        return made
-
-    monkeypatch.setattr(atomic.tempfile, "mkdtemp", mkdtemp_then_signal)
-    with pytest.raises(KeyboardInterrupt), signals_raise(), work_dir("solve"):
-        pass
-    assert _ours(tmpdir_env) == []
-
-
-def test_signals_deferred_raises_the_held_signal_once_with_the_handler_in_place(sigint_raises: None) -> None:
-    order: list[str] = []
-    with pytest.raises(Terminated) as got, signals_raise(), signals_deferred():
-        _signal_self(signal.SIGTERM)
-        _signal_self(signal.SIGINT)  # the first one that came is the one raised
-        order.append("inside ran to its end")
-    assert order == ["inside ran to its end"] and got.value.signum == signal.SIGTERM
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    with signals_deferred():  # nothing came: nothing raised
-        order.append("quiet")
-    assert order[-1] == "quiet"
-
-
-def test_signals_deferred_keeps_an_ignored_signal_ignored() -> None:
-    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    try:
-        with signals_deferred():
-            _signal_self(signal.SIGHUP)
-        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
-    finally:
-        signal.signal(signal.SIGHUP, previous)
 
 
 def test_a_directory_whose_maker_died_before_locking_it_is_swept_at_once(tmpdir_env: Path) -> None:
@@ -146,11 +127,9 @@ def test_a_directory_whose_maker_died_before_locking_it_is_swept_at_once(tmpdir_
 
 
 def _stuck_in_a_work_dir(root: str) -> None:
-    """A batch worker's task that does not unwind on SIGTERM (a solver call holding the GIL, a loaded machine)
-    inside its work directory: the pool kills it after its grace."""
+    """A batch worker's task inside its work directory: the pool ends its process."""
     import time
 
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     tempfile.tempdir = root
     with work_dir("solve"):
         while True:
@@ -158,8 +137,8 @@ def _stuck_in_a_work_dir(root: str) -> None:
 
 
 def test_an_interrupted_pool_sweeps_the_directories_of_the_workers_it_killed(tmpdir_env: Path) -> None:
-    """A worker slow to unwind is killed after its grace; its work directory (with BenchExec's run directory
-    inside) waited for the next command's sweep.  The interrupted pool sweeps it on its way out."""
+    """An interrupted pool ends its workers' processes; the work directory of one ended mid-task (with BenchExec's
+    run directory inside) is swept by the pool on its way out, not left for the next command."""
     import time
 
     from cnfgen_queens.execution.executors import LocalExecutor
@@ -171,7 +150,7 @@ def test_an_interrupted_pool_sweeps_the_directories_of_the_workers_it_killed(tmp
         while not _ours(tmpdir_env) and time.monotonic() < end:
             time.sleep(0.05)
         assert _ours(tmpdir_env), "the worker never made its work directory"
-        time.sleep(0.5)  # inside the loop: SIGTERM ignored
+        time.sleep(0.5)
     finally:
         pool.close(interrupted=True)
     assert _ours(tmpdir_env) == []

@@ -22,7 +22,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "cnfgen_queens",
         "cnfgen_queens.bounds",
-        "cnfgen_queens.contexts",
         "cnfgen_queens.errors",
         "cnfgen_queens.limits",
         "cnfgen_queens.progress",

@@ -33,7 +33,7 @@ def signal_test_files() -> list[str]:
 
 def test_the_signal_tests_are_found() -> None:
     files = signal_test_files()
-    signalling = ("cli/test_signals.py", "library/test_signals_library.py", "cli/test_startup_interrupts.py")
+    signalling = ("cli/test_signals.py", "cli/test_leftovers.py", "cli/test_startup_interrupts.py")
     for name in (*signalling, "enumeration/test_forked_loop.py"):
         assert name in files, files
 
