@@ -15,8 +15,16 @@ from typing import Any
 class Progress:
     """``update(n, total=None, **postfix)`` advances the bar by ``n``; ``close()`` clears it."""
 
-    def __init__(self, unit: str, desc: str | None, *, total: int | None = None, quiet: bool = False,
-                 tty_only: bool = True, leave: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        unit: str,
+        desc: str | None,
+        *,
+        total: int | None = None,
+        quiet: bool = False,
+        tty_only: bool = True,
+        leave: bool = False,
+    ) -> None:
         self.unit, self.desc, self.total, self.leave = unit, desc, total, leave
         self.enabled = not quiet and (not tty_only or sys.stderr.isatty())
         self.bar: Any = None
@@ -25,8 +33,15 @@ class Progress:
         if not self.enabled:
             return
         if self.bar is None:
-            self.bar = _bar_class()(total=self.total if total is None else total, unit=self.unit, desc=self.desc,
-                            file=sys.stderr, dynamic_ncols=True, mininterval=0.5, leave=self.leave)  # fmt: skip
+            self.bar = _bar_class()(
+                total=self.total if total is None else total,
+                unit=self.unit,
+                desc=self.desc,
+                file=sys.stderr,
+                dynamic_ncols=True,
+                mininterval=0.5,
+                leave=self.leave,
+            )
         if postfix:
             self.bar.set_postfix(refresh=False, **postfix)
         if n:

@@ -93,8 +93,13 @@ def generator(quick: bool, work: Path) -> list[str]:
     table = benchlib.Table("issue 6: peak RSS of every encoding at a large N")
     for encoding, n in big.items():
         run = bench_gen.measure("gen-queens", encoding, n, work)
-        table.add(f"peak RSS {encoding} N={n}", run.peak_mb, "MB", goal="<= 200 MB",
-                  note=f"{run.wall:.2f} s, {run.num_clauses:,} clauses")  # fmt: skip
+        table.add(
+            f"peak RSS {encoding} N={n}",
+            run.peak_mb,
+            "MB",
+            goal="<= 200 MB",
+            note=f"{run.wall:.2f} s, {run.num_clauses:,} clauses",
+        )
     return out + table.render().splitlines()
 
 
@@ -103,8 +108,11 @@ def startup(work: Path, repeats: int = 10) -> list[str]:
     subprocess.run([str(BIN / "gen-queens"), "8", "-o", str(cnf)], check=True)
     proc = subprocess.run([str(BIN / "cnfgen-queens"), "solve", str(cnf)], capture_output=True, text=True)
     answer.write_text(proc.stdout)
-    blocks.write_text(subprocess.run([str(BIN / "cnfgen-queens"), "block", str(answer), "-n", "8"],
-                                     capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    blocks.write_text(
+        subprocess.run(
+            [str(BIN / "cnfgen-queens"), "block", str(answer), "-n", "8"], capture_output=True, text=True, check=True
+        ).stdout
+    )
     cq = str(BIN / "cnfgen-queens")
     floor = "python -c pass (floor)"
     cmds = {
@@ -124,9 +132,15 @@ def startup(work: Path, repeats: int = 10) -> list[str]:
     runs = benchlib.side_by_side(cmds, repeats, env=bench_enum.env())
     for name, run in runs.items():
         command = name in ("gen-queens 8", "decode", "block", "merge")
-        table.add(f"start-up {name}", run.wall, "s", reference=None if name == floor else runs[floor].wall,
-                  against="" if name == floor else "python -c pass", goal="<= 100 ms" if command else "",
-                  note=f"CPU {run.cpu * 1000:.0f} ms")  # fmt: skip
+        table.add(
+            f"start-up {name}",
+            run.wall,
+            "s",
+            reference=None if name == floor else runs[floor].wall,
+            against="" if name == floor else "python -c pass",
+            goal="<= 100 ms" if command else "",
+            note=f"CPU {run.cpu * 1000:.0f} ms",
+        )
     return table.render().splitlines()
 
 
@@ -135,15 +149,24 @@ def counting(quick: bool, work: Path) -> list[str]:
     n = 11 if quick else 14
     known = bench_count.KNOWN[n]
     table = benchlib.Table(f"issue 6: count {n}, one run each")
-    runs = benchlib.side_by_side({
-        "loop": checked([sys.executable, "-c", BASELINE_LOOP, str(n)], known),
-        "cubes": checked([str(BIN / "cnfgen-queens"), "count", str(n), "--jobs", "2", "--quiet"], known),
-    }, 1)  # fmt: skip
+    runs = benchlib.side_by_side(
+        {
+            "loop": checked([sys.executable, "-c", BASELINE_LOOP, str(n)], known),
+            "cubes": checked([str(BIN / "cnfgen-queens"), "count", str(n), "--jobs", "2", "--quiet"], known),
+        },
+        1,
+    )
     base, cubes = runs["loop"].wall, runs["cubes"].wall
     table.add(f"count {n}: one PySAT CaDiCaL 1.9.5 blocking loop", base, "s", note=f"CPU {runs['loop'].cpu:.2f} s")
-    table.add(f"count {n} --jobs 2", cubes, "s", reference=base, against="the blocking loop",
-              goal="<= x0.25 (>= 4x faster)", note=f"speed-up x{base / cubes:.1f}; "
-              f"CPU {runs['cubes'].cpu:.2f} s")  # fmt: skip
+    table.add(
+        f"count {n} --jobs 2",
+        cubes,
+        "s",
+        reference=base,
+        against="the blocking loop",
+        goal="<= x0.25 (>= 4x faster)",
+        note=f"speed-up x{base / cubes:.1f}; CPU {runs['cubes'].cpu:.2f} s",
+    )
     out = table.render().splitlines()
     out += bench_count.speedup(n, 1, bench_count.baseline_tree(work))
     out += bench_count.backtracker(n, work, cubes)
@@ -156,8 +179,13 @@ def external(quick: bool) -> list[str]:
     runs = benchlib.side_by_side(
         {"enumerate": checked(["bash", str(bench_enum.ROOT / "scripts" / "enumerate.sh"), str(n)], KNOWN[n])}, 1
     )
-    table.add(f"scripts/enumerate.sh {n} (kissat)", runs["enumerate"].wall, "s", goal="<= 10 s" if n == 8 else "",
-              note=f"CPU {runs['enumerate'].cpu:.2f} s, the loop and every process it waited for")  # fmt: skip
+    table.add(
+        f"scripts/enumerate.sh {n} (kissat)",
+        runs["enumerate"].wall,
+        "s",
+        goal="<= 10 s" if n == 8 else "",
+        note=f"CPU {runs['enumerate'].cpu:.2f} s, the loop and every process it waited for",
+    )
     return table.render().splitlines()
 
 
@@ -171,10 +199,21 @@ def stats(quick: bool, work: Path) -> list[str]:
     cases = {"stats": [cq, "stats", str(cnf)], "stats --no-graph": [cq, "stats", str(cnf), "--no-graph"]}
     runs = benchlib.side_by_side(cases, 1)
     full, bare = runs["stats"], runs["stats --no-graph"]
-    table.add(f"stats pairwise N={n}", full.wall, "s", goal="< 60 s" if n == 100 else "",
-              note=f"CPU {full.cpu:.1f} s, {max(map(bench_gen.peak, full.samples)):.0f} MB peak")  # fmt: skip
-    table.add(f"stats --no-graph pairwise N={n}", bare.wall, "s", reference=full.wall, against="stats",
-              note=f"CPU {bare.cpu:.1f} s, {max(map(bench_gen.peak, bare.samples)):.0f} MB peak")  # fmt: skip
+    table.add(
+        f"stats pairwise N={n}",
+        full.wall,
+        "s",
+        goal="< 60 s" if n == 100 else "",
+        note=f"CPU {full.cpu:.1f} s, {max(map(bench_gen.peak, full.samples)):.0f} MB peak",
+    )
+    table.add(
+        f"stats --no-graph pairwise N={n}",
+        bare.wall,
+        "s",
+        reference=full.wall,
+        against="stats",
+        note=f"CPU {bare.cpu:.1f} s, {max(map(bench_gen.peak, bare.samples)):.0f} MB peak",
+    )
     return table.render().splitlines()
 
 

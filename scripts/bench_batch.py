@@ -88,9 +88,14 @@ def dry_runs(table: benchlib.Table, work: Path, repeats: int) -> None:
             first = f.readline()
         message = (err.read_text(errors="replace").strip() or first.strip()).replace(f"{work}/", "")[:100]
         codes = sorted({s.code for s in run.samples})
-        table.add(f"dry-run {name}", run.wall, "s", goal="< 10 s" if name.startswith("1,000,000") else "",
-                  note=f"{run.cpu:.2f} s CPU, {run.peak_mb or run.tree_peak_mb:.0f} MB, {len(texts[name]):,} bytes, "
-                  f"exit {'/'.join(map(str, codes))}: {message}")  # fmt: skip
+        table.add(
+            f"dry-run {name}",
+            run.wall,
+            "s",
+            goal="< 10 s" if name.startswith("1,000,000") else "",
+            note=f"{run.cpu:.2f} s CPU, {run.peak_mb or run.tree_peak_mb:.0f} MB, {len(texts[name]):,} bytes, "
+            f"exit {'/'.join(map(str, codes))}: {message}",
+        )
         out.unlink()
 
 
@@ -126,9 +131,14 @@ def hashing(table: benchlib.Table, quick: bool, work: Path, repeats: int) -> Non
     size = cnf.stat().st_size / 1e6
     ours = runs["our GBD hash"].wall
     for name, run in runs.items():
-        table.add(f"pairwise N={n} ({size:.0f} MB): {name}", run.wall, "s",
-                  reference=None if name == "our GBD hash" else ours, against="" if name == "our GBD hash" else "ours",
-                  note=f"{size / run.wall:.0f} MB/s, {run.cpu:.2f} s CPU, median of {repeats}")  # fmt: skip
+        table.add(
+            f"pairwise N={n} ({size:.0f} MB): {name}",
+            run.wall,
+            "s",
+            reference=None if name == "our GBD hash" else ours,
+            against="" if name == "our GBD hash" else "ours",
+            note=f"{size / run.wall:.0f} MB/s, {run.cpu:.2f} s CPU, median of {repeats}",
+        )
 
 
 SCALE = """experiment: scale
@@ -164,9 +174,13 @@ def shell_loop(db: Path, work: Path, count: int) -> tuple[benchlib.Sample, int]:
     """The first ``count`` runs of the batch made again by a plain shell loop over ``solve``: its sample and
     how many runs it made."""
     with sqlite3.connect(db) as con:
-        files = [r[0] for r in con.execute(
-            "SELECT i.file FROM runs r JOIN instances i ON r.gbd_hash = i.gbd_hash ORDER BY r.finished LIMIT ?",
-            (count,))]  # fmt: skip
+        files = [
+            r[0]
+            for r in con.execute(
+                "SELECT i.file FROM runs r JOIN instances i ON r.gbd_hash = i.gbd_hash ORDER BY r.finished LIMIT ?",
+                (count,),
+            )
+        ]
     listing = work / "loop.txt"
     listing.write_text("".join(f"{db.parent / 'cnf-cache' / f}\n" for f in files))
     script = (
@@ -230,36 +244,65 @@ def scale(table: benchlib.Table, work: Path, repeats: int, loop_runs: int) -> No
         runs = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
     loop, looped = shell_loop(db, work, loop_runs)
     batch_rate, loop_rate = runs / run.wall, looped / loop.wall
-    table.add(f"batch, {runs:,} runs, --jobs 2", batch_rate, "runs/s", reference=loop_rate,
-              against="the shell loop", note=f"{run.wall:.1f} s wall, exit {run.code}")  # fmt: skip
+    table.add(
+        f"batch, {runs:,} runs, --jobs 2",
+        batch_rate,
+        "runs/s",
+        reference=loop_rate,
+        against="the shell loop",
+        note=f"{run.wall:.1f} s wall, exit {run.code}",
+    )
     table.add("  coordinator peak memory", run.peak_mb, "MB")
     thousands = per_thousand(db)
     for i, (rate, n, per_run) in enumerate(thousands, 1):
-        table.add(f"  thousand {i} (N={n}, {per_run * 1000:.0f} ms a run in the worker)", rate, "runs/s",
-                  reference=None if i == 1 else thousands[0][0], against="" if i == 1 else "the first")  # fmt: skip
+        table.add(
+            f"  thousand {i} (N={n}, {per_run * 1000:.0f} ms a run in the worker)",
+            rate,
+            "runs/s",
+            reference=None if i == 1 else thousands[0][0],
+            against="" if i == 1 else "the first",
+        )
     minutes = 10_000 / loop_rate / 60
-    table.add(f"shell loop over `cnfgen-queens solve`, the first {looped} of those runs", loop_rate, "runs/s",
-              note=f"{loop.wall:.1f} s; 10,000 runs would take {minutes:.0f} min")  # fmt: skip
+    table.add(
+        f"shell loop over `cnfgen-queens solve`, the first {looped} of those runs",
+        loop_rate,
+        "runs/s",
+        note=f"{loop.wall:.1f} s; 10,000 runs would take {minutes:.0f} min",
+    )
     store_growth(table, db, work, 10 * runs)
     million = work / "million.yaml"
     million.write_text(
         SCALE.replace("{from: 4, to: 8}", "[8, 9, 10, 11, 12]")
         .replace("[pairwise, sequential, commander, ladder]", "all")
-        .replace("REPEATS", "12500").replace("RESULTS", str(work / "m.sqlite"))
-    )  # fmt: skip
+        .replace("REPEATS", "12500")
+        .replace("RESULTS", str(work / "m.sqlite"))
+    )
     run = benchlib.measure([cli, "batch", str(million), "--dry-run"], check=False)
-    table.add("--dry-run of 1,000,000 runs", run.wall, "s", goal="< 10 s, < 500 MB",
-              note=f"{run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, exit {run.code}")  # fmt: skip
+    table.add(
+        "--dry-run of 1,000,000 runs",
+        run.wall,
+        "s",
+        goal="< 10 s, < 500 MB",
+        note=f"{run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, exit {run.code}",
+    )
     big = hundred_thousand(db, work)
     with sqlite3.connect(big) as con:
         rows = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
     run = benchlib.measure([cli, "report", str(big)], check=False)
-    table.add(f"report on {rows:,} rows", run.wall, "s",
-              note=f"{run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, exit {run.code}")  # fmt: skip
+    table.add(
+        f"report on {rows:,} rows",
+        run.wall,
+        "s",
+        note=f"{run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, exit {run.code}",
+    )
     run = benchlib.measure([cli, "report", str(big), "--html", str(work / "html")], check=False)
     size = sum(f.stat().st_size for f in (work / "html").iterdir()) / 1e6
-    table.add(f"report --html on {rows:,} rows", run.wall, "s", note=f"{run.cpu:.1f} s CPU, peak "
-              f"{run.peak_mb:.0f} MB, exit {run.code}, {size:.0f} MB written")  # fmt: skip
+    table.add(
+        f"report --html on {rows:,} rows",
+        run.wall,
+        "s",
+        note=f"{run.cpu:.1f} s CPU, peak {run.peak_mb:.0f} MB, exit {run.code}, {size:.0f} MB written",
+    )
 
 
 def tables(quick: bool, work: Path, repeats: int) -> Iterator[benchlib.Table]:
@@ -276,8 +319,11 @@ def tables(quick: bool, work: Path, repeats: int) -> Iterator[benchlib.Table]:
 def figures(quick: bool, repeats: int | None = None) -> list[str]:
     """The tables' lines (scripts/bench.py ``--only batch``)."""
     with tempfile.TemporaryDirectory(prefix="bench-batch.") as tmp:
-        return [line for table in tables(quick, Path(tmp), repeats or (1 if quick else 3))
-                for line in table.render().splitlines()]  # fmt: skip
+        return [
+            line
+            for table in tables(quick, Path(tmp), repeats or (1 if quick else 3))
+            for line in table.render().splitlines()
+        ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -285,8 +331,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="a smaller file to hash, one repeat; with --scale, 1,000 runs")
     ap.add_argument("--scale", action="store_true", help="only the figures of the coordinator at scale (3.)")
     ap.add_argument("--loop-runs", type=int, default=300, help="runs of the shell loop (--scale; default 300)")
-    ap.add_argument("--repeat", type=int, default=None, help="runs of each dry run and hash, side by side (the "
-                    "median; default 3, --quick 1)")  # fmt: skip
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="runs of each dry run and hash, side by side (the median; default 3, --quick 1)",
+    )
     ap.add_argument("--markdown", action="store_true", help="print the tables as Markdown (docs/performance.md)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-batch.") as tmp:

@@ -193,8 +193,14 @@ def add_speedup(table: benchlib.Table, n: int, repeat: int, old: Path, lex: Path
             note = f"median of {repeat}, side by side" if key == "before" else ""
             if key == "now" and "lex" in values:
                 note = f"x{value / values['lex']:.2f} of the lex-leader"
-            table.add(f"{what}: {names[key]}", value, "s", reference=None if key == "before" else values["before"],
-                      against="" if key == "before" else BASELINE, note=note)  # fmt: skip
+            table.add(
+                f"{what}: {names[key]}",
+                value,
+                "s",
+                reference=None if key == "before" else values["before"],
+                against="" if key == "before" else BASELINE,
+                note=note,
+            )
     return wall["now"].wall
 
 
@@ -232,23 +238,38 @@ def issue26(table: benchlib.Table, n: int, repeat: int, work: Path) -> None:
     side = f"median of {repeat}, side by side"
     for size in sorted({n - 1, n}):
         helper = [sys.executable, "-c", PER_BOARD, str(size)]
-        runs = benchlib.side_by_side({"base": case(helper, KNOWN[size], base), "now": case(helper, KNOWN[size])},
-                                     repeat)  # fmt: skip
+        runs = benchlib.side_by_side(
+            {"base": case(helper, KNOWN[size], base), "now": case(helper, KNOWN[size])}, repeat
+        )
         per: dict[str, list[float]] = {}  # µs per board: CPU, in the solver call, our own work
         for name, run in runs.items():
             said = [[float(word) for word in s.stdout.split()[:3]] for s in run.samples]  # CPU s, solver s, boards
-            per[name] = [statistics.median(cpu / boards * 1e6 for cpu, _, boards in said),
-                         statistics.median(solver / boards * 1e6 for _, solver, boards in said),
-                         statistics.median((cpu - solver) / boards * 1e6 for cpu, solver, boards in said)]  # fmt: skip
+            per[name] = [
+                statistics.median(cpu / boards * 1e6 for cpu, _, boards in said),
+                statistics.median(solver / boards * 1e6 for _, solver, boards in said),
+                statistics.median((cpu - solver) / boards * 1e6 for cpu, solver, boards in said),
+            ]
         for i, what in enumerate(("CPU per board", "  of which the solver call", "  of which our own work")):
             label = f"count {size} in one process: {what}" if i == 0 else what
-            table.add(label, per["now"][i], "µs", reference=per["base"][i], against=ISSUE26_BASE,
-                      note=side if i == 0 else "")  # fmt: skip
-    runs = benchlib.side_by_side({"base": case([*count_command(n), "--quiet"], KNOWN[n], base),
-                                  "now": case([*count_command(n), "--quiet"], KNOWN[n])}, repeat)  # fmt: skip
+            table.add(
+                label, per["now"][i], "µs", reference=per["base"][i], against=ISSUE26_BASE, note=side if i == 0 else ""
+            )
+    runs = benchlib.side_by_side(
+        {
+            "base": case([*count_command(n), "--quiet"], KNOWN[n], base),
+            "now": case([*count_command(n), "--quiet"], KNOWN[n]),
+        },
+        repeat,
+    )
     now = runs["now"].wall
-    table.add(f"count {n} --jobs 2", now, "s", reference=runs["base"].wall, against=ISSUE26_BASE,
-              note=f"{side}; {runs['now'].cpu:.2f} s CPU")  # fmt: skip
+    table.add(
+        f"count {n} --jobs 2",
+        now,
+        "s",
+        reference=runs["base"].wall,
+        against=ISSUE26_BASE,
+        note=f"{side}; {runs['now'].cpu:.2f} s CPU",
+    )
     add_backtracker(table, n, work, now)
 
 
@@ -272,8 +293,12 @@ def main(argv: list[str] | None = None) -> int:
             for big in [] if args.skip_large else ([12] if args.quick else [15, 16]):
                 run = timed([*count_command(big), "--symmetric", "--quiet"], KNOWN[big])
                 fundamental = run.stdout.split()[1]
-                table.add(f"count {big} --symmetric --jobs 2", run.wall, "s",
-                          note=f"{KNOWN[big]:,} solutions, {int(fundamental):,} fundamental")  # fmt: skip
+                table.add(
+                    f"count {big} --symmetric --jobs 2",
+                    run.wall,
+                    "s",
+                    note=f"{KNOWN[big]:,} solutions, {int(fundamental):,} fundamental",
+                )
     table.print(markdown=args.markdown)
     return 0
 

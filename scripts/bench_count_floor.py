@@ -222,16 +222,28 @@ def main(argv: list[str] | None = None) -> int:
         fundamental = engine(args.n, "cadical195")[2]
         fixed, left = budget(args.n, fundamental)
         table.add("count 4 --jobs 2 (start-up, workers)", fixed, "s", note="median of 7")
-        table.add(f"CPU per board left for count {args.n} --jobs 2 in {TARGET} s on {CORES} cores", left, "µs",
-                  note=f"{fundamental:,} boards")  # fmt: skip
+        table.add(
+            f"CPU per board left for count {args.n} --jobs 2 in {TARGET} s on {CORES} cores",
+            left,
+            "µs",
+            note=f"{fundamental:,} boards",
+        )
         table.print(markdown=args.markdown)
     if "solvers" in parts:
         table = benchlib.Table(f"count floor: the default count engine, N = {args.n}, one process")
         for name in SOLVERS:
             cpu, solver, boards, stats = engine(args.n, name)
             search = ", ".join(f"{k} {v:.1f}" for k, v in sorted(stats.items()) if k != "restarts")
-            add(table, name, cpu, solver, boards, reference=left, against="the budget" if left is not None else "",
-                note=f"per call: {search}" if search else "")  # fmt: skip
+            add(
+                table,
+                name,
+                cpu,
+                solver,
+                boards,
+                reference=left,
+                against="the budget" if left is not None else "",
+                note=f"per call: {search}" if search else "",
+            )
         table.print(markdown=args.markdown)
     if "variants" in parts:
         n = args.split_n

@@ -98,11 +98,19 @@ def cli(*args: str) -> list[str]:
 
 
 def torus(table: benchlib.Table, repeat: int, sizes: list[int], work: Path) -> None:
-    cases = {"cubes": case(cli("13", "--torus"), A007705[13]),
-             "loop": case(cli("13", "--torus", "--engine", "loop"), A007705[13])}  # fmt: skip
+    cases = {
+        "cubes": case(cli("13", "--torus"), A007705[13]),
+        "loop": case(cli("13", "--torus", "--engine", "loop"), A007705[13]),
+    }
     runs = benchlib.side_by_side(cases, repeat)
-    table.add("count 13 --torus (cubes)", runs["cubes"].wall, "s", reference=runs["loop"].wall, against="--engine loop",
-              note=f"median of {repeat}, side by side")  # fmt: skip
+    table.add(
+        "count 13 --torus (cubes)",
+        runs["cubes"].wall,
+        "s",
+        reference=runs["loop"].wall,
+        against="--engine loop",
+        note=f"median of {repeat}, side by side",
+    )
     cc = shutil.which("cc") or shutil.which("gcc")
     exe = work / "torus"
     if cc:
@@ -113,8 +121,15 @@ def torus(table: benchlib.Table, repeat: int, sizes: list[int], work: Path) -> N
         c_wall = timed([str(exe), str(n)], A007705[n]).wall if cc else None
         against = "C bitmask backtracker, one core" if cc else "no C compiler"
         note = f"{A007705[n]:,} solutions (A007705), {ours.cpu:.2f} s CPU"
-        table.add(f"count {n} --torus --jobs 2", ours.wall, "s", reference=c_wall, against=against,
-                  goal="< 60 s" if n == 17 else "", note=note)  # fmt: skip
+        table.add(
+            f"count {n} --torus --jobs 2",
+            ours.wall,
+            "s",
+            reference=c_wall,
+            against=against,
+            goal="< 60 s" if n == 17 else "",
+            note=note,
+        )
 
 
 def estimate(table: benchlib.Table, n: int, every: int) -> None:
@@ -132,8 +147,9 @@ def estimate(table: benchlib.Table, n: int, every: int) -> None:
         cpu = benchlib.call(partial(counted.extend, (count_split_group(task, groups[i]) for i in sample))).cpu
         boards = sum(c.fundamental for c in counted)
         total += cpu * len(members) / len(sample)
-        table.add(f"N={n} k={k}: CPU of {len(sample)} of {len(members)} groups", cpu, "s",
-                  note=f"{boards} boards counted")  # fmt: skip
+        table.add(
+            f"N={n} k={k}: CPU of {len(sample)} of {len(members)} groups", cpu, "s", note=f"{boards} boards counted"
+        )
     table.add(f"count {n} --torus: CPU by extrapolation", total / 60, "min", note=f"{len(groups)} groups")
 
 
@@ -150,8 +166,14 @@ def variants(table: benchlib.Table, repeat: int, instances: int = 40) -> None:
         runs = benchlib.side_by_side({engine: case(cli(*argv, "--engine", engine)) for engine in walls}, repeat)
         for engine, run in runs.items():
             walls[engine] += run.wall
-    table.add(f"{instances} instances N = 12 (2 random queens, 3 blocked squares): cubes", walls["cubes"], "s",
-              reference=walls["loop"], against="--engine loop", note="wall in all, one process each")  # fmt: skip
+    table.add(
+        f"{instances} instances N = 12 (2 random queens, 3 blocked squares): cubes",
+        walls["cubes"],
+        "s",
+        reference=walls["loop"],
+        against="--engine loop",
+        note="wall in all, one process each",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

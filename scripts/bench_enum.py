@@ -47,15 +47,19 @@ def checked(argv: list[str], count: int) -> Callable[[], benchlib.Sample]:
 def figures(repeat: int) -> dict[str, benchlib.Repeated]:
     cq = str(BIN / "cnfgen-queens")
     kissat = [cq, "count", "8", "--solver", "kissat", "--quiet"]
-    return benchlib.side_by_side({
-        "count 12 --engine loop, pysat:cadical195, one blocking loop":
-            checked([cq, "count", "12", "--engine", "loop"], 14200),
-        "count 12 (cubes, one process: the default)": checked([cq, "count", "12"], 14200),
-        "count 12 --jobs 2 (symmetric cubes)": checked([cq, "count", "12", "--jobs", "2"], 14200),
-        "count 10 --symmetric (cubes)": checked([cq, "count", "10", "--symmetric"], 724),
-        "scripts/enumerate.sh 8 (kissat)": checked(["bash", str(ROOT / "scripts" / "enumerate.sh"), "8"], 92),
-        "count 8 --solver kissat (python restart loop)": checked(kissat, 92),
-    }, repeat)  # fmt: skip
+    return benchlib.side_by_side(
+        {
+            "count 12 --engine loop, pysat:cadical195, one blocking loop": checked(
+                [cq, "count", "12", "--engine", "loop"], 14200
+            ),
+            "count 12 (cubes, one process: the default)": checked([cq, "count", "12"], 14200),
+            "count 12 --jobs 2 (symmetric cubes)": checked([cq, "count", "12", "--jobs", "2"], 14200),
+            "count 10 --symmetric (cubes)": checked([cq, "count", "10", "--symmetric"], 724),
+            "scripts/enumerate.sh 8 (kissat)": checked(["bash", str(ROOT / "scripts" / "enumerate.sh"), "8"], 92),
+            "count 8 --solver kissat (python restart loop)": checked(kissat, 92),
+        },
+        repeat,
+    )
 
 
 def forked_cost(n: int, repeat: int) -> dict[str, benchlib.Repeated]:
@@ -96,11 +100,16 @@ def main(argv: list[str] | None = None) -> int:
         table.add(name, run.wall, "s", note=f"{median}, {run.cpu:.2f} s CPU")
     forked = forked_cost(12, args.repeat)
     table.add("embedded loop N=12, in-process", forked["in-process"].wall, "s", note=median)
-    table.add("embedded loop N=12, forked", forked["forked"].wall, "s", reference=forked["in-process"].wall,
-              against="in-process", note=median)  # fmt: skip
+    table.add(
+        "embedded loop N=12, forked",
+        forked["forked"].wall,
+        "s",
+        reference=forked["in-process"].wall,
+        against="in-process",
+        note=median,
+    )
     external = runs["count 8 --solver kissat (python restart loop)"].wall
-    table.add("  solver calls per second (92 SAT + 1 UNSAT)", 93 / external, "calls/s",
-              note="count 8 --solver kissat")  # fmt: skip
+    table.add("  solver calls per second (92 SAT + 1 UNSAT)", 93 / external, "calls/s", note="count 8 --solver kissat")
     table.print(markdown=args.markdown)
     return 0
 

@@ -181,12 +181,24 @@ def compare(table: benchlib.Table, encoding: str, n: int, repeats: int, verify: 
     ours, theirs = got["gen-queens"][0], got["pysat"][0]
     wall = {tool: runs[tool].wall for tool in got}
     top = {tool: max(peak(s) for s in runs[tool].samples) for tool in got}
-    table.add(f"{encoding} N={n}: gen-queens wall", wall["gen-queens"], "s", reference=wall["pysat"],
-              against="PySAT", goal="<= x1", note=f"{ours.num_vars:,} vars, {ours.num_clauses:,} clauses, "
-              f"{ours.size_mb:.1f} MB{note}")  # fmt: skip
+    table.add(
+        f"{encoding} N={n}: gen-queens wall",
+        wall["gen-queens"],
+        "s",
+        reference=wall["pysat"],
+        against="PySAT",
+        goal="<= x1",
+        note=f"{ours.num_vars:,} vars, {ours.num_clauses:,} clauses, {ours.size_mb:.1f} MB{note}",
+    )
     differ = "" if theirs.num_clauses == ours.num_clauses else f"PySAT writes {theirs.num_clauses:,}"
-    table.add("  clauses/s", ours.num_clauses / wall["gen-queens"], "clauses/s",
-              reference=theirs.num_clauses / wall["pysat"], against="PySAT", note=differ)  # fmt: skip
+    table.add(
+        "  clauses/s",
+        ours.num_clauses / wall["gen-queens"],
+        "clauses/s",
+        reference=theirs.num_clauses / wall["pysat"],
+        against="PySAT",
+        note=differ,
+    )
     table.add("  peak RSS (largest of the runs)", top["gen-queens"], "MB", reference=top["pysat"], against="PySAT")
     return wall["gen-queens"] <= wall["pysat"]
 
@@ -202,8 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
     cases = QUICK_CASES if args.quick else FULL_CASES
-    table = benchlib.Table(f"gen-queens against PySAT, median of {args.repeat} side by side, each generator a "
-                           "fresh process writing a file (--no-comments)")  # fmt: skip
+    table = benchlib.Table(
+        f"gen-queens against PySAT, median of {args.repeat} side by side, each generator a "
+        "fresh process writing a file (--no-comments)"
+    )
     verdicts = []
     with tempfile.TemporaryDirectory(prefix="bench_gen.", dir=args.workdir) as tmp:
         for encoding, n in cases:

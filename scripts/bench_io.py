@@ -58,8 +58,14 @@ def check_figures(table: benchlib.Table, cnf: Path, n: int) -> None:
     if run.code != 0 or record["error"] is not None:
         raise SystemExit(f"check failed: {run.code} {record}")
     seconds = record["seconds"]
-    table.add(f"model check of {cnf.name} ({size_mb:.0f} MB)", seconds, "s", reference=wc, against="wc -l",
-              note=f"{size_mb / seconds:.0f} MB/s, wc -l {size_mb / wc:.0f} MB/s")  # fmt: skip
+    table.add(
+        f"model check of {cnf.name} ({size_mb:.0f} MB)",
+        seconds,
+        "s",
+        reference=wc,
+        against="wc -l",
+        note=f"{size_mb / seconds:.0f} MB/s, wc -l {size_mb / wc:.0f} MB/s",
+    )
     table.add("  MB/s", size_mb / seconds, "MB/s", goal=">= 100 MB/s")
     table.add("  peak RSS", run.tree_peak_mb, "MB", goal="<= ~200 MB")
 
@@ -71,22 +77,41 @@ def solve_figures(table: benchlib.Table, cnf: Path) -> None:
     run = measured([cq, "solve", str(cnf), "--solver", "kissat", "--time-limit", "2", "--json"])
     record = json.loads(run.stdout)
     name = f"solve {cnf.name} --solver kissat --time-limit 2"
-    table.add(name, run.wall, "s", reference=bare.wall if bare else None,
-              against="bare kissat under timeout 2" if bare else "", note=f"{record['status']}, solver wall "
-              f"{record['wall']:.2f} s, reported {record['command_wall']:.2f} s, exit {run.code}")  # fmt: skip
-    table.add("  peak RSS", run.tree_peak_mb, "MB", reference=bare.tree_peak_mb if bare else None,
-              against="bare kissat" if bare else "")  # fmt: skip
+    table.add(
+        name,
+        run.wall,
+        "s",
+        reference=bare.wall if bare else None,
+        against="bare kissat under timeout 2" if bare else "",
+        note=f"{record['status']}, solver wall "
+        f"{record['wall']:.2f} s, reported {record['command_wall']:.2f} s, exit {run.code}",
+    )
+    table.add(
+        "  peak RSS",
+        run.tree_peak_mb,
+        "MB",
+        reference=bare.tree_peak_mb if bare else None,
+        against="bare kissat" if bare else "",
+    )
     run = measured([cq, "solve", str(cnf), "--time-limit", "2", "--json"])  # the default solver
     record = json.loads(run.stdout)
-    table.add(f"solve {cnf.name} --time-limit 2 (embedded pysat:cadical195)", run.wall, "s",
-              note=f"{record['status']}, solver wall {record['wall']:.2f} s, exit {run.code}")  # fmt: skip
+    table.add(
+        f"solve {cnf.name} --time-limit 2 (embedded pysat:cadical195)",
+        run.wall,
+        "s",
+        note=f"{record['status']}, solver wall {record['wall']:.2f} s, exit {run.code}",
+    )
     table.add("  peak RSS", run.tree_peak_mb, "MB")
     # a solver that fails at once: the command then validates the whole file, so the peak is its own
     run = measured([cq, "solve", str(cnf), "--solver", "kissat", "--solver-args=--no-such", "--json"])
     checked = json.loads(run.stdout)["check_time"]  # null when the command did not validate the file
     said = "no check" if checked is None else f"check {checked:.2f} s"
-    table.add(f"solve {cnf.name} with a solver failing at once, then validating the file", run.wall, "s",
-              note=f"{said}, exit {run.code}")  # fmt: skip
+    table.add(
+        f"solve {cnf.name} with a solver failing at once, then validating the file",
+        run.wall,
+        "s",
+        note=f"{said}, exit {run.code}",
+    )
     table.add("  peak RSS", run.tree_peak_mb, "MB")
 
 
@@ -102,8 +127,13 @@ def decode_figures(table: benchlib.Table, size: int, work: Path) -> None:
         f.write(b"v 0\n")
     mb = answer.stat().st_size / 1e6
     run = measured([str(BIN / "cnfgen-queens"), "decode", str(answer), "-n", "8"])
-    table.add(f"decode of a {mb:.0f} MB answer", run.wall, "s", against="was > 300 s for 1 GB",
-              note=f"{mb / run.wall:.0f} MB/s, exit {run.code}")  # fmt: skip
+    table.add(
+        f"decode of a {mb:.0f} MB answer",
+        run.wall,
+        "s",
+        against="was > 300 s for 1 GB",
+        note=f"{mb / run.wall:.0f} MB/s, exit {run.code}",
+    )
     table.add("  peak RSS", run.tree_peak_mb, "MB", against="was 6.1 GB for 1 GB")
     answer.unlink()
 
@@ -111,8 +141,13 @@ def decode_figures(table: benchlib.Table, size: int, work: Path) -> None:
 def generator_figures(table: benchlib.Table, n: int) -> None:
     for encoding in ("sequential", "commander"):
         run = measured([str(BIN / "gen-queens"), str(n), "-e", encoding, "-o", "/dev/null"])
-        table.add(f"gen-queens {n} -e {encoding} > /dev/null: peak RSS", run.tree_peak_mb, "MB", goal="<= 200 MB",
-                  note=f"{run.wall:.1f} s, exit {run.code}")  # fmt: skip
+        table.add(
+            f"gen-queens {n} -e {encoding} > /dev/null: peak RSS",
+            run.tree_peak_mb,
+            "MB",
+            goal="<= 200 MB",
+            note=f"{run.wall:.1f} s, exit {run.code}",
+        )
 
 
 def tables(quick: bool, work: Path) -> Iterator[benchlib.Table]:
@@ -121,12 +156,15 @@ def tables(quick: bool, work: Path) -> Iterator[benchlib.Table]:
     cnf = work / f"q{n}.cnf"
     subprocess.run([str(BIN / "gen-queens"), str(n), "-o", str(cnf)], check=True)
     decode_size = 50 * 10**6 if quick else 10**9
-    yield from benchlib.parts("issue 10 I/O", (
-        ("model check", lambda t: check_figures(t, cnf, n)),
-        ("solve", lambda t: solve_figures(t, cnf)),
-        ("decode", lambda t: decode_figures(t, decode_size, work)),
-        ("generator", lambda t: generator_figures(t, big)),
-    ))  # fmt: skip
+    yield from benchlib.parts(
+        "issue 10 I/O",
+        (
+            ("model check", lambda t: check_figures(t, cnf, n)),
+            ("solve", lambda t: solve_figures(t, cnf)),
+            ("decode", lambda t: decode_figures(t, decode_size, work)),
+            ("generator", lambda t: generator_figures(t, big)),
+        ),
+    )
 
 
 def io_figures(quick: bool, work: Path) -> Iterator[str]:

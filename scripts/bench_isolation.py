@@ -76,8 +76,14 @@ def figures(table: benchlib.Table, quick: bool, work: Path) -> None:
     per_call = {m: benchlib.in_process(partial(solve, one, "kissat", limits=Limits(isolation=m))) for m in MODES}
     walls = benchlib.side_by_side(per_call, calls)
     cgroup, none = walls["cgroup"].wall, walls["none"].wall
-    table.add("solve() of a 1-clause CNF with kissat, cgroup", cgroup, "s", reference=none, against=rusage,
-              note=f"median of {calls}; cgroup adds {(cgroup - none) * 1000:.1f} ms a call")  # fmt: skip
+    table.add(
+        "solve() of a 1-clause CNF with kissat, cgroup",
+        cgroup,
+        "s",
+        reference=none,
+        against=rusage,
+        note=f"median of {calls}; cgroup adds {(cgroup - none) * 1000:.1f} ms a call",
+    )
     n = 6 if quick else 8
     want = known_counts()[n][0]
     results: dict[str, Any] = {}
@@ -92,9 +98,14 @@ def figures(table: benchlib.Table, quick: bool, work: Path) -> None:
         if r.total != want:
             raise SystemExit(f"count {n} kissat, isolation {mode}: {r.total} solutions, not {want}")
         isolated = mode == "cgroup"
-        table.add(f"count {n} kissat (the loop), {mode if isolated else rusage}", counted[mode].wall, "s",
-                  reference=counted["none"].wall if isolated else None, against=rusage if isolated else "",
-                  note=f"{r.total} solutions, {r.solver_calls} calls")  # fmt: skip
+        table.add(
+            f"count {n} kissat (the loop), {mode if isolated else rusage}",
+            counted[mode].wall,
+            "s",
+            reference=counted["none"].wall if isolated else None,
+            against=rusage if isolated else "",
+            note=f"{r.total} solutions, {r.solver_calls} calls",
+        )
     pigeons = 9 if quick else 10
     cases = [(f"php{pigeons}", php(work / f"php{pigeons}.cnf", pigeons), "UNSAT")]
     qn = 40 if quick else 100
@@ -106,10 +117,21 @@ def figures(table: benchlib.Table, quick: bool, work: Path) -> None:
         for solver in ("kissat", "minisat"):
             got = benchlib.side_by_side({m: run(cnf, solver, m, status) for m in MODES}, repeats)
             cg, ru = got["cgroup"], got["none"]
-            table.add(f"{name} {solver}: CPU, cgroup", cg.cpu, "s", reference=ru.cpu, against="rusage",
-                      note=f"median of {repeats}")  # fmt: skip
-            table.add(f"{name} {solver}: peak memory, cgroup", cg.peak_mb, "MB", reference=ru.peak_mb,
-                      against="rusage (VmHWM / ru_maxrss)")  # fmt: skip
+            table.add(
+                f"{name} {solver}: CPU, cgroup",
+                cg.cpu,
+                "s",
+                reference=ru.cpu,
+                against="rusage",
+                note=f"median of {repeats}",
+            )
+            table.add(
+                f"{name} {solver}: peak memory, cgroup",
+                cg.peak_mb,
+                "MB",
+                reference=ru.peak_mb,
+                against="rusage (VmHWM / ru_maxrss)",
+            )
 
 
 def isolation(quick: bool, work: Path) -> list[str]:

@@ -69,8 +69,13 @@ def main(argv: list[str] | None = None) -> int:
             wrong = "" if run.code == want else "UNEXPECTED "
             unexpected += bool(wrong)
             memory = f"{run.peak_mb:.0f} MB (tree {run.tree_peak_mb:.0f} MB)"
-            table.add(f"{name}: {command}", run.wall, "s", goal=f"exit {want}",
-                      note=f"{wrong}exit {run.code}, {memory}; {said[:90]}")  # fmt: skip
+            table.add(
+                f"{name}: {command}",
+                run.wall,
+                "s",
+                goal=f"exit {want}",
+                note=f"{wrong}exit {run.code}, {memory}; {said[:90]}",
+            )
     table.print(markdown=args.markdown)
     return 1 if unexpected else 0
 

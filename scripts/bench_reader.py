@@ -43,8 +43,9 @@ def kissat_path() -> str | None:
     found = shutil.which("kissat")
     if found:
         return found
-    said = subprocess.run([str(BIN / "cnfgen-queens"), "solvers", "--path", "kissat"], capture_output=True,
-                          text=True).stdout.strip()  # fmt: skip
+    said = subprocess.run(
+        [str(BIN / "cnfgen-queens"), "solvers", "--path", "kissat"], capture_output=True, text=True
+    ).stdout.strip()
     return said or None
 
 
@@ -72,14 +73,29 @@ def main(argv: list[str] | None = None) -> int:
         limit = f"{args.limit:g}"
         kissat = kissat_path()
         if kissat:
-            rows.append(("kissat", [kissat, "-q", f"--time={limit}", str(cnf)],
-                         [*tool, "--solver", "kissat", "--time-limit", limit]))  # fmt: skip
+            rows.append(
+                (
+                    "kissat",
+                    [kissat, "-q", f"--time={limit}", str(cnf)],
+                    [*tool, "--solver", "kissat", "--time-limit", limit],
+                )
+            )
         if shutil.which("cadical"):
-            rows.append(("cadical", ["cadical", "-q", "-t", limit, str(cnf)],
-                         [*tool, "--solver", "cadical", "--time-limit", limit]))  # fmt: skip
+            rows.append(
+                (
+                    "cadical",
+                    ["cadical", "-q", "-t", limit, str(cnf)],
+                    [*tool, "--solver", "cadical", "--time-limit", limit],
+                )
+            )
         if shutil.which("minisat"):
-            rows.append(("minisat", ["minisat", "-verb=0", f"-cpu-lim={limit}", str(cnf)],
-                         [*tool, "--solver", "minisat", "--time-limit", limit]))  # fmt: skip
+            rows.append(
+                (
+                    "minisat",
+                    ["minisat", "-verb=0", f"-cpu-lim={limit}", str(cnf)],
+                    [*tool, "--solver", "minisat", "--time-limit", limit],
+                )
+            )
         size = cnf.stat().st_size / 1e6
         check = statistics.median(
             float(benchlib.measure([sys.executable, "-c", CHECK, str(cnf)], capture=True).stdout)
@@ -90,8 +106,14 @@ def main(argv: list[str] | None = None) -> int:
             # exit codes as the original: a solver stopped at its limit may say anything, the figure is its time
             runs = benchlib.side_by_side({"bare": bare_argv, "tool": tool_argv}, args.repeat, check=False)
             bare, ours = runs["bare"].wall, runs["tool"].wall
-            table.add(f"{name} under cnfgen-queens solve", ours, "s", reference=bare, against=f"{name} alone",
-                      note=f"(check + bare) / bare x{(check + bare) / bare:.2f}")  # fmt: skip
+            table.add(
+                f"{name} under cnfgen-queens solve",
+                ours,
+                "s",
+                reference=bare,
+                against=f"{name} alone",
+                note=f"(check + bare) / bare x{(check + bare) / bare:.2f}",
+            )
     table.print(markdown=args.markdown)
     return 0
 

@@ -70,10 +70,21 @@ def main(argv: list[str] | None = None) -> int:
     if len(digests["fast"] | digests["reference"]) != 1:
         raise SystemExit("the two paths wrote different bytes")
     fast, ref = runs["fast"], runs["reference"]
-    table.add(f"product N={n} --column-alo --shuffle 1: {KINDS['fast']}", fast.wall, "s", reference=ref.wall,
-              against=KINDS["reference"], note=f"same bytes; x{ref.wall / fast.wall:.1f} faster")  # fmt: skip
-    table.add("  peak RSS (largest of the runs)", max(peak(s) for s in fast.samples), "MB",
-              reference=max(peak(s) for s in ref.samples), against=KINDS["reference"])  # fmt: skip
+    table.add(
+        f"product N={n} --column-alo --shuffle 1: {KINDS['fast']}",
+        fast.wall,
+        "s",
+        reference=ref.wall,
+        against=KINDS["reference"],
+        note=f"same bytes; x{ref.wall / fast.wall:.1f} faster",
+    )
+    table.add(
+        "  peak RSS (largest of the runs)",
+        max(peak(s) for s in fast.samples),
+        "MB",
+        reference=max(peak(s) for s in ref.samples),
+        against=KINDS["reference"],
+    )
     table.print(markdown=args.markdown)
     return 0
 

@@ -89,9 +89,14 @@ def main(argv: list[str] | None = None) -> int:
             wall, first, rows = batch(Path(tmp), executor, args.jobs, args.repeats)
             local = wall if local is None else local
             on = f"{args.jobs} {'jobs' if executor == 'slurm' else 'workers'}"
-            table.add(f"--executor {executor}, {rows} runs on {on}", wall, "s",
-                      reference=None if executor == "local" else local, against="" if executor == "local" else "local",
-                      note=f"{rows / wall:.0f} runs/s")  # fmt: skip
+            table.add(
+                f"--executor {executor}, {rows} runs on {on}",
+                wall,
+                "s",
+                reference=None if executor == "local" else local,
+                against="" if executor == "local" else "local",
+                note=f"{rows / wall:.0f} runs/s",
+            )
             if first is not None:
                 table.add("  first result after", first, "s")
     table.print(markdown=args.markdown)

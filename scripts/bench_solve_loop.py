@@ -41,8 +41,12 @@ print(time.perf_counter() - start)
 
 
 def env(tree: Path, cache: Path) -> dict[str, str]:
-    return dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", PYTHONPATH=str(tree),
-                CNFGEN_QUEENS_CACHE_DIR=str(cache))  # fmt: skip
+    return dict(
+        os.environ,
+        PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}",
+        PYTHONPATH=str(tree),
+        CNFGEN_QUEENS_CACHE_DIR=str(cache),
+    )
 
 
 def timed(argv: list[str], environ: dict[str, str], codes: tuple[int, ...] = (0,)) -> Callable[[], benchlib.Sample]:
@@ -94,14 +98,25 @@ def main(argv: list[str] | None = None) -> int:
             cases = {k: timed(argv, envs[k], (10,)) for k in trees}
             first = {k: case() for k, case in cases.items()}  # the after tree's cache is empty here
             runs = benchlib.side_by_side(cases, args.repeat)
-            table.add(f"solve q1.cnf --solver {solver}", runs["after"].wall, "s", reference=runs["before"].wall,
-                      against=args.before, note=f"median of {args.repeat}; first run, cache empty: "
-                      f"{first['after'].wall:.3f} s")  # fmt: skip
+            table.add(
+                f"solve q1.cnf --solver {solver}",
+                runs["after"].wall,
+                "s",
+                reference=runs["before"].wall,
+                against=args.before,
+                note=f"median of {args.repeat}; first run, cache empty: {first['after'].wall:.3f} s",
+            )
         if args.loops:
             loop = [str(ROOT / "scripts" / "enumerate.sh"), "8"]
             runs = benchlib.side_by_side({k: timed(["bash", *loop], envs[k]) for k in trees}, args.loops)
-            table.add("scripts/enumerate.sh 8 (kissat; no solve inside)", runs["after"].wall, "s",
-                      reference=runs["before"].wall, against=args.before, note=f"median of {args.loops}")  # fmt: skip
+            table.add(
+                "scripts/enumerate.sh 8 (kissat; no solve inside)",
+                runs["after"].wall,
+                "s",
+                reference=runs["before"].wall,
+                against=args.before,
+                note=f"median of {args.loops}",
+            )
         if args.threshold:
             for n in (8, 20, 40, 80):
                 path = work / f"q{n}.cnf"
@@ -111,9 +126,14 @@ def main(argv: list[str] | None = None) -> int:
                 runs = benchlib.side_by_side(
                     {k: partial(own_clock, [*check, v], envs["after"]) for k, v in small.items()}, 3
                 )
-                table.add(f"check_stream pairwise N={n} ({path.stat().st_size / 1e6:.2f} MB), numpy (import included)",
-                          runs["numpy"].wall, "s", reference=runs["pure"].wall, against="pure Python",
-                          note="median of 3")  # fmt: skip
+                table.add(
+                    f"check_stream pairwise N={n} ({path.stat().st_size / 1e6:.2f} MB), numpy (import included)",
+                    runs["numpy"].wall,
+                    "s",
+                    reference=runs["pure"].wall,
+                    against="pure Python",
+                    note="median of 3",
+                )
     table.print(markdown=args.markdown)
     return 0
 

@@ -92,9 +92,15 @@ def generator(table: benchlib.Table, quick: bool, work: Path, times: int) -> Non
                 cases = {"gen": removing(to_file(ours, out), out), "c": removing(to_file(theirs, out), out)}
             runs = benchlib.side_by_side(cases, times)
             g, c = runs["gen"], runs["c"]
-            table.add(f"gen-queens {encoding} N={n}, {mode}", g.wall, "s", reference=c.wall, against="C writer",
-                      goal="<= x3", note=f"CPU {g.cpu:.2f} s, x{g.cpu / c.cpu:.2f} of C's; "
-                      f"{'same bytes' if same else 'DIFFERENT bytes'}")  # fmt: skip
+            table.add(
+                f"gen-queens {encoding} N={n}, {mode}",
+                g.wall,
+                "s",
+                reference=c.wall,
+                against="C writer",
+                goal="<= x3",
+                note=f"CPU {g.cpu:.2f} s, x{g.cpu / c.cpu:.2f} of C's; {'same bytes' if same else 'DIFFERENT bytes'}",
+            )
             table.add("  gen-queens peak RSS", top(g), "MB", goal="<= 200 MB")  # (the C writer's is too brief to poll)
 
 
@@ -113,39 +119,78 @@ def runner_pass(table: benchlib.Table, quick: bool, work: Path, times: int) -> N
     size = cnf.stat().st_size / 1e6
     subprocess.run(["cat", str(cnf)], stdout=subprocess.DEVNULL, check=True)  # in the page cache for all
     cq = str(BIN / "cnfgen-queens")
-    seconds = [float(benchlib.measure([sys.executable, "-c", CHECK_ONLY, str(cnf)], capture=True).stdout)
-               for _ in range(3)]  # fmt: skip
-    table.add(f"input check alone (check_stream), {size:.0f} MB", size / min(seconds), "MB/s", reference=173,
-              against="before issue 33", note="of CPU, best of 3")  # fmt: skip
+    seconds = [
+        float(benchlib.measure([sys.executable, "-c", CHECK_ONLY, str(cnf)], capture=True).stdout) for _ in range(3)
+    ]
+    table.add(
+        f"input check alone (check_stream), {size:.0f} MB",
+        size / min(seconds),
+        "MB/s",
+        reference=173,
+        against="before issue 33",
+        note="of CPU, best of 3",
+    )
     readonly = compiled("readonly.c", work)
     if readonly is None:
         table.title += " (no C compiler, no read-only solver)"
     else:
-        runs = benchlib.side_by_side({"solve": [cq, "solve", str(cnf), "--solver", str(readonly)],
-                                      "alone": [str(readonly), str(cnf)]}, times)  # fmt: skip
+        runs = benchlib.side_by_side(
+            {"solve": [cq, "solve", str(cnf), "--solver", str(readonly)], "alone": [str(readonly), str(cnf)]}, times
+        )
         s, a = runs["solve"], runs["alone"]
-        table.add(f"solve N={n} ({size:.0f} MB) --solver readonly", s.wall, "s", reference=a.wall,
-                  against="the solver alone", note=f"+{s.wall - a.wall:.2f} s beyond the solver; CPU {s.cpu:.2f} s "
-                  f"against {a.cpu:.2f} s; {top(s, tree=True):.0f} MB; median of {times}")  # fmt: skip
+        table.add(
+            f"solve N={n} ({size:.0f} MB) --solver readonly",
+            s.wall,
+            "s",
+            reference=a.wall,
+            against="the solver alone",
+            note=f"+{s.wall - a.wall:.2f} s beyond the solver; CPU {s.cpu:.2f} s "
+            f"against {a.cpu:.2f} s; {top(s, tree=True):.0f} MB; median of {times}",
+        )
     kissat = subprocess.run([cq, "solvers", "--path", "kissat"], capture_output=True, text=True).stdout.strip()
     if kissat:
         repeats = max(1, times // 2)
-        runs = benchlib.side_by_side({"solve": [cq, "solve", str(cnf), "--solver", "kissat", "--time-limit", "1"],
-                                      "alone": [kissat, "--time=1", "-q", str(cnf)]}, repeats)  # fmt: skip
+        runs = benchlib.side_by_side(
+            {
+                "solve": [cq, "solve", str(cnf), "--solver", "kissat", "--time-limit", "1"],
+                "alone": [kissat, "--time=1", "-q", str(cnf)],
+            },
+            repeats,
+        )
         s, a = runs["solve"], runs["alone"]
-        table.add(f"solve N={n} --solver kissat --time-limit 1", s.wall, "s", reference=a.wall,
-                  against="kissat --time=1 alone", note=f"CPU {s.cpu:.2f} s against {a.cpu:.2f} s; "
-                  f"median of {repeats}")  # fmt: skip
+        table.add(
+            f"solve N={n} --solver kissat --time-limit 1",
+            s.wall,
+            "s",
+            reference=a.wall,
+            against="kissat --time=1 alone",
+            note=f"CPU {s.cpu:.2f} s against {a.cpu:.2f} s; median of {repeats}",
+        )
     repeats = max(1, times // 2)
-    runs = benchlib.side_by_side({"merge": removing([cq, "merge", str(cnf), str(blocks), "-o", str(merged)], merged),
-                                  "cat": removing(to_file(["cat", str(cnf), str(blocks)], merged), merged)},
-                                 repeats)  # fmt: skip
+    runs = benchlib.side_by_side(
+        {
+            "merge": removing([cq, "merge", str(cnf), str(blocks), "-o", str(merged)], merged),
+            "cat": removing(to_file(["cat", str(cnf), str(blocks)], merged), merged),
+        },
+        repeats,
+    )
     m, c = runs["merge"], runs["cat"]
-    table.add(f"merge N={n} + 1 clause -o", m.wall, "s", reference=c.wall, against="cat > file",
-              note=f"CPU {m.cpu:.2f} s against {c.cpu:.2f} s; median of {repeats}")  # fmt: skip
+    table.add(
+        f"merge N={n} + 1 clause -o",
+        m.wall,
+        "s",
+        reference=c.wall,
+        against="cat > file",
+        note=f"CPU {m.cpu:.2f} s against {c.cpu:.2f} s; median of {repeats}",
+    )
     st = benchlib.measure([cq, "stats", str(cnf), "--no-graph"])
-    table.add(f"stats N={n} --no-graph", st.wall, "s", note=f"CPU {st.cpu:.2f} s, {st.tree_peak_mb:.0f} MB "
-              "(the reader is one part: the GBD hash and the tallies are the rest)")  # fmt: skip
+    table.add(
+        f"stats N={n} --no-graph",
+        st.wall,
+        "s",
+        note=f"CPU {st.cpu:.2f} s, {st.tree_peak_mb:.0f} MB "
+        "(the reader is one part: the GBD hash and the tallies are the rest)",
+    )
     cnf.unlink()
 
 
@@ -154,8 +199,9 @@ def startup(table: benchlib.Table, work: Path, times: int) -> None:
     env |= {"PYTHONPYCACHEPREFIX": str(work / "pyc"), "CNFGEN_QUEENS_CACHE_DIR": str(work / "cache")}
     cnf, answer = work / "q8.cnf", work / "q8.out"
     subprocess.run([str(BIN / "gen-queens"), "8", "-o", str(cnf)], check=True, env=env)
-    answer.write_bytes(subprocess.run([str(BIN / "cnfgen-queens"), "solve", str(cnf)], capture_output=True,
-                                      env=env).stdout)  # fmt: skip
+    answer.write_bytes(
+        subprocess.run([str(BIN / "cnfgen-queens"), "solve", str(cnf)], capture_output=True, env=env).stdout
+    )
     cq = str(BIN / "cnfgen-queens")
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],
@@ -170,18 +216,28 @@ def startup(table: benchlib.Table, work: Path, times: int) -> None:
     base = runs["python -c pass"]
     for name, r in runs.items():
         if name != "python -c pass":
-            table.add(f"start-up {name}", r.wall, "s", reference=base.wall, against="python -c pass", goal="<= x2",
-                      note=f"CPU {r.cpu * 1000:.1f} ms, x{r.cpu / base.cpu:.2f} of python -c pass's")  # fmt: skip
+            table.add(
+                f"start-up {name}",
+                r.wall,
+                "s",
+                reference=base.wall,
+                against="python -c pass",
+                goal="<= x2",
+                note=f"CPU {r.cpu * 1000:.1f} ms, x{r.cpu / base.cpu:.2f} of python -c pass's",
+            )
 
 
 def tables(quick: bool, work: Path) -> Iterator[benchlib.Table]:
     """The three parts' tables, each handed over when done."""
     times = 3 if quick else 5
-    yield from benchlib.parts("issue 33 speed", (
-        ("start-up, median of 15", lambda t: startup(t, work, 15)),
-        (f"the generator against C, median of {times}", lambda t: generator(t, quick, work, times)),
-        (f"the runner's own pass, median of {times}", lambda t: runner_pass(t, quick, work, times)),
-    ))  # fmt: skip
+    yield from benchlib.parts(
+        "issue 33 speed",
+        (
+            ("start-up, median of 15", lambda t: startup(t, work, 15)),
+            (f"the generator against C, median of {times}", lambda t: generator(t, quick, work, times)),
+            (f"the runner's own pass, median of {times}", lambda t: runner_pass(t, quick, work, times)),
+        ),
+    )
 
 
 def figures(quick: bool, work: Path) -> Iterator[str]:

@@ -66,9 +66,10 @@ def handler_line(tree: str | None) -> int:
     calls = [
         node.lineno
         for node in ast.walk(ast.parse(origin.read_text()))
-        if isinstance(node, ast.Call) and ast.unparse(node.func) == "_signal.signal"
+        if isinstance(node, ast.Call)
+        and ast.unparse(node.func) == "_signal.signal"
         and [ast.unparse(a) for a in node.args][1:] == ["quiet_exit"]
-    ]  # fmt: skip
+    ]
     assert len(calls) == 1, calls
     return calls[0]
 
@@ -79,8 +80,10 @@ def classify(argv: list[str], env: dict[str, str], delay: float, limit: int) -> 
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate()
     frames = list(OUR_FRAME.finditer(err))
-    first = [m["file"].endswith("/cnfgen_queens/__init__.py") and m["name"] == "<module>" and int(m["line"]) <= limit
-             for m in frames]  # fmt: skip
+    first = [
+        m["file"].endswith("/cnfgen_queens/__init__.py") and m["name"] == "<module>" and int(m["line"]) <= limit
+        for m in frames
+    ]
     if not all(first):
         return "ours"
     if frames:
@@ -104,8 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs < 1 or args.repeat < 1:
         ap.error("--runs and --repeat must be at least 1")
     trees = {"this": None, **({"compare": args.compare} if args.compare else {})}
-    table = benchlib.Table(f"Ctrl-C during start-up: start-up median of {args.repeat}, then {args.runs} SIGINTs "
-                           "after 0-59 ms, per command and tree")  # fmt: skip
+    table = benchlib.Table(
+        f"Ctrl-C during start-up: start-up median of {args.repeat}, then {args.runs} SIGINTs "
+        "after 0-59 ms, per command and tree"
+    )
     for script, *rest in COMMANDS:
         argv = [str(BIN / script), *rest]
         times = benchlib.side_by_side({name: start_up(argv, _env(tree)) for name, tree in trees.items()}, args.repeat)
@@ -118,13 +123,24 @@ def main(argv: list[str] | None = None) -> int:
         for name in trees:
             beside = bool(args.compare) and name == "this"  # this tree's figures against the other's
             against = "the --compare tree" if beside else ""
-            table.add(f"{' '.join([script, *rest])} ({name}): start-up", times[name].wall, "s",
-                      reference=times["compare"].wall if beside else None, against=against)  # fmt: skip
-            table.add("  SIGINT gave a traceback (python, first, ours)", rate[name], "%",
-                      reference=rate["compare"] if beside else None, against=against,
-                      note="  ".join(f"{k} {seen[name][k]}" for k in KINDS) + f" of {args.runs}")  # fmt: skip
-            table.add("  SIGINT gave a traceback of ours (the bug)", 100 * seen[name]["ours"] / args.runs, "%",
-                      goal="0 %")  # fmt: skip
+            table.add(
+                f"{' '.join([script, *rest])} ({name}): start-up",
+                times[name].wall,
+                "s",
+                reference=times["compare"].wall if beside else None,
+                against=against,
+            )
+            table.add(
+                "  SIGINT gave a traceback (python, first, ours)",
+                rate[name],
+                "%",
+                reference=rate["compare"] if beside else None,
+                against=against,
+                note="  ".join(f"{k} {seen[name][k]}" for k in KINDS) + f" of {args.runs}",
+            )
+            table.add(
+                "  SIGINT gave a traceback of ours (the bug)", 100 * seen[name]["ours"] / args.runs, "%", goal="0 %"
+            )
     table.print(markdown=args.markdown)
     return 0
 

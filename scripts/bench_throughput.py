@@ -46,11 +46,16 @@ def batch(table: benchlib.Table, quick: bool, work: Path) -> None:
     run = benchlib.measure([str(benchlib.BIN / "cnfgen-queens"), "batch", str(config), "--jobs", "2", "--no-progress"])
     with sqlite3.connect(db) as con:
         runs = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-    table.add(f"batch, {runs:,} tiny runs, --jobs 2", runs / run.wall, "runs/s", reference=BATCH_BEFORE,
-              against="issue 33, load 10-13", goal=BATCH_GOAL)  # fmt: skip
+    table.add(
+        f"batch, {runs:,} tiny runs, --jobs 2",
+        runs / run.wall,
+        "runs/s",
+        reference=BATCH_BEFORE,
+        against="issue 33, load 10-13",
+        goal=BATCH_GOAL,
+    )
     for i, (rate, n, per_run) in enumerate(bench_batch.per_thousand(db), 1):
-        table.add(f"  thousand {i} (N={n}, {per_run * 1000:.1f} ms a run in the worker)", rate, "runs/s",
-                  goal=">= 200")  # fmt: skip
+        table.add(f"  thousand {i} (N={n}, {per_run * 1000:.1f} ms a run in the worker)", rate, "runs/s", goal=">= 200")
     table.add("  coordinator peak memory", run.peak_mb, "MB", reference=COORDINATOR_BEFORE, goal="< 300 MB")
 
 
@@ -112,8 +117,10 @@ def counted(n: int, *args: str) -> benchlib.Sample:
     A000170(N)."""
     run = benchlib.measure([str(benchlib.BIN / "cnfgen-queens"), *args], capture=True)
     said = run.stdout.splitlines()
-    if not any(line in (f"certified count: {A000170[n]}", f"count: {A000170[n]}") or
-               line.startswith(f"count: {A000170[n]} ") for line in said):  # fmt: skip
+    if not any(
+        line in (f"certified count: {A000170[n]}", f"count: {A000170[n]}") or line.startswith(f"count: {A000170[n]} ")
+        for line in said
+    ):
         raise SystemExit(f"{' '.join(args)}: {run.stdout[-200:]!r}: not A000170({n}) = {A000170[n]}")
     return run
 
@@ -129,13 +136,28 @@ def certify(table: benchlib.Table, quick: bool, work: Path) -> None:
     check = counted(n, "check-count", str(d), "--jobs", "2", "--checker", "dratify")
     size = size_mb(d)
     before = n == 12
-    table.add(f"count {n} --jobs 2 --certify ({size:.1f} MB)", count.wall, "s",
-              reference=CERTIFY_BEFORE["count"] if before else None, note=f"{count.cpu:.1f} s CPU")  # fmt: skip
-    table.add(f"check-count --jobs 2 (dratify), N={n}", check.wall, "s",
-              reference=CERTIFY_BEFORE["check"] if before else None, against="one process" if before else "",
-              note=f"{check.cpu:.1f} s CPU")  # fmt: skip
-    table.add("  both", count.wall + check.wall, "s", reference=sum(CERTIFY_BEFORE.values()) if before else None,
-              goal="< 60 s at load 1")  # fmt: skip
+    table.add(
+        f"count {n} --jobs 2 --certify ({size:.1f} MB)",
+        count.wall,
+        "s",
+        reference=CERTIFY_BEFORE["count"] if before else None,
+        note=f"{count.cpu:.1f} s CPU",
+    )
+    table.add(
+        f"check-count --jobs 2 (dratify), N={n}",
+        check.wall,
+        "s",
+        reference=CERTIFY_BEFORE["check"] if before else None,
+        against="one process" if before else "",
+        note=f"{check.cpu:.1f} s CPU",
+    )
+    table.add(
+        "  both",
+        count.wall + check.wall,
+        "s",
+        reference=sum(CERTIFY_BEFORE.values()) if before else None,
+        goal="< 60 s at load 1",
+    )
 
 
 def sweep(table: benchlib.Table, max_n: int, work: Path) -> None:
@@ -145,8 +167,9 @@ def sweep(table: benchlib.Table, max_n: int, work: Path) -> None:
         d = work / f"c{n}"
         cert = counted(n, "count", str(n), "--jobs", "2", "--quiet", "--certify", str(d))
         table.add(f"N={n}: count --jobs 2", plain.wall, "s")
-        table.add(f"N={n}: --certify ({size_mb(d):.2f} MB)", cert.wall, "s", reference=plain.wall,
-                  against="count --jobs 2")  # fmt: skip
+        table.add(
+            f"N={n}: --certify ({size_mb(d):.2f} MB)", cert.wall, "s", reference=plain.wall, against="count --jobs 2"
+        )
         for checker in checkers:
             check = counted(n, "check-count", str(d), "--checker", checker)
             table.add(f"N={n}: check-count ({checker})", check.wall, "s", note=f"{check.cpu:.1f} s CPU")

@@ -65,8 +65,10 @@ def commands(table: benchlib.Table, repeats: int, work: Path) -> None:
     script.write_text(PARSER)
     script.chmod(0o755)
     profiles = work / "solvers.yaml"
-    profiles.write_text(f"solvers:\n  parser:\n    command: '{script} {{flags}} {{cnf}}'\n"
-                        "    time_flags: '--time={time}'\n    version_args: null\n")  # fmt: skip
+    profiles.write_text(
+        f"solvers:\n  parser:\n    command: '{script} {{flags}} {{cnf}}'\n"
+        "    time_flags: '--time={time}'\n    version_args: null\n"
+    )
     limit = ["--time-limit", f"{T:g}"]
     stubborn = ["--solver", str(ROOT / "tests/fakes/stubborn.sh"), "--solver-args", str(work / "pids")]
     parser = ["--solver", "parser", "--solvers-file", str(profiles)]
@@ -75,18 +77,37 @@ def commands(table: benchlib.Table, repeats: int, work: Path) -> None:
         "cnfgen-queens --version": [cli, "--version"],
     }
     for isolation in ("auto", "none"):
-        cases[f"ignores SIGTERM (stubborn.sh), --isolation {isolation}"] = [cli, "solve", str(q8), *stubborn, *limit,
-                                                                            "--isolation", isolation]  # fmt: skip
-        cases[f"parses, own time flag, --isolation {isolation}"] = [cli, "solve", str(q8), *parser, *limit,
-                                                                    "--isolation", isolation]  # fmt: skip
+        cases[f"ignores SIGTERM (stubborn.sh), --isolation {isolation}"] = [
+            cli,
+            "solve",
+            str(q8),
+            *stubborn,
+            *limit,
+            "--isolation",
+            isolation,
+        ]
+        cases[f"parses, own time flag, --isolation {isolation}"] = [
+            cli,
+            "solve",
+            str(q8),
+            *parser,
+            *limit,
+            "--isolation",
+            isolation,
+        ]
     cases["embedded, PHP(12, 11)"] = [cli, "solve", str(php), *limit]
     cases["solve -, stdin silent"] = silent_stdin([cli, "solve", "-", *limit])
     runs = benchlib.side_by_side(cases, repeats)
     for name, run in runs.items():
         limited = name not in ("python -c pass", "cnfgen-queens --version")
         worst = max(s.wall for s in run.samples)
-        table.add(f"{name}{', --time-limit 1' if limited else ''}", run.wall, "s", goal=GOAL if limited else "",
-                  note=f"worst {worst:.2f} s of {repeats}")  # fmt: skip
+        table.add(
+            f"{name}{', --time-limit 1' if limited else ''}",
+            run.wall,
+            "s",
+            goal=GOAL if limited else "",
+            note=f"worst {worst:.2f} s of {repeats}",
+        )
 
 
 def in_process(table: benchlib.Table, repeats: int, work: Path) -> None:
@@ -114,8 +135,13 @@ def in_process(table: benchlib.Table, repeats: int, work: Path) -> None:
     finally:
         embedded.run_python = real
     table.add("embedded: SIGTERM after the deadline", statistics.median(term), "s", note=f"worst {max(term):.3f} s")
-    table.add("embedded: solve returned after the deadline", statistics.median(ended), "s", goal=f"<= {BOUND:g} s",
-              note=f"worst {max(ended):.3f} s")  # fmt: skip
+    table.add(
+        "embedded: solve returned after the deadline",
+        statistics.median(ended),
+        "s",
+        goal=f"<= {BOUND:g} s",
+        note=f"worst {max(ended):.3f} s",
+    )
 
 
 def figures(quick: bool) -> list[str]:

@@ -143,8 +143,11 @@ def call(fn: Callable[[], object]) -> Sample:
     fn()
     wall = time.perf_counter() - start
     own2, children2 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = sum(getattr(after, f) - getattr(before, f) for before, after in ((own, own2), (children, children2))
-              for f in ("ru_utime", "ru_stime"))  # fmt: skip
+    cpu = sum(
+        getattr(after, f) - getattr(before, f)
+        for before, after in ((own, own2), (children, children2))
+        for f in ("ru_utime", "ru_stime")
+    )
     return Sample(wall, cpu, own2.ru_maxrss / 1024, max(own2.ru_maxrss, children2.ru_maxrss) / 1024, 0)
 
 

@@ -171,16 +171,22 @@ def threshold(points: list[Point], n: int) -> float | None:
 def summary_csv(points: list[Point], solvers: list[str]) -> str:
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["n", "k", "k_over_n", "instances", "answered", "sat", "fraction_sat"]
-               + [f"median_s_{s}" for s in solvers] + [f"max_s_{s}" for s in solvers]
-               + [f"unsolved_{s}" for s in solvers]
-               + ["median_conflicts_cadical195", "max_conflicts_cadical195"])  # fmt: skip
+    w.writerow(
+        ["n", "k", "k_over_n", "instances", "answered", "sat", "fraction_sat"]
+        + [f"median_s_{s}" for s in solvers]
+        + [f"max_s_{s}" for s in solvers]
+        + [f"unsolved_{s}" for s in solvers]
+        + ["median_conflicts_cadical195", "max_conflicts_cadical195"]
+    )
     for p in points:
         frac = "" if p.fraction is None else f"{p.fraction:.3f}"
-        w.writerow([p.n, p.k, f"{p.k / p.n:.3f}", p.instances, p.answered, p.sat, frac]
-                   + [f"{p.median.get(s, 0):.4f}" for s in solvers] + [f"{p.worst.get(s, 0):.4f}" for s in solvers]
-                   + [p.unsolved.get(s, 0) for s in solvers]
-                   + ["" if p.conflicts is None else f"{p.conflicts:g}", p.conflicts_max])  # fmt: skip
+        w.writerow(
+            [p.n, p.k, f"{p.k / p.n:.3f}", p.instances, p.answered, p.sat, frac]
+            + [f"{p.median.get(s, 0):.4f}" for s in solvers]
+            + [f"{p.worst.get(s, 0):.4f}" for s in solvers]
+            + [p.unsolved.get(s, 0) for s in solvers]
+            + ["" if p.conflicts is None else f"{p.conflicts:g}", p.conflicts_max]
+        )
     return out.getvalue()
 
 
@@ -193,9 +199,12 @@ def runs_csv(table: list[list[object]]) -> str:
 
 
 def markdown(points: list[Point], solvers: list[str]) -> str:
-    lines = ["| N | K | K/N | satisfiable | conflicts median (max) | "
-             + " | ".join(f"{s} median (max) s" for s in solvers) + " |",
-             "|--:|--:|--:|--:|--:|" + "--:|" * len(solvers)]  # fmt: skip
+    lines = [
+        "| N | K | K/N | satisfiable | conflicts median (max) | "
+        + " | ".join(f"{s} median (max) s" for s in solvers)
+        + " |",
+        "|--:|--:|--:|--:|--:|" + "--:|" * len(solvers),
+    ]
     for p in points:
         frac = "-" if p.fraction is None else f"{p.sat}/{p.answered}"
         cells = [f"{p.median[s]:.3f} ({p.worst[s]:.3f})" if s in p.median else "-" for s in solvers]
@@ -228,8 +237,12 @@ def plot(points: list[Point], solvers: list[str], limit: float) -> bytes:
         pts = [p for p in points if p.n == n and p.fraction is not None]
         top.plot([p.k / n for p in pts], [p.fraction for p in pts], marker=markers[i % 5], label=f"N = {n}")
         measured = [p for p in pts if p.conflicts is not None]
-        effort.plot([p.k / n for p in measured], [max(p.conflicts or 0, 0.5) for p in measured],
-                    marker=markers[i % 5], label=f"N = {n}")  # fmt: skip
+        effort.plot(
+            [p.k / n for p in measured],
+            [max(p.conflicts or 0, 0.5) for p in measured],
+            marker=markers[i % 5],
+            label=f"N = {n}",
+        )
         for ax, s in zip(bottom, solvers, strict=True):
             ax.plot([p.k / n for p in pts], [p.median[s] for p in pts], marker=markers[i % 5], label=f"N = {n}")
     top.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")

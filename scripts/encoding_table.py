@@ -22,8 +22,14 @@ def table(sizes: list[int], progress: bool = False) -> str:
     rule = "|---|" + "---:|---:|" * len(sizes)
     rows = [head, rule]
     names = encodings.names()
-    with tqdm(total=len(names) * len(sizes), unit="count", file=sys.stderr, dynamic_ncols=True,
-              disable=not progress, leave=False) as bar:  # fmt: skip
+    with tqdm(
+        total=len(names) * len(sizes),
+        unit="count",
+        file=sys.stderr,
+        dynamic_ncols=True,
+        disable=not progress,
+        leave=False,
+    ) as bar:
         for name in names:
             cells = []
             for n in sizes:
@@ -48,8 +54,11 @@ def main(argv: list[str]) -> int:
         return 2
     names = encodings.names()
     slow = " (PySAT's encodings are built once per line length: minutes at N = 1000)" if max(sizes) >= 500 else ""
-    print(f"counting variables and clauses of {len(names)} encodings for N = {', '.join(map(str, sizes))}{slow}",
-          file=sys.stderr, flush=True)  # fmt: skip
+    print(
+        f"counting variables and clauses of {len(names)} encodings for N = {', '.join(map(str, sizes))}{slow}",
+        file=sys.stderr,
+        flush=True,
+    )
     print(table(sizes, progress=not quiet and sys.stderr.isatty()))
     return 0
 

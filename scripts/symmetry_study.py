@@ -97,11 +97,21 @@ def main(argv: list[str]) -> int:
                 ns = sorted({r[1] for r in rows if r[0] == name and r[2] == solver and r[3] == broken})
                 per = [[r[6] for r in rows if (r[0], r[1], r[2], r[3]) == (name, n, solver, broken)] for n in ns]
                 mid = [median(t) for t in per]
-                err = [[m - min(t) for m, t in zip(mid, per, strict=True)],
-                       [max(t) - m for m, t in zip(mid, per, strict=True)]]  # fmt: skip
+                err = [
+                    [m - min(t) for m, t in zip(mid, per, strict=True)],
+                    [max(t) - m for m, t in zip(mid, per, strict=True)],
+                ]
                 label = f"{solver}{' --break-symmetry' if broken else ''}"
-                ax.errorbar(ns, mid, yerr=err, marker="o", linestyle="--" if broken else "-", color=f"C{i}",
-                            capsize=2, label=label)  # fmt: skip
+                ax.errorbar(
+                    ns,
+                    mid,
+                    yerr=err,
+                    marker="o",
+                    linestyle="--" if broken else "-",
+                    color=f"C{i}",
+                    capsize=2,
+                    label=label,
+                )
         ax.set_yscale("log")
         ax.set_xlabel("N")
         ax.set_ylabel("solver CPU time (s), median of the repeats")

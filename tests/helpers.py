@@ -215,9 +215,16 @@ class Ran:
 
 
 def run_cli(
-    argv: list[str], cwd: Path, *, gen: bool = False, memory_mb: int = MEMORY_MB, timeout: float = 60,
-    stdin: bytes | None = None, env: dict[str, str] | None = None, entry: str | None = None,
-) -> Ran:  # fmt: skip
+    argv: list[str],
+    cwd: Path,
+    *,
+    gen: bool = False,
+    memory_mb: int = MEMORY_MB,
+    timeout: float = 60,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+    entry: str | None = None,
+) -> Ran:
     """``cnfgen-queens ARGV`` (``gen-queens`` with ``gen``) under RLIMIT_AS and a timeout, SIGINT as default;
     ``env``: variables set (or replaced) in the child's environment; ``entry``: the child's ``-c`` code
     instead of the console script's."""
@@ -231,9 +238,13 @@ def run_cli(
     env.pop("CNFGEN_QUEENS_DEBUG", None)
     proc = subprocess.Popen(
         [sys.executable, "-c", entry or (GEN_ENTRY if gen else CLI_ENTRY), *argv],
-        cwd=cwd, env=env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limits,
-    )  # fmt: skip
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=limits,
+    )
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:

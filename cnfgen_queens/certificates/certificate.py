@@ -159,8 +159,10 @@ def certify_cube(task: CertifyTask, index: int, cube: Clause) -> CubeCertificate
             raise EnumerationError("time limit reached", Status.TIMEOUT)
         proof = _refute(name, cube_formula(clauses, n, cube, models))
         if proof is None:
-            raise EnumerationError(f"{task.solver}: a fresh solver found cube {list(cube)} satisfiable after "
-                                   f"its {len(models)} boards were blocked")  # fmt: skip
+            raise EnumerationError(
+                f"{task.solver}: a fresh solver found cube {list(cube)} satisfiable after "
+                f"its {len(models)} boards were blocked"
+            )
     except EnumerationError as e:
         return CubeCertificate(index, cube, tuple(models), (), calls, e.status, str(e))
     return CubeCertificate(index, cube, tuple(models), proof, calls)
@@ -220,8 +222,9 @@ def certify(
         return _certify(CertifyTask(formula, solver, deadline), directory, where, progress)
 
 
-def _certify(task: CertifyTask, directory: Path, where: Where,
-             progress: Callable[[GroupCount, int | None], None] | None) -> Count:  # fmt: skip
+def _certify(
+    task: CertifyTask, directory: Path, where: Where, progress: Callable[[GroupCount, int | None], None] | None
+) -> Count:
     start = time.monotonic()
     _prepare(directory)
     cubes = certificate_cubes(task.formula.n)
@@ -234,8 +237,17 @@ def _certify(task: CertifyTask, directory: Path, where: Where,
             _write(directory, sol, (model_line(m) for m in c.models))
             _write(directory, drat, c.proof)
         if progress:
-            progress(GroupCount(cube=c.cube, count=len(c.models), fundamental=len(c.models),
-                                solver_calls=c.solver_calls, status=c.status, error=c.error), len(cubes))  # fmt: skip
+            progress(
+                GroupCount(
+                    cube=c.cube,
+                    count=len(c.models),
+                    fundamental=len(c.models),
+                    solver_calls=c.solver_calls,
+                    status=c.status,
+                    error=c.error,
+                ),
+                len(cubes),
+            )
         return c.status == Status.UNSAT
 
     if not where.parallel and task.deadline.never:
@@ -256,9 +268,17 @@ def _certify(task: CertifyTask, directory: Path, where: Where,
             _write(directory, COVER, cover)
             _write_manifest(directory, task.formula, task.solver, cubes, done, total)
     wall = time.monotonic() - start
-    return Count(total=total, fundamental=None, status=bad.status if bad else Status.UNSAT, engine="certify",
-                 wall=wall, solver_calls=calls, groups_done=sum(c.status == Status.UNSAT for c in done.values()),
-                 groups_total=len(cubes), error=bad.error if bad else None)  # fmt: skip
+    return Count(
+        total=total,
+        fundamental=None,
+        status=bad.status if bad else Status.UNSAT,
+        engine="certify",
+        wall=wall,
+        solver_calls=calls,
+        groups_done=sum(c.status == Status.UNSAT for c in done.values()),
+        groups_total=len(cubes),
+        error=bad.error if bad else None,
+    )
 
 
 def manifest_formula(formula: QueensFormula) -> dict[str, Any]:
@@ -266,19 +286,39 @@ def manifest_formula(formula: QueensFormula) -> dict[str, Any]:
     variant's lines and, for a formula with the lex-leader clauses (``--break-symmetry``), ``break_symmetry``."""
     variables, clauses = formula.counts()
     broken = {"break_symmetry": True} if formula.break_symmetry else {}  # only then: the plain formula's bytes kept
-    return {"n": formula.n, "encoding": formula.encoding, "group_size": formula.group_size,
-            "column_alo": formula.column_alo, "variant": formula.variant.header_lines(), **broken,
-            "variables": variables, "clauses": clauses}  # fmt: skip
+    return {
+        "n": formula.n,
+        "encoding": formula.encoding,
+        "group_size": formula.group_size,
+        "column_alo": formula.column_alo,
+        "variant": formula.variant.header_lines(),
+        **broken,
+        "variables": variables,
+        "clauses": clauses,
+    }
 
 
-def _write_manifest(directory: Path, formula: QueensFormula, solver: str, cubes: list[Clause],
-                    done: dict[int, CubeCertificate], total: int) -> None:  # fmt: skip
+def _write_manifest(
+    directory: Path,
+    formula: QueensFormula,
+    solver: str,
+    cubes: list[Clause],
+    done: dict[int, CubeCertificate],
+    total: int,
+) -> None:
     entries = []
     for i, cube in enumerate(cubes):
         sol, drat = cube_files(i)
         entries.append({"cube": list(cube), "solutions": sol, "count": len(done[i].models), "proof": drat})
-    manifest = {"format": FORMAT, "written_by": WRITER, **manifest_formula(formula),
-                "formula_sha256": formula_hash(formula.clauses()), "solver": solver, "cubes": entries,
-                "cover_proof": COVER, "total": total}  # fmt: skip
+    manifest = {
+        "format": FORMAT,
+        "written_by": WRITER,
+        **manifest_formula(formula),
+        "formula_sha256": formula_hash(formula.clauses()),
+        "solver": solver,
+        "cubes": entries,
+        "cover_proof": COVER,
+        "total": total,
+    }
     with atomic_output(directory / MANIFEST, owned=directory) as f:
         f.write((json.dumps(manifest, indent=1) + "\n").encode())

@@ -80,8 +80,10 @@ def read_manifest(directory: Path) -> dict[str, Any]:
         raise UsageError(why) from None
     if isinstance(data, dict) and data.get("format") != FORMAT and isinstance(data.get("written_by"), str):
         by = repr(data["written_by"][:100])  # a cnfgen-queens certificate of another format: who wrote it
-        raise UsageError(f"{path}: a certificate of format {data.get('format')!r}, written by {by}; this is "
-                         f"{WRITER}, which reads {FORMAT!r}: check it with the version that wrote it")  # fmt: skip
+        raise UsageError(
+            f"{path}: a certificate of format {data.get('format')!r}, written by {by}; this is "
+            f"{WRITER}, which reads {FORMAT!r}: check it with the version that wrote it"
+        )
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path} is not a certificate of this format ({FORMAT!r})")
     return data
@@ -92,8 +94,14 @@ def regenerate(manifest: dict[str, Any]) -> QueensFormula:
     try:
         variant = from_header(str(line) for line in manifest.get("variant", []))
         broken = manifest.get("break_symmetry") is True  # absent in a certificate of a formula without them
-        formula = QueensFormula(int(manifest["n"]), str(manifest["encoding"]), bool(manifest["column_alo"]),
-                                manifest.get("group_size"), variant, broken)  # fmt: skip
+        formula = QueensFormula(
+            int(manifest["n"]),
+            str(manifest["encoding"]),
+            bool(manifest["column_alo"]),
+            manifest.get("group_size"),
+            variant,
+            broken,
+        )
     except (KeyError, TypeError, ValueError) as e:
         raise CertificateRejected(f"the manifest names no formula this program generates: {e}") from None
     check_held_size(formula, escape="check a certificate of a smaller formula")  # the checker holds it
@@ -114,8 +122,10 @@ def check_certificate(directory: Path, checker: str = "auto", *, where: Where = 
     cubes = certificate_cubes(formula.n)  # before the formula is built: the work follows the manifest's length
     entries = manifest["cubes"]
     if [tuple(e["cube"]) for e in entries] != cubes:
-        raise CertificateRejected(f"the manifest's cubes are not the {len(cubes)} cubes of N={formula.n} "
-                                  "(row 0 and row N-1 queens that do not attack)")  # fmt: skip
+        raise CertificateRejected(
+            f"the manifest's cubes are not the {len(cubes)} cubes of N={formula.n} "
+            "(row 0 and row N-1 queens that do not attack)"
+        )
     if formula_hash(formula.clauses()) != manifest.get("formula_sha256"):
         raise CertificateRejected(f"the manifest's formula hash is not that of {formula.describe()}")
     try:  # the formula is the one named: its sizes are the manifest's too, before any proof is checked
@@ -143,8 +153,10 @@ def _check_parts(plan: Plan, cubes: list[tuple[int, ...]], counts: list[int], wh
     (in the certificate's order) found wrong."""
     seen: set[Placement] = set()
     errors: dict[int, str] = {}
-    items = [*((plan, i, cube, count) for i, (cube, count) in enumerate(zip(cubes, counts, strict=True))),
-             (plan, COVER_PART, (), 0)]  # fmt: skip
+    items = [
+        *((plan, i, cube, count) for i, (cube, count) in enumerate(zip(cubes, counts, strict=True))),
+        (plan, COVER_PART, (), 0),
+    ]
 
     def finished(result: PartResult) -> bool:
         order = len(cubes) if result.index == COVER_PART else result.index
@@ -260,8 +272,10 @@ def refuse_oversized(plan: Plan, name: str) -> None:
         return  # missing: said by the part that reads it
     if size > plan.proof_cap:
         cap = size_text(plan.proof_cap)
-        raise CertificateRejected(f"{name}: {size_text(size)}, more than a proof of a certificate of "
-                                  f"N={plan.formula.n} can be ({cap}); refused unread")  # fmt: skip
+        raise CertificateRejected(
+            f"{name}: {size_text(size)}, more than a proof of a certificate of "
+            f"N={plan.formula.n} can be ({cap}); refused unread"
+        )
 
 
 def _check_proof(plan: Plan, what: str, extra: Iterable[Clause], name: str) -> None:
@@ -296,8 +310,9 @@ def read_models(path: Path, num_vars: int, claimed: int) -> list[tuple[int, ...]
     with open(path, "rb") as f:
         for i, raw in enumerate(iter(lambda: f.readline(longest + 1), b""), 1):
             if len(raw) > longest:
-                raise CertificateRejected(f"{path.name}:{i}: a line longer than {longest:,} bytes, the most "
-                                          f"{num_vars:,} variables take")  # fmt: skip
+                raise CertificateRejected(
+                    f"{path.name}:{i}: a line longer than {longest:,} bytes, the most {num_vars:,} variables take"
+                )
             if i > claimed:
                 raise CertificateRejected(f"{path.name} lists more than the {claimed} boards the manifest says")
             line = raw.decode("ascii", errors="replace").rstrip("\r\n")
@@ -311,8 +326,9 @@ def read_models(path: Path, num_vars: int, claimed: int) -> list[tuple[int, ...]
     return out
 
 
-def _check_boards(formula: QueensFormula, where: str, cube: Clause,
-                  models: Sequence[tuple[int, ...]]) -> tuple[Placement, ...]:  # fmt: skip
+def _check_boards(
+    formula: QueensFormula, where: str, cube: Clause, models: Sequence[tuple[int, ...]]
+) -> tuple[Placement, ...]:
     """Every model satisfies every clause, is a valid board in ``cube``, and is listed once; the boards."""
     cnf = _held(formula).cnf
     seen: dict[Placement, None] = {}

@@ -90,22 +90,27 @@ def load_manifest(path: Path) -> Any:
         n = min(named, largest_n())
         if len(text) > manifest_cap(n):
             beyond = f"; N={named} is above N={n}, the largest N a certificate is checked for" if named > n else ""
-            raise UsageError(f"{path}: {size_text(len(text))}, more than the manifest of a certificate of N={n} "
-                             f"can be ({size_text(manifest_cap(n))}){beyond}; refused unparsed")  # fmt: skip
+            raise UsageError(
+                f"{path}: {size_text(len(text))}, more than the manifest of a certificate of N={n} "
+                f"can be ({size_text(manifest_cap(n))}){beyond}; refused unparsed"
+            )
         data = json_value(text)
     except FileNotFoundError:
         raise
     except UnicodeDecodeError as e:
-        raise UsageError(f"{path} is not a text manifest (byte {e.start} is not UTF-8): not a certificate's "
-                         "manifest.json") from None  # fmt: skip
+        raise UsageError(
+            f"{path} is not a text manifest (byte {e.start} is not UTF-8): not a certificate's manifest.json"
+        ) from None
     except (OSError, ValueError) as e:  # TooLarge and UsageError are ValueErrors
         if isinstance(e, TooLarge | UsageError):
             raise UsageError(str(e)) from None
         raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     held = data.get("n") if isinstance(data, dict) else None
     if type(held) is int and 0 < held <= largest_n() and len(text) > manifest_cap(held):
-        raise UsageError(f"{path}: {size_text(len(text))}, more than the manifest of a certificate of N={held} "
-                         f"can be ({size_text(manifest_cap(held))})")  # fmt: skip
+        raise UsageError(
+            f"{path}: {size_text(len(text))}, more than the manifest of a certificate of N={held} "
+            f"can be ({size_text(manifest_cap(held))})"
+        )
     return data
 
 
@@ -145,8 +150,9 @@ def check_bounds(manifest: dict[str, Any]) -> None:
     if not isinstance(variant, list) or len(variant) > lines or not all(isinstance(v, str) for v in variant):
         raise ManifestRejected(f"the manifest's variant is not a list of at most {lines} lines: {_short(variant)}")
     if not isinstance(manifest.get("formula_sha256"), str) or not SHA256.fullmatch(manifest["formula_sha256"]):
-        raise ManifestRejected(f"the manifest's formula_sha256 is not a SHA-256 in hex: "
-                               f"{_short(manifest.get('formula_sha256'))}")  # fmt: skip
+        raise ManifestRejected(
+            f"the manifest's formula_sha256 is not a SHA-256 in hex: {_short(manifest.get('formula_sha256'))}"
+        )
     entries = manifest.get("cubes")
     if not isinstance(entries, list) or len(entries) > cells:  # N = 2, 3: no cubes at all
         size = f"{len(entries):,} cubes" if isinstance(entries, list) else _short(entries)
@@ -173,8 +179,7 @@ def _cube_entry(entry: Any, i: int, n: int, most: int | None) -> None:
     if not isinstance(entry, dict):
         raise ManifestRejected(f"the manifest's cube {i} is not an object: {_short(entry)}")
     cube = entry.get("cube")
-    if (not isinstance(cube, list) or not 0 < len(cube) <= 2
-            or not all(type(x) is int and 0 < x <= n * n for x in cube)):  # fmt: skip
+    if not isinstance(cube, list) or not 0 < len(cube) <= 2 or not all(type(x) is int and 0 < x <= n * n for x in cube):
         raise ManifestRejected(f"the manifest's cube {i} is not one or two cells of 1..{n * n}: {_short(cube)}")
     count = entry.get("count")
     if type(count) is not int or count < 0 or (most is not None and count > most):

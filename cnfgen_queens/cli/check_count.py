@@ -27,8 +27,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="the DRAT checker: auto (drat-trim when it is on PATH, else dratify), drat-trim, or dratify (pure Python)",
     )
-    add_jobs_argument(p, default=1, help="check the cubes' parts (boards and proof) and the cover in J processes "
-                      "(--executor: local, Dask or SLURM, as count; default 1)")  # fmt: skip
+    add_jobs_argument(
+        p,
+        default=1,
+        help="check the cubes' parts (boards and proof) and the cover in J processes "
+        "(--executor: local, Dask or SLURM, as count; default 1)",
+    )
     add_executor_arguments(p)
     add_plugin_argument(p)  # the certificate of a plugin's encoding rebuilds its formula
 
@@ -46,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     f = result.formula
     print(f"certified count: {result.total}")
-    print(f"{f.describe()}; {result.cubes} cubes, {result.proofs} DRAT proofs checked by {result.checker}",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"{f.describe()}; {result.cubes} cubes, {result.proofs} DRAT proofs checked by {result.checker}",
+        file=sys.stderr,
+    )
     return 0

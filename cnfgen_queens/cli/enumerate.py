@@ -59,21 +59,32 @@ def add_arguments(p: argparse.ArgumentParser, counting: bool = False) -> None:
         "symmetries the board keeps (the least, read row by row), so the loop lists one board per orbit with any "
         "solver (count: A002562 on the plain board)",
     )
-    p.add_argument("--limit", type=positive_int("limit"), metavar="K",
-                   help="stop after K solutions (then `partial count: K`, exit 0)")  # fmt: skip
+    p.add_argument(
+        "--limit",
+        type=positive_int("limit"),
+        metavar="K",
+        help="stop after K solutions (then `partial count: K`, exit 0)",
+    )
     p.add_argument(
         "--check-all",
         action="store_true",
         help="evaluate every clause of the formula on every model (an embedded solver's model is otherwise "
         "checked as a board, in O(N): rows, columns, diagonals, the variant's cells; a binary's always is)",
     )
-    p.add_argument("--out", metavar="DIR", help="work directory of the external loop (solutions.txt, CNFs); no input "
-                   "may be one of the files it writes there")  # fmt: skip
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="work directory of the external loop (solutions.txt, CNFs); no input "
+        "may be one of the files it writes there",
+    )
     p.add_argument("--resume", action="store_true", help="continue the external loop in --out after a crash")
     add_limit_arguments(p)
-    p.add_argument("--require-checked", action="store_true",
-                   help="treat a count that nothing checked (no published count for the board, no checked "
-                   "certificate) as an error (exit 1) instead of printing it marked unchecked")  # fmt: skip
+    p.add_argument(
+        "--require-checked",
+        action="store_true",
+        help="treat a count that nothing checked (no published count for the board, no checked "
+        "certificate) as an error (exit 1) instead of printing it marked unchecked",
+    )
     p.add_argument("--quiet", "--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(
         "--allow-large",
@@ -105,8 +116,7 @@ def formula_from(args: argparse.Namespace) -> QueensFormula:
 
     variant = variant_from(args, args.n)
     try:
-        return QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant,
-                             args.break_symmetry)  # fmt: skip
+        return QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant, args.break_symmetry)
     except (UnknownEncoding, ValueError) as e:  # UsageError is a ValueError
         fail(str(e))
 
@@ -136,15 +146,28 @@ def request(args: argparse.Namespace, formula: QueensFormula, report: api.Report
         solver_args = tuple(shlex.split(args.solver_args or ""))
     except ValueError as e:
         fail(f"--solver-args: {e}")
-    where = api.Where(jobs=getattr(args, "jobs", 1), executor=getattr(args, "executor", None) or "local",
-                      scheduler=getattr(args, "scheduler", None), workdir=Path(args.out) if args.out else None,
-                      resume=args.resume)  # fmt: skip
+    where = api.Where(
+        jobs=getattr(args, "jobs", 1),
+        executor=getattr(args, "executor", None) or "local",
+        scheduler=getattr(args, "scheduler", None),
+        workdir=Path(args.out) if args.out else None,
+        resume=args.resume,
+    )
     solver = api.SolverChoice(args.solver, solver_args, Path(args.solvers_file) if args.solvers_file else None)
-    return api.Request(formula, solver, engine=getattr(args, "engine", "loop"),
-                       limits=limits_from(args, args.time_limit, args.memory_limit), where=where, report=report,
-                       symmetric=args.symmetric, limit=args.limit, allow_large=args.allow_large,
-                       certify=Path(certify) if certify else None, check_all=args.check_all,
-                       require_checked=args.require_checked)  # fmt: skip
+    return api.Request(
+        formula,
+        solver,
+        engine=getattr(args, "engine", "loop"),
+        limits=limits_from(args, args.time_limit, args.memory_limit),
+        where=where,
+        report=report,
+        symmetric=args.symmetric,
+        limit=args.limit,
+        allow_large=args.allow_large,
+        certify=Path(certify) if certify else None,
+        check_all=args.check_all,
+        require_checked=args.require_checked,
+    )
 
 
 def print_count(args: argparse.Namespace, result: Count) -> int:
@@ -182,8 +205,11 @@ def print_count(args: argparse.Namespace, result: Count) -> int:
     return 0
 
 
-def loop(args: argparse.Namespace, emit: Callable[[Found], None] | None,
-         progress: Callable[[GroupCount, int | None], None] | None = None) -> int:  # fmt: skip
+def loop(
+    args: argparse.Namespace,
+    emit: Callable[[Found], None] | None,
+    progress: Callable[[GroupCount, int | None], None] | None = None,
+) -> int:
     """List (``emit``) or count every solution through :func:`cnfgen_queens.solutions.api.count` (the
     loop, unless the namespace is ``count``'s); ``progress`` per finished group of cubes."""
 

@@ -93,8 +93,10 @@ def list_encodings(length: int, group_size: int | None, board: QueensFormula | N
     if board is not None:
         clauses, aux = board.group.size()
         where = f"{board.n}-torus" if board.variant.torus else f"{board.n}x{board.n} board"
-        print(f"{'--break-symmetry':<18} {clauses:>8} {aux:>6}  {'-':<3} {'-':<3} lex-leader chains of the {where}: "
-              f"{board.group.order} maps (N = {board.n}, whatever the encoding)")  # fmt: skip
+        print(
+            f"{'--break-symmetry':<18} {clauses:>8} {aux:>6}  {'-':<3} {'-':<3} lex-leader chains of the {where}: "
+            f"{board.group.order} maps (N = {board.n}, whatever the encoding)"
+        )
 
 
 def _yes_no(flag: bool | None) -> str:
@@ -134,8 +136,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    cnf_only = given_flags(args, ("--encoding", "--group-size", "--column-alo", "--block", "--shuffle",
-                                  "--break-symmetry", *VARIANT_FLAGS))  # fmt: skip
+    cnf_only = given_flags(
+        args, ("--encoding", "--group-size", "--column-alo", "--block", "--shuffle", "--break-symmetry", *VARIANT_FLAGS)
+    )
     if cnf_only:
         fail(f"{cnf_only[0]} applies to --format cnf only")
     from cnfgen_queens.cnf.exports import mzn_comments, mzn_text, opb_comments, write_opb
@@ -152,8 +155,9 @@ def run_export(args: argparse.Namespace) -> int:
 def run_cnf(args: argparse.Namespace) -> int:
     variant = variant_from(args, args.n)
     try:
-        formula = QueensFormula(args.n, encoding_of(args), args.column_alo, args.group_size, variant,
-                                args.break_symmetry)  # fmt: skip
+        formula = QueensFormula(
+            args.n, encoding_of(args), args.column_alo, args.group_size, variant, args.break_symmetry
+        )
     except (UnknownEncoding, ValueError) as e:
         fail(str(e))
     cells = args.n * args.n

@@ -190,8 +190,10 @@ def _size(args: argparse.Namespace, text: str, name: str) -> tuple[int, Header |
             fail(str(e).replace(path, args.cnf))
         differ = _mismatch(header, echoed, name) if echoed is not None else None
         if differ:
-            fail(f"--cnf {args.cnf}: {differ}; it is not the CNF that was solved (drop --cnf: solve's c lines "
-                 "give N and the shuffle)")  # fmt: skip
+            fail(
+                f"--cnf {args.cnf}: {differ}; it is not the CNF that was solved (drop --cnf: solve's c lines "
+                "give N and the shuffle)"
+            )
         return _size_from_header(header, args.cnf), header, f"--cnf {args.cnf}"
     if args.n is not None:
         said = echoed.board_size() if echoed else None

@@ -49,10 +49,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--csv", metavar="OUT", help="write the table as CSV")
     p.add_argument("--json", metavar="OUT", help="write the table as JSON")
     p.add_argument("--runs-csv", metavar="OUT", help="write every run (all columns) as CSV")
-    p.add_argument("--cactus", metavar="FILE", action="append", default=[],
-                   help=f"cactus plot: runs solved against time, a panel per solver; {PLOT_HELP}")  # fmt: skip
-    p.add_argument("--time-vs-n", metavar="FILE", action="append", default=[],
-                   help=f"median time against N, a panel per encoding, a line per solver; {PLOT_HELP}")  # fmt: skip
+    p.add_argument(
+        "--cactus",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help=f"cactus plot: runs solved against time, a panel per solver; {PLOT_HELP}",
+    )
+    p.add_argument(
+        "--time-vs-n",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help=f"median time against N, a panel per encoding, a line per solver; {PLOT_HELP}",
+    )
     p.add_argument(
         "--scatter",
         nargs=3,
@@ -173,8 +183,13 @@ class _Seen:
         return take
 
 
-def _sections(args: argparse.Namespace, rows: Iterable[Row], seen: _Seen, spreads: spread.Spreads | None,
-              pairing: compare.Pairing | None) -> str:  # fmt: skip
+def _sections(
+    args: argparse.Namespace,
+    rows: Iterable[Row],
+    seen: _Seen,
+    spreads: spread.Spreads | None,
+    pairing: compare.Pairing | None,
+) -> str:
     """What follows the table: the machines (--machines, or when the runs come from several; every run read
     again), the spread over repeats (--spread), the comparison (--compare), the last two from the pass made."""
     parts = []
@@ -235,8 +250,9 @@ def _rows(args: argparse.Namespace, *, listed: bool) -> Iterable[Row]:
         fail(str(e))
 
 
-def _one_pass(args: argparse.Namespace, rows: Iterable[Row]) -> tuple[report.Summary, _Seen, spread.Spreads | None,
-                                                                       compare.Pairing | None]:  # fmt: skip
+def _one_pass(
+    args: argparse.Namespace, rows: Iterable[Row]
+) -> tuple[report.Summary, _Seen, spread.Spreads | None, compare.Pairing | None]:
     """One pass over ``rows``: the table's lines, what is seen around them, the spread and the comparison asked
     for; a row refused on the way (a store from outside) ends the command in one line."""
     summary, seen = report.Summary(by=args.by, time=args.time), _Seen()
@@ -245,8 +261,9 @@ def _one_pass(args: argparse.Namespace, rows: Iterable[Row]) -> tuple[report.Sum
     try:
         if args.compare:
             platforms = machine.platform_names(machine.stored(args.db))  # a new commit is no new machine
-            pairing = compare.Pairing(*args.compare, time=args.time, across_machines=args.across_machines,
-                                      platforms=platforms)  # fmt: skip
+            pairing = compare.Pairing(
+                *args.compare, time=args.time, across_machines=args.across_machines, platforms=platforms
+            )
         takers = [t for t in (summary, seen, spreads, pairing) if t is not None]
         if isinstance(rows, runs_read.Runs):
             rows.tally(takers, args.time)
@@ -362,8 +379,15 @@ def _title(args: argparse.Namespace, rows: list[Row]) -> str:
 def _html(args: argparse.Namespace, rows: list[Row], reproduced: str | None) -> None:
     title = _title(args, rows)
     try:
-        done = write(rows, Path(args.html), title=title, db=Path(args.db), time=args.time,
-                     across_machines=args.across_machines, against=reproduced)  # fmt: skip
+        done = write(
+            rows,
+            Path(args.html),
+            title=title,
+            db=Path(args.db),
+            time=args.time,
+            across_machines=args.across_machines,
+            against=reproduced,
+        )
     except OSError as e:  # a file of the directory when the error names one
         fail(f"cannot write {e.filename if isinstance(e.filename, str) else args.html}: {e.strerror or e}")
     linked = f", {done.outputs} linked to their output" if done.outputs else ""

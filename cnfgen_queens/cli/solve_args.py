@@ -33,5 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_require_checked(p: argparse.ArgumentParser, what: str) -> None:
     """``--require-checked``: an unchecked answer is an error (exit 1), for scripts that need certainty."""
-    p.add_argument("--require-checked", action="store_true",
-                   help=f"treat {what} as an error (exit 1) instead of printing it marked unchecked")  # fmt: skip
+    p.add_argument(
+        "--require-checked",
+        action="store_true",
+        help=f"treat {what} as an error (exit 1) instead of printing it marked unchecked",
+    )

@@ -46,8 +46,18 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             print(json.dumps(asdict(row)))
         for name, found, version in embedded:
-            print(json.dumps({"name": name, "found": found, "path": None, "version": version,
-                              "source": "embedded", "install": "" if found else "see pysat's docs"}))  # fmt: skip
+            print(
+                json.dumps(
+                    {
+                        "name": name,
+                        "found": found,
+                        "path": None,
+                        "version": version,
+                        "source": "embedded",
+                        "install": "" if found else "see pysat's docs",
+                    }
+                )
+            )
         return 0
     width = max([30] + [len(v) + 1 for v in [r.version for r in rows] + [e[2] for e in embedded] if v])
     print(f"{'name':<18} {'found':<6} {'version':<{width}} path / how to install")

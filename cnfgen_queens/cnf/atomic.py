@@ -47,8 +47,13 @@ class NotAFile(UsageError):
 
 
 NO_READER = "a FIFO with no reader"
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))  # fmt: skip
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def output_target(path: str | Path, *, stream: bool = False) -> Path | None:
@@ -64,8 +69,11 @@ def output_target(path: str | Path, *, stream: bool = False) -> Path | None:
     if stream and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
         return None
     kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-    why = "" if stream or kind in ("a directory", "a socket", "a block device") else (
-        " (this output is written to a file, read back or moved into place)")  # fmt: skip
+    why = (
+        ""
+        if stream or kind in ("a directory", "a socket", "a block device")
+        else (" (this output is written to a file, read back or moved into place)")
+    )
     raise NotAFile(f"cannot write {path}: it is {kind}, not a regular file{why}")
 
 
@@ -135,8 +143,10 @@ def atomic_output(path: str | Path, *, stream: bool = False, owned: Path | None 
             mode = _mode(dir_fd, name)
             if mode and not stat.S_ISREG(mode):  # a FIFO, device, socket or folder: refused as output_target does
                 kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
-                raise NotAFile(f"cannot write {path}: it is {kind}, not a regular file (this output is written to a "
-                               "file, read back or moved into place)")  # fmt: skip
+                raise NotAFile(
+                    f"cannot write {path}: it is {kind}, not a regular file (this output is written to a "
+                    "file, read back or moved into place)"
+                )
             with _replacing(dir_fd, name, Path(path)) as f:
                 yield f
         finally:

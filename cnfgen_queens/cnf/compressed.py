@@ -67,8 +67,10 @@ def sniff(path: Path | str) -> Codec | None:
 
 
 def _unsupported(codec: Codec, name: str) -> InputError:
-    return InputError(f"{name}: {codec.name}-compressed data; {codec.suffix} is not supported, "
-                      f"decompress it first ({codec.name} -d) or use .gz, .bz2 or .xz")  # fmt: skip
+    return InputError(
+        f"{name}: {codec.name}-compressed data; {codec.suffix} is not supported, "
+        f"decompress it first ({codec.name} -d) or use .gz, .bz2 or .xz"
+    )
 
 
 def check_codec(name: str, head: bytes, warn: Callable[[str], None] | None) -> Codec | None:

@@ -228,9 +228,13 @@ class EndOfBody(Exception):
 
 
 def body_literals(
-    lines: Iterable[bytes], name: str, first_line: int, num_vars: int, warn: Warn = _stderr_warn,
+    lines: Iterable[bytes],
+    name: str,
+    first_line: int,
+    num_vars: int,
+    warn: Warn = _stderr_warn,
     continued: bool = False,
-) -> Iterator[int]:  # fmt: skip
+) -> Iterator[int]:
     """Literals of body lines, 0 ending each clause; raises EndOfBody at a ``%`` line.
 
     ``continued``: the first line continues a line begun elsewhere (no comment check).

@@ -46,8 +46,10 @@ def refused_link(shown: Path | str, dir_fd: int, name: str) -> PlantedLink:
         target = f" (to {os.readlink(name, dir_fd=dir_fd)})"
     except OSError:
         target = ""
-    return PlantedLink(f"{shown} is a symbolic link{target} in a directory cnfgen-queens writes; it is not "
-                       "followed and nothing was written: remove it, or choose another directory")  # fmt: skip
+    return PlantedLink(
+        f"{shown} is a symbolic link{target} in a directory cnfgen-queens writes; it is not "
+        "followed and nothing was written: remove it, or choose another directory"
+    )
 
 
 def is_link(dir_fd: int, name: str) -> bool:
@@ -115,9 +117,11 @@ def open_owned(path: Path, owned: Path, flags: int, mode: int = 0o666) -> int:
         try:
             st = os.fstat(fd)
             if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-                raise PlantedLink(f"{path} has {st.st_nlink} hard links in a directory cnfgen-queens writes; writing "
-                                  "it would change every other name of it, so nothing was written: remove it, or "
-                                  "choose another directory")  # fmt: skip
+                raise PlantedLink(
+                    f"{path} has {st.st_nlink} hard links in a directory cnfgen-queens writes; writing "
+                    "it would change every other name of it, so nothing was written: remove it, or "
+                    "choose another directory"
+                )
             if flags & os.O_TRUNC:
                 os.ftruncate(fd, 0)
         except BaseException:
@@ -180,9 +184,11 @@ def refuse_planted(owned: Path, folder: str, names: Iterable[str], *, hard_links
             if not stat.S_ISREG(st.st_mode):
                 raise not_a_file(shown, st.st_mode)
             if hard_links and st.st_nlink > 1:
-                raise PlantedLink(f"{shown} is a hard link (one of {st.st_nlink} names of one file) in a directory "
-                                  "cnfgen-queens writes; nothing was written: remove it, or choose another "
-                                  "directory")  # fmt: skip
+                raise PlantedLink(
+                    f"{shown} is a hard link (one of {st.st_nlink} names of one file) in a directory "
+                    "cnfgen-queens writes; nothing was written: remove it, or choose another "
+                    "directory"
+                )
     finally:
         os.close(fd)
 
@@ -251,8 +257,9 @@ def lock_dir(directory: Path, flag: str = "--out") -> Iterator[Callable[[], None
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _holder(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
-            raise DirInUse(f"{flag} {directory} is in use by {printable(holder)}; wait for it to end, or choose "
-                           "another directory") from None  # fmt: skip
+            raise DirInUse(
+                f"{flag} {directory} is in use by {printable(holder)}; wait for it to end, or choose another directory"
+            ) from None
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"process {os.getpid()} ({_command()})\n{_SEEN_FROM} {_namespace()}\n".encode(), 0)
@@ -266,8 +273,10 @@ def lock_dir(directory: Path, flag: str = "--out") -> Iterator[Callable[[], None
                 now = None
             mine = os.fstat(fd)
             if now is None or (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
-                raise PlantedLink(f"{flag} {directory} was replaced during the run (renamed, or a link put in its "
-                                  "place); nothing more was written there")  # fmt: skip
+                raise PlantedLink(
+                    f"{flag} {directory} was replaced during the run (renamed, or a link put in its "
+                    "place); nothing more was written there"
+                )
 
         try:
             yield still_ours

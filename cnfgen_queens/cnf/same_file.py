@@ -48,8 +48,9 @@ def _identities(inputs: Iterable[Input]) -> dict[tuple[int, int], tuple[str, str
     return found
 
 
-def refuse_alias(output: str | Path | None, inputs: Iterable[Input], flag: str = "output", *,
-                 own: Iterable[str] | None = None) -> None:  # fmt: skip
+def refuse_alias(
+    output: str | Path | None, inputs: Iterable[Input], flag: str = "output", *, own: Iterable[str] | None = None
+) -> None:
     """Raise :class:`OutputIsInput` when an output is the same file (device and inode) as any of ``inputs``
     (paths, or (flag, path) pairs; None and '-' skipped): the one check of every command, before any work.
 
@@ -65,8 +66,9 @@ def refuse_alias(output: str | Path | None, inputs: Iterable[Input], flag: str =
         if hit in given:
             path = given[hit][1]
             alias = "" if str(path) == str(output) else f" ({path})"
-            raise OutputIsInput(f"{flag} {output} is the same file as the input{alias}; it would be destroyed, "
-                                "choose another file")  # fmt: skip
+            raise OutputIsInput(
+                f"{flag} {output} is the same file as the input{alias}; it would be destroyed, choose another file"
+            )
         return
     directory = Path(output)
     for name in own:
@@ -101,8 +103,10 @@ def refuse_repeated(outputs: Iterable[tuple[str, str | Path | None]]) -> None:
         for key in keys:
             if key in seen:
                 first, where = seen[key]
-                raise OutputIsInput(f"{flag} {path} is the same file as {first} {where}: one would be written "
-                                    "over the other; choose two files")  # fmt: skip
+                raise OutputIsInput(
+                    f"{flag} {path} is the same file as {first} {where}: one would be written "
+                    "over the other; choose two files"
+                )
         for key in keys:
             seen[key] = (flag, path)
 
@@ -129,5 +133,6 @@ def is_sqlite(path: str | Path) -> bool:
 def refuse_database(output: str | Path, flag: str = "output") -> None:
     """Raise :class:`OutputIsInput` when ``output`` is a SQLite database (a results file a table would replace)."""
     if is_sqlite(output):
-        raise OutputIsInput(f"{flag} {output} is a SQLite database; a table or plot would replace it, "
-                            "choose another file")  # fmt: skip
+        raise OutputIsInput(
+            f"{flag} {output} is a SQLite database; a table or plot would replace it, choose another file"
+        )

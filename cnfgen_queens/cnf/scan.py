@@ -159,9 +159,12 @@ SHOWN = 4096  # literals of a violated clause longer than a chunk that a message
 
 
 def check_stream(
-    source: CnfFile, value: Values | None, warn: Warn = _stderr_warn, small: int | None = None,
+    source: CnfFile,
+    value: Values | None,
+    warn: Warn = _stderr_warn,
+    small: int | None = None,
     stop: Callable[[], bool] | None = None,
-) -> StreamCheck:  # fmt: skip
+) -> StreamCheck:
     """Check the model ``value`` clause by clause; with None, only read the whole body (DimacsError for
     anything that is not DIMACS).  A body of up to ``small`` bytes is read in pure Python (no numpy to
     import: a solve in a shell loop starts fast), a larger one in chunks (the compiled scanner, which only
@@ -429,9 +432,13 @@ def _read_into(stream: IO[bytes], buf: bytearray, at: int, size: int) -> int:
 
 
 def pieces(
-    stream: IO[bytes], header: Header, name: str, warn: Warn = _stderr_warn, chunk: int | None = None,
+    stream: IO[bytes],
+    header: Header,
+    name: str,
+    warn: Warn = _stderr_warn,
+    chunk: int | None = None,
     count: bool = False,
-) -> Iterator[np.ndarray | Tally]:  # fmt: skip
+) -> Iterator[np.ndarray | Tally]:
     """The body's literals piece by piece (whole lines, or whole tokens of a line longer than a chunk): int64
     arrays, or with ``count`` only each piece's :data:`Tally` (no array is built: with the compiled scanner,
     numpy is not even imported).  Every literal is checked against the header either way."""
@@ -527,9 +534,13 @@ def _slow(
 
 
 def body_counts(
-    stream: IO[bytes], header: Header, name: str, warn: Warn = _stderr_warn, stop: Callable[[], bool] | None = None,
+    stream: IO[bytes],
+    header: Header,
+    name: str,
+    warn: Warn = _stderr_warn,
+    stop: Callable[[], bool] | None = None,
     chunk: int | None = None,
-) -> tuple[int, int]:  # fmt: skip
+) -> tuple[int, int]:
     """(clauses, largest variable) of the body, every literal checked against the header, in bounded memory;
     ``stop`` is asked between pieces (:class:`CheckStopped` when it says True)."""
     clauses = top = 0
@@ -552,9 +563,13 @@ class CheckStopped(Exception):
 
 
 def literal_chunks(
-    stream: IO[bytes], header: Header, name: str, warn: Warn = _stderr_warn, chunk: int | None = None,
+    stream: IO[bytes],
+    header: Header,
+    name: str,
+    warn: Warn = _stderr_warn,
+    chunk: int | None = None,
     whole: bool = True,
-) -> Iterator[np.ndarray]:  # fmt: skip
+) -> Iterator[np.ndarray]:
     """int64 arrays of the body's literals (the stream is at the body), each ending with a clause's 0; with
     ``whole=False`` as they are read, so a clause longer than a chunk comes in pieces (memory follows the
     chunk, not the clause), the last piece ending with its 0."""

@@ -191,8 +191,12 @@ def queens_section(n: int, lo: np.ndarray | None, hi: np.ndarray | None, pairwis
     board = Board(n)
     lines = [line for line in board.lines() if len(line.cells) >= 2]
     conflict_edges = sum(len(line.cells) * (len(line.cells) - 1) // 2 for line in lines)
-    out: dict[str, Any] = {"n": n, "cells": n * n, "lines_of_length_2_or_more": len(lines),
-                           "conflict_edges": conflict_edges}  # fmt: skip
+    out: dict[str, Any] = {
+        "n": n,
+        "cells": n * n,
+        "lines_of_length_2_or_more": len(lines),
+        "conflict_edges": conflict_edges,
+    }
     if lo is not None and hi is not None:
         cells = (lo <= n * n) & (hi <= n * n)
         r1, c1 = np.divmod(lo[cells] - 1, n)
@@ -227,9 +231,13 @@ def cnf_stats(cnf: Cnf, graph: bool = True, max_graph_edges: int = MAX_GRAPH_EDG
 
 
 def file_stats(
-    path: Path | str, name: str, graph: bool = True, max_graph_edges: int = MAX_GRAPH_EDGES,
-    warn: Warn = _stderr_warn, raw: IO[bytes] | None = None,
-) -> CnfStats:  # fmt: skip
+    path: Path | str,
+    name: str,
+    graph: bool = True,
+    max_graph_edges: int = MAX_GRAPH_EDGES,
+    warn: Warn = _stderr_warn,
+    raw: IO[bytes] | None = None,
+) -> CnfStats:
     """The features of the CNF file ``path`` (plain or compressed; ``raw``: an open stream such as stdin),
     read in chunks: memory follows the literals (and the graph only within its limits), never the
     header's counts."""

@@ -156,8 +156,10 @@ def check_output(
     clauses = num_clauses + len(blocks)
     allow = option("--allow-large")  # allow_large=True from the Python API
     if num_vars > MAX_VAR:
-        raise UsageError(f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
-                         "limit of 2^31-1; use a smaller N or another encoding")  # fmt: skip
+        raise UsageError(
+            f"{formula.encoding} at N={formula.n} needs {num_vars:,} variables, above the DIMACS "
+            "limit of 2^31-1; use a smaller N or another encoding"
+        )
     if not allow_large and clauses >= (SIZE_FROM if asker.size_from is None else asker.size_from):
         n2 = formula.n**2
         header = sum(len(c) + 3 for c in comments) + len(f"p cnf {num_vars} {clauses}\n")
@@ -171,13 +173,17 @@ def check_output(
         size = header + body
         if size > LARGE_BYTES or clauses >= LARGE_CLAUSES:
             what = f"{size:,} bytes ({human(size)})" if exact else f"about {human(size)}"
-            raise UsageError(f"N={formula.n} {formula.encoding} would write {what} and {clauses:,} clauses, above "
-                             f"the limit of {human(LARGE_BYTES)} or 2^31 clauses; "
-                             f"{asker.advice or f'pass {allow} to write it anyway'}")  # fmt: skip
+            raise UsageError(
+                f"N={formula.n} {formula.encoding} would write {what} and {clauses:,} clauses, above "
+                f"the limit of {human(LARGE_BYTES)} or 2^31 clauses; "
+                f"{asker.advice or f'pass {allow} to write it anyway'}"
+            )
     if shuffle is not None and clauses > SHUFFLE_MAX_CLAUSES and not allow_large:
-        raise UsageError(f"{asker.shuffled_by} holds every clause in memory: N={formula.n} {formula.encoding} has "
-                         f"{clauses:,} clauses, above {SHUFFLE_MAX_CLAUSES:,}; "
-                         f"{asker.advice or f'pass {allow} to try anyway'}")  # fmt: skip
+        raise UsageError(
+            f"{asker.shuffled_by} holds every clause in memory: N={formula.n} {formula.encoding} has "
+            f"{clauses:,} clauses, above {SHUFFLE_MAX_CLAUSES:,}; "
+            f"{asker.advice or f'pass {allow} to try anyway'}"
+        )
 
 
 # --- the vectorised fast path -------------------------------------------------------------------------------

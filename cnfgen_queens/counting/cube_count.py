@@ -158,8 +158,9 @@ def count_group(task: CubeTask, group: CubeGroup) -> GroupCount:
             free = [v for v in cells if v not in fixed] if fresh else cells
             count_loop(solver, accept, tally, deadline=task.deadline, assumptions=free)
     except EnumerationError as e:
-        return GroupCount(cube=fixed, count=tally[0], fundamental=tally[1], solver_calls=tally[2], status=e.status,
-                          error=str(e))  # fmt: skip
+        return GroupCount(
+            cube=fixed, count=tally[0], fundamental=tally[1], solver_calls=tally[2], status=e.status, error=str(e)
+        )
     finally:
         if fresh:
             solver.delete()

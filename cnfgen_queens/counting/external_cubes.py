@@ -116,8 +116,9 @@ def count_external_group(task: ExternalCubeTask, index: int, group: CubeGroup) -
         status, error = Status.ERROR, str(e)
     else:
         status, error = Status.UNSAT, ""
-    return GroupCount(cube=fixed, count=tally[0], fundamental=tally[1], solver_calls=tally[2], status=status,
-                      error=error or None)  # fmt: skip
+    return GroupCount(
+        cube=fixed, count=tally[0], fundamental=tally[1], solver_calls=tally[2], status=status, error=error or None
+    )
 
 
 def _check_run(workdir: Path, formula: QueensFormula, solver: str, resume: bool) -> None:
@@ -188,6 +189,14 @@ def count_external_cubes(request: Request, solver: SolverSpec, deadline: Deadlin
         finished_groups = sum(c.status == Status.UNSAT for c in done)
         status = bad.status if bad else (Status.UNSAT if complete else Status.TIMEOUT)
         error = bad.error if bad else (None if complete else "time limit reached")
-        return Count(total=sum(c.count for c in done), fundamental=sum(c.fundamental for c in done), status=status,
-                     engine="cubes", wall=time.monotonic() - start, solver_calls=sum(c.solver_calls for c in done),
-                     groups_done=finished_groups, groups_total=total, error=error)  # fmt: skip
+        return Count(
+            total=sum(c.count for c in done),
+            fundamental=sum(c.fundamental for c in done),
+            status=status,
+            engine="cubes",
+            wall=time.monotonic() - start,
+            solver_calls=sum(c.solver_calls for c in done),
+            groups_done=finished_groups,
+            groups_total=total,
+            error=error,
+        )

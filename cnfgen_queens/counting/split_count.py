@@ -61,8 +61,9 @@ def count_split_group(task: CubeTask, group: SplitGroup) -> GroupCount:
                 count += found.weight
                 fundamental += found.weight > 0
     except EnumerationError as e:
-        return GroupCount(cube=group.fixed, count=count, fundamental=fundamental, solver_calls=calls, status=e.status,
-                          error=str(e))  # fmt: skip
+        return GroupCount(
+            cube=group.fixed, count=count, fundamental=fundamental, solver_calls=calls, status=e.status, error=str(e)
+        )
     finally:
         if fresh:
             solver.delete()
@@ -95,6 +96,7 @@ def count_split(request: Request, solver: SolverSpec, deadline: Deadline = NEVER
     start = time.monotonic()
     groups = split_groups(request.formula)
     task = CubeTask(request.formula, solver, uuid.uuid4().hex, deadline)
-    result = run_groups(task, groups, len(groups), count_split_group, where=request.where,
-                        progress=request.report.progress)  # fmt: skip
+    result = run_groups(
+        task, groups, len(groups), count_split_group, where=request.where, progress=request.report.progress
+    )
     return replace(result, wall=time.monotonic() - start)

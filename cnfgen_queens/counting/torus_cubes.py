@@ -133,8 +133,11 @@ def torus_groups(n: int) -> list[TorusGroup]:
             if n > 2 and cell not in closed and not any(_attacked(n, q, cell) for q in origin):
                 off_row_2 = tuple(x for x in blocked if x[0] != 2)  # row 2 holds its queen
                 queens = (*origin, cell)
-                row3 = tuple((3, c) for c in range(n) if n > 3 and (3, c) not in closed
-                             and not any(_attacked(n, q, (3, c)) for q in queens))  # fmt: skip
+                row3 = tuple(
+                    (3, c)
+                    for c in range(n)
+                    if n > 3 and (3, c) not in closed and not any(_attacked(n, q, (3, c)) for q in queens)
+                )
                 if row3 or n <= 3:
                     out.append(TorusGroup(queens, off_row_2, tie_pairs(n, k, c2, closed), row3))
     return out

@@ -51,10 +51,14 @@ def split_groups(formula: QueensFormula) -> list[SplitGroup]:
     """The pieces of ``formula``'s search (see the module docstring), in a fixed order."""
     n, variant = formula.n, formula.variant
     if torus_only(variant):
-        return [SplitGroup(tuple(_literal(n, q) for q in g.queens) + tuple(-_literal(n, x) for x in g.blocked),
-                           tuple((_literal(n, x),) for x in g.row3) or ((),),
-                           tuple((-_literal(n, a), -_literal(n, b)) for a, b in g.pairs))
-                for g in torus_groups(n)]  # fmt: skip
+        return [
+            SplitGroup(
+                tuple(_literal(n, q) for q in g.queens) + tuple(-_literal(n, x) for x in g.blocked),
+                tuple((_literal(n, x),) for x in g.row3) or ((),),
+                tuple((-_literal(n, a), -_literal(n, b)) for a, b in g.pairs),
+            )
+            for g in torus_groups(n)
+        ]
     return row_groups(n, variant)
 
 

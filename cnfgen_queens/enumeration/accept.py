@@ -74,8 +74,9 @@ class Acceptor:
             self._check_every_clause(model)
         for r, c in self.cube:
             if placement[r] != c:
-                raise EnumerationError(f"{self.solver} returned {as_line(placement)} outside the cube "
-                                       f"{self.assumptions}")  # fmt: skip
+                raise EnumerationError(
+                    f"{self.solver} returned {as_line(placement)} outside the cube {self.assumptions}"
+                )
         if placement in self.seen:
             raise EnumerationError(f"{self.solver} returned a blocked placement again: {as_line(placement)}")
         found = Found(placement, self.weight(placement))
@@ -86,8 +87,10 @@ class Acceptor:
         assert self.every_clause is not None
         bad = violated_clause(self.every_clause, (v for v in model if v > 0))
         if bad is not None:
-            raise EnumerationError(f"{self.solver} returned a model that falsifies clause {bad[0] + 1} of the "
-                                   f"formula: {' '.join(map(str, bad[1]))} 0")  # fmt: skip
+            raise EnumerationError(
+                f"{self.solver} returned a model that falsifies clause {bad[0] + 1} of the "
+                f"formula: {' '.join(map(str, bad[1]))} 0"
+            )
 
     def weight(self, placement: Placement) -> int:
         """How many boards a found placement stands for: its orbit's size when symmetry is used, else 1."""

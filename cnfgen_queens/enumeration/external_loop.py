@@ -61,8 +61,9 @@ class _TimedFile:
 
     def write(self, data: bytes | memoryview) -> int:
         if self.deadline.expired():
-            raise EnumerationError(f"time limit reached while writing {self.what} ({self.written:,} bytes written)",
-                                   Status.TIMEOUT)  # fmt: skip
+            raise EnumerationError(
+                f"time limit reached while writing {self.what} ({self.written:,} bytes written)", Status.TIMEOUT
+            )
         self.written += len(data)
         return self.f.write(data)
 
@@ -134,8 +135,11 @@ def _check_run(workdir: Path, formula: QueensFormula, symmetric: bool, resume: b
             raise UsageError(f"{meta} is not JSON") from None
         if not isinstance(have, dict):
             raise UsageError(f"{meta} is not the record of a run (a JSON object with n and symmetric)")
-        if {k: have.get(k) for k in (*want, "variant", "break_symmetry")} != {"variant": None, "break_symmetry": None,
-                                                                              **want}:  # fmt: skip
+        if {k: have.get(k) for k in (*want, "variant", "break_symmetry")} != {
+            "variant": None,
+            "break_symmetry": None,
+            **want,
+        }:
             raise UsageError(f"{workdir} holds a run with {have}, not {want}: resume with those options")
         return
     with atomic_output(meta, owned=workdir) as f:
@@ -162,8 +166,7 @@ class WorkFormula:
     else None (the runner then streams the file).  ``deadline`` bounds every write.
     """
 
-    def __init__(self, formula: QueensFormula, base: Path, deadline: Deadline = NEVER,
-                 hold: int = HOLD_BYTES) -> None:  # fmt: skip
+    def __init__(self, formula: QueensFormula, base: Path, deadline: Deadline = NEVER, hold: int = HOLD_BYTES) -> None:
 
         self.num_vars, self.base_clauses = formula.counts()
         self.path, self.deadline = base, deadline

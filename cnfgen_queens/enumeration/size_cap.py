@@ -39,16 +39,16 @@ def check_held_size(
     options = [replace(formula, encoding=e, group_size=None) for e in COMPACT if e != formula.encoding]
     best = min(options, key=lambda f: f.counts()[1])
     use = flag("--encoding", best.encoding) if from_python() and option == "-e " else f"{option}{best.encoding}"
-    instead = (f"use {use} ({best.counts()[1]:,} clauses)" if best.counts()[1] <= limit
-               else "use a smaller N")  # fmt: skip
+    instead = f"use {use} ({best.counts()[1]:,} clauses)" if best.counts()[1] <= limit else "use a smaller N"
     raise UsageError(
         f"N={formula.n} {formula.encoding} has {clauses:,} clauses, above the limit of {limit:,} for a formula "
         f"held in memory (about 100 bytes a clause in the solver); {instead}, or {escape}"
     )
 
 
-def check_size(formula: QueensFormula, engine: str, *, jobs: int = 1, executor: str = "local",
-               allow_large: bool = False) -> None:  # fmt: skip
+def check_size(
+    formula: QueensFormula, engine: str, *, jobs: int = 1, executor: str = "local", allow_large: bool = False
+) -> None:
     """The size cap of ``engine``: the loop holds one copy (``allow_large`` lifts the cap); cubes build the
     formula in every worker (J local workers: 1/J of the cap each; never lifted)."""
     if engine == "loop":
@@ -58,10 +58,12 @@ def check_size(formula: QueensFormula, engine: str, *, jobs: int = 1, executor: 
     clauses = formula.counts()[1]
     if copies > 1 and clauses <= HELD_CLAUSES < clauses * copies:  # one copy fits: the cause is the jobs
         most = HELD_CLAUSES // clauses
-        raise UsageError(f"{flag('--jobs', copies)}: each local worker holds a copy of N={formula.n} "
-                         f"{formula.encoding} ({clauses:,} clauses), {clauses * copies:,} clauses in all, above the "
-                         f"limit of {HELD_CLAUSES:,} for formulas held in memory; use {flag('--jobs', most)} "
-                         "or fewer")  # fmt: skip
+        raise UsageError(
+            f"{flag('--jobs', copies)}: each local worker holds a copy of N={formula.n} "
+            f"{formula.encoding} ({clauses:,} clauses), {clauses * copies:,} clauses in all, above the "
+            f"limit of {HELD_CLAUSES:,} for formulas held in memory; use {flag('--jobs', most)} "
+            "or fewer"
+        )
     escape = f"{flag('--engine', 'loop')}, {flag('--allow-large')}" if from_python() else CUBES_ESCAPE
     if copies > 1:
         escape += f"; {flag('--jobs', copies)} holds {copies} copies, so the limit is {HELD_CLAUSES:,} / {copies}"

@@ -54,9 +54,11 @@ class LocalExecutor:
         adopt_orphans()
         with detached_spawns():
             self.pool = ProcessPoolExecutor(
-                jobs, mp_context=multiprocessing.get_context("spawn"), initializer=init_worker,
+                jobs,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=init_worker,
                 initargs=(os.getpid(),),
-            )  # fmt: skip  # spawn: workers are our children (see init_worker) and inherit no threads or locks
+            )  # spawn: workers are our children (see init_worker) and inherit no threads or locks
         self.pending: set[Future[Any]] = set()
         self.landing = Landing()
 

@@ -62,11 +62,14 @@ def job_limits(settings: SlurmSettings, run_time: float | None, run_memory: int 
     seconds = math.ceil(settings.time) if settings.time is not None else max(MIN_JOB_TIME, need_time)
     memory = settings.memory if settings.memory is not None else need_memory
     if seconds < need_time:
-        raise UsageError(f"slurm time {seconds} s per job cannot hold one run of {run_time} s (with the margin: "
-                         f"{need_time} s)")  # fmt: skip
+        raise UsageError(
+            f"slurm time {seconds} s per job cannot hold one run of {run_time} s (with the margin: {need_time} s)"
+        )
     if memory < need_memory:
-        raise UsageError(f"slurm memory {memory} MB per job cannot hold one run of {run_memory} MB (with the "
-                         f"margin: {need_memory} MB)")  # fmt: skip
+        raise UsageError(
+            f"slurm memory {memory} MB per job cannot hold one run of {run_memory} MB (with the "
+            f"margin: {need_memory} MB)"
+        )
     return seconds, memory
 
 

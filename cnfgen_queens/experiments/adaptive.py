@@ -30,9 +30,11 @@ def bound(config: Config, runs: int) -> str:
     if config.repeats_max is None or config.repeats_until is None:
         return ""
     cells = runs // config.repeats
-    return (f"repeats: {config.repeats} to {config.repeats_max} per cell, until the 95% interval of the median is "
-            f"within {config.repeats_until:.0%} of it on either side: {runs} to {cells * config.repeats_max} "
-            "runs")  # fmt: skip
+    return (
+        f"repeats: {config.repeats} to {config.repeats_max} per cell, until the 95% interval of the median is "
+        f"within {config.repeats_until:.0%} of it on either side: {runs} to {cells * config.repeats_max} "
+        "runs"
+    )
 
 
 def clear(rows: list[Row], until: float) -> bool:

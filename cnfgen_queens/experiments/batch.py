@@ -179,8 +179,11 @@ def _rounds(config: Config, request: BatchRequest) -> Summary:
         step = _round(config, replace(request, fresh=False))
         if not step.done and not step.interrupted:
             break
-        summary.done, summary.solved, summary.seconds = summary.done + step.done, summary.solved + step.solved, \
-            summary.seconds + step.seconds  # fmt: skip
+        summary.done, summary.solved, summary.seconds = (
+            summary.done + step.done,
+            summary.solved + step.solved,
+            summary.seconds + step.seconds,
+        )
         summary.failed += step.failed
         summary.elsewhere += step.elsewhere
         summary.interrupted, summary.terminated = step.interrupted, step.terminated

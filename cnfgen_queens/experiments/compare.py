@@ -105,8 +105,15 @@ class Pairing:
     :func:`compare`'s answer.  ``platforms`` names each machine by its platform's first fingerprint
     (:func:`.machine.platform_names`: a new commit of this tool is no new machine)."""
 
-    def __init__(self, a: str, b: str, *, time: str = "wall", across_machines: bool = False,
-                 platforms: dict[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        a: str,
+        b: str,
+        *,
+        time: str = "wall",
+        across_machines: bool = False,
+        platforms: dict[str, str] | None = None,
+    ) -> None:
         self.a, self.b, self.time, self.across = a, b, time, across_machines
         self.platforms = platforms or {}
         self.specs = [_candidates(a), _candidates(b)]
@@ -161,15 +168,18 @@ class Pairing:
         for column, value in spec:
             if self.sides[column][i]:
                 return column, value
-        raise UsageError(f"--compare {(self.a, self.b)[i]!r}: no solver or encoding of that name in the runs; name "
-                         "a column as FIELD=VALUE (e.g. column_alo=true)")  # fmt: skip
+        raise UsageError(
+            f"--compare {(self.a, self.b)[i]!r}: no solver or encoding of that name in the runs; name "
+            "a column as FIELD=VALUE (e.g. column_alo=true)"
+        )
 
     def result(self) -> Comparison:
         a, b = self.a, self.b
         (col_a, want_a), (col_b, want_b) = self._side(0), self._side(1)
         if col_a != col_b:
-            raise UsageError(f"--compare: {a!r} is a value of {col_a}, {b!r} of {col_b}; compare two values of one "
-                             "column")  # fmt: skip
+            raise UsageError(
+                f"--compare: {a!r} is a value of {col_a}, {b!r} of {col_b}; compare two values of one column"
+            )
         if want_a.strip().lower() == want_b.strip().lower():
             raise UsageError(f"--compare: {a!r} and {b!r} are the same {col_a}")
         sides = self.sides[col_a]
@@ -181,9 +191,11 @@ class Pairing:
             raise UsageError(f"--compare: {a!r} and {b!r} ran no instance in common (with the other columns equal)")
         machines = tuple(sorted(set().union(*(s[k].machines for k in common for s in sides))))
         if len(machines) > 1 and not self.across:
-            raise UsageError(f"--compare: the runs come from {len(machines)} machines ({', '.join(machines)}); a "
-                             "difference between them may be the machines', not the solvers'; --across-machines "
-                             "compares them anyway")  # fmt: skip
+            raise UsageError(
+                f"--compare: the runs come from {len(machines)} machines ({', '.join(machines)}); a "
+                "difference between them may be the machines', not the solvers'; --across-machines "
+                "compares them anyway"
+            )
         times = [(sides[0][k].time(), sides[1][k].time()) for k in sorted(common, key=_order)]
         logs = [math.log(ta / tb) for ta, tb in times if ta is not None and tb is not None]
         only_a = sum(ta is not None and tb is None for ta, tb in times)
@@ -193,8 +205,23 @@ class Pairing:
         word = "no difference at 95%"
         if p is not None and low is not None and high is not None and p < 1 - CONFIDENCE and (high < 1 or low > 1):
             word = f"{name_a} faster" if high < 1 else f"{name_b} faster"
-        return Comparison(col_a, name_a, name_b, len(common), len(logs), only_a, only_b, gm, low, high, w, p, word,
-                          machines, self.across and len(machines) > 1)  # fmt: skip
+        return Comparison(
+            col_a,
+            name_a,
+            name_b,
+            len(common),
+            len(logs),
+            only_a,
+            only_b,
+            gm,
+            low,
+            high,
+            w,
+            p,
+            word,
+            machines,
+            self.across and len(machines) > 1,
+        )
 
 
 def side(rows: Iterable[Row], spec: str) -> tuple[str, str]:
@@ -205,8 +232,15 @@ def side(rows: Iterable[Row], spec: str) -> tuple[str, str]:
     return pairing._side(0)
 
 
-def compare(rows: Iterable[Row], a: str, b: str, *, time: str = "wall", across_machines: bool = False,
-            platforms: dict[str, str] | None = None) -> Comparison:  # fmt: skip
+def compare(
+    rows: Iterable[Row],
+    a: str,
+    b: str,
+    *,
+    time: str = "wall",
+    across_machines: bool = False,
+    platforms: dict[str, str] | None = None,
+) -> Comparison:
     """Compare A with B over ``rows`` (see the module's docstring; read once, none kept: :class:`Pairing`);
     UsageError for specs that do not fit."""
     pairing = Pairing(a, b, time=time, across_machines=across_machines, platforms=platforms)
@@ -247,11 +281,15 @@ def text(c: Comparison, time: str = "wall") -> str:
     lines = [f"compare {c.column}: A = {c.a}, B = {c.b} ({time} time; per instance the median of its repeats)"]
     if c.across_machines:
         lines.append(f"across machines: the runs come from {len(c.machines)} machines ({', '.join(c.machines)})")
-    lines.append(f"instances run by both: {c.both}; solved by both: {c.pairs}; by A only: {c.only_a}; "
-                 f"by B only: {c.only_b}")  # fmt: skip
+    lines.append(
+        f"instances run by both: {c.both}; solved by both: {c.pairs}; by A only: {c.only_a}; by B only: {c.only_b}"
+    )
     if c.geomean is not None:
-        ci = f" (95% CI n/a: needs {MIN_PAIRS} pairs)" if c.ci_low is None else \
-            f" (95% CI x{c.ci_low:.3g} to x{c.ci_high:.3g})"  # fmt: skip
+        ci = (
+            f" (95% CI n/a: needs {MIN_PAIRS} pairs)"
+            if c.ci_low is None
+            else f" (95% CI x{c.ci_low:.3g} to x{c.ci_high:.3g})"
+        )
         lines.append(f"time A / B, geometric mean over {c.pairs}: x{c.geomean:.3g}{ci}")
     if c.p_value is not None:
         lines.append(f"Wilcoxon signed-rank test: W = {c.wilcoxon:g}, p = {c.p_value:.3g}")

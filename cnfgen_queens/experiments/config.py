@@ -295,8 +295,11 @@ def parse(
     if memory is not None:
         memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)
         if engine == "cubes":  # choose_engine would refuse every run
-            c.fail("limits.memory", "engine cubes cannot bound memory (its workers are not limited); drop "
-                   "limits.memory, or use engine loop or auto (the loop under a memory limit)")  # fmt: skip
+            c.fail(
+                "limits.memory",
+                "engine cubes cannot bound memory (its workers are not limited); drop "
+                "limits.memory, or use engine loop or auto (the loop under a memory limit)",
+            )
     output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
     repeats, repeats_max, until = _repeats(c, top.get("repeats", 1))
     factors = grid_factors(ns, encodings, column_alo, seeds, solvers, repeats_max or repeats, variant)
@@ -375,12 +378,18 @@ def _repeats(c: Check, value: Any) -> tuple[int, int | None, float | None]:
     low = c.integer(d["min"], "repeats.min", minimum=2, maximum=MAX_RUNS)
     high = c.integer(d["max"], "repeats.max", minimum=low, maximum=MAX_RUNS)
     if high < MIN_REPEATS:  # until could never be met: the rule would run every cell to max anyway
-        c.fail("repeats.max", f"{high}: a 95% confidence interval of the median needs {MIN_REPEATS} or more repeats "
-               "(fewer cannot hold it whatever the times); a fixed repeats: N runs N")  # fmt: skip
+        c.fail(
+            "repeats.max",
+            f"{high}: a 95% confidence interval of the median needs {MIN_REPEATS} or more repeats "
+            "(fewer cannot hold it whatever the times); a fixed repeats: N runs N",
+        )
     until = c.number(d["until"], "repeats.until")
     if until >= 1:
-        c.fail("repeats.until", f"{until:g}: how far the interval may reach from the median on either side, "
-               "relative to it: below 1 (0.05: 5%)")  # fmt: skip
+        c.fail(
+            "repeats.until",
+            f"{until:g}: how far the interval may reach from the median on either side, "
+            "relative to it: below 1 (0.05: 5%)",
+        )
     return low, high, until
 
 
@@ -397,8 +406,13 @@ MAX_MEASURED_N = 200  # board size for encodings whose counts are measured by bu
 MAX_COUNTING = 200_000  # sum of N over every (N, encoding): counting an instance's size costs O(N)
 
 
-def largest_kept(ns: tuple[int, ...], encodings: tuple[str, ...], column_alo: tuple[bool, ...], group: int | None,
-                 max_clauses: int | None) -> Iterator[tuple[int, QueensFormula]]:  # fmt: skip
+def largest_kept(
+    ns: tuple[int, ...],
+    encodings: tuple[str, ...],
+    column_alo: tuple[bool, ...],
+    group: int | None,
+    max_clauses: int | None,
+) -> Iterator[tuple[int, QueensFormula]]:
     """(index, formula) of the largest instance of each encoding that ``max_clauses`` keeps (sizes grow
     with N): what the checks below look at, before any run."""
     for i, name in enumerate(encodings):
@@ -505,8 +519,9 @@ def column_alo_values(c: Check, value: Any) -> tuple[bool, ...]:
     return tuple(values)
 
 
-def encoding_names(c: Check, value: Any, ns: tuple[int, ...], column_alo: bool,
-                   group_size: int | None) -> tuple[str, ...]:  # fmt: skip
+def encoding_names(
+    c: Check, value: Any, ns: tuple[int, ...], column_alo: bool, group_size: int | None
+) -> tuple[str, ...]:
     """The ``encodings`` list (or ``all``), each name checked by sizing its smallest instance."""
     if value == "all":
         value = registry.names()
@@ -931,12 +946,17 @@ def executor_spec(
     )
     need_time, need_memory = needed(time_limit, memory_limit)
     if settings.time is not None and settings.time < need_time:
-        c.fail("slurm.time", f"{spec['time']} s per job cannot hold one run of limits.time {time_limit:g} s "
-                             f"(with the margin: {need_time} s)")  # fmt: skip
+        c.fail(
+            "slurm.time",
+            f"{spec['time']} s per job cannot hold one run of limits.time {time_limit:g} s "
+            f"(with the margin: {need_time} s)",
+        )
     if settings.memory is not None and settings.memory < need_memory:
         run = f"limits.memory {memory_limit} MB" if memory_limit else f"{DEFAULT_RUN_MEMORY} MB (no limits.memory)"
-        c.fail("slurm.memory", f"{settings.memory} MB per job cannot hold one run of {run} (with the margin: "
-                               f"{need_memory} MB)")  # fmt: skip
+        c.fail(
+            "slurm.memory",
+            f"{settings.memory} MB per job cannot hold one run of {run} (with the margin: {need_memory} MB)",
+        )
     return executor, settings
 
 

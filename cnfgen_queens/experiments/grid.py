@@ -187,8 +187,15 @@ def instance(
     alo = config.column_alo[0] if column_alo is None else column_alo
     inst = Instance(n, encoding, alo, group, None, 0, 0)
     if v is not None:
-        inst = replace(inst, torus=v.torus, place=v.place, holes=v.holes, random_place=k, random_seed=random_seed,
-                       break_symmetry=break_symmetry)  # fmt: skip
+        inst = replace(
+            inst,
+            torus=v.torus,
+            place=v.place,
+            holes=v.holes,
+            random_place=k,
+            random_seed=random_seed,
+            break_symmetry=break_symmetry,
+        )
     formula = inst.formula()
     variables, clauses = formula.counts()
     return replace(inst, group_size=formula.params.get("group_size"), variables=variables, clauses=clauses)
@@ -231,12 +238,29 @@ def iter_runs(config: Config, skipped: list[Instance] | None = None) -> Iterator
 def _runs_of(config: Config, inst: Instance) -> Iterator[Run]:
     """Every run of ``inst``: each solver, each repeat."""
     for solver in config.solvers:
-        first = Run(inst, solver, config.task, config.time_limit, config.memory_limit,
-                    output_limit=config.output_limit, engine=config.engine, proof=config.proof)  # fmt: skip
+        first = Run(
+            inst,
+            solver,
+            config.task,
+            config.time_limit,
+            config.memory_limit,
+            output_limit=config.output_limit,
+            engine=config.engine,
+            proof=config.proof,
+        )
         for rep, key in enumerate(_repeat_keys(first, config.repeats)):
             # not replace(first, repeat=rep): 5x slower, most of a million-run --dry-run
-            run = Run(inst, solver, config.task, config.time_limit, config.memory_limit, rep,
-                      config.output_limit, config.engine, config.proof)  # fmt: skip
+            run = Run(
+                inst,
+                solver,
+                config.task,
+                config.time_limit,
+                config.memory_limit,
+                rep,
+                config.output_limit,
+                config.engine,
+                config.proof,
+            )
             object.__setattr__(run, "key", key)  # what the cached property would compute
             yield run
 

@@ -282,8 +282,11 @@ def section(rows: list[Row], machines: dict[str, Machine]) -> str:
     lines = [f"machines: {len(found)}{older}", "", head, "|---|--:|---|--:|---|"]
     lines += ["| " + " | ".join(line) + " |" for line in found]
     if loaded := busy(rows, machines):
-        lines += ["", f"{loaded} of {len(rows)} runs started with the load average at or above their machine's "
-                  "cores: their times carry the other processes' load"]  # fmt: skip
+        lines += [
+            "",
+            f"{loaded} of {len(rows)} runs started with the load average at or above their machine's "
+            "cores: their times carry the other processes' load",
+        ]
     if mixed := mixing(rows, machines):
         lines += ["", mixed_note(mixed)]
     return "\n".join(lines) + "\n"
@@ -318,5 +321,8 @@ def mixing(rows: list[Row], machines: dict[str, Machine]) -> list[str]:
     for r in one_per_platform(rows, machines):
         if r.machine is not None:
             seen.setdefault((r.task, r.solver_label, r.encoding), set()).add(r.machine)
-    return [f"{task} {solver} {encoding} ({len(m)} machines)" for (task, solver, encoding), m in sorted(seen.items())
-            if len(m) > 1]  # fmt: skip
+    return [
+        f"{task} {solver} {encoding} ({len(m)} machines)"
+        for (task, solver, encoding), m in sorted(seen.items())
+        if len(m) > 1
+    ]

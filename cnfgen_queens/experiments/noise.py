@@ -64,15 +64,26 @@ def busy_note(load: float | None, cores: int | None, jobs: int) -> str | None:
     if load is None or not cores or load < cores - jobs + 1:
         return None
     idle = max(0.0, cores - load)
-    return (f"note: load average {load:g} on {cores} cores ({idle:g} idle) as the batch starts {jobs} run(s) at once: "
-            "their times will carry the other processes' load (stored with the runs; report --machines counts "
-            "them)")  # fmt: skip
+    return (
+        f"note: load average {load:g} on {cores} cores ({idle:g} idle) as the batch starts {jobs} run(s) at once: "
+        "their times will carry the other processes' load (stored with the runs; report --machines counts "
+        "them)"
+    )
 
 
 def start(config: Config, jobs: int, pinned: bool) -> BatchStart:
     load, cores = machine.load_average(), usable_cores()
-    return BatchStart(datetime.now(UTC).isoformat(timespec="seconds"), socket.gethostname(), os.getpid(), config.hash,
-                      jobs, cores, load, busy_note(load, cores, jobs), pinned)  # fmt: skip
+    return BatchStart(
+        datetime.now(UTC).isoformat(timespec="seconds"),
+        socket.gethostname(),
+        os.getpid(),
+        config.hash,
+        jobs,
+        cores,
+        load,
+        busy_note(load, cores, jobs),
+        pinned,
+    )
 
 
 def record(store: Store, b: BatchStart) -> None:
@@ -100,17 +111,21 @@ def lines(rows: list[Row], batches: list[BatchStart]) -> list[str]:
     busy = [b for b in batches if b.note is not None]
     if busy:
         worst = max(busy, key=lambda b: (b.load_avg or 0.0) - (b.cores or 0) + b.jobs)
-        out.append(f"{len(busy)} of {len(batches)} batch starts had the load average above the idle cores their "
-                   f"runs needed (the worst: load {worst.load_avg:g} on {worst.cores} cores, {worst.jobs} run(s) at "
-                   f"once, {worst.started})")  # fmt: skip
+        out.append(
+            f"{len(busy)} of {len(batches)} batch starts had the load average above the idle cores their "
+            f"runs needed (the worst: load {worst.load_avg:g} on {worst.cores} cores, {worst.jobs} run(s) at "
+            f"once, {worst.started})"
+        )
     pinned = [r for r in rows if r.cores is not None]
     if pinned:
         sets: dict[str, int] = {}
         for r in pinned:
             sets[r.cores or ""] = sets.get(r.cores or "", 0) + 1
         shown = "; ".join(f"{cores}: {n}" for cores, n in sorted(sets.items()))
-        out.append(f"{len(pinned)} of {len(rows)} runs were pinned to cores of their own (pin: true; runs per core "
-                   f"set: {shown})")  # fmt: skip
+        out.append(
+            f"{len(pinned)} of {len(rows)} runs were pinned to cores of their own (pin: true; runs per core "
+            f"set: {shown})"
+        )
     return out
 
 
@@ -124,14 +139,18 @@ def section(rows: list[Row], db: Path | str) -> str:
 def pin_cores(config: Config, executor: str, jobs: int) -> tuple[tuple[int, ...], ...]:
     """The core sets of a ``pin: true`` batch (one per run at once); PinRefused saying why where it cannot pin."""
     if executor != "local":
-        raise PinRefused(f"pin: true pins the runs of the local executor; executor {executor} places its runs "
-                         "itself (drop pin, or run locally)")  # fmt: skip
+        raise PinRefused(
+            f"pin: true pins the runs of the local executor; executor {executor} places its runs "
+            "itself (drop pin, or run locally)"
+        )
     if config.task == "count":
         raise PinRefused("pin: true pins solve runs; task count runs its solver calls in parallel itself")
     inside = [s.name for s in config.solvers if s.name.startswith(EMBEDDED_PREFIX)]
     if inside:
-        raise PinRefused(f"pin: true pins binary solvers under BenchExec; {inside[0]} runs inside the worker "
-                         "process (name a binary solver, or drop pin)")  # fmt: skip
+        raise PinRefused(
+            f"pin: true pins binary solvers under BenchExec; {inside[0]} runs inside the worker "
+            "process (name a binary solver, or drop pin)"
+        )
     try:
         return tuple(tuple(cores) for cores in core_assignment(jobs))
     except IsolationUnavailable as e:

@@ -107,8 +107,7 @@ def _legend(fig: Any, axes: list[Any], title: str) -> None:
         for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, h)
     labels = sorted(seen)
-    fig.legend([seen[k] for k in labels], labels, loc="outside right upper", fontsize=7, title=title,
-               title_fontsize=8)  # fmt: skip
+    fig.legend([seen[k] for k in labels], labels, loc="outside right upper", fontsize=7, title=title, title_fontsize=8)
 
 
 def cactus(rows: list[Row], title: str, clock: str = "wall") -> Any:
@@ -211,8 +210,17 @@ def scatter(rows: list[Row], a: str, b: str, title: str, clock: str = "wall") ->
     for encoding in sorted(styles):
         pts = [(ta or limit, tb or limit) for e, ta, tb in pairs if e == encoding]
         style = {k: v for k, v in styles[encoding].items() if k != "linestyle"}
-        ax.plot([x for x, _ in pts], [y for _, y in pts], linestyle="none", markersize=6, alpha=0.9,
-                markeredgecolor="#333", markeredgewidth=0.4, label=encoding, **style)  # fmt: skip
+        ax.plot(
+            [x for x, _ in pts],
+            [y for _, y in pts],
+            linestyle="none",
+            markersize=6,
+            alpha=0.9,
+            markeredgecolor="#333",
+            markeredgewidth=0.4,
+            label=encoding,
+            **style,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
@@ -223,8 +231,11 @@ def scatter(rows: list[Row], a: str, b: str, title: str, clock: str = "wall") ->
     b_won = sum(1 for _, ta, tb in pairs if tb is not None and (ta is None or tb < ta))
     ax.set_xlabel(f"{a}: {clock} time (s, log)")
     ax.set_ylabel(f"{b}: {clock} time (s, log)")
-    ax.set_title(f"{title}\n{len(pairs)} instances: {a} faster on {a_won}, {b} on {b_won}; "
-                 "dashed: time limit (unsolved drawn there)", fontsize=9)  # fmt: skip
+    ax.set_title(
+        f"{title}\n{len(pairs)} instances: {a} faster on {a_won}, {b} on {b_won}; "
+        "dashed: time limit (unsolved drawn there)",
+        fontsize=9,
+    )
     _legend(fig, [ax], "encoding")
     return fig
 

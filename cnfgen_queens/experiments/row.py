@@ -236,8 +236,15 @@ def _label(solver: str, args: str) -> str:
     return printable(" ".join((solver, *json.loads(args))))
 
 
-SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "INTEGER", Status: "TEXT", Verdict: "TEXT",
-              Checked: "TEXT"}  # fmt: skip
+SQL_TYPES = {
+    str: "TEXT",
+    int: "INTEGER",
+    float: "REAL",
+    bool: "INTEGER",
+    Status: "TEXT",
+    Verdict: "TEXT",
+    Checked: "TEXT",
+}
 
 
 @dataclass(frozen=True)

@@ -52,8 +52,10 @@ def check_columns(store: Store) -> None:
     missing = [c.name for c in RUN_COLUMNS if not c.added and c.name not in store.columns]
     if missing:
         more = f" (nor {', '.join(missing[1:])})" if missing[1:] else ""
-        raise StoreError(f"{store.path}: the runs table has no column {missing[0]}{more}: not a results file as "
-                         "cnfgen-queens writes it")  # fmt: skip
+        raise StoreError(
+            f"{store.path}: the runs table has no column {missing[0]}{more}: not a results file as "
+            "cnfgen-queens writes it"
+        )
 
 
 def refused(columns: set[str]) -> str:
@@ -107,9 +109,11 @@ def refuse_values(store: Store) -> None:
         raise StoreError(f"{path}: cannot read runs ({e})") from None
     base, nullable = COLUMN[name].type, COLUMN[name].nullable
     shown = str(value[0]) if len(str(value[0])) <= 40 else str(value[0])[:37] + "..."
-    raise StoreError(f"{path}: column {name} holds {shown}, not {_KIND.get(base, 'text')}"
-                     f"{' or NULL' if nullable else ''} (run {str(found[0])[:20]}): not a results file as "
-                     "cnfgen-queens writes it")  # fmt: skip
+    raise StoreError(
+        f"{path}: column {name} holds {shown}, not {_KIND.get(base, 'text')}"
+        f"{' or NULL' if nullable else ''} (run {str(found[0])[:20]}): not a results file as "
+        "cnfgen-queens writes it"
+    )
 
 
 def _check_domains(store: Store) -> None:
@@ -118,16 +122,19 @@ def _check_domains(store: Store) -> None:
     present = {name: domain for name, domain in DOMAINS.items() if name in store.columns}
     tests = {name: domain.outside(name, store.columns) for name, domain in present.items()}
     try:
-        found = store.db.execute(f"SELECT quote(run_key), {', '.join(tests.values())} FROM runs WHERE "
-                                 f"{' OR '.join(tests.values())} LIMIT 1").fetchone()  # fmt: skip
+        found = store.db.execute(
+            f"SELECT quote(run_key), {', '.join(tests.values())} FROM runs WHERE {' OR '.join(tests.values())} LIMIT 1"
+        ).fetchone()
         if found is None:
             return
         name = next(n for n, wrong in zip(tests, found[1:], strict=True) if wrong)
         (value,) = store.db.execute(f"SELECT quote({name}) FROM runs WHERE quote(run_key) = ?", (found[0],)).fetchone()
     except sqlite3.Error as e:
         raise StoreError(f"{store.path}: cannot read runs ({e})") from None
-    raise StoreError(f"{store.path}: column {name} holds {_shown(str(value))}, not {present[name].what} (run "
-                     f"{_shown(str(found[0]), 20)}): not a results file as cnfgen-queens writes it")  # fmt: skip
+    raise StoreError(
+        f"{store.path}: column {name} holds {_shown(str(value))}, not {present[name].what} (run "
+        f"{_shown(str(found[0]), 20)}): not a results file as cnfgen-queens writes it"
+    )
 
 
 def _shown(text: str, width: int = 40) -> str:

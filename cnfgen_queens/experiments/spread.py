@@ -243,9 +243,18 @@ def markdown(found: list[Cell], threshold: float = NOISY_CV, time: str = "wall")
         k = dict(c.keys)
         board = " ".join(v for v in (k["variant"], "break_symmetry" * bool(k["break_symmetry"])) if v)
         what = k["encoding"] if generated(k["family"]) else f"{k['family']}/{k['encoding']}"  # a file: where it is
-        cells_ = [k["task"], k["solver"], what, str(k["n"]), board,
-                  "" if k["shuffle_seed"] is None else str(k["shuffle_seed"]), str(c.runs), str(c.solved), *stats,
-                  "noisy" if c.noisy(threshold) else ""]  # fmt: skip
+        cells_ = [
+            k["task"],
+            k["solver"],
+            what,
+            str(k["n"]),
+            board,
+            "" if k["shuffle_seed"] is None else str(k["shuffle_seed"]),
+            str(c.runs),
+            str(c.solved),
+            *stats,
+            "noisy" if c.noisy(threshold) else "",
+        ]
         lines.append("| " + " | ".join(cells_) + " |")
     return "\n".join(lines) + "\n"
 

@@ -179,8 +179,11 @@ class Store:
                 self.db.executescript(f"BEGIN; {SCHEMA} COMMIT;")
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES ('created_by', ?)", (WRITER,))
-                self.db.execute("INSERT INTO meta VALUES ('written_by', ?) ON CONFLICT(key) DO UPDATE SET "
-                                "value = excluded.value WHERE value != excluded.value", (WRITER,))  # fmt: skip
+                self.db.execute(
+                    "INSERT INTO meta VALUES ('written_by', ?) ON CONFLICT(key) DO UPDATE SET "
+                    "value = excluded.value WHERE value != excluded.value",
+                    (WRITER,),
+                )
                 self._add_missing_columns()
             self.columns = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
         except sqlite3.Error as e:  # a full disk, a read-only folder: the environment's (exit 1)
@@ -314,8 +317,9 @@ class Store:
         if run_keys is None:
             self.db.execute("DELETE FROM claims WHERE host = ? AND pid = ?", (host, pid))
         else:
-            self.db.executemany("DELETE FROM claims WHERE run_key = ? AND host = ? AND pid = ?",
-                                [(k, host, pid) for k in run_keys])  # fmt: skip
+            self.db.executemany(
+                "DELETE FROM claims WHERE run_key = ? AND host = ? AND pid = ?", [(k, host, pid) for k in run_keys]
+            )
 
     def record_config(self, config_hash: str, experiment: str, source: str, normalized: dict[str, Any]) -> None:
         text = json.dumps(normalized, sort_keys=True)
@@ -349,8 +353,9 @@ class Store:
     def clear(self) -> int:
         """Delete every run, config and batch start (``--fresh``); returns how many runs were deleted."""
         deleted = self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        self.db.executescript("BEGIN; DELETE FROM runs; DELETE FROM configs; DELETE FROM claims; DELETE FROM batches; "
-                              "COMMIT;")  # fmt: skip
+        self.db.executescript(
+            "BEGIN; DELETE FROM runs; DELETE FROM configs; DELETE FROM claims; DELETE FROM batches; COMMIT;"
+        )
         return int(deleted)
 
     def rows(self) -> list[Row]:

@@ -300,8 +300,9 @@ class Summary:
             scored = _Table(table[0], limits, list(zip(by, table[1:], strict=True)), varying)
             stats = [_line(scored, line, on) for line, on in lines.items()]
             inf = float("inf")
-            stats.sort(key=lambda s: (inf if s.par2 is None else s.par2, -s.solved, s.solver, s.encoding,
-                                      _order(s.keys)))  # fmt: skip
+            stats.sort(
+                key=lambda s: (inf if s.par2 is None else s.par2, -s.solved, s.solver, s.encoding, _order(s.keys))
+            )
             out += stats
             if self.vbs and len(lines) > 1:
                 out.append(_virtual_best(scored, lines))
@@ -389,6 +390,8 @@ def missing_note(stats: list[GroupStats]) -> str | None:
     if not short:
         return None
     runs = sum(s.missing for s in short)
-    return (f"{len(short)} line(s) lack {runs} run(s) on instances of their table that other lines ran (column "
-            "missing); each counts as unsolved, 2 x the time limit, so that every line is scored on the same "
-            "instances")  # fmt: skip
+    return (
+        f"{len(short)} line(s) lack {runs} run(s) on instances of their table that other lines ran (column "
+        "missing); each counts as unsolved, 2 x the time limit, so that every line is scored on the same "
+        "instances"
+    )

@@ -124,8 +124,9 @@ def generate(
     return str(path), gbd_hash(path)
 
 
-def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_dir: str | None = None,
-            pin: Pin | None = None) -> Measurement:  # fmt: skip
+def execute(
+    run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_dir: str | None = None, pin: Pin | None = None
+) -> Measurement:
     """Run ``run`` (solve ``cnf_path`` or count solutions) under its limits; never raises for a failure.
 
     With ``gbd_hash`` (a worker on another node, reading the cache over a shared file system) the file
@@ -148,16 +149,26 @@ def execute(run: Run, cnf_path: str | None, gbd_hash: str | None = None, output_
     except Exception as e:  # a run that cannot even start is a result too
         m = Measurement(Status.ERROR, wall=time.monotonic() - t0, error=error_text(e))
     confined = cores is not None and m.measured_by == "cgroup"  # pinned only where BenchExec ran it
-    return replace(m, host=host, started=started, finished=_now(), total_wall=time.monotonic() - t0,
-                   machine=machine.fingerprint, load_avg=load, machine_info=machine,
-                   cores=",".join(map(str, cores)) if confined and cores is not None else None)  # fmt: skip
+    return replace(
+        m,
+        host=host,
+        started=started,
+        finished=_now(),
+        total_wall=time.monotonic() - t0,
+        machine=machine.fingerprint,
+        load_avg=load,
+        machine_info=machine,
+        cores=",".join(map(str, cores)) if confined and cores is not None else None,
+    )
 
 
 def _check_hash(path: Path, expected: str) -> None:
     found = gbd_hash(path)
     if found != expected:
-        raise RuntimeError(f"{path.name} on {socket.gethostname()} has GBD hash {found}, not {expected} as "
-                           "generated or read (changed, or a stale copy on this node): not solved")  # fmt: skip
+        raise RuntimeError(
+            f"{path.name} on {socket.gethostname()} has GBD hash {found}, not {expected} as "
+            "generated or read (changed, or a stale copy on this node): not solved"
+        )
 
 
 def _limits(run: Run) -> Limits:
@@ -189,9 +200,15 @@ def _solve(run: Run, cnf_path: Path, keep_output: Path | None = None) -> Measure
 
     cnf = parsed(cnf_path)
     with work_dir("proof") if run.proof else nullcontext(None) as tmp:  # the proof is checked, then removed
-        o = solve(cnf_path, run.solver.name, limits=_limits(run), args=run.solver.args,
-                  solvers_file=run.solver.profiles, proof=None if tmp is None else Path(tmp) / "proof.drat",
-                  context=RunContext(cnf=cnf, keep_output=keep_output))  # fmt: skip
+        o = solve(
+            cnf_path,
+            run.solver.name,
+            limits=_limits(run),
+            args=run.solver.args,
+            solvers_file=run.solver.profiles,
+            proof=None if tmp is None else Path(tmp) / "proof.drat",
+            context=RunContext(cnf=cnf, keep_output=keep_output),
+        )
     header = cnf.header if cnf is not None else read_header_file(cnf_path)
     judged = judge_answer(o, header, cnf_path)  # as solve and cq.solve judge it
     return Measurement(

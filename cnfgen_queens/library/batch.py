@@ -55,8 +55,9 @@ def run_batch(
         )
         executor, jobs, slurm = executor_of(parsed, executor, jobs)
         where = Where(jobs=jobs, executor=executor, scheduler=scheduler)
-        request = BatchRequest(where=where, slurm=slurm, fresh=fresh, retry_errors=retry_errors, progress=progress,
-                               log=lambda m: None)  # fmt: skip
+        request = BatchRequest(
+            where=where, slurm=slurm, fresh=fresh, retry_errors=retry_errors, progress=progress, log=lambda m: None
+        )
         return run(parsed, request)
 
 

@@ -101,9 +101,13 @@ class Formula:
 
     @edge
     def write(
-        self, target: str | Path | IO[bytes] | IO[str], shuffle: int | None = None, *, comments: bool = True,
+        self,
+        target: str | Path | IO[bytes] | IO[str],
+        shuffle: int | None = None,
+        *,
+        comments: bool = True,
         allow_large: bool = False,
-    ) -> int:  # fmt: skip
+    ) -> int:
         """Write the DIMACS file, the same bytes as ``command`` (with ``--shuffle SEED``): to a path
         (atomically; ``.gz``, ``.bz2``, ``.xz`` compressed) or an open file.  Returns the clauses written.
 
@@ -120,9 +124,12 @@ class Formula:
             ['p cnf 4 8', '1 2 0', '3 4 0']
         """
         with python_words():
-            argv = [*self.argv, *(["--no-comments"] if not comments else []),
-                    *(["--allow-large"] if allow_large else []),
-                    *(["--shuffle", str(shuffle)] if shuffle is not None else [])]  # fmt: skip
+            argv = [
+                *self.argv,
+                *(["--no-comments"] if not comments else []),
+                *(["--allow-large"] if allow_large else []),
+                *(["--shuffle", str(shuffle)] if shuffle is not None else []),
+            ]
             lines = self.formula.header_comments(shlex.join(["gen-queens", *argv]), show=False) if comments else []
             asker = Asker(option("--shuffle"))  # shuffle= from the Python API
             check_output(self.formula, lines, allow_large=allow_large, shuffle=shuffle, asker=asker)

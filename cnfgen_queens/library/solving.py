@@ -132,8 +132,14 @@ def solve(
                 else:
                     raise TypeError(_what_solve_takes(formula_or_path))
                 name = formula.command if formula is not None else None
-                outcome = run_solver(path, solver, limits=limits, args=tuple(solver_args), solvers_file=extra,
-                                     context=RunContext(name=name))  # fmt: skip
+                outcome = run_solver(
+                    path,
+                    solver,
+                    limits=limits,
+                    args=tuple(solver_args),
+                    solvers_file=extra,
+                    context=RunContext(name=name),
+                )
                 judged = judge_answer(outcome, read_header_file(path, None), path, require_checked=require_checked)
                 outcome = judged.accepted(outcome)
                 said = (judged.checked, judged.answer, judged.verdict)
@@ -177,8 +183,10 @@ def _write_pysat_cnf(cnf: Any, path: Path) -> None:
 def _what_solve_takes(value: object) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return f"solve() takes a formula, not a board size: pass cq.queens({value})"
-    return ("solve() takes a formula made by cq.queens(n), a CNF file's path or a pysat.formula.CNF, "
-            f"got {type(value).__name__}")  # fmt: skip
+    return (
+        "solve() takes a formula made by cq.queens(n), a CNF file's path or a pysat.formula.CNF, "
+        f"got {type(value).__name__}"
+    )
 
 
 def _file_board(path: Path, outcome: Outcome) -> Board | None:
@@ -287,12 +295,19 @@ def count(
     with python_words():
         formula = formula_of(formula, "count")
         choice = _solutions.SolverChoice(solver, tuple(solver_args), _path(solvers_file))
-        request = _solutions.Request(formula.formula, choice, engine=engine,
-                                     limits=Limits(time_limit, memory_limit),
-                                     where=_solutions.Where(jobs=jobs, executor=executor, scheduler=scheduler),
-                                     symmetric=symmetric, limit=limit, allow_large=allow_large,
-                                     certify=None if certify is None else Path(certify), check_all=check_all,
-                                     require_checked=require_checked)  # fmt: skip
+        request = _solutions.Request(
+            formula.formula,
+            choice,
+            engine=engine,
+            limits=Limits(time_limit, memory_limit),
+            where=_solutions.Where(jobs=jobs, executor=executor, scheduler=scheduler),
+            symmetric=symmetric,
+            limit=limit,
+            allow_large=allow_large,
+            certify=None if certify is None else Path(certify),
+            check_all=check_all,
+            require_checked=require_checked,
+        )
         result = _solutions.count(request)
         return _solutions.judged(result)
 

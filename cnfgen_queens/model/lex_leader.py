@@ -116,8 +116,16 @@ def square_compared(n: int, index: int) -> int:
     its cycles; closed form): rotations by 90 degrees ``3(N^2 - p)/4``, by 180 ``(N^2 - p)/2`` (``p = N mod
     2``, the centre), mirrors ``N floor(N/2)``, transpositions ``N(N-1)/2``."""
     p = n % 2
-    return (0, 3 * (n * n - p) // 4, (n * n - p) // 2, 3 * (n * n - p) // 4,
-            n * (n // 2), n * (n // 2), n * (n - 1) // 2, n * (n - 1) // 2)[index]  # fmt: skip
+    return (
+        0,
+        3 * (n * n - p) // 4,
+        (n * n - p) // 2,
+        3 * (n * n - p) // 4,
+        n * (n // 2),
+        n * (n // 2),
+        n * (n - 1) // 2,
+        n * (n - 1) // 2,
+    )[index]
 
 
 @dataclass(frozen=True)
@@ -224,8 +232,9 @@ def board_group(n: int, variant: Variant) -> BoardGroup:
                 f"{option('--break-symmetry')} on the {n}-torus: its group has {len(lin) * n * n:,} maps, each a "
                 f"chain of up to {n * n} cells; over the limit of {MAX_TORUS_CELLS:,} (every N <= 16 fits)"
             )
-        candidates: list[int | tuple[int, int, int]] = [(i, s, t) for i in range(len(lin)) for s in range(n)
-                                                         for t in range(n) if (i, s, t) != (0, 0, 0)]  # fmt: skip
+        candidates: list[int | tuple[int, int, int]] = [
+            (i, s, t) for i in range(len(lin)) for s in range(n) for t in range(n) if (i, s, t) != (0, 0, 0)
+        ]
     else:
         candidates = list(range(1, 8))
     group = BoardGroup(n, variant.torus, (), True)

@@ -135,8 +135,9 @@ class Variant:
         for what, cells in (("queen", self.placed), ("blocked square", self.holes)):
             for r, c in cells:
                 if not (0 <= r < n and 0 <= c < n):
-                    raise VariantError(f"{what} at {square(r, c)} is off the {n}x{n} board "
-                                       f"(rows, columns {square_range(n)})")  # fmt: skip
+                    raise VariantError(
+                        f"{what} at {square(r, c)} is off the {n}x{n} board (rows, columns {square_range(n)})"
+                    )
             dup = next((a for a, b in pairwise(cells) if a == b), None)
             if dup is not None:
                 raise VariantError(f"{what} at {square(*dup)} is given twice")
@@ -225,8 +226,9 @@ def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[C
             f"cannot place {k} more non-attacking queens next to {len(variant.placed)} on the {n}x{n} board"
         )
     if n > RANDOM_MAX_N:
-        raise VariantError(f"{option('--random-place')} supports N <= {RANDOM_MAX_N} (it lists the free squares), "
-                          f"got {n}")  # fmt: skip
+        raise VariantError(
+            f"{option('--random-place')} supports N <= {RANDOM_MAX_N} (it lists the free squares), got {n}"
+        )
     import random
 
     rng = random.Random(seed)
@@ -273,8 +275,9 @@ def make_variant(
             raise VariantError(f"{option('--seed')} needs {option('--random-place', 'K')}")
         return v
     if seed is None:
-        raise VariantError(f"{option('--random-place')} needs {option('--seed', 'S')} (the placement is reproducible "
-                           "from the seed)")  # fmt: skip
+        raise VariantError(
+            f"{option('--random-place')} needs {option('--seed', 'S')} (the placement is reproducible from the seed)"
+        )
     extra = random_queens(n, random_k, seed, v)
     v = Variant(tuple(sorted([*v.placed, *extra])), v.holes, torus, random_k, seed)
     v.validate(n)  # an internal invariant: random queens never attack the given ones

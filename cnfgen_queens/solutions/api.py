@@ -84,13 +84,16 @@ def mismatches(formula: QueensFormula, count: int, fundamental: int | None = Non
     variants other than the plain torus (nor for the torus with ``--break-symmetry``)."""
     v, n = formula.variant, formula.n
     out: list[str] = []
-    published = published_count(n, torus=v.torus, other_variant=bool(v.placed or v.holes),
-                                break_symmetry=formula.break_symmetry)  # fmt: skip
+    published = published_count(
+        n, torus=v.torus, other_variant=bool(v.placed or v.holes), break_symmetry=formula.break_symmetry
+    )
     if published is not None and count != published[0]:
         what = "torus solutions" if v.torus else "solutions"
         if formula.break_symmetry:
-            out.append(f"MISMATCH: counted {count} solutions of N={n} with --break-symmetry (one per orbit), "
-                       f"OEIS {published[1]} says {published[0]}")  # fmt: skip
+            out.append(
+                f"MISMATCH: counted {count} solutions of N={n} with --break-symmetry (one per orbit), "
+                f"OEIS {published[1]} says {published[0]}"
+            )
         else:
             out.append(f"MISMATCH: counted {count} {what} for N={n}, OEIS {published[1]} says {published[0]}")
     if formula.break_symmetry:
@@ -105,8 +108,9 @@ def mismatches(formula: QueensFormula, count: int, fundamental: int | None = Non
 def known_total(formula: QueensFormula) -> int | None:
     """The published count of the formula's board, where one is known (a progress bar's total)."""
     v = formula.variant
-    published = published_count(formula.n, torus=v.torus, other_variant=bool(v.placed or v.holes),
-                                break_symmetry=formula.break_symmetry)  # fmt: skip
+    published = published_count(
+        formula.n, torus=v.torus, other_variant=bool(v.placed or v.holes), break_symmetry=formula.break_symmetry
+    )
     return None if published is None else published[0]
 
 
@@ -134,8 +138,9 @@ def _loop(request: Request, deadline: Deadline | None) -> Generator[Found, None,
     external = external_flags(request)
     if external:
         verb = "belongs" if len(external) == 1 else "belong"
-        raise UsageError(f"{', '.join(external)} {verb} to the external loop; a pysat: solver runs in a child "
-                         "of this process")  # fmt: skip
+        raise UsageError(
+            f"{', '.join(external)} {verb} to the external loop; a pysat: solver runs in a child of this process"
+        )
     embedded_solver(request.solver.name)  # UsageError here, not an ERROR from the child
     return _embedded_loop(request, deadline)
 
@@ -147,8 +152,9 @@ def _embedded_loop(request: Request, deadline: Deadline) -> Generator[Found, Non
     loop = functools.partial(
         enumerate_embedded, formula, solver, symmetric=symmetric, deadline=deadline, check_all=check_all
     )
-    yield from enumerate_forked(loop, deadline=deadline, memory_mb=request.limits.memory,
-                                on_call=request.report.on_call)  # fmt: skip
+    yield from enumerate_forked(
+        loop, deadline=deadline, memory_mb=request.limits.memory, on_call=request.report.on_call
+    )
 
 
 def _external_loop(request: Request, solver: SolverSpec, deadline: Deadline) -> Generator[Found, None, None]:
@@ -204,9 +210,11 @@ def _count_by_cubes(request: Request, deadline: Deadline) -> Count:
     try:
         if formula.variant.active:
             if request.check_all:
-                raise UsageError(f"{option('--check-all')} does not combine with counting "
-                                 f"{variant_flag(formula.variant)} by cubes; {option('--engine', 'loop')} checks "
-                                 "every clause")  # fmt: skip
+                raise UsageError(
+                    f"{option('--check-all')} does not combine with counting "
+                    f"{variant_flag(formula.variant)} by cubes; {option('--engine', 'loop')} checks "
+                    "every clause"
+                )
             result = split_count.count_split(request, embedded_spec(request.solver.name), deadline)
         else:
             result = cube_count.count_symmetric(request, embedded_spec(request.solver.name), deadline)
@@ -219,8 +227,9 @@ def _count_by_cubes(request: Request, deadline: Deadline) -> Count:
     return replace(result, fundamental=result.fundamental if request.symmetric else None)
 
 
-def checked_count(formula: QueensFormula, result: Count, require_checked: bool = False,
-                  certificate: Path | None = None) -> Count:  # fmt: skip
+def checked_count(
+    formula: QueensFormula, result: Count, require_checked: bool = False, certificate: Path | None = None
+) -> Count:
     """``result`` with how it was checked: ``published-count`` when it equals the published count of the
     board (no mismatch), else ``unchecked`` (the solver's UNSAT answers, on their word).  With
     ``require_checked``, a certificate just written is checked (``certified``: check-count's check), and
@@ -262,8 +271,10 @@ def _certified(request: Request, directory: Path, deadline: Deadline) -> Count:
     loop_only = loop_only_flags(request)
     loop_only += given((("--solver-args", request.solver.args), ("--solvers-file", request.solver.profiles)))
     if request.symmetric:
-        raise UsageError(f"{option('--certify')} does not combine with {option('--symmetric')}: symmetry reduction "
-                         "is not DRAT-checkable, so a certified count searches every cube")  # fmt: skip
+        raise UsageError(
+            f"{option('--certify')} does not combine with {option('--symmetric')}: symmetry reduction "
+            "is not DRAT-checkable, so a certified count searches every cube"
+        )
     if engine not in ("auto", "cubes") or loop_only:
         what = option("--engine", engine) if engine not in ("auto", "cubes") else ", ".join(loop_only)
         raise UsageError(f"{option('--certify')} does not combine with {what}: it counts by cubes, one proof per cube")
@@ -271,12 +282,13 @@ def _certified(request: Request, directory: Path, deadline: Deadline) -> Count:
         raise UsageError(f"{option('--certify')} needs an embedded pysat: solver that writes DRAT proofs, not {solver}")
     check_certify(solver)
     if formula.n > largest_n():
-        raise UsageError(f"{option('--certify')}: N={formula.n} is above N={largest_n()}, the largest N a certificate "
-                         "is checked for (the last published count bounds the boards it may list)")  # fmt: skip
+        raise UsageError(
+            f"{option('--certify')}: N={formula.n} is above N={largest_n()}, the largest N a certificate "
+            "is checked for (the last published count bounds the boards it may list)"
+        )
     check_size(formula, "cubes", jobs=where.jobs, executor=where.executor)
     try:
-        result = certify(formula, directory, solver, where=where, deadline=deadline,
-                         progress=request.report.progress)  # fmt: skip
+        result = certify(formula, directory, solver, where=where, deadline=deadline, progress=request.report.progress)
     except (OSError, ValueError) as e:  # e.g. no Dask scheduler at that address (OSError: exit 1)
         if isinstance(e, UsageError) or where.executor == "local":
             raise
@@ -341,5 +353,13 @@ def _count_by_loop(request: Request, deadline: Deadline) -> Count:
         status, error = e.status, str(e)
     finally:
         found.close()
-    return Count(total=total, fundamental=fundamental if request.symmetric else None, status=status, engine="loop",
-                 wall=time.monotonic() - start, solver_calls=calls, error=error, limited=limited)  # fmt: skip
+    return Count(
+        total=total,
+        fundamental=fundamental if request.symmetric else None,
+        status=status,
+        engine="loop",
+        wall=time.monotonic() - start,
+        solver_calls=calls,
+        error=error,
+        limited=limited,
+    )

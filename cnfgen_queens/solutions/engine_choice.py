@@ -38,16 +38,30 @@ def given(pairs: tuple[tuple[str, object], ...]) -> list[str]:
 def external_flags(request: Request) -> list[str]:
     """The options given that only the external loop takes, as the CLI spells them."""
     limits, where, solver = request.limits, request.where, request.solver
-    return given((("--out", where.workdir), ("--resume", where.resume), ("--solver-args", solver.args),
-                  ("--solvers-file", solver.profiles), ("--output-limit", limits.output != DEFAULT_OUTPUT_MB),
-                  ("--isolation", limits.isolation != "auto")))  # fmt: skip
+    return given(
+        (
+            ("--out", where.workdir),
+            ("--resume", where.resume),
+            ("--solver-args", solver.args),
+            ("--solvers-file", solver.profiles),
+            ("--output-limit", limits.output != DEFAULT_OUTPUT_MB),
+            ("--isolation", limits.isolation != "auto"),
+        )
+    )
 
 
 def loop_only_flags(request: Request) -> list[str]:
     """The options given that only the blocking-clause loop honours (cube workers cannot)."""
     where = request.where
-    return given((("--limit", request.limit), ("--out", where.workdir), ("--resume", where.resume),
-                  ("--allow-large", request.allow_large), ("--memory-limit", request.limits.memory)))  # fmt: skip
+    return given(
+        (
+            ("--limit", request.limit),
+            ("--out", where.workdir),
+            ("--resume", where.resume),
+            ("--allow-large", request.allow_large),
+            ("--memory-limit", request.limits.memory),
+        )
+    )
 
 
 def choose_engine(request: Request) -> str:
@@ -64,16 +78,20 @@ def choose_engine(request: Request) -> str:
     if formula.break_symmetry:
         return _broken(request)
     if request.symmetric and formula.variant.active:
-        raise UsageError(f"{option('--symmetric')} does not combine with {variant_flag(formula.variant)}: it counts "
-                         "the orbits "
-                         "of the plain board's 8 board symmetries (OEIS A002562)")  # fmt: skip
+        raise UsageError(
+            f"{option('--symmetric')} does not combine with {variant_flag(formula.variant)}: it counts "
+            "the orbits "
+            "of the plain board's 8 board symmetries (OEIS A002562)"
+        )
     parallel = given((("--jobs", where.jobs > 1), (f"--executor {where.executor}", where.executor != "local")))
     loop_only = loop_only_flags(request)
     embedded = pysat_name(solver) is not None
     if engine == "loop":
         if parallel:
-            raise UsageError(f"{option('--engine', 'loop')} does not combine with {parallel[0]}: the loop is one "
-                             f"solver (use {option('--engine', 'cubes')})")  # fmt: skip
+            raise UsageError(
+                f"{option('--engine', 'loop')} does not combine with {parallel[0]}: the loop is one "
+                f"solver (use {option('--engine', 'cubes')})"
+            )
         return "loop"
     if not embedded and (parallel or engine == "cubes"):
         return _external_cubes(request)
@@ -84,8 +102,10 @@ def choose_engine(request: Request) -> str:
         raise UsageError(f"{', '.join(external)}: for an external solver only; {solver} is embedded")
     if loop_only:
         cubes = f"{option('--jobs')}, {option('--executor')}, {option('--engine', 'cubes')}"
-        raise UsageError(f"counting by cubes ({cubes}) does not combine with {', '.join(loop_only)}; "
-                         f"{option('--engine', 'loop')} runs the blocking-clause loop")  # fmt: skip
+        raise UsageError(
+            f"counting by cubes ({cubes}) does not combine with {', '.join(loop_only)}; "
+            f"{option('--engine', 'loop')} runs the blocking-clause loop"
+        )
     return "cubes"
 
 
@@ -93,13 +113,20 @@ def _broken(request: Request) -> str:
     """``"loop"`` for a formula with ``--break-symmetry`` (one model per orbit: the cubes, which weigh each
     board by its orbit, would count it again), or UsageError."""
     where = request.where
-    refused = given((("--symmetric", request.symmetric), ("--engine cubes", request.engine == "cubes"),
-                     ("--jobs", where.jobs > 1),
-                     (f"--executor {where.executor}", where.executor != "local")))  # fmt: skip
+    refused = given(
+        (
+            ("--symmetric", request.symmetric),
+            ("--engine cubes", request.engine == "cubes"),
+            ("--jobs", where.jobs > 1),
+            (f"--executor {where.executor}", where.executor != "local"),
+        )
+    )
     if refused:
         loop = option("--engine", "loop")
-        raise UsageError(f"{option('--break-symmetry')} does not combine with {refused[0]}: its formula has one "
-                         f"model per orbit, listed by the blocking-clause loop ({loop})")  # fmt: skip
+        raise UsageError(
+            f"{option('--break-symmetry')} does not combine with {refused[0]}: its formula has one "
+            f"model per orbit, listed by the blocking-clause loop ({loop})"
+        )
     return "loop"
 
 
@@ -109,13 +136,17 @@ def _external_cubes(request: Request) -> str:
     remote = (f"--executor {executor}", executor != "local")
     refused = given((remote, ("--limit", request.limit), ("--allow-large", request.allow_large)))
     if refused:
-        raise UsageError(f"counting by cubes with {solver} ({option('--jobs')}, {option('--engine', 'cubes')}) does "
-                         f"not combine with {', '.join(refused)}; {option('--engine', 'loop')} runs one restart "
-                         "loop")  # fmt: skip
+        raise UsageError(
+            f"counting by cubes with {solver} ({option('--jobs')}, {option('--engine', 'cubes')}) does "
+            f"not combine with {', '.join(refused)}; {option('--engine', 'loop')} runs one restart "
+            "loop"
+        )
     if formula.variant.active:
         flag = variant_flag(formula.variant)
-        raise UsageError(f"counting by cubes with {solver} does not combine with {flag}: its cubes are the "
-                         f"plain board's (use an embedded pysat: solver, or {option('--engine', 'loop')})")  # fmt: skip
+        raise UsageError(
+            f"counting by cubes with {solver} does not combine with {flag}: its cubes are the "
+            f"plain board's (use an embedded pysat: solver, or {option('--engine', 'loop')})"
+        )
     return "cubes"
 
 

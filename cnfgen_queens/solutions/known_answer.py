@@ -127,8 +127,9 @@ class Judgement:
         """Wrong; solved (SAT with a verified model, UNSAT not refused); else unsolved."""
         if self.wrong is not None:
             return Verdict.WRONG
-        if self.refused is None and (self.checked is Checked.MODEL or
-                                     (self.answer is Status.UNSAT and self.checked is not None)):  # fmt: skip
+        if self.refused is None and (
+            self.checked is Checked.MODEL or (self.answer is Status.UNSAT and self.checked is not None)
+        ):
             return Verdict.SOLVED
         return Verdict.UNSOLVED
 
@@ -139,8 +140,9 @@ class Judgement:
         return replace(outcome, status=Status.ERROR, error=self.problem, verified=False)
 
 
-def judge_answer(outcome: Outcome, header: Header, path: Path | None = None, *,
-                 require_checked: bool = False) -> Judgement:  # fmt: skip
+def judge_answer(
+    outcome: Outcome, header: Header, path: Path | None = None, *, require_checked: bool = False
+) -> Judgement:
     """The judgement of ``outcome``, the answer of a solver on the CNF of ``header`` (at ``path``), the one
     that ``solve``, ``cq.solve`` and the batch make: SAT with a model that satisfies every clause and whose
     queens are a board of the header's N and variant is ``model-verified`` (any other model is wrong); UNSAT

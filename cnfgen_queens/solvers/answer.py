@@ -24,9 +24,14 @@ UNREAD_OUTPUT = "time limit reached before the solver's output was read"
 
 
 def read_answer(
-    profile: Profile, run: Finished, model_file: Path | None, limits: Limits, stderr: str, sink: ModelSink,
+    profile: Profile,
+    run: Finished,
+    model_file: Path | None,
+    limits: Limits,
+    stderr: str,
+    sink: ModelSink,
     stop: Callable[[], bool] | None = None,
-) -> tuple[Status, str | None, Claim]:  # fmt: skip
+) -> tuple[Status, str | None, Claim]:
     """The status the output supports (before the model check), streaming over the output files.
 
     A run stopped at the time or output limit is not parsed at all: its output is not an answer.  The

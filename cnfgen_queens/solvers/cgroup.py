@@ -206,8 +206,9 @@ def core_assignment(runs: int) -> list[list[int]]:
     if not cpus:
         raise IsolationUnavailable("no usable cpuset cgroup controller (BenchExec pins runs to cores through it)")
     if runs > len(cpus):
-        raise IsolationUnavailable(f"{runs} runs at once, {len(cpus)} cores here: at most {len(cpus)} runs can each "
-                                   "have a core of their own")  # fmt: skip
+        raise IsolationUnavailable(
+            f"{runs} runs at once, {len(cpus)} cores here: at most {len(cpus)} runs can each have a core of their own"
+        )
     from benchexec.resources import get_cpu_cores_per_run
 
     try:
@@ -292,10 +293,13 @@ def _execute(run: CgroupRun) -> tuple[dict[str, Any], float, bool]:
     def work() -> None:
         try:
             box["result"] = executor.execute_run(
-                list(run.argv), str(run.out_path), error_filename=str(run.err_path), write_header=False,
+                list(run.argv),
+                str(run.out_path),
+                error_filename=str(run.err_path),
+                write_header=False,
                 memlimit=memory_mb * MB if memory_mb is not None else None,
                 cores=None if cores is None else list(cores),
-            )  # fmt: skip
+            )
         except BaseException as e:  # BenchExec calls sys.exit on bad arguments
             box["error"] = e
         finally:
@@ -312,8 +316,9 @@ def _execute(run: CgroupRun) -> tuple[dict[str, Any], float, bool]:
         tempfile.tempdir = tempdir
 
 
-def _wait(executor: Any, thread: threading.Thread, done: threading.Event, box: dict[str, Any], run: CgroupRun,
-          start: float) -> tuple[dict[str, Any], float, bool]:  # fmt: skip
+def _wait(
+    executor: Any, thread: threading.Thread, done: threading.Event, box: dict[str, Any], run: CgroupRun, start: float
+) -> tuple[dict[str, Any], float, bool]:
     """Start BenchExec's ``thread`` and wait for it; stop the solver at the deadline, the output cap or a signal."""
     deadline, grace, cap, sent = run.until, run.grace, run.cap, run.sent
     timed_out, kill_at, stopping, stop_at = False, 0.0, False, None

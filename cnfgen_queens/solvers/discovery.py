@@ -191,8 +191,9 @@ def _backend(name: str) -> type | None:
 _versions: dict[tuple[str, tuple[str, ...] | None], str | None] = {}  # what each binary said, once it answered
 
 
-def binary_version(path: str, version_args: tuple[str, ...] | None = ("--version",), *,
-                   within: float | None = None) -> str | None:  # fmt: skip
+def binary_version(
+    path: str, version_args: tuple[str, ...] | None = ("--version",), *, within: float | None = None
+) -> str | None:
     """The version a binary reports (probe waited for, killed after a timeout), else its Debian package's;
     an answer is kept across runs (:mod:`.version_cache`), so a shell loop asks once.
 

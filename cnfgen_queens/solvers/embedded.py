@@ -170,13 +170,23 @@ def _pickled_answer(name: str, cnf: Cnf | CnfFile, want_proof: bool) -> bytes:
 
 
 def solve_embedded(
-    name: str, cnf: Cnf | CnfFile, limits: Limits, want_proof: bool = False, *, timeout: float | None = None,
+    name: str,
+    cnf: Cnf | CnfFile,
+    limits: Limits,
+    want_proof: bool = False,
+    *,
+    timeout: float | None = None,
     grace: float = GRACE,
-) -> EmbeddedRun:  # fmt: skip
+) -> EmbeddedRun:
     """Solve ``cnf`` with pysat's solver ``name`` in a fresh, supervised process (:mod:`.fresh_process`), for
     ``limits.time`` seconds (``timeout``: what is left of them); SIGKILL ``grace`` seconds after SIGTERM."""
-    run = run_python(_pickled_answer, (name, cnf, want_proof), timeout=limits.time if timeout is None else timeout,
-                     memory_mb=limits.memory, grace=grace)  # fmt: skip
+    run = run_python(
+        _pickled_answer,
+        (name, cnf, want_proof),
+        timeout=limits.time if timeout is None else timeout,
+        memory_mb=limits.memory,
+        grace=grace,
+    )
     err = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
         return _embedded_run(run, Status.TIMEOUT, error=f"stopped at the {limits.time:g} s wall-clock limit")
@@ -189,8 +199,9 @@ def solve_embedded(
     (status, model, extra), read_wall, read_cpu = pickle.loads(run.stdout)  # our own child's bytes
     error = extra if isinstance(extra, str) else None
     proof = extra if isinstance(extra, tuple) else None
-    run = replace(run, wall=max(0.0, run.wall - read_wall),
-                  cpu=None if run.cpu is None else max(0.0, run.cpu - read_cpu))  # fmt: skip
+    run = replace(
+        run, wall=max(0.0, run.wall - read_wall), cpu=None if run.cpu is None else max(0.0, run.cpu - read_cpu)
+    )
     return _embedded_run(run, status, model=model, error=error, proof_lines=proof, read_time=read_wall)
 
 

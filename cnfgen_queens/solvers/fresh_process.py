@@ -189,8 +189,15 @@ class Started:
         self.peak_kib = status_kib(self.pid, "VmHWM") or self.peak_kib
 
 
-def start(work: Callable[..., bytes] | None, args: tuple[Any, ...], *, stdout: int, stderr: int,
-          memory_mb: int | None = None, request: int | None = None) -> Started:  # fmt: skip
+def start(
+    work: Callable[..., bytes] | None,
+    args: tuple[Any, ...],
+    *,
+    stdout: int,
+    stderr: int,
+    memory_mb: int | None = None,
+    request: int | None = None,
+) -> Started:
     """Have this process's forkserver (started on first use) fork a child that runs ``work(*args)`` (a
     module-level function, picklable arguments; what it returns is written to its stdout) with ``stdout`` and
     ``stderr`` as its own, in a session of its own, under RLIMIT_AS of ``memory_mb`` on top of what it holds

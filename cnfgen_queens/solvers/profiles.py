@@ -165,37 +165,85 @@ ZLIB = ((".gz", None),)  # 2.2.1, PicoSAT 965, CryptoMiniSat 5 (zlib), clasp 3 (
 BUILTIN: dict[str, Profile] = {
     p.name: p
     for p in [
-        _p("kissat", template=("{solver}", "{flags}", "{args}", "{cnf}", "{proof}"),
-           time_flags=("--time={time}",), proof_flags=("--no-binary",), proof=True,
-           native=PIPED, bundled="sage_wheels/bin/kissat", install_script=True,
-           install="pip install passagemath-kissat (bundles the binary), or build github.com/arminbiere/kissat",
-           quirks="own time limit prints 's UNKNOWN', exit 0"),
-        _p("cadical", template=("{solver}", "{flags}", "{args}", "{cnf}", "{proof}"),
-           time_flags=("-t", "{time}"), proof_flags=("--no-binary",), proof=True, install=APT.format("cadical"),
-           native=PIPED, install_script=True,
-           quirks="own time limit prints only 'c UNKNOWN', exit 0; Debian's --version says 'sc2021'"),
-        _p("minisat", template=("{solver}", "{flags}", "{args}", "{cnf}", "{model}"), output="minisat",
-           time_flags=("-cpu-lim={time}",), memory_flags=("-mem-lim={memory}",), version_args=None,
-           native=ZLIB, install_script=True, install=APT.format("minisat"),
-           quirks="model only in the result file (SAT/UNSAT/INDET); no --version"),
-        _p("picosat", time_flags=("-L", "{time}"), install=APT.format("picosat"), native=PIPED[:2],
-           install_script=True, quirks="exits 0 on errors and prints them on stdout; -R writes RUP, not DRAT"),
-        _p("cryptominisat5", time_flags=("--maxtime", "{time}"), unknown_exit=frozenset({0, 15}),
-           native=ZLIB, install_script=True, install=APT.format("cryptominisat"),
-           quirks="'s INDETERMINATE' with exit 15; proofs are FRAT"),
-        _p("clasp", time_flags=("--time-limit={time}",), sat_exit=frozenset({10, 30}),
-           unknown_exit=frozenset({0, 1}), install=APT.format("clasp"), install_script=True,
-           quirks="prints v lines before the s line; exit 30 when the model is proved unique; "
-           "own time limit exits 1"),
-        _p("glucose", template=("{solver}", "-model", "{flags}", "{args}", "{cnf}"),
-           time_flags=("-cpu-lim={time}",), memory_flags=("-mem-lim={memory}",),
-           proof_flags=("-certified", "-certified-output={proof}"), proof=True, version_args=None,
-           install="build github.com/audemard/glucose (not in Debian), or use pysat:glucose4",
-           quirks="prints no model without -model"),
-        _p("lingeling", time_flags=("-T", "{time}"),
-           install="build github.com/arminbiere/lingeling (or use pysat:lingeling)"),
+        _p(
+            "kissat",
+            template=("{solver}", "{flags}", "{args}", "{cnf}", "{proof}"),
+            time_flags=("--time={time}",),
+            proof_flags=("--no-binary",),
+            proof=True,
+            native=PIPED,
+            bundled="sage_wheels/bin/kissat",
+            install_script=True,
+            install="pip install passagemath-kissat (bundles the binary), or build github.com/arminbiere/kissat",
+            quirks="own time limit prints 's UNKNOWN', exit 0",
+        ),
+        _p(
+            "cadical",
+            template=("{solver}", "{flags}", "{args}", "{cnf}", "{proof}"),
+            time_flags=("-t", "{time}"),
+            proof_flags=("--no-binary",),
+            proof=True,
+            install=APT.format("cadical"),
+            native=PIPED,
+            install_script=True,
+            quirks="own time limit prints only 'c UNKNOWN', exit 0; Debian's --version says 'sc2021'",
+        ),
+        _p(
+            "minisat",
+            template=("{solver}", "{flags}", "{args}", "{cnf}", "{model}"),
+            output="minisat",
+            time_flags=("-cpu-lim={time}",),
+            memory_flags=("-mem-lim={memory}",),
+            version_args=None,
+            native=ZLIB,
+            install_script=True,
+            install=APT.format("minisat"),
+            quirks="model only in the result file (SAT/UNSAT/INDET); no --version",
+        ),
+        _p(
+            "picosat",
+            time_flags=("-L", "{time}"),
+            install=APT.format("picosat"),
+            native=PIPED[:2],
+            install_script=True,
+            quirks="exits 0 on errors and prints them on stdout; -R writes RUP, not DRAT",
+        ),
+        _p(
+            "cryptominisat5",
+            time_flags=("--maxtime", "{time}"),
+            unknown_exit=frozenset({0, 15}),
+            native=ZLIB,
+            install_script=True,
+            install=APT.format("cryptominisat"),
+            quirks="'s INDETERMINATE' with exit 15; proofs are FRAT",
+        ),
+        _p(
+            "clasp",
+            time_flags=("--time-limit={time}",),
+            sat_exit=frozenset({10, 30}),
+            unknown_exit=frozenset({0, 1}),
+            install=APT.format("clasp"),
+            install_script=True,
+            quirks="prints v lines before the s line; exit 30 when the model is proved unique; own time limit exits 1",
+        ),
+        _p(
+            "glucose",
+            template=("{solver}", "-model", "{flags}", "{args}", "{cnf}"),
+            time_flags=("-cpu-lim={time}",),
+            memory_flags=("-mem-lim={memory}",),
+            proof_flags=("-certified", "-certified-output={proof}"),
+            proof=True,
+            version_args=None,
+            install="build github.com/audemard/glucose (not in Debian), or use pysat:glucose4",
+            quirks="prints no model without -model",
+        ),
+        _p(
+            "lingeling",
+            time_flags=("-T", "{time}"),
+            install="build github.com/arminbiere/lingeling (or use pysat:lingeling)",
+        ),
     ]
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)
@@ -232,8 +280,14 @@ def proof_writers() -> str:
 
 def generic(binary: str) -> Profile:
     """The SAT-competition profile for any other binary: ``BINARY [args] CNF``, s/v lines, exit 10/20."""
-    return Profile(name=Path(binary).name, binary=binary, version_args=None, source="generic",
-                   install="check the path", quirks="generic SAT-competition output")  # fmt: skip
+    return Profile(
+        name=Path(binary).name,
+        binary=binary,
+        version_args=None,
+        source="generic",
+        install="check the path",
+        quirks="generic SAT-competition output",
+    )
 
 
 # -- user profiles (YAML) ---------------------------------------------------------

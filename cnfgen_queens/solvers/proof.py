@@ -105,8 +105,9 @@ def drat_steps(f: BinaryIO, max_var: int, max_bytes: int) -> Iterator[tuple[str,
                         yield kind, tuple(lits)
                         kind, lits, opened = "a", [], 0
                     elif abs(d) > max_var:
-                        raise BeyondFormula(f"proof line {line}: literal {d} names a variable beyond the formula's "
-                                            f"{max_var:,}")  # fmt: skip
+                        raise BeyondFormula(
+                            f"proof line {line}: literal {d} names a variable beyond the formula's {max_var:,}"
+                        )
                     else:
                         lits.append(from_dimacs(d))
                         opened = opened or line
@@ -119,8 +120,9 @@ def drat_steps(f: BinaryIO, max_var: int, max_bytes: int) -> Iterator[tuple[str,
         raise ValueError(f"proof line {opened or line}: clause not terminated by 0 before the end of the proof")
 
 
-def check_drat_stream(num_vars: int, clauses: Iterable[Sequence[int]], proof: Path, max_bytes: int,
-                      base: Any = None) -> ProofCheck:  # fmt: skip
+def check_drat_stream(
+    num_vars: int, clauses: Iterable[Sequence[int]], proof: Path, max_bytes: int, base: Any = None
+) -> ProofCheck:
     """Check the text DRAT file ``proof`` against ``clauses`` (over variables 1..``num_vars``) with dratify, read
     as a stream (:func:`drat_steps`): the whole text and its parsed steps are never held, only what the checker
     keeps.  Unverified (not checked here; drat-trim checks such proofs) when not refuted within ``max_bytes``
@@ -144,8 +146,10 @@ def check_drat_stream(num_vars: int, clauses: Iterable[Sequence[int]], proof: Pa
     except OSError as e:
         return ProofCheck(ProofState.UNVERIFIED, f"cannot read the proof: {e.strerror or e}")
     except ProofTooLarge as e:
-        return ProofCheck(ProofState.UNVERIFIED, f"not refuted within its first {e}, the most the in-process checker "
-                          "reads; check it with drat-trim")  # fmt: skip
+        return ProofCheck(
+            ProofState.UNVERIFIED,
+            f"not refuted within its first {e}, the most the in-process checker reads; check it with drat-trim",
+        )
     except BeyondFormula as e:
         return ProofCheck(ProofState.UNVERIFIED, f"not checked: {e} (an extension variable; drat-trim checks it)")
     except ValueError as e:  # not text DRAT
@@ -166,8 +170,14 @@ def check_drat_trim(cnf: Path, proof: Path, timeout: float = 3600.0) -> ProofChe
     if exe is None:
         return ProofCheck(ProofState.UNVERIFIED, "drat-trim is not on PATH")
     try:
-        run = subprocess.run([exe, str(cnf), str(proof), "-t", str(max(1, int(timeout)))], capture_output=True,
-                             text=True, errors="replace", timeout=timeout + 10, check=False)  # fmt: skip
+        run = subprocess.run(
+            [exe, str(cnf), str(proof), "-t", str(max(1, int(timeout)))],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout + 10,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return ProofCheck(ProofState.UNVERIFIED, f"drat-trim did not finish in {timeout:.0f} s")
     except OSError as e:

@@ -80,8 +80,11 @@ def kill_leader_last(pgid: int, settle: float) -> None:
     killpg(pgid, signal.SIGSTOP)
     end = time.monotonic() + settle
     while True:
-        living = [pid for pid, fields in _proc_stats()
-                  if len(fields) > 2 and int(fields[2]) == pgid and pid != pgid and fields[0] not in DEAD]  # fmt: skip
+        living = [
+            pid
+            for pid, fields in _proc_stats()
+            if len(fields) > 2 and int(fields[2]) == pgid and pid != pgid and fields[0] not in DEAD
+        ]
         if not living or time.monotonic() >= end:
             break
         for pid in living:

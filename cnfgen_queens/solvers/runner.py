@@ -189,8 +189,13 @@ def _solve_held(named: Path, path: Path, job: _Job, context: RunContext) -> Outc
     _sweep_once()
     with work_dir("input") as tmp, solver_input(spec.profile, path, str(tmp), deadline.expired, named) as given:
         if given is None:
-            return _not_started(spec, None, Status.TIMEOUT, "time limit reached before the solver started "
-                                "(decompressing the input for it took it)", "rusage")  # fmt: skip
+            return _not_started(
+                spec,
+                None,
+                Status.TIMEOUT,
+                "time limit reached before the solver started (decompressing the input for it took it)",
+                "rusage",
+            )
         source = cnf if cnf is not None else CnfFile(given, name)  # the plain copy checks faster
         job = replace(job, source=source)
         if not isinstance(source, CnfFile):
@@ -247,8 +252,9 @@ def _solve_embedded(job: _Job) -> Outcome:
     assert spec.embedded is not None
     left = deadline.left()
     if left == 0:
-        return _not_started(spec, spec.version, Status.TIMEOUT, "time limit reached before the solver started",
-                            "rusage")  # fmt: skip
+        return _not_started(
+            spec, spec.version, Status.TIMEOUT, "time limit reached before the solver started", "rusage"
+        )
     run = solve_embedded(spec.embedded, cnf, limits, want_proof=proof is not None, timeout=left, grace=KILL_GRACE)
     status, error, model, verified, check_time, checked = run.status, run.error, None, False, None, None
     if status is Status.SAT:
@@ -294,8 +300,9 @@ def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, b
     return Status.UNSAT, f"proof {check.detail}", False, ProofState.UNVERIFIED
 
 
-def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, check: InputCheck | None = None
-                  ) -> Outcome:  # fmt: skip
+def _solve_binary(
+    job: _Job, cnf_path: Path, keep_output: Path | None = None, check: InputCheck | None = None
+) -> Outcome:
     """Run the binary for what is left of ``deadline`` after its version probe (which gets at most that),
     beside ``check`` (the input check, already reading): its error stops the run and is raised."""
     spec, cnf, limits, args, proof, deadline = job.spec, job.source, job.limits, job.args, job.proof, job.deadline
@@ -310,15 +317,21 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
     left = deadline.left()
     if left is not None:
         if left <= 0:
-            return _not_started(spec, version, Status.TIMEOUT, "time limit reached before the solver started "
-                                "(reading the input and asking the solver for its version took it)",
-                                measured_by)  # fmt: skip
+            return _not_started(
+                spec,
+                version,
+                Status.TIMEOUT,
+                "time limit reached before the solver started "
+                "(reading the input and asking the solver for its version took it)",
+                measured_by,
+            )
         limits = replace(limits, time=left)
     with work_dir("solve") as tmp:
         model_file = Path(tmp) / "model.txt" if profile.result_file else None
         proof_file = Path(tmp) / "proof.drat" if proof is not None else None
-        argv = profile.command(spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time,
-                               memory=limits.memory, args=args)  # fmt: skip
+        argv = profile.command(
+            spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time, memory=limits.memory, args=args
+        )
         timeout = None
         if limits.time is not None:
             own = profile.uses_own_time_limit
@@ -327,13 +340,20 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
         if check is not None:
             check.start()
         try:
-            run = run_process(argv, output_dir=Path(tmp), timeout=timeout, limits=replace(limits, isolation=isolation),
-                              grace=KILL_GRACE, abort=None if check is None else check.failed)  # fmt: skip
+            run = run_process(
+                argv,
+                output_dir=Path(tmp),
+                timeout=timeout,
+                limits=replace(limits, isolation=isolation),
+                grace=KILL_GRACE,
+                abort=None if check is None else check.failed,
+            )
         except OSError as e:
             if check is not None:
                 check.finish()  # a bad input is the error to report, as when the solver ran
-            return _not_started(spec, version, Status.ERROR, f"cannot start {shlex.join(argv)}: {e.strerror or e}",
-                                measured_by)  # fmt: skip
+            return _not_started(
+                spec, version, Status.ERROR, f"cannot start {shlex.join(argv)}: {e.strerror or e}", measured_by
+            )
         stderr = run.stderr.decode("utf-8", "replace")
         if keep_output is not None:
             keep(run, keep_output, model_file)
@@ -387,6 +407,18 @@ def _solve_binary(job: _Job, cnf_path: Path, keep_output: Path | None = None, ch
 
 def _not_started(spec: SolverSpec, version: str | None, status: Status, error: str, measured_by: str) -> Outcome:
     """The outcome of a binary that never ran: ``status`` and why."""
-    return Outcome(status=status, solver=spec.name, version=version, model=None, exit_code=None, wall=0.0,
-                   cpu=None, peak_memory_mb=None, verified=False, error=error, stderr_tail="", proof=None,
-                   measured_by=measured_by)  # fmt: skip
+    return Outcome(
+        status=status,
+        solver=spec.name,
+        version=version,
+        model=None,
+        exit_code=None,
+        wall=0.0,
+        cpu=None,
+        peak_memory_mb=None,
+        verified=False,
+        error=error,
+        stderr_tail="",
+        proof=None,
+        measured_by=measured_by,
+    )

@@ -43,8 +43,11 @@ def _checker(name: str) -> str:
 
 
 def _boards(n: int) -> list[tuple[int, ...]]:
-    return [p for p in permutations(range(n)) if len({r - c for r, c in enumerate(p)}) == n
-            and len({r + c for r, c in enumerate(p)}) == n]  # fmt: skip
+    return [
+        p
+        for p in permutations(range(n))
+        if len({r - c for r, c in enumerate(p)}) == n and len({r + c for r, c in enumerate(p)}) == n
+    ]
 
 
 @pytest.mark.parametrize("n", range(1, 9))
@@ -316,8 +319,9 @@ def test_a_certificate_says_whether_its_formula_breaks_the_symmetries(tmp_path: 
     certify(QueensFormula(6), tmp_path / "p")
     assert "break_symmetry" not in json.loads((tmp_path / "p" / MANIFEST).read_text())  # the bytes of before
     holes = [(0, 0), (5, 5)]  # a variant's formula too (the torus's lex-leader clauses: too slow for dratify here)
-    count = certify(QueensFormula(6, variant=make_variant(6, set(), set(holes), False), break_symmetry=True),
-                    tmp_path / "h")  # fmt: skip
+    count = certify(
+        QueensFormula(6, variant=make_variant(6, set(), set(holes), False), break_symmetry=True), tmp_path / "h"
+    )
     checked = check_certificate(tmp_path / "h", "dratify")
     uncertified = cq.count(cq.queens(6, holes=holes, break_symmetry=True)).total
     assert count.complete and checked.total == count.total == uncertified == 2

@@ -137,8 +137,9 @@ PROOFS = [
 
 @pytest.mark.parametrize("text", PROOFS)
 @pytest.mark.parametrize("chunk", [3, 1 << 20])
-def test_the_stream_reads_what_dratify_reads(text: str, chunk: int, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_the_stream_reads_what_dratify_reads(
+    text: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import cnfgen_queens.solvers.proof as proof
 
     monkeypatch.setattr(proof, "CHUNK", chunk)  # a clause, a token, a comment cut by the end of a read

@@ -57,8 +57,10 @@ def test_enumerate_json_stdout_is_json_lines_only(tmp_path: Path) -> None:
     records = [json.loads(line) for line in run.stdout.splitlines()]
     assert sorted(r["columns"] for r in records) == [[2, 4, 1, 3], [3, 1, 4, 2]]
     assert run.stderr.splitlines()[-1] == "count: 2 (published-count)"
-    jq = sh("cnfgen-queens enumerate 4 --format json | python -c 'import json,sys; [json.loads(x) for x in sys.stdin]'",
-            tmp_path)  # fmt: skip
+    jq = sh(
+        "cnfgen-queens enumerate 4 --format json | python -c 'import json,sys; [json.loads(x) for x in sys.stdin]'",
+        tmp_path,
+    )
     assert jq.returncode == 0
 
 
@@ -85,8 +87,9 @@ def test_decode_refuses_a_cnf_that_is_not_the_one_solved(tmp_path: Path) -> None
     run = sh("cnfgen-queens decode s.out --cnf q8.cnf", tmp_path)
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and "q8.cnf" in run.stderr and "20" in run.stderr and "8" in run.stderr
-    shuffled = sh("gen-queens 8 --shuffle 5 | cnfgen-queens solve - > t.out; gen-queens 8 --shuffle 6 -o s6.cnf",
-                  tmp_path)  # fmt: skip
+    shuffled = sh(
+        "gen-queens 8 --shuffle 5 | cnfgen-queens solve - > t.out; gen-queens 8 --shuffle 6 -o s6.cnf", tmp_path
+    )
     assert shuffled.returncode == 0
     other = sh("cnfgen-queens block t.out --cnf s6.cnf", tmp_path)
     assert other.returncode == 2 and other.stdout == "" and other.stderr.count("\n") == 1

@@ -40,10 +40,19 @@ PEAK_MB = 600  # peak RSS of one command on hostile input
 CPU_SECONDS = 30  # CPU time of one command on hostile input (the slowest, a batch --dry-run: about 3 s)
 WALL_GUARD = 240  # seconds: a hang guard, killed past it (a loaded machine stretched 4 s to 22 s, issue 31)
 ADDRESS_SPACE = 4 << 30  # RLIMIT_AS of the command: a runaway reader dies in seconds, not at 24 GB
-FAST = settings(max_examples=4, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
-LONG = settings(max_examples=60, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
+FAST = settings(
+    max_examples=4,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+LONG = settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 VALID = b"c a comment\np cnf 4 3\n1 -2 0\n2 3 -4 0\n-1 4 0\n"
 ANSWER = b"s SATISFIABLE\nv -1 2 -3 -4 -5 -6 -7 8 9 -10 -11 -12 -13 -14 15 -16 0\n"
@@ -69,9 +78,16 @@ def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"") -> Outcome:
         inp.write(stdin)
         inp.seek(0)
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=cwd, env=env, stdin=inp,
-                                stdout=out, stderr=err, start_new_session=True,
-                                preexec_fn=_bounded)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CLI_ENTRY, *argv],
+            cwd=cwd,
+            env=env,
+            stdin=inp,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+            preexec_fn=_bounded,
+        )
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
@@ -105,8 +121,14 @@ def snapshot(paths: list[Path]) -> dict[Path, str]:
     return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
 
 
-def check(outcome: Outcome, argv: list[str], before: dict[Path, str], cwd: Path, allowed: set[str],
-          said: tuple[str, ...] = ("error:",)) -> None:  # fmt: skip
+def check(
+    outcome: Outcome,
+    argv: list[str],
+    before: dict[Path, str],
+    cwd: Path,
+    allowed: set[str],
+    said: tuple[str, ...] = ("error:",),
+) -> None:
     """The properties every hostile run must have (``said``: the words one of which its one line holds)."""
     what = f"{argv}: exit {outcome.code}, stderr {outcome.err!r}"
     assert outcome.code in EXIT_CODES, what
@@ -290,8 +312,11 @@ def test_batch_config_extremes(tmp_path_factory: pytest.TempPathFactory, key: st
     fields = {"instances.n": "[6]", "limits.time": "5", "instances.random_place_fraction.step": "0.5",
               "instances.random_seeds.to": "1"}  # fmt: skip
     fields[key] = value
-    extra = "".join(f"  {k.split('.')[1]}: {fields[k]}\n" for k in fields if k.startswith("instances.") and
-                    k.count(".") == 1 and k != "instances.n")  # fmt: skip
+    extra = "".join(
+        f"  {k.split('.')[1]}: {fields[k]}\n"
+        for k in fields
+        if k.startswith("instances.") and k.count(".") == 1 and k != "instances.n"
+    )
     text = (
         f"instances:\n  n: {fields['instances.n']}\n  encodings: [pairwise]\n{extra}"
         f"  random_place_fraction: {{from: 0, to: 0.5, step: {fields['instances.random_place_fraction.step']}}}\n"
@@ -328,11 +353,18 @@ def v_tokens(draw: st.DrawFn) -> list[str]:
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["run", "run", "solution", "one", "zero", "garbage"]))
         if kind == "run":
-            start = draw(st.one_of(st.integers(1, N_OUT**2 + 2), st.integers(N_OUT**2 + 1, 300),
-                                   st.sampled_from([N_OUT**2 + 1, 2**31 - 1, 2**31, 2**63, 10**30])))  # fmt: skip
+            start = draw(
+                st.one_of(
+                    st.integers(1, N_OUT**2 + 2),
+                    st.integers(N_OUT**2 + 1, 300),
+                    st.sampled_from([N_OUT**2 + 1, 2**31 - 1, 2**31, 2**63, 10**30]),
+                )
+            )
             sign = draw(st.sampled_from([1, -1, 0]))  # 0: alternating
-            tokens += [str(v if sign == 1 or (sign == 0 and v % 2) else -v)
-                       for v in range(start, start + draw(st.integers(1, 300)))]  # fmt: skip
+            tokens += [
+                str(v if sign == 1 or (sign == 0 and v % 2) else -v)
+                for v in range(start, start + draw(st.integers(1, 300)))
+            ]
         elif kind == "solution":
             tokens += [str(v if v in SOLUTION_5 else -v) for v in range(1, N_OUT**2 + 1)]
         elif kind == "one":
@@ -352,8 +384,22 @@ def solver_outputs(draw: st.DrawFn) -> tuple[bytes, int]:
     for _ in range(draw(st.integers(0, 5))):
         kind = draw(st.sampled_from(["s", "v", "v", "c", "garbage"]))
         if kind == "s":
-            lines.append("s " + draw(st.sampled_from(["SATISFIABLE", "UNSATISFIABLE", "UNKNOWN", "INDETERMINATE",
-                                                      "SAT", "", "SATISFIABLE SATISFIABLE"])))  # fmt: skip
+            lines.append(
+                "s "
+                + draw(
+                    st.sampled_from(
+                        [
+                            "SATISFIABLE",
+                            "UNSATISFIABLE",
+                            "UNKNOWN",
+                            "INDETERMINATE",
+                            "SAT",
+                            "",
+                            "SATISFIABLE SATISFIABLE",
+                        ]
+                    )
+                )
+            )
         elif kind == "v":
             tokens = draw(v_tokens()) + (["0"] if draw(st.booleans()) else [])
             width = draw(st.sampled_from([1, 7, 64, 65, 10**6, 10**6]))  # tokens a line: 64 is the sink's SMALL
@@ -412,8 +458,9 @@ def test_the_readers_judge_any_solver_output(q5_path: Path, output: tuple[bytes,
     text, code = output
     for style, read in (("competition", parse.read_competition), ("minisat", parse.read_minisat)):
         claim = read(io.BytesIO(text), ModelSink(N_OUT**2))
-        run = Finished(exit_code=code, wall=0.1, cpu=0.1, peak_memory_mb=None, stdout=b"", stderr=b"",
-                       timed_out=False, leftovers=0)  # fmt: skip
+        run = Finished(
+            exit_code=code, wall=0.1, cpu=0.1, peak_memory_mb=None, stdout=b"", stderr=b"", timed_out=False, leftovers=0
+        )
         status, reason = parse.classify(claim, Profile("fake", "fake", output=style), run, Limits(), "")
         assert reason or status in (Status.SAT, Status.UNSAT, Status.UNKNOWN), (style, status, claim)
         if status is Status.SAT:
@@ -423,8 +470,9 @@ def test_the_readers_judge_any_solver_output(q5_path: Path, output: tuple[bytes,
 
 @OUTPUT_SETTINGS
 @given(output=solver_outputs())
-def test_solve_judges_any_solver_output(tmp_path_factory: pytest.TempPathFactory, q5_path: Path,
-                                        output: tuple[bytes, int]) -> None:  # fmt: skip
+def test_solve_judges_any_solver_output(
+    tmp_path_factory: pytest.TempPathFactory, q5_path: Path, output: tuple[bytes, int]
+) -> None:
     """The runner on a fake solver that prints the output: a verified solution, or a rejection with a reason;
     UNSAT never accepted (N = 5 has solutions)."""
     from cnfgen_queens.solvers.outcome import Status
@@ -440,8 +488,9 @@ def test_solve_judges_any_solver_output(tmp_path_factory: pytest.TempPathFactory
 
 @FAST
 @given(output=solver_outputs())
-def test_solve_cli_on_hostile_solver_output(tmp_path_factory: pytest.TempPathFactory, q5_path: Path,
-                                            output: tuple[bytes, int]) -> None:  # fmt: skip
+def test_solve_cli_on_hostile_solver_output(
+    tmp_path_factory: pytest.TempPathFactory, q5_path: Path, output: tuple[bytes, int]
+) -> None:
     """The command: one verdict line that agrees with the exit code, a one-line error, no traceback."""
     tmp = tmp_path_factory.mktemp("solve-out")
     cnf = tmp / q5_path.name
@@ -466,11 +515,32 @@ WORDS = {  # what the tool writes in these columns (USAGE: an older count's); an
 SECONDS = {"time_limit", "wall", "cpu", "peak_memory_mb", "check_time", "total_wall", "load_avg"}  # finite, >= 0
 RANGES = {"n": (1, 46340), "group_size": (1, 46340), "column_alo": (0, 1), "verified": (0, 1)}  # gen-queens' cap
 SQL_VALUES = st.one_of(
-    st.none(), INTS, st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False), st.text(max_size=12),
+    st.none(),
+    INTS,
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
     st.binary(max_size=6),
-    st.sampled_from(["SAT", "MAYBE", "solved", "count", "[]", "{}", '["-x", 1]', '{"torus": true}', "5", "1.5", "inf",
-                     "-0", "a\nb\tc", "x | y |", "[[[[[[[[[[]]]]]]]]]]"]),
-)  # fmt: skip
+    st.sampled_from(
+        [
+            "SAT",
+            "MAYBE",
+            "solved",
+            "count",
+            "[]",
+            "{}",
+            '["-x", 1]',
+            '{"torus": true}',
+            "5",
+            "1.5",
+            "inf",
+            "-0",
+            "a\nb\tc",
+            "x | y |",
+            "[[[[[[[[[[]]]]]]]]]]",
+        ]
+    ),
+)
 
 
 @st.composite
@@ -560,8 +630,9 @@ FACT_COLUMNS = {"wall", "status", "count", "verdict", "n", "time_limit", "verifi
 
 @FAST
 @given(damage=store_damage())
-def test_report_on_a_damaged_store(tmp_path_factory: pytest.TempPathFactory, db: Path,
-                                   damage: tuple[str, str, object, bool]) -> None:  # fmt: skip
+def test_report_on_a_damaged_store(
+    tmp_path_factory: pytest.TempPathFactory, db: Path, damage: tuple[str, str, object, bool]
+) -> None:
     """A results store is a file from outside: damaged anyhow, ``report`` refuses it in one line naming the
     column (exit 2), or reads it and prints a table; never a traceback, never a table of a value it cannot
     hold (a status MAYBE counted as UNSAT, a wall time of -5 s)."""
@@ -598,8 +669,9 @@ Forgery = tuple[tuple[object, ...], str, object, int]
 
 
 @st.composite
-def manifest_damage(draw: st.DrawFn, nesting: tuple[int, ...] = (3, 1000, 100_000),
-                    sizes: tuple[int, ...] = (10, 1000, 100_000)) -> Forgery:  # fmt: skip
+def manifest_damage(
+    draw: st.DrawFn, nesting: tuple[int, ...] = (3, 1000, 100_000), sizes: tuple[int, ...] = (10, 1000, 100_000)
+) -> Forgery:
     """(where, how, value, size): a field of the manifest (``()``: the whole of it) replaced by any JSON, by
     JSON nested ``size`` deep or by a list of ``size`` items, or deleted."""
     where = draw(st.sampled_from(MANIFEST_PATHS))
@@ -647,8 +719,9 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @FAST
 @given(damage=manifest_damage())
-def test_check_count_on_a_forged_manifest(tmp_path_factory: pytest.TempPathFactory, certificate: Path,
-                                          damage: Forgery) -> None:  # fmt: skip
+def test_check_count_on_a_forged_manifest(
+    tmp_path_factory: pytest.TempPathFactory, certificate: Path, damage: Forgery
+) -> None:
     """A manifest of any JSON (wrong types, sizes, nesting) is refused in one line (exit 1: a field that is
     not what the check reads, naming it; exit 2: not a certificate at all), within the harness's time and
     memory; it never certifies a count other than the true one."""
@@ -656,8 +729,14 @@ def test_check_count_on_a_forged_manifest(tmp_path_factory: pytest.TempPathFacto
     d = _forged(certificate, tmp, damage)
     argv = ["check-count", "cert"]
     outcome = run_cli(argv, tmp)
-    check(outcome, argv, snapshot(sorted(p for p in d.rglob("*") if p.is_file())), tmp, {"cert"},
-          said=("error:", "rejected:"))  # fmt: skip
+    check(
+        outcome,
+        argv,
+        snapshot(sorted(p for p in d.rglob("*") if p.is_file())),
+        tmp,
+        {"cert"},
+        said=("error:", "rejected:"),
+    )
     assert outcome.code in (0, 1, 2), (damage, outcome.err)
     if outcome.code == 0:
         assert outcome.out == "certified count: 10\n", (damage, outcome.out)
@@ -824,8 +903,11 @@ def _bomb_case(command: str, shape: str, suffix: str, size: int) -> object:
 def test_small_compressed_bombs(tmp_path: Path, command: str, shape: str, suffix: str, size: int) -> None:
     """Megabytes behind a few KB: bounded time and memory, one line when refused (default: 4 MB, .gz)."""
     path = cnf_file(tmp_path, _bomb(shape, size), suffix)
-    argv = {"stats": ["stats", path.name], "solve": ["solve", path.name, "--time-limit", "20"],
-            "merge": ["merge", path.name, "/dev/null", "-o", "out.cnf"]}[command]  # fmt: skip
+    argv = {
+        "stats": ["stats", path.name],
+        "solve": ["solve", path.name, "--time-limit", "20"],
+        "merge": ["merge", path.name, "/dev/null", "-o", "out.cnf"],
+    }[command]
     check(run_cli(argv, tmp_path), argv, snapshot([path]), tmp_path, {"out.cnf"})
 
 
@@ -845,8 +927,11 @@ def test_large_compressed_bombs(tmp_path: Path, command: str, shape: str, suffix
         data = _bomb(shape, 1 << 20)
         for _ in range(256):
             f.write(data if shape in ("zeros", "clauses") else b" " * (1 << 20))
-    argv = {"stats": ["stats", path.name], "solve": ["solve", path.name, "--time-limit", "20"],
-            "merge": ["merge", path.name, "/dev/null", "-o", "out.cnf"]}[command]  # fmt: skip
+    argv = {
+        "stats": ["stats", path.name],
+        "solve": ["solve", path.name, "--time-limit", "20"],
+        "merge": ["merge", path.name, "/dev/null", "-o", "out.cnf"],
+    }[command]
     check(run_cli(argv, tmp_path), argv, snapshot([path]), tmp_path, {"out.cnf"})
 
 
@@ -889,8 +974,9 @@ def test_batch_config_extremes_long(tmp_path_factory: pytest.TempPathFactory, ke
 @pytest.mark.timeout(1800)  # 60 examples, each about 1 s of CPU
 @LONG
 @given(damage=store_damage())
-def test_report_on_a_damaged_store_long(tmp_path_factory: pytest.TempPathFactory, db: Path,
-                                        damage: tuple[str, str, object, bool]) -> None:  # fmt: skip
+def test_report_on_a_damaged_store_long(
+    tmp_path_factory: pytest.TempPathFactory, db: Path, damage: tuple[str, str, object, bool]
+) -> None:
     test_report_on_a_damaged_store.hypothesis.inner_test(tmp_path_factory, db, damage)  # type: ignore[attr-defined]
 
 
@@ -898,8 +984,9 @@ def test_report_on_a_damaged_store_long(tmp_path_factory: pytest.TempPathFactory
 @pytest.mark.timeout(1800)  # 60 examples, each up to a few seconds of CPU (a whole check when nothing it reads changed)
 @LONG
 @given(damage=manifest_damage(nesting=(3, 50, 1000, 100_000, 1_000_000), sizes=(0, 26, 10_000, 1_000_000)))
-def test_check_count_on_a_forged_manifest_long(tmp_path_factory: pytest.TempPathFactory, certificate: Path,
-                                               damage: Forgery) -> None:  # fmt: skip
+def test_check_count_on_a_forged_manifest_long(
+    tmp_path_factory: pytest.TempPathFactory, certificate: Path, damage: Forgery
+) -> None:
     inner = test_check_count_on_a_forged_manifest.hypothesis.inner_test  # type: ignore[attr-defined]
     inner(tmp_path_factory, certificate, damage)
 

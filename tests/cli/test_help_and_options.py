@@ -89,8 +89,19 @@ def test_warnings_name_the_program_in_plain_english(tmp_path: Path) -> None:
     misnamed = tmp_path / "q2.cnf"
     misnamed.write_bytes(gzip.compress(b"p cnf 1 1\n1 0\n", mtime=0))
     assert b"without the .gz extension" in run(["stats", str(misnamed)]).stderr
-    gen = subprocess.run([sys.executable, "-c", "from cnfgen_queens.cli import gen_entry; gen_entry()", "4",
-                          "--shuffle", "1", "--no-comments"], capture_output=True, timeout=120)  # fmt: skip
+    gen = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from cnfgen_queens.cli import gen_entry; gen_entry()",
+            "4",
+            "--shuffle",
+            "1",
+            "--no-comments",
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert gen.returncode == 0 and gen.stderr.decode().startswith("gen-queens: warning: --no-comments drops")
 
 

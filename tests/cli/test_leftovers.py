@@ -47,9 +47,16 @@ def _start(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen[str], Path]:
     """:func:`test_signals.start` in a process group of its own, which a test may signal whole."""
     spool = tmp_path / "spool"
     spool.mkdir(exist_ok=True)
-    proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=tmp_path, text=True,
-                            env={**os.environ, "TMPDIR": str(spool)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=default_signals, process_group=0)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI_ENTRY, *argv],
+        cwd=tmp_path,
+        text=True,
+        env={**os.environ, "TMPDIR": str(spool)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
+        process_group=0,
+    )
     return proc, spool
 
 
@@ -59,8 +66,10 @@ def _slow_batch(tmp_path: Path) -> Path:
     solver.write_text("#!/bin/sh\nsleep 60\necho 's UNKNOWN'\n")
     solver.chmod(0o755)
     config = tmp_path / "slow.yaml"
-    config.write_text(f"experiment: slow\ninstances:\n  n: [8, 9, 10]\n  encodings: [pairwise]\n"
-                      f"solvers: [{{name: {solver}}}]\nlimits: {{time: 120}}\nresults: slow.sqlite\n")  # fmt: skip
+    config.write_text(
+        f"experiment: slow\ninstances:\n  n: [8, 9, 10]\n  encodings: [pairwise]\n"
+        f"solvers: [{{name: {solver}}}]\nlimits: {{time: 120}}\nresults: slow.sqlite\n"
+    )
     return config
 
 
@@ -71,8 +80,19 @@ def test_batch_on_a_local_dask_cluster(tmp_path: Path, sig: int, group: bool) ->
     the worker's death, not unwound; to the process group, Dask's workers printed tracebacks."""
     need_module("dask.distributed")
     config = _slow_batch(tmp_path)
-    _signalled(tmp_path, sig, "cnfgen-queens-solve-*", "batch", str(config), "-j", "2", "--executor", "dask",
-               "--no-progress", group=group)  # fmt: skip
+    _signalled(
+        tmp_path,
+        sig,
+        "cnfgen-queens-solve-*",
+        "batch",
+        str(config),
+        "-j",
+        "2",
+        "--executor",
+        "dask",
+        "--no-progress",
+        group=group,
+    )
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
@@ -87,15 +107,38 @@ def test_batch_with_local_workers_signalled_as_a_group(tmp_path: Path, sig: int)
 def test_count_on_a_local_dask_cluster_signalled_as_a_group(tmp_path: Path, sig: int) -> None:
     """F9: a terminal hangup of ``count 14 --jobs 2 --executor dask`` printed the resource tracker's tracebacks."""
     need_module("dask.distributed")
-    _signalled(tmp_path, sig, "cnfgen-queens-dask-*", "count", "14", "--jobs", "2", "--executor", "dask", "--quiet",
-               group=True, settle=3)  # fmt: skip
+    _signalled(
+        tmp_path,
+        sig,
+        "cnfgen-queens-dask-*",
+        "count",
+        "14",
+        "--jobs",
+        "2",
+        "--executor",
+        "dask",
+        "--quiet",
+        group=True,
+        settle=3,
+    )
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
 def test_count_with_forked_workers_signalled_as_a_group(tmp_path: Path, sig: int) -> None:
     need_solver("minisat")
-    _signalled(tmp_path, sig, "cnfgen-queens-solve-*", "count", "12", "--jobs", "2", "--solver", "minisat",
-               "--quiet", group=True)  # fmt: skip
+    _signalled(
+        tmp_path,
+        sig,
+        "cnfgen-queens-solve-*",
+        "count",
+        "12",
+        "--jobs",
+        "2",
+        "--solver",
+        "minisat",
+        "--quiet",
+        group=True,
+    )
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
@@ -108,15 +151,15 @@ def test_count_by_cubes_on_forked_workers_with_a_binary(tmp_path: Path, sig: int
 @pytest.mark.parametrize("sig", SIGNALS)
 def test_count_by_the_loop_with_a_binary(tmp_path: Path, sig: int) -> None:
     need_solver("minisat")
-    _signalled(tmp_path, sig, "cnfgen-queens-solve-*", "count", "9", "--engine", "loop", "--solver", "minisat",
-               "--quiet")  # fmt: skip
+    _signalled(
+        tmp_path, sig, "cnfgen-queens-solve-*", "count", "9", "--engine", "loop", "--solver", "minisat", "--quiet"
+    )
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
 def test_enumerate_without_out_uses_a_work_directory_of_ours(tmp_path: Path, sig: int) -> None:
     need_solver("minisat")
-    _signalled(tmp_path, sig, "cnfgen-queens-loop-*/solutions.txt", "enumerate", "10", "--solver", "minisat",
-               "--quiet")  # fmt: skip
+    _signalled(tmp_path, sig, "cnfgen-queens-loop-*/solutions.txt", "enumerate", "10", "--solver", "minisat", "--quiet")
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
@@ -125,9 +168,16 @@ def test_solve_from_stdin(tmp_path: Path, sig: int) -> None:
     need_solver("minisat")
     spool = tmp_path / "spool"
     spool.mkdir()
-    proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, "solve", "-", "--solver", "minisat"], cwd=tmp_path,
-                            env={**os.environ, "TMPDIR": str(spool)}, text=True, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI_ENTRY, "solve", "-", "--solver", "minisat"],
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(spool)},
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
+    )
     assert proc.stdin is not None
     proc.stdin.write("p cnf 2 1\n")  # and no more: stdin stays open, the spool is being written
     proc.stdin.flush()
@@ -150,8 +200,12 @@ def test_stale_directories_of_dead_processes_are_swept_at_the_next_start(tmp_pat
     assert all_gone(below) == []
     assert [name for name in _ours(spool) if name.startswith("cnfgen-queens-")]  # what kill -9 leaves
     code = "import time; from cnfgen_queens.cnf.atomic import work_dir\nwith work_dir('input') as d:\n"
-    busy = subprocess.Popen([sys.executable, "-c", code + "    print(d, flush=True); time.sleep(60)"],
-                            env={**os.environ, "TMPDIR": str(spool)}, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    busy = subprocess.Popen(
+        [sys.executable, "-c", code + "    print(d, flush=True); time.sleep(60)"],
+        env={**os.environ, "TMPDIR": str(spool)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert busy.stdout is not None
         in_use = Path(busy.stdout.readline().strip())
@@ -184,8 +238,9 @@ except Terminated as e:
 def test_a_signal_landing_in_a_finalizer_still_stops_the_command(tmp_path: Path) -> None:
     """F9: once in ~30 SIGHUPs, ``count 12 --jobs 2`` printed "Exception ignored in: WeakSet._remove ...
     Terminated": raised inside a finalizer, the signal was printed and dropped; it is raised again outside."""
-    done = subprocess.run([sys.executable, "-c", FINALIZER], capture_output=True, text=True, timeout=60,
-                          preexec_fn=default_signals)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", FINALIZER], capture_output=True, text=True, timeout=60, preexec_fn=default_signals
+    )
     assert (done.stdout, done.stderr) == ("stopped 129\n", "")
 
 
@@ -220,8 +275,9 @@ def test_ctrl_c_inside_the_wait_for_a_run_leaves_no_lock_held(tmp_path: Path) ->
     script = tmp_path / "cut.py"
     script.write_text(CUT_WAIT)
     try:
-        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                              preexec_fn=default_signals)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, timeout=60, preexec_fn=default_signals
+        )
     except subprocess.TimeoutExpired:
         raise AssertionError("hung: a future's lock stayed held after the interrupt") from None
     assert (done.stdout, done.returncode) == ("interrupted\nclosed []\n", 0), done.stderr
@@ -248,13 +304,15 @@ LIBRARY_SOLVE = "import cnfgen_queens as cq, sys; cq.solve(cq.queens(8), solver=
 @pytest.mark.parametrize("sig", SIGNALS)
 @pytest.mark.parametrize(
     ("kind", "argv"),
-    [("solve", ["enumerate", "8", "--solver", "minisat", "--quiet"]),
-     ("loop", ["enumerate", "8", "--solver", "minisat", "--quiet"]),
-     ("input", ["enumerate", "8", "--solver", "minisat", "--quiet"]),
-     ("spool", ["solve", "-", "--solver", "minisat"]),
-     ("solve", None)],  # the library, with Python's own handlers
+    [
+        ("solve", ["enumerate", "8", "--solver", "minisat", "--quiet"]),
+        ("loop", ["enumerate", "8", "--solver", "minisat", "--quiet"]),
+        ("input", ["enumerate", "8", "--solver", "minisat", "--quiet"]),
+        ("spool", ["solve", "-", "--solver", "minisat"]),
+        ("solve", None),
+    ],  # the library, with Python's own handlers
     ids=["solve", "loop", "input", "spool", "library"],
-)  # fmt: skip
+)
 def test_a_signal_as_a_work_directory_is_being_removed_leaves_nothing(
     tmp_path: Path, kind: str, argv: list[str] | None, sig: int
 ) -> None:
@@ -266,9 +324,16 @@ def test_a_signal_as_a_work_directory_is_being_removed_leaves_nothing(
         code = CLI_ENTRY.replace("from cnfgen_queens.cli import main", f"{inject}\nfrom cnfgen_queens.cli import main")
     spool = tmp_path / "spool"
     spool.mkdir()
-    done = subprocess.run([sys.executable, "-c", code, *(argv or [])], cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "TMPDIR": str(spool)}, input="p cnf 2 2\n1 0\n-2 0\n",
-                          preexec_fn=default_signals, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code, *(argv or [])],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(spool)},
+        input="p cnf 2 2\n1 0\n-2 0\n",
+        preexec_fn=default_signals,
+        timeout=120,
+    )
     if argv is None:  # Python's own handlers: Ctrl-C unwinds (its traceback, then Python ends itself by SIGINT),
         # SIGTERM and SIGHUP kill the process; what the kill left, the next command's start sweeps
         assert done.returncode == -sig, done.stderr
@@ -319,7 +384,12 @@ def test_a_signal_inside_a_context_manager_leaves_no_temporary_file(
     code = code.replace("sys.exit(main(", "sys.exit(gen_main(")
     out = tmp_path / "out"
     out.mkdir()
-    done = subprocess.run([sys.executable, "-c", code, "8", "-o", str(out / "p.cnf")], capture_output=True, text=True,
-                          preexec_fn=default_signals, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code, "8", "-o", str(out / "p.cnf")],
+        capture_output=True,
+        text=True,
+        preexec_fn=default_signals,
+        timeout=120,
+    )
     assert done.returncode == 128 + sig and len(done.stderr.splitlines()) == 1, done.stderr
     assert _ours(out) == []  # neither the temporary file nor a half-done output

@@ -59,8 +59,9 @@ def test_no_bar_with_quiet_or_without_a_terminal(cnfgen: str, tmp_path: Path) ->
     for flag in ("--quiet", "--no-progress"):
         code, out, err = run_with_tty_stderr([cnfgen, "enumerate", "6", "--solver", "minisat", flag], tmp_path)
         assert (code, err) == (0, "") and out.endswith("count: 4 (published-count)\n")
-    piped = subprocess.run([cnfgen, "count", "6", "--solver", "minisat"], capture_output=True, text=True,
-                           cwd=tmp_path, timeout=300)  # fmt: skip
+    piped = subprocess.run(
+        [cnfgen, "count", "6", "--solver", "minisat"], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert piped.returncode == 0 and piped.stdout == "count: 4 (published-count)\n" and piped.stderr == ""
 
 
@@ -72,6 +73,7 @@ def test_encoding_table_says_what_it_does(tmp_path: Path) -> None:
     assert re.search(r"\d+/32 \[", err)  # 16 encodings x 2 sizes
     # pairwise: one clause per row plus one per attacking pair, n(n-1)(5n-1)/3 (the queens graph's edges)
     assert "| `pairwise` | 64 | 736 | 400 | 12,560 |" in out
-    piped = subprocess.run([sys.executable, script, "8", "--no-progress"], capture_output=True, text=True,
-                           cwd=tmp_path, timeout=300)  # fmt: skip
+    piped = subprocess.run(
+        [sys.executable, script, "8", "--no-progress"], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert piped.stderr == "counting variables and clauses of 16 encodings for N = 8\n"

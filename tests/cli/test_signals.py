@@ -23,8 +23,15 @@ def start(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen[str], Path]:
     spool = tmp_path / "spool"
     spool.mkdir(exist_ok=True)
     env = {**os.environ, "TMPDIR": str(spool)}
-    proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=tmp_path, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI_ENTRY, *argv],
+        cwd=tmp_path,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
+    )
     return proc, spool
 
 
@@ -137,8 +144,12 @@ def test_kill_9_leftovers_are_removed_by_the_next_run_never_one_in_use(tmp_path:
     proc.communicate(timeout=60)
     assert list(spool.glob("cnfgen-queens-input-*"))  # what kill -9 leaves
     code = "import time; from cnfgen_queens.cnf.atomic import work_dir\nwith work_dir('solve') as d:\n"
-    busy = subprocess.Popen([sys.executable, "-c", code + "    print(d, flush=True); time.sleep(60)"],
-                            env={**os.environ, "TMPDIR": str(spool)}, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    busy = subprocess.Popen(
+        [sys.executable, "-c", code + "    print(d, flush=True); time.sleep(60)"],
+        env={**os.environ, "TMPDIR": str(spool)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert busy.stdout is not None
         in_use = Path(busy.stdout.readline().strip())
@@ -180,9 +191,16 @@ def test_the_main_thread_takes_no_futures_lock_and_a_signal_ends_the_command(
     entry = CLI_ENTRY.replace(
         "from cnfgen_queens.cli import main", FUTURES_LOOKED_AT + "\nfrom cnfgen_queens.cli import main"
     )
-    proc = subprocess.Popen([sys.executable, "-c", entry, *argv, "--quiet"], cwd=tmp_path, text=True,
-                            env={**os.environ, "TMPDIR": str(tmp_path)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, preexec_fn=default_signals, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", entry, *argv, "--quiet"],
+        cwd=tmp_path,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
+        start_new_session=True,
+    )
     try:
         wait_for(proc, lambda: len(descendants(proc.pid)) >= 2)
         time.sleep(1)  # tasks finishing and submitted
@@ -242,9 +260,16 @@ def test_an_interrupted_pool_has_its_manager_thread_gone_before_the_exit(tmp_pat
         argv = tuple(str(_kill_test_config(tmp_path)) if a == "BATCH" else a for a in argv)
     main = "from cnfgen_queens.cli import main"
     entry = CLI_ENTRY.replace(main, f"{WAKEUP_RACE}\n{main}")
-    proc = subprocess.Popen([sys.executable, "-c", entry, *argv], cwd=tmp_path, text=True,
-                            env={**os.environ, "TMPDIR": str(tmp_path)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, preexec_fn=default_signals, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", entry, *argv],
+        cwd=tmp_path,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
+        start_new_session=True,
+    )
     try:
         wait_for(proc, lambda: len(descendants(proc.pid)) >= 2)
         proc.send_signal(signal.SIGTERM)

@@ -53,9 +53,10 @@ def handler_line(source: str) -> int:
     calls = [
         node.lineno
         for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Call) and ast.unparse(node.func) == "_signal.signal"
+        if isinstance(node, ast.Call)
+        and ast.unparse(node.func) == "_signal.signal"
         and [ast.unparse(a) for a in node.args][1:] == ["quiet_exit"]
-    ]  # fmt: skip
+    ]
     assert len(calls) == 1, calls
     return calls[0]
 
@@ -79,8 +80,9 @@ def _interrupted_at(command: str, moment: str) -> subprocess.CompletedProcess[st
     script, entry = COMMANDS[command]
     code = HARNESS.format(bin=str(BIN), script=script, args=command.split()[1:], moment=moment, entry=entry)
     # cwd: not the source tree, whose package a "-c" script would import before the installed one
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=BIN,
-                          preexec_fn=default_signals)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=BIN, preexec_fn=default_signals
+    )
 
 
 @pytest.mark.parametrize("moment", MOMENTS)
@@ -111,8 +113,13 @@ def test_real_sigint_during_start_up_never_shows_our_frames() -> None:
     for command in COMMANDS:
         script, _ = COMMANDS[command]
         for ms in range(0, 41, 5):
-            proc = subprocess.Popen([str(BIN / script), *command.split()[1:]], stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)  # fmt: skip
+            proc = subprocess.Popen(
+                [str(BIN / script), *command.split()[1:]],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                preexec_fn=default_signals,
+            )
             time.sleep(ms / 1000)
             proc.send_signal(signal.SIGINT)
             _, err = proc.communicate(timeout=120)
@@ -139,8 +146,9 @@ import cnfgen_queens
 
 def _planted(line: int, argv0: str) -> str:
     code = PLANTED.format(argv0=argv0, package=str(PACKAGE), line=line)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=BIN,
-                          preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=BIN, preexec_fn=default_signals
+    )
     assert proc.returncode == -signal.SIGINT and proc.stderr.rstrip().endswith("KeyboardInterrupt"), proc.stderr
     return proc.stderr
 

@@ -18,8 +18,7 @@ SAT4J_JAR = Path("/usr/share/java/org.sat4j.pb.jar")  # Debian package sat4j
 
 
 def sh(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+    return subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 # -- flags ----------------------------------------------------------------------------
@@ -48,9 +47,15 @@ def test_abbreviations_are_rejected(argv: list[str], capsys: pytest.CaptureFixtu
 
 @pytest.mark.parametrize(
     "argv",
-    [["solve", "q.cnf", "--time", "1"], ["decode", "--form", "line"], ["report", "r.sqlite", "--mark", "t.md"],
-     ["batch", "c.yaml", "--dry"], ["count", "5", "--sym"], ["solvers", "--emb"]],
-)  # fmt: skip
+    [
+        ["solve", "q.cnf", "--time", "1"],
+        ["decode", "--form", "line"],
+        ["report", "r.sqlite", "--mark", "t.md"],
+        ["batch", "c.yaml", "--dry"],
+        ["count", "5", "--sym"],
+        ["solvers", "--emb"],
+    ],
+)
 def test_subcommands_reject_abbreviations(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
     assert f"unrecognized arguments: {argv[-2] if argv[-1] in ('1', 'line', 't.md') else argv[-1]}" in (

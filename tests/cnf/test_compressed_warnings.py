@@ -15,8 +15,11 @@ from helpers import run_cli
 def test_corrupt_unnamed_gzip_is_one_error_line(tmp_path: Path, command: str) -> None:
     (tmp_path / "in.cnf").write_bytes(b"\x1f\x8b")  # gzip's magic, then nothing
     (tmp_path / "blocks.txt").write_bytes(b"")
-    argv = {"merge": ["merge", "in.cnf", "blocks.txt", "-o", "out.cnf"], "solve": ["solve", "in.cnf"],
-            "stats": ["stats", "in.cnf", "--no-graph"]}[command]  # fmt: skip
+    argv = {
+        "merge": ["merge", "in.cnf", "blocks.txt", "-o", "out.cnf"],
+        "solve": ["solve", "in.cnf"],
+        "stats": ["stats", "in.cnf", "--no-graph"],
+    }[command]
     ran = run_cli(argv, tmp_path, timeout=120)
     assert ran.code in (1, 2), ran
     assert len(ran.lines) == 1 and "error:" in ran.lines[0] and "corrupt or truncated gzip data" in ran.lines[0]

@@ -85,8 +85,9 @@ def test_stats_streams_a_large_body(tmp_path: Path) -> None:
         *((c, ".xz") for c in ("solve", "merge-base", "merge-blocks", "gen-block")),
     ],
 )
-def test_a_decompression_bomb_is_refused_naming_ratio_and_size(tmp_path: Path, cnf: Path, suffix: str,
-                                                               command: str) -> None:  # fmt: skip
+def test_a_decompression_bomb_is_refused_naming_ratio_and_size(
+    tmp_path: Path, cnf: Path, suffix: str, command: str
+) -> None:
     path = bomb(tmp_path, suffix, b"1 2 3 0\n").name
     (tmp_path / "one.txt").write_text("-1 0\n")
     argv, gen = {
@@ -101,8 +102,9 @@ def test_a_decompression_bomb_is_refused_naming_ratio_and_size(tmp_path: Path, c
 
 
 @pytest.mark.parametrize("suffix", CODECS)
-def test_every_codec_stops_reading_a_bomb_at_the_floor(tmp_path: Path, suffix: str,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_every_codec_stops_reading_a_bomb_at_the_floor(
+    tmp_path: Path, suffix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """In this process, with the floor lowered to 1 MiB: each codec's stream is refused once past the floor,
     long before its end (the commands above read past the real 64 MiB floor: 1-7 s of CPU each)."""
     from cnfgen_queens import bounds

@@ -191,8 +191,10 @@ def test_a_foreign_wal_database_gets_nothing_beside_it(tmp_path: Path) -> None:
     before = foreign.read_bytes()
     run_cli(["report", "foreign.db"], tmp_path).one_line(2, "not a cnfgen-queens results database")
     config = tmp_path / "c.yaml"
-    config.write_text("experiment: x\nresults: foreign.db\ninstances:\n  n: [4]\n  encodings: [pairwise]\n"
-                      "solvers: [pysat:cadical195]\nlimits: {time: 10}\n")  # fmt: skip
+    config.write_text(
+        "experiment: x\nresults: foreign.db\ninstances:\n  n: [4]\n  encodings: [pairwise]\n"
+        "solvers: [pysat:cadical195]\nlimits: {time: 10}\n"
+    )
     ran = run_cli(["batch", "c.yaml", "--no-progress"], tmp_path)
     assert ran.code == 2 and "not a cnfgen-queens results database" in ran.err, ran
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml", "foreign.db"]
@@ -206,8 +208,9 @@ def test_our_store_is_read_by_report_without_files_beside_it(db: Path) -> None:
 
 
 @pytest.mark.parametrize("how", ALIASES)
-@pytest.mark.parametrize(("first", "second"), [("--csv", "--json"), ("--markdown", "--runs-csv"),
-                                               ("--cactus", "--time-vs-n")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("first", "second"), [("--csv", "--json"), ("--markdown", "--runs-csv"), ("--cactus", "--time-vs-n")]
+)
 def test_report_refuses_two_outputs_naming_one_file(db: Path, how: str, first: str, second: str) -> None:
     """F10: ``report --csv a.csv --json a.csv`` wrote one over the other, exit 0."""
     ext = ".svg" if first == "--cactus" else ".csv"

@@ -19,10 +19,17 @@ NEWLINE_NAME = "a\nb.cnf"
 
 @pytest.mark.parametrize(
     ("text", "shown"),
-    [("a\nb.cnf", "a\\nb.cnf"), ("tab\there", "tab\\there"), ("esc\x1b[31m", "esc\\x1b[31m"), ("cr\r", "cr\\r"),
-     ("nel\x85", "nel\\x85"), ("sep\u2028", "sep\\u2028"), ("byte\udcff", "byte\\xff"),
-     ("plain/é 1.cnf", "plain/é 1.cnf")],
-)  # fmt: skip
+    [
+        ("a\nb.cnf", "a\\nb.cnf"),
+        ("tab\there", "tab\\there"),
+        ("esc\x1b[31m", "esc\\x1b[31m"),
+        ("cr\r", "cr\\r"),
+        ("nel\x85", "nel\\x85"),
+        ("sep\u2028", "sep\\u2028"),
+        ("byte\udcff", "byte\\xff"),
+        ("plain/é 1.cnf", "plain/é 1.cnf"),
+    ],
+)
 def test_printable_escapes_what_would_break_a_line(text: str, shown: str) -> None:
     assert printable(text) == shown
 
@@ -97,8 +104,10 @@ def _batch(tmp_path: Path) -> Path:
     """A results store named NAME.sqlite (N = 4, 5, minisat), made by ``batch``, whose own lines are checked."""
     need_solver("minisat")
     config = tmp_path / "e.yaml"
-    config.write_text(f'experiment: e\ninstances:\n  n: [4, 5]\n  encodings: [pairwise]\nsolvers: [minisat]\n'
-                      f'limits: {{time: 30}}\nresults: "{SHOWN}.sqlite"\n')  # fmt: skip
+    config.write_text(
+        f"experiment: e\ninstances:\n  n: [4, 5]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
+        f'limits: {{time: 30}}\nresults: "{SHOWN}.sqlite"\n'
+    )
     for argv in (["batch", "e.yaml", "--dry-run"], ["batch", "e.yaml", "--no-progress"]):
         ran = run_cli(argv, tmp_path, timeout=120)
         assert ran.code == 0, ran
@@ -109,11 +118,15 @@ def _batch(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(
     "argv",
-    [["stats", f"{NAME}.cnf"], ["solve", f"{NAME}.cnf", "--solver", "minisat"], ["count", "6", "--certify", NAME],
-     ["enumerate", "6", "--solver", "minisat", "--out", NAME, "--quiet"],
-     ["count", "6", "--solver", "minisat", "--engine", "cubes", "--out", NAME, "--quiet"]],
+    [
+        ["stats", f"{NAME}.cnf"],
+        ["solve", f"{NAME}.cnf", "--solver", "minisat"],
+        ["count", "6", "--certify", NAME],
+        ["enumerate", "6", "--solver", "minisat", "--out", NAME, "--quiet"],
+        ["count", "6", "--solver", "minisat", "--engine", "cubes", "--out", NAME, "--quiet"],
+    ],
     ids=lambda argv: argv[0],
-)  # fmt: skip
+)
 def test_each_command_shows_a_crafted_name_escaped(tmp_path: Path, argv: list[str]) -> None:
     need_solver("minisat")
     made = run_cli(["6", "-o", f"{NAME}.cnf"], tmp_path, gen=True)
@@ -136,10 +149,21 @@ def test_batch_and_report_show_crafted_names_escaped(tmp_path: Path) -> None:
     db = _batch(tmp_path)
     with sqlite3.connect(db) as c:
         c.execute("UPDATE runs SET solver = ?, encoding = ?, experiment = ?", (NAME, f"pair{NAME}", f"x{NAME}"))
-    outs = {flag: f"{NAME}{ext}" for flag, ext in (("--markdown", ".md"), ("--csv", ".csv"), ("--json", ".json"),
-                                                   ("--runs-csv", ".runs.csv"), ("--html", ".html"))}  # fmt: skip
-    ran = run_cli(["report", db.name, *(a for pair in outs.items() for a in pair), "--cactus", f"{NAME}.svg",
-                   "--by", "n"], tmp_path, timeout=120)  # fmt: skip
+    outs = {
+        flag: f"{NAME}{ext}"
+        for flag, ext in (
+            ("--markdown", ".md"),
+            ("--csv", ".csv"),
+            ("--json", ".json"),
+            ("--runs-csv", ".runs.csv"),
+            ("--html", ".html"),
+        )
+    }
+    ran = run_cli(
+        ["report", db.name, *(a for pair in outs.items() for a in pair), "--cactus", f"{NAME}.svg", "--by", "n"],
+        tmp_path,
+        timeout=120,
+    )
     assert ran.code == 0, ran
     shown_escaped(ran.out, ran.err)
     assert len(ran.err.splitlines()) == 6 and all(SHOWN in line for line in ran.err.splitlines()), ran.err

@@ -69,11 +69,29 @@ def check(lib: object, body: bytes, num_vars: int, top: int = 0) -> None:
         assert counts == (len(lits), lits.count(0), big, want[1], bool(lits) and lits[-1] == 0), body[:200]
 
 
-ODD = [b"0", b"-0", b"00", b"007", b"-", b"1-2", b"--1", b"+1", b"c", b"x", b"1_0", b"9" * 19, b"0" * 20 + b"1",
-       b"99999", b"-100000", b"\xc3\xa9", b"\x00"]  # fmt: skip
+ODD = [
+    b"0",
+    b"-0",
+    b"00",
+    b"007",
+    b"-",
+    b"1-2",
+    b"--1",
+    b"+1",
+    b"c",
+    b"x",
+    b"1_0",
+    b"9" * 19,
+    b"0" * 20 + b"1",
+    b"99999",
+    b"-100000",
+    b"\xc3\xa9",
+    b"\x00",
+]
 TOKENS = st.one_of(st.integers(-99_999, 99_999).map(lambda i: str(i).encode()), st.sampled_from(ODD))
-BODIES = st.lists(st.tuples(TOKENS, st.sampled_from([b" ", b"\n", b" 0\n", b"\t", b"\r\n", b"  ", b"\x0b"])),
-                  max_size=60).map(lambda pairs: b"".join(t + s for t, s in pairs))  # fmt: skip
+BODIES = st.lists(
+    st.tuples(TOKENS, st.sampled_from([b" ", b"\n", b" 0\n", b"\t", b"\r\n", b"  ", b"\x0b"])), max_size=60
+).map(lambda pairs: b"".join(t + s for t, s in pairs))
 
 
 @SETTINGS
@@ -146,9 +164,21 @@ def test_format_take_is_take_then_format(compiled_part: object) -> None:
         compiled_part.format_literals(np.array([1.0]))  # type: ignore[attr-defined]
 
 
-BODY_CASES = [b"1 -2 0\n2 3 -4 0\n-1 4 0\n", b"c x\n1 0\nc y 0\n-2 0\n", b"1 0\n%\n0\n", b"1 0\n2", b"1 2 3 4 ",
-              b"1 -2 0 2 3 -4 0 -1 4 0", b"   \n\t\n1 0", b"4 " * 40 + b"0\n", b"1 0\n5 0\n", b"1 0\np cnf 1 1\n",
-              b"1 \xc3\xa9 0\n", b"00 -0 01 0\n", b"1-2 0\n"]  # fmt: skip
+BODY_CASES = [
+    b"1 -2 0\n2 3 -4 0\n-1 4 0\n",
+    b"c x\n1 0\nc y 0\n-2 0\n",
+    b"1 0\n%\n0\n",
+    b"1 0\n2",
+    b"1 2 3 4 ",
+    b"1 -2 0 2 3 -4 0 -1 4 0",
+    b"   \n\t\n1 0",
+    b"4 " * 40 + b"0\n",
+    b"1 0\n5 0\n",
+    b"1 0\np cnf 1 1\n",
+    b"1 \xc3\xa9 0\n",
+    b"00 -0 01 0\n",
+    b"1-2 0\n",
+]
 
 
 @pytest.mark.parametrize("body", BODY_CASES)

@@ -15,8 +15,10 @@ from cnfgen_queens.cnf.owned import PlantedLink, open_owned, refuse_links
 from cnfgen_queens.cnf.same_file import OutputIsInput, refuse_alias
 
 VICTIM = "precious\n"
-CONFIG = ("experiment: own\ninstances:\n  n: [5]\n  encodings: [pairwise]\nsolvers: [minisat]\nlimits: {time: 30}\n"
-          "keep_output: true\nresults: r.sqlite\n")  # fmt: skip
+CONFIG = (
+    "experiment: own\ninstances:\n  n: [5]\n  encodings: [pairwise]\nsolvers: [minisat]\nlimits: {time: 30}\n"
+    "keep_output: true\nresults: r.sqlite\n"
+)
 
 
 def _victim(tmp_path: Path) -> Path:
@@ -170,8 +172,9 @@ def test_open_owned_refuses_to_write_a_hard_linked_file(tmp_path: Path) -> None:
     os.close(open_owned(work / "f.txt", work, os.O_RDONLY))  # reading changes nothing
 
 
-@pytest.mark.parametrize("argv", [["enumerate", "6", "--solver", "minisat", "--out", "d"],
-                                  ["count", "6", "--certify", "d"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv", [["enumerate", "6", "--solver", "minisat", "--out", "d"], ["count", "6", "--certify", "d"]]
+)
 def test_a_hard_linked_lock_file_is_refused(tmp_path: Path, argv: list[str]) -> None:
     """Issue 30: a hard-linked ``.cnfgen-queens.lock`` got its other name truncated to 0 bytes."""
     need_solver("minisat")

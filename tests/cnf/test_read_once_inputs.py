@@ -29,8 +29,9 @@ GEN = shlex.quote(str(BIN / "gen-queens"))
 
 def bash(script: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """``script`` run by bash (process substitution is bash's), the console scripts of this venv."""
-    return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          preexec_fn=default_signals)  # fmt: skip
+    return subprocess.run(
+        ["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=timeout, preexec_fn=default_signals
+    )
 
 
 @pytest.fixture
@@ -135,8 +136,9 @@ def test_the_solver_reads_the_file_it_was_given_whatever_its_name_becomes(tmp_pa
     swap.write_text(f'#!/bin/sh\nmv {mine} {tmp_path / "d.old"} && ln -s {victim} {mine}\nexec {minisat} "$@"\n')
     swap.chmod(0o755)
     profiles = tmp_path / "solvers.yaml"
-    profiles.write_text(f"solvers:\n  swapper:\n    command: '{swap} {{cnf}} {{model}}'\n    output: minisat\n"
-                        "    version_args: null\n")  # fmt: skip
+    profiles.write_text(
+        f"solvers:\n  swapper:\n    command: '{swap} {{cnf}} {{model}}'\n    output: minisat\n    version_args: null\n"
+    )
     ran = run_cli(["solve", "d/q.cnf", "--solver", "swapper", "--solvers-file", str(profiles)], tmp_path)
     assert ran.code == 10 and "c checked: model-verified" in ran.out, ran
     assert (victim / "q.cnf").read_text() == "this is not a CNF\n"
@@ -163,12 +165,15 @@ def test_a_work_directory_replaced_during_the_run_gets_nothing_more(tmp_path: Pa
     victim.mkdir()
     (victim / "current.cnf").write_text("not ours\n")
     swap = tmp_path / "swap.sh"
-    swap.write_text(f"#!/bin/sh\n[ -e {tmp_path}/d.old ] || {{ mv {tmp_path}/d {tmp_path}/d.old && ln -s {victim} "
-                    f"{tmp_path}/d; }}\nexec {minisat} \"$@\"\n")  # fmt: skip
+    swap.write_text(
+        f"#!/bin/sh\n[ -e {tmp_path}/d.old ] || {{ mv {tmp_path}/d {tmp_path}/d.old && ln -s {victim} "
+        f'{tmp_path}/d; }}\nexec {minisat} "$@"\n'
+    )
     swap.chmod(0o755)
     profiles = tmp_path / "solvers.yaml"
-    profiles.write_text(f"solvers:\n  swapper:\n    command: '{swap} {{cnf}} {{model}}'\n    output: minisat\n"
-                        "    version_args: null\n")  # fmt: skip
+    profiles.write_text(
+        f"solvers:\n  swapper:\n    command: '{swap} {{cnf}} {{model}}'\n    output: minisat\n    version_args: null\n"
+    )
     ran = run_cli(["enumerate", "6", "--solver", "swapper", "--solvers-file", str(profiles), "--out", "d"], tmp_path)
     ran.one_line(2, "--out d was replaced during the run", "nothing more was written there")
     assert sorted(p.name for p in victim.iterdir()) == ["current.cnf"]

@@ -331,9 +331,14 @@ def test_sigterm_during_solve_leaves_no_spooled_input(tmp_path: Path) -> None:
     spool.mkdir()
     data = run("gen-queens", "150", "-e", "sequential").stdout  # minisat takes minutes on it
     env = {**os.environ, "TMPDIR": str(spool)}
-    proc = subprocess.Popen([str(BIN / "cnfgen-queens"), "solve", "-", "--solver", "minisat"], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.Popen(
+        [str(BIN / "cnfgen-queens"), "solve", "-", "--solver", "minisat"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
+    )
     assert proc.stdin is not None
     proc.stdin.write(data)
     proc.stdin.close()

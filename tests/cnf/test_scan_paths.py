@@ -18,18 +18,52 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 PURE, NUMPY = 1 << 20, 0  # the ``small`` bound that picks each path
-SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 
 # what test_dimacs, test_fuzz and test_hostile_inputs feed the readers, and the numpy reader's own traps
 HOSTILE: list[bytes] = [
-    b"", b"\n", b"1 -2 0\n2 3 -4 0\n-1 4 0\n", b"1 -2 0 2 3 -4 0 -1 4 0", b"1 -2 0\n2 3", b"0\n0\n",
-    b"c mid\n1 0\nc another 5 0\n-2 0\n", b"1 0\n%\n0\n", b"1 0\n%\n99 junk\n", b"1 0\np cnf 4 3\n",
-    b"1-2 0\n", b"- 1 0\n", b"-\n", b"1 -\n", b"--1 0\n", b"+1 0\n", b"1_0 0\n", b"0x1 0\n", b"1.5 0\n",
-    b"1e1 0\n", b"-0 0\n", b"00 01 0\n", b"1\t-2\v3\f0\r\n4 0\r\n", b"1 0\r2 0\r", b"5 0\n", b"-5 0\n",
-    b"99999999999999999999999 0\n", b"-9223372036854775808 0\n", b"1 \xc3\xa9 0\n", b"1 \x00 0\n",
-    b"1 c 0\n", b"   \n\t\n1 0", b"1" * 5000 + b" 0\n", b"4 " * 3000 + b"0\n", b"1 2 3 4",
-]  # fmt: skip
+    b"",
+    b"\n",
+    b"1 -2 0\n2 3 -4 0\n-1 4 0\n",
+    b"1 -2 0 2 3 -4 0 -1 4 0",
+    b"1 -2 0\n2 3",
+    b"0\n0\n",
+    b"c mid\n1 0\nc another 5 0\n-2 0\n",
+    b"1 0\n%\n0\n",
+    b"1 0\n%\n99 junk\n",
+    b"1 0\np cnf 4 3\n",
+    b"1-2 0\n",
+    b"- 1 0\n",
+    b"-\n",
+    b"1 -\n",
+    b"--1 0\n",
+    b"+1 0\n",
+    b"1_0 0\n",
+    b"0x1 0\n",
+    b"1.5 0\n",
+    b"1e1 0\n",
+    b"-0 0\n",
+    b"00 01 0\n",
+    b"1\t-2\v3\f0\r\n4 0\r\n",
+    b"1 0\r2 0\r",
+    b"5 0\n",
+    b"-5 0\n",
+    b"99999999999999999999999 0\n",
+    b"-9223372036854775808 0\n",
+    b"1 \xc3\xa9 0\n",
+    b"1 \x00 0\n",
+    b"1 c 0\n",
+    b"   \n\t\n1 0",
+    b"1" * 5000 + b" 0\n",
+    b"4 " * 3000 + b"0\n",
+    b"1 2 3 4",
+]
 
 
 def outcome(path: Path, value: bytearray | None, small: int) -> tuple[object, ...]:
@@ -76,18 +110,38 @@ def test_the_paths_are_really_different_and_refuse_what_they_must(tmp_path: Path
 @given(
     body=st.lists(
         st.one_of(
-            st.sampled_from([b"0", b"1", b"-1", b"2", b"-3", b"4", b"-4", b"5", b"-", b"+2", b"c", b"c x", b"%",
-                             b"p cnf 1 1", b"1-2", b"x", b"00", b"-0"]),
+            st.sampled_from(
+                [
+                    b"0",
+                    b"1",
+                    b"-1",
+                    b"2",
+                    b"-3",
+                    b"4",
+                    b"-4",
+                    b"5",
+                    b"-",
+                    b"+2",
+                    b"c",
+                    b"c x",
+                    b"%",
+                    b"p cnf 1 1",
+                    b"1-2",
+                    b"x",
+                    b"00",
+                    b"-0",
+                ]
+            ),
             st.integers(-6, 6).map(lambda i: str(i).encode()),
         ),
         max_size=40,
     ).flatmap(
-        lambda toks: st.lists(st.sampled_from([b" ", b"\n", b"\t", b"\r\n", b"  ", b"\n\n"]),
-                              min_size=len(toks), max_size=len(toks)).map(
-            lambda seps: b"".join(t + s for t, s in zip(toks, seps, strict=True)))
+        lambda toks: st.lists(
+            st.sampled_from([b" ", b"\n", b"\t", b"\r\n", b"  ", b"\n\n"]), min_size=len(toks), max_size=len(toks)
+        ).map(lambda seps: b"".join(t + s for t, s in zip(toks, seps, strict=True)))
     ),
     value=st.one_of(st.none(), st.lists(st.integers(0, 1), min_size=1, max_size=8).map(lambda v: bytearray([*v, 0]))),
-)  # fmt: skip
+)
 def test_both_paths_agree_on_generated_bodies(
     tmp_path: Path, body: bytes, value: bytearray | None, compiled: str
 ) -> None:

@@ -86,8 +86,9 @@ def test_a_plot_into_a_fifo_with_a_reader_gets_the_bytes(db: Path) -> None:
 def test_a_plot_into_a_fifo_with_no_reader_is_refused(db: Path) -> None:
     os.mkfifo(db.parent / "p.png")
     names = sorted(p.name for p in db.parent.iterdir())
-    run_cli(["report", db.name, "--cactus", "p.png"], db.parent, timeout=120).one_line(1, "cannot write p.png",
-             "no reader")  # fmt: skip
+    run_cli(["report", db.name, "--cactus", "p.png"], db.parent, timeout=120).one_line(
+        1, "cannot write p.png", "no reader"
+    )
     assert (db.parent / "p.png").is_fifo()
     assert sorted(p.name for p in db.parent.iterdir()) == names  # no temporary file left beside it
 
@@ -124,8 +125,14 @@ def test_gen_into_process_substitution(tmp_path: Path) -> None:
     """``gen-queens 6 -o >(cmd)``: the path is /dev/fd/N, a pipe; it is written into."""
     r, w = os.pipe()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", GEN_ENTRY, "6", "-o", f"/dev/fd/{w}"], pass_fds=(w,), env=env,
-                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", GEN_ENTRY, "6", "-o", f"/dev/fd/{w}"],
+        pass_fds=(w,),
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     os.close(w)
     try:
         with os.fdopen(r, "rb") as pipe:

@@ -250,8 +250,9 @@ def test_cli_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
         (["--solver", "pysat:minisat22"], "cubes"),
     ],
 )
-def test_count_picks_its_engine(argv: list[str], engine: str, monkeypatch: pytest.MonkeyPatch,
-                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_count_picks_its_engine(
+    argv: list[str], engine: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--engine auto`` counts by cubes wherever they apply, and both engines give OEIS's counts."""
     from cnfgen_queens.solutions import api
 

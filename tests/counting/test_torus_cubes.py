@@ -26,8 +26,12 @@ from cnfgen_queens.model.variants import TORUS_COUNTS, Variant
 from cnfgen_queens.solutions.api import Request, count
 
 
-def torus_boards(n: int, fixed: dict[int, int] | None = None, banned: frozenset[tuple[int, int]] = frozenset(),
-                 pairs: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()) -> list[tuple[int, ...]]:  # fmt: skip
+def torus_boards(
+    n: int,
+    fixed: dict[int, int] | None = None,
+    banned: frozenset[tuple[int, int]] = frozenset(),
+    pairs: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = (),
+) -> list[tuple[int, ...]]:
     """Every N-torus solution with ``fixed`` row -> column queens, no queen on ``banned``, and not both
     cells of any pair; bitmasks rotate for the wrapped diagonals."""
     fixed = fixed or {}

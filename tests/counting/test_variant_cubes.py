@@ -142,9 +142,11 @@ def test_policy() -> None:
 
 def _batch_config(tmp_path: Path, name: str, limits: str) -> Path:
     path = tmp_path / f"{name}.yaml"
-    path.write_text(f"experiment: {name}\ninstances:\n  n: [7, 11]\n  encodings: [pairwise]\n  torus: true\n"
-                    f"solvers: [pysat:cadical195, pysat:glucose4]\ntask: count\nengine: cubes\nlimits: {limits}\n"
-                    f"results: {tmp_path / name / 'r.sqlite'}\n")  # fmt: skip
+    path.write_text(
+        f"experiment: {name}\ninstances:\n  n: [7, 11]\n  encodings: [pairwise]\n  torus: true\n"
+        f"solvers: [pysat:cadical195, pysat:glucose4]\ntask: count\nengine: cubes\nlimits: {limits}\n"
+        f"results: {tmp_path / name / 'r.sqlite'}\n"
+    )
     return path
 
 
@@ -158,8 +160,9 @@ def test_batch_counts_variants_by_cubes(tmp_path: Path, executor: str) -> None:
     assert main(["batch", str(cfg), "--jobs", "2", "--executor", executor, "--no-progress"]) == 0
     with sqlite3.connect(tmp_path / "tc" / "r.sqlite") as db:
         rows = sorted(db.execute("select n, solver, status, count, engine from runs"))
-    assert rows == [(n, s, "UNSAT", c, "cubes") for n, c in ((7, 28), (11, 88))
-                    for s in ("pysat:cadical195", "pysat:glucose4")]  # fmt: skip
+    assert rows == [
+        (n, s, "UNSAT", c, "cubes") for n, c in ((7, 28), (11, 88)) for s in ("pysat:cadical195", "pysat:glucose4")
+    ]
 
 
 def test_batch_engine_cubes_with_a_memory_limit_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

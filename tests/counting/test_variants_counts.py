@@ -243,8 +243,12 @@ def test_completion_study_script_scaled_down(tmp_path: Path, monkeypatch) -> Non
         assert r.returncode == 0, r.stderr.decode()
         outs.append({p.name: p.read_bytes() for p in (tmp_path / name).iterdir()})
     assert outs[0] == outs[1] and set(outs[0]) == {
-        "completion.csv", "completion-runs.csv", "completion-conflicts.csv", "completion.md", "completion.png"
-    }  # fmt: skip
+        "completion.csv",
+        "completion-runs.csv",
+        "completion-conflicts.csv",
+        "completion.md",
+        "completion.png",
+    }
     runs = {r.key: r for r in expand(load(tmp_path / "exp.yaml"))[0]}
     for row in csv.DictReader((tmp_path / "a" / "completion.csv").read_text().splitlines()):
         n, k = int(row["n"]), int(row["k"])

@@ -164,8 +164,9 @@ def env() -> dict[str, str]:
 
 def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run in a session of its own; whatever it started is killed when it ends, also on a timeout."""
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), start_new_session=True
+    )
     try:
         out, err = proc.communicate(timeout=TIMEOUT)
     finally:
@@ -349,8 +350,9 @@ def test_the_docs_build_strict_with_the_cli_reference_and_figures(tmp_path: Path
             pytest.fail("mkdocs not installed; scripts/test.sh installs the docs extra")
         pytest.skip("mkdocs not installed: pip install -e '.[docs]'")
     site = tmp_path / "site"
-    done = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"),
-                "-d", str(site)], ROOT)  # fmt: skip
+    done = run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(site)], ROOT
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     cli = (site / "cli.html").read_text(encoding="utf-8")
     for name in SUBCOMMANDS:

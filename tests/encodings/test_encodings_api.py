@@ -134,11 +134,17 @@ def test_array_templates_and_widths_hold(name: str) -> None:
 
 @pytest.mark.parametrize(
     "formula",
-    [QueensFormula(9), QueensFormula(12, "sequential", column_alo=True), QueensFormula(7, break_symmetry=True),
-     QueensFormula(10, "sequential", variant=Variant(placed=((0, 1),), holes=((5, 5), (6, 7)))),
-     QueensFormula(8, variant=Variant(torus=True)), QueensFormula(1), QueensFormula(2, "sequential")],
+    [
+        QueensFormula(9),
+        QueensFormula(12, "sequential", column_alo=True),
+        QueensFormula(7, break_symmetry=True),
+        QueensFormula(10, "sequential", variant=Variant(placed=((0, 1),), holes=((5, 5), (6, 7)))),
+        QueensFormula(8, variant=Variant(torus=True)),
+        QueensFormula(1),
+        QueensFormula(2, "sequential"),
+    ],
     ids=repr,
-)  # fmt: skip
+)
 def test_size_bound_is_above_the_bytes(formula: QueensFormula) -> None:
     out = io.BytesIO()
     write_cnf(out, formula)

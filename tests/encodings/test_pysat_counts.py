@@ -94,8 +94,9 @@ def test_other_version_is_measured(monkeypatch: pytest.MonkeyPatch, fresh: None)
     assert encodings.get("pysat:mtotalizer").count(36) == built == (424, 138)  # a build, not a cached row
 
 
-def test_a_broken_or_foreign_cache_file_is_measured_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          fresh: None) -> None:  # fmt: skip
+def test_a_broken_or_foreign_cache_file_is_measured_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None
+) -> None:
     monkeypatch.setenv(pysat_card.CACHE_ENV, str(tmp_path))
     for text in ("{not json", '{"ladder": {"3": "x"}}', "[1, 2]", '{"ladder": {"3": [1, 2, 3]}}'):
         pysat_card.cache_file().write_text(text)

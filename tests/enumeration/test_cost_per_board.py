@@ -30,8 +30,11 @@ A000170 = {6: 4, 7: 40, 8: 92, 9: 352, 10: 724}
 
 
 def boards(n: int) -> list[tuple[int, ...]]:
-    return [p for p in itertools.permutations(range(n)) if len({r - c for r, c in enumerate(p)}) == n
-            and len({r + c for r, c in enumerate(p)}) == n]  # fmt: skip
+    return [
+        p
+        for p in itertools.permutations(range(n))
+        if len({r - c for r, c in enumerate(p)}) == n and len({r + c for r, c in enumerate(p)}) == n
+    ]
 
 
 def model_of(n: int, placement: tuple[int, ...]) -> list[int]:
@@ -44,8 +47,11 @@ def test_board_reader_judges_as_the_reference_decoder() -> None:
     rng = random.Random(26)
     for n in (1, 2, 3, 4, 5, 8, 9):
         reader = BoardReader(n)
-        sets = [set(c) for k in (n - 1, n, n + 1) for c in itertools.combinations(range(1, n * n + 1), k)] if n <= 4 \
-            else [set(rng.sample(range(1, n * n + 1), rng.choice([n - 1, n, n + 1]))) for _ in range(3000)]  # fmt: skip
+        sets = (
+            [set(c) for k in (n - 1, n, n + 1) for c in itertools.combinations(range(1, n * n + 1), k)]
+            if n <= 4
+            else [set(rng.sample(range(1, n * n + 1), rng.choice([n - 1, n, n + 1]))) for _ in range(3000)]
+        )
         sets += [{r * n + c + 1 for r, c in enumerate(p)} for p in boards(n)]
         for cells in sets:
             model = [v if v in cells else -v for v in range(1, n * n + 1)]

@@ -117,8 +117,12 @@ def test_work_formula_writes_what_merge_writes(tmp_path: Path) -> None:
 def test_typed_options_run_the_external_loop(tmp_path: Path) -> None:
     need_solver("kissat")
     calls: list[int] = []
-    request = Request(QueensFormula(6), SolverChoice("kissat", ("--quiet",)), where=Where(workdir=tmp_path),
-                      report=Report(on_call=lambda: calls.append(1)))  # fmt: skip
+    request = Request(
+        QueensFormula(6),
+        SolverChoice("kissat", ("--quiet",)),
+        where=Where(workdir=tmp_path),
+        report=Report(on_call=lambda: calls.append(1)),
+    )
     found = list(solutions(request))
     assert sorted(f.placement for f in found) == sorted(brute(6)) and len(found) == KNOWN[6][0]
     assert len(calls) == KNOWN[6][0] + 1  # one call per solution and the UNSAT one
@@ -130,8 +134,13 @@ def test_typed_options_run_the_external_loop(tmp_path: Path) -> None:
             )
         )
     with pytest.raises(UsageError, match="resume with those options"):
-        next(solutions(Request(QueensFormula(6), SolverChoice("kissat"), where=Where(workdir=tmp_path, resume=True),
-                               symmetric=True)))  # fmt: skip
+        next(
+            solutions(
+                Request(
+                    QueensFormula(6), SolverChoice("kissat"), where=Where(workdir=tmp_path, resume=True), symmetric=True
+                )
+            )
+        )
 
 
 def test_usage_errors_and_statuses() -> None:

@@ -146,8 +146,13 @@ def test_ctrl_c_during_a_long_embedded_call_ends_at_once_and_leaves_no_process()
     marker = f"987.{os.getpid():07d}"  # a time limit no other process has (this test run's own, whatever
     # else runs on the machine): finds a leftover child by its command line
     argv = ["enumerate", "400", "-e", "product", "--quiet", "--time-limit", marker]
-    proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI_ENTRY, *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_signals,
+    )
     under: set[int] = set()
     try:
         for _ in range(600):  # until the loop's child is forked (by the command's forkserver)

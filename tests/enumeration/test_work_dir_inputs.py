@@ -48,8 +48,9 @@ def test_count_refuses_a_solvers_file_the_loop_would_replace(tmp_path: Path) -> 
     cadical = need_solver("cadical")
     text = f'solvers:\n  c:\n    command: "{cadical} {{args}} {{cnf}}"\n'
     profiles = _planted(tmp_path, "run.json", "hard link", text)
-    ran = run_cli(["count", "6", "--solver", "c", "--engine", "loop", "--out", "d", "--solvers-file", str(profiles)],
-                  tmp_path)  # fmt: skip
+    ran = run_cli(
+        ["count", "6", "--solver", "c", "--engine", "loop", "--out", "d", "--solvers-file", str(profiles)], tmp_path
+    )
     ran.one_line(2, "--solvers-file", "d/run.json")
     assert profiles.read_text() == text and ran.out == ""
 

@@ -19,8 +19,15 @@ from cnfgen_queens.cnf.owned import LOCK_FILE, DirInUse, PlantedLink, lock_dir
 
 def _holder(tmp_path: Path, *argv: str) -> subprocess.Popen[str]:
     """A run holding its directory: started, then waited for until the lock file names it."""
-    proc = subprocess.Popen([sys.executable, "-c", CLI_ENTRY, *argv], cwd=tmp_path, text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, preexec_fn=default_signals, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI_ENTRY, *argv],
+        cwd=tmp_path,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
+        start_new_session=True,
+    )
     lock = tmp_path / "d" / LOCK_FILE
     end = time.monotonic() + 120
     while time.monotonic() < end:

@@ -36,8 +36,9 @@ def _ours(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.name.startswith(WORK_PREFIX))
 
 
-def test_a_sweep_at_the_worst_moment_leaves_a_new_directory_alone(tmpdir_env: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_sweep_at_the_worst_moment_leaves_a_new_directory_alone(
+    tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Another process sweeps just before this one locks its new directory: the directory stays."""
     real = atomic.fcntl.flock
     swept: list[Path] = []
@@ -113,10 +114,12 @@ def test_a_directory_whose_maker_died_before_locking_it_is_swept_at_once(tmpdir_
     import subprocess
     import sys
 
-    code = ("import tempfile, os, signal; from cnfgen_queens.cnf import atomic\n"
-            "tempfile.tempdir = os.environ['ROOT']\n"
-            "atomic.os.open = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)\n"  # dies before the lock file
-            "atomic.open_work_dir('solve')\n")  # fmt: skip
+    code = (
+        "import tempfile, os, signal; from cnfgen_queens.cnf import atomic\n"
+        "tempfile.tempdir = os.environ['ROOT']\n"
+        "atomic.os.open = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)\n"  # dies before the lock file
+        "atomic.open_work_dir('solve')\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "ROOT": str(tmpdir_env)}, timeout=120)
     assert proc.returncode == -signal.SIGKILL
     left = _ours(tmpdir_env)

@@ -138,8 +138,13 @@ def coordinator(cfg: Path, env: dict[str, str], log: Path) -> subprocess.Popen[s
     with log.open("w") as out:
         return subprocess.Popen(
             [sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--no-progress"],
-            env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True, preexec_fn=default_signals,
-        )  # fmt: skip
+            env=env,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            preexec_fn=default_signals,
+        )
 
 
 @pytest.mark.timeout(1200)  # passed 300 s at a load of 30: a loaded machine, not a hang
@@ -197,8 +202,9 @@ def test_cancel_kill_node_down_resume_gives_the_local_rows(
     wait_until(lambda: not our_jobs(slurm), 60, "every job ended with the batch")
 
 
-@pytest.mark.parametrize(("sig", "code", "what"), [(signal.SIGTERM, 143, "terminated (SIGTERM)"),
-                                                   (signal.SIGINT, 130, "interrupted")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("sig", "code", "what"), [(signal.SIGTERM, 143, "terminated (SIGTERM)"), (signal.SIGINT, 130, "interrupted")]
+)
 def test_sigterm_or_ctrl_c_stops_the_batch_and_cancels_its_jobs(
     slurm: dict[str, str], cleanup: list[subprocess.Popen[str]], tmp_path: Path, sig: int, code: int, what: str
 ) -> None:
@@ -229,8 +235,14 @@ def test_an_external_solver_in_a_job_is_measured_as_locally(
             f"limits: {{time: 20, memory: 1024}}\nresults: {tmp_path / executor / 'r.sqlite'}\n"
             f"executor: {executor}\nslurm: {{jobs: 2}}\n"
         )
-        run = subprocess.run([sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--jobs", "2", "--no-progress"],
-                             env=slurm, cwd=ROOT, capture_output=True, text=True, timeout=240)  # fmt: skip
+        run = subprocess.run(
+            [sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--jobs", "2", "--no-progress"],
+            env=slurm,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
         assert run.returncode == 0, run.stderr[-3000:]
         rows[executor] = stored(tmp_path / executor / "r.sqlite")
     assert len(rows["slurm"]) == 8 and comparable(rows["slurm"]) == comparable(rows["local"])
@@ -243,8 +255,12 @@ def test_count_on_slurm_workers_is_oeis(
 ) -> None:
     out = subprocess.run(
         [sys.executable, "-c", CLI_ENTRY, "count", "10", "--executor", "slurm", "--jobs", "2", "--quiet"],
-        env=slurm, cwd=tmp_path, capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
+        env=slurm,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.splitlines()[-1] == "count: 724 (published-count)"  # OEIS A000170
     wait_until(lambda: not our_jobs(slurm), 60, "every job ended with the count")
@@ -286,8 +302,14 @@ def test_slurm_local_script_starts_twice_and_leaves_no_daemon(tmp_path: Path) ->
             up = subprocess.run([*script, "start"], env=env, capture_output=True, text=True, timeout=120)
             assert up.returncode == 0 and "idle" in up.stderr, up.stderr
         pids = [int(p.read_text()) for p in pidfiles]
-        job = subprocess.run(["sbatch", "--parsable", "--mem=50", "-t", "2", "-o", "/dev/null", "--wrap", "sleep 100"],
-                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)  # fmt: skip
+        job = subprocess.run(
+            ["sbatch", "--parsable", "--mem=50", "-t", "2", "-o", "/dev/null", "--wrap", "sleep 100"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert job.returncode == 0, job.stderr
         wait_until(lambda: "RUNNING" in squeue_states(env), 60, "the job running")
     finally:

@@ -31,8 +31,13 @@ def write(tmp_path: Path, extra: str) -> Path:
 def test_slurm_section_is_read_and_not_in_the_hash(tmp_path: Path) -> None:
     plain = load(write(tmp_path, ""))
     assert (plain.executor, plain.slurm) == ("local", None)
-    c = load(write(tmp_path, "executor: slurm\nslurm: {partition: short, account: lab, jobs: 16, time: 7200, "
-                             "memory: 4096, sbatch: [--qos=normal]}\n"))  # fmt: skip
+    c = load(
+        write(
+            tmp_path,
+            "executor: slurm\nslurm: {partition: short, account: lab, jobs: 16, time: 7200, "
+            "memory: 4096, sbatch: [--qos=normal]}\n",
+        )
+    )
     assert c.executor == "slurm"
     logs = str(tmp_path / "r" / "slurm-logs")  # the default: beside the results file
     assert c.slurm == SlurmSettings(16, "short", "lab", 7200.0, 4096, ("--qos=normal",), logs)
@@ -45,14 +50,18 @@ def test_slurm_section_is_read_and_not_in_the_hash(tmp_path: Path) -> None:
         ("executor: pbs\n", "c.yaml:6: executor: expected local or dask or slurm, got 'pbs'"),
         ("slurm: {jobz: 2}\n", "c.yaml:6: slurm.jobz: unknown key 'jobz'; valid: partition, account, jobs"),
         ("slurm: {jobs: 0}\n", "slurm.jobs: expected a positive integer, got 0"),
-        ("slurm: {time: 100}\n", "slurm.time: 100 s per job cannot hold one run of limits.time 100 s "
-                                  "(with the margin: 170 s)"),
-        ("slurm: {memory: 2100}\n", "slurm.memory: 2100 MB per job cannot hold one run of limits.memory 2000 MB "
-                                     "(with the margin: 2512 MB)"),
+        (
+            "slurm: {time: 100}\n",
+            "slurm.time: 100 s per job cannot hold one run of limits.time 100 s (with the margin: 170 s)",
+        ),
+        (
+            "slurm: {memory: 2100}\n",
+            "slurm.memory: 2100 MB per job cannot hold one run of limits.memory 2000 MB (with the margin: 2512 MB)",
+        ),
         ("slurm: {sbatch: [qos=x]}\n", "slurm.sbatch: expected a list of sbatch options (strings starting with -)"),
-        ("slurm: {sbatch: [\"--a\\n#SBATCH --b\"]}\n", "slurm.sbatch[0]: one option per entry, no line break"),
+        ('slurm: {sbatch: ["--a\\n#SBATCH --b"]}\n', "slurm.sbatch[0]: one option per entry, no line break"),
     ],
-)  # fmt: skip
+)
 def test_bad_slurm_settings_name_the_key(tmp_path: Path, extra: str, message: str) -> None:
     with pytest.raises(ConfigError) as e:
         load(write(tmp_path, extra))
@@ -109,8 +118,10 @@ def test_without_dask_jobqueue_or_sbatch_one_line_and_nothing_lost(
     assert main(["batch", str(cfg), "--fresh"]) == 2
     assert main(["count", "6", "--executor", "slurm", "--jobs", "2"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"cnfgen-queens {c}: error: executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'"
-                   for c in ("batch", "count")]  # fmt: skip
+    assert err == [
+        f"cnfgen-queens {c}: error: executor slurm needs dask-jobqueue: pip install 'cnfgen-queens[slurm]'"
+        for c in ("batch", "count")
+    ]
     monkeypatch.delitem(sys.modules, "dask_jobqueue")
     need_module("dask_jobqueue")
     monkeypatch.setenv("PATH", str(tmp_path))  # no sbatch

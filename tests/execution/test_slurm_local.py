@@ -25,8 +25,13 @@ SCRIPT = ROOT / "scripts" / "slurm-local.sh"
 
 def _run(checkout: Path, verb: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CNFGEN_QUEENS_SLURM_", "SLURM_"))}
-    return subprocess.run(["bash", str(checkout / "scripts" / "slurm-local.sh"), verb], env=env,
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        ["bash", str(checkout / "scripts" / "slurm-local.sh"), verb],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _conf(checkout: Path) -> Path:
@@ -79,8 +84,14 @@ def test_two_checkouts_run_their_clusters_at_once_and_stop_only_their_own(checko
     assert len({*ports[0], *ports[1]}) == 4, ports  # four ports, none shared
     envs = [{**os.environ, "SLURM_CONF": str(c)} for c in confs]
     for env in envs:  # a job on each cluster
-        job = subprocess.run(["sbatch", "--parsable", "--mem=50", "-t", "2", "-o", "/dev/null", "--wrap", "sleep 300"],
-                             env=env, cwd=confs[0].parent, capture_output=True, text=True, timeout=60)  # fmt: skip
+        job = subprocess.run(
+            ["sbatch", "--parsable", "--mem=50", "-t", "2", "-o", "/dev/null", "--wrap", "sleep 300"],
+            env=env,
+            cwd=confs[0].parent,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert job.returncode == 0, job.stderr
     for env in envs:
         wait_until(partial(_running, env), 120, "the job running")

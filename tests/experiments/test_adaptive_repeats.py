@@ -75,8 +75,10 @@ def test_a_batch_repeats_until_clear_and_resumes(tmp_path: Path, capsys: pytest.
     cfg = _config(tmp_path, "{min: 2, max: 6, until: 0.000001}")  # no two timings agree that closely
     code, out, _ = in_process(["batch", str(cfg), "--dry-run"], capsys)
     assert code == 0
-    assert "repeats: 2 to 6 per cell, until the 95% interval of the median is within 0% of it on either side: " \
-        "4 to 12 runs" in out  # fmt: skip
+    assert (
+        "repeats: 2 to 6 per cell, until the 95% interval of the median is within 0% of it on either side: "
+        "4 to 12 runs" in out
+    )
     code, out, err = in_process(["batch", str(cfg), "--jobs", "1", "--no-progress"], capsys)
     assert code == 0, err
     # the stored repeats decide: each cell gets the four a 95% interval needs, and is at max

@@ -80,8 +80,9 @@ def test_a_float_range_is_bounded_before_it_is_expanded(
 ) -> None:
     """Issue 24: ``step: 0.000000001`` ran ``--dry-run`` for over 60 s and 3.5 GB, growing."""
     seeds = "{from: 0, to: 9}"
-    cfg = write_config(tmp_path, f"  n: [8, 10]\n  encodings: [pairwise]\n  random_place_fraction: {fraction}\n"
-                                 f"  random_seeds: {seeds}")  # fmt: skip
+    cfg = write_config(
+        tmp_path, f"  n: [8, 10]\n  encodings: [pairwise]\n  random_place_fraction: {fraction}\n  random_seeds: {seeds}"
+    )
     refused(capsys, ["batch", str(cfg), "--dry-run"], *words)
 
 
@@ -99,8 +100,9 @@ def test_the_time_limit_bounds_the_generation(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_placements_are_bounded_before_any_is_generated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cfg = write_config(tmp_path, "  n: [8]\n  encodings: [pairwise]\n  random_place: [1, 2]\n"
-                                 "  random_seeds: {from: 0, to: 99999}")  # fmt: skip
+    cfg = write_config(
+        tmp_path, "  n: [8]\n  encodings: [pairwise]\n  random_place: [1, 2]\n  random_seeds: {from: 0, to: 99999}"
+    )
     refused(capsys, ["batch", str(cfg), "--dry-run"], "200000 (N, K, seed) placements")
 
 
@@ -112,8 +114,9 @@ def test_two_batch_processes_on_one_store_split_the_runs(tmp_path: Path) -> None
     from helpers import CLI_ENTRY, need_solver
 
     need_solver("minisat")
-    cfg = write_config(tmp_path, "  n: {from: 4, to: 13}\n  encodings: [pairwise, sequential]",
-                       solvers="[minisat, pysat:cadical195]")  # fmt: skip
+    cfg = write_config(
+        tmp_path, "  n: {from: 4, to: 13}\n  encodings: [pairwise, sequential]", solvers="[minisat, pysat:cadical195]"
+    )
     argv = [sys.executable, "-c", CLI_ENTRY, "batch", str(cfg), "--no-progress", "--jobs", "1"]
     procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [p.communicate(timeout=240) for p in procs]
@@ -163,8 +166,10 @@ def test_two_processes_creating_one_store_at_once(tmp_path: Path) -> None:
 
     for trial in range(12):
         path, start = tmp_path / f"r{trial}.sqlite", f"{time.time() + 0.5:.3f}"
-        procs = [subprocess.Popen([sys.executable, "-c", OPEN_AT, str(path), start], stdout=subprocess.PIPE,
-                                  text=True) for _ in range(2)]  # fmt: skip
+        procs = [
+            subprocess.Popen([sys.executable, "-c", OPEN_AT, str(path), start], stdout=subprocess.PIPE, text=True)
+            for _ in range(2)
+        ]
         assert [p.communicate(timeout=60)[0] for p in procs] == ["", ""], trial
 
 

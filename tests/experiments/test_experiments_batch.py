@@ -124,8 +124,7 @@ def _kill_test_config(tmp_path: Path) -> Path:
     # small boards first, then one that takes seconds, so the signal always lands mid-batch
     n = "[4, 5, 6, 7, 8, 9, 10, 11, 90]"
     # every run must end SAT: a limit ten times what N = 90 takes quiet and more (at a load of 38 one ran past 30 s)
-    return config(tmp_path, "kill", n=n, encodings="[pairwise]", solvers="[minisat, pysat:cadical195]",
-                  time_limit=300)  # fmt: skip
+    return config(tmp_path, "kill", n=n, encodings="[pairwise]", solvers="[minisat, pysat:cadical195]", time_limit=300)
 
 
 def _check_complete(db: Path, before: dict[str, Row]) -> None:
@@ -225,8 +224,9 @@ def test_count_task(tmp_path: Path) -> None:
     assert [(r.n, r.count, r.task) for r in rows] == [(4, 2, "count"), (5, 10, "count"), (6, 4, "count")]  # A000170
 
 
-def test_count_task_runs_the_cli_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_count_task_runs_the_cli_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``count 10`` and a batch ``task: count`` on N = 10 run one engine (solutions.api) and give A000170's 724;
     ``engine: loop`` is recorded as such, and a binary solver counts by cubes too (issue 26)."""
     from cnfgen_queens.solutions import api

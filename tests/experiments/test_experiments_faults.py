@@ -379,9 +379,11 @@ def test_results_file_from_before_a_column_was_added(tmp_path: Path) -> None:
     Store(path).close()
     db = sqlite3.connect(path)
     db.execute("ALTER TABLE runs DROP COLUMN gbd_hash")
-    db.execute("INSERT INTO runs (run_key, config_hash, experiment, task, n, encoding, column_alo, repeat, variables, "
-               "clauses, solver, solver_args, status) VALUES ('k', 'c', 'e', 'solve', 8, 'pairwise', 0, 0, 64, 736, "
-               "'minisat', '[]', 'SAT')")  # fmt: skip
+    db.execute(
+        "INSERT INTO runs (run_key, config_hash, experiment, task, n, encoding, column_alo, repeat, variables, "
+        "clauses, solver, solver_args, status) VALUES ('k', 'c', 'e', 'solve', 8, 'pairwise', 0, 0, 64, 736, "
+        "'minisat', '[]', 'SAT')"
+    )
     db.commit()
     db.close()
     with Store(path, readonly=True) as store:

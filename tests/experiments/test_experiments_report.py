@@ -248,8 +248,11 @@ def test_configurations_are_not_merged(tmp_path: Path, capsys: pytest.CaptureFix
     assert table[0] == shuffled and shuffled["PAR-2 (s)"] == "4.42"  # the only line that ran N = 3 too
     fastest = table[1]  # the others miss N = 3: (t + 2 x 10 s) / 2
     assert (fastest["solver"], fastest["PAR-2 (s)"], fastest["median solved (s)"]) == ("kissat --sat", "10.0", "0.002")
-    plain = next(t for t in table if t["column_alo"] == "false" and t["group_size"] == "" and t["solver"] == "kissat"
-                 and t["shuffled"] == "false")  # fmt: skip
+    plain = next(
+        t
+        for t in table
+        if t["column_alo"] == "false" and t["group_size"] == "" and t["solver"] == "kissat" and t["shuffled"] == "false"
+    )
     assert plain["median solved (s)"] == "0.004" and plain["missing"] == "1"  # N = 3 ran shuffled only
     # --where matches what the table prints; booleans in any case
     assert [r.run_key for r in report.where(rows, ["solver=kissat --sat"])] == ["f"]

@@ -57,8 +57,9 @@ def test_this_machine_reads_proc(tmp_path: Path) -> None:
     m = this_machine()
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.is_file():
-        models = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
-                  if line.startswith("model name")]  # fmt: skip
+        models = [
+            line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if line.startswith("model name")
+        ]
         if models:
             assert m.cpu_model == models[0]
         meminfo = Path("/proc/meminfo").read_text().splitlines()

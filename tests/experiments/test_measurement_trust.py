@@ -30,15 +30,19 @@ LIMIT = 60.0
 
 
 def _cell(solver: str, n: int, times: list[float]) -> list[Row]:
-    return [dataclasses.replace(row(f"{solver}-{n}-{k}", solver, "pairwise", n, "SAT", t, limit=LIMIT), repeat=k)
-            for k, t in enumerate(times)]  # fmt: skip
+    return [
+        dataclasses.replace(row(f"{solver}-{n}-{k}", solver, "pairwise", n, "SAT", t, limit=LIMIT), repeat=k)
+        for k, t in enumerate(times)
+    ]
 
 
 # minisat ran 8 repeats on the noisy N = 7 and 3 elsewhere; cadical stopped at 3 everywhere (adaptive repeats)
 MINISAT = {5: [1.0, 1.1, 0.9], 6: [2.0, 2.1, 1.9], 7: [3.0, 9.0, 2.0, 3.2, 2.9, 8.0, 3.1, 2.8]}
 CADICAL = {5: [0.05, 0.06, 0.05], 6: [0.06, 0.05, 0.07], 7: [0.07, 0.06, 0.05]}
-ADAPTIVE = [*(r for n, t in MINISAT.items() for r in _cell("minisat", n, t)),
-            *(r for n, t in CADICAL.items() for r in _cell("cadical", n, t))]  # fmt: skip
+ADAPTIVE = [
+    *(r for n, t in MINISAT.items() for r in _cell("minisat", n, t)),
+    *(r for n, t in CADICAL.items() for r in _cell("cadical", n, t)),
+]
 
 
 def _par2(cells: dict[int, list[float]]) -> float:
@@ -85,8 +89,10 @@ def test_the_virtual_best_solves_an_instance_a_line_solved() -> None:
 
 
 def _unsolved(runs: list[Row], *at: int) -> list[Row]:
-    return [dataclasses.replace(r, status=Status.TIMEOUT, wall=LIMIT, verified=None, verdict=None) if k in at else r
-            for k, r in enumerate(runs)]  # fmt: skip
+    return [
+        dataclasses.replace(r, status=Status.TIMEOUT, wall=LIMIT, verified=None, verdict=None) if k in at else r
+        for k, r in enumerate(runs)
+    ]
 
 
 def test_an_unsolved_repeat_is_slower_than_any_solved_one() -> None:

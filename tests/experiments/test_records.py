@@ -38,12 +38,35 @@ def write(tmp_path: Path, text: str, name: str = "exp.yaml") -> Path:
 
 def a_row(**changes: Any) -> Row:
     base = Row(
-        run_key="k", config_hash="c", experiment="e", task="solve", n=8, encoding="pairwise", group_size=None,
-        column_alo=False, shuffle_seed=None, repeat=0, variables=64, clauses=736, solver="kissat", solver_args="[]",
-        solver_version=None, time_limit=10.0, memory_limit=None, status=Status.SAT, wall=1.0, cpu=1.0,
-        peak_memory_mb=None, count=None, fundamental=None, verified=True, host=None, started=None, finished=None,
+        run_key="k",
+        config_hash="c",
+        experiment="e",
+        task="solve",
+        n=8,
+        encoding="pairwise",
+        group_size=None,
+        column_alo=False,
+        shuffle_seed=None,
+        repeat=0,
+        variables=64,
+        clauses=736,
+        solver="kissat",
+        solver_args="[]",
+        solver_version=None,
+        time_limit=10.0,
+        memory_limit=None,
+        status=Status.SAT,
+        wall=1.0,
+        cpu=1.0,
+        peak_memory_mb=None,
+        count=None,
+        fundamental=None,
+        verified=True,
+        host=None,
+        started=None,
+        finished=None,
         error=None,
-    )  # fmt: skip
+    )
     return dataclasses.replace(base, **changes)
 
 
@@ -87,9 +110,11 @@ def test_an_old_file_gets_the_new_columns_and_reads(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     for column in ("verdict", "output_limit"):
         db.execute(f"ALTER TABLE runs DROP COLUMN {column}")
-    db.execute("INSERT INTO runs (run_key, config_hash, experiment, task, n, encoding, column_alo, repeat, variables, "
-               "clauses, solver, solver_args, status) VALUES ('k', 'c', 'e', 'count', 8, 'pairwise', 0, 0, 64, 736, "
-               "'pysat:kissat', '[]', 'USAGE')")  # fmt: skip
+    db.execute(
+        "INSERT INTO runs (run_key, config_hash, experiment, task, n, encoding, column_alo, repeat, variables, "
+        "clauses, solver, solver_args, status) VALUES ('k', 'c', 'e', 'count', 8, 'pairwise', 0, 0, 64, 736, "
+        "'pysat:kissat', '[]', 'USAGE')"
+    )
     db.commit()
     db.close()
     with Store(path, readonly=True) as store:

@@ -280,8 +280,12 @@ def test_batch_keeps_the_solver_output_and_the_page_links_it(tmp_path: Path, bro
 
 def test_html_overview_table_is_not_clipped(tmp_path: Path, browser: Any) -> None:
     args = json.dumps(["--sat", "--seed=12345", "--phase=false", "--restartint=100"])
-    rows = [replace(row(f"{s}{n}", s, enc, n, "SAT", 0.5 * n), solver_args=args)
-            for s in ("kissat", "cadical") for enc in ("pysat:kmtotalizer", "sequential") for n in (8, 9)]  # fmt: skip
+    rows = [
+        replace(row(f"{s}{n}", s, enc, n, "SAT", 0.5 * n), solver_args=args)
+        for s in ("kissat", "cadical")
+        for enc in ("pysat:kmtotalizer", "sequential")
+        for n in (8, 9)
+    ]
     rows += [replace(rows[0], run_key="x", column_alo=True), replace(rows[1], run_key="y", group_size=2)]
     db = write_store(tmp_path / "runs.sqlite", rows)
     out = tmp_path / "html"

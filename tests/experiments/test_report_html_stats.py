@@ -135,8 +135,10 @@ def test_the_comparison_view_shows_one_geometric_mean_the_terminals(
     db = tmp_path / "r.sqlite"
     with Store(db) as store:
         for k, f in enumerate((1.0, 1.3, 0.8)):
-            for r in [*_runs("A", [t * f for t in A_TIMES[:6]], repeat=k), *_runs("B", [t * f for t in B_TIMES[:6]],
-                      repeat=k)]:  # fmt: skip
+            for r in [
+                *_runs("A", [t * f for t in A_TIMES[:6]], repeat=k),
+                *_runs("B", [t * f for t in B_TIMES[:6]], repeat=k),
+            ]:
                 store.add(r)
     code, out, err = in_process(["report", str(db), "--compare", "A", "B"], capsys)
     assert code == 0, err

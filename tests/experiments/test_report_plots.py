@@ -39,8 +39,20 @@ def test_db_is_a_fixed_positional_and_report_says_what_it_wrote(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = {k: tmp_path / k for k in ("c.png", "t.pdf", "s.svg", "runs.csv")}
-    argv = ["report", "--cactus", str(out["c.png"]), "--time-vs-n", str(out["t.pdf"]), "--scatter", "kissat",
-            "minisat", str(out["s.svg"]), "--runs-csv", str(out["runs.csv"]), str(db)]  # fmt: skip
+    argv = [
+        "report",
+        "--cactus",
+        str(out["c.png"]),
+        "--time-vs-n",
+        str(out["t.pdf"]),
+        "--scatter",
+        "kissat",
+        "minisat",
+        str(out["s.svg"]),
+        "--runs-csv",
+        str(out["runs.csv"]),
+        str(db),
+    ]
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "| kissat | pairwise | 3 | 5 | 2 | 2 | 0 | 0 | 15.5 | 2.00 | 5 |" in captured.out

@@ -54,8 +54,9 @@ def test_a_pass_holds_a_few_numbers_per_run_not_the_runs(stores: tuple[Path, Pat
     assert grown < PER_RUN * 4_000, f"{grown / 4_000:.0f} bytes per run"
 
 
-def test_report_compares_and_spreads_a_streamed_store(stores: tuple[Path, Path],
-                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_report_compares_and_spreads_a_streamed_store(
+    stores: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     _, large = stores
     code, out, err = in_process(["report", str(large), "--compare", "minisat", "kissat", "--spread"], capsys)
     assert code == 0, err

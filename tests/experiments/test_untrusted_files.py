@@ -34,8 +34,9 @@ def one_sentence(err: str) -> str:
 
 def cli(argv: list[str], cwd: Path, timeout: float = 120, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     """The CLI in a process of its own, bounded: a forged input must not make it run for ever."""
-    return subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout, **kwargs)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, cwd=cwd, timeout=timeout, **kwargs
+    )
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +76,10 @@ def forged(cert: Path, tmp_path: Path, change: dict[str, Any] | None = None, tex
         ({"clauses": 7}, "the manifest's clauses is 7, but the formula"),
         ({"variables": True}, "the manifest's variables is True"),
     ],
-)  # fmt: skip
-def test_a_forged_manifest_is_refused_in_one_line(cert5: Path, tmp_path: Path, change: dict[str, Any],
-                                                  field: str | None) -> None:  # fmt: skip
+)
+def test_a_forged_manifest_is_refused_in_one_line(
+    cert5: Path, tmp_path: Path, change: dict[str, Any], field: str | None
+) -> None:
     if field is None:  # written as text: json.dumps cannot write it either
         deep = DEEP[:20_000] + DEEP[-20_000:]  # 20,000 deep: within the size a manifest of N = 5 may have
         text = (cert5 / "manifest.json").read_text().replace('"format"', f'"x": {deep}, "format"', 1)
@@ -117,8 +119,10 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     need_solver("minisat")
     tmp = tmp_path_factory.mktemp("store")
     cfg = tmp / "b.yaml"
-    cfg.write_text(f"experiment: b\ninstances:\n  n: [3, 5]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
-                   f"limits: {{time: 30}}\nresults: {tmp / 'r.sqlite'}\n")  # fmt: skip
+    cfg.write_text(
+        f"experiment: b\ninstances:\n  n: [3, 5]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
+        f"limits: {{time: 30}}\nresults: {tmp / 'r.sqlite'}\n"
+    )
     assert main(["batch", str(cfg), "--jobs", "1", "--no-progress"]) == 0
     return tmp / "r.sqlite"
 
@@ -156,8 +160,9 @@ def edited(store: Path, tmp_path: Path, *sql: str) -> Path:
         (["UPDATE runs SET count = -3 WHERE n = 5"], "column count holds -3, not an integer >= 0"),
     ],
 )
-def test_report_refuses_a_store_it_cannot_read_right(store: Path, tmp_path: Path, sql: list[str], words: str,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_report_refuses_a_store_it_cannot_read_right(
+    store: Path, tmp_path: Path, sql: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = in_process(["report", str(edited(store, tmp_path, *sql))], capsys)
     assert (code, out) == (2, "") and words in one_sentence(err)
     with pytest.raises(cq.UsageError, match=words.split(" holds")[0]):
@@ -241,8 +246,9 @@ def test_a_bad_value_names_its_run(store: Path, tmp_path: Path, capsys: pytest.C
 
 
 @pytest.mark.parametrize(("column", "value"), [("wall", "-5.0"), ("wall", "inf"), ("n", "9223372036854775807")])
-def test_report_refuses_a_runs_csv_value_outside_its_domain(store: Path, tmp_path: Path, column: str, value: str,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_report_refuses_a_runs_csv_value_outside_its_domain(
+    store: Path, tmp_path: Path, column: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A runs CSV (``report --runs-csv``, read back by ``report``) is checked as a store is."""
     runs = tmp_path / "runs.csv"
     assert in_process(["report", str(store), "--runs-csv", str(runs)], capsys)[0] == 0
@@ -261,10 +267,12 @@ def test_an_old_status_word_still_reads(store: Path, tmp_path: Path, capsys: pyt
     assert code == 0 and "| minisat | pairwise | 2 | 1 | 0 | 1 | 0 |" in out
 
 
-def test_report_reads_an_older_store_without_the_newer_columns(store: Path, tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    older = edited(store, tmp_path, *(f"ALTER TABLE runs DROP COLUMN {c}" for c in ("checked", "engine", "verdict",
-                                                                                   "variant")))  # fmt: skip
+def test_report_reads_an_older_store_without_the_newer_columns(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    older = edited(
+        store, tmp_path, *(f"ALTER TABLE runs DROP COLUMN {c}" for c in ("checked", "engine", "verdict", "variant"))
+    )
     code, out, _ = in_process(["report", str(older)], capsys)
     assert code == 0 and "| minisat | pairwise | 2 | 2 | 1 | 1 | 0 |" in out  # N = 5 SAT, N = 3 UNSAT: both solved
 
@@ -284,14 +292,18 @@ def test_deeply_nested_json_elsewhere_is_a_sentence(tmp_path: Path) -> None:
     assert done.returncode == 2 and "run.json is not the record of a run" in one_sentence(done.stderr)
 
 
-FULL_DISK = "import resource, signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); " \
-            "resource.setrlimit(resource.RLIMIT_FSIZE, (300_000, 300_000)); "  # fmt: skip
+FULL_DISK = (
+    "import resource, signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+    "resource.setrlimit(resource.RLIMIT_FSIZE, (300_000, 300_000)); "
+)
 
 
 def batch_config(tmp_path: Path, results: Path) -> Path:
     cfg = tmp_path / "full.yaml"
-    cfg.write_text(f"experiment: full\ninstances:\n  n: {{from: 4, to: 30}}\n  encodings: [sequential]\n"
-                   f"solvers: [pysat:cadical195]\nlimits: {{time: 30}}\nresults: {results}\n")  # fmt: skip
+    cfg.write_text(
+        f"experiment: full\ninstances:\n  n: {{from: 4, to: 30}}\n  encodings: [sequential]\n"
+        f"solvers: [pysat:cadical195]\nlimits: {{time: 30}}\nresults: {results}\n"
+    )
     return cfg
 
 
@@ -299,8 +311,16 @@ def test_a_batch_on_a_full_disk_says_so(tmp_path: Path) -> None:
     """Issue 30: ``OperationalError: database or disk is full``.  The disk is full for this process: a file size
     limit (RLIMIT_FSIZE) of 300 KB, which the results file's journal passes within the first runs."""
     results = tmp_path / "out" / "r.sqlite"
-    argv = [sys.executable, "-c", FULL_DISK + CLI_ENTRY, "batch", str(batch_config(tmp_path, results)), "--jobs", "1",
-            "--no-progress"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-c",
+        FULL_DISK + CLI_ENTRY,
+        "batch",
+        str(batch_config(tmp_path, results)),
+        "--jobs",
+        "1",
+        "--no-progress",
+    ]
     done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     err = one_sentence(done.stderr)
     assert done.returncode == 1 and f"cannot write the results file {results}" in err and "disk" in err, err
@@ -318,8 +338,9 @@ def test_a_batch_on_a_full_disk_says_so(tmp_path: Path) -> None:
 def test_a_full_disk_under_an_output_directory_names_the_file(tmp_path: Path, argv: list[str], named: str) -> None:
     need_solver("minisat")
     tight = FULL_DISK.replace("300_000", "3_000")
-    done = subprocess.run([sys.executable, "-c", tight + CLI_ENTRY, *argv], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", tight + CLI_ENTRY, *argv], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert done.returncode == 1 and named in one_sentence(done.stderr)
 
 
@@ -329,8 +350,9 @@ def tiny_tmpfs(where: Path, options: str = "size=256k") -> Iterator[Path]:
     where.mkdir()
     if os.geteuid() != 0 or shutil.which("mount") is None:
         pytest.skip("a tmpfs needs root (the file size limit test covers the rest)")
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True,
-                      timeout=30).returncode:  # fmt: skip
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True, timeout=30
+    ).returncode:
         pytest.skip("mounting a tmpfs is not allowed here")
     try:
         yield where
@@ -340,8 +362,9 @@ def tiny_tmpfs(where: Path, options: str = "size=256k") -> Iterator[Path]:
 
 def test_a_batch_on_a_really_full_disk_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with tiny_tmpfs(tmp_path / "tiny") as tiny:
-        code, _, err = in_process(["batch", str(batch_config(tmp_path, tiny / "r.sqlite")), "--jobs", "1",
-                                   "--no-progress"], capsys)  # fmt: skip
+        code, _, err = in_process(
+            ["batch", str(batch_config(tmp_path, tiny / "r.sqlite")), "--jobs", "1", "--no-progress"], capsys
+        )
     # the results file or the instance cache beside it, whichever fills first: one sentence either way
     assert code == 1 and "the disk is full" in one_sentence(err) and str(tiny) in err
 
@@ -375,8 +398,10 @@ def test_a_results_file_in_a_read_only_folder_says_so(tmp_path: Path, capsys: py
             folder.mkdir(mode=0o555)
             stack.callback(folder.chmod, 0o755)
         cfg = tmp_path / "ro.yaml"
-        cfg.write_text(f"experiment: ro\ninstances:\n  n: [5]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
-                       f"limits: {{time: 30}}\nresults: {folder / 'r.sqlite'}\n")  # fmt: skip
+        cfg.write_text(
+            f"experiment: ro\ninstances:\n  n: [5]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
+            f"limits: {{time: 30}}\nresults: {folder / 'r.sqlite'}\n"
+        )
         code, _, err = in_process(["batch", str(cfg), "--jobs", "1", "--no-progress"], capsys)
     assert code == 1 and f"its folder {folder} is not writable" in one_sentence(err)
 
@@ -405,8 +430,9 @@ def full(tiny: Path) -> Path:
         (["count", "6", "--certify", "c"], "c/.cnfgen-queens.lock: No space left on device"),
     ],
 )
-def test_a_really_full_disk_under_an_output_directory_names_the_file(tmp_path: Path, argv: list[str],
-                                                                     named: str) -> None:  # fmt: skip
+def test_a_really_full_disk_under_an_output_directory_names_the_file(
+    tmp_path: Path, argv: list[str], named: str
+) -> None:
     """Issue 30: "error: output: No space left on device" (the lock file's first write)."""
     need_solver("minisat")
     with tiny_tmpfs(tmp_path / "tiny") as tiny:
@@ -429,8 +455,10 @@ def test_a_deeply_nested_solvers_file_is_a_sentence(tmp_path: Path) -> None:
     """Issue 30: ``solvers --solvers-file deep.yaml`` (and solve, and the API) gave a RecursionError."""
     deep = tmp_path / "deep.yaml"
     deep.write_text("solvers: " + "[" * 5000 + "]" * 5000 + "\n")
-    for argv in (["solvers", "--solvers-file", str(deep)], ["solve", "q.cnf", "--solvers-file", str(deep),
-                                                            "--solver", "x"]):  # fmt: skip
+    for argv in (
+        ["solvers", "--solvers-file", str(deep)],
+        ["solve", "q.cnf", "--solvers-file", str(deep), "--solver", "x"],
+    ):
         done = cli(argv, tmp_path)
         assert done.returncode == 2 and f"{deep}: nested too deeply" in one_sentence(done.stderr), argv
     with pytest.raises(cq.UsageError, match="nested too deeply"):

@@ -64,8 +64,10 @@ def test_the_package_re_exports_the_library_lazily() -> None:
     assert cq.enumerate_solutions is library.enumerate_solutions and cq.list_encodings is library.list_encodings
     with pytest.raises(AttributeError, match="no attribute 'nonesuch'"):
         cq.nonesuch  # noqa: B018
-    code = ("import sys, cnfgen_queens as cq; before = 'cnfgen_queens.library' in sys.modules; cq.queens; "
-            "print(before, 'cnfgen_queens.library' in sys.modules)")  # fmt: skip
+    code = (
+        "import sys, cnfgen_queens as cq; before = 'cnfgen_queens.library' in sys.modules; cq.queens; "
+        "print(before, 'cnfgen_queens.library' in sys.modules)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.split() == ["False", "True"], proc.stderr
     assert (Path(cq.__file__).parent / "py.typed").is_file()
@@ -353,12 +355,15 @@ def test_solutions_are_enumerate(symmetric: bool, capsys) -> None:
     ("kwargs", "options", "argv"),
     [
         ({"n": 8}, {}, ["8"]),
-        ({"n": 8, "encoding": "commander"}, {"symmetric": True, "engine": "loop"}, ["8", "-e", "commander",
-                                                                                   "--symmetric", "--engine", "loop"]),
+        (
+            {"n": 8, "encoding": "commander"},
+            {"symmetric": True, "engine": "loop"},
+            ["8", "-e", "commander", "--symmetric", "--engine", "loop"],
+        ),
         ({"n": 7, "torus": True}, {}, ["7", "--torus"]),
         ({"n": 9}, {"jobs": 2, "symmetric": True}, ["9", "--jobs", "2", "--symmetric"]),
     ],
-)  # fmt: skip
+)
 def test_count_is_count(kwargs: dict, options: dict, argv: list[str], capsys) -> None:
     code, out, _ = cli(["count", *argv, "--quiet"], capsys)
     assert code == 0

@@ -99,7 +99,12 @@ def test_the_five_lines_in_a_fresh_virtualenv(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     root = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the new venv's install, nothing else
-    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-e", str(root)],
-                         capture_output=True, text=True, timeout=1200, env=env)  # fmt: skip
+    pip = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-e", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env=env,
+    )
     assert pip.returncode == 0, pip.stderr[-2000:]
     check_done_when(str(venv / "bin" / "python"), env)

@@ -49,41 +49,92 @@ def without_placeholders(cli_message: str) -> str:
 
 # (what the API is given, the CLI's arguments for the same input, words the API's message must hold)
 VALUES: list[tuple[str, Callable[[], Any], str, list[str]]] = [
-    ("place off the board", lambda: cq.queens(8, place=[(9, 9)]),
-     "gen 8 --place 10,10", ["queen at (9, 9)", "rows, columns 0..7"]),
-    ("placed queens attack", lambda: cq.queens(4, place=[(0, 0), (1, 1)]),
-     "gen 4 --place 1,1 --place 2,2", ["(0, 0) and (1, 1)"]),
-    ("queen on a hole", lambda: cq.queens(4, place=[(0, 0)], holes=[(0, 0)]),
-     "gen 4 --place 1,1 --block-square 1,1", ["queen at (0, 0)"]),
-    ("hole twice", lambda: cq.queens(5, holes=[(2, 3), (2, 3)]),
-     "gen 5 --block-square 3,4 --block-square 3,4", ["blocked square at (2, 3)"]),
-    ("random_place without seed", lambda: cq.queens(8, random_place=3),
-     "gen 8 --random-place 3", ["random_place= needs seed="]),
-    ("seed without random_place", lambda: cq.queens(8, seed=3),
-     "gen 8 --seed 3", ["seed= needs random_place="]),
-    ("negative random_place", lambda: cq.queens(8, random_place=-1, seed=1),
-     "gen 8 --random-place -1 --seed 1", ["random_place must be"]),
-    ("group_size for pairwise", lambda: cq.queens(8, group_size=3),
-     "gen 8 --group-size 3", ["group_size= applies to"]),
-    ("symmetric torus enumeration", lambda: cq.enumerate_solutions(cq.queens(5, torus=True), symmetric=True),
-     "enumerate 5 --torus --symmetric", ["symmetric=True does not combine with torus=True"]),
-    ("symmetric count with placed queens", lambda: cq.count(cq.queens(8, place=[(0, 0)]), symmetric=True),
-     "count 8 --place 1,1 --symmetric", ["symmetric=True does not combine with place="]),
-    ("loop in parallel", lambda: cq.count(cq.queens(8), engine="loop", jobs=2),
-     "count 8 --engine loop --jobs 2", ["engine='loop' does not combine with jobs=", "engine='cubes'"]),
-    ("cubes with a limit", lambda: cq.count(cq.queens(8), engine="cubes", limit=3),
-     "count 8 --engine cubes --limit 3", ["limit=", "engine='loop'"]),
-    ("certify symmetric", lambda: cq.count(cq.queens(6), certify="d", symmetric=True),
-     "count 6 --certify d --symmetric", ["certify= does not combine with symmetric=True"]),
-    ("OPB of a placed board", lambda: cq.queens(8, place=[(0, 0)]).to_opb(),
-     "gen 8 --place 1,1 --format opb", ["to_opb()", "place= applies to the CNF only"]),
-]  # fmt: skip
+    (
+        "place off the board",
+        lambda: cq.queens(8, place=[(9, 9)]),
+        "gen 8 --place 10,10",
+        ["queen at (9, 9)", "rows, columns 0..7"],
+    ),
+    (
+        "placed queens attack",
+        lambda: cq.queens(4, place=[(0, 0), (1, 1)]),
+        "gen 4 --place 1,1 --place 2,2",
+        ["(0, 0) and (1, 1)"],
+    ),
+    (
+        "queen on a hole",
+        lambda: cq.queens(4, place=[(0, 0)], holes=[(0, 0)]),
+        "gen 4 --place 1,1 --block-square 1,1",
+        ["queen at (0, 0)"],
+    ),
+    (
+        "hole twice",
+        lambda: cq.queens(5, holes=[(2, 3), (2, 3)]),
+        "gen 5 --block-square 3,4 --block-square 3,4",
+        ["blocked square at (2, 3)"],
+    ),
+    (
+        "random_place without seed",
+        lambda: cq.queens(8, random_place=3),
+        "gen 8 --random-place 3",
+        ["random_place= needs seed="],
+    ),
+    ("seed without random_place", lambda: cq.queens(8, seed=3), "gen 8 --seed 3", ["seed= needs random_place="]),
+    (
+        "negative random_place",
+        lambda: cq.queens(8, random_place=-1, seed=1),
+        "gen 8 --random-place -1 --seed 1",
+        ["random_place must be"],
+    ),
+    ("group_size for pairwise", lambda: cq.queens(8, group_size=3), "gen 8 --group-size 3", ["group_size= applies to"]),
+    (
+        "symmetric torus enumeration",
+        lambda: cq.enumerate_solutions(cq.queens(5, torus=True), symmetric=True),
+        "enumerate 5 --torus --symmetric",
+        ["symmetric=True does not combine with torus=True"],
+    ),
+    (
+        "symmetric count with placed queens",
+        lambda: cq.count(cq.queens(8, place=[(0, 0)]), symmetric=True),
+        "count 8 --place 1,1 --symmetric",
+        ["symmetric=True does not combine with place="],
+    ),
+    (
+        "loop in parallel",
+        lambda: cq.count(cq.queens(8), engine="loop", jobs=2),
+        "count 8 --engine loop --jobs 2",
+        ["engine='loop' does not combine with jobs=", "engine='cubes'"],
+    ),
+    (
+        "cubes with a limit",
+        lambda: cq.count(cq.queens(8), engine="cubes", limit=3),
+        "count 8 --engine cubes --limit 3",
+        ["limit=", "engine='loop'"],
+    ),
+    (
+        "certify symmetric",
+        lambda: cq.count(cq.queens(6), certify="d", symmetric=True),
+        "count 6 --certify d --symmetric",
+        ["certify= does not combine with symmetric=True"],
+    ),
+    (
+        "OPB of a placed board",
+        lambda: cq.queens(8, place=[(0, 0)]).to_opb(),
+        "gen 8 --place 1,1 --format opb",
+        ["to_opb()", "place= applies to the CNF only"],
+    ),
+]
 
 
 @pytest.mark.parametrize(("call", "command", "words"), [v[1:] for v in VALUES], ids=[v[0] for v in VALUES])
-def test_a_bad_value_is_a_value_error_in_the_apis_words(call: Callable[[], Any], command: str, words: list[str],
-                                                        capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_bad_value_is_a_value_error_in_the_apis_words(
+    call: Callable[[], Any],
+    command: str,
+    words: list[str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.chdir(tmp_path)  # certify's directory, never made: refused first
     code, _, err = cli(command.split(), capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err  # the CLI refuses the same input
@@ -107,8 +158,11 @@ TYPES: list[tuple[str, Callable[[], Any], str]] = [
     ("count(8)", lambda: cq.count(8), r"count\(\) takes a formula, not a board size: pass cq\.queens\(8\)"),
     ("enumerate_solutions(8)", lambda: cq.enumerate_solutions(8), r"pass cq\.queens\(8\)"),
     ("solve(8)", lambda: cq.solve(8), r"solve\(\) takes a formula, not a board size: pass cq\.queens\(8\)"),
-    ("solve(list)", lambda: cq.solve([[1, 2]]),
-     r"solve\(\) takes a formula made by cq\.queens\(n\), a CNF file's path or a pysat"),
+    (
+        "solve(list)",
+        lambda: cq.solve([[1, 2]]),
+        r"solve\(\) takes a formula made by cq\.queens\(n\), a CNF file's path or a pysat",
+    ),
     ("count(str)", lambda: cq.count("8"), r"count\(\) takes a formula made by cq\.queens\(n\), got str"),
     ("decode(model, str)", lambda: cq.decode([1], "4"), r"decode\(\) takes a formula made by cq\.queens\(n\), got str"),
     ("queens(8.0)", lambda: cq.queens(8.0), "n must be an integer, got 8.0"),
@@ -121,12 +175,13 @@ TYPES: list[tuple[str, Callable[[], Any], str]] = [
     ("blocking_clause(tuple)", lambda: cq.blocking_clause((1, 3, 0, 2)), "board must be a Board"),
     ("run_batch(list)", lambda: cq.run_batch(["a"]), "config must be a dict or a YAML file's path"),
     ("count(jobs='2')", lambda: cq.count(cq.queens(6), jobs="2"), "jobs must be an integer, got '2'"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("call", "message"), [t[1:] for t in TYPES], ids=[t[0] for t in TYPES])
-def test_a_wrong_type_is_a_type_error_saying_what_to_pass(call: Callable[[], Any], message: str, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_wrong_type_is_a_type_error_saying_what_to_pass(
+    call: Callable[[], Any], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(TypeError, match=message) as raised:
         call()
@@ -136,10 +191,12 @@ def test_a_wrong_type_is_a_type_error_saying_what_to_pass(call: Callable[[], Any
 
 def test_a_missing_file_is_file_not_found(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "missing.cnf"
-    for call, argv in ((lambda: cq.solve(missing), ["solve", str(missing)]),
-                       (lambda: cq.solve(str(missing), memory_limit=64), ["solve", str(missing), "-m", "64"]),
-                       (lambda: cq.load_results(tmp_path / "r.sqlite"), ["report", str(tmp_path / "r.sqlite")]),
-                       (lambda: cq.run_batch(tmp_path / "c.yaml"), ["batch", str(tmp_path / "c.yaml")])):  # fmt: skip
+    for call, argv in (
+        (lambda: cq.solve(missing), ["solve", str(missing)]),
+        (lambda: cq.solve(str(missing), memory_limit=64), ["solve", str(missing), "-m", "64"]),
+        (lambda: cq.load_results(tmp_path / "r.sqlite"), ["report", str(tmp_path / "r.sqlite")]),
+        (lambda: cq.run_batch(tmp_path / "c.yaml"), ["batch", str(tmp_path / "c.yaml")]),
+    ):
         code, _, err = cli(argv, capsys)
         assert code == 2 and len(err.strip().splitlines()) == 1, err  # the CLI: one line, exit 2
         with pytest.raises(FileNotFoundError) as raised:
@@ -171,8 +228,9 @@ def test_solve_takes_a_pysat_cnf_as_the_cli_takes_its_file(tmp_path: Path, capsy
 def cli_subprocess(argv: list[str]) -> tuple[int, str]:
     """The CLI in a fresh process of its own, as a user runs it (not this process: its memory is not the
     command's)."""
-    proc = subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
+    )
     return proc.returncode, proc.stdout
 
 
@@ -202,9 +260,13 @@ def test_solve_under_a_memory_limit_is_the_clis(tmp_path: Path) -> None:
 
 
 def test_count_and_enumerate_under_a_memory_limit_are_the_clis() -> None:
-    for argv, api in ((["count", "8", "--quiet", "-m", "1"], lambda: cq.count(cq.queens(8), memory_limit=1).total),
-                      (["enumerate", "6", "--quiet", "-m", "1"],
-                       lambda: len(list(cq.enumerate_solutions(cq.queens(6), memory_limit=1))))):  # fmt: skip
+    for argv, api in (
+        (["count", "8", "--quiet", "-m", "1"], lambda: cq.count(cq.queens(8), memory_limit=1).total),
+        (
+            ["enumerate", "6", "--quiet", "-m", "1"],
+            lambda: len(list(cq.enumerate_solutions(cq.queens(6), memory_limit=1))),
+        ),
+    ):
         code, out = cli_subprocess(argv)
         assert code == 0
         assert out.splitlines()[-1] == f"count: {api()} (published-count)"  # N = 8 and 6: A000170

@@ -90,8 +90,11 @@ def symmetric_cells(rng: random.Random, n: int, maps: list[Callable[[Cell], Cell
 
 def brute_stabiliser(n: int, maps: list[Callable[[Cell], Cell]], placed: set[Cell], holes: set[Cell]) -> set[Board]:
     """The maps keeping both sets, each as the tuple of cell images (so equal maps are one)."""
-    return {tuple(r * n + c for r, c in map(f, itertools.product(range(n), repeat=2))) for f in maps
-            if {f(q) for q in placed} == placed and {f(h) for h in holes} == holes}  # fmt: skip
+    return {
+        tuple(r * n + c for r, c in map(f, itertools.product(range(n), repeat=2)))
+        for f in maps
+        if {f(q) for q in placed} == placed and {f(h) for h in holes} == holes
+    }
 
 
 def non_attacking(n: int, cells: set[Cell], torus: bool) -> bool:
@@ -196,9 +199,11 @@ def test_sizes_closed_form_and_built(name: str) -> None:
 
 
 def test_fast_and_shuffled_writers_give_the_same_bytes() -> None:
-    for formula in (QueensFormula(30, break_symmetry=True),
-                    QueensFormula(9, "sequential", variant=Variant(placed=((4, 4),)), break_symmetry=True),
-                    QueensFormula(5, "commander", variant=Variant(torus=True), break_symmetry=True)):  # fmt: skip
+    for formula in (
+        QueensFormula(30, break_symmetry=True),
+        QueensFormula(9, "sequential", variant=Variant(placed=((4, 4),)), break_symmetry=True),
+        QueensFormula(5, "commander", variant=Variant(torus=True), break_symmetry=True),
+    ):
         for shuffle in (None, 3):
             fast, reference = io.BytesIO(), io.BytesIO()
             write_cnf(fast, formula, ["x"], show=True, shuffle=shuffle, fast=True)

@@ -174,9 +174,18 @@ def test_batch_axis_keeps_the_plain_keys_and_counts_orbits(tmp_path: Path) -> No
 
 def test_verdict_judges_a_count_by_the_published_count_of_its_formula() -> None:
     def row(n: int, count: int, **variant: object) -> Judged:
-        return SimpleNamespace(verdict=None, status=Status.UNKNOWN, task="count", n=n, count=count, verified=None,
-                               error=None, time_limit=None, wall=None,
-                               variant=json.dumps(variant) if variant else None)  # fmt: skip
+        return SimpleNamespace(
+            verdict=None,
+            status=Status.UNKNOWN,
+            task="count",
+            n=n,
+            count=count,
+            verified=None,
+            error=None,
+            time_limit=None,
+            wall=None,
+            variant=json.dumps(variant) if variant else None,
+        )
 
     assert published_count(8, break_symmetry=True) == (12, "A002562")
     assert judge(row(8, 12, break_symmetry=True)) is Verdict.SOLVED
@@ -225,7 +234,19 @@ def test_an_unsat_answer_on_a_broken_board_is_wrong(tmp_path: Path, capfdbinary:
     assert gen(capfdbinary, "8", "-e", "ladder", "--break-symmetry", "-o", str(path))[0] == 0
     with open(path, "rb") as f:
         header = read_header(f)
-    unsat = Outcome(status=Status.UNSAT, solver="liar", version=None, model=None, exit_code=20, wall=0.0, cpu=None,
-                    peak_memory_mb=None, verified=False, stderr_tail="", proof=None, error=None)  # fmt: skip
+    unsat = Outcome(
+        status=Status.UNSAT,
+        solver="liar",
+        version=None,
+        model=None,
+        exit_code=20,
+        wall=0.0,
+        cpu=None,
+        peak_memory_mb=None,
+        verified=False,
+        stderr_tail="",
+        proof=None,
+        error=None,
+    )
     judged = judge_answer(unsat, header, path)  # one board per orbit: SAT exactly when the board has a solution
     assert judged.verdict is Verdict.WRONG and "12 solutions (OEIS A002562)" in (judged.wrong or "")  # one per orbit

@@ -105,8 +105,9 @@ def test_torus_with_sequential_and_fast_path_agree() -> None:
 def test_header_records_the_variant_and_parses_back(capfdbinary, tmp_path: Path) -> None:
     holes = tmp_path / "holes.txt"
     holes.write_text("# blocked\n2,2\n3 5  # spaces work too\n\n")
-    code, out, _ = gen(capfdbinary, "7", "--torus", "--place", "1,1", "--holes", str(holes), "--random-place", "2",
-                       "--seed", "5")  # fmt: skip
+    code, out, _ = gen(
+        capfdbinary, "7", "--torus", "--place", "1,1", "--holes", str(holes), "--random-place", "2", "--seed", "5"
+    )
     assert code == 0
     comments, _, clauses = body(out)
     assert comments[1] == "n=7 encoding=pairwise column_alo=false"  # unchanged conventions

@@ -29,11 +29,13 @@ def test_cpu_is_the_commands_and_its_childrens() -> None:
 def test_peak_is_the_commands_own_and_the_trees() -> None:
     """Measured from a small fresh process, as the benchmark scripts run: wait4's peak of a command counts the
     RSS its launcher had at the exec (a test process may hold hundreds of MB)."""
-    code = (f"import sys; sys.path.insert(0, {str(Path(benchlib.__file__).parent)!r}); import benchlib\n"
-            f"own = benchlib.measure([sys.executable, '-c', {GROW!r}])\n"
-            f"spawn = 'import subprocess, sys; subprocess.run([sys.executable, \"-c\", ' + repr({GROW!r}) + '])'\n"
-            "parent = benchlib.measure([sys.executable, '-c', spawn])\n"
-            "print(own.peak_mb, own.tree_peak_mb, parent.peak_mb, parent.tree_peak_mb)\n")  # fmt: skip
+    code = (
+        f"import sys; sys.path.insert(0, {str(Path(benchlib.__file__).parent)!r}); import benchlib\n"
+        f"own = benchlib.measure([sys.executable, '-c', {GROW!r}])\n"
+        f"spawn = 'import subprocess, sys; subprocess.run([sys.executable, \"-c\", ' + repr({GROW!r}) + '])'\n"
+        "parent = benchlib.measure([sys.executable, '-c', spawn])\n"
+        "print(own.peak_mb, own.tree_peak_mb, parent.peak_mb, parent.tree_peak_mb)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
     own_peak, own_tree, parent_peak, parent_tree = map(float, out.split())
     assert 80 <= own_peak < 200 and 80 <= own_tree < 200

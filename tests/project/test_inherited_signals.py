@@ -52,11 +52,29 @@ def _ignoring() -> None:
 def test_signal_tests_pass_with_sigint_and_sighup_ignored_and_no_stdin(tmp_path: Path) -> None:
     files = signal_test_files()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTEST_XDIST"))}
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}",
-            "-m", "not slow", *(str(HERE / name) for name in files)]  # fmt: skip
-    proc = subprocess.Popen(argv, cwd=HERE.parent, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, preexec_fn=_ignoring,
-                            start_new_session=True)  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--basetemp={tmp_path / 'inner'}",
+        "-m",
+        "not slow",
+        *(str(HERE / name) for name in files),
+    ]
+    proc = subprocess.Popen(
+        argv,
+        cwd=HERE.parent,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=_ignoring,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=INNER_TIMEOUT)
     finally:

@@ -172,8 +172,9 @@ def test_metadata_for_an_index() -> None:
 
 def test_citation_is_valid_cff() -> None:
     """CITATION.cff validates against the CFF 1.2.0 schema (cffconvert ships the schema; no network)."""
-    run = subprocess.run([_cffconvert(), "--validate", "-i", str(ROOT / "CITATION.cff")],
-                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    run = subprocess.run(
+        [_cffconvert(), "--validate", "-i", str(ROOT / "CITATION.cff")], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -183,8 +184,7 @@ def test_cff_check_can_fail(tmp_path: Path) -> None:
     text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
     bad.write_text(re.sub(r"^authors:\n(  - .*\n)+", "", text, flags=re.M))
     assert "authors" not in bad.read_text()
-    run = subprocess.run([_cffconvert(), "--validate", "-i", str(bad)],
-                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    run = subprocess.run([_cffconvert(), "--validate", "-i", str(bad)], capture_output=True, text=True, timeout=120)
     assert run.returncode != 0
 
 

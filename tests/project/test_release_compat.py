@@ -20,8 +20,9 @@ FIXTURES = ROOT / "tests" / "data" / "release-0.1.0"
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", CLI_ENTRY, *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=240)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", CLI_ENTRY, *args], capture_output=True, text=True, cwd=cwd, timeout=240
+    )
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -59,8 +60,12 @@ def test_library_loads_the_release_store() -> None:
     import cnfgen_queens as cq
 
     rows = cq.load_results(FIXTURES / "store.sqlite")
-    assert sorted((r["n"], r["encoding"]) for r in rows) == [(4, "commander"), (4, "pairwise"), (5, "commander"),
-                                                             (5, "pairwise")]  # fmt: skip
+    assert sorted((r["n"], r["encoding"]) for r in rows) == [
+        (4, "commander"),
+        (4, "pairwise"),
+        (5, "commander"),
+        (5, "pairwise"),
+    ]
     assert {(r["status"], r["verified"]) for r in rows} == {("SAT", True)}
 
 

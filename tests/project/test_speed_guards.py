@@ -39,8 +39,11 @@ def test_golden_bytes(args: str, capfdbinary: pytest.CaptureFixture[bytes], comp
 
 
 def test_golden_cases_cover_both_paths() -> None:
-    sizes = {args: QueensFormula(int(args.split()[0]), *(args.split()[2:3] or ["pairwise"])).counts()[1]
-             for args in GOLDEN if "--column-alo" not in args}  # fmt: skip
+    sizes = {
+        args: QueensFormula(int(args.split()[0]), *(args.split()[2:3] or ["pairwise"])).counts()[1]
+        for args in GOLDEN
+        if "--column-alo" not in args
+    }
     assert min(sizes.values()) < FAST_MIN_CLAUSES <= max(sizes.values())
 
 

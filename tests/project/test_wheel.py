@@ -32,8 +32,15 @@ def test_wheel_installed_outside_the_checkout(tmp_path: Path) -> None:
     assert not work.resolve().is_relative_to(ROOT), "the fresh venv must be outside the checkout"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PYTHON"] = sys.executable  # the test extra's Python: it has build and twine
-    proc = subprocess.Popen(["bash", str(SCRIPT), str(work)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=env, cwd=tmp_path, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        ["bash", str(SCRIPT), str(work)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=LIMIT)
     except subprocess.TimeoutExpired:
@@ -53,7 +60,8 @@ def test_wheel_installed_outside_the_checkout(tmp_path: Path) -> None:
 def test_smoke_refuses_a_directory_inside_the_checkout(tmp_path: Path) -> None:
     """The venv the smoke set runs in is never inside the source tree (where the checkout's package
     would be imported instead of the wheel's)."""
-    run = subprocess.run(["bash", str(SCRIPT), str(ROOT / "build" / "smoke")], capture_output=True, text=True,
-                         timeout=60, cwd=tmp_path)  # fmt: skip
+    run = subprocess.run(
+        ["bash", str(SCRIPT), str(ROOT / "build" / "smoke")], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
     assert run.returncode == 2
     assert "inside the checkout" in run.stderr and not (ROOT / "build" / "smoke").exists()

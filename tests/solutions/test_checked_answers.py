@@ -35,8 +35,9 @@ def test_a_count_built_on_lying_unsat_says_unchecked(capsys: pytest.CaptureFixtu
     truth = brute_count(8, placed=[(0, 0)])
     code, out, _ = in_process(["count", "8", "--place", "1,1", "--solver", LIAR, "--quiet"], capsys)
     assert (code, out) == (0, "count: 0 (unchecked)\n") and truth == 4
-    code, out, err = in_process(["count", "8", "--place", "1,1", "--solver", LIAR, "--quiet", "--require-checked"],
-                                capsys)  # fmt: skip
+    code, out, err = in_process(
+        ["count", "8", "--place", "1,1", "--solver", LIAR, "--quiet", "--require-checked"], capsys
+    )
     assert (code, out) == (1, "") and "nothing checked" in one_line(err) and "--require-checked" in err
 
 
@@ -71,8 +72,15 @@ def test_a_wrong_count_is_called_wrong_by_cli_and_api_alike(capsys: pytest.Captu
 def test_a_refusal_is_a_flag_not_the_words_of_an_error() -> None:
     """Count.refused was read off the end of the error text: a solver's error that ends in those words (its stderr
     is quoted there) made a stopped count a refused one, and the CLI dropped its ``partial count`` line."""
-    stopped = Count(total=3, fundamental=None, status=Status.ERROR, engine="loop", wall=0.1, solver_calls=4,
-                    error="liar: exit 1: c refused by --require-checked")  # fmt: skip
+    stopped = Count(
+        total=3,
+        fundamental=None,
+        status=Status.ERROR,
+        engine="loop",
+        wall=0.1,
+        solver_calls=4,
+        error="liar: exit 1: c refused by --require-checked",
+    )
     assert not stopped.refused and not stopped.complete
     c = cq.count(cq.queens(6, place=[(0, 1)]), solver=LIAR, engine="loop", require_checked=True)
     assert c.refused and dataclasses.replace(c, error="anything").refused
@@ -85,8 +93,9 @@ def test_require_checked_is_named_in_the_api_s_words(capsys: pytest.CaptureFixtu
     assert "--require-checked" not in (c.error or "")
     solved = cq.solve(stripped(tmp_path, 8), solver=LIAR, require_checked=True)
     assert solved.status is Status.ERROR and (solved.outcome.error or "").endswith("refused by require_checked=True")
-    code, _, err = in_process(["count", "6", "--place", "1,2", "--solver", LIAR, "--engine", "loop", "--quiet",
-                               "--require-checked"], capsys)  # fmt: skip
+    code, _, err = in_process(
+        ["count", "6", "--place", "1,2", "--solver", LIAR, "--engine", "loop", "--quiet", "--require-checked"], capsys
+    )
     assert code == 1 and one_line(err).rstrip().endswith("refused by --require-checked"), err
 
 
@@ -112,13 +121,18 @@ def test_solve_names_each_way_of_checking(tmp_path: Path, capsys: pytest.Capture
     q8, q3 = tmp_path / "q8.cnf", tmp_path / "q3.cnf"
     assert gen_main(["8", "-o", str(q8)]) == 0 and gen_main(["3", "-o", str(q3)]) == 0
     words = {}
-    for name, argv in {"sat": [str(q8), "--solver", minisat], "oeis": [str(q3), "--solver", minisat],
-                       "proof": [str(stripped(tmp_path, 3)), "--solver", cadical, "--proof",
-                                 str(tmp_path / "p.drat")]}.items():  # fmt: skip
+    for name, argv in {
+        "sat": [str(q8), "--solver", minisat],
+        "oeis": [str(q3), "--solver", minisat],
+        "proof": [str(stripped(tmp_path, 3)), "--solver", cadical, "--proof", str(tmp_path / "p.drat")],
+    }.items():
         code, out, _ = in_process(["solve", *argv, "--no-model", "--require-checked"], capsys)
         words[name] = (code, [line for line in out.splitlines() if line.startswith("c checked:")])
-    assert words == {"sat": (10, ["c checked: model-verified"]), "oeis": (20, ["c checked: published-count"]),
-                     "proof": (20, ["c checked: proof-verified"])}  # fmt: skip
+    assert words == {
+        "sat": (10, ["c checked: model-verified"]),
+        "oeis": (20, ["c checked: published-count"]),
+        "proof": (20, ["c checked: proof-verified"]),
+    }
 
 
 CLI_STATUS = {10: Status.SAT, 20: Status.UNSAT, 1: Status.ERROR}
@@ -158,13 +172,19 @@ def test_the_batch_stores_how_each_run_was_checked(tmp_path: Path) -> None:
     results = tmp_path / "r.sqlite"
     for task in ("solve", "count"):
         cfg = tmp_path / f"{task}.yaml"
-        cfg.write_text(f"experiment: {task}\ninstances:\n  n: [3, 5]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
-                       f"limits: {{time: 30}}\nresults: {results}\ntask: {task}\n")  # fmt: skip
+        cfg.write_text(
+            f"experiment: {task}\ninstances:\n  n: [3, 5]\n  encodings: [pairwise]\nsolvers: [minisat]\n"
+            f"limits: {{time: 30}}\nresults: {results}\ntask: {task}\n"
+        )
         assert main(["batch", str(cfg), "--jobs", "1", "--no-progress"]) == 0
     with Store(results, readonly=True) as store:
         got = sorted((r.task, r.n, str(r.status), r.checked) for r in store.rows())
-    assert got == [("count", 3, "UNSAT", Checked.PUBLISHED), ("count", 5, "UNSAT", Checked.PUBLISHED),
-                   ("solve", 3, "UNSAT", Checked.PUBLISHED), ("solve", 5, "SAT", Checked.MODEL)]  # fmt: skip
+    assert got == [
+        ("count", 3, "UNSAT", Checked.PUBLISHED),
+        ("count", 5, "UNSAT", Checked.PUBLISHED),
+        ("solve", 3, "UNSAT", Checked.PUBLISHED),
+        ("solve", 5, "SAT", Checked.MODEL),
+    ]
     with sqlite3.connect(results) as db:
         db.execute("ALTER TABLE runs DROP COLUMN checked")  # a store written before the column
     with Store(results, readonly=True) as store:
@@ -181,8 +201,10 @@ def test_a_liar_in_the_batch_is_stored_unchecked_or_wrong(tmp_path: Path) -> Non
 
     results = tmp_path / "r.sqlite"
     cfg = tmp_path / "liar.yaml"
-    cfg.write_text(f"experiment: liar\ninstances:\n  n: [3, 5]\n  encodings: [pairwise]\nsolvers: [{LIAR}]\n"
-                   f"limits: {{time: 30}}\nresults: {results}\n")  # fmt: skip
+    cfg.write_text(
+        f"experiment: liar\ninstances:\n  n: [3, 5]\n  encodings: [pairwise]\nsolvers: [{LIAR}]\n"
+        f"limits: {{time: 30}}\nresults: {results}\n"
+    )
     main(["batch", str(cfg), "--jobs", "1", "--no-progress"])
     with Store(results, readonly=True) as store:
         got = sorted((r.n, r.checked, str(r.verdict)) for r in store.rows())

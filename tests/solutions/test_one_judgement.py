@@ -39,8 +39,12 @@ def solvers(tmp_path: Path) -> dict[str, str]:
     silent = tmp_path / "silent.sh"
     silent.write_text("#!/bin/sh\nexit 0\n")
     silent.chmod(0o755)
-    return {"liar": str(FAKES / "liar.sh"), "wrong_model": str(FAKES / "wrong_model.sh"), "silent": str(silent),
-            "minisat": need_solver("minisat")}  # fmt: skip
+    return {
+        "liar": str(FAKES / "liar.sh"),
+        "wrong_model": str(FAKES / "wrong_model.sh"),
+        "silent": str(silent),
+        "minisat": need_solver("minisat"),
+    }
 
 
 def word(value: Any) -> str | None:
@@ -53,8 +57,10 @@ def through_the_batch(tmp_path: Path, board: str, exes: dict[str, str]) -> tuple
 
     results = tmp_path / "r.sqlite"
     cfg = tmp_path / "exp.yaml"
-    cfg.write_text(f"experiment: judge\ninstances:\n  {BOARDS[board]}\n  encodings: [pairwise]\n"
-                   f"solvers: [{', '.join(exes.values())}]\nlimits: {{time: 60}}\nresults: {results}\n")  # fmt: skip
+    cfg.write_text(
+        f"experiment: judge\ninstances:\n  {BOARDS[board]}\n  encodings: [pairwise]\n"
+        f"solvers: [{', '.join(exes.values())}]\nlimits: {{time: 60}}\nresults: {results}\n"
+    )
     assert main(["batch", str(cfg), "--jobs", "1", "--no-progress"]) == 0
     with Store(results, readonly=True) as store:
         rows = store.rows()
@@ -92,8 +98,10 @@ def test_report_counts_a_lying_unsat_on_the_torus_as_wrong(tmp_path: Path, capsy
 
     results = tmp_path / "r.sqlite"
     cfg = tmp_path / "exp.yaml"
-    cfg.write_text(f"instances:\n  n: [7]\n  encodings: [pairwise]\n  torus: true\nsolvers: [{FAKES / 'liar.sh'}]\n"
-                   f"limits: {{time: 10}}\nresults: {results}\n")  # fmt: skip
+    cfg.write_text(
+        f"instances:\n  n: [7]\n  encodings: [pairwise]\n  torus: true\nsolvers: [{FAKES / 'liar.sh'}]\n"
+        f"limits: {{time: 10}}\nresults: {results}\n"
+    )
     assert main(["batch", str(cfg), "--no-progress"]) == 0
     capsys.readouterr()
     assert main(["report", str(results)]) == 0
@@ -114,14 +122,18 @@ def test_cli_and_api_judge_a_file_without_comments_alike(tmp_path: Path, capsys:
         record = json.loads(out)
         solved = cq.solve(bare, solver=exe)
         assert (record["answer"], record["verdict"], record["checked"]) == (
-            word(solved.answer), word(solved.verdict), word(solved.checked)), name  # fmt: skip
+            word(solved.answer),
+            word(solved.verdict),
+            word(solved.checked),
+        ), name
         assert CLI_STATUS[code] is solved.status, name
         if name == "liar":
             assert (solved.answer, solved.verdict, solved.checked) == (Status.UNSAT, "solved", "unchecked")
 
 
-@pytest.mark.parametrize(("n", "variant", "flags"), [(7, "torus: true", ["--torus"]),
-                                                      (6, "break_symmetry: true", ["--break-symmetry"])])  # fmt: skip
+@pytest.mark.parametrize(
+    ("n", "variant", "flags"), [(7, "torus: true", ["--torus"]), (6, "break_symmetry: true", ["--break-symmetry"])]
+)
 def test_a_lying_count_is_wrong_through_every_door(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, variant: str, flags: list[str]
 ) -> None:
@@ -132,8 +144,10 @@ def test_a_lying_count_is_wrong_through_every_door(
     liar = str(FAKES / "liar.sh")
     results = tmp_path / "r.sqlite"
     cfg = tmp_path / "exp.yaml"
-    cfg.write_text(f"task: count\ninstances:\n  n: [{n}]\n  encodings: [pairwise]\n  {variant}\nsolvers: [{liar}]\n"
-                   f"limits: {{time: 60}}\nresults: {results}\n")  # fmt: skip
+    cfg.write_text(
+        f"task: count\ninstances:\n  n: [{n}]\n  encodings: [pairwise]\n  {variant}\nsolvers: [{liar}]\n"
+        f"limits: {{time: 60}}\nresults: {results}\n"
+    )
     assert main(["batch", str(cfg), "--jobs", "1", "--no-progress"]) == 0
     with Store(results, readonly=True) as store:
         (row,) = store.rows()

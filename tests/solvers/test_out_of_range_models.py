@@ -57,8 +57,10 @@ def test_the_batch_judges_it_wrong(tmp_path: Path) -> None:
     from cnfgen_queens.cli import main
 
     solver, results, cfg = liar(tmp_path, LINES["long"]), tmp_path / "r.sqlite", tmp_path / "c.yaml"
-    cfg.write_text(f"experiment: range\ninstances:\n  n: [8]\n  encodings: [pairwise]\nsolvers: [{solver}]\n"
-                   f"limits: {{time: 30}}\nresults: {results}\n")  # fmt: skip
+    cfg.write_text(
+        f"experiment: range\ninstances:\n  n: [8]\n  encodings: [pairwise]\nsolvers: [{solver}]\n"
+        f"limits: {{time: 30}}\nresults: {results}\n"
+    )
     main(["batch", str(cfg), "--jobs", "1", "--no-progress"])
     with Store(results, readonly=True) as store:
         (row,) = store.rows()

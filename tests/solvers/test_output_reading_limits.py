@@ -45,8 +45,9 @@ def timed(q8: Path, fake: str, seconds: float | None) -> tuple[runner.Outcome, f
     """The run's outcome and how long after the deadline (the start, with no time limit) it ended."""
     deadline = Deadline.after(seconds)
     start = time.monotonic()
-    out = runner.solve(q8, fake, limits=Limits(time=seconds, isolation="none"),
-                       context=runner.RunContext(deadline=deadline))  # fmt: skip
+    out = runner.solve(
+        q8, fake, limits=Limits(time=seconds, isolation="none"), context=runner.RunContext(deadline=deadline)
+    )
     return out, time.monotonic() - (deadline.at if deadline.at is not None else start)
 
 

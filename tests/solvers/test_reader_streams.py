@@ -60,8 +60,14 @@ def peak_run(
         " p.stderr[-2000:].decode(errors='replace'))))\n"
     )
     argv = [sys.executable, "-c", code, str(stdin or ""), str(BIN / "cnfgen-queens"), *argv]
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=default_signals,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     finally:
@@ -130,8 +136,12 @@ def test_time_limit_lets_the_solver_run_on_a_large_input(tmp_path: Path) -> None
     started = tmp_path / "started"
     slow = solver(tmp_path / "slow.sh", f'touch {started}\ncat "$f" > /dev/null\nsleep 600')
     begin = time.monotonic()
-    proc = subprocess.run([str(BIN / "cnfgen-queens"), "solve", str(cnf), "--solver", str(slow), "--time-limit",
-                           "2", "--json"], capture_output=True, timeout=300, preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.run(
+        [str(BIN / "cnfgen-queens"), "solve", str(cnf), "--solver", str(slow), "--time-limit", "2", "--json"],
+        capture_output=True,
+        timeout=300,
+        preexec_fn=default_signals,
+    )
     took = time.monotonic() - begin
     record = json.loads(proc.stdout)
     assert record["status"] == "TIMEOUT" and started.exists(), proc.stderr
@@ -167,8 +177,12 @@ def test_an_input_error_found_beside_the_solver_stops_it(tmp_path: Path) -> None
     cnf = big_cnf(tmp_path, 8, bad_tail=True)
     pid_file = tmp_path / "pid"
     slow = solver(tmp_path / "slow.sh", f"echo $$ > {pid_file}\nexec sleep 600")
-    proc = subprocess.run([str(BIN / "cnfgen-queens"), "solve", str(cnf), "--solver", str(slow)],
-                          capture_output=True, timeout=300, preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.run(
+        [str(BIN / "cnfgen-queens"), "solve", str(cnf), "--solver", str(slow)],
+        capture_output=True,
+        timeout=300,
+        preexec_fn=default_signals,
+    )
     err = proc.stderr.decode()
     assert proc.returncode == 2 and "variable 1001 exceeds the header's 1000" in err, err
     assert err.count("\n") == 1 and "Traceback" not in err
@@ -179,8 +193,12 @@ def test_an_input_error_found_beside_the_solver_stops_it(tmp_path: Path) -> None
 def test_an_input_error_outranks_the_answer_of_a_fast_solver(tmp_path: Path) -> None:
     cnf = big_cnf(tmp_path, 8, bad_tail=True)
     fast = solver(tmp_path / "fast.sh", "echo 's UNSATISFIABLE'\nexit 20")
-    proc = subprocess.run([str(BIN / "cnfgen-queens"), "solve", str(cnf), "--solver", str(fast)],
-                          capture_output=True, timeout=300, preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.run(
+        [str(BIN / "cnfgen-queens"), "solve", str(cnf), "--solver", str(fast)],
+        capture_output=True,
+        timeout=300,
+        preexec_fn=default_signals,
+    )
     assert proc.returncode == 2 and b"variable 1001 exceeds" in proc.stderr, proc.stderr
 
 
@@ -191,8 +209,9 @@ def test_an_input_error_outranks_the_answer_of_a_fast_solver(tmp_path: Path) -> 
 def test_solver_output_of_any_size_is_read_in_bounded_memory(tmp_path: Path, q8: Path, mb: int) -> None:
     """A solver that prints its model, then the same literals again for ``mb`` MB: the second setting of a
     variable is the error, found while streaming."""
-    out = repeated(tmp_path / "out.txt", b"s SATISFIABLE\nv " + model_line() + b"\n", b"v " + model_line() + b"\n",
-                   mb, b"v 0\n")  # fmt: skip
+    out = repeated(
+        tmp_path / "out.txt", b"s SATISFIABLE\nv " + model_line() + b"\n", b"v " + model_line() + b"\n", mb, b"v 0\n"
+    )
     liar = solver(tmp_path / "liar.sh", f"cat {out}\nexit 10")
     try:
         rc, peak, stdout, stderr = peak_run(["solve", str(q8), "--solver", str(liar)], tmp_path)
@@ -278,15 +297,20 @@ def test_a_resume_file_of_any_size_is_read_in_bounded_memory(tmp_path: Path, mb:
 
     need_solver("minisat")
     out = tmp_path / "d"
-    first = subprocess.run([str(BIN / "cnfgen-queens"), "enumerate", "6", "--solver", "minisat", "--out", str(out)],
-                           capture_output=True, timeout=300, preexec_fn=default_signals)  # fmt: skip
+    first = subprocess.run(
+        [str(BIN / "cnfgen-queens"), "enumerate", "6", "--solver", "minisat", "--out", str(out)],
+        capture_output=True,
+        timeout=300,
+        preexec_fn=default_signals,
+    )
     assert first.returncode == 0, first.stderr
     solutions = out / "solutions.txt"
     good = solutions.read_bytes()
     repeated(solutions, good, b"1 2 3 4 5 6 ", mb, b"\n")
     try:
-        rc, peak, _, stderr = peak_run(["enumerate", "6", "--solver", "minisat", "--out", str(out), "--resume"],
-                                            tmp_path)  # fmt: skip
+        rc, peak, _, stderr = peak_run(
+            ["enumerate", "6", "--solver", "minisat", "--out", str(out), "--resume"], tmp_path
+        )
     finally:
         solutions.unlink()
     assert rc == 2 and "a line longer than" in stderr and stderr.count("\n") == 1, (rc, stderr)

@@ -35,8 +35,11 @@ def test_a_version_probe_leaves_no_process(tmp_path: Path) -> None:
     gen_main(["6", "-o", str(tmp_path / "a.cnf")])
     try:
         start = time.monotonic()
-        ran = run_cli(["solve", "a.cnf", "--solver", "w", "--solvers-file", "solvers.yaml", "--time-limit", "2"],
-                      tmp_path, timeout=2 * GENEROUS)  # fmt: skip
+        ran = run_cli(
+            ["solve", "a.cnf", "--solver", "w", "--solvers-file", "solvers.yaml", "--time-limit", "2"],
+            tmp_path,
+            timeout=2 * GENEROUS,
+        )
         wall = time.monotonic() - start
         assert ran.code == 10, ran
         assert "c solver w 1.2.3" in ran.out and "model verified" in ran.out
@@ -69,8 +72,13 @@ def test_the_time_limit_covers_the_version_probe(tmp_path: Path) -> None:
     env = _slow_cadical(tmp_path, marker)
     try:
         start = time.monotonic()
-        ran = run_cli(["solve", "a.cnf", "--solver", "cadical", "--time-limit", "1"], tmp_path, timeout=2 * GENEROUS,
-                      env=env, entry=LONG_PROBE_ENTRY)  # fmt: skip
+        ran = run_cli(
+            ["solve", "a.cnf", "--solver", "cadical", "--time-limit", "1"],
+            tmp_path,
+            timeout=2 * GENEROUS,
+            env=env,
+            entry=LONG_PROBE_ENTRY,
+        )
         wall = time.monotonic() - start
         assert ran.code == 0, ran
         assert "c status TIMEOUT" in ran.out and "s UNKNOWN" in ran.out, ran.out

@@ -386,15 +386,21 @@ def test_cgroup_memout_is_one_line_never_a_traceback(tmp_path: Path) -> None:
     marker = tmp_path / "oom-handled"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "OOM_MARKER": str(marker)}
     argv = ["solve", str(cnf), "-m", "10", "--solver", "kissat", "--isolation", "cgroup"]
-    proc = subprocess.run([sys.executable, "-c", SLOW_OOM_HANDLER + CLI_ENTRY, *argv], env=env,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", SLOW_OOM_HANDLER + CLI_ENTRY, *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert marker.exists(), "BenchExec's OOM handler never ran: no race provoked"
     assert "c status MEMOUT" in proc.stdout, proc.stdout
     assert "Traceback" not in proc.stderr and "Exception in thread" not in proc.stderr, proc.stderr
 
 
-def test_a_second_signal_while_benchexec_stops_waits_for_it(tmp_path: Path, sigint_raises: None,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_second_signal_while_benchexec_stops_waits_for_it(
+    tmp_path: Path, sigint_raises: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Ctrl-C, then a second Ctrl-C (or the SIGTERM a batch's coordinator sends its workers) while BenchExec's
     thread was being stopped, cut that wait short: ``tempfile.tempdir`` was put back while the thread ran on,
     and a BenchExec_run_* it made next landed in $TMPDIR, outside our work directory (a leftover, about 1 in

@@ -18,8 +18,16 @@ GENERIC = generic("/opt/x/solver")
 
 def ended(code: int, *, timed_out: bool = False, wall: float = 0.1, cpu: float | None = 0.1) -> Finished:
     """The record of a run that ended with ``code``."""
-    return Finished(exit_code=code, wall=wall, cpu=cpu, peak_memory_mb=None, stdout=b"", stderr=b"",
-                    timed_out=timed_out, leftovers=0)  # fmt: skip
+    return Finished(
+        exit_code=code,
+        wall=wall,
+        cpu=cpu,
+        peak_memory_mb=None,
+        stdout=b"",
+        stderr=b"",
+        timed_out=timed_out,
+        leftovers=0,
+    )
 
 
 def status_of(text: str, code: int, profile=GENERIC, limits: Limits = Limits(), **kw) -> tuple[Status, str | None]:  # type: ignore[no-untyped-def]  # noqa: B008
@@ -87,7 +95,13 @@ def test_profile_commands() -> None:
     cnf, proof = Path("f.cnf"), Path("p.drat")
     assert kissat.command("kissat", cnf) == ["kissat", "f.cnf"]
     assert kissat.command("kissat", cnf, time=2.5, proof=proof, args=["--sat"]) == [
-        "kissat", "--time=3", "--no-binary", "--sat", "f.cnf", "p.drat"]  # fmt: skip
+        "kissat",
+        "--time=3",
+        "--no-binary",
+        "--sat",
+        "f.cnf",
+        "p.drat",
+    ]
     minisat = BUILTIN["minisat"]
     assert minisat.command("minisat", cnf, model=Path("m")) == ["minisat", "f.cnf", "m"]
     assert BUILTIN["cadical"].command("cadical", cnf, time=1) == ["cadical", "-t", "1", "f.cnf"]
@@ -95,12 +109,20 @@ def test_profile_commands() -> None:
 
 def test_user_profiles(tmp_path: Path) -> None:
     good = tmp_path / "ok.yaml"
-    good.write_text("solvers:\n  mine:\n    command: '/opt/mine --seed=1 {args} {cnf} {model}'\n"
-                    "    output: minisat\n    time_flags: '-T {time}'\n    sat_exit: [10, 0]\n")  # fmt: skip
+    good.write_text(
+        "solvers:\n  mine:\n    command: '/opt/mine --seed=1 {args} {cnf} {model}'\n"
+        "    output: minisat\n    time_flags: '-T {time}'\n    sat_exit: [10, 0]\n"
+    )
     mine = load_user_profiles(good)["mine"]
     assert mine.binary == "/opt/mine" and mine.output == "minisat" and mine.sat_exit == frozenset({0, 10})
     assert mine.command("/opt/mine", Path("f"), model=Path("m"), time=5) == [
-        "/opt/mine", "-T", "5", "--seed=1", "f", "m"]  # fmt: skip
+        "/opt/mine",
+        "-T",
+        "5",
+        "--seed=1",
+        "f",
+        "m",
+    ]
     shipped = load_user_profiles(Path(__file__).resolve().parents[2] / "configs" / "solvers.yaml")
     assert {"kissat-sat", "minisat-like"} <= set(shipped)
     for text, message in [

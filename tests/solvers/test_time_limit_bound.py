@@ -55,8 +55,10 @@ def parser(tmp_path: Path) -> tuple[str, Path]:
     script.write_text(PARSER)
     script.chmod(0o755)
     profiles = tmp_path / "solvers.yaml"
-    profiles.write_text(f"solvers:\n  parser:\n    command: '{script} {{flags}} {{cnf}}'\n"
-                        "    time_flags: '--time={time}'\n    version_args: null\n")  # fmt: skip
+    profiles.write_text(
+        f"solvers:\n  parser:\n    command: '{script} {{flags}} {{cnf}}'\n"
+        "    time_flags: '--time={time}'\n    version_args: null\n"
+    )
     return "parser", profiles
 
 
@@ -87,8 +89,14 @@ def test_sigterm_at_the_deadline_and_sigkill_soon_after(
     solver, profiles = parser if own else (str(FAKES / "stubborn.sh"), None)
     args = [] if own else [str(q8.parent / "pids")]
     deadline = Deadline.after(1.0)
-    out = runner.solve(q8, solver, limits=Limits(time=1.0, isolation=isolation), args=args, solvers_file=profiles,
-                       context=runner.RunContext(deadline=deadline))  # fmt: skip
+    out = runner.solve(
+        q8,
+        solver,
+        limits=Limits(time=1.0, isolation=isolation),
+        args=args,
+        solvers_file=profiles,
+        context=runner.RunContext(deadline=deadline),
+    )
     assert out.status is Status.TIMEOUT, out
     (run,) = runs
     assert [name for name, _ in run.signals] == ["SIGTERM", "SIGKILL"], run.signals
@@ -99,8 +107,9 @@ def test_sigterm_at_the_deadline_and_sigkill_soon_after(
 
 
 @pytest.mark.parametrize("beside", ["alone", "beside a thread"])
-def test_the_embedded_solver_is_stopped_at_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                         beside: str) -> None:  # fmt: skip
+def test_the_embedded_solver_is_stopped_at_the_deadline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, beside: str
+) -> None:
     """pysat's process on PHP(12, 11) (minutes of work): SIGTERM at the deadline, SIGKILL a grace later if it is
     still there; the same whether or not another thread of the caller runs (nothing forks the caller)."""
     import threading
@@ -152,8 +161,9 @@ def test_a_wrapper_that_execs_the_command_keeps_its_own_time(q8: Path) -> None:
     ``exec``s the command (as SLURM job scripts do) had its setup counted (TIMEOUT, "before the solver
     started")."""
     script = f"sleep 4; exec {shlex.quote(str(BIN / 'cnfgen-queens'))} solve {shlex.quote(str(q8))} --time-limit 3"
-    proc = subprocess.run(["sh", "-c", script], cwd=q8.parent, capture_output=True, timeout=120,
-                          preexec_fn=default_signals)  # fmt: skip
+    proc = subprocess.run(
+        ["sh", "-c", script], cwd=q8.parent, capture_output=True, timeout=120, preexec_fn=default_signals
+    )
     out = proc.stdout.decode()
     assert proc.returncode == 10 and "s SATISFIABLE" in out, out + proc.stderr.decode()
 

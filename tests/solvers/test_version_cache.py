@@ -91,8 +91,10 @@ def test_concurrent_writers_leave_a_valid_cache(tmp_path: Path, cache: Path) -> 
     binaries = [fake(tmp_path, f"2.{i}.0", f"fake{i}") for i in range(6)]
     code = "import sys; from cnfgen_queens.solvers.discovery import binary_version; print(binary_version(sys.argv[1]))"
     env = {**os.environ, CACHE_ENV: str(cache)}
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(b)], stdout=subprocess.PIPE, text=True, env=env)
-             for b in binaries]  # fmt: skip
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(b)], stdout=subprocess.PIPE, text=True, env=env)
+        for b in binaries
+    ]
     try:
         outs = [p.communicate(timeout=60)[0].strip() for p in procs]
     finally:
@@ -119,7 +121,7 @@ def test_solve_keeps_the_version_for_the_next_run(tmp_path: Path, cache: Path) -
     env = {**os.environ, CACHE_ENV: str(cache)}
     for _ in range(2):
         argv = [sys.executable, "-c", CLI_ENTRY, "solve", str(cnf), "--solver", str(wrapper), "--isolation", "none"]
-        run = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+        run = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
         assert run.returncode == 10, run.stderr
         assert "c solver cadical 1.2.3" in run.stdout
     assert asked(binary) == 1
