@@ -15,6 +15,7 @@ Dask worker loads the plugins (encodings of one's own) the submitting process lo
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import queue
@@ -37,7 +38,15 @@ from .fork_pool import ForkPool, shutdown_interrupted
 from .landing import Landing
 from .slurm import ALIVE, HEAL_EVERY, SlurmSettings, check_submission, cluster_options, slurm_cluster_class
 from .where import Where
-from .worker_signals import adopt_orphans, detached_spawns, end_orphans, end_workers, init_worker
+from .worker_signals import (
+    adopt_orphans,
+    children,
+    detached_spawns,
+    end_children,
+    end_orphans,
+    end_workers,
+    init_worker,
+)
 
 WORKER_SETUP = "cnfgen_queens.execution.worker_signals"  # Dask's preload of our LocalCluster's workers
 
@@ -114,6 +123,7 @@ def main_script_unnamed() -> Iterator[None]:
 
 
 SCHEDULER_TIMEOUT = 5  # seconds to reach a --scheduler before giving up (Dask's default is 30)
+START_AFTER_SIGNAL = 3.0  # seconds a signalled command waits for its LocalCluster's start (then ends what it spawned)
 
 
 class DaskExecutor:
@@ -132,6 +142,7 @@ class DaskExecutor:
         self.cluster = cluster
         self.client: Any = None
         self.scratch: str | None = None
+        self._children_before: set[int] | None = None  # this process's children before a LocalCluster's start
         self.futures: set[Any] = set()
         self.outcomes: dict[Any, Any] = {}
         if cluster is not None:
@@ -150,7 +161,7 @@ class DaskExecutor:
                 ):
                     self._start_local(jobs)
             except BaseException:  # a signal too: close what was started
-                self.close()
+                self.close(interrupted=True)
                 raise
         self.done = as_completed(with_results=True, raise_errors=False)
         self._slots, self._asked = 1, -1e9
@@ -165,7 +176,8 @@ class DaskExecutor:
 
         box: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
-        def start() -> None:
+        def start() -> None:  # puts one thing in the box, whatever happens
+            cluster = None
             try:
                 cluster = LocalCluster(
                     n_workers=jobs,
@@ -178,22 +190,22 @@ class DaskExecutor:
                     memory_limit=0,  # the runner enforces the memory limit per run
                     preload=[WORKER_SETUP],  # its own process group, before any task
                 )
-            except BaseException as e:
-                box.put(e)
-                return
-            try:
                 box.put((cluster, Client(cluster)))
             except BaseException as e:
-                cluster.close()
+                if cluster is not None:
+                    with contextlib.suppress(BaseException):
+                        cluster.close()
                 box.put(e)
 
+        self._children_before = children()
         threading.Thread(target=start, daemon=True, name="dask-start").start()
         try:
             got = box.get()  # C code: a signal's exception leaves no lock held
-        except BaseException:  # a signal: the cluster, once started, is kept for close
-            got = box.get()
-            if not isinstance(got, BaseException):
-                self.cluster, self.client = got
+        except BaseException:  # a signal: the cluster, once started in time, is kept for close
+            with contextlib.suppress(queue.Empty):
+                got = box.get(timeout=START_AFTER_SIGNAL)
+                if not isinstance(got, BaseException):
+                    self.cluster, self.client = got
             raise
         if isinstance(got, BaseException):
             raise got
@@ -255,6 +267,8 @@ class DaskExecutor:
                 self.cluster.close()
         finally:
             if self.scratch is not None:
+                if interrupted and self.cluster is None and self._children_before is not None:
+                    end_children(self._children_before)  # its start cut short: what it spawned is ended here
                 close_work_dir(self.scratch, self._scratch_lock)
                 self.scratch = None
                 if interrupted:

@@ -111,6 +111,28 @@ def end_orphans() -> None:
             os.waitpid(pid, 0)
 
 
+def children() -> set[int]:
+    """This process's children now."""
+    return set(_children())
+
+
+def end_children(known: set[int]) -> None:
+    """SIGKILL every child of ours but those of ``known`` (taken before), with its process group when it leads
+    one (a LocalCluster whose start a signal cut short: its half-started processes), and reap them."""
+    own = os.getpgid(0)
+    children = [pid for pid in _children() if pid not in known]
+    for pid in children:
+        with contextlib.suppress(OSError):
+            group = os.getpgid(pid)
+            if group == own:
+                os.kill(pid, signal.SIGKILL)
+            else:
+                os.killpg(group, signal.SIGKILL)
+    for pid in children:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
 def _children() -> list[int]:
     """This process's children (from /proc: each thread's; none elsewhere)."""
     found: list[int] = []
