@@ -12,6 +12,7 @@ The target is 3x ``python -c pass``.  ``--markdown`` prints the table as docs/pe
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -51,6 +52,7 @@ def main() -> None:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--exit", action="store_true", help="time gc.freeze() at exit instead (solve, count)")
     args = ap.parse_args()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as an installed package runs: modules read from the cache
     if args.exit:
         with tempfile.TemporaryDirectory() as tmp:
             runs = benchlib.side_by_side(exit_cases(Path(tmp)), args.repeats, poll=0.0005)

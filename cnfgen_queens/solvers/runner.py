@@ -38,7 +38,7 @@ from .answer import read_answer
 from .cgroup import choose
 from .discovery import SolverSpec, resolve
 from .embedded import solve_embedded
-from .finished import keep
+from .finished import Finished, keep
 from .input_check import InputCheck
 from .outcome import Outcome, ProofState, Status
 from .process import run_process
@@ -300,21 +300,31 @@ def _check_proof(cnf: Cnf | CnfFile, proof: Path) -> tuple[Status, str | None, b
     return Status.UNSAT, f"proof {check.detail}", False, ProofState.UNVERIFIED
 
 
+@dataclass(frozen=True)
+class _Ran:
+    """A binary's finished run, as its outcome is judged: what it printed and wrote (its files in the work
+    directory), its version, and the limits it ran under (the time: what was left of the deadline)."""
+
+    run: Finished
+    version: str | None
+    limits: Limits
+    model_file: Path | None
+    proof_file: Path | None
+
+
 def _solve_binary(
     job: _Job, cnf_path: Path, keep_output: Path | None = None, check: InputCheck | None = None
 ) -> Outcome:
     """Run the binary for what is left of ``deadline`` after its version probe (which gets at most that),
     beside ``check`` (the input check, already reading): its error stops the run and is raised."""
-    spec, cnf, limits, args, proof, deadline = job.spec, job.source, job.limits, job.args, job.proof, job.deadline
-    assert cnf is not None
-    profile = spec.profile
+    spec, profile = job.spec, job.spec.profile
     assert profile is not None and spec.path is not None
-    if proof is not None and not profile.proof:
+    if job.proof is not None and not profile.proof:
         raise UsageError(f"solver {spec.name} writes no DRAT proof; --proof works with {proof_writers()}")
-    isolation = choose(limits.isolation)
+    isolation = choose(job.limits.isolation)
     measured_by = "cgroup" if isolation == "cgroup" else "rusage"
-    version = spec.version_within(deadline.left())
-    left = deadline.left()
+    version = spec.version_within(job.deadline.left())
+    limits, left = job.limits, job.deadline.left()
     if left is not None:
         if left <= 0:
             return _not_started(
@@ -328,9 +338,15 @@ def _solve_binary(
         limits = replace(limits, time=left)
     with work_dir("solve") as tmp:
         model_file = Path(tmp) / "model.txt" if profile.result_file else None
-        proof_file = Path(tmp) / "proof.drat" if proof is not None else None
+        proof_file = Path(tmp) / "proof.drat" if job.proof is not None else None
         argv = profile.command(
-            spec.path, cnf_path, model=model_file, proof=proof_file, time=limits.time, memory=limits.memory, args=args
+            spec.path,
+            cnf_path,
+            model=model_file,
+            proof=proof_file,
+            time=limits.time,
+            memory=limits.memory,
+            args=job.args,
         )
         timeout = None
         if limits.time is not None:
@@ -354,41 +370,50 @@ def _solve_binary(
             return _not_started(
                 spec, version, Status.ERROR, f"cannot start {shlex.join(argv)}: {e.strerror or e}", measured_by
             )
-        stderr = run.stderr.decode("utf-8", "replace")
         if keep_output is not None:
             keep(run, keep_output, model_file)
         input_read = check is None or check.finish()  # the input's error outranks any answer: raised here
-        sink = ModelSink(cnf.num_vars if isinstance(cnf, Cnf) else _header(cnf).num_vars)  # O(V), not O(output)
-        stop = None if deadline.never else lambda: deadline.expired(MODEL_CHECK_GRACE)  # the reading ends then too
-        status, error, claim = read_answer(profile, run, model_file, limits, stderr, sink, stop)
-        model, verified, check_time, checked = None, False, None, None
-        if not input_read and status is not Status.TIMEOUT:
-            status, error = Status.TIMEOUT, UNCHECKED_INPUT
-        claim_sat = status is Status.SAT
-        if status is Status.SAT:
-            try:
-                said = () if claim.model is None else claim.model  # an empty model may carry its problem
-                model, error, check_time, checked = _timed_check(cnf, said, deadline)
-                status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
-            except CheckStopped:
-                status, error, claim_sat = Status.TIMEOUT, UNCHECKED_MODEL, False
-        last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
-        if status in (Status.ERROR, Status.MEMOUT) and last and error and last not in error:
-            error += f" ({last[:120]})"
-        if run.leftovers and status is not Status.TIMEOUT:
-            error = (error + "; " if error else "") + f"killed {run.leftovers} process(es) it left running"
-        proof_state: ProofState | None = None
-        if proof is not None and proof_file is not None and proof_file.exists():
-            move_into(proof_file, proof)  # through the atomic layer: a symlink written through, a FIFO refused
-            if status is Status.UNSAT:
-                status, perr, verified, proof_state = _check_proof(cnf, proof)
-                error = perr or error
-        elif proof is not None and status is Status.UNSAT:
-            proof_state, error = ProofState.UNVERIFIED, "the solver wrote no proof file"
+        return _judged(job, _Ran(run, version, limits, model_file, proof_file), input_read)
+
+
+def _judged(job: _Job, ran: _Ran, input_read: bool) -> Outcome:
+    """The outcome of a binary's run: its answer read (within the deadline), a model checked against the
+    clauses, a proof moved to where it was asked and checked; an input not read to its end makes it a
+    TIMEOUT (unchecked)."""
+    cnf, run, profile, deadline = job.source, ran.run, job.spec.profile, job.deadline
+    assert cnf is not None and profile is not None
+    stderr = run.stderr.decode("utf-8", "replace")
+    sink = ModelSink(cnf.num_vars if isinstance(cnf, Cnf) else _header(cnf).num_vars)  # O(V), not O(output)
+    stop = None if deadline.never else lambda: deadline.expired(MODEL_CHECK_GRACE)  # the reading ends then too
+    status, error, claim = read_answer(profile, run, ran.model_file, ran.limits, stderr, sink, stop)
+    model, verified, check_time, checked = None, False, None, None
+    if not input_read and status is not Status.TIMEOUT:
+        status, error = Status.TIMEOUT, UNCHECKED_INPUT
+    claim_sat = status is Status.SAT
+    if status is Status.SAT:
+        try:
+            said = () if claim.model is None else claim.model  # an empty model may carry its problem
+            model, error, check_time, checked = _timed_check(cnf, said, deadline)
+            status, verified = (Status.SAT, True) if model is not None else (Status.ERROR, False)
+        except CheckStopped:
+            status, error, claim_sat = Status.TIMEOUT, UNCHECKED_MODEL, False
+    last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
+    if status in (Status.ERROR, Status.MEMOUT) and last and error and last not in error:
+        error += f" ({last[:120]})"
+    if run.leftovers and status is not Status.TIMEOUT:
+        error = (error + "; " if error else "") + f"killed {run.leftovers} process(es) it left running"
+    proof_state: ProofState | None = None
+    if job.proof is not None and ran.proof_file is not None and ran.proof_file.exists():
+        move_into(ran.proof_file, job.proof)  # through the atomic layer: a symlink written through, a FIFO refused
+        if status is Status.UNSAT:
+            status, perr, verified, proof_state = _check_proof(cnf, job.proof)
+            error = perr or error
+    elif job.proof is not None and status is Status.UNSAT:
+        proof_state, error = ProofState.UNVERIFIED, "the solver wrote no proof file"
     return Outcome(
         status=status,
-        solver=spec.name,
-        version=version,
+        solver=job.spec.name,
+        version=ran.version,
         model=model,
         exit_code=run.exit_code,
         wall=run.wall,
