@@ -270,37 +270,14 @@ def parse(
         max_clauses = c.integer(max_clauses, "instances.max_clauses")
     variant = variant_spec(c, inst, ns)
     solvers = solver_entries(c, top, source, check_solvers=check_solvers)
-    task = top.get("task", "solve")
-    if task not in TASKS:
-        c.expected("task", " or ".join(TASKS), task)
-    if task == "count" and files:
-        c.fail("instances.files", "task count counts N-queens boards: DIMACS files are for task solve")
+    task = _task(c, top, bool(files))
     kept = list(largest_kept(ns, encodings, column_alo, group_size, max_clauses))
     if check_sizes:  # what gen-queens would refuse today (a config that ran before a guard came is still read)
         sizes_fit(c, kept, shuffled=bool(seeds))
     if task == "count":
         count_fits(c, kept)
-    engine = top.get("engine", "auto")
-    if engine not in ENGINES:
-        c.expected("engine", " or ".join(ENGINES), engine)
-    if engine != "auto" and task != "count":
-        c.fail("engine", f"{engine}: only task count has an engine")
-    limits = c.mapping(top["limits"], "limits", LIMIT_KEYS)
-    if "time" not in limits:
-        c.fail("limits.time", "missing (required: seconds per run; PAR-2 needs it)")
-    time_limit = c.number(limits["time"], "limits.time")
-    if time_limit > MAX_TIME:
-        c.fail("limits.time", f"{limits['time']} seconds is over the limit of {MAX_TIME} (what solvers accept)")
-    memory = limits.get("memory")
-    if memory is not None:
-        memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)
-        if engine == "cubes":  # choose_engine would refuse every run
-            c.fail(
-                "limits.memory",
-                "engine cubes cannot bound memory (its workers are not limited); drop "
-                "limits.memory, or use engine loop or auto (the loop under a memory limit)",
-            )
-    output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
+    engine = _engine(c, top, task)
+    time_limit, memory, output = _limits(c, top, engine)
     repeats, repeats_max, until = _repeats(c, top.get("repeats", 1))
     factors = grid_factors(ns, encodings, column_alo, seeds, solvers, repeats_max or repeats, variant)
     grid_size(c, with_files(factors, len(files)))
@@ -341,6 +318,47 @@ def parse(
         proof=proof,
         plugins=plugins,
     )
+
+
+def _task(c: Check, top: dict[str, Any], files: bool) -> str:
+    """The config's task: solve (the default) or count, which counts boards and takes no DIMACS files."""
+    task = top.get("task", "solve")
+    if task not in TASKS:
+        c.expected("task", " or ".join(TASKS), task)
+    if task == "count" and files:
+        c.fail("instances.files", "task count counts N-queens boards: DIMACS files are for task solve")
+    return str(task)
+
+
+def _engine(c: Check, top: dict[str, Any], task: str) -> str:
+    """The count's engine (auto, cubes or loop); only task count has one."""
+    engine = top.get("engine", "auto")
+    if engine not in ENGINES:
+        c.expected("engine", " or ".join(ENGINES), engine)
+    if engine != "auto" and task != "count":
+        c.fail("engine", f"{engine}: only task count has an engine")
+    return str(engine)
+
+
+def _limits(c: Check, top: dict[str, Any], engine: str) -> tuple[float, int | None, int]:
+    """The limits of a run: time (seconds, required), memory (MB, not with engine cubes) and output (MB)."""
+    limits = c.mapping(top["limits"], "limits", LIMIT_KEYS)
+    if "time" not in limits:
+        c.fail("limits.time", "missing (required: seconds per run; PAR-2 needs it)")
+    time_limit = c.number(limits["time"], "limits.time")
+    if time_limit > MAX_TIME:
+        c.fail("limits.time", f"{limits['time']} seconds is over the limit of {MAX_TIME} (what solvers accept)")
+    memory = limits.get("memory")
+    if memory is not None:
+        memory = c.integer(memory, "limits.memory", maximum=MAX_MEMORY)
+        if engine == "cubes":  # choose_engine would refuse every run
+            c.fail(
+                "limits.memory",
+                "engine cubes cannot bound memory (its workers are not limited); drop "
+                "limits.memory, or use engine loop or auto (the loop under a memory limit)",
+            )
+    output = c.integer(limits.get("output", DEFAULT_OUTPUT_MB), "limits.output", maximum=MAX_MEMORY)
+    return time_limit, memory, output
 
 
 def _plugins(c: Check, value: Any, source: str) -> tuple[PluginSource, ...]:
