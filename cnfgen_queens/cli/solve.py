@@ -66,20 +66,8 @@ def _cut_short(solver: str, size: int, name: str) -> Outcome:
     """The outcome of a run whose stdin (or FIFO, pipe) the time limit cut short before its header was read:
     no solver ran."""
     shown = "stdin" if name == "<stdin>" else name
-    return Outcome(
-        status=Status.TIMEOUT,
-        solver=solver,
-        version=None,
-        model=None,
-        exit_code=None,
-        wall=0.0,
-        cpu=None,
-        peak_memory_mb=None,
-        verified=False,
-        stderr_tail="",
-        proof=None,
-        error=f"time limit reached before the header was read ({shown} gave {size} bytes)",
-    )
+    error = f"time limit reached before the header was read ({shown} gave {size} bytes)"
+    return Outcome.not_started(solver, Status.TIMEOUT, error)
 
 
 @dataclass(frozen=True)

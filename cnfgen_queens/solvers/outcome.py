@@ -41,6 +41,27 @@ class Outcome:
     measured_by: str = "rusage"  # "cgroup" (BenchExec: the whole process tree) or "rusage"
     model_rejected: bool = False  # the solver said SAT, but its model failed the check (status ERROR, ``error``)
 
+    @classmethod
+    def not_started(
+        cls, solver: str, status: Status, error: str, version: str | None = None, measured_by: str = "rusage"
+    ) -> Outcome:
+        """The outcome of a run whose solver never started: ``status`` and why."""
+        return cls(
+            status=status,
+            solver=solver,
+            version=version,
+            model=None,
+            exit_code=None,
+            wall=0.0,
+            cpu=None,
+            peak_memory_mb=None,
+            verified=False,
+            error=error,
+            stderr_tail="",
+            proof=None,
+            measured_by=measured_by,
+        )
+
     def true_vars(self) -> set[int]:
         """The variables the model sets true (empty without a model)."""
         return {lit for lit in self.model or () if lit > 0}
