@@ -280,6 +280,21 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def living_in_group(group: int) -> list[int]:
+    """The processes of process group ``group`` that have not exited (a zombie has: it waits for its parent, or
+    for init once its parent is gone, to be reaped)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_bytes()
+        except OSError:
+            continue
+        fields = text[text.rfind(b")") + 2 :].split()
+        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
+            found.append(int(stat.parent.name))
+    return found
+
+
 def alive(pids: list[int]) -> list[int]:
     left = []
     for pid in pids:

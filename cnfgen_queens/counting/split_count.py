@@ -88,6 +88,7 @@ def count_split(request: Request, solver: SolverSpec, deadline: Deadline = NEVER
     that fix a cell; every solution for other variants).
 
     >>> from cnfgen_queens.enumeration.embedded_loop import embedded_spec
+    >>> from cnfgen_queens.model.formula import QueensFormula
     >>> from cnfgen_queens.model.variants import Variant
     >>> request = Request(QueensFormula(13, variant=Variant(torus=True)))
     >>> count_split(request, embedded_spec(request.solver.name)).total

@@ -28,6 +28,7 @@ forkserver's word gives its exit status, and its CPU time and peak are the last 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import io
@@ -42,8 +43,10 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from multiprocessing import forkserver, reduction
+from multiprocessing import forkserver, reduction, resource_tracker, util
 from typing import Any
+
+from cnfgen_queens.encodings.plugin_loading import with_plugins
 
 from .finished import Finished
 from .process import GRACE, kill_run, status_kib, virtual_size
@@ -53,6 +56,7 @@ SAMPLE_INTERVAL = 0.1  # the longest wait between two samples of a running child
 PRELOAD = ("numpy", "pysat.solvers", "cnfgen_queens.solvers.embedded")  # what the forkserver loads once
 LAST = struct.Struct("<iidq")  # the child's last word: exit code, pid, CPU seconds, peak resident KiB
 MB = 1 << 20
+LONG_TEMP = 60  # a TMPDIR longer than this leaves no room for the forkserver's socket name under it
 
 
 class _Child:
@@ -109,9 +113,51 @@ def _forkserver() -> None:
     once it has loaded them, so one that does nothing is waited for here, not in a run's time."""
     global _ready_in
     forkserver.set_forkserver_preload(list(PRELOAD))  # read when the forkserver starts
+    if len(tempfile.gettempdir()) > LONG_TEMP and util.get_temp_dir.__module__ == util.__name__:
+        # its socket's path must fit AF_UNIX's 108 bytes: multiprocessing's directory goes to /tmp instead
+        kept, tempfile.tempdir = tempfile.tempdir, "/tmp"
+        try:
+            util.get_temp_dir()  # made once a process, removed at its exit by multiprocessing itself
+        finally:
+            tempfile.tempdir = kept
     forkserver.ensure_running()
     _ready_in = os.getpid()
+    atexit.register(_stop_forkserver, os.getpid())
     run_python(bytes, ())
+
+
+def _stop_forkserver(owner: int) -> None:
+    """At this process's exit: let its spare go and stop its forkserver and the resource tracker the forkserver
+    started, each waited for, so that nothing of ours outlives the command (a helper that notices its
+    caller's end by itself is still there, or a zombie, a moment after the command has exited)."""
+    if os.getpid() != owner:  # a fork of the process that started it
+        return
+    with _Spare._lock:
+        spare, _Spare._kept = _Spare._kept, None
+    if spare is not None:  # ended and reaped by the forkserver before it stops (else init's zombie a moment)
+        with contextlib.suppress(OSError, ValueError):
+            spare.child.stop(signal.SIGKILL, record=False)
+            spare.child.ended(1.0)
+        spare.discard()
+    helpers = [getattr(forkserver._forkserver, "_forkserver_pid", None)]
+    helpers.append(getattr(resource_tracker._resource_tracker, "_pid", None))
+    with contextlib.suppress(OSError, ChildProcessError, AttributeError, TypeError):
+        forkserver._forkserver._stop()  # type: ignore[attr-defined]  # closes its lifeline, waits for its exit
+    with contextlib.suppress(OSError, ChildProcessError, AttributeError, TypeError):  # the forkserver started it
+        resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
+    until = time.monotonic() + 2.0  # a caller that ignores SIGCHLD reaps for us: waitpid cannot wait then
+    for pid in (p for p in helpers if isinstance(p, int) and p > 1):
+        while time.monotonic() < until and _running(pid):
+            time.sleep(0.005)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
 
 
 class Started:
@@ -205,6 +251,8 @@ def start(
     stderr.  With ``work`` None, the child waits for the three, pickled, on the pipe ``request``."""
     if _ready_in != os.getpid():
         _forkserver()
+    if work is not None:
+        work = with_plugins(work)  # the child loads the encodings of --plugin as this process did
     payload = io.BytesIO()
     reduction.dump({"dir": os.getcwd(), "sys_path": sys.path}, payload)  # the preparation: no main module run again
     reduction.dump(_Child(work, args, memory_mb), payload)
@@ -246,7 +294,7 @@ def run_python(
     timed_out = False
     spare = _Spare.take()
     with spare.out as out, spare.err as err, spare.child as child:
-        spare.hand_over(pickle.dumps((work, args, memory_mb)))
+        spare.hand_over(pickle.dumps((with_plugins(work), args, memory_mb)))  # --plugin's encodings loaded there too
         step = 0.002
         while not child.ended(step if until is None else max(0.0, min(step, until - time.monotonic()))):
             child.sample()

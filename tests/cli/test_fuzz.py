@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, board_line, default_signals, is_solution, need_solver
+from helpers import CLI_ENTRY, board_line, default_signals, is_solution, living_in_group, need_solver
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
@@ -39,6 +39,7 @@ EXIT_CODES = {0, 1, 2, 10, 20}  # README: exit codes
 PEAK_MB = 600  # peak RSS of one command on hostile input
 CPU_SECONDS = 30  # CPU time of one command on hostile input (the slowest, a batch --dry-run: about 3 s)
 WALL_GUARD = 240  # seconds: a hang guard, killed past it (a loaded machine stretched 4 s to 22 s, issue 31)
+SETTLE = 3.0  # seconds the command's group may take to empty after it exits: nothing left once the next starts
 ADDRESS_SPACE = 4 << 30  # RLIMIT_AS of the command: a runaway reader dies in seconds, not at 24 GB
 FAST = settings(
     max_examples=4,
@@ -101,12 +102,12 @@ def run_cli(argv: list[str], cwd: Path, stdin: bytes = b"") -> Outcome:
         text = err.read().decode(errors="replace")
         out.seek(0)
         printed = out.read(1 << 20).decode(errors="replace")
-    try:  # the command's group outlives it only if a process of its own is left
+    settled = time.monotonic() + SETTLE  # a helper that ends with the command may take a moment to notice
+    while (left := living_in_group(proc.pid)) and time.monotonic() < settled:
+        time.sleep(0.01)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-        left = True
-    except (ProcessLookupError, PermissionError):
-        left = False
-    assert not left, f"processes left in the group of {argv}"
+    assert not left, f"processes left in the group of {argv}: {left}"
     return Outcome(proc.returncode, text, usage.ru_maxrss / 1024, seconds, usage.ru_utime + usage.ru_stime, printed)
 
 
