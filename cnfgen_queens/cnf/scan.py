@@ -180,7 +180,7 @@ def check_stream(
         header = read_header(f, source.name)
         head = f.read(small + 1)
         if len(head) <= small:
-            return _check_small(small_literals(head, header, source.name, warn), value)
+            return _check_small(_written_literals(head, header, source.name, warn), value, source.name, warn)
         stream = Prefixed(head, f)
         if value is None:
             clauses, top = body_counts(stream, header, source.name, warn, stop)  # type: ignore[arg-type]
@@ -191,25 +191,42 @@ def check_stream(
 
 def small_literals(body: bytes, header: Header, name: str, warn: Warn = _stderr_warn) -> list[int]:
     """The literals of a whole (small) body, each clause ended by 0: what :func:`literal_chunks` yields."""
-    lits: list[int] = []
-    with suppress(EndOfBody):  # the literals before a '%' line are kept
-        lits.extend(body_literals(body.splitlines(), name, header.body_line, header.num_vars, warn))
+    lits = _written_literals(body, header, name, warn)
     if lits and lits[-1] != 0:
-        warn(f"{name}: last clause has no terminating 0; taken as ended")
+        _unended(name, warn)
         lits.append(0)
     return lits
 
 
-def _check_small(lits: list[int], value: Values | None) -> StreamCheck:
-    """:func:`check_stream` of a literal list, in pure Python."""
+def _written_literals(body: bytes, header: Header, name: str, warn: Warn) -> list[int]:
+    """The literals of a whole (small) body as written: the last clause may lack its 0."""
+    lits: list[int] = []
+    with suppress(EndOfBody):  # the literals before a '%' line are kept
+        lits.extend(body_literals(body.splitlines(), name, header.body_line, header.num_vars, warn))
+    return lits
+
+
+def _unended(name: str, warn: Warn) -> None:
+    warn(f"{name}: last clause has no terminating 0; taken as ended")
+
+
+def _check_small(lits: list[int], value: Values | None, name: str, warn: Warn) -> StreamCheck:
+    """:func:`check_stream` of a body's literals as written (:func:`_written_literals`), in pure Python.  As in
+    the chunks, a model's check ends at the first violated clause: a last clause without its 0 is warned of
+    only when the check reaches it."""
     top = max(map(abs, lits), default=0)
+    unended = bool(lits) and lits[-1] != 0
     if value is None:
-        return StreamCheck(None, lits.count(0), top)
+        if unended:
+            _unended(name, warn)
+        return StreamCheck(None, lits.count(0) + unended, top)
     beyond = len(value) - 1  # the sentinel's index: this variable and any larger one are false
     index = start = 0
     sat = False
-    for i, lit in enumerate(lits):
+    for i, lit in enumerate([*lits, 0] if unended else lits):
         if lit == 0:
+            if i == len(lits):  # the 0 the last clause lacks: the check has reached it
+                _unended(name, warn)
             if not sat:
                 return StreamCheck((index, tuple(lits[start:i])), index + 1, top)
             index, start, sat = index + 1, i + 1, False
@@ -552,7 +569,7 @@ def body_counts(
         if lits:
             open_clause = not last_zero
     if open_clause:
-        warn(f"{name}: last clause has no terminating 0; taken as ended")
+        _unended(name, warn)
         clauses += 1
     return clauses, top
 
@@ -591,5 +608,5 @@ def literal_chunks(
             yield np.concatenate((*carry, arr[:end])) if carry else arr[:end]
             carry = [arr[end:]] if end < arr.size else []
     if open_clause:
-        warn(f"{name}: last clause has no terminating 0; taken as ended")
+        _unended(name, warn)
         yield np.concatenate((*carry, np.zeros(1, np.int64)))

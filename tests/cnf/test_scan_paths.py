@@ -14,7 +14,7 @@ from cnfgen_queens.cnf.dimacs import DimacsError
 from cnfgen_queens.cnf.scan import CnfFile, _model_values_numpy, check_stream, model_values
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 PURE, NUMPY = 1 << 20, 0  # the ``small`` bound that picks each path
@@ -142,6 +142,7 @@ def test_the_paths_are_really_different_and_refuse_what_they_must(tmp_path: Path
     ),
     value=st.one_of(st.none(), st.lists(st.integers(0, 1), min_size=1, max_size=8).map(lambda v: bytearray([*v, 0]))),
 )
+@example(body=b"0 0 0 0 0 0 0 1 ", value=bytearray(2))  # violated before a last clause without its 0
 def test_both_paths_agree_on_generated_bodies(
     tmp_path: Path, body: bytes, value: bytearray | None, compiled: str
 ) -> None:
