@@ -60,7 +60,7 @@ class LocalExecutor:
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        adopt_orphans()
+        self._orphans = adopt_orphans()
         with detached_spawns():
             self.pool = ProcessPoolExecutor(
                 jobs,
@@ -96,12 +96,13 @@ class LocalExecutor:
 
     def close(self, interrupted: bool = False) -> None:
         self.landing.close()
-        if interrupted:
-            shutdown_interrupted(self.pool, end_workers)
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        if interrupted:
-            end_orphans()
-            sweep_work_dirs_settled()
+        with self._orphans:
+            if interrupted:
+                shutdown_interrupted(self.pool, end_workers)
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            if interrupted:
+                end_orphans()
+                sweep_work_dirs_settled()
 
 
 @contextmanager
@@ -143,6 +144,7 @@ class DaskExecutor:
         self.client: Any = None
         self.scratch: str | None = None
         self._children_before: set[int] | None = None  # this process's children before a LocalCluster's start
+        self._orphans = contextlib.ExitStack()  # a subreaper while a LocalCluster of ours runs (adopt_orphans)
         self.futures: set[Any] = set()
         self.outcomes: dict[Any, Any] = {}
         if cluster is not None:
@@ -151,7 +153,7 @@ class DaskExecutor:
             self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
         else:
             scratch, self._scratch_lock = open_work_dir("dask")  # locked: the next run sweeps one a kill -9 left
-            adopt_orphans()
+            self._orphans = adopt_orphans()
             self.scratch = str(scratch)
             try:  # the scheduler's scratch space too (it takes no local_directory of its own)
                 # not daemonic: a batch's task count by cubes starts its own worker process for the time limit
@@ -271,9 +273,10 @@ class DaskExecutor:
                     end_children(self._children_before)  # its start cut short: what it spawned is ended here
                 close_work_dir(self.scratch, self._scratch_lock)
                 self.scratch = None
-                if interrupted:
-                    end_orphans()
-                    sweep_work_dirs_settled()
+                with self._orphans:
+                    if interrupted:
+                        end_orphans()
+                        sweep_work_dirs_settled()
         return interrupted
 
 

@@ -36,13 +36,14 @@ class ForkPool:
         self.landing = Landing()
         self._pool: ProcessPoolExecutor | None = None
         self.forked = False  # the workers were forked from this process (else from the forkserver)
+        self._orphans = contextlib.ExitStack()  # a subreaper while the pool runs (adopt_orphans)
 
     @property
     def pool(self) -> ProcessPoolExecutor:
         """The executor, made at the first submit with the start method this process allows then."""
         if self._pool is None:
             self.forked = fork_is_safe()
-            adopt_orphans()
+            self._orphans = adopt_orphans()
             context = multiprocessing.get_context("fork" if self.forked else "forkserver")
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_init_fork_worker)
         return self._pool
@@ -65,28 +66,29 @@ class ForkPool:
         until then, and only those still running are stopped, their work directories swept after them.
         Whether a worker was stopped mid-task."""
         self.landing.close()
-        if self._pool is None:
-            return False
-        if not interrupted:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            return False
-        stopped: list[Any] = []
+        with self._orphans:
+            if self._pool is None:
+                return False
+            if not interrupted:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+                return False
+            stopped: list[Any] = []
 
-        def stop(processes: list[Any]) -> None:
-            # their tasks see the deadline passed: each ends, then its worker.  Their sentinels, not is_alive():
-            # a worker the pool's manager thread reaped meanwhile is "alive" to this thread (waitpid: ECHILD)
-            running = {p.sentinel: p for p in processes}
-            while running and ending is not None and (left := ending - time.monotonic()) > 0:
-                for ended in wait(list(running), left):
-                    del running[ended]
-            stopped.extend(running.values())
-            _terminate(stopped)
+            def stop(processes: list[Any]) -> None:
+                # their tasks see the deadline passed: each ends, then its worker.  Their sentinels, not is_alive():
+                # a worker the pool's manager thread reaped meanwhile is "alive" to this thread (waitpid: ECHILD)
+                running = {p.sentinel: p for p in processes}
+                while running and ending is not None and (left := ending - time.monotonic()) > 0:
+                    for ended in wait(list(running), left):
+                        del running[ended]
+                stopped.extend(running.values())
+                _terminate(stopped)
 
-        shutdown_interrupted(self.pool, stop)
-        if stopped:
-            end_orphans()
-            sweep_work_dirs_settled()
-        return bool(stopped)
+            shutdown_interrupted(self.pool, stop)
+            if stopped:
+                end_orphans()
+                sweep_work_dirs_settled()
+            return bool(stopped)
 
 
 def _terminate(processes: list[Any]) -> None:

@@ -19,12 +19,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from cnfgen_queens.solvers.reaper import subreaper
 
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
@@ -82,18 +83,17 @@ def dask_setup(worker: object) -> None:
         _own_group()
 
 
-PR_SET_CHILD_SUBREAPER = 36
 SETTLE = 0.5  # seconds the solvers of ended workers get to die and their own children to come to us
 
 
-def adopt_orphans() -> None:
-    """Make this process a child subreaper (Linux): the processes a solver of a worker started, orphaned when the
-    worker and its solver are ended, come to it instead of to init (for :func:`end_orphans`)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+def adopt_orphans() -> contextlib.ExitStack:
+    """Make this process a child subreaper (Linux) until the returned stack is closed (the pool's close): the
+    processes a solver of a worker started, orphaned when the worker and its solver are ended, come to it instead
+    of to init (for :func:`end_orphans`).  Not for good: a process that ran a pool (a library caller, a test) would
+    adopt every daemon it starts later (``scripts/slurm-local.sh``'s slurmd) and keep its zombie, never reaped."""
+    adopted = contextlib.ExitStack()
+    adopted.enter_context(subreaper())
+    return adopted
 
 
 def end_orphans() -> None:

@@ -343,10 +343,8 @@ def _wait(
                 for leader in _tool_pids(executor):
                     kill_leader_last(leader, KILL_SETTLE)
                 stop_at = time.monotonic() + KILL_SETTLE
-    except BaseException:  # KeyboardInterrupt above all: stop until BenchExec has cleaned up (it cut the wait
-        while not done.is_set():  # short: tempfile.tempdir was put back while BenchExec's thread had yet to make
-            executor.stop()  # its BenchExec_run_* in our directory); a second signal cuts this short, and the
-            done.wait(STEP)  # next command's sweep removes what is left
+    except BaseException:  # KeyboardInterrupt above all: no thread of the run outlives the exception
+        _stop_until_done(executor, done)
         raise
     wall = time.monotonic() - start
     if "error" in box:
@@ -355,6 +353,22 @@ def _wait(
     if result.get("terminationreason") == "failed" or "exitcode" not in result:
         raise OSError(f"cannot start {run.argv[0]}")
     return result, wall, timed_out
+
+
+def _stop_until_done(executor: Any, done: threading.Event) -> None:
+    """Stop BenchExec's run until its thread is done.  A second signal meanwhile (Ctrl-C again, the SIGTERM a
+    batch's coordinator sends its workers) is held and raised once the thread is done: cut short, the wait let
+    the thread run on past the command's end, and ``tempfile.tempdir`` was put back while the thread had yet to
+    make its BenchExec_run_* in our work directory (a leftover in $TMPDIR)."""
+    held: KeyboardInterrupt | None = None
+    while not done.is_set():
+        try:
+            executor.stop()
+            done.wait(STEP)
+        except KeyboardInterrupt as e:  # Terminated too
+            held = held or e
+    if held is not None:
+        raise held
 
 
 def _step(*instants: float | None) -> float:
