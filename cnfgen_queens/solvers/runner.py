@@ -432,18 +432,4 @@ def _judged(job: _Job, ran: _Ran, input_read: bool) -> Outcome:
 
 def _not_started(spec: SolverSpec, version: str | None, status: Status, error: str, measured_by: str) -> Outcome:
     """The outcome of a binary that never ran: ``status`` and why."""
-    return Outcome(
-        status=status,
-        solver=spec.name,
-        version=version,
-        model=None,
-        exit_code=None,
-        wall=0.0,
-        cpu=None,
-        peak_memory_mb=None,
-        verified=False,
-        error=error,
-        stderr_tail="",
-        proof=None,
-        measured_by=measured_by,
-    )
+    return Outcome.not_started(spec.name, status, error, version, measured_by)
