@@ -56,7 +56,9 @@ def quiet_exit(signum: int, frame: object) -> None:
     _os._exit(128 + signum)
 
 
-if _sys.argv and _os.path.basename(_sys.argv[0]) in COMMANDS:  # the console script, not a library import
+# the console script; not a library import, nor a worker multiprocessing spawned from it (given its argv; a
+# SIGTERM while it started printed this handler's line under the command's)
+if _sys.argv and _os.path.basename(_sys.argv[0]) in COMMANDS and "multiprocessing" not in _sys.modules:
     for _signum in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
         if _signal.getsignal(_signum) != _signal.SIG_IGN:
             _signal.signal(_signum, quiet_exit)

@@ -2,17 +2,23 @@
 
 A :class:`UsageError` is the user's to fix (a bad option, file or value): the CLI
 prints it as one line and exits 2.  Environment failures stay ``OSError`` (exit 1).
-Signals: :func:`stop_on_signals`, the one policy, installed by the command's entry.
+Signals: :func:`stop_on_signals`, the one policy, installed by the command's entry; :func:`whole`, work a
+signal must not cut in two.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 _program = ""  # the running command's name (``gen-queens``, ``cnfgen-queens solve``), set by the CLI
@@ -220,3 +226,42 @@ def _raise_again(info: Any) -> None:
         again.start()
         return
     _hook_below(info)
+
+
+AFTER_SIGNAL = 3.0  # seconds a signalled command waits for the work :func:`whole` runs to end
+
+
+def whole(work: Callable[[], T], kept: Callable[[T], object] | None = None, after_signal: float = AFTER_SIGNAL) -> T:
+    """``work()``, run in a thread of its own and waited for, so that a signal's exception (raised in the main
+    thread only) does not cut it in two: a process started and not yet sent its task (a spawned pool worker
+    read an empty pipe and printed multiprocessing's traceback under the command's one line), a cluster
+    half-started that cannot be closed.  After a signal ``work`` is given ``after_signal`` seconds more to end;
+    what it returned then goes to ``kept`` (which keeps it for the cleanup), and the signal's exception goes on.
+
+    >>> whole(lambda: 6 * 7)
+    42
+    """
+    outcome: list[tuple[bool, Any]] = []  # kept apart from the wake-up: a signal that reached another thread is
+    woken: queue.SimpleQueue[None] = queue.SimpleQueue()  # seen only once get() has returned, and raises after it
+
+    def run() -> None:  # one outcome, whatever happens
+        try:
+            outcome.append((True, work()))
+        except BaseException as e:
+            outcome.append((False, e))
+        woken.put(None)
+
+    threading.Thread(target=run, daemon=True, name="whole").start()
+    try:
+        woken.get()  # C code: a signal's exception leaves no lock held
+    except BaseException:
+        if not outcome:
+            with contextlib.suppress(queue.Empty):
+                woken.get(timeout=after_signal)
+        if outcome and outcome[0][0] and kept is not None:
+            kept(outcome[0][1])
+        raise
+    done, got = outcome[0]
+    if not done:
+        raise got
+    return got

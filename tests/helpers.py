@@ -426,3 +426,26 @@ PLUGIN_GRID_COUNTS = {
     ("commander", 6): 4,
     ("commander", 8): 92,
 }  # OEIS A000170
+
+
+def batch_config(tmp_path: Path, name: str, *, n: str, encodings: str, solvers: str, time_limit: int = 30) -> Path:
+    """A batch config ``name``.yaml in ``tmp_path``: the grid given, its results in ``tmp_path/name``."""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(
+        f"experiment: {name}\n"
+        f"instances:\n  n: {n}\n  encodings: {encodings}\n"
+        f"solvers: {solvers}\n"
+        f"limits: {{time: {time_limit}, memory: 2048}}\n"
+        f"results: {tmp_path / name / 'results.sqlite'}\n"
+    )
+    return path
+
+
+def kill_test_config(tmp_path: Path) -> Path:
+    """The grid of the tests that stop a batch midway (18 runs)."""
+    need_solver("minisat")
+    # small boards first, then one that takes seconds, so the signal always lands mid-batch
+    n = "[4, 5, 6, 7, 8, 9, 10, 11, 90]"
+    # every run must end SAT: a limit ten times what N = 90 takes quiet and more (at a load of 38 one ran past 30 s)
+    solvers = "[minisat, pysat:cadical195]"
+    return batch_config(tmp_path, "kill", n=n, encodings="[pairwise]", solvers=solvers, time_limit=300)

@@ -18,11 +18,9 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import queue
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -32,7 +30,7 @@ from typing import Any
 
 from cnfgen_queens.cnf.atomic import close_work_dir, open_work_dir, sweep_work_dirs_settled
 from cnfgen_queens.encodings.plugin_loading import with_plugins
-from cnfgen_queens.errors import UsageError, option
+from cnfgen_queens.errors import UsageError, option, whole
 
 from .fork_pool import ForkPool, shutdown_interrupted
 from .landing import Landing
@@ -70,14 +68,19 @@ class LocalExecutor:
             )  # spawn: workers are our children (see init_worker) and inherit no threads or locks
         self.pending: set[Future[Any]] = set()
         self.landing = Landing()
+        self.submitted = 0
 
     @property
     def slots(self) -> int:
         return self.jobs
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        with detached_spawns(), main_script_unnamed():  # a worker is spawned here when one is missing
-            future = self.pool.submit(with_plugins(fn), *args)
+        def submitted() -> Future[Any]:
+            with detached_spawns(), main_script_unnamed():  # a worker is spawned here when one is missing
+                return self.pool.submit(with_plugins(fn), *args)
+
+        self.submitted += 1  # each of the first ``jobs`` submits may spawn a worker: whole, not cut by a signal
+        future = whole(submitted) if self.submitted <= self.jobs else submitted()
         self.pending.add(future)
         return self.landing.watch(future)
 
@@ -124,7 +127,9 @@ def main_script_unnamed() -> Iterator[None]:
 
 
 SCHEDULER_TIMEOUT = 5  # seconds to reach a --scheduler before giving up (Dask's default is 30)
-START_AFTER_SIGNAL = 3.0  # seconds a signalled command waits for its LocalCluster's start (then ends what it spawned)
+# seconds a signalled command waits for its LocalCluster to finish starting (one given up on keeps starting
+# workers, which write in its scratch space once that is removed)
+START_AFTER_SIGNAL = 10.0
 
 
 class DaskExecutor:
@@ -169,49 +174,37 @@ class DaskExecutor:
         self._slots, self._asked = 1, -1e9
 
     def _start_local(self, jobs: int) -> None:
-        """A LocalCluster of ``jobs`` workers and a client on it, started in a thread of its own: a signal's
-        exception lands in the main thread only, and a LocalCluster stopped half-started cannot be closed (Dask
-        printed a traceback at exit).  After a signal the start is waited for, so that :meth:`close` closes it."""
+        """A LocalCluster of ``jobs`` workers and a client on it, started whole (:func:`~cnfgen_queens.errors.whole`:
+        one stopped half-started cannot be closed, Dask printed a traceback at exit).  After a signal the start is
+        waited for, so that :meth:`close` closes it."""
         import logging
 
         from dask.distributed import Client, LocalCluster
 
-        box: queue.SimpleQueue[Any] = queue.SimpleQueue()
-
-        def start() -> None:  # puts one thing in the box, whatever happens
-            cluster = None
+        def start() -> tuple[Any, Any]:
+            cluster = LocalCluster(
+                n_workers=jobs,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # HTTP on a free port, no warning
+                local_directory=self.scratch,
+                silence_logs=logging.CRITICAL,
+                memory_limit=0,  # the runner enforces the memory limit per run
+                preload=[WORKER_SETUP],  # its own process group, before any task
+            )
             try:
-                cluster = LocalCluster(
-                    n_workers=jobs,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # HTTP on a free port, no warning
-                    local_directory=self.scratch,
-                    silence_logs=logging.CRITICAL,
-                    memory_limit=0,  # the runner enforces the memory limit per run
-                    preload=[WORKER_SETUP],  # its own process group, before any task
-                )
-                box.put((cluster, Client(cluster)))
-            except BaseException as e:
-                if cluster is not None:
-                    with contextlib.suppress(BaseException):
-                        cluster.close()
-                box.put(e)
+                return cluster, Client(cluster)
+            except BaseException:
+                with contextlib.suppress(BaseException):
+                    cluster.close()
+                raise
+
+        def keep(started: tuple[Any, Any]) -> None:
+            self.cluster, self.client = started
 
         self._children_before = children()
-        threading.Thread(target=start, daemon=True, name="dask-start").start()
-        try:
-            got = box.get()  # C code: a signal's exception leaves no lock held
-        except BaseException:  # a signal: the cluster, once started in time, is kept for close
-            with contextlib.suppress(queue.Empty):
-                got = box.get(timeout=START_AFTER_SIGNAL)
-                if not isinstance(got, BaseException):
-                    self.cluster, self.client = got
-            raise
-        if isinstance(got, BaseException):
-            raise got
-        self.cluster, self.client = got
+        keep(whole(start, keep, START_AFTER_SIGNAL))
 
     @property
     def slots(self) -> int:
@@ -269,14 +262,15 @@ class DaskExecutor:
                 self.cluster.close()
         finally:
             if self.scratch is not None:
-                if interrupted and self.cluster is None and self._children_before is not None:
-                    end_children(self._children_before)  # its start cut short: what it spawned is ended here
-                close_work_dir(self.scratch, self._scratch_lock)
-                self.scratch = None
-                with self._orphans:
+                with self._orphans:  # every process that may write in the scratch space ended before it is removed
+                    if interrupted and self.cluster is None and self._children_before is not None:
+                        end_children(self._children_before)  # its start cut short: what it spawned is ended here
                     if interrupted:
                         end_orphans()
-                        sweep_work_dirs_settled()
+                close_work_dir(self.scratch, self._scratch_lock)
+                self.scratch = None
+                if interrupted:
+                    sweep_work_dirs_settled()
         return interrupted
 
 

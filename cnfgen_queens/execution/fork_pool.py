@@ -13,6 +13,7 @@ from typing import Any
 
 from cnfgen_queens.cnf.atomic import sweep_work_dirs_settled
 from cnfgen_queens.encodings.plugin_loading import with_plugins
+from cnfgen_queens.errors import whole
 from cnfgen_queens.solvers.process import fork_is_safe
 
 from .landing import Landing
@@ -37,6 +38,7 @@ class ForkPool:
         self._pool: ProcessPoolExecutor | None = None
         self.forked = False  # the workers were forked from this process (else from the forkserver)
         self._orphans = contextlib.ExitStack()  # a subreaper while the pool runs (adopt_orphans)
+        self.submitted = 0
 
     @property
     def pool(self) -> ProcessPoolExecutor:
@@ -50,7 +52,14 @@ class ForkPool:
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
         pool = self.pool
-        return self.landing.watch(pool.submit(fn if self.forked else with_plugins(fn), *args))
+
+        def submitted() -> Any:
+            return pool.submit(fn if self.forked else with_plugins(fn), *args)
+
+        # each of the first ``jobs`` submits may have the forkserver start a worker, which then waits for its task:
+        # whole, not cut by a signal (a fork is whole by itself, and wants no other thread)
+        self.submitted += 1
+        return self.landing.watch(whole(submitted) if not self.forked and self.submitted <= self.jobs else submitted())
 
     def ready(self, futures: list[Any]) -> list[Any]:
         """The futures of ``futures`` that are done."""

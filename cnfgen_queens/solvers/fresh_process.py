@@ -47,6 +47,7 @@ from multiprocessing import forkserver, reduction, resource_tracker, util
 from typing import Any
 
 from cnfgen_queens.encodings.plugin_loading import with_plugins
+from cnfgen_queens.errors import whole
 
 from .finished import Finished
 from .process import GRACE, kill_run, status_kib, virtual_size
@@ -256,23 +257,28 @@ def start(
     payload = io.BytesIO()
     reduction.dump({"dir": os.getcwd(), "sys_path": sys.path}, payload)  # the preparation: no main module run again
     reduction.dump(_Child(work, args, memory_mb), payload)
-    last, last_w = os.pipe()
-    try:
-        fds = [stdout, stderr, last_w, *([] if request is None else [request])]
-        status, data = forkserver.connect_to_new_process(fds)
-    except BaseException:
-        os.close(last)
-        raise
-    finally:
-        os.close(last_w)
-    started = Started(status, last)
-    try:
-        with open(data, "wb", closefd=True) as f:
-            f.write(payload.getbuffer())
-    except BaseException:
-        started.__exit__()
-        raise
-    return started
+
+    def begin() -> Started:
+        last, last_w = os.pipe()
+        try:
+            fds = [stdout, stderr, last_w, *([] if request is None else [request])]
+            status, data = forkserver.connect_to_new_process(fds)
+        except BaseException:
+            os.close(last)
+            raise
+        finally:
+            os.close(last_w)
+        started = Started(status, last)
+        try:
+            with open(data, "wb", closefd=True) as f:
+                f.write(payload.getbuffer())
+        except BaseException:
+            started.__exit__()
+            raise
+        return started
+
+    # whole: a child forked and not yet sent its task reads an empty pipe, and its traceback reaches the terminal
+    return whole(begin, Started.__exit__)
 
 
 def run_python(

@@ -16,7 +16,16 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, all_gone, default_signals, descendants, is_solution, need_module, need_solver
+from helpers import (
+    CLI_ENTRY,
+    all_gone,
+    default_signals,
+    descendants,
+    is_solution,
+    kill_test_config,
+    need_module,
+    need_solver,
+)
 
 
 def start(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen[str], Path]:
@@ -255,9 +264,7 @@ cfp._ExecutorManagerThread.join, cfp._ExecutorManagerThread.join_executor_intern
 def test_an_interrupted_pool_has_its_manager_thread_gone_before_the_exit(tmp_path: Path, argv: tuple[str, ...]) -> None:
     """The fork pool (count) and the batch's pool join their manager thread after an interrupted shutdown."""
     if "BATCH" in argv:
-        from test_experiments_batch import _kill_test_config
-
-        argv = tuple(str(_kill_test_config(tmp_path)) if a == "BATCH" else a for a in argv)
+        argv = tuple(str(kill_test_config(tmp_path)) if a == "BATCH" else a for a in argv)
     main = "from cnfgen_queens.cli import main"
     entry = CLI_ENTRY.replace(main, f"{WAKEUP_RACE}\n{main}")
     proc = subprocess.Popen(

@@ -11,25 +11,25 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, ROOT, comparable, default_signals, need_module, need_solver, stored
+from helpers import (
+    CLI_ENTRY,
+    ROOT,
+    comparable,
+    default_signals,
+    kill_test_config,
+    need_module,
+    need_solver,
+    stored,
+)
+from helpers import (
+    batch_config as config,
+)
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.experiments.store import Row
 from cnfgen_queens.model.formula import QueensFormula
 
 TOTAL = 9 * 2  # runs of the kill-test grid
-
-
-def config(tmp_path: Path, name: str, *, n: str, encodings: str, solvers: str, time_limit: int = 30) -> Path:
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(
-        f"experiment: {name}\n"
-        f"instances:\n  n: {n}\n  encodings: {encodings}\n"
-        f"solvers: {solvers}\n"
-        f"limits: {{time: {time_limit}, memory: 2048}}\n"
-        f"results: {tmp_path / name / 'results.sqlite'}\n"
-    )
-    return path
 
 
 SMOKE_GRID = {"n": "{from: 4, to: 8}", "encodings": "[pairwise, sequential]", "solvers": "[pysat:cadical195, kissat]"}
@@ -119,14 +119,6 @@ def _wait_for_rows(db: Path, proc: subprocess.Popen[bytes], at_least: int, timeo
     raise AssertionError("no rows landed")
 
 
-def _kill_test_config(tmp_path: Path) -> Path:
-    need_solver("minisat")
-    # small boards first, then one that takes seconds, so the signal always lands mid-batch
-    n = "[4, 5, 6, 7, 8, 9, 10, 11, 90]"
-    # every run must end SAT: a limit ten times what N = 90 takes quiet and more (at a load of 38 one ran past 30 s)
-    return config(tmp_path, "kill", n=n, encodings="[pairwise]", solvers="[minisat, pysat:cadical195]", time_limit=300)
-
-
 def _check_complete(db: Path, before: dict[str, Row]) -> None:
     rows = stored(db)
     assert len(rows) == TOTAL == len({r.run_key for r in rows})
@@ -138,7 +130,7 @@ def _check_complete(db: Path, before: dict[str, Row]) -> None:
 
 @pytest.mark.slow  # issue 13 (CI runs it); resume stays in test_rerun_skips_finished_and_fresh_starts_over
 def test_resume_after_sigkill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cfg = _kill_test_config(tmp_path)
+    cfg = kill_test_config(tmp_path)
     db = tmp_path / "kill" / "results.sqlite"
     proc = _start(cfg, "--jobs", "2")
     _wait_for_rows(db, proc, 6)
@@ -167,7 +159,7 @@ def _all_gone(pids: list[int], timeout: float = 10) -> None:
 
 @pytest.mark.slow  # issue 13: out of the default run (CI runs it; SIGTERM's twin stays)
 def test_ctrl_c_stops_cleanly_and_keeps_results(tmp_path: Path) -> None:
-    cfg = _kill_test_config(tmp_path)
+    cfg = kill_test_config(tmp_path)
     db = tmp_path / "kill" / "results.sqlite"
     proc = _start(cfg, "--jobs", "2")
     _wait_for_rows(db, proc, 6)
@@ -186,7 +178,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_results(tmp_path: Path) -> None:
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
 def test_no_worker_outlives_the_batch(tmp_path: Path) -> None:
     """After Ctrl-C, no process started by the batch is left (workers lead their own process groups)."""
-    cfg = _kill_test_config(tmp_path)
+    cfg = kill_test_config(tmp_path)
     proc = _start(cfg, "--jobs", "2")
     _wait_for_rows(tmp_path / "kill" / "results.sqlite", proc, 4)
     children = _descendants(proc.pid)
