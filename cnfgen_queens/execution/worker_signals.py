@@ -97,13 +97,14 @@ def adopt_orphans() -> contextlib.ExitStack:
 
 
 def end_orphans() -> None:
-    """After ending workers: SIGKILL the process group of every child of ours in another session (what came to us
-    from a solver's session, :func:`adopt_orphans`; our own helpers share our session), and reap it."""
+    """After ending workers: SIGKILL the process group of every child of ours in another group (what came to us
+    from a solver's group, :func:`adopt_orphans`; our own helpers share our group), and reap it.  (A solver's
+    group, not its session: one in our session outlived the batch, ``sleep`` in a solver script.)"""
     time.sleep(SETTLE)
-    session, adopted = os.getsid(0), []
+    group, adopted = os.getpgid(0), []
     for pid in _children():
         with contextlib.suppress(OSError):
-            if os.getsid(pid) != session:
+            if os.getpgid(pid) != group:
                 os.killpg(os.getpgid(pid), signal.SIGKILL)
                 adopted.append(pid)
     for pid in adopted:
