@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import one_line, stored
+from helpers import kill_test_config, one_line, stored
 
 from cnfgen_queens.cli import main
 
@@ -267,12 +267,11 @@ def test_sigterm_stops_the_batch_like_ctrl_c(tmp_path: Path) -> None:
         _all_gone,
         _check_complete,
         _descendants,
-        _kill_test_config,
         _start,
         _wait_for_rows,
     )
 
-    cfg = _kill_test_config(tmp_path)
+    cfg = kill_test_config(tmp_path)
     db = tmp_path / "kill" / "results.sqlite"
     proc = _start(cfg, "--jobs", "2")
     _wait_for_rows(db, proc, 4)
