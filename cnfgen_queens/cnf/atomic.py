@@ -305,8 +305,17 @@ def open_work_dir(kind: str, made: list[Path] | None = None) -> tuple[Path, int]
     gets the path once it exists; one an interrupt left unrecorded is removed at exit (:func:`_remove_left`) or
     by the next command's sweep (its maker's pid in its name).
     The lock file takes its name only once it is locked: a sweep by another process never sees it unlocked."""
-    path = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{kind}-{os.getpid()}-"))  # the maker, for a sweep
-    _live[path] = os.getpid()
+    pid, base = os.getpid(), Path(tempfile.gettempdir())
+    for _ in range(100):
+        path = base / f"{WORK_PREFIX}{kind}-{pid}-{os.urandom(4).hex()}"  # the maker, for a sweep
+        _live[path] = pid  # before it exists: a signal's exception at any moment leaves it recorded
+        try:
+            os.mkdir(path, 0o700)
+            break
+        except FileExistsError:
+            _live.pop(path, None)
+    else:
+        raise FileExistsError(f"no free work directory name in {base}")
     if made is not None:
         made.append(path)
     fd = os.open(path / f"{WORK_LOCK}{TEMP_SUFFIX}", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
