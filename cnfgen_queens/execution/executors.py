@@ -58,6 +58,7 @@ class LocalExecutor:
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
+        self._known = children()  # not ours to end (end_orphans)
         self._orphans = adopt_orphans()
         with detached_spawns():
             self.pool = ProcessPoolExecutor(
@@ -104,7 +105,7 @@ class LocalExecutor:
                 shutdown_interrupted(self.pool, end_workers)
             self.pool.shutdown(wait=True, cancel_futures=True)
             if interrupted:
-                end_orphans()
+                end_orphans(self._known)
                 sweep_work_dirs_settled()
 
 
@@ -158,6 +159,7 @@ class DaskExecutor:
             self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
         else:
             scratch, self._scratch_lock = open_work_dir("dask")  # locked: the next run sweeps one a kill -9 left
+            self._children_before = children()
             self._orphans = adopt_orphans()
             self.scratch = str(scratch)
             try:  # the scheduler's scratch space too (it takes no local_directory of its own)
@@ -203,7 +205,6 @@ class DaskExecutor:
         def keep(started: tuple[Any, Any]) -> None:
             self.cluster, self.client = started
 
-        self._children_before = children()
         keep(whole(start, keep, START_AFTER_SIGNAL))
 
     @property
@@ -266,7 +267,7 @@ class DaskExecutor:
                     if interrupted and self.cluster is None and self._children_before is not None:
                         end_children(self._children_before)  # its start cut short: what it spawned is ended here
                     if interrupted:
-                        end_orphans()
+                        end_orphans(self._children_before or set())
                 close_work_dir(self.scratch, self._scratch_lock)
                 self.scratch = None
                 if interrupted:

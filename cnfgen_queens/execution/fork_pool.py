@@ -17,7 +17,7 @@ from cnfgen_queens.errors import whole
 from cnfgen_queens.solvers.process import fork_is_safe
 
 from .landing import Landing
-from .worker_signals import adopt_orphans, end_orphans
+from .worker_signals import adopt_orphans, children, end_orphans
 
 
 class ForkPool:
@@ -38,6 +38,7 @@ class ForkPool:
         self._pool: ProcessPoolExecutor | None = None
         self.forked = False  # the workers were forked from this process (else from the forkserver)
         self._orphans = contextlib.ExitStack()  # a subreaper while the pool runs (adopt_orphans)
+        self._known: set[int] = set()  # this process's children before the pool: not ours to end (end_orphans)
         self.submitted = 0
 
     @property
@@ -45,6 +46,7 @@ class ForkPool:
         """The executor, made at the first submit with the start method this process allows then."""
         if self._pool is None:
             self.forked = fork_is_safe()
+            self._known = children()
             self._orphans = adopt_orphans()
             context = multiprocessing.get_context("fork" if self.forked else "forkserver")
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_init_fork_worker)
@@ -95,7 +97,7 @@ class ForkPool:
 
             shutdown_interrupted(self.pool, stop)
             if stopped:
-                end_orphans()
+                end_orphans(self._known)
                 sweep_work_dirs_settled()
             return bool(stopped)
 

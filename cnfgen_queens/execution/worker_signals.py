@@ -96,15 +96,16 @@ def adopt_orphans() -> contextlib.ExitStack:
     return adopted
 
 
-def end_orphans() -> None:
-    """After ending workers: SIGKILL the process group of every child of ours in another group (what came to us
-    from a solver's group, :func:`adopt_orphans`; our own helpers share our group), and reap it.  (A solver's
-    group, not its session: one in our session outlived the batch, ``sleep`` in a solver script.)"""
+def end_orphans(known: set[int]) -> None:
+    """After ending workers: SIGKILL the process group of every child of ours in another group but those of
+    ``known`` (this process's children before the pool: a library caller's own), that is what came to us from a
+    solver's group (:func:`adopt_orphans`; our own helpers share our group), and reap it.  (A solver's group, not
+    its session: one in our session outlived the batch, ``sleep`` in a solver script.)"""
     time.sleep(SETTLE)
     group, adopted = os.getpgid(0), []
     for pid in _children():
         with contextlib.suppress(OSError):
-            if os.getpgid(pid) != group:
+            if pid not in known and os.getpgid(pid) != group:
                 os.killpg(os.getpgid(pid), signal.SIGKILL)
                 adopted.append(pid)
     for pid in adopted:
