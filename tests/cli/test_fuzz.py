@@ -514,7 +514,7 @@ WORDS = {  # what the tool writes in these columns (USAGE: an older count's); an
     "task": {"solve", "count"},
 }
 SECONDS = {"time_limit", "wall", "cpu", "peak_memory_mb", "check_time", "total_wall", "load_avg"}  # finite, >= 0
-RANGES = {"n": (1, 46340), "group_size": (1, 46340), "column_alo": (0, 1), "verified": (0, 1)}  # gen-queens' cap
+RANGES = {"n": (1, 46340), "group_size": (1, 46340)}  # gen-queens' cap (a bool column: 0..1, by its type)
 SQL_VALUES = st.one_of(
     st.none(),
     INTS,
@@ -602,7 +602,7 @@ def _readable(copy: Path, damage: tuple[str, str, object, bool]) -> bool:
             return False
         if column in SECONDS and not (math.isfinite(value) and value >= 0):
             return False
-        low, high = RANGES.get(column, (0 if base in (int, float) else None, None))
+        low, high = RANGES.get(column, (0, 1) if base is bool else (0 if base in (int, float) else None, None))
         if low is not None and (value < low or (high is not None and value > high)):
             return False
         if column in ("solver_args", "variant"):
@@ -631,6 +631,7 @@ FACT_COLUMNS = {"wall", "status", "count", "verdict", "n", "time_limit", "verifi
 
 @FAST
 @given(damage=store_damage())
+@example(damage=("set", "break_symmetry", -1, False))  # a bool column holds 0..1 (the oracle's found slip)
 def test_report_on_a_damaged_store(
     tmp_path_factory: pytest.TempPathFactory, db: Path, damage: tuple[str, str, object, bool]
 ) -> None:
