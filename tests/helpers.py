@@ -8,7 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -261,17 +261,23 @@ def run_cli(
 # -- processes: what runs below a process ------------------------------------------------------------------
 
 
-def descendants(pid: int) -> list[int]:
-    """Every live process below ``pid`` (from /proc: children of any thread, then theirs)."""
-    parents: dict[int, list[int]] = {}
+def _proc_stats() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, the fields of /proc/PID/stat after the command name: state, ppid, pgrp, session, ...) of every
+    process now."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             text = stat.read_bytes()
         except OSError:
             continue
-        fields = text[text.rfind(b")") + 2 :].split()
+        yield int(stat.parent.name), text[text.rfind(b")") + 2 :].split()
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (from /proc: children of any thread, then theirs)."""
+    parents: dict[int, list[int]] = {}
+    for child, fields in _proc_stats():
         if fields[0] != b"Z":
-            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+            parents.setdefault(int(fields[1]), []).append(child)
     out, todo = [], [pid]
     while todo:
         kids = parents.get(todo.pop(), [])
@@ -283,16 +289,12 @@ def descendants(pid: int) -> list[int]:
 def living_in_group(group: int) -> list[int]:
     """The processes of process group ``group`` that have not exited (a zombie has: it waits for its parent, or
     for init once its parent is gone, to be reaped)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_bytes()
-        except OSError:
-            continue
-        fields = text[text.rfind(b")") + 2 :].split()
-        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
-            found.append(int(stat.parent.name))
-    return found
+    return [pid for pid, fields in _proc_stats() if int(fields[2]) == group and fields[0] not in (b"Z", b"X")]
+
+
+def living_in_session(session: int) -> list[int]:
+    """The processes of session ``session`` that have not exited."""
+    return [pid for pid, fields in _proc_stats() if int(fields[3]) == session and fields[0] not in (b"Z", b"X")]
 
 
 def alive(pids: list[int]) -> list[int]:

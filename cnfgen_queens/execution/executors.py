@@ -149,7 +149,7 @@ class DaskExecutor:
         self.cluster = cluster
         self.client: Any = None
         self.scratch: str | None = None
-        self._children_before: set[int] | None = None  # this process's children before a LocalCluster's start
+        self._known: set[int] | None = None  # this process's children before a LocalCluster's start
         self._orphans = contextlib.ExitStack()  # a subreaper while a LocalCluster of ours runs (adopt_orphans)
         self.futures: set[Any] = set()
         self.outcomes: dict[Any, Any] = {}
@@ -159,7 +159,7 @@ class DaskExecutor:
             self.client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
         else:
             scratch, self._scratch_lock = open_work_dir("dask")  # locked: the next run sweeps one a kill -9 left
-            self._children_before = children()
+            self._known = children()
             self._orphans = adopt_orphans()
             self.scratch = str(scratch)
             try:  # the scheduler's scratch space too (it takes no local_directory of its own)
@@ -264,10 +264,10 @@ class DaskExecutor:
         finally:
             if self.scratch is not None:
                 with self._orphans:  # every process that may write in the scratch space ended before it is removed
-                    if interrupted and self.cluster is None and self._children_before is not None:
-                        end_children(self._children_before)  # its start cut short: what it spawned is ended here
+                    if interrupted and self.cluster is None and self._known is not None:
+                        end_children(self._known)  # its start cut short: what it spawned is ended here
                     if interrupted:
-                        end_orphans(self._children_before or set())
+                        end_orphans(self._known or set())
                 close_work_dir(self.scratch, self._scratch_lock)
                 self.scratch = None
                 if interrupted:

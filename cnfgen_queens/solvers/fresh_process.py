@@ -51,7 +51,7 @@ from cnfgen_queens.errors import whole
 
 from .finished import Finished
 from .process import GRACE, kill_run, status_kib, virtual_size
-from .reaper import clean_group, die_with_parent
+from .reaper import DEAD, clean_group, die_with_parent
 
 SAMPLE_INTERVAL = 0.1  # the longest wait between two samples of a running child's CPU time and peak memory
 PRELOAD = ("numpy", "pysat.solvers", "cnfgen_queens.solvers.embedded")  # what the forkserver loads once
@@ -156,7 +156,7 @@ def _running(pid: int) -> bool:
     """Whether ``pid`` is a process that has not exited (a zombie has)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+            return f.read().rsplit(b")", 1)[1].split()[0] not in DEAD
     except (OSError, IndexError):
         return False
 

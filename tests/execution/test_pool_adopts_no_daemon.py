@@ -11,7 +11,8 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
+
+from helpers import living_in_session
 
 PROGRAM = """
 import os, signal, subprocess
@@ -71,23 +72,10 @@ def test_an_interrupted_pool_ends_the_orphans_of_its_workers_not_the_callers_own
         out, err = proc.communicate(timeout=120)
     finally:
         settled = time.monotonic() + 5  # multiprocessing's helpers notice their caller's end by themselves
-        while (left := _living_in_session(proc.pid)) and time.monotonic() < settled:
+        while (left := living_in_session(proc.pid)) and time.monotonic() < settled:
             time.sleep(0.1)
         for pid in left:  # what the test itself must not leave
             os.kill(pid, signal.SIGKILL)
     assert proc.returncode == 0, err
     assert out.split("\n") == ["own None", ""], out + err
     assert left == []  # the orphans (the worker's child and its child, each in a group of its own) were ended
-
-
-def _living_in_session(session: int) -> list[int]:
-    """The processes of session ``session`` that have not exited."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_bytes().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == session and fields[0] not in (b"Z", b"X"):
-            found.append(int(stat.parent.name))
-    return found
