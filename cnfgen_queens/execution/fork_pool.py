@@ -20,6 +20,14 @@ from .landing import Landing
 from .worker_signals import adopt_orphans, children, end_orphans
 
 
+def may_start_a_worker(pool: ProcessPoolExecutor) -> bool:
+    """Whether ``pool.submit`` may start a worker process: while the pool has fewer than its ``max_workers``
+    (it starts them as submits find none idle, and never replaces one).  Read from the executor's own
+    bookkeeping (``_processes``, ``_max_workers``: the same in Python 3.11 to 3.13); a submit after that only
+    queues its task."""
+    return len(pool._processes or ()) < pool._max_workers  # type: ignore[attr-defined]
+
+
 class ForkPool:
     """Forked worker processes for the cube counter (cheap to start: the cubes of count 14 take seconds,
     not minutes; a batch's :class:`.executors.LocalExecutor` spawns instead: its workers inherit no threads or locks).
@@ -39,7 +47,6 @@ class ForkPool:
         self.forked = False  # the workers were forked from this process (else from the forkserver)
         self._orphans = contextlib.ExitStack()  # a subreaper while the pool runs (adopt_orphans)
         self._known: set[int] = set()  # this process's children before the pool: not ours to end (end_orphans)
-        self.submitted = 0
 
     @property
     def pool(self) -> ProcessPoolExecutor:
@@ -58,10 +65,9 @@ class ForkPool:
         def submitted() -> Any:
             return pool.submit(fn if self.forked else with_plugins(fn), *args)
 
-        # each of the first ``jobs`` submits may have the forkserver start a worker, which then waits for its task:
-        # whole, not cut by a signal (a fork is whole by itself, and wants no other thread)
-        self.submitted += 1
-        return self.landing.watch(whole(submitted) if not self.forked and self.submitted <= self.jobs else submitted())
+        # a submit that has the forkserver start a worker, which then waits for its task, is whole, not cut by a
+        # signal (a fork is whole by itself, and wants no other thread)
+        return self.landing.watch(whole(submitted) if not self.forked and may_start_a_worker(pool) else submitted())
 
     def ready(self, futures: list[Any]) -> list[Any]:
         """The futures of ``futures`` that are done."""
