@@ -21,6 +21,13 @@ import benchlib
 
 ANSWER = "s SATISFIABLE\nv 4 15 21 26 38 41 51 64 0\n"  # an 8-queens solution (variables 8r + c + 1)
 TARGET = 3.0  # times python -c pass
+# What these commands import of the standard library, and nothing of ours: the floor the target leaves the
+# product (issue 44 asks for both the standard library as it is and 3x; this row shows what the first costs)
+STDLIB = "the standard library they import, alone"
+STDLIB_CODE = (
+    "import argparse, dataclasses, pathlib, signal, threading, typing\n"
+    "argparse.ArgumentParser().add_argument('-o', type=pathlib.Path)"
+)
 
 
 def commands(bin_dir: Path, answer: Path) -> dict[str, list[str]]:
@@ -65,7 +72,10 @@ def main() -> None:
         answer = Path(tmp, "q8.out")
         answer.write_text(ANSWER)
         floor = "python -c pass"
-        cases: dict[str, list[str]] = {floor: [sys.executable, "-c", "pass"]}
+        cases: dict[str, list[str]] = {
+            floor: [sys.executable, "-c", "pass"],
+            STDLIB: [sys.executable, "-c", STDLIB_CODE],
+        }
         sides = {"now": benchlib.BIN}
         if args.before:
             sides = {"before": args.before / "bin" if (args.before / "bin").is_dir() else args.before, **sides}
