@@ -133,6 +133,17 @@ def in_process(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int
     return code, out, err
 
 
+def gen_in_process(argv: list[str], capfdbinary: pytest.CaptureFixture[bytes]) -> tuple[int, bytes, str]:
+    """``gen-queens ARGV`` run in this process: (exit status, the bytes on stdout, stderr), both read at the file
+    descriptors, so that the DIMACS bytes are compared as written."""
+    from cnfgen_queens.cli import gen_main
+
+    capfdbinary.readouterr()
+    code = gen_main(argv)
+    out, err = capfdbinary.readouterr()
+    return code, out, err.decode()
+
+
 def exit_status(proc: subprocess.Popen[Any], timeout: float = 300) -> int | None:
     """``proc.wait(timeout)``; past it, an AssertionError that says what the process was doing (its state,
     what it waits in, its signal masks: pending, blocked, ignored, caught), so that a hang seen once on a

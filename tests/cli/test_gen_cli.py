@@ -9,19 +9,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import need_solver
+from helpers import gen_in_process, need_solver
 
 from cnfgen_queens import __version__, encodings
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.model.formula import QueensFormula
 
 BASE_ENCODINGS = ["pairwise", "sequential", "commander", "nested"]
-
-
-def gen(capfdbinary: pytest.CaptureFixture[bytes], *argv: str) -> tuple[int, bytes, str]:
-    code = gen_main(list(argv))
-    out, err = capfdbinary.readouterr()
-    return code, out, err.decode()
 
 
 def cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -49,7 +43,7 @@ def split(data: bytes) -> tuple[list[str], str, list[str]]:
 @pytest.mark.parametrize("encoding", encodings.names())
 @pytest.mark.parametrize("n", [1, 2, 5, 8])
 def test_header_and_clause_lines_exact(capfdbinary, n: int, encoding: str) -> None:
-    code, out, err = gen(capfdbinary, str(n), "-e", encoding)
+    code, out, err = gen_in_process([str(n), "-e", encoding], capfdbinary)
     assert code == 0 and err == ""
     _, p_line, body = split(out)
     f = QueensFormula(n, encoding)
@@ -68,7 +62,7 @@ def test_header_and_clause_lines_exact(capfdbinary, n: int, encoding: str) -> No
 
 
 def test_comment_header_content(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "8", "-e", "sequential", "--column-alo")
+    code, out, _ = gen_in_process(["8", "-e", "sequential", "--column-alo"], capfdbinary)
     assert code == 0
     comments, p_line, _ = split(out)
     text = "\n".join(comments)
@@ -82,7 +76,7 @@ def test_comment_header_content(capfdbinary) -> None:
 
 
 def test_commander_group_size_reaches_header(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "9", "-e", "commander", "--group-size", "4")
+    code, out, _ = gen_in_process(["9", "-e", "commander", "--group-size", "4"], capfdbinary)
     assert code == 0
     comments, p_line, _ = split(out)
     assert any("group_size=4" in c for c in comments)
@@ -92,7 +86,7 @@ def test_commander_group_size_reaches_header(capfdbinary) -> None:
 
 
 def test_no_comments(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "6", "--no-comments")
+    code, out, _ = gen_in_process(["6", "--no-comments"], capfdbinary)
     assert code == 0
     lines = out.decode().splitlines()
     assert lines[0] == "p cnf 36 " + str(QueensFormula(6).counts()[1])
@@ -100,9 +94,9 @@ def test_no_comments(capfdbinary) -> None:
 
 
 def test_one_queen(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "1", "--no-comments")
+    code, out, _ = gen_in_process(["1", "--no-comments"], capfdbinary)
     assert code == 0 and out == b"p cnf 1 1\n1 0\n"
-    code, out, _ = gen(capfdbinary, "1")
+    code, out, _ = gen_in_process(["1"], capfdbinary)
     assert code == 0 and out.endswith(b"c p show 1 0\np cnf 1 1\n1 0\n")
 
 
@@ -133,7 +127,7 @@ def test_in_process_umbrella(capfdbinary) -> None:
 
 
 def test_list_encodings(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "--list-encodings")
+    code, out, _ = gen_in_process(["--list-encodings"], capfdbinary)
     assert code == 0
     first_words = [line.split()[0] for line in out.decode().splitlines() if line.strip()]
     names = encodings.names()
@@ -147,10 +141,10 @@ def test_list_encodings(capfdbinary) -> None:
 def test_output_file_is_atomic_and_equals_stdout(capfdbinary, tmp_path: Path, comments: bool) -> None:
     extra = [] if comments else ["--no-comments"]
     target = tmp_path / "q.cnf"
-    code, out, err = gen(capfdbinary, "10", "-e", "sequential", "-o", str(target), *extra)
+    code, out, err = gen_in_process(["10", "-e", "sequential", "-o", str(target), *extra], capfdbinary)
     assert code == 0 and out == b"" and err == ""
     assert [p.name for p in tmp_path.iterdir()] == ["q.cnf"]  # no temp file left
-    code, stdout, _ = gen(capfdbinary, "10", "-e", "sequential", *extra)
+    code, stdout, _ = gen_in_process(["10", "-e", "sequential", *extra], capfdbinary)
     assert code == 0
     written = target.read_bytes()
     if comments:
@@ -164,16 +158,16 @@ def test_output_file_is_atomic_and_equals_stdout(capfdbinary, tmp_path: Path, co
 def test_output_file_overwrites(capfdbinary, tmp_path: Path) -> None:
     target = tmp_path / "q.cnf"
     target.write_bytes(b"old content that is longer than the new one " * 100)
-    assert gen(capfdbinary, "1", "--no-comments", "-o", str(target))[0] == 0
+    assert gen_in_process(["1", "--no-comments", "-o", str(target)], capfdbinary)[0] == 0
     assert target.read_bytes() == b"p cnf 1 1\n1 0\n"
-    assert gen(capfdbinary, "1", "--no-comments", "-o", "-")[1] == b"p cnf 1 1\n1 0\n"  # '-' is stdout
+    assert gen_in_process(["1", "--no-comments", "-o", "-"], capfdbinary)[1] == b"p cnf 1 1\n1 0\n"  # '-' is stdout
 
 
 def test_output_file_mode_follows_umask(capfdbinary, tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
         target = tmp_path / "q.cnf"
-        assert gen(capfdbinary, "4", "-o", str(target))[0] == 0
+        assert gen_in_process(["4", "-o", str(target)], capfdbinary)[0] == 0
         plain = tmp_path / "plain.txt"
         plain.write_bytes(b"")  # what any other tool would create: 0644 under umask 022
     finally:
@@ -193,13 +187,13 @@ def test_failure_mid_write_leaves_nothing(capfdbinary, tmp_path: Path, monkeypat
 
     monkeypatch.setattr(QueensFormula, "clauses", broken)
     target = tmp_path / "q.cnf"
-    code, out, err = gen(capfdbinary, "8", "-o", str(target))
+    code, out, err = gen_in_process(["8", "-o", str(target)], capfdbinary)
     assert code != 0 and out == b""
     assert "simulated failure" in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
     # an existing file is kept intact
     target.write_bytes(b"keep me\n")
-    assert gen(capfdbinary, "8", "-o", str(target))[0] != 0
+    assert gen_in_process(["8", "-o", str(target)], capfdbinary)[0] != 0
     assert target.read_bytes() == b"keep me\n"
     assert [p.name for p in tmp_path.iterdir()] == ["q.cnf"]
 

@@ -9,18 +9,12 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-from helpers import need_solver
+from helpers import gen_in_process, need_solver
 
 from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import PLAIN, Variant, from_header, make_variant, torus_attacks
-
-
-def gen(capfdbinary: pytest.CaptureFixture[bytes], *argv: str) -> tuple[int, bytes, str]:
-    code = gen_main(list(argv))
-    out, err = capfdbinary.readouterr()
-    return code, out, err.decode()
 
 
 def body(out: bytes) -> tuple[list[str], str, list[tuple[int, ...]]]:
@@ -40,7 +34,9 @@ def pairs(vars_: list[int]) -> list[tuple[int, int]]:
 
 
 def test_place_and_block_are_unit_clauses_after_the_plain_formula(capfdbinary) -> None:
-    code, out, err = gen(capfdbinary, "4", "--place", "1,2", "--block-square", "2,4", "--block-square", "4,1")
+    code, out, err = gen_in_process(
+        ["4", "--place", "1,2", "--block-square", "2,4", "--block-square", "4,1"], capfdbinary
+    )
     assert code == 0 and err == ""
     _, p_line, clauses = body(out)
     plain = list(QueensFormula(4).clauses())
@@ -51,7 +47,7 @@ def test_place_and_block_are_unit_clauses_after_the_plain_formula(capfdbinary) -
 
 @pytest.mark.parametrize("encoding", encodings.names())
 def test_every_encoding_takes_the_variants(capfdbinary, encoding: str) -> None:
-    code, out, _ = gen(capfdbinary, "5", "-e", encoding, "--place", "3,3", "--block-square", "1,1")
+    code, out, _ = gen_in_process(["5", "-e", encoding, "--place", "3,3", "--block-square", "1,1"], capfdbinary)
     assert code == 0
     _, p_line, clauses = body(out)
     plain = QueensFormula(5, encoding)
@@ -61,7 +57,7 @@ def test_every_encoding_takes_the_variants(capfdbinary, encoding: str) -> None:
 
 
 def test_torus_clauses_n3_exactly(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "3", "--torus", "--no-comments")
+    code, out, _ = gen_in_process(["3", "--torus", "--no-comments"], capfdbinary)
     assert code == 0
     _, p_line, clauses = body(out)
     rows = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
@@ -105,8 +101,8 @@ def test_torus_with_sequential_and_fast_path_agree() -> None:
 def test_header_records_the_variant_and_parses_back(capfdbinary, tmp_path: Path) -> None:
     holes = tmp_path / "holes.txt"
     holes.write_text("# blocked\n2,2\n3 5  # spaces work too\n\n")
-    code, out, _ = gen(
-        capfdbinary, "7", "--torus", "--place", "1,1", "--holes", str(holes), "--random-place", "2", "--seed", "5"
+    code, out, _ = gen_in_process(
+        ["7", "--torus", "--place", "1,1", "--holes", str(holes), "--random-place", "2", "--seed", "5"], capfdbinary
     )
     assert code == 0
     comments, _, clauses = body(out)
@@ -189,7 +185,7 @@ BAD = [
 
 @pytest.mark.parametrize(("argv", "message"), BAD)
 def test_bad_options_are_one_line_errors(capfdbinary, argv: list[str], message: str) -> None:
-    code, out, err = gen(capfdbinary, *argv)
+    code, out, err = gen_in_process(argv, capfdbinary)
     assert code == 2 and out == b""
     assert err.count("\n") == 1 and err.startswith("gen-queens: error: ") and message in err, err
 
@@ -197,15 +193,15 @@ def test_bad_options_are_one_line_errors(capfdbinary, argv: list[str], message: 
 def test_bad_lines_in_a_place_file_name_the_line(capfdbinary, tmp_path: Path) -> None:
     f = tmp_path / "q.txt"
     f.write_text("1,1\n2 x\n")
-    code, _, err = gen(capfdbinary, "8", "--place-file", str(f))
+    code, _, err = gen_in_process(["8", "--place-file", str(f)], capfdbinary)
     assert code == 2 and f"{f}:2: expected ROW,COLUMN" in err and err.count("\n") == 1
     f.write_bytes(b"\xff\xfe\n")
-    code, _, err = gen(capfdbinary, "8", "--place-file", str(f))
+    code, _, err = gen_in_process(["8", "--place-file", str(f)], capfdbinary)
     assert code == 2 and "not a text file" in err
 
 
 def test_huge_n_random_placement_is_refused(capfdbinary) -> None:
-    code, _, err = gen(capfdbinary, "5000", "--random-place", "1", "--seed", "1")
+    code, _, err = gen_in_process(["5000", "--random-place", "1", "--seed", "1"], capfdbinary)
     assert code == 2 and "N <= 1000" in err
 
 
