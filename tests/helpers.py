@@ -213,6 +213,7 @@ class Ran:
     code: int
     out: str
     err: str
+    wall: float  # seconds from the start to the exit, start-up included
 
     @property
     def lines(self) -> list[str]:
@@ -247,6 +248,7 @@ def run_cli(
 
     env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
     env.pop("CNFGEN_QUEENS_DEBUG", None)
+    start = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-c", entry or (GEN_ENTRY if gen else CLI_ENTRY), *argv],
         cwd=cwd,
@@ -266,7 +268,7 @@ def run_cli(
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
             proc.wait()
-    return Ran(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+    return Ran(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"), time.monotonic() - start)
 
 
 # -- processes: what runs below a process ------------------------------------------------------------------

@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import gen_in_process, need_solver
+from helpers import Ran, gen_in_process, need_solver, run_cli
 
 from cnfgen_queens import __version__, encodings
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.model.formula import QueensFormula
 
 BASE_ENCODINGS = ["pairwise", "sequential", "commander", "nested"]
-
-
-def cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run an installed console script in a fresh process."""
-    exe = shutil.which(argv[0])
-    assert exe is not None, f"{argv[0]} is not installed (pip install -e .)"
-    return subprocess.run([exe, *argv[1:]], capture_output=True, timeout=120, env=env, check=False)
 
 
 def split(data: bytes) -> tuple[list[str], str, list[str]]:
@@ -100,18 +92,18 @@ def test_one_queen(capfdbinary) -> None:
     assert code == 0 and out.endswith(b"c p show 1 0\np cnf 1 1\n1 0\n")
 
 
-def test_same_command_same_bytes() -> None:
+def test_same_command_same_bytes(tmp_path: Path) -> None:
     for argv in (["8"], ["12", "-e", "commander", "--group-size", "2"], ["9", "-e", "sequential", "--column-alo"]):
-        runs = [cli("gen-queens", *argv, env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("0", "12345")]
-        assert all(r.returncode == 0 for r in runs)
-        assert runs[0].stdout == runs[1].stdout and runs[0].stdout
+        runs = [run_cli(argv, tmp_path, gen=True, env={"PYTHONHASHSEED": seed}) for seed in ("0", "12345")]
+        assert all(r.code == 0 for r in runs)
+        assert runs[0].out == runs[1].out and runs[0].out
 
 
-def test_umbrella_gen_equals_gen_queens() -> None:
-    a = cli("gen-queens", "8")
-    b = cli("cnfgen-queens", "gen", "8")
-    assert a.returncode == b.returncode == 0
-    a_lines, b_lines = a.stdout.decode().splitlines(), b.stdout.decode().splitlines()
+def test_umbrella_gen_equals_gen_queens(tmp_path: Path) -> None:
+    a = run_cli(["8"], tmp_path, gen=True)
+    b = run_cli(["gen", "8"], tmp_path)
+    assert a.code == b.code == 0
+    a_lines, b_lines = a.out.splitlines(), b.out.splitlines()
     assert [x for x in a_lines if not x.startswith("c command:")] == [
         x for x in b_lines if not x.startswith("c command:")
     ]
@@ -229,16 +221,12 @@ def test_kissat_strict_accepts(tmp_path: Path, n: int, encoding: str, expected: 
 # -- errors -------------------------------------------------------------------------------
 
 
-def check_one_line_error(r: subprocess.CompletedProcess[bytes], *needles: str) -> str:
-    err = r.stderr.decode()
-    assert r.returncode == 2, err
-    assert r.stdout == b""
-    assert len(err.splitlines()) == 1 and err.endswith("\n"), err
-    assert "Traceback" not in err
-    assert err.startswith("gen-queens: error: ")
-    for needle in needles:
-        assert needle in err, err
-    return err
+def check_one_line_error(r: Ran, *needles: str) -> str:
+    """gen-queens's usage error: exit 2, nothing on stdout, one line on stderr naming each of ``needles``."""
+    assert r.out == "", r
+    line = r.one_line(2, *needles)
+    assert line.startswith("gen-queens: error: "), line
+    return line
 
 
 @pytest.mark.parametrize(
@@ -255,16 +243,16 @@ def check_one_line_error(r: subprocess.CompletedProcess[bytes], *needles: str) -
         (["8", "--frobnicate"], ["--frobnicate"]),
     ],
 )
-def test_usage_errors(argv: list[str], needles: list[str]) -> None:
-    check_one_line_error(cli("gen-queens", *argv), *needles)
+def test_usage_errors(argv: list[str], needles: list[str], tmp_path: Path) -> None:
+    check_one_line_error(run_cli(argv, tmp_path, gen=True), *needles)
 
 
-def test_commander_group_size_one_is_a_usage_error() -> None:
-    check_one_line_error(cli("gen-queens", "8", "-e", "commander", "--group-size", "1"), "group size")
+def test_commander_group_size_one_is_a_usage_error(tmp_path: Path) -> None:
+    check_one_line_error(run_cli(["8", "-e", "commander", "--group-size", "1"], tmp_path, gen=True), "group size")
 
 
-def test_unknown_encoding_lists_every_valid_one() -> None:
-    err = check_one_line_error(cli("gen-queens", "5", "-e", "nope"))
+def test_unknown_encoding_lists_every_valid_one(tmp_path: Path) -> None:
+    err = check_one_line_error(run_cli(["5", "-e", "nope"], tmp_path, gen=True))
     assert all(name in err for name in encodings.names())
 
 
@@ -277,24 +265,24 @@ def test_unwritable_output(tmp_path: Path, where: str) -> None:
         "under-file": tmp_path / "afile" / "q.cnf",
     }[where]
     before = sorted(p.name for p in tmp_path.rglob("*"))
-    check_one_line_error(cli("gen-queens", "8", "-o", str(target)), str(target))
+    check_one_line_error(run_cli(["8", "-o", str(target)], tmp_path, gen=True), str(target))
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing partial left behind
 
 
-def test_unwritable_file_system() -> None:
+def test_unwritable_file_system(tmp_path: Path) -> None:
     """Root ignores permission bits, so try a place nobody can create files in: sysfs."""
-    check_one_line_error(cli("gen-queens", "8", "-o", "/sys/q.cnf"), "/sys")
+    check_one_line_error(run_cli(["8", "-o", "/sys/q.cnf"], tmp_path, gen=True), "/sys")
 
 
 def test_read_only_directory(tmp_path: Path) -> None:
     if os.geteuid() == 0:  # root ignores directory permissions: the probe must still refuse sysfs
-        check_one_line_error(cli("gen-queens", "8", "-o", "/sys/q.cnf"), "/sys")
+        check_one_line_error(run_cli(["8", "-o", "/sys/q.cnf"], tmp_path, gen=True), "/sys")
         return
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(0o555)
     try:
-        check_one_line_error(cli("gen-queens", "8", "-o", str(ro / "q.cnf")))
+        check_one_line_error(run_cli(["8", "-o", str(ro / "q.cnf")], tmp_path, gen=True))
         assert list(ro.iterdir()) == []
     finally:
         ro.chmod(0o755)
@@ -302,14 +290,14 @@ def test_read_only_directory(tmp_path: Path) -> None:
 
 def test_error_with_output_leaves_no_file(tmp_path: Path) -> None:
     target = tmp_path / "q.cnf"
-    check_one_line_error(cli("gen-queens", "0", "-o", str(target)))
-    check_one_line_error(cli("gen-queens", "8", "-e", "nope", "-o", str(target)))
+    check_one_line_error(run_cli(["0", "-o", str(target)], tmp_path, gen=True))
+    check_one_line_error(run_cli(["8", "-e", "nope", "-o", str(target)], tmp_path, gen=True))
     assert list(tmp_path.iterdir()) == []
 
 
-def test_umbrella_errors() -> None:
-    r = cli("cnfgen-queens", "gen", "0")
-    assert r.returncode == 2 and len(r.stderr.decode().splitlines()) == 1
-    assert r.stderr.decode().startswith("cnfgen-queens gen: error: ")
-    r = cli("cnfgen-queens", "no-such-subcommand")
-    assert r.returncode == 2 and len(r.stderr.decode().splitlines()) == 1 and b"Traceback" not in r.stderr
+def test_umbrella_errors(tmp_path: Path) -> None:
+    r = run_cli(["gen", "0"], tmp_path)
+    assert r.code == 2 and len(r.err.splitlines()) == 1
+    assert r.err.startswith("cnfgen-queens gen: error: ")
+    r = run_cli(["no-such-subcommand"], tmp_path)
+    assert r.code == 2 and len(r.err.splitlines()) == 1 and "Traceback" not in r.err

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from itertools import combinations
 from pathlib import Path
 
 import pytest
-from helpers import gen_in_process, need_solver
+from helpers import gen_in_process, need_solver, run_cli
 
 from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main, main
@@ -126,19 +123,13 @@ def test_long_placements_wrap_over_comment_lines() -> None:
 # -- random placement ----------------------------------------------------------------
 
 
-def cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    exe = shutil.which(argv[0])
-    assert exe is not None
-    return subprocess.run([exe, *argv[1:]], capture_output=True, timeout=120, env=env, check=False)
-
-
-def test_same_seed_same_bytes_other_seed_other_queens() -> None:
-    argv = ("gen-queens", "20", "--random-place", "8", "--seed", "42", "-e", "commander")
-    runs = [cli(*argv, env={**os.environ, "PYTHONHASHSEED": s}) for s in ("0", "999")]
-    assert runs[0].returncode == runs[1].returncode == 0
-    assert runs[0].stdout == runs[1].stdout
-    other = cli(*argv[:-3], "43", "-e", "commander")
-    assert other.returncode == 0 and other.stdout != runs[0].stdout
+def test_same_seed_same_bytes_other_seed_other_queens(tmp_path: Path) -> None:
+    argv = ["20", "--random-place", "8", "--seed", "42", "-e", "commander"]
+    runs = [run_cli(argv, tmp_path, gen=True, env={"PYTHONHASHSEED": s}) for s in ("0", "999")]
+    assert runs[0].code == runs[1].code == 0
+    assert runs[0].out == runs[1].out
+    other = run_cli([*argv[:-3], "43", "-e", "commander"], tmp_path, gen=True)
+    assert other.code == 0 and other.out != runs[0].out
 
 
 def test_random_placement_is_non_attacking_and_avoids_holes() -> None:
