@@ -238,15 +238,16 @@ def run_cli(
     entry: str | None = None,
 ) -> Ran:
     """``cnfgen-queens ARGV`` (``gen-queens`` with ``gen``) under RLIMIT_AS and a timeout, SIGINT as default;
-    ``env``: variables set (or replaced) in the child's environment; ``entry``: the child's ``-c`` code
-    instead of the console script's."""
+    ``env``: variables set (or replaced) in the child's environment, a PYTHONPATH of it after this checkout's;
+    ``entry``: the child's ``-c`` code instead of the console script's."""
     limit = memory_mb << 20
 
     def limits() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         os.setsid()  # its own group: killed whole on timeout
 
-    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
+    extra = (env or {}).get("PYTHONPATH")
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT) + (os.pathsep + extra if extra else "")}
     env.pop("CNFGEN_QUEENS_DEBUG", None)
     start = time.monotonic()
     proc = subprocess.Popen(
