@@ -39,10 +39,8 @@ REPRODUCERS = [
 @pytest.mark.parametrize("argv", REPRODUCERS, ids=lambda a: " ".join(a))
 def test_reproducers_are_refused_before_anything_is_built(argv: list[str], tmp_path: Path) -> None:
     done = run_cli(argv, tmp_path)
-    assert done.code == 2 and done.out == ""
-    lines = done.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in done.err
-    line = lines[0]
+    assert done.out == ""
+    line = done.one_line(2)
     for part in ("N=1000", "pairwise", "1,664,668,000 clauses", f"{HELD_CLAUSES:,}", "-e product (8,866,644 clauses)"):
         assert part in line
     by_cubes = argv[0] == "count" and "--solver" not in argv  # count's default engine with an embedded solver
@@ -166,6 +164,6 @@ def test_batch_count_cannot_build_a_formula_over_the_cap(tmp_path: Path) -> None
         f"solvers: [pysat:cadical195]\ntask: count\nlimits: {{time: 5}}\nresults: {tmp_path / 'r.sqlite'}\n"
     )
     done = run_cli(["batch", str(cfg), "--no-progress"], tmp_path)
-    assert done.code == 2 and done.wall < GENEROUS and done.err.count("\n") == 1
-    assert "instances.encodings[0]: task count: N=1000 pairwise has 1,664,668,000 clauses" in done.err
+    done.one_line(2, "instances.encodings[0]: task count: N=1000 pairwise has 1,664,668,000 clauses")
+    assert done.wall < GENEROUS
     assert not (tmp_path / "r.sqlite").exists()

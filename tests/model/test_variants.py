@@ -6,7 +6,7 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-from helpers import gen_in_process, need_solver, run_cli
+from helpers import gen_in_process, need_solver, one_line, run_cli
 
 from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main, main
@@ -178,7 +178,7 @@ BAD = [
 def test_bad_options_are_one_line_errors(capfdbinary, argv: list[str], message: str) -> None:
     code, out, err = gen_in_process(argv, capfdbinary)
     assert code == 2 and out == b""
-    assert err.count("\n") == 1 and err.startswith("gen-queens: error: ") and message in err, err
+    assert one_line(err, message).startswith("gen-queens: error: "), err
 
 
 def test_bad_lines_in_a_place_file_name_the_line(capfdbinary, tmp_path: Path) -> None:
