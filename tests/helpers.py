@@ -133,6 +133,17 @@ def in_process(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int
     return code, out, err
 
 
+def gen_in_process(argv: list[str], capfdbinary: pytest.CaptureFixture[bytes]) -> tuple[int, bytes, str]:
+    """``gen-queens ARGV`` run in this process: (exit status, the bytes on stdout, stderr), both read at the file
+    descriptors, so that the DIMACS bytes are compared as written."""
+    from cnfgen_queens.cli import gen_main
+
+    capfdbinary.readouterr()
+    code = gen_main(argv)
+    out, err = capfdbinary.readouterr()
+    return code, out, err.decode()
+
+
 def exit_status(proc: subprocess.Popen[Any], timeout: float = 300) -> int | None:
     """``proc.wait(timeout)``; past it, an AssertionError that says what the process was doing (its state,
     what it waits in, its signal masks: pending, blocked, ignored, caught), so that a hang seen once on a
@@ -202,6 +213,7 @@ class Ran:
     code: int
     out: str
     err: str
+    wall: float  # seconds from the start to the exit, start-up included
 
     @property
     def lines(self) -> list[str]:
@@ -226,16 +238,18 @@ def run_cli(
     entry: str | None = None,
 ) -> Ran:
     """``cnfgen-queens ARGV`` (``gen-queens`` with ``gen``) under RLIMIT_AS and a timeout, SIGINT as default;
-    ``env``: variables set (or replaced) in the child's environment; ``entry``: the child's ``-c`` code
-    instead of the console script's."""
+    ``env``: variables set (or replaced) in the child's environment, a PYTHONPATH of it after this checkout's;
+    ``entry``: the child's ``-c`` code instead of the console script's."""
     limit = memory_mb << 20
 
     def limits() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         os.setsid()  # its own group: killed whole on timeout
 
-    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
+    extra = (env or {}).get("PYTHONPATH")
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT) + (os.pathsep + extra if extra else "")}
     env.pop("CNFGEN_QUEENS_DEBUG", None)
+    start = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-c", entry or (GEN_ENTRY if gen else CLI_ENTRY), *argv],
         cwd=cwd,
@@ -255,7 +269,7 @@ def run_cli(
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
             proc.wait()
-    return Ran(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+    return Ran(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"), time.monotonic() - start)
 
 
 # -- processes: what runs below a process ------------------------------------------------------------------

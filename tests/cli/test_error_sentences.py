@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY
+from helpers import run_cli
 
 from cnfgen_queens.cli import gen_main, main
 
@@ -42,12 +40,10 @@ def test_a_broken_shuffle_comment_is_a_usage_error(tmp_path: Path, capsys: pytes
 def test_out_of_memory_is_an_environment_error(tmp_path: Path) -> None:
     """Issue 24: MemoryError came through the catch-all.  A real one: 1 GB of address space for a shuffle
     that holds every clause of N = 6000 in memory."""
-    bound = "import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
     command = ["gen", "6000", "-e", "sequential", "--shuffle", "1", "--allow-large", "-o", "/dev/null"]
-    argv = [sys.executable, "-c", bound + CLI_ENTRY, *command]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert done.returncode == 1
-    assert "out of memory" in one_sentence(done.stderr)
+    done = run_cli(command, tmp_path, memory_mb=1024, timeout=120)
+    assert done.code == 1
+    assert "out of memory" in one_sentence(done.err)
 
 
 def test_version_args_does_what_configs_solvers_yaml_says(tmp_path: Path) -> None:

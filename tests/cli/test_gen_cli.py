@@ -3,32 +3,18 @@
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import need_solver
+from helpers import Ran, gen_in_process, need_solver, run_cli
 
 from cnfgen_queens import __version__, encodings
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.model.formula import QueensFormula
 
 BASE_ENCODINGS = ["pairwise", "sequential", "commander", "nested"]
-
-
-def gen(capfdbinary: pytest.CaptureFixture[bytes], *argv: str) -> tuple[int, bytes, str]:
-    code = gen_main(list(argv))
-    out, err = capfdbinary.readouterr()
-    return code, out, err.decode()
-
-
-def cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run an installed console script in a fresh process."""
-    exe = shutil.which(argv[0])
-    assert exe is not None, f"{argv[0]} is not installed (pip install -e .)"
-    return subprocess.run([exe, *argv[1:]], capture_output=True, timeout=120, env=env, check=False)
 
 
 def split(data: bytes) -> tuple[list[str], str, list[str]]:
@@ -49,7 +35,7 @@ def split(data: bytes) -> tuple[list[str], str, list[str]]:
 @pytest.mark.parametrize("encoding", encodings.names())
 @pytest.mark.parametrize("n", [1, 2, 5, 8])
 def test_header_and_clause_lines_exact(capfdbinary, n: int, encoding: str) -> None:
-    code, out, err = gen(capfdbinary, str(n), "-e", encoding)
+    code, out, err = gen_in_process([str(n), "-e", encoding], capfdbinary)
     assert code == 0 and err == ""
     _, p_line, body = split(out)
     f = QueensFormula(n, encoding)
@@ -68,7 +54,7 @@ def test_header_and_clause_lines_exact(capfdbinary, n: int, encoding: str) -> No
 
 
 def test_comment_header_content(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "8", "-e", "sequential", "--column-alo")
+    code, out, _ = gen_in_process(["8", "-e", "sequential", "--column-alo"], capfdbinary)
     assert code == 0
     comments, p_line, _ = split(out)
     text = "\n".join(comments)
@@ -82,7 +68,7 @@ def test_comment_header_content(capfdbinary) -> None:
 
 
 def test_commander_group_size_reaches_header(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "9", "-e", "commander", "--group-size", "4")
+    code, out, _ = gen_in_process(["9", "-e", "commander", "--group-size", "4"], capfdbinary)
     assert code == 0
     comments, p_line, _ = split(out)
     assert any("group_size=4" in c for c in comments)
@@ -92,7 +78,7 @@ def test_commander_group_size_reaches_header(capfdbinary) -> None:
 
 
 def test_no_comments(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "6", "--no-comments")
+    code, out, _ = gen_in_process(["6", "--no-comments"], capfdbinary)
     assert code == 0
     lines = out.decode().splitlines()
     assert lines[0] == "p cnf 36 " + str(QueensFormula(6).counts()[1])
@@ -100,24 +86,24 @@ def test_no_comments(capfdbinary) -> None:
 
 
 def test_one_queen(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "1", "--no-comments")
+    code, out, _ = gen_in_process(["1", "--no-comments"], capfdbinary)
     assert code == 0 and out == b"p cnf 1 1\n1 0\n"
-    code, out, _ = gen(capfdbinary, "1")
+    code, out, _ = gen_in_process(["1"], capfdbinary)
     assert code == 0 and out.endswith(b"c p show 1 0\np cnf 1 1\n1 0\n")
 
 
-def test_same_command_same_bytes() -> None:
+def test_same_command_same_bytes(tmp_path: Path) -> None:
     for argv in (["8"], ["12", "-e", "commander", "--group-size", "2"], ["9", "-e", "sequential", "--column-alo"]):
-        runs = [cli("gen-queens", *argv, env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("0", "12345")]
-        assert all(r.returncode == 0 for r in runs)
-        assert runs[0].stdout == runs[1].stdout and runs[0].stdout
+        runs = [run_cli(argv, tmp_path, gen=True, env={"PYTHONHASHSEED": seed}) for seed in ("0", "12345")]
+        assert all(r.code == 0 for r in runs)
+        assert runs[0].out == runs[1].out and runs[0].out
 
 
-def test_umbrella_gen_equals_gen_queens() -> None:
-    a = cli("gen-queens", "8")
-    b = cli("cnfgen-queens", "gen", "8")
-    assert a.returncode == b.returncode == 0
-    a_lines, b_lines = a.stdout.decode().splitlines(), b.stdout.decode().splitlines()
+def test_umbrella_gen_equals_gen_queens(tmp_path: Path) -> None:
+    a = run_cli(["8"], tmp_path, gen=True)
+    b = run_cli(["gen", "8"], tmp_path)
+    assert a.code == b.code == 0
+    a_lines, b_lines = a.out.splitlines(), b.out.splitlines()
     assert [x for x in a_lines if not x.startswith("c command:")] == [
         x for x in b_lines if not x.startswith("c command:")
     ]
@@ -133,7 +119,7 @@ def test_in_process_umbrella(capfdbinary) -> None:
 
 
 def test_list_encodings(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "--list-encodings")
+    code, out, _ = gen_in_process(["--list-encodings"], capfdbinary)
     assert code == 0
     first_words = [line.split()[0] for line in out.decode().splitlines() if line.strip()]
     names = encodings.names()
@@ -147,10 +133,10 @@ def test_list_encodings(capfdbinary) -> None:
 def test_output_file_is_atomic_and_equals_stdout(capfdbinary, tmp_path: Path, comments: bool) -> None:
     extra = [] if comments else ["--no-comments"]
     target = tmp_path / "q.cnf"
-    code, out, err = gen(capfdbinary, "10", "-e", "sequential", "-o", str(target), *extra)
+    code, out, err = gen_in_process(["10", "-e", "sequential", "-o", str(target), *extra], capfdbinary)
     assert code == 0 and out == b"" and err == ""
     assert [p.name for p in tmp_path.iterdir()] == ["q.cnf"]  # no temp file left
-    code, stdout, _ = gen(capfdbinary, "10", "-e", "sequential", *extra)
+    code, stdout, _ = gen_in_process(["10", "-e", "sequential", *extra], capfdbinary)
     assert code == 0
     written = target.read_bytes()
     if comments:
@@ -164,16 +150,16 @@ def test_output_file_is_atomic_and_equals_stdout(capfdbinary, tmp_path: Path, co
 def test_output_file_overwrites(capfdbinary, tmp_path: Path) -> None:
     target = tmp_path / "q.cnf"
     target.write_bytes(b"old content that is longer than the new one " * 100)
-    assert gen(capfdbinary, "1", "--no-comments", "-o", str(target))[0] == 0
+    assert gen_in_process(["1", "--no-comments", "-o", str(target)], capfdbinary)[0] == 0
     assert target.read_bytes() == b"p cnf 1 1\n1 0\n"
-    assert gen(capfdbinary, "1", "--no-comments", "-o", "-")[1] == b"p cnf 1 1\n1 0\n"  # '-' is stdout
+    assert gen_in_process(["1", "--no-comments", "-o", "-"], capfdbinary)[1] == b"p cnf 1 1\n1 0\n"  # '-' is stdout
 
 
 def test_output_file_mode_follows_umask(capfdbinary, tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
         target = tmp_path / "q.cnf"
-        assert gen(capfdbinary, "4", "-o", str(target))[0] == 0
+        assert gen_in_process(["4", "-o", str(target)], capfdbinary)[0] == 0
         plain = tmp_path / "plain.txt"
         plain.write_bytes(b"")  # what any other tool would create: 0644 under umask 022
     finally:
@@ -193,13 +179,13 @@ def test_failure_mid_write_leaves_nothing(capfdbinary, tmp_path: Path, monkeypat
 
     monkeypatch.setattr(QueensFormula, "clauses", broken)
     target = tmp_path / "q.cnf"
-    code, out, err = gen(capfdbinary, "8", "-o", str(target))
+    code, out, err = gen_in_process(["8", "-o", str(target)], capfdbinary)
     assert code != 0 and out == b""
     assert "simulated failure" in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
     # an existing file is kept intact
     target.write_bytes(b"keep me\n")
-    assert gen(capfdbinary, "8", "-o", str(target))[0] != 0
+    assert gen_in_process(["8", "-o", str(target)], capfdbinary)[0] != 0
     assert target.read_bytes() == b"keep me\n"
     assert [p.name for p in tmp_path.iterdir()] == ["q.cnf"]
 
@@ -235,16 +221,12 @@ def test_kissat_strict_accepts(tmp_path: Path, n: int, encoding: str, expected: 
 # -- errors -------------------------------------------------------------------------------
 
 
-def check_one_line_error(r: subprocess.CompletedProcess[bytes], *needles: str) -> str:
-    err = r.stderr.decode()
-    assert r.returncode == 2, err
-    assert r.stdout == b""
-    assert len(err.splitlines()) == 1 and err.endswith("\n"), err
-    assert "Traceback" not in err
-    assert err.startswith("gen-queens: error: ")
-    for needle in needles:
-        assert needle in err, err
-    return err
+def check_one_line_error(r: Ran, *needles: str) -> str:
+    """gen-queens's usage error: exit 2, nothing on stdout, one line on stderr naming each of ``needles``."""
+    assert r.out == "", r
+    line = r.one_line(2, *needles)
+    assert line.startswith("gen-queens: error: "), line
+    return line
 
 
 @pytest.mark.parametrize(
@@ -261,16 +243,16 @@ def check_one_line_error(r: subprocess.CompletedProcess[bytes], *needles: str) -
         (["8", "--frobnicate"], ["--frobnicate"]),
     ],
 )
-def test_usage_errors(argv: list[str], needles: list[str]) -> None:
-    check_one_line_error(cli("gen-queens", *argv), *needles)
+def test_usage_errors(argv: list[str], needles: list[str], tmp_path: Path) -> None:
+    check_one_line_error(run_cli(argv, tmp_path, gen=True), *needles)
 
 
-def test_commander_group_size_one_is_a_usage_error() -> None:
-    check_one_line_error(cli("gen-queens", "8", "-e", "commander", "--group-size", "1"), "group size")
+def test_commander_group_size_one_is_a_usage_error(tmp_path: Path) -> None:
+    check_one_line_error(run_cli(["8", "-e", "commander", "--group-size", "1"], tmp_path, gen=True), "group size")
 
 
-def test_unknown_encoding_lists_every_valid_one() -> None:
-    err = check_one_line_error(cli("gen-queens", "5", "-e", "nope"))
+def test_unknown_encoding_lists_every_valid_one(tmp_path: Path) -> None:
+    err = check_one_line_error(run_cli(["5", "-e", "nope"], tmp_path, gen=True))
     assert all(name in err for name in encodings.names())
 
 
@@ -283,24 +265,24 @@ def test_unwritable_output(tmp_path: Path, where: str) -> None:
         "under-file": tmp_path / "afile" / "q.cnf",
     }[where]
     before = sorted(p.name for p in tmp_path.rglob("*"))
-    check_one_line_error(cli("gen-queens", "8", "-o", str(target)), str(target))
+    check_one_line_error(run_cli(["8", "-o", str(target)], tmp_path, gen=True), str(target))
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing partial left behind
 
 
-def test_unwritable_file_system() -> None:
+def test_unwritable_file_system(tmp_path: Path) -> None:
     """Root ignores permission bits, so try a place nobody can create files in: sysfs."""
-    check_one_line_error(cli("gen-queens", "8", "-o", "/sys/q.cnf"), "/sys")
+    check_one_line_error(run_cli(["8", "-o", "/sys/q.cnf"], tmp_path, gen=True), "/sys")
 
 
 def test_read_only_directory(tmp_path: Path) -> None:
     if os.geteuid() == 0:  # root ignores directory permissions: the probe must still refuse sysfs
-        check_one_line_error(cli("gen-queens", "8", "-o", "/sys/q.cnf"), "/sys")
+        check_one_line_error(run_cli(["8", "-o", "/sys/q.cnf"], tmp_path, gen=True), "/sys")
         return
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(0o555)
     try:
-        check_one_line_error(cli("gen-queens", "8", "-o", str(ro / "q.cnf")))
+        check_one_line_error(run_cli(["8", "-o", str(ro / "q.cnf")], tmp_path, gen=True))
         assert list(ro.iterdir()) == []
     finally:
         ro.chmod(0o755)
@@ -308,14 +290,12 @@ def test_read_only_directory(tmp_path: Path) -> None:
 
 def test_error_with_output_leaves_no_file(tmp_path: Path) -> None:
     target = tmp_path / "q.cnf"
-    check_one_line_error(cli("gen-queens", "0", "-o", str(target)))
-    check_one_line_error(cli("gen-queens", "8", "-e", "nope", "-o", str(target)))
+    check_one_line_error(run_cli(["0", "-o", str(target)], tmp_path, gen=True))
+    check_one_line_error(run_cli(["8", "-e", "nope", "-o", str(target)], tmp_path, gen=True))
     assert list(tmp_path.iterdir()) == []
 
 
-def test_umbrella_errors() -> None:
-    r = cli("cnfgen-queens", "gen", "0")
-    assert r.returncode == 2 and len(r.stderr.decode().splitlines()) == 1
-    assert r.stderr.decode().startswith("cnfgen-queens gen: error: ")
-    r = cli("cnfgen-queens", "no-such-subcommand")
-    assert r.returncode == 2 and len(r.stderr.decode().splitlines()) == 1 and b"Traceback" not in r.stderr
+def test_umbrella_errors(tmp_path: Path) -> None:
+    r = run_cli(["gen", "0"], tmp_path)
+    assert r.one_line(2).startswith("cnfgen-queens gen: error: ")
+    run_cli(["no-such-subcommand"], tmp_path).one_line(2)

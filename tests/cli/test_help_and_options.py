@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import gzip
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, option_help
+from helpers import option_help, run_cli
 
 from cnfgen_queens.cli import SUBCOMMANDS, build_parser, gen_main, main, usage
 
@@ -74,35 +72,20 @@ def test_the_subcommand_list_is_aligned() -> None:
     assert len(rows) >= 12 and len(columns) == 1
 
 
-def run(argv: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], input=stdin, capture_output=True, timeout=120)
-
-
 def test_warnings_name_the_program_in_plain_english(tmp_path: Path) -> None:
     cnf = tmp_path / "q.cnf"
     cnf.write_text("p cnf 2 1\n1 0\n2 0\n")
-    ran = run(["stats", str(cnf)])
-    assert ran.returncode == 0
-    assert ran.stderr.decode().startswith(f"cnfgen-queens stats: warning: {cnf}: header says 1 clause, file has 2")
-    ran = run(["stats", "-"], gzip.compress(b"p cnf 1 1\n1 0\n", mtime=0))  # stdin has no name to expect .gz on
-    assert ran.returncode == 0 and ran.stderr == b""
+    ran = run_cli(["stats", str(cnf)], tmp_path)
+    assert ran.code == 0
+    assert ran.err.startswith(f"cnfgen-queens stats: warning: {cnf}: header says 1 clause, file has 2")
+    ran = run_cli(["stats", "-"], tmp_path, stdin=gzip.compress(b"p cnf 1 1\n1 0\n", mtime=0))
+    assert ran.code == 0 and ran.err == ""  # stdin has no name to expect .gz on
     misnamed = tmp_path / "q2.cnf"
     misnamed.write_bytes(gzip.compress(b"p cnf 1 1\n1 0\n", mtime=0))
-    assert b"without the .gz extension" in run(["stats", str(misnamed)]).stderr
-    gen = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from cnfgen_queens.cli import gen_entry; gen_entry()",
-            "4",
-            "--shuffle",
-            "1",
-            "--no-comments",
-        ],
-        capture_output=True,
-        timeout=120,
-    )
-    assert gen.returncode == 0 and gen.stderr.decode().startswith("gen-queens: warning: --no-comments drops")
+    assert "without the .gz extension" in run_cli(["stats", str(misnamed)], tmp_path).err
+    gen_entry = "from cnfgen_queens.cli import gen_entry; gen_entry()"  # the console script's
+    gen = run_cli(["4", "--shuffle", "1", "--no-comments"], tmp_path, entry=gen_entry)
+    assert gen.code == 0 and gen.err.startswith("gen-queens: warning: --no-comments drops")
 
 
 def test_board_errors_read_as_english(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import default_signals, need_solver
+from helpers import default_signals, need_solver, run_cli
 from pysat.solvers import Solver
 
 from cnfgen_queens.cli import gen_main, main
@@ -22,9 +22,7 @@ from cnfgen_queens.model.formula import QueensFormula
 BIN = Path(sys.executable).parent
 
 
-def run(*argv: str, stdin: bytes | None = None, timeout: float = 600) -> subprocess.CompletedProcess[bytes]:
-    exe = str(BIN / argv[0])
-    return subprocess.run([exe, *argv[1:]], input=stdin, capture_output=True, timeout=timeout)
+LONG = 600  # seconds a command here may take on a loaded machine (a hang guard: the pipelines take minutes)
 
 
 def peak_rss_mb(*argv: str) -> tuple[int, float]:
@@ -39,8 +37,8 @@ def peak_rss_mb(*argv: str) -> tuple[int, float]:
     return int(rc), float(mb)
 
 
-def one_clear_line(err: bytes) -> str:
-    text = err.decode("ascii")  # never raw bytes: a compressed or binary file is described, not echoed
+def one_clear_line(text: str) -> str:
+    assert text.isascii(), text  # never raw bytes: a compressed or binary file is described, not echoed
     lines = [line for line in text.splitlines() if ": warning: " not in line and not line.startswith("warning:")]
     assert len(lines) == 1, text
     assert all(ch.isprintable() for ch in lines[0])
@@ -56,13 +54,13 @@ def test_literal_beyond_32_bits_is_an_error_not_unsat(tmp_path: Path, solver: st
         need_solver(solver)
     w = tmp_path / "w.cnf"
     w.write_bytes(b"p cnf 4294967297 2\n4294967297 0\n-1 0\n")  # the issue's reproducer
-    proc = run("cnfgen-queens", "solve", str(w), "--solver", solver)
-    assert proc.returncode == 2 and b"UNSATISFIABLE" not in proc.stdout
-    assert "2^31-1" in one_clear_line(proc.stderr)
+    proc = run_cli(["solve", str(w), "--solver", solver], tmp_path, timeout=LONG)
+    assert proc.code == 2 and "UNSATISFIABLE" not in proc.out
+    assert "2^31-1" in one_clear_line(proc.err)
     body = tmp_path / "body.cnf"
     body.write_bytes(b"p cnf 3 2\n4294967297 0\n-1 0\n")  # in the body, under a sane header
-    proc = run("cnfgen-queens", "solve", str(body), "--solver", solver)
-    assert proc.returncode == 2 and "variable 4294967297 exceeds the header's 3" in one_clear_line(proc.stderr)
+    proc = run_cli(["solve", str(body), "--solver", solver], tmp_path, timeout=LONG)
+    assert proc.code == 2 and "variable 4294967297 exceeds the header's 3" in one_clear_line(proc.err)
 
 
 def test_memory_follows_the_file_not_the_header(tmp_path: Path) -> None:
@@ -74,8 +72,8 @@ def test_memory_follows_the_file_not_the_header(tmp_path: Path) -> None:
     shuffled.write_bytes(b"c n=8 encoding=pairwise\nc shuffle: seed=1 vars=2000000000\np cnf 2000000000 1\n1 0\n")
     answer = tmp_path / "a.txt"
     answer.write_text("s SATISFIABLE\nv 1 0\n")
-    proc = run("cnfgen-queens", "decode", str(answer), "--cnf", str(shuffled), timeout=120)
-    assert proc.returncode == 2 and "more than the file holds" in one_clear_line(proc.stderr)
+    proc = run_cli(["decode", str(answer), "--cnf", str(shuffled)], tmp_path, timeout=120)
+    assert proc.code == 2 and "more than the file holds" in one_clear_line(proc.err)
 
 
 def test_streaming_check_agrees_with_the_whole_file_check(tmp_path: Path, monkeypatch) -> None:
@@ -111,19 +109,19 @@ def test_streaming_check_agrees_with_the_whole_file_check(tmp_path: Path, monkey
 
 def test_huge_outputs_are_refused_before_writing(tmp_path: Path) -> None:
     out = tmp_path / "p.cnf"
-    proc = run("gen-queens", "3000", "-o", str(out), timeout=120)  # was 0.8 TB without a word
-    line = one_clear_line(proc.stderr)
-    assert proc.returncode == 2 and "GB" in line and "--allow-large" in line and "clauses" in line
+    proc = run_cli(["3000", "-o", str(out)], tmp_path, gen=True, timeout=120)  # was 0.8 TB without a word
+    line = one_clear_line(proc.err)
+    assert proc.code == 2 and "GB" in line and "--allow-large" in line and "clauses" in line
     assert not list(tmp_path.iterdir())
     for absurd in ("99999999999999999999", "46341", "100000"):  # spun forever / MemoryError
-        proc = run("gen-queens", absurd, timeout=60)
-        assert proc.returncode == 2 and "at most 46340" in one_clear_line(proc.stderr) and not proc.stdout
-    proc = run("cnfgen-queens", "solve", "x.cnf", "--memory-limit", "99999999999999999999", timeout=60)
-    assert proc.returncode == 2 and "memory limit must be at most" in one_clear_line(proc.stderr)
-    proc = run("gen-queens", "400", "--shuffle", "1", timeout=120)  # would hold 33 million clauses
-    assert proc.returncode == 2 and "--shuffle holds every clause in memory" in one_clear_line(proc.stderr)
-    proc = run("gen-queens", "--list-encodings", "--line-length", "99999999999999999999", timeout=60)
-    assert proc.returncode == 2 and "at most" in one_clear_line(proc.stderr)
+        proc = run_cli([absurd], tmp_path, gen=True, timeout=60)
+        assert proc.code == 2 and "at most 46340" in one_clear_line(proc.err) and not proc.out
+    proc = run_cli(["solve", "x.cnf", "--memory-limit", "99999999999999999999"], tmp_path, timeout=60)
+    assert proc.code == 2 and "memory limit must be at most" in one_clear_line(proc.err)
+    proc = run_cli(["400", "--shuffle", "1"], tmp_path, gen=True, timeout=120)  # would hold 33 million clauses
+    assert proc.code == 2 and "--shuffle holds every clause in memory" in one_clear_line(proc.err)
+    proc = run_cli(["--list-encodings", "--line-length", "99999999999999999999"], tmp_path, gen=True, timeout=60)
+    assert proc.code == 2 and "at most" in one_clear_line(proc.err)
 
 
 @pytest.mark.parametrize(
@@ -203,11 +201,13 @@ def test_compressed_end_to_end(tmp_path: Path) -> None:
     """The issue's pipeline: gen-queens 200 -e commander -o q.cnf.xz | solve q.cnf.xz --solver kissat | decode."""
     need_solver("kissat")
     q = tmp_path / "q.cnf.xz"
-    assert run("gen-queens", "200", "-e", "commander", "-o", str(q)).returncode == 0
-    solved = run("cnfgen-queens", "solve", str(q), "--solver", "kissat")
-    assert solved.returncode == 10, solved.stderr
-    decoded = run("cnfgen-queens", "decode", "--cnf", str(q), "--format", "json", stdin=solved.stdout)
-    assert decoded.returncode == 0 and len(json.loads(decoded.stdout)["columns"]) == 200
+    assert run_cli(["200", "-e", "commander", "-o", str(q)], tmp_path, gen=True, timeout=LONG).code == 0
+    solved = run_cli(["solve", str(q), "--solver", "kissat"], tmp_path, timeout=LONG)
+    assert solved.code == 10, solved.err
+    decoded = run_cli(
+        ["decode", "--cnf", str(q), "--format", "json"], tmp_path, stdin=solved.out.encode(), timeout=LONG
+    )
+    assert decoded.code == 0 and len(json.loads(decoded.out)["columns"]) == 200
 
 
 @pytest.mark.parametrize("ext", [".gz", *(pytest.param(e, marks=pytest.mark.slow) for e in (".bz2", ".xz"))])
@@ -227,24 +227,24 @@ def test_every_command_reads_and_writes_compressed(tmp_path: Path, ext: str) -> 
     assert again.read_bytes() == packed.read_bytes()  # deterministic (no time stamp, no name)
     for solver in ("minisat", "kissat", "clasp"):  # reads gz only / all / none
         need_solver(solver)
-        proc = run("cnfgen-queens", "solve", str(packed), "--solver", solver)
-        assert proc.returncode == 10 and b"s SATISFIABLE" in proc.stdout, (solver, proc.stderr)
+        proc = run_cli(["solve", str(packed), "--solver", solver], tmp_path, timeout=LONG)
+        assert proc.code == 10 and "s SATISFIABLE" in proc.out, (solver, proc.err)
     answer = tmp_path / f"answer.txt{ext}"
     with opener(answer, "wb") as f:
-        f.write(proc.stdout)
-    board = run("cnfgen-queens", "decode", str(answer), "-n", "8", "--format", "line")
-    assert board.returncode == 0
+        f.write(proc.out.encode())
+    board = run_cli(["decode", str(answer), "-n", "8", "--format", "line"], tmp_path, timeout=LONG)
+    assert board.code == 0
     blocks = tmp_path / f"blocks.txt{ext}"
     with opener(blocks, "wb") as f:
-        f.write(run("cnfgen-queens", "block", str(answer), "-n", "8").stdout)
+        f.write(run_cli(["block", str(answer), "-n", "8"], tmp_path, timeout=LONG).out.encode())
     merged = tmp_path / f"merged.cnf{ext}"
-    assert run("cnfgen-queens", "merge", str(packed), str(blocks), "-o", str(merged)).returncode == 0
+    assert run_cli(["merge", str(packed), str(blocks), "-o", str(merged)], tmp_path, timeout=LONG).code == 0
     via_gen = tmp_path / "via_gen.cnf"
     assert gen_main(["8", "--no-comments", "--block", str(blocks), "-o", str(via_gen)]) == 0
     with opener(merged) as f:
         assert f.read() == via_gen.read_bytes()
-    proc = run("cnfgen-queens", "solve", str(merged), "--solver", "kissat", "--json")
-    assert json.loads(proc.stdout)["status"] == "SAT"
+    proc = run_cli(["solve", str(merged), "--solver", "kissat", "--json"], tmp_path, timeout=LONG)
+    assert json.loads(proc.out)["status"] == "SAT"
 
 
 def test_wrong_names_and_garbage_get_one_line(tmp_path: Path) -> None:
@@ -254,8 +254,8 @@ def test_wrong_names_and_garbage_get_one_line(tmp_path: Path) -> None:
     gen_main(["6", "-o", str(plain)])
     misnamed = tmp_path / "packed.cnf"
     misnamed.write_bytes(lzma.compress(plain.read_bytes()))
-    proc = run("cnfgen-queens", "solve", str(misnamed))
-    assert proc.returncode == 10 and b"xz-compressed data without the .xz extension" in proc.stderr
+    proc = run_cli(["solve", str(misnamed)], tmp_path, timeout=LONG)
+    assert proc.code == 10 and "xz-compressed data without the .xz extension" in proc.err
     lying = tmp_path / "lying.cnf.gz"
     lying.write_bytes(misnamed.read_bytes())
     garbage = tmp_path / "garbage.cnf"
@@ -278,23 +278,23 @@ def test_wrong_names_and_garbage_get_one_line(tmp_path: Path) -> None:
     for argv, needle in cases:
         if "minisat" in argv:
             need_solver("minisat")
-        proc = run("cnfgen-queens", *argv)
-        assert proc.returncode == 2 and needle in one_clear_line(proc.stderr), (argv, proc.stderr)
-    proc = run("gen-queens", "6", "-o", str(tmp_path / "out.cnf.zst"))
-    assert proc.returncode == 2 and ".zst is not supported" in one_clear_line(proc.stderr)
+        proc = run_cli(argv, tmp_path, timeout=LONG)
+        assert proc.code == 2 and needle in one_clear_line(proc.err), (argv, proc.err)
+    proc = run_cli(["6", "-o", str(tmp_path / "out.cnf.zst")], tmp_path, gen=True, timeout=LONG)
+    assert proc.code == 2 and ".zst is not supported" in one_clear_line(proc.err)
 
 
 def test_stdin_is_spooled_unparsed_and_may_be_compressed(tmp_path: Path) -> None:
     import gzip
 
     need_solver("kissat")
-    data = run("gen-queens", "30").stdout
+    data = run_cli(["30"], tmp_path, gen=True, timeout=LONG).out.encode()
     for stdin in (data, gzip.compress(data)):
-        proc = run("cnfgen-queens", "solve", "-", "--solver", "kissat", "--json", stdin=stdin)
-        record = json.loads(proc.stdout)
-        assert record["status"] == "SAT" and record["verified"], proc.stderr
+        proc = run_cli(["solve", "-", "--solver", "kissat", "--json"], tmp_path, stdin=stdin, timeout=LONG)
+        record = json.loads(proc.out)
+        assert record["status"] == "SAT" and record["verified"], proc.err
         assert record["check_time"] >= 0 and record["command_wall"] >= record["wall"]
-    assert run("cnfgen-queens", "solve", "-", stdin=b"").returncode == 2
+    assert run_cli(["solve", "-"], tmp_path, stdin=b"", timeout=LONG).code == 2
 
 
 @pytest.mark.slow  # issue 13 (CI runs it)
@@ -304,23 +304,23 @@ def test_large_answers_keep_only_the_cells(tmp_path: Path) -> None:
     for shuffle in ([], ["--shuffle", "7"]):
         cnf = tmp_path / "q.cnf"
         gen_main(["12", "-e", "sequential", "-o", str(cnf), *shuffle])
-        answer = run("cnfgen-queens", "solve", str(cnf), "--solver", "kissat").stdout
-        small = run("cnfgen-queens", "decode", "--cnf", str(cnf), "--format", "line", stdin=answer)
+        answer = run_cli(["solve", str(cnf), "--solver", "kissat"], tmp_path, timeout=LONG).out.encode()
+        small = run_cli(["decode", "--cnf", str(cnf), "--format", "line"], tmp_path, stdin=answer, timeout=LONG)
         padded = b"c noise\n" * 200_000 + answer.replace(b"v ", b"v 999999 -999998 ", 1)
-        big = run("cnfgen-queens", "decode", "--cnf", str(cnf), "--format", "line", stdin=padded)
-        assert small.returncode == big.returncode == 0 and small.stdout == big.stdout, big.stderr
+        big = run_cli(["decode", "--cnf", str(cnf), "--format", "line"], tmp_path, stdin=padded, timeout=LONG)
+        assert small.code == big.code == 0 and small.out == big.out, big.err
         # 6 MB of v lines before the model (blank ones: a literal repeated is a malformed model since issue 30)
         v_only = answer.replace(b"s SATISFIABLE\n", b"s SATISFIABLE\n" + (b"v" + b" " * 100 + b"\n") * 60_000)
-        big = run("cnfgen-queens", "decode", "--cnf", str(cnf), "--format", "line", stdin=v_only)
-        assert big.returncode == 0 and small.stdout == big.stdout, big.stderr
+        big = run_cli(["decode", "--cnf", str(cnf), "--format", "line"], tmp_path, stdin=v_only, timeout=LONG)
+        assert big.code == 0 and small.out == big.out, big.err
 
 
 def test_timeout_runs_no_check(tmp_path: Path) -> None:
     need_solver("minisat")
     q = tmp_path / "q.cnf"
     gen_main(["150", "-e", "sequential", "-o", str(q)])  # minisat takes minutes on it
-    proc = run("cnfgen-queens", "solve", str(q), "--solver", "minisat", "--time-limit", "1", "--json")
-    record = json.loads(proc.stdout)
+    proc = run_cli(["solve", str(q), "--solver", "minisat", "--time-limit", "1", "--json"], tmp_path, timeout=LONG)
+    record = json.loads(proc.out)
     assert record["status"] == "TIMEOUT" and record["check_time"] is None
     assert os.path.exists(q)
 
@@ -329,7 +329,7 @@ def test_sigterm_during_solve_leaves_no_spooled_input(tmp_path: Path) -> None:
     need_solver("minisat")
     spool = tmp_path / "tmp"
     spool.mkdir()
-    data = run("gen-queens", "150", "-e", "sequential").stdout  # minisat takes minutes on it
+    data = run_cli(["150", "-e", "sequential"], tmp_path, gen=True, timeout=LONG).out.encode()  # minutes for minisat
     env = {**os.environ, "TMPDIR": str(spool)}
     proc = subprocess.Popen(
         [str(BIN / "cnfgen-queens"), "solve", "-", "--solver", "minisat"],

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, PLUGIN_EXAMPLE, PLUGIN_GRID_COUNTS, need_module, plugin_grid, stored_counts
+from helpers import PLUGIN_EXAMPLE, PLUGIN_GRID_COUNTS, need_module, plugin_grid, run_cli, stored_counts
 
 from cnfgen_queens.cnf.gbd_hash import gbd_hash
 
-GEN_ENTRY = CLI_ENTRY.replace("import main; sys.exit(main(", "import gen_main; sys.exit(gen_main(")
+SLOW = 240  # seconds a count, a check or a batch may take on a loaded machine (a hang guard)
 
 PAIRS = """\
 from cnfgen_queens import register_encoding
@@ -27,19 +25,6 @@ register_encoding(name="mypairs", build=build, description="pairwise, again", re
 """
 
 
-def cli(
-    args: list[str], cwd: Path, gen: bool = False, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", GEN_ENTRY if gen else CLI_ENTRY, *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-
-
 @pytest.fixture
 def plugin(tmp_path: Path) -> Path:
     path = tmp_path / "twolevel.py"
@@ -48,24 +33,24 @@ def plugin(tmp_path: Path) -> Path:
 
 
 def test_gen_names_the_plugin_and_its_command_makes_the_same_file(plugin: Path, tmp_path: Path) -> None:
-    out = cli(["8", "--plugin", "twolevel.py", "--encoding", "twolevel", "-o", "q.cnf"], tmp_path, gen=True)
-    assert out.returncode == 0, out.stderr
+    out = run_cli(["8", "--plugin", "twolevel.py", "--encoding", "twolevel", "-o", "q.cnf"], tmp_path, gen=True)
+    assert out.code == 0, out.err
     text = (tmp_path / "q.cnf").read_text()
     import hashlib
 
     assert f"c plugin: twolevel.py sha256:{hashlib.sha256(plugin.read_bytes()).hexdigest()}\n" in text
     command = next(line for line in text.splitlines() if line.startswith("c command: "))
     assert command == "c command: gen-queens 8 --plugin twolevel.py --encoding twolevel -o q.cnf"
-    again = cli([*shlex.split(command.removeprefix("c command: "))[1:-2], "-o", "again.cnf"], tmp_path, gen=True)
-    assert again.returncode == 0, again.stderr
+    again = run_cli([*shlex.split(command.removeprefix("c command: "))[1:-2], "-o", "again.cnf"], tmp_path, gen=True)
+    assert again.code == 0, again.err
     assert (tmp_path / "again.cnf").read_bytes().replace(b"again.cnf", b"q.cnf") == (tmp_path / "q.cnf").read_bytes()
     assert "p cnf 154 536\n" in text  # the example's closed form: 64 cells, 90 heads
 
 
 def test_a_plugin_with_a_builtins_clauses_has_its_gbd_hash(tmp_path: Path) -> None:
     (tmp_path / "mypairs.py").write_text(PAIRS)
-    assert cli(["10", "--plugin", "mypairs.py", "-e", "mypairs", "-o", "mine.cnf"], tmp_path, gen=True).returncode == 0
-    assert cli(["10", "-o", "builtin.cnf"], tmp_path, gen=True).returncode == 0
+    assert run_cli(["10", "--plugin", "mypairs.py", "-e", "mypairs", "-o", "mine.cnf"], tmp_path, gen=True).code == 0
+    assert run_cli(["10", "-o", "builtin.cnf"], tmp_path, gen=True).code == 0
     assert gbd_hash(tmp_path / "mine.cnf") == gbd_hash(tmp_path / "builtin.cnf")
     assert (tmp_path / "mine.cnf").read_bytes() != (tmp_path / "builtin.cnf").read_bytes()  # the header differs
 
@@ -81,20 +66,23 @@ def test_a_plugin_with_a_builtins_clauses_has_its_gbd_hash(tmp_path: Path) -> No
     ],
 )
 def test_count_and_enumerate_take_a_plugins_encoding(plugin: Path, tmp_path: Path, args: list[str], last: str) -> None:
-    out = cli([*args, "--plugin", str(plugin), "-e", "twolevel", "--quiet"], tmp_path)
-    assert out.returncode == 0, out.stderr
-    assert last in out.stdout.splitlines()
+    out = run_cli([*args, "--plugin", str(plugin), "-e", "twolevel", "--quiet"], tmp_path, timeout=SLOW)
+    assert out.code == 0, out.err
+    assert last in out.out.splitlines()
 
 
 def test_a_certificate_of_a_plugins_encoding_is_checked_with_it(plugin: Path, tmp_path: Path) -> None:
-    out = cli(["count", "6", "--plugin", "twolevel.py", "-e", "twolevel", "--certify", "cert", "--quiet"], tmp_path)
-    assert out.returncode == 0, out.stderr
-    assert (
-        out.stderr.splitlines()[-1]
-        == "certificate: cert (cnfgen-queens check-count cert --plugin=twolevel.py checks it)"
+    out = run_cli(
+        ["count", "6", "--plugin", "twolevel.py", "-e", "twolevel", "--certify", "cert", "--quiet"],
+        tmp_path,
+        timeout=SLOW,
     )
-    checked = cli(["check-count", "cert", "--plugin=twolevel.py"], tmp_path)
-    assert (checked.returncode, checked.stdout) == (0, "certified count: 4\n"), checked.stderr
+    assert out.code == 0, out.err
+    assert (
+        out.err.splitlines()[-1] == "certificate: cert (cnfgen-queens check-count cert --plugin=twolevel.py checks it)"
+    )
+    checked = run_cli(["check-count", "cert", "--plugin=twolevel.py"], tmp_path, timeout=SLOW)
+    assert (checked.code, checked.out) == (0, "certified count: 4\n"), checked.err
 
 
 def test_the_python_api_command_names_the_plugin(plugin: Path, tmp_path: Path) -> None:
@@ -105,24 +93,26 @@ def test_the_python_api_command_names_the_plugin(plugin: Path, tmp_path: Path) -
         "f = cq.queens(8, 'twolevel')\n"
         "print(f.command, f.nclauses)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert out.stdout == "gen-queens 8 --plugin twolevel.py --encoding twolevel 536\n", out.stderr
+    out = run_cli([], tmp_path, entry=code, timeout=120)
+    assert out.out == "gen-queens 8 --plugin twolevel.py --encoding twolevel 536\n", out.err
 
 
 def test_count_on_dask_workers_loads_the_plugin(plugin: Path, tmp_path: Path) -> None:
     need_module("dask.distributed")
-    out = cli(
-        ["count", "9", "--plugin", str(plugin), "-e", "twolevel", "--executor", "dask", "-j", "2", "--quiet"], tmp_path
+    out = run_cli(
+        ["count", "9", "--plugin", str(plugin), "-e", "twolevel", "--executor", "dask", "-j", "2", "--quiet"],
+        tmp_path,
+        timeout=SLOW,
     )
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.splitlines()[-1] == "count: 352 (published-count)"
+    assert out.code == 0, out.err[-2000:]
+    assert out.out.splitlines()[-1] == "count: 352 (published-count)"
 
 
 def test_solve_takes_the_plugin_and_judges_an_unsat_by_the_header(plugin: Path, tmp_path: Path) -> None:
-    assert cli(["8", "--plugin", "twolevel.py", "-e", "twolevel", "-o", "q.cnf"], tmp_path, gen=True).returncode == 0
-    out = cli(["solve", "q.cnf", "--plugin", "twolevel.py", "--json"], tmp_path)
-    assert out.returncode == 10, out.stderr
-    assert json.loads(out.stdout)["status"] == "SAT"
+    assert run_cli(["8", "--plugin", "twolevel.py", "-e", "twolevel", "-o", "q.cnf"], tmp_path, gen=True).code == 0
+    out = run_cli(["solve", "q.cnf", "--plugin", "twolevel.py", "--json"], tmp_path)
+    assert out.code == 10, out.err
+    assert json.loads(out.out)["status"] == "SAT"
 
 
 def test_the_entry_point_group_registers_without_plugin(tmp_path: Path) -> None:
@@ -133,16 +123,16 @@ def test_the_entry_point_group_registers_without_plugin(tmp_path: Path) -> None:
     (site / "queens_plugin_example.py").write_bytes(PLUGIN_EXAMPLE.read_bytes())
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: queens-plugin-example\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text("[cnfgen_queens.encodings]\ntwolevel = queens_plugin_example\n")
-    env = {**__import__("os").environ, "PYTHONPATH": str(site)}
-    out = cli(["8", "-e", "twolevel"], tmp_path, gen=True, env=env)
-    assert out.returncode == 0, out.stderr
-    assert "c plugin: queens_plugin_example sha256:" in out.stdout
-    assert "c command: gen-queens 8 -e twolevel\n" in out.stdout
-    listed = cli(["--list-encodings"], tmp_path, gen=True, env=env).stdout.splitlines()
+    env = {"PYTHONPATH": str(site)}
+    out = run_cli(["8", "-e", "twolevel"], tmp_path, gen=True, env=env)
+    assert out.code == 0, out.err
+    assert "c plugin: queens_plugin_example sha256:" in out.out
+    assert "c command: gen-queens 8 -e twolevel\n" in out.out
+    listed = run_cli(["--list-encodings"], tmp_path, gen=True, env=env).out.splitlines()
     assert listed[-1].startswith("twolevel                 18      3  yes no  two-level pairwise")
     assert listed[-1].endswith("[plugin queens_plugin_example]")
     assert (
-        cli(["count", "8", "-e", "twolevel", "--quiet"], tmp_path, env=env).stdout.strip()
+        run_cli(["count", "8", "-e", "twolevel", "--quiet"], tmp_path, env=env).out.strip()
         == "count: 92 (published-count)"
     )
 
@@ -178,9 +168,9 @@ def test_a_bad_plugin_is_one_line_exit_2_and_nothing_written(tmp_path: Path, nam
     source, said = BAD[name]
     if source is not None:
         (tmp_path / name).write_text(source)
-    out = cli(["11", "--plugin", name, "-e", "mypairs", "-o", "q.cnf"], tmp_path, gen=True)
-    assert (out.returncode, out.stdout) == (2, "")
-    assert out.stderr == f"gen-queens: error: {said}\n"
+    out = run_cli(["11", "--plugin", name, "-e", "mypairs", "-o", "q.cnf"], tmp_path, gen=True)
+    assert (out.code, out.out) == (2, "")
+    assert out.err == f"gen-queens: error: {said}\n"
     assert not (tmp_path / "q.cnf").exists()
 
 
@@ -188,34 +178,32 @@ def test_check_encoding_exits_1_naming_the_counterexample(tmp_path: Path) -> Non
     (tmp_path / "late.py").write_text(
         PAIRS.replace('reference="binomial"', "reference='b', size=lambda n: (n * (n - 1) // 2 + (n == 9), 0)")
     )
-    out = cli(["check-encoding", "mypairs", "--plugin", "late.py"], tmp_path)
-    assert out.returncode == 1, out.stderr
-    assert "size:         FAIL  n=9: declared 37 clauses, 0 auxiliaries; built 36 clauses, 0 auxiliaries" in out.stdout
-    assert out.stdout.splitlines()[-1] == "verdict: FAILS size"
-    gen = cli(["9", "--plugin", "late.py", "-e", "mypairs"], tmp_path, gen=True)  # never a wrong header
-    assert gen.returncode == 2 and "its size(9) declares 37 clauses and 0 auxiliaries, its build makes 36" in gen.stderr
-    assert cli(["check-encoding", "twolevel", "--plugin", str(PLUGIN_EXAMPLE)], tmp_path).returncode == 0
-    assert cli(["check-encoding", "sequential", "--max-n", "6"], tmp_path).returncode == 0
+    out = run_cli(["check-encoding", "mypairs", "--plugin", "late.py"], tmp_path, timeout=SLOW)
+    assert out.code == 1, out.err
+    assert "size:         FAIL  n=9: declared 37 clauses, 0 auxiliaries; built 36 clauses, 0 auxiliaries" in out.out
+    assert out.out.splitlines()[-1] == "verdict: FAILS size"
+    gen = run_cli(["9", "--plugin", "late.py", "-e", "mypairs"], tmp_path, gen=True)  # never a wrong header
+    assert gen.code == 2 and "its size(9) declares 37 clauses and 0 auxiliaries, its build makes 36" in gen.err
+    assert run_cli(["check-encoding", "twolevel", "--plugin", str(PLUGIN_EXAMPLE)], tmp_path, timeout=SLOW).code == 0
+    assert run_cli(["check-encoding", "sequential", "--max-n", "6"], tmp_path, timeout=SLOW).code == 0
 
 
 def test_a_batch_with_plugins_on_local_workers(tmp_path: Path) -> None:
-    out = cli(["batch", str(plugin_grid(tmp_path, "local")), "-j", "2", "--no-progress"], tmp_path)
-    assert out.returncode == 0, out.stderr[-2000:]
+    out = run_cli(["batch", str(plugin_grid(tmp_path, "local")), "-j", "2", "--no-progress"], tmp_path, timeout=SLOW)
+    assert out.code == 0, out.err[-2000:]
     assert stored_counts(tmp_path / "local" / "r.sqlite") == PLUGIN_GRID_COUNTS
 
 
 def test_a_batch_with_plugins_on_dask_workers(tmp_path: Path) -> None:
     need_module("dask.distributed")
-    out = cli(["batch", str(plugin_grid(tmp_path, "dask")), "-j", "2", "--no-progress"], tmp_path)
-    assert out.returncode == 0, out.stderr[-2000:]
+    out = run_cli(["batch", str(plugin_grid(tmp_path, "dask")), "-j", "2", "--no-progress"], tmp_path, timeout=SLOW)
+    assert out.code == 0, out.err[-2000:]
     assert stored_counts(tmp_path / "dask" / "r.sqlite") == PLUGIN_GRID_COUNTS
 
 
 def test_a_batch_names_a_bad_plugin_by_its_key(tmp_path: Path) -> None:
     cfg = plugin_grid(tmp_path, "local")
     cfg.write_text(cfg.read_text().replace("[twolevel.py]", "[twolevel.py, nothere.py]"))
-    out = cli(["batch", str(cfg), "--no-progress"], tmp_path)
-    assert out.returncode == 2
-    assert out.stderr.splitlines()[-1].endswith(
-        "plugins[1]: plugin nothere.py: cannot read it: No such file or directory"
-    )
+    out = run_cli(["batch", str(cfg), "--no-progress"], tmp_path, timeout=SLOW)
+    assert out.code == 2
+    assert out.err.splitlines()[-1].endswith("plugins[1]: plugin nothere.py: cannot read it: No such file or directory")

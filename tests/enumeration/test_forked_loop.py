@@ -12,10 +12,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from child_loops import allocate, crash, fail, found_two, sleep, two_then
-from helpers import CLI_ENTRY, default_signals, descendants, marked_processes
+from helpers import CLI_ENTRY, default_signals, descendants, marked_processes, run_cli
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.enumeration.forked_loop import GRACE, _Lines, enumerate_forked
@@ -118,16 +119,16 @@ def test_a_real_solver_call_is_stopped_at_the_time_limit() -> None:
     assert time.monotonic() - start < 4.0 + GRACE + SLACK
 
 
-def test_cli_memory_limit_with_an_embedded_solver(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_memory_limit_with_an_embedded_solver(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """--memory-limit was refused for pysat: solvers ("belongs to the external loop")."""
     assert main(["enumerate", "8", "--memory-limit", "2000", "--limit", "1", "--quiet"]) == 0
     assert main(["count", "8", "--memory-limit", "2000", "--quiet"]) == 0  # the loop: cubes cannot honour it
     assert capsys.readouterr().out.splitlines()[-1] == "count: 92 (published-count)"
     # in its own process: CaDiCaL aborts on bad_alloc, and pytest's faulthandler would print the child's stack
     argv = ["count", "300", "-e", "sequential", "--memory-limit", "100", "--quiet"]
-    done = subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1 and done.stdout.splitlines() == ["partial count: 0"]
-    assert done.stderr.count("\n") == 1 and "memory limit reached (100 MB)" in done.stderr
+    done = run_cli(argv, tmp_path, timeout=120)
+    done.one_line(1, "memory limit reached (100 MB)")
+    assert done.out.splitlines() == ["partial count: 0"]
 
 
 def test_a_count_by_cubes_in_one_process_is_stopped_during_a_call(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,13 +8,10 @@ Scaled down where the real size would need gigabytes: a 1 s limit stops the buil
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, need_solver
+from helpers import need_solver, run_cli
 
 from cnfgen_queens.cli import main
 from cnfgen_queens.cnf.owned import LOCK_FILE
@@ -31,13 +28,6 @@ from cnfgen_queens.solvers.outcome import Status
 GENEROUS = 60.0  # seconds a 1 s limit may take to end on a loaded machine (was minutes, or a crash)
 
 
-def cli(*argv: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], float]:
-    """The real command in its own process (a crash would be a signal, not a Python exception)."""
-    start = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=timeout)
-    return done, time.monotonic() - start
-
-
 REPRODUCERS = [
     ["count", "1000", "--jobs", "2", "--time-limit", "5"],
     ["count", "1000", "--time-limit", "5"],
@@ -47,17 +37,15 @@ REPRODUCERS = [
 
 
 @pytest.mark.parametrize("argv", REPRODUCERS, ids=lambda a: " ".join(a))
-def test_reproducers_are_refused_before_anything_is_built(argv: list[str]) -> None:
-    done, wall = cli(*argv)
-    assert done.returncode == 2 and done.stdout == ""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in done.stderr
-    line = lines[0]
+def test_reproducers_are_refused_before_anything_is_built(argv: list[str], tmp_path: Path) -> None:
+    done = run_cli(argv, tmp_path)
+    assert done.out == ""
+    line = done.one_line(2)
     for part in ("N=1000", "pairwise", "1,664,668,000 clauses", f"{HELD_CLAUSES:,}", "-e product (8,866,644 clauses)"):
         assert part in line
     by_cubes = argv[0] == "count" and "--solver" not in argv  # count's default engine with an embedded solver
     assert ("--allow-large" in line) and (("cubes" in line) == by_cubes)
-    assert wall < GENEROUS  # nothing was built: N = 1000 pairwise takes minutes and gigabytes
+    assert done.wall < GENEROUS  # nothing was built: N = 1000 pairwise takes minutes and gigabytes
 
 
 def test_cube_counting_is_refused_even_with_allow_large(capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,14 +86,14 @@ def test_the_cap_and_allow_large_through_the_cli(monkeypatch: pytest.MonkeyPatch
     assert err.count("\n") == 1
 
 
-def test_embedded_time_limit_covers_building() -> None:
+def test_embedded_time_limit_covers_building(tmp_path: Path) -> None:
     """Reproducers 2 and 4 with --allow-large: the build stops at the limit with the partial result."""
     for argv in (["count", "1000"], ["enumerate", "1000", "--limit", "2"]):
-        done, wall = cli(*argv, "--allow-large", "--time-limit", "1")
-        assert done.returncode == 1, done.stderr
-        assert done.stdout.strip().splitlines()[-1] == "partial count: 0"
-        assert "time limit reached while building the formula" in done.stderr and "Traceback" not in done.stderr
-        assert wall < GENEROUS
+        done = run_cli([*argv, "--allow-large", "--time-limit", "1"], tmp_path)
+        assert done.code == 1, done.err
+        assert done.out.strip().splitlines()[-1] == "partial count: 0"
+        assert "time limit reached while building the formula" in done.err and "Traceback" not in done.err
+        assert done.wall < GENEROUS
 
 
 def test_embedded_build_checks_the_deadline_between_chunks() -> None:
@@ -118,11 +106,13 @@ def test_external_time_limit_covers_writing_the_base(tmp_path: Path) -> None:
     """Reproducer 3 with --allow-large: writing base.cnf (21 GB) stops at the limit; nothing is left behind."""
     need_solver("kissat")
     out = tmp_path / "run"
-    done, wall = cli("count", "1000", "--solver", "kissat", "--allow-large", "--time-limit", "1", "--out", str(out))
-    assert done.returncode == 1, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "partial count: 0"
-    assert "time limit reached while writing base.cnf" in done.stderr and "Traceback" not in done.stderr
-    assert wall < GENEROUS
+    done = run_cli(
+        ["count", "1000", "--solver", "kissat", "--allow-large", "--time-limit", "1", "--out", str(out)], tmp_path
+    )
+    assert done.code == 1, done.err
+    assert done.out.strip().splitlines()[-1] == "partial count: 0"
+    assert "time limit reached while writing base.cnf" in done.err and "Traceback" not in done.err
+    assert done.wall < GENEROUS
     assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE, "run.json", "solutions.txt"]  # no half-written base
 
 
@@ -173,7 +163,7 @@ def test_batch_count_cannot_build_a_formula_over_the_cap(tmp_path: Path) -> None
         "experiment: big\ninstances:\n  n: [1000]\n  encodings: [pairwise]\n"
         f"solvers: [pysat:cadical195]\ntask: count\nlimits: {{time: 5}}\nresults: {tmp_path / 'r.sqlite'}\n"
     )
-    done, wall = cli("batch", str(cfg), "--no-progress")
-    assert done.returncode == 2 and wall < GENEROUS and done.stderr.count("\n") == 1
-    assert "instances.encodings[0]: task count: N=1000 pairwise has 1,664,668,000 clauses" in done.stderr
+    done = run_cli(["batch", str(cfg), "--no-progress"], tmp_path)
+    done.one_line(2, "instances.encodings[0]: task count: N=1000 pairwise has 1,664,668,000 clauses")
+    assert done.wall < GENEROUS
     assert not (tmp_path / "r.sqlite").exists()

@@ -105,9 +105,8 @@ def test_a_lock_file_that_is_not_a_regular_file_is_refused(tmp_path: Path, kind:
         pass
     need_solver("minisat")
     argv = ["enumerate", "5", "--solver", "minisat", "--out", str(work), "--quiet"]
-    done = subprocess.run([sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert "where cnfgen-queens writes a file of its own" in done.stderr
+    done = run_cli(argv, tmp_path, timeout=120)
+    done.one_line(2, "where cnfgen-queens writes a file of its own")
 
 
 def test_a_holder_in_another_pid_namespace_is_named_as_such(tmp_path: Path) -> None:

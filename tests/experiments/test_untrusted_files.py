@@ -11,13 +11,12 @@ import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CLI_ENTRY, in_process, need_module, need_solver
+from helpers import CLI_ENTRY, in_process, need_module, need_solver, one_line, run_cli
 
 import cnfgen_queens as cq
 from cnfgen_queens.cli import main
@@ -27,16 +26,9 @@ DEEP = "[" * 100_000 + "]" * 100_000  # deeper than Python's JSON parser goes (R
 
 
 def one_sentence(err: str) -> str:
-    assert err.count("\n") == 1 and "Traceback" not in err and "CNFGEN_QUEENS_DEBUG" not in err, err
+    one_line(err)
     assert "RecursionError" not in err and "OperationalError" not in err and "TypeError" not in err, err
     return err
-
-
-def cli(argv: list[str], cwd: Path, timeout: float = 120, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    """The CLI in a process of its own, bounded: a forged input must not make it run for ever."""
-    return subprocess.run(
-        [sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, cwd=cwd, timeout=timeout, **kwargs
-    )
 
 
 @pytest.fixture(scope="module")
@@ -83,19 +75,19 @@ def test_a_forged_manifest_is_refused_in_one_line(
     if field is None:  # written as text: json.dumps cannot write it either
         deep = DEEP[:20_000] + DEEP[-20_000:]  # 20,000 deep: within the size a manifest of N = 5 may have
         text = (cert5 / "manifest.json").read_text().replace('"format"', f'"x": {deep}, "format"', 1)
-        done = cli(["check-count", str(forged(cert5, tmp_path, text=text))], tmp_path)
-        assert done.returncode == 2 and "JSON nested too deeply" in one_sentence(done.stderr)
+        done = run_cli(["check-count", str(forged(cert5, tmp_path, text=text))], tmp_path)
+        assert done.code == 2 and "JSON nested too deeply" in one_sentence(done.err)
         return
-    done = cli(["check-count", str(forged(cert5, tmp_path, change))], tmp_path)
-    assert done.returncode in (1, 2) and field in one_sentence(done.stderr), done.stderr
+    done = run_cli(["check-count", str(forged(cert5, tmp_path, change))], tmp_path)
+    assert done.code in (1, 2) and field in one_sentence(done.err), done.err
 
 
 def test_a_huge_integer_in_a_manifest_is_named_with_its_key(cert5: Path, tmp_path: Path) -> None:
     """An integer of 5,000 digits: Python's "Exceeds the limit (4300 digits)" text before."""
     text = (cert5 / "manifest.json").read_text().replace('"total": 10', f'"total": {"9" * 5000}', 1)
-    done = cli(["check-count", str(forged(cert5, tmp_path, text=text))], tmp_path)
-    err = one_sentence(done.stderr)
-    assert done.returncode == 1 and "the manifest's total is not an integer" in err and "5000 digits" in err, err
+    done = run_cli(["check-count", str(forged(cert5, tmp_path, text=text))], tmp_path)
+    err = one_sentence(done.err)
+    assert done.code == 1 and "the manifest's total is not an integer" in err and "5000 digits" in err, err
 
 
 def test_a_solutions_file_longer_than_its_count_is_refused(cert5: Path, tmp_path: Path) -> None:
@@ -103,8 +95,8 @@ def test_a_solutions_file_longer_than_its_count_is_refused(cert5: Path, tmp_path
     d = forged(cert5, tmp_path)
     sol = next(p for p in sorted((d / "cubes").glob("*.sol")) if p.read_text())
     sol.write_text(sol.read_text() * 1000)
-    done = cli(["check-count", str(d), "--checker", "dratify"], tmp_path)
-    assert done.returncode == 1 and "lists more than the" in one_sentence(done.stderr)
+    done = run_cli(["check-count", str(d), "--checker", "dratify"], tmp_path)
+    assert done.code == 1 and "lists more than the" in one_sentence(done.err)
 
 
 def test_the_untouched_certificate_still_checks(cert5: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -280,16 +272,16 @@ def test_report_reads_an_older_store_without_the_newer_columns(
 def test_deeply_nested_json_elsewhere_is_a_sentence(tmp_path: Path) -> None:
     """decode of a `solve --json`-like record, a --resume directory's run.json: a sentence, not a RecursionError."""
     need_solver("minisat")
-    done = cli(["decode", "-", "-n", "4"], tmp_path, input='{"status": ' + DEEP + "}")
-    assert done.returncode == 2 and "not JSON (JSON nested too deeply)" in one_sentence(done.stderr)
+    done = run_cli(["decode", "-", "-n", "4"], tmp_path, stdin=('{"status": ' + DEEP + "}").encode())
+    assert done.code == 2 and "not JSON (JSON nested too deeply)" in one_sentence(done.err)
     work = tmp_path / "work"
-    assert cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--quiet"], tmp_path).returncode == 0
+    assert run_cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--quiet"], tmp_path).code == 0
     (work / "run.json").write_text(DEEP)
-    done = cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--resume", "--quiet"], tmp_path)
-    assert done.returncode == 2 and "run.json is not JSON" in one_sentence(done.stderr)
+    done = run_cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--resume", "--quiet"], tmp_path)
+    assert done.code == 2 and "run.json is not JSON" in one_sentence(done.err)
     (work / "run.json").write_text("[1, 2]")  # JSON, but no record: an AttributeError
-    done = cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--resume", "--quiet"], tmp_path)
-    assert done.returncode == 2 and "run.json is not the record of a run" in one_sentence(done.stderr)
+    done = run_cli(["enumerate", "5", "--solver", "minisat", "--out", str(work), "--resume", "--quiet"], tmp_path)
+    assert done.code == 2 and "run.json is not the record of a run" in one_sentence(done.err)
 
 
 FULL_DISK = (
@@ -311,19 +303,10 @@ def test_a_batch_on_a_full_disk_says_so(tmp_path: Path) -> None:
     """Issue 30: ``OperationalError: database or disk is full``.  The disk is full for this process: a file size
     limit (RLIMIT_FSIZE) of 300 KB, which the results file's journal passes within the first runs."""
     results = tmp_path / "out" / "r.sqlite"
-    argv = [
-        sys.executable,
-        "-c",
-        FULL_DISK + CLI_ENTRY,
-        "batch",
-        str(batch_config(tmp_path, results)),
-        "--jobs",
-        "1",
-        "--no-progress",
-    ]
-    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=300)
-    err = one_sentence(done.stderr)
-    assert done.returncode == 1 and f"cannot write the results file {results}" in err and "disk" in err, err
+    argv = ["batch", str(batch_config(tmp_path, results)), "--jobs", "1", "--no-progress"]
+    done = run_cli(argv, tmp_path, entry=FULL_DISK + CLI_ENTRY, timeout=300)
+    err = one_sentence(done.err)
+    assert done.code == 1 and f"cannot write the results file {results}" in err and "disk" in err, err
     with contextlib.closing(sqlite3.connect(results)) as db:  # what was stored before is still readable
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 0
 
@@ -338,10 +321,8 @@ def test_a_batch_on_a_full_disk_says_so(tmp_path: Path) -> None:
 def test_a_full_disk_under_an_output_directory_names_the_file(tmp_path: Path, argv: list[str], named: str) -> None:
     need_solver("minisat")
     tight = FULL_DISK.replace("300_000", "3_000")
-    done = subprocess.run(
-        [sys.executable, "-c", tight + CLI_ENTRY, *argv], capture_output=True, text=True, cwd=tmp_path, timeout=300
-    )
-    assert done.returncode == 1 and named in one_sentence(done.stderr)
+    done = run_cli(argv, tmp_path, entry=tight + CLI_ENTRY, timeout=300)
+    assert done.code == 1 and named in one_sentence(done.err)
 
 
 @contextlib.contextmanager
@@ -436,8 +417,8 @@ def test_a_really_full_disk_under_an_output_directory_names_the_file(
     """Issue 30: "error: output: No space left on device" (the lock file's first write)."""
     need_solver("minisat")
     with tiny_tmpfs(tmp_path / "tiny") as tiny:
-        done = cli(argv, full(tiny))
-    assert done.returncode == 1 and named in one_sentence(done.stderr), done.stderr
+        done = run_cli(argv, full(tiny))
+    assert done.code == 1 and named in one_sentence(done.err), done.err
 
 
 def test_a_proof_on_a_full_disk_is_named_not_the_input(tmp_path: Path) -> None:
@@ -446,9 +427,9 @@ def test_a_proof_on_a_full_disk_is_named_not_the_input(tmp_path: Path) -> None:
     q8 = tmp_path / "q8.cnf"
     assert main(["gen", "8", "-o", str(q8)]) == 0
     with tiny_tmpfs(tmp_path / "tiny") as tiny:
-        done = cli(["solve", str(q8), "--proof", "p.drat", "--solver", kissat], full(tiny))
-    err = one_sentence(done.stderr)
-    assert done.returncode == 1 and "p.drat: No space left on device" in err and "q8.cnf" not in err, err
+        done = run_cli(["solve", str(q8), "--proof", "p.drat", "--solver", kissat], full(tiny))
+    err = one_sentence(done.err)
+    assert done.code == 1 and "p.drat: No space left on device" in err and "q8.cnf" not in err, err
 
 
 def test_a_deeply_nested_solvers_file_is_a_sentence(tmp_path: Path) -> None:
@@ -459,8 +440,8 @@ def test_a_deeply_nested_solvers_file_is_a_sentence(tmp_path: Path) -> None:
         ["solvers", "--solvers-file", str(deep)],
         ["solve", "q.cnf", "--solvers-file", str(deep), "--solver", "x"],
     ):
-        done = cli(argv, tmp_path)
-        assert done.returncode == 2 and f"{deep}: nested too deeply" in one_sentence(done.stderr), argv
+        done = run_cli(argv, tmp_path)
+        assert done.code == 2 and f"{deep}: nested too deeply" in one_sentence(done.err), argv
     with pytest.raises(cq.UsageError, match="nested too deeply"):
         cq.solve(cq.queens(4), solver="x", solvers_file=deep)
 
@@ -469,9 +450,9 @@ def test_a_binary_manifest_is_named_and_called_not_text(tmp_path: Path) -> None:
     """Issue 30: "'utf-8' codec can't decode byte 0xa9 in position 0" for a manifest that is no text."""
     (tmp_path / "cert").mkdir()
     (tmp_path / "cert" / "manifest.json").write_bytes(b"\xa9\xff{}\x00")
-    done = cli(["check-count", "cert"], tmp_path)
-    err = one_sentence(done.stderr)
-    assert done.returncode == 2 and "cert/manifest.json is not a text manifest" in err and "codec" not in err, err
+    done = run_cli(["check-count", "cert"], tmp_path)
+    err = one_sentence(done.err)
+    assert done.code == 2 and "cert/manifest.json is not a text manifest" in err and "codec" not in err, err
 
 
 def test_a_solution_appended_on_a_full_disk_names_the_file(tmp_path: Path) -> None:

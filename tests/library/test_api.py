@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import default_signals, need_module, need_solver
+from helpers import default_signals, gen_in_process, need_module, need_solver
 from helpers import in_process as cli
 from test_api_errors import cli_words, without_placeholders
 
@@ -40,12 +40,6 @@ FORMULAS = [
     ({"n": 10, "encoding": "pysat:seqcounter", "random_place": 3, "seed": 5},
      ["10", "--encoding", "pysat:seqcounter", "--random-place", "3", "--seed", "5"]),
 ]  # fmt: skip
-
-
-def gen_bytes(argv: list[str], capfdbinary: pytest.CaptureFixture[bytes]) -> bytes:
-    capfdbinary.readouterr()
-    assert gen_main(argv) == 0
-    return capfdbinary.readouterr().out
 
 
 def test_every_public_name_has_a_runnable_example() -> None:
@@ -77,7 +71,8 @@ def test_the_package_re_exports_the_library_lazily() -> None:
 def test_write_gives_the_bytes_of_gen_queens(kwargs: dict, argv: list[str], capfdbinary, tmp_path: Path) -> None:
     f = cq.queens(**kwargs)
     assert f.argv == tuple(argv) and f.command == "gen-queens " + " ".join(argv)
-    expected = gen_bytes(argv, capfdbinary)
+    code, expected, _ = gen_in_process(argv, capfdbinary)
+    assert code == 0
     target = tmp_path / "f.cnf"
     assert f.write(target) == f.nclauses
     assert target.read_bytes() == expected
@@ -88,14 +83,15 @@ def test_write_gives_the_bytes_of_gen_queens(kwargs: dict, argv: list[str], capf
     for shuffle in (0, 7):  # the seed is recorded: the command in the header says --shuffle
         buf = io.BytesIO()
         f.write(buf, shuffle=shuffle)
-        assert buf.getvalue() == gen_bytes([*argv, "--shuffle", str(shuffle)], capfdbinary)
+        assert gen_in_process([*argv, "--shuffle", str(shuffle)], capfdbinary)[:2] == (0, buf.getvalue())
     buf = io.BytesIO()
     f.write(buf, shuffle=2, allow_large=True)
-    assert buf.getvalue() == gen_bytes([*argv, "--allow-large", "--shuffle", "2"], capfdbinary)
+    assert gen_in_process([*argv, "--allow-large", "--shuffle", "2"], capfdbinary)[:2] == (0, buf.getvalue())
     with pytest.warns(UserWarning, match="drops the shuffle seed"):
         f.write(io.BytesIO(), shuffle=1, comments=False)
     f.write(tmp_path / "f.cnf.gz", comments=False)
-    assert gzip.decompress((tmp_path / "f.cnf.gz").read_bytes()) == gen_bytes([*argv, "--no-comments"], capfdbinary)
+    plain = gzip.decompress((tmp_path / "f.cnf.gz").read_bytes())
+    assert gen_in_process([*argv, "--no-comments"], capfdbinary)[:2] == (0, plain)
 
 
 def test_cells_and_targets(tmp_path: Path) -> None:
@@ -149,7 +145,9 @@ def test_python_types_are_checked() -> None:
 
 def test_to_opb_and_to_mzn_are_gen_queens_formats(capfdbinary) -> None:
     for fmt in ("opb", "mzn"):
-        expected = gen_bytes(["6", "--format", fmt], capfdbinary).decode()
+        code, written, _ = gen_in_process(["6", "--format", fmt], capfdbinary)
+        expected = written.decode()
+        assert code == 0
         assert getattr(cq.queens(6, "commander"), f"to_{fmt}")() == expected  # the encoding does not apply
     with pytest.raises(cq.UsageError, match=r"^to_opb\(\) states the plain board: torus=True applies to the CNF only$"):
         cq.queens(5, torus=True).to_opb()

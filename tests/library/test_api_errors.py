@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CLI_ENTRY
 from helpers import in_process as cli
+from helpers import run_cli
 
 import cnfgen_queens as cq
 
@@ -225,15 +223,6 @@ def test_solve_takes_a_pysat_cnf_as_the_cli_takes_its_file(tmp_path: Path, capsy
         cq.solve(bad)
 
 
-def cli_subprocess(argv: list[str]) -> tuple[int, str]:
-    """The CLI in a fresh process of its own, as a user runs it (not this process: its memory is not the
-    command's)."""
-    proc = subprocess.run(
-        [sys.executable, "-c", CLI_ENTRY, *argv], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
-    )
-    return proc.returncode, proc.stdout
-
-
 def test_solve_under_a_memory_limit_is_the_clis(tmp_path: Path) -> None:
     """``solve(f, memory_limit=1)`` answered SAT after other work in the same process, where ``solve -m 1``
     gives MEMOUT: the forked solver reused the memory this process had freed.  Checked after such work."""
@@ -242,8 +231,8 @@ def test_solve_under_a_memory_limit_is_the_clis(tmp_path: Path) -> None:
     f.write(path)
     assert cq.count(f).total == 92 and cq.solve(f).status == "SAT"  # this process holds and frees memory
     for memory in (1, 512):
-        _, out = cli_subprocess(["solve", str(path), "--json", "--memory-limit", str(memory)])
-        expected = json.loads(out)["status"]
+        ran = run_cli(["solve", str(path), "--json", "--memory-limit", str(memory)], tmp_path, timeout=300)
+        expected = json.loads(ran.out)["status"]
         assert expected == ("MEMOUT" if memory == 1 else "SAT")
         for formula_or_path in (f, path, str(path)):
             got = cq.solve(formula_or_path, memory_limit=memory)
@@ -259,7 +248,7 @@ def test_solve_under_a_memory_limit_is_the_clis(tmp_path: Path) -> None:
     assert len(messages) == 1
 
 
-def test_count_and_enumerate_under_a_memory_limit_are_the_clis() -> None:
+def test_count_and_enumerate_under_a_memory_limit_are_the_clis(tmp_path: Path) -> None:
     for argv, api in (
         (["count", "8", "--quiet", "-m", "1"], lambda: cq.count(cq.queens(8), memory_limit=1).total),
         (
@@ -267,6 +256,6 @@ def test_count_and_enumerate_under_a_memory_limit_are_the_clis() -> None:
             lambda: len(list(cq.enumerate_solutions(cq.queens(6), memory_limit=1))),
         ),
     ):
-        code, out = cli_subprocess(argv)
-        assert code == 0
-        assert out.splitlines()[-1] == f"count: {api()} (published-count)"  # N = 8 and 6: A000170
+        ran = run_cli(argv, tmp_path, timeout=300)  # as a user runs it: this process's memory is not the command's
+        assert ran.code == 0
+        assert ran.out.splitlines()[-1] == f"count: {api()} (published-count)"  # N = 8 and 6: A000170

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
-import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from helpers import need_solver
+from helpers import gen_in_process, in_process, need_solver, one_line, run_cli
 from pysat.solvers import Solver
 
 import cnfgen_queens as cq
-from cnfgen_queens.cli import gen_main, main
+from cnfgen_queens.cli import main
 from cnfgen_queens.cnf.dimacs import read_header
 from cnfgen_queens.cnf.shuffle import unshuffle_map
 from cnfgen_queens.experiments.config import load
@@ -28,26 +26,13 @@ from cnfgen_queens.model.variants import Variant
 from cnfgen_queens.solvers.outcome import Checked, Status
 
 
-def gen(capfdbinary: pytest.CaptureFixture[bytes], *argv: str) -> tuple[int, bytes, str]:
-    code = gen_main(list(argv))
-    out, err = capfdbinary.readouterr()
-    return code, out, err.decode()
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_same_bytes_in_fresh_processes_and_the_header() -> None:
-    exe = shutil.which("gen-queens")
-    assert exe is not None
-    argv = [exe, "9", "-e", "commander", "--block-square", "1,1", "--block-square", "9,9", "--break-symmetry"]
-    a, b = (subprocess.run(argv, capture_output=True, timeout=120, check=True).stdout for _ in range(2))
+def test_same_bytes_in_fresh_processes_and_the_header(tmp_path: Path) -> None:
+    argv = ["9", "-e", "commander", "--block-square", "1,1", "--block-square", "9,9", "--break-symmetry"]
+    runs = [run_cli(argv, tmp_path, gen=True) for _ in range(2)]
+    assert runs[0].code == runs[1].code == 0
+    a, b = runs[0].out, runs[1].out
     assert a == b
-    comments = [line for line in a.decode().splitlines() if line.startswith("c ")]
+    comments = [line for line in a.splitlines() if line.startswith("c ")]
     group = [line for line in comments if line.startswith("c symmetry breaking:")]
     assert len(group) == 1
     kept = "identity, rotate 180, transpose, anti-transpose (4 maps)"
@@ -56,8 +41,8 @@ def test_same_bytes_in_fresh_processes_and_the_header() -> None:
 
 
 def test_the_plain_file_is_unchanged_and_the_flag_only_appends(capfdbinary: pytest.CaptureFixture[bytes]) -> None:
-    _, plain, _ = gen(capfdbinary, "8", "--no-comments")
-    _, broken, _ = gen(capfdbinary, "8", "--no-comments", "--break-symmetry")
+    _, plain, _ = gen_in_process(["8", "--no-comments"], capfdbinary)
+    _, broken, _ = gen_in_process(["8", "--no-comments", "--break-symmetry"], capfdbinary)
     formula = QueensFormula(8, break_symmetry=True)
     body = plain.split(b"\n", 1)[1]
     assert broken.split(b"\n", 1)[0] == b"p cnf %d %d" % formula.counts()
@@ -66,7 +51,8 @@ def test_the_plain_file_is_unchanged_and_the_flag_only_appends(capfdbinary: pyte
 
 def test_shuffled_file_keeps_one_board_per_orbit(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
     path = tmp_path / "q8.cnf"
-    assert gen(capfdbinary, "8", "-e", "sequential", "--break-symmetry", "--shuffle", "5", "-o", str(path))[0] == 0
+    argv = ["8", "-e", "sequential", "--break-symmetry", "--shuffle", "5", "-o", str(path)]
+    assert gen_in_process(argv, capfdbinary)[0] == 0
     with open(path, "rb") as f:
         header = read_header(f)
     show = next(c for c in header.comments if c.startswith("p show "))
@@ -88,29 +74,31 @@ def test_api_writes_the_command_line_bytes(capfdbinary: pytest.CaptureFixture[by
     assert f.command == "gen-queens 7 --encoding ladder --break-symmetry --place 4,4"
     buf = io.BytesIO()
     assert f.write(buf, shuffle=2) == f.nclauses
-    code, out, _ = gen(capfdbinary, *f.argv, "--shuffle", "2")
+    code, out, _ = gen_in_process([*f.argv, "--shuffle", "2"], capfdbinary)
     assert code == 0 and out == buf.getvalue()
     assert (f.nvars, f.nclauses) == QueensFormula(7, "ladder", variant=f.formula.variant, break_symmetry=True).counts()
 
 
 def test_enumerate_lists_one_board_per_orbit(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "enumerate", "8", "--break-symmetry", "--quiet")
+    code, out, _ = in_process(["enumerate", "8", "--break-symmetry", "--quiet"], capsys)
     lines = out.splitlines()
     assert code == 0 and lines[-1] == "count: 12 (published-count)"  # A002562(8)
     boards = {tuple(int(t) - 1 for t in line.split()) for line in lines[:-1]}
     assert len(boards) == 12 and all(canonical(b) == b for b in boards)
     need_solver("minisat")
-    code, out2, _ = run(capsys, "enumerate", "8", "--break-symmetry", "--quiet", "-s", "minisat", "-e", "commander")
+    code, out2, _ = in_process(
+        ["enumerate", "8", "--break-symmetry", "--quiet", "-s", "minisat", "-e", "commander"], capsys
+    )
     assert code == 0 and set(out2.splitlines()) == set(lines)
 
 
 def test_count_of_a_torus_and_of_a_placed_queen(capsys: pytest.CaptureFixture[str]) -> None:
     # no published count of the torus's orbits: unchecked
-    assert run(capsys, "count", "7", "--torus", "--break-symmetry", "--quiet")[1] == "count: 1 (unchecked)\n"
+    assert in_process(["count", "7", "--torus", "--break-symmetry", "--quiet"], capsys)[1] == "count: 1 (unchecked)\n"
     # the centre queen of N = 9: every map keeps it, so the orbits are fewer than the boards
-    code, out, _ = run(capsys, "count", "9", "--place", "5,5", "--quiet")
+    code, out, _ = in_process(["count", "9", "--place", "5,5", "--quiet"], capsys)
     whole = int(out.split()[1])  # count: N (how it was checked)
-    code, out, _ = run(capsys, "count", "9", "--place", "5,5", "--break-symmetry", "--quiet")
+    code, out, _ = in_process(["count", "9", "--place", "5,5", "--break-symmetry", "--quiet"], capsys)
     assert code == 0 and 0 < int(out.split()[1]) < whole
 
 
@@ -127,15 +115,16 @@ def test_count_of_a_torus_and_of_a_placed_queen(capsys: pytest.CaptureFixture[st
     ],
 )
 def test_refusals_are_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
-    code, out, err = run(capsys, *argv)
-    assert code == 2 and out == "" and message in err and len(err.splitlines()) == 1, err
+    code, out, err = in_process(argv, capsys)
+    assert code == 2 and out == "", err
+    one_line(err, message)
 
 
 def test_list_encodings_row(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "gen", "--list-encodings", "8", "--break-symmetry")
+    code, out, _ = in_process(["gen", "--list-encodings", "8", "--break-symmetry"], capsys)
     row = out.splitlines()[-1].split()
     assert code == 0 and row[:3] == ["--break-symmetry", "1205", "241"]
-    code, out, _ = run(capsys, "gen", "--list-encodings", "5", "--break-symmetry", "--torus")
+    code, out, _ = in_process(["gen", "--list-encodings", "5", "--break-symmetry", "--torus"], capsys)
     expected = QueensFormula(5, variant=Variant(torus=True), break_symmetry=True).group.size()
     assert code == 0 and out.splitlines()[-1].split()[1:3] == [str(k) for k in expected]
 
@@ -231,7 +220,7 @@ def test_an_unsat_answer_on_a_broken_board_is_wrong(tmp_path: Path, capfdbinary:
     from cnfgen_queens.solvers.outcome import Outcome, Status
 
     path = tmp_path / "q8.cnf"
-    assert gen(capfdbinary, "8", "-e", "ladder", "--break-symmetry", "-o", str(path))[0] == 0
+    assert gen_in_process(["8", "-e", "ladder", "--break-symmetry", "-o", str(path)], capfdbinary)[0] == 0
     with open(path, "rb") as f:
         header = read_header(f)
     unsat = Outcome(

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from itertools import combinations
 from pathlib import Path
 
 import pytest
-from helpers import need_solver
+from helpers import gen_in_process, need_solver, one_line, run_cli
 
 from cnfgen_queens import encodings
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.model.formula import QueensFormula
 from cnfgen_queens.model.variants import PLAIN, Variant, from_header, make_variant, torus_attacks
-
-
-def gen(capfdbinary: pytest.CaptureFixture[bytes], *argv: str) -> tuple[int, bytes, str]:
-    code = gen_main(list(argv))
-    out, err = capfdbinary.readouterr()
-    return code, out, err.decode()
 
 
 def body(out: bytes) -> tuple[list[str], str, list[tuple[int, ...]]]:
@@ -40,7 +31,9 @@ def pairs(vars_: list[int]) -> list[tuple[int, int]]:
 
 
 def test_place_and_block_are_unit_clauses_after_the_plain_formula(capfdbinary) -> None:
-    code, out, err = gen(capfdbinary, "4", "--place", "1,2", "--block-square", "2,4", "--block-square", "4,1")
+    code, out, err = gen_in_process(
+        ["4", "--place", "1,2", "--block-square", "2,4", "--block-square", "4,1"], capfdbinary
+    )
     assert code == 0 and err == ""
     _, p_line, clauses = body(out)
     plain = list(QueensFormula(4).clauses())
@@ -51,7 +44,7 @@ def test_place_and_block_are_unit_clauses_after_the_plain_formula(capfdbinary) -
 
 @pytest.mark.parametrize("encoding", encodings.names())
 def test_every_encoding_takes_the_variants(capfdbinary, encoding: str) -> None:
-    code, out, _ = gen(capfdbinary, "5", "-e", encoding, "--place", "3,3", "--block-square", "1,1")
+    code, out, _ = gen_in_process(["5", "-e", encoding, "--place", "3,3", "--block-square", "1,1"], capfdbinary)
     assert code == 0
     _, p_line, clauses = body(out)
     plain = QueensFormula(5, encoding)
@@ -61,7 +54,7 @@ def test_every_encoding_takes_the_variants(capfdbinary, encoding: str) -> None:
 
 
 def test_torus_clauses_n3_exactly(capfdbinary) -> None:
-    code, out, _ = gen(capfdbinary, "3", "--torus", "--no-comments")
+    code, out, _ = gen_in_process(["3", "--torus", "--no-comments"], capfdbinary)
     assert code == 0
     _, p_line, clauses = body(out)
     rows = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
@@ -105,8 +98,8 @@ def test_torus_with_sequential_and_fast_path_agree() -> None:
 def test_header_records_the_variant_and_parses_back(capfdbinary, tmp_path: Path) -> None:
     holes = tmp_path / "holes.txt"
     holes.write_text("# blocked\n2,2\n3 5  # spaces work too\n\n")
-    code, out, _ = gen(
-        capfdbinary, "7", "--torus", "--place", "1,1", "--holes", str(holes), "--random-place", "2", "--seed", "5"
+    code, out, _ = gen_in_process(
+        ["7", "--torus", "--place", "1,1", "--holes", str(holes), "--random-place", "2", "--seed", "5"], capfdbinary
     )
     assert code == 0
     comments, _, clauses = body(out)
@@ -130,19 +123,13 @@ def test_long_placements_wrap_over_comment_lines() -> None:
 # -- random placement ----------------------------------------------------------------
 
 
-def cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    exe = shutil.which(argv[0])
-    assert exe is not None
-    return subprocess.run([exe, *argv[1:]], capture_output=True, timeout=120, env=env, check=False)
-
-
-def test_same_seed_same_bytes_other_seed_other_queens() -> None:
-    argv = ("gen-queens", "20", "--random-place", "8", "--seed", "42", "-e", "commander")
-    runs = [cli(*argv, env={**os.environ, "PYTHONHASHSEED": s}) for s in ("0", "999")]
-    assert runs[0].returncode == runs[1].returncode == 0
-    assert runs[0].stdout == runs[1].stdout
-    other = cli(*argv[:-3], "43", "-e", "commander")
-    assert other.returncode == 0 and other.stdout != runs[0].stdout
+def test_same_seed_same_bytes_other_seed_other_queens(tmp_path: Path) -> None:
+    argv = ["20", "--random-place", "8", "--seed", "42", "-e", "commander"]
+    runs = [run_cli(argv, tmp_path, gen=True, env={"PYTHONHASHSEED": s}) for s in ("0", "999")]
+    assert runs[0].code == runs[1].code == 0
+    assert runs[0].out == runs[1].out
+    other = run_cli([*argv[:-3], "43", "-e", "commander"], tmp_path, gen=True)
+    assert other.code == 0 and other.out != runs[0].out
 
 
 def test_random_placement_is_non_attacking_and_avoids_holes() -> None:
@@ -189,23 +176,23 @@ BAD = [
 
 @pytest.mark.parametrize(("argv", "message"), BAD)
 def test_bad_options_are_one_line_errors(capfdbinary, argv: list[str], message: str) -> None:
-    code, out, err = gen(capfdbinary, *argv)
+    code, out, err = gen_in_process(argv, capfdbinary)
     assert code == 2 and out == b""
-    assert err.count("\n") == 1 and err.startswith("gen-queens: error: ") and message in err, err
+    assert one_line(err, message).startswith("gen-queens: error: "), err
 
 
 def test_bad_lines_in_a_place_file_name_the_line(capfdbinary, tmp_path: Path) -> None:
     f = tmp_path / "q.txt"
     f.write_text("1,1\n2 x\n")
-    code, _, err = gen(capfdbinary, "8", "--place-file", str(f))
+    code, _, err = gen_in_process(["8", "--place-file", str(f)], capfdbinary)
     assert code == 2 and f"{f}:2: expected ROW,COLUMN" in err and err.count("\n") == 1
     f.write_bytes(b"\xff\xfe\n")
-    code, _, err = gen(capfdbinary, "8", "--place-file", str(f))
+    code, _, err = gen_in_process(["8", "--place-file", str(f)], capfdbinary)
     assert code == 2 and "not a text file" in err
 
 
 def test_huge_n_random_placement_is_refused(capfdbinary) -> None:
-    code, _, err = gen(capfdbinary, "5000", "--random-place", "1", "--seed", "1")
+    code, _, err = gen_in_process(["5000", "--random-place", "1", "--seed", "1"], capfdbinary)
     assert code == 2 and "N <= 1000" in err
 
 

@@ -8,21 +8,13 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers import CLI_ENTRY, ROOT
+from helpers import ROOT, run_cli
 
 from cnfgen_queens import __version__
 
 FIXTURES = ROOT / "tests" / "data" / "release-0.1.0"
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CLI_ENTRY, *args], capture_output=True, text=True, cwd=cwd, timeout=240
-    )
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -46,13 +38,13 @@ def test_fixtures_name_the_release_that_wrote_them() -> None:
 def test_report_reads_the_release_store(tmp_path: Path) -> None:
     """The 0.1.0 store: its 4 runs (N = 4, 5 x pairwise, commander on the embedded CaDiCaL) in the table."""
     copy = _copy(tmp_path)
-    run = _cli("report", "store.sqlite", cwd=copy)
-    assert run.returncode == 0, run.stderr
-    rows = [line.split("|")[1:-1] for line in run.stdout.splitlines() if line.startswith("| pysat:cadical195 ")]
-    assert sorted(r[1].strip() for r in rows) == ["commander", "pairwise"], run.stdout
-    assert all(r[2].strip() == "2" for r in rows), run.stdout  # runs: N = 4 and 5
-    html = _cli("report", "store.sqlite", "--html", str(tmp_path / "page"), cwd=copy)
-    assert html.returncode == 0, html.stderr
+    run = run_cli(["report", "store.sqlite"], copy)
+    assert run.code == 0, run.err
+    rows = [line.split("|")[1:-1] for line in run.out.splitlines() if line.startswith("| pysat:cadical195 ")]
+    assert sorted(r[1].strip() for r in rows) == ["commander", "pairwise"], run.out
+    assert all(r[2].strip() == "2" for r in rows), run.out  # runs: N = 4 and 5
+    html = run_cli(["report", "store.sqlite", "--html", str(tmp_path / "page")], copy, timeout=240)
+    assert html.code == 0, html.err
     assert "</html>" in (tmp_path / "page" / "index.html").read_text()
 
 
@@ -71,9 +63,9 @@ def test_library_loads_the_release_store() -> None:
 
 def test_check_count_reads_the_release_certificate(tmp_path: Path) -> None:
     copy = _copy(tmp_path)
-    run = _cli("check-count", "certificate", "--checker", "dratify", cwd=copy)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines()[0] == "certified count: 4"  # A000170(6)
+    run = run_cli(["check-count", "certificate", "--checker", "dratify"], copy, timeout=240)
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[0] == "certified count: 4"  # A000170(6)
 
 
 def test_a_store_of_another_schema_is_refused_naming_its_writer(tmp_path: Path) -> None:
@@ -89,14 +81,14 @@ def test_a_store_of_another_schema_is_refused_naming_its_writer(tmp_path: Path) 
             db.execute("DELETE FROM meta WHERE key IN ('written_by', 'created_by')")
         db.commit()
         db.close()
-    run = _cli("report", "store.sqlite", cwd=copy)
-    assert run.returncode == 2
-    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
-    assert "results schema version 2, written by 'cnfgen-queens 9.1.0'" in run.stderr
-    assert f"this is cnfgen-queens {__version__}, which reads schema version 1" in run.stderr
-    run = _cli("report", "old.sqlite", cwd=copy)
-    assert run.returncode == 2 and run.stderr.count("\n") == 1
-    assert "written by cnfgen-queens 0.1.0 or earlier (its meta names no writer)" in run.stderr
+    run = run_cli(["report", "store.sqlite"], copy)
+    run.one_line(
+        2,
+        "results schema version 2, written by 'cnfgen-queens 9.1.0'",
+        f"this is cnfgen-queens {__version__}, which reads schema version 1",
+    )
+    run = run_cli(["report", "old.sqlite"], copy)
+    run.one_line(2, "written by cnfgen-queens 0.1.0 or earlier (its meta names no writer)")
 
 
 def test_a_certificate_of_another_format_is_refused_naming_its_writer(tmp_path: Path) -> None:
@@ -105,11 +97,12 @@ def test_a_certificate_of_another_format_is_refused_naming_its_writer(tmp_path: 
     manifest = json.loads(path.read_text())
     manifest["format"], manifest["written_by"] = "cnfgen-queens count certificate 2", "cnfgen-queens 9.1.0"
     path.write_text(json.dumps(manifest))
-    run = _cli("check-count", "certificate", cwd=copy)
-    assert run.returncode == 2
-    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
-    assert "format 'cnfgen-queens count certificate 2', written by 'cnfgen-queens 9.1.0'" in run.stderr
-    assert f"this is cnfgen-queens {__version__}" in run.stderr
+    run = run_cli(["check-count", "certificate"], copy)
+    run.one_line(
+        2,
+        "format 'cnfgen-queens count certificate 2', written by 'cnfgen-queens 9.1.0'",
+        f"this is cnfgen-queens {__version__}",
+    )
 
 
 def test_what_this_version_writes_names_it(tmp_path: Path) -> None:
@@ -130,7 +123,7 @@ def test_what_this_version_writes_names_it(tmp_path: Path) -> None:
     meta = dict(db.execute("SELECT key, value FROM meta"))
     db.close()
     assert (meta["created_by"], meta["written_by"]) == ("cnfgen-queens 0.0.9", f"cnfgen-queens {__version__}")
-    run = _cli("count", "4", "--certify", "cert", cwd=tmp_path)
-    assert run.returncode == 0, run.stderr
+    run = run_cli(["count", "4", "--certify", "cert"], tmp_path, timeout=240)
+    assert run.code == 0, run.err
     manifest = json.loads((tmp_path / "cert" / "manifest.json").read_text())
     assert manifest["written_by"] == f"cnfgen-queens {__version__}"

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY, need_solver, need_tool
+from helpers import CLI_ENTRY, Ran, need_solver, need_tool, run_cli
 
 from cnfgen_queens.cli import gen_main, main
 from cnfgen_queens.experiments.store import Store
@@ -122,22 +122,11 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
-def run_cli(args: list[str], tmp_path: Path, timeout: float = 180) -> tuple[int, str, str, float, float]:
-    """(exit code, stdout, stderr, seconds, peak RSS in MB) of the CLI in a child process of its own."""
-    import threading
-
-    out_path, err_path, peak_path = tmp_path / "cli.out", tmp_path / "cli.err", tmp_path / "cli.peak"
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        start = time.monotonic()
-        argv = [sys.executable, "-c", LAUNCHER, str(peak_path), CLI_ENTRY, *args]
-        proc = subprocess.Popen(argv, stdout=out, stderr=err)
-        killer = threading.Timer(timeout, proc.kill)
-        killer.start()
-        proc.wait()
-        killer.cancel()
-    elapsed = time.monotonic() - start
-    peak = int(peak_path.read_text()) / 1024 if peak_path.exists() else float("inf")
-    return proc.returncode, out_path.read_text(), err_path.read_text(), elapsed, peak
+def run_measured(args: list[str], tmp_path: Path) -> tuple[Ran, float]:
+    """:func:`helpers.run_cli` through LAUNCHER: the run and the peak RSS in MB of the CLI (and what it reaped)."""
+    peak_path = tmp_path / "cli.peak"
+    ran = run_cli([str(peak_path), CLI_ENTRY, *args], tmp_path, entry=LAUNCHER, timeout=180)
+    return ran, int(peak_path.read_text()) / 1024 if peak_path.exists() else float("inf")
 
 
 PRINTER = """#!/usr/bin/env python3
@@ -154,11 +143,11 @@ def test_endless_printer_time_limit_holds_in_bounded_memory(mode: str, q6: Path,
     """The reproducer: endless comment lines under --time-limit 3 ran 25 s and grew to 5.9 GB."""
     need_mode(mode)
     printer = script(tmp_path / "printer.py", PRINTER)
-    code, out, err, elapsed, peak = run_cli(
+    ran, peak = run_measured(
         ["solve", str(q6), "--solver", str(printer), "--time-limit", "3", "--isolation", mode], tmp_path
     )
-    assert code == 0 and "c status TIMEOUT" in out and "s UNKNOWN" in out, (out, err)
-    assert elapsed < 3 + 12  # generous: start-up, the grace period and a loaded machine
+    assert ran.code == 0 and "c status TIMEOUT" in ran.out and "s UNKNOWN" in ran.out, ran
+    assert ran.wall < 3 + 12  # generous: start-up, the grace period and a loaded machine
     assert peak < 300  # the CLI process and what it reaped: the output went to a file, not to memory
 
 
@@ -166,11 +155,11 @@ def test_endless_printer_time_limit_holds_in_bounded_memory(mode: str, q6: Path,
 def test_endless_printer_output_limit_is_an_error(mode: str, q6: Path, tmp_path: Path) -> None:
     need_mode(mode)
     printer = script(tmp_path / "printer.py", PRINTER)
-    code, out, err, _, _ = run_cli(
+    ran, _ = run_measured(
         ["solve", str(q6), "--solver", str(printer), "--output-limit", "20", "--isolation", mode], tmp_path
     )
-    assert code == 1 and "c status ERROR" in out
-    assert len(err.strip().splitlines()) == 1 and "output limit" in err and "20 MB" in err
+    assert "c status ERROR" in ran.out
+    ran.one_line(1, "output limit", "20 MB")
 
 
 def test_output_limit_in_the_api(q6: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import CLI_ENTRY
+from helpers import run_cli
 
 from cnfgen_queens.solvers import discovery
 from cnfgen_queens.solvers.version_cache import CACHE_NAME
@@ -118,10 +118,9 @@ def test_solve_keeps_the_version_for_the_next_run(tmp_path: Path, cache: Path) -
         f'#!/bin/sh\n[ "$1" = --version ] && exec "{binary}"\necho "s SATISFIABLE"\necho "v 1 0"\nexit 10\n'
     )
     wrapper.chmod(0o755)
-    env = {**os.environ, CACHE_ENV: str(cache)}
     for _ in range(2):
-        argv = [sys.executable, "-c", CLI_ENTRY, "solve", str(cnf), "--solver", str(wrapper), "--isolation", "none"]
-        run = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
-        assert run.returncode == 10, run.stderr
-        assert "c solver cadical 1.2.3" in run.stdout
+        argv = ["solve", str(cnf), "--solver", str(wrapper), "--isolation", "none"]
+        run = run_cli(argv, tmp_path, env={CACHE_ENV: str(cache)})
+        assert run.code == 10, run.err
+        assert "c solver cadical 1.2.3" in run.out
     assert asked(binary) == 1
