@@ -26,7 +26,7 @@ TARGET = 3.0  # times python -c pass
 STDLIB = "the standard library they import, alone"
 STDLIB_CODE = (
     "import argparse, dataclasses, pathlib, signal, threading, typing\n"
-    "argparse.ArgumentParser().add_argument('-o', type=pathlib.Path)"
+    "argparse.ArgumentParser(allow_abbrev=False).add_argument('-o', type=pathlib.Path)"
 )
 
 
