@@ -23,9 +23,10 @@ from .worker_signals import adopt_orphans, children, end_orphans
 def may_start_a_worker(pool: ProcessPoolExecutor) -> bool:
     """Whether ``pool.submit`` may start a worker process: while the pool has fewer than its ``max_workers``
     (it starts them as submits find none idle, and never replaces one).  Read from the executor's own
-    bookkeeping (``_processes``, ``_max_workers``: the same in Python 3.11 to 3.13); a submit after that only
-    queues its task."""
-    return len(pool._processes or ()) < pool._max_workers  # type: ignore[attr-defined]
+    bookkeeping (``_processes``, ``_max_workers``: the same in Python 3.11 to 3.13; a Python without them
+    gets True, the safe answer); a submit after that only queues its task."""
+    processes, most = getattr(pool, "_processes", None), getattr(pool, "_max_workers", None)
+    return not isinstance(most, int) or len(processes or ()) < most
 
 
 class ForkPool:
