@@ -26,6 +26,7 @@ from cnfgen_queens.cnf import native
 from cnfgen_queens.cnf.dimacs import MAX_VAR, Clause, clause_line, write_clauses, write_header
 from cnfgen_queens.encodings import VarPool
 from cnfgen_queens.errors import UsageError, option
+from cnfgen_queens.malloc import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, mallopt
 from cnfgen_queens.model.formula import QueensFormula
 
 if TYPE_CHECKING:
@@ -317,20 +318,8 @@ def reuse_freed_memory() -> None:
     cannot be restored: only :func:`tune_malloc` (called by the ``gen-queens``
     process) calls this.  Does nothing where the C library is not glibc.
     """
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION"):
-            return
-    except (ValueError, OSError):  # no such name: not glibc
-        return
-    import ctypes
-
-    try:
-        mallopt = ctypes.CDLL(None).mallopt  # the process's own C library
-    except (OSError, AttributeError):
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    mallopt(m_mmap_threshold, 256 << 20)
-    mallopt(m_trim_threshold, 512 << 20)
+    mallopt(M_MMAP_THRESHOLD, 256 << 20)
+    mallopt(M_TRIM_THRESHOLD, 512 << 20)
 
 
 def _line_vars(formula: QueensFormula) -> Iterator[np.ndarray]:

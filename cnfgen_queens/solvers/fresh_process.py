@@ -48,6 +48,7 @@ from typing import Any
 
 from cnfgen_queens.encodings.plugin_loading import with_plugins
 from cnfgen_queens.errors import whole
+from cnfgen_queens.malloc import M_ARENA_MAX, mallopt
 
 from .finished import Finished
 from .process import GRACE, kill_run, status_kib, virtual_size
@@ -91,7 +92,11 @@ class _Child:
                     return 0
                 self.work, self.args, self.memory_mb = pickle.loads(data)  # our own parent's bytes
             if self.memory_mb is not None:
-                _one_malloc_arena()
+                # one arena: once the main arena cannot grow, glibc tried to map a new 64 MiB arena for each
+                # allocation, which the limit refuses; near it every allocation was failing system calls, and
+                # Python 3.13's unwinding of the MemoryError crawled for minutes (count 300 -e sequential
+                # --memory-limit 100 hung in 5 of 32 runs; with one arena 0 of 40, about 1 s each)
+                mallopt(M_ARENA_MAX, 1)
                 limit = virtual_size() + self.memory_mb * MB
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             assert self.work is not None
@@ -105,23 +110,6 @@ class _Child:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         os.write(last, LAST.pack(code, os.getpid(), usage.ru_utime + usage.ru_stime, usage.ru_maxrss))
         return code
-
-
-M_ARENA_MAX = -8  # glibc's mallopt() parameter
-
-
-def _one_malloc_arena() -> None:
-    """In a child about to run under RLIMIT_AS: glibc's malloc keeps to its one main arena.  Otherwise, once the
-    main arena cannot grow, each allocation first tries to map a new 64 MiB arena, which the limit refuses: near
-    the limit every allocation becomes failing system calls, and Python 3.13's unwinding of the MemoryError
-    crawled for minutes (``count 300 -e sequential --memory-limit 100`` on 3.13 hung in 5 of 32 runs; with one arena, 0
-    of 40, each ending in about 1 s with "memory limit reached")."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).mallopt(M_ARENA_MAX, 1)
 
 
 _ready_in: int | None = None  # the process whose forkserver has forked a child (a fork of it has none)

@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cnfgen_queens.bounds",
         "cnfgen_queens.errors",
         "cnfgen_queens.limits",
+        "cnfgen_queens.malloc",
         "cnfgen_queens.progress",
     ),
     ("cnfgen_queens.encodings",),
