@@ -89,8 +89,8 @@ def test_a_fifo_with_no_writer_is_waited_on_for_a_bounded_time(tmp_path: Path, q
         ["stats", "f"],
         ["decode", "f", "-n", "8"],
         ["block", "f", "-n", "8"],
+        ["merge", "q8.cnf", "f"],
     ]
-    commands.append(["merge", "q8.cnf", "f"])
     for i in range(len(commands)):
         os.mkfifo(tmp_path / f"f{i}")
     start = time.monotonic()
@@ -102,7 +102,7 @@ def test_a_fifo_with_no_writer_is_waited_on_for_a_bounded_time(tmp_path: Path, q
         for i, ran in enumerate(run.result() for run in runs):
             ran.one_line(2, f"f{i}: nothing came in 10 s", "no writer")
     assert time.monotonic() - start < 60
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["q8.cnf", *(f"f{i}" for i in range(5))])  # no spool
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["q8.cnf", *(f"f{i}" for i in range(len(commands)))])
 
 
 def test_solve_on_a_fifo_with_no_writer_is_a_timeout_at_its_limit(tmp_path: Path) -> None:
