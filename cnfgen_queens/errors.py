@@ -231,12 +231,19 @@ def _raise_again(info: Any) -> None:
 AFTER_SIGNAL = 3.0  # seconds a signalled command waits for the work :func:`whole` runs to end
 
 
-def whole(work: Callable[[], T], kept: Callable[[T], object] | None = None, after_signal: float = AFTER_SIGNAL) -> T:
+def whole(
+    work: Callable[[], T],
+    kept: Callable[[T], object] | None = None,
+    after_signal: float = AFTER_SIGNAL,
+    thread: Callable[[Callable[[], None]], object] | None = None,
+) -> T:
     """``work()``, run in a thread of its own and waited for, so that a signal's exception (raised in the main
     thread only) does not cut it in two: a process started and not yet sent its task (a spawned pool worker
     read an empty pipe and printed multiprocessing's traceback under the command's one line), a cluster
     half-started that cannot be closed.  After a signal ``work`` is given ``after_signal`` seconds more to end;
     what it returned then goes to ``kept`` (which keeps it for the cleanup), and the signal's exception goes on.
+    ``thread``: what runs it in a thread that lasts (``ThreadPoolExecutor.submit``), for a process whose death
+    signal (``PR_SET_PDEATHSIG``) is tied to the thread that started it; by default a thread started for it.
 
     >>> whole(lambda: 6 * 7)
     42
@@ -251,7 +258,10 @@ def whole(work: Callable[[], T], kept: Callable[[T], object] | None = None, afte
             outcome.append((False, e))
         woken.put(None)
 
-    threading.Thread(target=run, daemon=True, name="whole").start()
+    if thread is None:
+        threading.Thread(target=run, daemon=True, name="whole").start()
+    else:
+        thread(run)
     try:
         woken.get()  # C code: a signal's exception leaves no lock held
     except BaseException:

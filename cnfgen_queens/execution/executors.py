@@ -24,7 +24,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -53,8 +53,11 @@ DASK_POLL = 0.02  # seconds between two looks for finished Dask tasks
 
 
 class LocalExecutor:
-    """``concurrent.futures.ProcessPoolExecutor`` with ``jobs`` worker processes (spawned as they are needed,
-    inside :func:`~.worker_signals.detached_spawns`: a terminal's signal reaches the batch, not them)."""
+    """``concurrent.futures.ProcessPoolExecutor`` with ``jobs`` worker processes, spawned as they are needed by
+    one thread that lasts as long as they do (:attr:`spawner`: a worker's SIGTERM on its parent's death,
+    :func:`~.worker_signals.init_worker`, is tied to the thread that spawned it, and a worker spawned by a thread
+    that ended soon after was killed with it) with the signals blocked (:func:`~.worker_signals.detached_spawns`:
+    a terminal's signal reaches the batch, not them)."""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
@@ -67,6 +70,7 @@ class LocalExecutor:
                 initializer=init_worker,
                 initargs=(os.getpid(),),
             )  # spawn: workers are our children (see init_worker) and inherit no threads or locks
+        self.spawner = ThreadPoolExecutor(1, thread_name_prefix="cnfgen-queens-spawner")
         self.pending: set[Future[Any]] = set()
         self.landing = Landing()
 
@@ -76,12 +80,13 @@ class LocalExecutor:
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         def submitted() -> Future[Any]:
-            with detached_spawns(), main_script_unnamed():  # a worker is spawned here when one is missing
-                return self.pool.submit(with_plugins(fn), *args)
+            return self.pool.submit(with_plugins(fn), *args)
 
-        # a submit that spawns a worker is whole, not cut by a signal; one that only queues its task needs no
-        # detached_spawns (whose probe of the resource tracker cost each run of a batch about 0.3 ms)
-        future = whole(submitted) if may_start_a_worker(self.pool) else self.pool.submit(with_plugins(fn), *args)
+        if may_start_a_worker(self.pool):  # whole, in the spawner (which inherits the blocked signals when it starts)
+            with detached_spawns(), main_script_unnamed():
+                future = whole(submitted, thread=self.spawner.submit)
+        else:  # it only queues its task: no detached_spawns (its resource tracker's probe cost a run about 0.3 ms)
+            future = submitted()
         self.pending.add(future)
         return self.landing.watch(future)
 
@@ -104,6 +109,7 @@ class LocalExecutor:
             if interrupted:
                 shutdown_interrupted(self.pool, end_workers)
             self.pool.shutdown(wait=True, cancel_futures=True)
+            self.spawner.shutdown()  # after its workers
             if interrupted:
                 end_orphans(self._known)
                 sweep_work_dirs_settled()

@@ -64,8 +64,8 @@ def _own_group() -> None:
 
 def init_worker(parent: int) -> None:
     """A batch's local worker: its own process group, Ctrl-C ignored, SIGTERM (the batch ending it) and SIGHUP
-    fatal; and SIGTERM when the batch process dies (``PR_SET_PDEATHSIG``, even by SIGKILL; the batch's thread
-    that spawned this worker lives as long as its pool)."""
+    fatal; and SIGTERM when the batch process dies (``PR_SET_PDEATHSIG``, even by SIGKILL; it fires when the
+    thread that spawned this worker ends: the pool's spawner thread, which lives as long as its workers)."""
     import ctypes
 
     _own_group()
