@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,21 @@ def _styles(keys: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+LINE = 30  # characters of a line of a panel title, legend entry or axis name: a solver's path is wrapped at its '/'
+
+
+def _wrapped(label: str) -> str:
+    """``label`` on lines of at most :data:`LINE` characters, each broken after a ``/`` where it can be: a solver
+    named by its path, kept whole, made the time-vs-N legend wider than its figure (matplotlib: "axes sizes
+    collapsed to zero", an empty plot)."""
+    lines = [""]
+    for part in re.findall(rf"[^/]{{1,{LINE - 1}}}/|[^/]{{1,{LINE}}}|/", label):
+        if lines[-1] and len(lines[-1]) + len(part) > LINE:
+            lines.append("")
+        lines[-1] += part
+    return "\n".join(lines)
+
+
 def _figure(title: str, panels: list[str], width: float, height: float, columns: int) -> tuple[Any, list[Any]]:
     """A figure of small multiples (shared log time axis), one titled panel per entry of ``panels``."""
     from matplotlib.figure import Figure
@@ -89,7 +105,7 @@ def _figure(title: str, panels: list[str], width: float, height: float, columns:
     fig.suptitle(title)
     axes = [ax for line in grid for ax in line]
     for ax, name in zip(axes, panels, strict=False):
-        ax.set_title(name, fontsize=9)
+        ax.set_title(_wrapped(name), fontsize=9)
         ax.set_yscale("log")
         ax.grid(True, which="major", alpha=0.3)
     for ax in axes[len(panels) :]:
@@ -107,7 +123,14 @@ def _legend(fig: Any, axes: list[Any], title: str) -> None:
         for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, h)
     labels = sorted(seen)
-    fig.legend([seen[k] for k in labels], labels, loc="outside right upper", fontsize=7, title=title, title_fontsize=8)
+    fig.legend(
+        [seen[k] for k in labels],
+        [_wrapped(k) for k in labels],
+        loc="outside right upper",
+        fontsize=7,
+        title=title,
+        title_fontsize=8,
+    )
 
 
 def cactus(rows: list[Row], title: str, clock: str = "wall") -> Any:
@@ -164,7 +187,7 @@ def time_vs_n(rows: list[Row], title: str, clock: str = "wall") -> Any:
             ax.xaxis.set_minor_locator(NullLocator())
             ax.set_xticklabels([str(n) for n in ns], fontsize=7)
     fig.supxlabel("N (board size)", fontsize=9)
-    fig.supylabel(f"median {clock} time (s, log); x: unsolved; dotted: limit", fontsize=9)
+    fig.supylabel(f"median {clock} time (s, log)\nx: unsolved; dotted: limit", fontsize=9)  # one line: cut off
     _legend(fig, axes, "solver")
     return fig
 
@@ -229,10 +252,10 @@ def scatter(rows: list[Row], a: str, b: str, title: str, clock: str = "wall") ->
     ax.grid(True, which="major", alpha=0.3)
     a_won = sum(1 for _, ta, tb in pairs if ta is not None and (tb is None or ta < tb))
     b_won = sum(1 for _, ta, tb in pairs if tb is not None and (ta is None or tb < ta))
-    ax.set_xlabel(f"{a}: {clock} time (s, log)")
-    ax.set_ylabel(f"{b}: {clock} time (s, log)")
+    ax.set_xlabel(f"{_wrapped(a)}: {clock} time (s, log)")
+    ax.set_ylabel(f"{_wrapped(b)}: {clock} time (s, log)")
     ax.set_title(
-        f"{title}\n{len(pairs)} instances: {a} faster on {a_won}, {b} on {b_won}; "
+        f"{title}\n{len(pairs)} instances: {_wrapped(a)} faster on {a_won}, {_wrapped(b)} on {b_won}; "
         "dashed: time limit (unsolved drawn there)",
         fontsize=9,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,21 @@ def test_old_plot_flag_no_longer_swallows_the_database(db: Path, capsys: pytest.
     assert main(["report", "--plot", "cactus.png", str(db)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--cactus FILE, --time-vs-n FILE, --scatter A B FILE" in err
+
+
+@pytest.mark.parametrize("kind", plots.KINDS)
+def test_a_solver_named_by_its_long_path_is_wrapped_not_a_collapsed_plot(kind: str, tmp_path: Path) -> None:
+    """A solver given by its path (``solvers: [/.../cpus-cadical]``) made the time-vs-N legend wider than the
+    figure: matplotlib warned "axes sizes collapsed to zero" on the report's stderr and drew an empty plot.
+    Its name is wrapped at its ``/`` instead, on lines of at most ``plots.LINE`` characters, every part kept."""
+    long = "/tmp/pytest-of-root/pytest-756/popen-gw0/test_pinned_runs_each_get_cor0/cpus-cadical"
+    rows = [
+        row(f"{s[-1]}{n}", s, "pairwise", n, "SAT", 0.05 * (n - 19)) for s in (long, "kissat") for n in range(20, 28)
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plots.draw(rows, kind, tmp_path / "p.svg", "g", solvers=(long, "kissat"))
+    wrapped = plots._wrapped(long).splitlines()
+    assert "".join(wrapped) == long and max(map(len, wrapped)) <= plots.LINE and len(wrapped) == 4
+    svg = (tmp_path / "p.svg").read_text()
+    assert long not in svg and all(f">{line}" in svg for line in wrapped)  # each line begins a text
