@@ -164,6 +164,9 @@ class Config:
     files: tuple[InstanceFile, ...] = ()  # instances.files: DIMACS files solved beside the queens
     proof: bool = False  # every solver writes a DRAT proof, checked: an UNSAT is proof-verified (or not)
     plugins: tuple[PluginSource, ...] = ()  # loaded before the encodings are read; their sources' hashes in the hash
+    # instances.allow_large: gen-queens's size and shuffle guards lifted, as gen-queens --allow-large (not in the
+    # hash: no result changes; task count's cap stays, since count --allow-large also changes the engine)
+    allow_large: bool = False
 
     @property
     def adaptive(self) -> bool:
@@ -268,12 +271,15 @@ def parse(
     max_clauses = inst.get("max_clauses")
     if max_clauses is not None:
         max_clauses = c.integer(max_clauses, "instances.max_clauses")
+    allow_large = inst.get("allow_large", False)
+    if not isinstance(allow_large, bool):
+        c.expected("instances.allow_large", "true or false", allow_large)
     variant = variant_spec(c, inst, ns)
     solvers = solver_entries(c, top, source, check_solvers=check_solvers)
     task = _task(c, top, bool(files))
     kept = list(largest_kept(ns, encodings, column_alo, group_size, max_clauses))
     if check_sizes:  # what gen-queens would refuse today (a config that ran before a guard came is still read)
-        sizes_fit(c, kept, shuffled=bool(seeds))
+        sizes_fit(c, kept, shuffled=bool(seeds), allow_large=allow_large)
     if task == "count":
         count_fits(c, kept)
     engine = _engine(c, top, task)
@@ -317,6 +323,7 @@ def parse(
         files=files,
         proof=proof,
         plugins=plugins,
+        allow_large=allow_large,
     )
 
 
@@ -416,7 +423,7 @@ def _repeats(c: Check, value: Any) -> tuple[int, int | None, float | None]:
 # checks made on the largest instances before anything is expanded or run (the grid's run count, what
 # gen-queens and ``task: count`` would refuse).
 
-INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses")
+INSTANCE_KEYS = ("n", "encodings", "column_alo", "group_size", "shuffle_seeds", "max_clauses", "allow_large")
 
 # What a config may ask, checked before anything is expanded or counted (each error names its key)
 MAX_N = 100_000  # board size
@@ -452,15 +459,20 @@ def count_fits(c: Check, kept: list[tuple[int, QueensFormula]]) -> None:
             c.fail(f"instances.encodings[{i}]", f"task count: {e}")
 
 
-BATCH = Asker("instances.shuffle_seeds", "use a smaller N, or instances.max_clauses to leave it out", SIZE_FROM_UNBUILT)
+BATCH = Asker(
+    "instances.shuffle_seeds",
+    "use a smaller N, instances.max_clauses to leave it out, or instances.allow_large: true to run it anyway",
+    SIZE_FROM_UNBUILT,
+)
 
 
-def sizes_fit(c: Check, kept: list[tuple[int, QueensFormula]], *, shuffled: bool) -> None:
+def sizes_fit(c: Check, kept: list[tuple[int, QueensFormula]], *, shuffled: bool, allow_large: bool) -> None:
     """What gen-queens refuses, the batch refuses before any run (cnf.writer): the largest kept
-    instances within the DIMACS variable limit, the size guard, and the shuffle's memory bound."""
+    instances within the DIMACS variable limit, the size guard, and the shuffle's memory bound (the last two
+    lifted by ``allow_large``, as gen-queens --allow-large)."""
     for i, formula in kept:
         try:
-            check_output(formula, (), shuffle=0 if shuffled else None, asker=BATCH)
+            check_output(formula, (), allow_large=allow_large, shuffle=0 if shuffled else None, asker=BATCH)
         except UsageError as e:
             c.fail(f"instances.encodings[{i}]", str(e))
 

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from cnfgen_queens.cli import gen_main, main
+from cnfgen_queens.experiments.config import load
+from cnfgen_queens.experiments.grid import expand
 from cnfgen_queens.experiments.store import Store
 
 
@@ -66,6 +68,45 @@ def test_shuffled_instances_hold_every_clause_so_the_shuffle_bound_applies(
 ) -> None:
     cfg = write_config(tmp_path, "  n: [400]\n  encodings: [pairwise]\n  shuffle_seeds: [1]")
     refused(capsys, ["batch", str(cfg), "--dry-run"], "instances.shuffle_seeds holds every clause in memory")
+
+
+def test_allow_large_lifts_the_size_and_shuffle_guards_as_the_flag_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``instances.allow_large: true`` is gen-queens's ``--allow-large`` for a grid (the shipped large-N configs
+    shuffle 34-37M clauses and were refused): the guards are lifted, the DIMACS variable limit is not, and the
+    runs' keys are those of the config without it (no result changes)."""
+    shuffled = "  n: [400]\n  encodings: [pairwise]\n  shuffle_seeds: [1]"
+    err = refused(capsys, ["batch", str(write_config(tmp_path, shuffled)), "--dry-run"], "shuffle_seeds")
+    assert "instances.allow_large: true to run it anyway" in err
+    for instances in (shuffled, "  n: [6, 3000]\n  encodings: [sequential, pairwise]"):
+        cfg = write_config(tmp_path, f"{instances}\n  allow_large: true")
+        assert main(["batch", str(cfg), "--dry-run"]) == 0, capsys.readouterr().err
+        planned = capsys.readouterr().out
+        without = tmp_path / "without.yaml"
+        without.write_text(cfg.read_text().replace("\n  allow_large: true", ""))
+        keys = [line.split()[1] for line in planned.splitlines() if line.startswith("todo ")]
+        assert keys and keys == [r.key for r in expand(load(without, check_sizes=False))[0]]
+        assert load(cfg).hash == load(without, check_sizes=False).hash
+    too_many = write_config(tmp_path, "  n: [46341]\n  encodings: [sequential]\n  allow_large: true")
+    refused(capsys, ["batch", str(too_many), "--dry-run"], "2^31-1", "N=46341")
+    bad = write_config(tmp_path, "  n: [6]\n  encodings: [pairwise]\n  allow_large: yes-please")
+    refused(capsys, ["batch", str(bad), "--dry-run"], "instances.allow_large: expected true or false")
+
+
+@pytest.mark.parametrize(
+    "config",
+    sorted(p for p in (Path(__file__).resolve().parents[2] / "configs").rglob("*.yaml") if p.name != "solvers.yaml"),
+    ids=lambda p: p.name,
+)
+def test_every_shipped_grid_is_accepted(
+    config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every config under configs/ (but the solver profiles, configs/solvers.yaml) plans its runs: the large-N
+    stages were refused by a guard that came after them.  (In an empty folder: their results paths are relative.)"""
+    monkeypatch.chdir(tmp_path)
+    assert main(["batch", str(config), "--dry-run"]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.startswith("grid: ")
 
 
 @pytest.mark.parametrize(
