@@ -46,7 +46,7 @@ from collections.abc import Callable
 from multiprocessing import forkserver, reduction, resource_tracker, util
 from typing import Any
 
-from cnfgen_queens.encodings.plugin_loading import with_plugins
+from cnfgen_queens.encodings.plugin_loading import WithPlugins, ensure, with_plugins
 from cnfgen_queens.errors import whole
 from cnfgen_queens.malloc import M_ARENA_MAX, mallopt
 
@@ -91,13 +91,15 @@ class _Child:
                 if not data:
                     return 0
                 self.work, self.args, self.memory_mb = pickle.loads(data)  # our own parent's bytes
+            if isinstance(self.work, WithPlugins):  # its plugins, before the limit as its arguments: under it an
+                ensure(self.work.sources)  # import could fail (an ERROR blaming the plugin, where the run was a MEMOUT)
             if self.memory_mb is not None:
                 # one arena: once the main arena cannot grow, glibc tried to map a new 64 MiB arena for each
                 # allocation, which the limit refuses; near it every allocation was failing system calls, and
                 # Python 3.13's unwinding of the MemoryError crawled for minutes (count 300 -e sequential
                 # --memory-limit 100 hung in 5 of 32 runs; with one arena 0 of 40, about 1 s each)
                 mallopt(M_ARENA_MAX, 1)
-                limit = virtual_size() + self.memory_mb * MB
+                limit = virtual_size() + self.memory_mb * MB  # the same room for a plugin's encoding as a built-in
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             assert self.work is not None
             view = memoryview(self.work(*self.args))

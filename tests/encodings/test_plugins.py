@@ -207,3 +207,17 @@ def test_a_batch_names_a_bad_plugin_by_its_key(tmp_path: Path) -> None:
     out = run_cli(["batch", str(cfg), "--no-progress"], tmp_path, timeout=SLOW)
     assert out.code == 2
     assert out.err.splitlines()[-1].endswith("plugins[1]: plugin nothere.py: cannot read it: No such file or directory")
+
+
+def test_a_run_under_a_memory_limit_loads_the_plugins_before_it(plugin: Path, tmp_path: Path) -> None:
+    """The embedded run's child imported the command's plugins under its RLIMIT_AS: a tight limit made the import
+    fail, an ERROR blaming the plugin ("its import failed: SystemError") where the same run without --plugin is
+    a MEMOUT, and ``count 8 -m 1`` found 0 boards with it against 92 without.  They load before the limit now."""
+    assert run_cli(["40", "-o", "q40.cnf"], tmp_path, gen=True).code == 0
+    for extra in ([], ["--plugin", "twolevel.py"]):
+        out = run_cli(["solve", "q40.cnf", "--memory-limit", "1", "--json", *extra], tmp_path)
+        assert json.loads(out.out)["status"] == "MEMOUT", out.out
+        count = run_cli(["count", "8", "-m", "1", "--quiet", *extra], tmp_path)
+        assert (count.code, count.out.splitlines()[-1]) == (0, "count: 92 (published-count)"), count.err
+    twolevel = run_cli(["count", "8", "-e", "twolevel", "--plugin", "twolevel.py", "-m", "1", "--quiet"], tmp_path)
+    assert twolevel.out.splitlines()[-1] == "count: 92 (published-count)", twolevel.err  # OEIS A000170
