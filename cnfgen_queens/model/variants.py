@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -216,7 +217,8 @@ def from_header(comments: Iterable[str]) -> Variant:
     return Variant(tuple(sorted(placed)), tuple(sorted(holes)), torus)
 
 
-def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[Cell]:
+@lru_cache(maxsize=1024)  # a batch checks each board's placement with its config, then builds it
+def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> tuple[Cell, ...]:
     """``k`` queens at random (see the module docstring), not attacking ``variant.placed``
     nor standing on its holes; raises VariantError after :data:`RANDOM_ATTEMPTS` dead ends."""
     if k < 0:
@@ -236,8 +238,8 @@ def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[C
     taken = [{r for r, _ in variant.placed}, {c for _, c in variant.placed}]
     taken += [{(r - c) % m for r, c in variant.placed}, {(r + c) % m for r, c in variant.placed}]
     blocked = set(variant.holes)
-    start = [
-        (r, c)
+    start = [  # each free square with its row, column, diagonal and anti-diagonal (computed once, not per pick)
+        (r, c, (r - c) % m, (r + c) % m)
         for r in range(n)
         if r not in taken[0]
         for c in range(n)
@@ -247,12 +249,11 @@ def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> list[C
         free = start
         chosen: list[Cell] = []
         while len(chosen) < k and free:
-            qr, qc = q = free[rng.randrange(len(free))]
-            chosen.append(q)
-            d, a = (qr - qc) % m, (qr + qc) % m
-            free = [(r, c) for r, c in free if r != qr and c != qc and (r - c) % m != d and (r + c) % m != a]
+            qr, qc, d, a = free[rng.randrange(len(free))]
+            chosen.append((qr, qc))
+            free = [s for s in free if s[0] != qr and s[1] != qc and s[2] != d and s[3] != a]
         if len(chosen) == k:
-            return chosen
+            return tuple(chosen)
     raise VariantError(
         f"random placement of {k} queens on the {n}x{n} board hit a dead end {RANDOM_ATTEMPTS} times "
         f"(seed {seed}); use a smaller {option('--random-place')}"
