@@ -70,7 +70,8 @@ class LocalExecutor:
                 initializer=init_worker,
                 initargs=(os.getpid(),),
             )  # spawn: workers are our children (see init_worker) and inherit no threads or locks
-        self.spawner = ThreadPoolExecutor(1, thread_name_prefix="cnfgen-queens-spawner")
+            self.spawner = ThreadPoolExecutor(1, thread_name_prefix="cnfgen-queens-spawner")
+            self.spawner.submit(int).result()  # its thread started here, with the signals blocked for good
         self.pending: set[Future[Any]] = set()
         self.landing = Landing()
 
@@ -82,10 +83,10 @@ class LocalExecutor:
         def submitted() -> Future[Any]:
             return self.pool.submit(with_plugins(fn), *args)
 
-        if may_start_a_worker(self.pool):  # whole, in the spawner (which inherits the blocked signals when it starts)
-            with detached_spawns(), main_script_unnamed():
+        if may_start_a_worker(self.pool):  # whole, in the spawner (its signals blocked since it started)
+            with main_script_unnamed():
                 future = whole(submitted, thread=self.spawner.submit)
-        else:  # it only queues its task: no detached_spawns (its resource tracker's probe cost a run about 0.3 ms)
+        else:  # it only queues its task
             future = submitted()
         self.pending.add(future)
         return self.landing.watch(future)
@@ -108,8 +109,10 @@ class LocalExecutor:
         with self._orphans:
             if interrupted:
                 shutdown_interrupted(self.pool, end_workers)
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.spawner.shutdown()  # after its workers
+            try:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+            finally:  # after its workers, whatever cut their shutdown short: a spawner left to the interpreter's
+                self.spawner.shutdown()  # exit could end before the pool's own exit handler, and its workers with it
             if interrupted:
                 end_orphans(self._known)
                 sweep_work_dirs_settled()

@@ -1,7 +1,6 @@
 """When a submit may start a worker process (:func:`~cnfgen_queens.execution.fork_pool.may_start_a_worker`): such a
-submit is made whole (a signal cannot cut a worker's start in two) and inside ``detached_spawns``; every later submit
-only queues its task, without either (the resource tracker's probe cost a batch about 0.3 ms a run).  A batch's
-workers are spawned by one thread that outlives them."""
+submit is made whole (a signal cannot cut a worker's start in two); every later submit only queues its task.  A
+batch's workers are spawned by one thread that outlives them, its signals blocked since it started."""
 
 from __future__ import annotations
 
@@ -54,7 +53,7 @@ def test_local_workers_are_spawned_blocked_by_a_thread_that_outlives_them(monkey
         futures = [executor.submit(str(i), time.sleep, 0.5) for i in range(4)]
         for future in futures:
             assert executor.result(future) is None  # no worker died
-        assert len(spawned) == 2
+        assert 1 <= len(spawned) <= 2  # the second submit finds the first worker busy (or, late, idle)
         for thread, blocked in spawned:
             assert thread.is_alive() and thread is not threading.main_thread()
             assert blocked >= STOP_SIGNALS
