@@ -178,8 +178,12 @@ class WithPlugins:
     sources: tuple[PluginSource, ...]
     fn: Callable[..., Any]
 
-    def __call__(self, *args: Any) -> Any:
+    def load(self) -> None:
+        """Its plugins, loaded in this process (once: a second load finds them loaded)."""
         ensure(self.sources)
+
+    def __call__(self, *args: Any) -> Any:
+        self.load()
         return self.fn(*args)
 
 

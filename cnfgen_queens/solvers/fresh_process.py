@@ -46,7 +46,7 @@ from collections.abc import Callable
 from multiprocessing import forkserver, reduction, resource_tracker, util
 from typing import Any
 
-from cnfgen_queens.encodings.plugin_loading import WithPlugins, ensure, with_plugins
+from cnfgen_queens.encodings.plugin_loading import WithPlugins, with_plugins
 from cnfgen_queens.errors import whole
 from cnfgen_queens.malloc import M_ARENA_MAX, mallopt
 
@@ -92,7 +92,7 @@ class _Child:
                     return 0
                 self.work, self.args, self.memory_mb = pickle.loads(data)  # our own parent's bytes
             if isinstance(self.work, WithPlugins):  # its plugins, before the limit as its arguments: under it an
-                ensure(self.work.sources)  # import could fail (an ERROR blaming the plugin, where the run was a MEMOUT)
+                self.work.load()  # import could fail (an ERROR blaming the plugin, where the run was a MEMOUT)
             if self.memory_mb is not None:
                 # one arena: once the main arena cannot grow, glibc tried to map a new 64 MiB arena for each
                 # allocation, which the limit refuses; near it every allocation was failing system calls, and
