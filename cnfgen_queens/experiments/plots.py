@@ -83,9 +83,9 @@ LINE = 30  # characters of a line of a panel title, legend entry or axis name: a
 
 
 def _wrapped(label: str) -> str:
-    """``label`` on lines of at most :data:`LINE` characters, each broken after a ``/`` where it can be: a solver
-    named by its path, kept whole, made the time-vs-N legend wider than its figure (matplotlib: "axes sizes
-    collapsed to zero", an empty plot)."""
+    """``label`` on lines of at most :data:`LINE` characters, broken after a ``/`` where one is near enough (a part
+    longer than a line is cut): a solver named by its path, kept whole, made the time-vs-N legend wider than its
+    figure (matplotlib: "axes sizes collapsed to zero", an empty plot)."""
     lines = [""]
     for part in re.findall(rf"[^/]{{1,{LINE - 1}}}/|[^/]{{1,{LINE}}}|/", label):
         if lines[-1] and len(lines[-1]) + len(part) > LINE:

@@ -117,7 +117,7 @@ def test_a_solver_named_by_its_long_path_is_wrapped_not_a_collapsed_plot(kind: s
         row(f"{s[-1]}{n}", s, "pairwise", n, "SAT", 0.05 * (n - 19)) for s in (long, "kissat") for n in range(20, 28)
     ]
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", UserWarning)  # matplotlib's word on a collapsed layout
         plots.draw(rows, kind, tmp_path / "p.svg", "g", solvers=(long, "kissat"))
     wrapped = plots._wrapped(long).splitlines()
     assert "".join(wrapped) == long and max(map(len, wrapped)) <= plots.LINE and len(wrapped) == 4
