@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -217,7 +216,6 @@ def from_header(comments: Iterable[str]) -> Variant:
     return Variant(tuple(sorted(placed)), tuple(sorted(holes)), torus)
 
 
-@lru_cache(maxsize=1024)  # a batch checks each board's placement with its config, then builds it
 def random_queens(n: int, k: int, seed: int, variant: Variant = PLAIN) -> tuple[Cell, ...]:
     """``k`` queens at random (see the module docstring), not attacking ``variant.placed``
     nor standing on its holes; raises VariantError after :data:`RANDOM_ATTEMPTS` dead ends."""
