@@ -95,6 +95,7 @@ def test_allow_large_lifts_the_size_and_shuffle_guards_as_the_flag_does(
     refused(capsys, ["batch", str(bad), "--dry-run"], "instances.allow_large: expected true or false")
 
 
+@pytest.mark.slow  # 23 processes, 30 s of CPU: the full run (CI) plans them
 @pytest.mark.parametrize(
     "config",
     sorted(p for p in (Path(__file__).resolve().parents[2] / "configs").rglob("*.yaml") if p.name != "solvers.yaml"),
