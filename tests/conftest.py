@@ -35,6 +35,22 @@ def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _no_plugin_left() -> Iterator[None]:
+    """Each encoding a test registers in this process (``register_encoding``, a config's ``plugins:`` read
+    in-process) is forgotten when it ends: one left registered gave the worker's later tests 17 encodings where
+    16 are built in, and put its import under their memory limits (CI)."""
+    from cnfgen_queens.encodings import plugin_loading, plugins
+
+    names, loaded = set(plugins.REGISTRY), dict(plugin_loading._loaded)
+    yield
+    for name in set(plugins.REGISTRY) - names:
+        if not plugins.REGISTRY[name].builtin:  # the built-ins register on first use
+            plugins.unregister(name)
+    plugin_loading._loaded.clear()
+    plugin_loading._loaded.update(loaded)
+
+
+@pytest.fixture(autouse=True)
 def _no_process_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each process a test starts with ``subprocess`` is gone when it ends: one still running (with its
     group, when it leads one) is killed, and the test errors in teardown."""

@@ -4,7 +4,7 @@ record makes, and a deliberately wrong encoding is caught for each property, wit
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,7 @@ import cnfgen_queens as cq
 from cnfgen_queens.encodings import REGISTRY, Encoding, VarPool, get, measured_counts, names
 from cnfgen_queens.encodings.conformance import Report, check
 from cnfgen_queens.encodings.plugin_loading import load_plugin
-from cnfgen_queens.encodings.plugins import PluginError, unregister
+from cnfgen_queens.encodings.plugins import PluginError
 
 Clauses = list[tuple[int, ...]]
 
@@ -186,16 +186,7 @@ def test_the_size_line_names_the_growth_class() -> None:
     assert "clauses grow linear" in verdict(check(get("ladder"), max_n=3), "size")[1]
 
 
-@pytest.fixture
-def registered() -> Iterator[list[str]]:
-    """Names registered by the test, forgotten after it."""
-    made: list[str] = []
-    yield made
-    for name in made:
-        unregister(name)
-
-
-def test_register_encoding_refuses_a_wrong_encoding_naming_the_counterexample(registered: list[str]) -> None:
+def test_register_encoding_refuses_a_wrong_encoding_naming_the_counterexample() -> None:
     with pytest.raises(
         PluginError,
         match=r"test_conformance.py: encoding 'wrong-two' refused by the conformance gate: n=2 .* yet extendable",
@@ -204,16 +195,15 @@ def test_register_encoding_refuses_a_wrong_encoding_naming_the_counterexample(re
     assert "wrong-two" not in REGISTRY
 
 
-def test_register_encoding_refuses_a_builtin_name_and_a_bad_name(registered: list[str]) -> None:
+def test_register_encoding_refuses_a_builtin_name_and_a_bad_name() -> None:
     with pytest.raises(PluginError, match="'commander' clashes with a built-in encoding of that name"):
         cq.register_encoding(name="commander", build=lambda lits, pool: pairs(lits), description="d", reference="r")
     with pytest.raises(PluginError, match="one printable word"):
         cq.register_encoding(name="two words", build=lambda lits, pool: pairs(lits), description="d", reference="r")
 
 
-def test_a_name_taken_by_another_registration_is_refused(registered: list[str], tmp_path: Path) -> None:
+def test_a_name_taken_by_another_registration_is_refused(tmp_path: Path) -> None:
     cq.register_encoding(name="taken", build=lambda lits, pool: pairs(lits), description="d", reference="r")
-    registered.append("taken")
     other = tmp_path / "other.py"
     other.write_text(
         "from cnfgen_queens import register_encoding\n"
@@ -226,9 +216,8 @@ def test_a_name_taken_by_another_registration_is_refused(registered: list[str], 
         load_plugin(str(other))
 
 
-def test_register_encoding_measures_unstated_claims_and_the_formula_is_counted(registered: list[str]) -> None:
+def test_register_encoding_measures_unstated_claims_and_the_formula_is_counted() -> None:
     enc = cq.register_encoding(name="split-pairs", build=split_pairs, description="d", reference="r")
-    registered.append("split-pairs")
     assert (enc.propagation_complete, enc.parsimonious) == (False, False)
     formula = cq.queens(6, "split-pairs")
     assert cq.count(formula).total == 4  # OEIS A000170, projected onto the cells
@@ -237,14 +226,13 @@ def test_register_encoding_measures_unstated_claims_and_the_formula_is_counted(r
     assert (row.clauses, row.aux, row.propagation_complete, row.parsimonious) == (12, 6, False, False)
 
 
-def test_a_plugin_that_raises_while_encoding_is_one_line(registered: list[str]) -> None:
+def test_a_plugin_that_raises_while_encoding_is_one_line() -> None:
     def build(lits: list[int], pool: VarPool) -> Clauses:
         if len(lits) == 12:
             raise KeyError("seven")
         return pairs(lits)
 
     cq.register_encoding(name="not-seven", build=build, description="d", reference="r")
-    registered.append("not-seven")
     with pytest.raises(
         PluginError,
         match=r"test_conformance.py, encoding 'not-seven' failed while encoding 12 inputs: KeyError: 'seven'$",
