@@ -164,9 +164,6 @@ class Config:
     files: tuple[InstanceFile, ...] = ()  # instances.files: DIMACS files solved beside the queens
     proof: bool = False  # every solver writes a DRAT proof, checked: an UNSAT is proof-verified (or not)
     plugins: tuple[PluginSource, ...] = ()  # loaded before the encodings are read; their sources' hashes in the hash
-    # instances.allow_large: gen-queens's size and shuffle guards lifted, as gen-queens --allow-large (not in the
-    # hash: no result changes; task count's cap stays, since count --allow-large also changes the engine)
-    allow_large: bool = False
 
     @property
     def adaptive(self) -> bool:
@@ -271,6 +268,8 @@ def parse(
     max_clauses = inst.get("max_clauses")
     if max_clauses is not None:
         max_clauses = c.integer(max_clauses, "instances.max_clauses")
+    # gen-queens's size and shuffle guards lifted, as gen-queens --allow-large; read here only (no result changes:
+    # not in the hash); task count's cap stays, since count --allow-large also changes the engine
     allow_large = inst.get("allow_large", False)
     if not isinstance(allow_large, bool):
         c.expected("instances.allow_large", "true or false", allow_large)
@@ -323,7 +322,6 @@ def parse(
         files=files,
         proof=proof,
         plugins=plugins,
-        allow_large=allow_large,
     )
 
 
